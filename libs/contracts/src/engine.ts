@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/** Body of `POST /run` (spec §2.6). Unknown keys are rejected. */
+export const RunRequest = z.strictObject({
+  rule: z.string().describe('Policy rule text'),
+  data: z.record(z.string(), z.unknown()).describe('JSON data object to evaluate against'),
+});
+export type RunRequest = z.infer<typeof RunRequest>;
+
+export const EngineErrorCode = z.enum(['parse_error', 'missing_selector', 'missing_property', 'schema_mismatch']);
+
+/** Response of `POST /run` (spec §2.6, §7; DESIGN.md §4). */
+export const RunResponse = z.object({
+  result: z.boolean(),
+  trace: z.array(z.string()),
+  outcomes: z.record(z.string(), z.boolean()).optional(),
+  error: z.string().optional(),
+  errorCode: EngineErrorCode.optional(),
+});
+export type RunResponse = z.infer<typeof RunResponse>;
+
+/** Body of `POST /validate` and `POST /explain`. */
+export const RuleOnlyRequest = z.strictObject({ rule: z.string() });
+export type RuleOnlyRequest = z.infer<typeof RuleOnlyRequest>;
+
+/** spec §4.7 validate_rule. */
+export const ValidateResponse = z.object({ valid: z.boolean(), error: z.string().nullable() });
+export type ValidateResponse = z.infer<typeof ValidateResponse>;
+
+const ExplainedConditionBase = z.object({
+  type: z.enum(['comparison', 'rule_reference', 'label_reference', 'quantifier', 'group']),
+  selector: z.string(),
+  property: z.string(),
+  operator: z.string(),
+  value: z.string(),
+  logical_op: z.enum(['and', 'or']).nullable(),
+  optional: z.boolean(),
+  negated: z.boolean(),
+});
+export type ExplainedCondition = z.infer<typeof ExplainedConditionBase> & { conditions?: ExplainedCondition[] };
+export const ExplainedCondition: z.ZodType<ExplainedCondition> = ExplainedConditionBase.extend({
+  conditions: z.lazy(() => z.array(ExplainedCondition)).optional(),
+});
+
+/** spec §4.7 explain_rule. */
+export const ExplainResponse = z.object({
+  rule_count: z.number().int(),
+  rules: z.array(
+    z.object({
+      label: z.string().nullable(),
+      selector: z.string(),
+      outcome: z.string(),
+      conditions: z.array(ExplainedCondition),
+    }),
+  ),
+  error: z.string().nullable(),
+});
+export type ExplainResponse = z.infer<typeof ExplainResponse>;
+
+/** spec §4.7 list_operators. */
+export const OperatorsResponse = z.array(z.object({ operator: z.string(), forms: z.array(z.string()) }));
+export type OperatorsResponse = z.infer<typeof OperatorsResponse>;

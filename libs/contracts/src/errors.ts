@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+/**
+ * Every error code the service can answer with. A code without a status in {@link statusOf}
+ * fails `tsc`, so the catalogue and the HTTP mapping cannot drift apart.
+ */
+export const ErrorCode = z.enum([
+  'bad_request',
+  'validation_failed',
+  'unauthenticated',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'review_stale',
+  'not_approved',
+  'version_immutable',
+  'payload_too_large',
+  'unsupported_media_type',
+  'cannot_publish',
+  'rate_limited',
+  'dependency_unavailable',
+  'timeout',
+  'internal',
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** HTTP status of each code (DESIGN.md §4). */
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'bad_request':
+    case 'validation_failed':
+      return 400;
+    case 'unauthenticated':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'conflict':
+    case 'review_stale':
+    case 'not_approved':
+    case 'version_immutable':
+      return 409;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'cannot_publish':
+      return 422;
+    case 'rate_limited':
+      return 429;
+    case 'internal':
+      return 500;
+    case 'dependency_unavailable':
+      return 503;
+    case 'timeout':
+      return 504;
+  }
+}
+
+/** One reason behind a 400 or 422 (e.g. a failing saved test, a bad schema path). */
+export const ErrorReason = z.object({ code: z.string(), message: z.string(), path: z.string().optional() });
+export type ErrorReason = z.infer<typeof ErrorReason>;
+
+/** The error part of a NATS reply envelope; also the core of an RFC 9457 problem body. */
+export const WireError = z.object({
+  code: ErrorCode,
+  message: z.string(),
+  status: z.number().int(),
+  errors: z.array(ErrorReason).optional(),
+});
+export type WireError = z.infer<typeof WireError>;
+
+/** The service's one error type: a catalogue code, its status and a one-line detail. */
+export class ArbiterError extends Error {
+  override readonly name = 'ArbiterError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: ErrorReason[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.status = statusOf(code);
+  }
+
+  /** The envelope form of this error. */
+  toWire(): WireError {
+    return { code: this.code, message: this.message, status: this.status, ...(this.errors ? { errors: this.errors } : {}) };
+  }
+
+  /** Rebuilds an error received in a reply envelope. */
+  static fromWire(wire: WireError): ArbiterError {
+    return new ArbiterError(wire.code, wire.message, wire.errors);
+  }
+}
+
+/** Predicate for {@link ArbiterError}, optionally of one code. */
+export function isArbiterError(err: unknown, code?: ErrorCode): err is ArbiterError {
+  return err instanceof ArbiterError && (code === undefined || err.code === code);
+}

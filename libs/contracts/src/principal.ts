@@ -1,0 +1,19 @@
+import { z } from 'zod';
+
+/** Roles within one organization (DESIGN.md §3). */
+export const Role = z.enum(['viewer', 'editor', 'publisher', 'admin', 'auditor']);
+export type Role = z.infer<typeof Role>;
+
+/** API key scopes (DESIGN.md §3). */
+export const Scope = z.enum(['view', 'edit', 'publish', 'admin', 'audit']);
+export type Scope = z.infer<typeof Scope>;
+
+/** Who is calling; travels with every bus request so services can re-check authorization. */
+export const Principal = z.object({
+  orgId: z.string(),
+  userId: z.string(),
+  role: Role,
+  apiKeyId: z.string().optional(),
+  scopes: z.array(Scope).optional(),
+});
+export type Principal = z.infer<typeof Principal>;

@@ -1,0 +1,127 @@
+/** Public result and option shapes of @arbiter/rule-lang. */
+
+/** Machine-readable engine error codes (LANGUAGE.md §9.1). */
+export type EngineErrorCode = 'parse_error' | 'missing_selector' | 'missing_property';
+
+/** Options of {@link CompiledPolicy.evaluate}. */
+export interface EvaluateOptions {
+  /** Build the human-readable trace (and the structured trace). Off by default: the hot path builds no strings. */
+  trace?: boolean;
+  /** The clock: "today" is this instant's UTC calendar day. Defaults to the current time. */
+  now?: Date | number;
+}
+
+/** What one evaluation returns. */
+export interface EvaluationResult {
+  /** The golden rule's value; false on any error. */
+  result: boolean;
+  /** Every rule's outcome name mapped to its value; empty on error. */
+  outcomes: Record<string, boolean>;
+  /** Human-readable steps (LANGUAGE.md §10.2); empty unless asked for. */
+  trace: string[];
+  /** Structured trace (LANGUAGE.md §10.3); present only when a trace was asked for. */
+  traceTree?: StructuredTrace;
+  /** Error message, present only on a parse error, missing selector or missing property. */
+  error?: string;
+  errorCode?: EngineErrorCode;
+}
+
+/** LANGUAGE.md §10.3. */
+export interface StructuredTrace {
+  golden: string | null;
+  rules: TraceRule[];
+  error: string | null;
+}
+
+export interface TraceRule {
+  outcome: string;
+  label: string | null;
+  selector: string;
+  result: boolean;
+  conditions: TraceCondition[];
+  error?: string;
+}
+
+export type TraceCondition =
+  | {
+      type: 'comparison';
+      logical_op: 'and' | 'or' | null;
+      path: string;
+      actual: unknown;
+      measure?: 'length of' | 'number of';
+      operator: string;
+      /** The operator as written, e.g. `does not contain`. */
+      written: string;
+      negated: boolean;
+      value: unknown;
+      optional: boolean;
+      skipped: boolean;
+      result: boolean;
+      error?: string;
+    }
+  | {
+      type: 'rule_reference' | 'label_reference';
+      logical_op: 'and' | 'or' | null;
+      outcome: string;
+      label?: string;
+      result: boolean;
+    }
+  | {
+      type: 'quantifier';
+      logical_op: 'and' | 'or' | null;
+      quantifier: 'any' | 'all';
+      path: string;
+      count: number;
+      matched: number;
+      optional: boolean;
+      skipped: boolean;
+      elements: { index: number; result: boolean; conditions: TraceCondition[] }[];
+      result: boolean;
+      error?: string;
+    }
+  | {
+      type: 'group';
+      logical_op: 'and' | 'or' | null;
+      conditions: TraceCondition[];
+      result: boolean;
+    };
+
+/** `validate` result (spec §4.7 validate_rule). */
+export interface ValidationResult {
+  valid: boolean;
+  error: string | null;
+}
+
+/** One condition of an `explain` result (spec §4.7, LANGUAGE.md §12.2). */
+export interface ExplainedCondition {
+  type: 'comparison' | 'rule_reference' | 'label_reference' | 'quantifier' | 'group';
+  selector: string;
+  property: string;
+  operator: string;
+  value: string;
+  logical_op: 'and' | 'or' | null;
+  optional: boolean;
+  negated: boolean;
+  conditions?: ExplainedCondition[];
+}
+
+/** One rule of an `explain` result. */
+export interface ExplainedRule {
+  label: string | null;
+  selector: string;
+  outcome: string;
+  conditions: ExplainedCondition[];
+}
+
+/** `explain` result (spec §4.7 explain_rule). */
+export interface ExplanationResult {
+  rule_count: number;
+  rules: ExplainedRule[];
+  error: string | null;
+}
+
+/** One entry of `listOperators()` (spec §4.7 list_operators). */
+export interface OperatorInfo {
+  operator: string;
+  forms: string[];
+}
