@@ -1,0 +1,40 @@
+/** Per-evaluation state shared by the compiled closures. */
+
+import type { TraceCondition, TraceRule } from '../api-types.js';
+
+/** Marks a value that could not be resolved in a lenient lookup (`if present`, `is empty`). */
+export const MISSING: unique symbol = Symbol('missing');
+export type Missing = typeof MISSING;
+
+/** Collects typed trace events; exists only when a trace was asked for. */
+export class TraceRecorder {
+  readonly rules: TraceRule[] = [];
+  /** The condition list currently being filled. */
+  list: TraceCondition[] = [];
+}
+
+export interface EvalContext {
+  readonly data: unknown;
+  /** Per rule: 0 not evaluated yet, 1 false, 2 true. */
+  readonly states: Uint8Array;
+  /** Today's UTC day number, or NaN when the policy never needs it. */
+  readonly today: number;
+  /** Current element of the innermost any/all. */
+  its: unknown;
+  /** JSON path of `its`, kept only when tracing. */
+  itsPath: string;
+  readonly trace: TraceRecorder | null;
+}
+
+/**
+ * Missing data stops evaluation (LANGUAGE.md §8.6). Thrown inside the closures and caught once by
+ * `evaluate`, which turns it into a result; never escapes the library. Not an Error: no stack.
+ */
+export class EvalFailure {
+  constructor(
+    readonly code: 'missing_selector' | 'missing_property',
+    readonly message: string,
+  ) {}
+}
+
+export type CondFn = (ctx: EvalContext) => boolean;

@@ -1,0 +1,195 @@
+/**
+ * Operator semantics as closures (LANGUAGE.md §7.3). Each returns the POSITIVE result; negation
+ * is applied by the caller. A literal right operand is folded in at compile time.
+ */
+
+import type { Literal, Operand, PeriodUnit } from '../ast/types.js';
+import type { CanonicalOperator } from '../operators/catalogue.js';
+import { compileContainsWord, containsValue } from '../values/contains.js';
+import { dayFromDateText, toDay } from '../values/dates.js';
+import { isEmptyValue, isIn, looseEquals, strictEquals } from '../values/equality.js';
+import { formatChecker } from '../values/formats.js';
+import { toNumber } from '../values/numbers.js';
+import { compilePattern } from '../values/patterns.js';
+import { shiftDay } from '../values/periods.js';
+
+/** Positive test of one comparison: left value, right value (path operands), today's day number. */
+export type Test = (left: unknown, right: unknown, today: number) => boolean;
+
+/** Runtime value of a literal: dates travel as their `YYYY-MM-DD` text (§7.3.2 rule 5, §7.3.3). */
+export function literalValue(lit: Literal): unknown {
+  return lit.kind === 'date' ? lit.text : lit.value;
+}
+
+type Order = 'gt' | 'gte' | 'lt' | 'lte';
+const ORDER: Partial<Record<CanonicalOperator, Order>> = {
+  'is greater than': 'gt',
+  'is greater than or equal to': 'gte',
+  'is less than': 'lt',
+  'is no more than': 'lte',
+};
+
+function compare(order: Order, a: number, b: number): boolean {
+  switch (order) {
+    case 'gt': return a > b;
+    case 'gte': return a >= b;
+    case 'lt': return a < b;
+    case 'lte': return a <= b;
+  }
+}
+
+/** §7.3.1 against a literal: the literal decides once whether numbers or days are compared. */
+function orderingAgainstLiteral(order: Order, lit: unknown): Test {
+  const n = toNumber(lit);
+  if (!Number.isNaN(n)) {
+    switch (order) {
+      case 'gt': return (l) => toNumber(l) > n;
+      case 'gte': return (l) => toNumber(l) >= n;
+      case 'lt': return (l) => toNumber(l) < n;
+      case 'lte': return (l) => toNumber(l) <= n;
+    }
+  }
+  const d = toDay(lit);
+  if (!Number.isNaN(d)) return (l) => compare(order, toDay(l), d);
+  return () => false;
+}
+
+/** §7.3.1 between two data values. NaN (not numeric / not date-like) makes every comparison false. */
+function ordering(order: Order): Test {
+  return (l, r) => {
+    const a = toNumber(l);
+    const b = toNumber(r);
+    if (a === a && b === b) return compare(order, a, b);
+    return compare(order, toDay(l), toDay(r));
+  };
+}
+
+/** §7.3.2 against a literal, with the common literal kinds specialised. */
+function equalsLiteral(lit: unknown): Test {
+  if (typeof lit === 'number') return (l) => toNumber(l) === lit;
+  if (typeof lit === 'string') {
+    const n = toNumber(lit);
+    if (!Number.isNaN(n)) return (l) => typeof l !== 'boolean' && toNumber(l) === n;
+    const d = toDay(lit);
+    if (!Number.isNaN(d)) return (l) => toDay(l) === d;
+    const lower = lit.toLowerCase();
+    if (lower !== 'true' && lower !== 'false') {
+      return (l) => typeof l === 'string' && (l === lit || l.toLowerCase() === lower);
+    }
+  }
+  return (l) => looseEquals(l, lit);
+}
+
+function containsLiteral(lit: unknown): Test {
+  if (typeof lit !== 'string') return (l) => containsValue(l, lit);
+  const word = compileContainsWord(lit);
+  return (l) => (typeof l === 'string' ? word(l) : Array.isArray(l) ? containsValue(l, lit) : false);
+}
+
+function stringCheck(check: ((s: string) => boolean) | null): Test {
+  if (!check) return () => false;
+  return (l) => typeof l === 'string' && check(l);
+}
+
+/** Builds the bounds of a period relative to today, cached per day. */
+function periodBounds(count: number, unit: PeriodUnit): (today: number) => { past: number; future: number } {
+  let cachedDay = NaN;
+  let cached = { past: NaN, future: NaN };
+  return (today) => {
+    if (today !== cachedDay) {
+      cached = { past: shiftDay(today, count, unit, -1), future: shiftDay(today, count, unit, 1) };
+      cachedDay = today;
+    }
+    return cached;
+  };
+}
+
+/** The positive test for an operator with its (already checked) right operand. */
+export function compileTest(name: CanonicalOperator, right: Operand | null): Test {
+  const lit = right?.kind === 'literal' ? literalValue(right.literal) : right?.kind === 'list' ? right.items.map(literalValue) : undefined;
+  const isPath = right?.kind === 'path';
+  const order = ORDER[name];
+  if (order) return isPath ? ordering(order) : orderingAgainstLiteral(order, lit);
+  switch (name) {
+    case 'is equal to':
+      return isPath || right?.kind === 'list' ? (l, r) => looseEquals(l, isPath ? r : lit) : equalsLiteral(lit);
+    case 'is exactly':
+      return isPath ? (l, r) => strictEquals(l, r) : (l) => strictEquals(l, lit);
+    case 'is in':
+      return isPath ? (l, r) => isIn(l, r) : (l) => isIn(l, lit);
+    case 'contains':
+      return isPath ? (l, r) => containsValue(l, r) : containsLiteral(lit);
+    case 'is a valid email':
+      return stringCheck(formatChecker('email'));
+    case 'is a valid uuid':
+      return stringCheck(formatChecker('uuid'));
+    case 'is a valid date':
+      return stringCheck(formatChecker('date'));
+    case 'format check':
+      return stringCheck(formatChecker(String(lit)));
+    case 'pattern': {
+      const compiled = compilePattern(String(lit));
+      return compiled.ok ? stringCheck(compiled.test) : () => false;
+    }
+    case 'is empty':
+      return (l) => isEmptyValue(l);
+    case 'is later than':
+      if (isPath) return (l, r) => toDay(l) > toDay(r);
+      return laterEarlier(lit, (a, b) => a > b);
+    case 'is earlier than':
+      if (isPath) return (l, r) => toDay(l) < toDay(r);
+      return laterEarlier(lit, (a, b) => a < b);
+    case 'period':
+    case 'is older than':
+    case 'is younger than': {
+      if (right?.kind !== 'period') return () => false;
+      const bounds = periodBounds(right.count, right.unit);
+      if (name === 'period') {
+        return (l, _r, today) => {
+          const d = toDay(l);
+          const b = bounds(today);
+          return d >= b.past && d <= b.future;
+        };
+      }
+      if (name === 'is older than') return (l, _r, today) => toDay(l) < bounds(today).past;
+      return (l, _r, today) => toDay(l) > bounds(today).past;
+    }
+    default:
+      throw new Error(`INVARIANT: no test for operator \`${name}\``);
+  }
+}
+
+function laterEarlier(lit: unknown, cmp: (a: number, b: number) => boolean): Test {
+  const d = typeof lit === 'string' ? dayFromDateTextOrDay(lit) : NaN;
+  if (Number.isNaN(d)) return () => false;
+  return (l) => cmp(toDay(l), d);
+}
+
+function dayFromDateTextOrDay(s: string): number {
+  const d = dayFromDateText(s);
+  return Number.isNaN(d) ? toDay(s) : d;
+}
+
+/** `length of` / `number of` (§5.6); NaN when the value has no length/count. */
+export function measureOf(kind: 'length' | 'number', v: unknown): number {
+  if (v === null) return 0;
+  if (Array.isArray(v)) return v.length;
+  if (kind === 'number') return NaN;
+  if (typeof v === 'string') {
+    let n = 0;
+    for (let i = 0; i < v.length; i++) {
+      const c = v.charCodeAt(i);
+      if (c < 0xd800 || c > 0xdbff) n++;
+      else if (i + 1 < v.length) {
+        const d = v.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          n++;
+          i++;
+        } else n++;
+      } else n++;
+    }
+    return n;
+  }
+  if (typeof v === 'object') return Object.keys(v as object).length;
+  return NaN;
+}

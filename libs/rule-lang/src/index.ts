@@ -1,0 +1,66 @@
+/**
+ * @arbiter/rule-lang: the policy rule language. Pure: no I/O.
+ *
+ * compile(text) → CompiledPolicy → evaluate(data); plus evaluate/validate/explain/listOperators
+ * in the shapes of the service spec §4.7.
+ */
+
+import type { EvaluateOptions, EvaluationResult, ExplanationResult, ValidationResult } from './api-types.js';
+import { check, compile, selectorResolver } from './compile/compile.js';
+import type { Condition } from './ast/types.js';
+import { isRuleParseError } from './errors/rule-parse-error.js';
+import { explainRules } from './explain/explain.js';
+
+export { compile };
+export { CompiledPolicy } from './compile/policy.js';
+export { RuleParseError, isRuleParseError, type Problem } from './errors/rule-parse-error.js';
+export { listOperators } from './operators/catalogue.js';
+export type {
+  EngineErrorCode,
+  EvaluateOptions,
+  EvaluationResult,
+  ExplainedCondition,
+  ExplainedRule,
+  ExplanationResult,
+  OperatorInfo,
+  StructuredTrace,
+  TraceCondition,
+  TraceRule,
+  ValidationResult,
+} from './api-types.js';
+
+/** Compiles and evaluates in one go; a parse error is folded into the result (`errorCode: 'parse_error'`). */
+export function evaluate(text: string, data: unknown, options?: EvaluateOptions): EvaluationResult {
+  let policy;
+  try {
+    policy = compile(text);
+  } catch (err) {
+    if (!isRuleParseError(err)) throw err;
+    return { result: false, outcomes: {}, trace: options?.trace ? [err.message] : [], error: err.message, errorCode: 'parse_error' };
+  }
+  return policy.evaluate(data, options);
+}
+
+/** Syntax and static checks only (spec §4.7 validate_rule). */
+export function validate(text: string): ValidationResult {
+  try {
+    check(text);
+    return { valid: true, error: null };
+  } catch (err) {
+    if (!isRuleParseError(err)) throw err;
+    return { valid: false, error: err.message };
+  }
+}
+
+/** The structure of a policy (spec §4.7 explain_rule). */
+export function explain(text: string): ExplanationResult {
+  try {
+    const checked = check(text);
+    const targetOf = (c: Condition) => (c.kind === 'labelRef' || c.kind === 'ruleRef' ? checked.targets.get(c) : undefined);
+    const rules = explainRules(checked.ast, selectorResolver(checked.ast, targetOf), targetOf);
+    return { rule_count: rules.length, rules, error: null };
+  } catch (err) {
+    if (!isRuleParseError(err)) throw err;
+    return { rule_count: 0, rules: [], error: err.message };
+  }
+}

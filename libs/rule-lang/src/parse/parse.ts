@@ -1,0 +1,137 @@
+/** Text → ANTLR parse tree, stopping at the first syntax error with an actionable message. */
+
+import {
+  BaseErrorListener,
+  CharStream,
+  CommonTokenStream,
+  Parser,
+  Token,
+  type ATNSimulator,
+  type RecognitionException,
+  type Recognizer,
+} from 'antlr4ng';
+import { RuleLangLexer } from '../generated/RuleLangLexer.js';
+import { RuleLangParser, type PolicyContext } from '../generated/RuleLangParser.js';
+import { Family, type Problem } from '../errors/rule-parse-error.js';
+import { spanOfToken } from './spans.js';
+
+/** The parse tree plus the source text (the AST builder needs both). */
+export interface ParsedPolicy {
+  tree: PolicyContext;
+  text: string;
+}
+
+/** Raised inside the listener to stop parsing at the first error. */
+class FirstSyntaxError extends Error {
+  constructor(readonly problem: Problem) {
+    super(problem.detail);
+  }
+}
+
+const OPERAND_START = new Set([RuleLangParser.WORD]);
+const OPERATOR_END = new Set([
+  RuleLangParser.IS, RuleLangParser.EQUALS, RuleLangParser.EQUAL, RuleLangParser.TO, RuleLangParser.THAN,
+  RuleLangParser.LEAST, RuleLangParser.EXACTLY, RuleLangParser.AS, RuleLangParser.NOT, RuleLangParser.CONTAINS,
+  RuleLangParser.CONTAIN, RuleLangParser.IN, RuleLangParser.WITHIN, RuleLangParser.GT, RuleLangParser.GTE,
+  RuleLangParser.LT, RuleLangParser.LTE, RuleLangParser.EQEQ, RuleLangParser.NEQ,
+]);
+
+/** Display name of a token type for "expected …" lists. */
+function displayName(type: number): string {
+  if (type === Token.EOF) return 'end of input';
+  const literal = RuleLangParser.literalNames[type];
+  if (literal) return literal.replace(/^'|'$/g, '`').toLowerCase();
+  switch (type) {
+    case RuleLangParser.SELECTOR: return 'a selector like `**applicant**`';
+    case RuleLangParser.PROPERTY: return 'a property like `__age__`';
+    case RuleLangParser.STRING: return 'a quoted string';
+    case RuleLangParser.NUMBER: return 'a number';
+    case RuleLangParser.DATE: return 'a date';
+    case RuleLangParser.DOTTED: return 'a dotted path like `applicant.age`';
+    case RuleLangParser.LABEL_REF: return 'a label reference like `$kyc`';
+    case RuleLangParser.WORD: return 'a word';
+    default: {
+      const sym = RuleLangParser.symbolicNames[type];
+      return sym ? `\`${sym.toLowerCase().replace(/_kw$/, '')}\`` : 'a token';
+    }
+  }
+}
+
+function describeToken(token: Token): string {
+  if (token.type === Token.EOF) return 'end of input';
+  return `\`${token.text ?? ''}\``;
+}
+
+/** Builds the one-line detail (and optional help) for a syntax error at `token`. */
+function syntaxProblem(parser: Parser | null, token: Token, previous: Token | null): Problem {
+  const span = spanOfToken(token);
+  if (token.type === RuleLangLexer.UNEXPECTED_CHAR) {
+    const ch = token.text ?? '';
+    if (ch === '"') return { family: Family.syntax, span, detail: 'unterminated string: add the closing `"` on the same line' };
+    if (ch === '*') return { family: Family.syntax, span, detail: 'unexpected `*`: a selector is written `**name**` on one line' };
+    return { family: Family.syntax, span, detail: `unexpected character ${describeToken(token)}` };
+  }
+  if (token.type === RuleLangParser.WORD && previous && OPERATOR_END.has(previous.type) && OPERAND_START.has(token.type)) {
+    return {
+      family: Family.syntax,
+      span,
+      detail: `unexpected word ${describeToken(token)}: string values must be quoted, e.g. "${token.text}"`,
+      help: `write "${token.text}"`,
+    };
+  }
+  let expected = '';
+  if (parser) {
+    const types = parser.getExpectedTokens().toArray();
+    if (types.length > 0 && types.length <= 6) expected = `: expected ${types.map(displayName).join(', ')}`;
+    else if (types.includes(RuleLangParser.DOT) && token.type === Token.EOF) expected = ': a rule must end with `.`';
+  }
+  return { family: Family.syntax, span, detail: `unexpected ${describeToken(token)}${expected}` };
+}
+
+class ThrowingListener extends BaseErrorListener {
+  constructor(private readonly tokens: CommonTokenStream) {
+    super();
+  }
+
+  override syntaxError<S extends Token, T extends ATNSimulator>(
+    recognizer: Recognizer<T>,
+    offendingSymbol: S | null,
+    line: number,
+    column: number,
+    msg: string,
+    _e: RecognitionException | null,
+  ): void {
+    if (!offendingSymbol) {
+      throw new FirstSyntaxError({ family: Family.syntax, span: { line, column: column + 1, offset: 0, length: 1 }, detail: msg });
+    }
+    const previous = offendingSymbol.tokenIndex > 0 ? this.previousVisible(offendingSymbol.tokenIndex) : null;
+    throw new FirstSyntaxError(syntaxProblem(recognizer instanceof Parser ? recognizer : null, offendingSymbol, previous));
+  }
+
+  private previousVisible(index: number): Token | null {
+    for (let i = index - 1; i >= 0; i--) {
+      const t = this.tokens.get(i);
+      if (t.channel === Token.DEFAULT_CHANNEL) return t;
+    }
+    return null;
+  }
+}
+
+/** Parses `text`; returns the tree or the first syntax problem. */
+export function parsePolicy(text: string): { ok: true; parsed: ParsedPolicy } | { ok: false; problem: Problem } {
+  const lexer = new RuleLangLexer(CharStream.fromString(text));
+  const tokens = new CommonTokenStream(lexer);
+  const parser = new RuleLangParser(tokens);
+  const listener = new ThrowingListener(tokens);
+  lexer.removeErrorListeners();
+  lexer.addErrorListener(listener);
+  parser.removeErrorListeners();
+  parser.addErrorListener(listener);
+  try {
+    const tree = parser.policy();
+    return { ok: true, parsed: { tree, text } };
+  } catch (err) {
+    if (err instanceof FirstSyntaxError) return { ok: false, problem: err.problem };
+    throw err;
+  }
+}
