@@ -10,11 +10,14 @@ import { check, compile, selectorResolver } from './compile/compile.js';
 import type { Condition } from './ast/types.js';
 import { isRuleParseError } from './errors/rule-parse-error.js';
 import { explainRules } from './explain/explain.js';
+import { readPathsOf } from './analyze/read-paths.js';
 
 export { compile };
 export { CompiledPolicy } from './compile/policy.js';
 export { RuleParseError, isRuleParseError, type Problem } from './errors/rule-parse-error.js';
 export { listOperators } from './operators/catalogue.js';
+export { keyCandidates } from './compile/names.js';
+export { ELEMENT } from './analyze/read-paths.js';
 export type {
   EngineErrorCode,
   EvaluateOptions,
@@ -63,4 +66,12 @@ export function explain(text: string): ExplanationResult {
     if (!isRuleParseError(err)) throw err;
     return { rule_count: 0, rules: [], error: err.message };
   }
+}
+
+/**
+ * The data paths a policy reads, root first, as written; `ELEMENT` (`[]`) marks an array element
+ * inside any/all. Throws {@link RuleParseError} when the policy does not parse or check.
+ */
+export function readPaths(text: string): string[][] {
+  return readPathsOf(check(text).ast);
 }
