@@ -11,3 +11,20 @@ export {
   ExplainResponse,
   OperatorsResponse,
 } from './engine.js';
+export { ExecSubject } from './subjects.js';
+export { ExecRunRequest, type ExecRunInput, ExecRuleRequest, ExecOperatorsRequest } from './exec.js';
+export { ROLE_CAPABILITIES, capabilitiesOf, hasCapability } from './access.js';
+export { ProblemDetails, PageQuery, pageOf } from './http.js';
+export {
+  OrgId,
+  UserId,
+  MeResponse,
+  Member,
+  MemberPage,
+  PutMemberRequest,
+  CreateApiKeyRequest,
+  ApiKey,
+  CreatedApiKey,
+  ApiKeyPage,
+  OrgSettings,
+} from './identity.js';

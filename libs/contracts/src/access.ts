@@ -1,0 +1,26 @@
+import type { Principal, Role, Scope } from './principal.js';
+
+/** What each role may do, as key scopes (DESIGN.md §3). Each authoring role includes the ones before. */
+export const ROLE_CAPABILITIES: Readonly<Record<Role, readonly Scope[]>> = {
+  viewer: ['view'],
+  editor: ['view', 'edit'],
+  publisher: ['view', 'edit', 'publish'],
+  admin: ['view', 'edit', 'publish', 'admin', 'audit'],
+  auditor: ['view', 'audit'],
+};
+
+/**
+ * The effective rights of a caller: its role's capabilities, intersected with the key's scopes
+ * when it authenticated with an API key (a key never exceeds its owner).
+ */
+export function capabilitiesOf(principal: Pick<Principal, 'role' | 'scopes'>): Set<Scope> {
+  const fromRole = ROLE_CAPABILITIES[principal.role];
+  if (principal.scopes === undefined) return new Set(fromRole);
+  const granted = new Set(principal.scopes);
+  return new Set(fromRole.filter((s) => granted.has(s)));
+}
+
+/** Whether the caller's effective rights include `scope`. */
+export function hasCapability(principal: Pick<Principal, 'role' | 'scopes'>, scope: Scope): boolean {
+  return capabilitiesOf(principal).has(scope);
+}

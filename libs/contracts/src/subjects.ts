@@ -1,0 +1,11 @@
+/**
+ * Request/reply subjects of the execution service, relative to the bus prefix
+ * (`Bus.subject('exec.run')` → `arbiter.exec.run`). One queue group (`exec`) serves them all.
+ */
+export const ExecSubject = {
+  run: 'exec.run',
+  validate: 'exec.validate',
+  explain: 'exec.explain',
+  operators: 'exec.operators',
+} as const;
+export type ExecSubject = (typeof ExecSubject)[keyof typeof ExecSubject];

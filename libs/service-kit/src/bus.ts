@@ -1,0 +1,281 @@
+import {
+  connect,
+  headers as natsHeaders,
+  NoRespondersError,
+  RequestError,
+  TimeoutError,
+  ClosedConnectionError,
+  DrainingConnectionError,
+  type Msg,
+  type NatsConnection,
+} from '@nats-io/transport-node';
+import { Svcm, ServiceError, type Service } from '@nats-io/services';
+import { ArbiterError, isArbiterError, replyEnvelope, type WireError } from '@arbiter/contracts';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+
+/** NATS header carrying the caller's request id, so a request can be followed across services. */
+export const REQUEST_ID_HEADER = 'Arbiter-Request-Id';
+
+const DEFAULT_TIMEOUT_MS = 5000;
+
+// INVARIANT: @nats-io/services (3.0.0-25, its latest) pins a pre-release copy of nats-core whose
+// types differ nominally from the transport's; the runtime shapes are the same, so the casts are safe.
+type SvcmConnection = ConstructorParameters<typeof Svcm>[0];
+const encoder = new TextEncoder();
+
+/** Options of {@link Bus.request}. */
+export interface RequestOptions {
+  /** Reply deadline; 5000 ms when absent. */
+  timeoutMs?: number;
+  /** Sent as {@link REQUEST_ID_HEADER}. */
+  requestId?: string;
+}
+
+/** What a handler learns about the message besides its validated body. */
+export interface HandlerContext {
+  subject: string;
+  requestId?: string;
+  /** The bus logger, bound to the subject and request id. */
+  logger: Logger;
+}
+
+/** One request/reply endpoint: its subject (relative to the prefix), request schema and handler. */
+export interface EndpointDef<S extends z.ZodType = z.ZodType> {
+  subject: string;
+  request: S;
+  handler: (req: z.infer<S>, ctx: HandlerContext) => Promise<unknown>;
+}
+
+/** Types a handler's request from its schema; returns `def` unchanged. */
+export function defineEndpoint<S extends z.ZodType>(def: EndpointDef<S>): EndpointDef<S> {
+  return def;
+}
+
+/** A framework service: one queue group (its name) shared by its replicas. */
+export interface ServiceDef {
+  name: string;
+  version: string;
+  description?: string;
+  /** Keyed by endpoint name (a subject token such as `run`). */
+  endpoints: Record<string, EndpointDef<any>>;
+}
+
+/** The NATS connection of one service process, with prefixed subjects and JSON envelopes. */
+export interface Bus {
+  readonly nc: NatsConnection;
+  readonly prefix: string;
+  /** `'exec.run'` → `${prefix}.exec.run`. */
+  subject(name: string): string;
+  /**
+   * Sends `payload` as JSON and returns the reply's `data`, validated by `reply`. Throws
+   * {@link ArbiterError}: `dependency_unavailable` when nobody listens, `timeout` when nobody answers
+   * in time, `payload_too_large` above the server's max payload, the remote error for an error envelope.
+   */
+  request<T>(name: string, payload: unknown, reply: z.ZodType<T>, opts?: RequestOptions): Promise<T>;
+  /**
+   * Starts a `@nats-io/services` service whose endpoints validate requests with zod and always reply
+   * with an envelope: `bad_request` for a bad body, the thrown {@link ArbiterError}, or `internal`
+   * (logged, details hidden) for anything else. Resolves once the server has the subscriptions.
+   */
+  serve(def: ServiceDef): Promise<void>;
+  /** True while the connection is up (false while reconnecting or after close). */
+  connected(): boolean;
+  /** Stops the services (no new requests), waits for in-flight handlers, then drains the connection. */
+  close(): Promise<void>;
+}
+
+/** Connects to NATS; after the first connection succeeds, it reconnects forever. */
+export async function connectBus(opts: { url: string; prefix: string; name: string; logger: Logger }): Promise<Bus> {
+  const logger = opts.logger.child({ component: 'bus' });
+  let nc: NatsConnection;
+  try {
+    nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+  } catch (err) {
+    throw new ArbiterError('dependency_unavailable', `cannot connect to NATS at \`${opts.url}\``, undefined, { cause: err });
+  }
+  return new NatsBus(nc, opts.prefix, logger);
+}
+
+class NatsBus implements Bus {
+  private readonly services: Service[] = [];
+  private readonly inflight = new Set<Promise<void>>();
+  private isUp = true;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    readonly nc: NatsConnection,
+    readonly prefix: string,
+    private readonly logger: Logger,
+  ) {
+    void this.watchStatus();
+  }
+
+  subject(name: string): string {
+    return `${this.prefix}.${name}`;
+  }
+
+  connected(): boolean {
+    return this.isUp && !this.nc.isClosed();
+  }
+
+  async request<T>(name: string, payload: unknown, reply: z.ZodType<T>, opts: RequestOptions = {}): Promise<T> {
+    const subject = this.subject(name);
+    const body = encoder.encode(JSON.stringify(payload));
+    const maxPayload = this.nc.info?.max_payload;
+    if (maxPayload !== undefined && body.length > maxPayload) {
+      throw new ArbiterError('payload_too_large', `request to \`${name}\` is ${body.length} bytes: the bus limit is ${maxPayload} bytes`);
+    }
+    const headers = opts.requestId ? natsHeaders() : undefined;
+    if (opts.requestId) headers?.set(REQUEST_ID_HEADER, opts.requestId);
+    let msg: Msg;
+    try {
+      msg = await this.nc.request(subject, body, { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers });
+    } catch (err) {
+      throw requestFailure(err, name);
+    }
+    return decodeReply(msg, name, reply);
+  }
+
+  async serve(def: ServiceDef): Promise<void> {
+    const service = await new Svcm(this.nc as unknown as SvcmConnection).add({
+      name: def.name,
+      version: def.version,
+      description: def.description,
+      queue: def.name,
+    });
+    this.services.push(service);
+    for (const [endpointName, endpoint] of Object.entries(def.endpoints)) {
+      const subject = this.subject(endpoint.subject);
+      service.addEndpoint(endpointName, {
+        subject,
+        handler: (err, msg) => {
+          if (err) {
+            this.logger.error({ err, subject }, 'endpoint subscription failed');
+            return;
+          }
+          this.track(this.handle(endpoint, endpoint.subject, msg as unknown as Msg));
+        },
+      });
+    }
+    await this.nc.flush();
+    this.logger.info({ serviceName: def.name, subjects: Object.values(def.endpoints).map((e) => this.subject(e.subject)) }, 'serving');
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    await Promise.allSettled(this.services.map((s) => s.stop()));
+    await Promise.allSettled([...this.inflight]);
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+
+  private track(p: Promise<void>): void {
+    this.inflight.add(p);
+    void p.finally(() => this.inflight.delete(p));
+  }
+
+  private async handle(endpoint: EndpointDef, name: string, msg: Msg): Promise<void> {
+    const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
+    const logger = this.logger.child({ subject: name, ...(requestId ? { requestId } : {}) });
+    let envelope: { ok: true; data: unknown } | { ok: false; error: WireError };
+    try {
+      const data = await endpoint.handler(parseRequest(endpoint.request, msg, name), { subject: name, requestId, logger });
+      envelope = { ok: true, data };
+    } catch (err) {
+      envelope = { ok: false, error: toWire(err, logger) };
+    }
+    respond(msg, envelope, logger);
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const s of this.nc.status()) {
+      if (s.type === 'disconnect') {
+        this.isUp = false;
+        this.logger.warn({ server: s.server }, 'NATS disconnected');
+      } else if (s.type === 'reconnect') {
+        this.isUp = true;
+        this.logger.info({ server: s.server }, 'NATS reconnected');
+      } else if (s.type === 'error') {
+        this.logger.error({ err: s.error }, 'NATS error');
+      }
+    }
+    this.isUp = false;
+  }
+}
+
+function parseRequest(schema: z.ZodType, msg: Msg, name: string): unknown {
+  let body: unknown;
+  try {
+    body = msg.json();
+  } catch (err) {
+    throw new ArbiterError('bad_request', `request to \`${name}\` is not JSON`, undefined, { cause: err });
+  }
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const reasons = parsed.error.issues.map((i) => ({ code: i.code, message: i.message, path: i.path.join('.') }));
+  throw new ArbiterError('bad_request', `invalid request to \`${name}\`: ${reasons.map((r) => `${r.path || '(root)'}: ${r.message}`).join('; ')}`, reasons, {
+    cause: parsed.error,
+  });
+}
+
+function toWire(err: unknown, logger: Logger): WireError {
+  if (isArbiterError(err)) {
+    if (err.status >= 500) logger.warn({ err }, 'request failed');
+    return err.toWire();
+  }
+  logger.error({ err }, 'handler failed');
+  return new ArbiterError('internal', 'internal error').toWire();
+}
+
+function respond(msg: Msg, envelope: unknown, logger: Logger): void {
+  try {
+    msg.respond(JSON.stringify(envelope));
+  } catch (err) {
+    logger.error({ err }, 'reply could not be sent');
+    msg.respond(JSON.stringify({ ok: false, error: new ArbiterError('internal', 'reply could not be sent').toWire() }));
+  }
+}
+
+function decodeReply<T>(msg: Msg, name: string, reply: z.ZodType<T>): T {
+  const serviceError = ServiceError.toServiceError(msg as unknown as Parameters<typeof ServiceError.toServiceError>[0]);
+  if (serviceError) {
+    throw new ArbiterError('internal', `\`${name}\` failed: ${serviceError.message}`, undefined, { cause: serviceError });
+  }
+  let body: unknown;
+  try {
+    body = msg.json();
+  } catch (err) {
+    throw new ArbiterError('internal', `malformed reply from \`${name}\``, undefined, { cause: err });
+  }
+  const parsed = replyEnvelope(reply).safeParse(body);
+  if (!parsed.success) {
+    throw new ArbiterError('internal', `malformed reply from \`${name}\``, undefined, { cause: parsed.error });
+  }
+  if (!parsed.data.ok) throw ArbiterError.fromWire(parsed.data.error);
+  return parsed.data.data as T;
+}
+
+function requestFailure(err: unknown, name: string): ArbiterError {
+  if (hasCause(err, (e) => e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders()))) {
+    return new ArbiterError('dependency_unavailable', `no service answers \`${name}\``, undefined, { cause: err });
+  }
+  if (hasCause(err, (e) => e instanceof TimeoutError)) {
+    return new ArbiterError('timeout', `\`${name}\` did not answer in time`, undefined, { cause: err });
+  }
+  if (hasCause(err, (e) => e instanceof ClosedConnectionError || e instanceof DrainingConnectionError)) {
+    return new ArbiterError('dependency_unavailable', `the bus is closed: cannot send \`${name}\``, undefined, { cause: err });
+  }
+  return new ArbiterError('internal', `\`${name}\` request failed`, undefined, { cause: err });
+}
+
+function hasCause(err: unknown, test: (e: unknown) => boolean): boolean {
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 8; depth++) {
+    if (test(e)) return true;
+    e = e instanceof Error ? e.cause : undefined;
+  }
+  return false;
+}

@@ -1,0 +1,205 @@
+import { ArbiterError, isArbiterError } from '@arbiter/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { connectBus, defineEndpoint, type Bus } from '../src/bus.js';
+import { memoryLogger, randomPrefix } from './helpers.js';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const prefix = randomPrefix();
+const { logger, lines } = memoryLogger('bus-test');
+
+const Sum = z.strictObject({ a: z.number(), b: z.number() });
+const SumReply = z.object({ sum: z.number() });
+
+let server: Bus;
+let client: Bus;
+let release: () => void = () => {};
+let gate = new Promise<void>((r) => (release = r));
+const seenRequestIds: (string | undefined)[] = [];
+
+async function caught(p: Promise<unknown>): Promise<ArbiterError> {
+  try {
+    await p;
+  } catch (err) {
+    if (isArbiterError(err)) return err;
+    throw err;
+  }
+  throw new Error('expected the request to fail');
+}
+
+beforeAll(async () => {
+  server = await connectBus({ url: NATS_URL, prefix, name: 'bus-test-server', logger });
+  client = await connectBus({ url: NATS_URL, prefix, name: 'bus-test-client', logger });
+  await server.serve({
+    name: 'calc',
+    version: '1.0.0',
+    endpoints: {
+      sum: defineEndpoint({
+        subject: 'calc.sum',
+        request: Sum,
+        handler: async (req, ctx) => {
+          seenRequestIds.push(ctx.requestId);
+          return { sum: req.a + req.b };
+        },
+      }),
+      conflict: { subject: 'calc.conflict', request: z.object({}), handler: async () => { throw new ArbiterError('conflict', 'already there'); } },
+      crash: { subject: 'calc.crash', request: z.object({}), handler: async () => { throw new Error('secret internals'); } },
+      wrongShape: { subject: 'calc.wrong', request: z.object({}), handler: async () => ({ total: 'x' }) },
+      slow: { subject: 'calc.slow', request: z.object({}), handler: async () => { await gate; return { sum: 0 }; } },
+    },
+  });
+});
+
+afterAll(async () => {
+  release();
+  await client.close();
+  await server.close();
+});
+
+describe('Bus', () => {
+  it('prefixes subjects', () => {
+    expect(client.subject('exec.run')).toBe(`${prefix}.exec.run`);
+    expect(client.connected()).toBe(true);
+  });
+
+  it('sends JSON and returns the validated reply data', async () => {
+    await expect(client.request('calc.sum', { a: 2, b: 3 }, SumReply)).resolves.toEqual({ sum: 5 });
+  });
+
+  it('passes the request id to the handler', async () => {
+    await client.request('calc.sum', { a: 1, b: 1 }, SumReply, { requestId: 'req-42' });
+    expect(seenRequestIds).toContain('req-42');
+  });
+
+  it('answers bad_request, listing the reasons, when the body fails the schema', async () => {
+    const err = await caught(client.request('calc.sum', { a: 'two' }, SumReply));
+    expect(err.code).toBe('bad_request');
+    expect(err.status).toBe(400);
+    expect(err.message).toMatch(/^invalid request to `calc\.sum`: /);
+    expect(err.errors?.map((e) => e.path).sort()).toEqual(['a', 'b']);
+  });
+
+  it('carries a handler ArbiterError across the bus', async () => {
+    const err = await caught(client.request('calc.conflict', {}, SumReply));
+    expect(err).toBeInstanceOf(ArbiterError);
+    expect(err.name).toBe('ArbiterError');
+    expect([err.code, err.status, err.message]).toEqual(['conflict', 409, 'already there']);
+  });
+
+  it('answers internal for any other handler error, hides its detail and logs it', async () => {
+    const err = await caught(client.request('calc.crash', {}, SumReply));
+    expect([err.code, err.status, err.message]).toEqual(['internal', 500, 'internal error']);
+    const logged = lines.find((l) => l.msg === 'handler failed');
+    expect(logged).toMatchObject({ level: 50, subject: 'calc.crash', err: { message: 'secret internals' } });
+  });
+
+  it('treats a reply that fails the reply schema as internal', async () => {
+    const err = await caught(client.request('calc.wrong', {}, SumReply));
+    expect(err.code).toBe('internal');
+    expect(err.message).toBe('malformed reply from `calc.wrong`');
+  });
+
+  it('maps no responders to dependency_unavailable', async () => {
+    const err = await caught(client.request('calc.nobody', {}, SumReply));
+    expect([err.code, err.status]).toEqual(['dependency_unavailable', 503]);
+    expect(err.cause).toBeDefined();
+  });
+
+  it('maps a missing reply to timeout', async () => {
+    const err = await caught(client.request('calc.slow', {}, SumReply, { timeoutMs: 50 }));
+    expect([err.code, err.status]).toEqual(['timeout', 504]);
+  });
+
+  it('refuses a payload above the server max payload before sending', async () => {
+    const max = client.nc.info?.max_payload ?? 1024 * 1024;
+    const err = await caught(client.request('calc.sum', { pad: 'x'.repeat(max) }, SumReply));
+    expect([err.code, err.status]).toEqual(['payload_too_large', 413]);
+  });
+});
+
+describe('Bus.serve queue group', () => {
+  it('shares requests between replicas, each request handled once', async () => {
+    const replicaPrefix = randomPrefix();
+    const handled: string[][] = [[], []];
+    const replicas = await Promise.all(
+      [0, 1].map((i) => connectBus({ url: NATS_URL, prefix: replicaPrefix, name: `replica-${i}`, logger })),
+    );
+    const caller = await connectBus({ url: NATS_URL, prefix: replicaPrefix, name: 'caller', logger });
+    try {
+      for (const [i, bus] of replicas.entries()) {
+        await bus.serve({
+          name: 'echo',
+          version: '1.0.0',
+          endpoints: {
+            echo: {
+              subject: 'echo.say',
+              request: z.object({ n: z.number() }),
+              handler: async (req: { n: number }) => {
+                handled[i]?.push(String(req.n));
+                return { n: req.n, replica: i };
+              },
+            },
+          },
+        });
+      }
+      const count = 60;
+      const replies = await Promise.all(
+        Array.from({ length: count }, (_, n) =>
+          caller.request('echo.say', { n }, z.object({ n: z.number(), replica: z.number() })),
+        ),
+      );
+      expect(replies.map((r) => r.n)).toEqual(Array.from({ length: count }, (_, n) => n));
+      const all = [...(handled[0] ?? []), ...(handled[1] ?? [])];
+      expect(all).toHaveLength(count);
+      expect(new Set(all).size).toBe(count);
+      expect(handled[0]?.length).toBeGreaterThan(0);
+      expect(handled[1]?.length).toBeGreaterThan(0);
+    } finally {
+      await caller.close();
+      await Promise.all(replicas.map((b) => b.close()));
+    }
+  });
+});
+
+describe('Bus.close', () => {
+  it('stops taking requests but finishes the ones in flight before draining', async () => {
+    const closePrefix = randomPrefix();
+    let enter: () => void = () => {};
+    const entered = new Promise<void>((r) => (enter = r));
+    let finish: () => void = () => {};
+    const finished = new Promise<void>((r) => (finish = r));
+    const service = await connectBus({ url: NATS_URL, prefix: closePrefix, name: 'closing', logger });
+    const caller = await connectBus({ url: NATS_URL, prefix: closePrefix, name: 'closing-caller', logger });
+    try {
+      await service.serve({
+        name: 'work',
+        version: '1.0.0',
+        endpoints: {
+          work: {
+            subject: 'work.do',
+            request: z.object({}),
+            handler: async () => {
+              enter();
+              await finished;
+              return { done: true };
+            },
+          },
+        },
+      });
+      const inflight = caller.request('work.do', {}, z.object({ done: z.boolean() }), { timeoutMs: 10_000 });
+      await entered;
+      const closing = service.close();
+      finish();
+      await expect(inflight).resolves.toEqual({ done: true });
+      await closing;
+      expect(service.nc.isClosed()).toBe(true);
+      expect(service.connected()).toBe(false);
+      const err = await caught(caller.request('work.do', {}, z.object({ done: z.boolean() })));
+      expect(err.code).toBe('dependency_unavailable');
+    } finally {
+      finish();
+      await caller.close();
+      await service.close();
+    }
+  });
+});

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { BaseConfig, ConfigError, loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('applies the DESIGN.md defaults to an empty environment', () => {
+    expect(loadConfig(BaseConfig, {})).toEqual({
+      NATS_URL: 'nats://127.0.0.1:4222',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/policy_service',
+      NATS_SUBJECT_PREFIX: 'arbiter',
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('reads values, coerces numbers of an extended schema and treats empty variables as unset', () => {
+    const schema = BaseConfig.extend({ POOL: z.coerce.number().int().positive().default(2) });
+    const config = loadConfig(schema, { NATS_URL: 'nats://nats.example:4222', POOL: '8', LOG_LEVEL: '', OTHER: 'x' });
+    expect(config.NATS_URL).toBe('nats://nats.example:4222');
+    expect(config.POOL).toBe(8);
+    expect(config.LOG_LEVEL).toBe('info');
+  });
+
+  it('names every bad variable in one error', () => {
+    const schema = BaseConfig.extend({ POOL: z.coerce.number().int().positive() });
+    const env = { NATS_URL: 'not a url', POOL: 'many', LOG_LEVEL: 'loud', NATS_SUBJECT_PREFIX: 'a.*' };
+    let error: unknown;
+    try {
+      loadConfig(schema, env);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const configError = error as ConfigError;
+    expect(configError.name).toBe('ConfigError');
+    expect(configError.variables.sort()).toEqual(['LOG_LEVEL', 'NATS_SUBJECT_PREFIX', 'NATS_URL', 'POOL']);
+    expect(configError.message).toMatch(/^invalid configuration: /);
+    for (const v of configError.variables) expect(configError.message).toContain(`${v}: `);
+    expect(configError.message).not.toContain('\n');
+    expect(configError.cause).toBeInstanceOf(z.ZodError);
+  });
+});

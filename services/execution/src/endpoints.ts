@@ -1,0 +1,93 @@
+import {
+  ExecOperatorsRequest,
+  ExecRuleRequest,
+  ExecRunRequest,
+  ExecSubject,
+  isArbiterError,
+  type OperatorsResponse,
+} from '@arbiter/contracts';
+import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
+import type { EnginePool } from './engine-pool.js';
+import { checkDataDepth, checkRuleSize, type Limits } from './limits.js';
+import type { ExecMetrics } from './metrics.js';
+import type { RuleIndex } from './rule-index.js';
+
+/** What the `exec` endpoints need. */
+export interface ExecDeps {
+  pool: EnginePool;
+  limits: Limits;
+  metrics: ExecMetrics;
+  index: RuleIndex;
+  version: string;
+}
+
+/** The `exec` service: `exec.run`, `exec.validate`, `exec.explain`, `exec.operators` in one queue group. */
+export function execService(deps: ExecDeps): ServiceDef {
+  const { pool, limits, metrics, index } = deps;
+  let operators: Promise<OperatorsResponse> | undefined;
+
+  const ruleSize = (rule: string): number => {
+    try {
+      return checkRuleSize(rule, limits.maxRuleBytes);
+    } catch (err) {
+      metrics.refused.inc({ reason: 'rule_size' });
+      throw err;
+    }
+  };
+  const countTimeout = (err: unknown): never => {
+    if (isArbiterError(err, 'timeout')) metrics.timeouts.inc();
+    throw err;
+  };
+
+  return {
+    name: 'exec',
+    version: deps.version,
+    description: 'Evaluates, validates and explains policy rules in a worker pool',
+    endpoints: {
+      run: defineEndpoint({
+        subject: ExecSubject.run,
+        request: ExecRunRequest,
+        handler: async (req) => {
+          const size = ruleSize(req.rule);
+          try {
+            checkDataDepth(req.data, limits.maxDataDepth);
+          } catch (err) {
+            metrics.refused.inc({ reason: 'data_depth' });
+            throw err;
+          }
+          const outcome = await pool.run(req).catch(countTimeout);
+          metrics.countCache(outcome.cache);
+          index.note(outcome.hash, size, outcome.cache === 'compile');
+          return outcome.response;
+        },
+      }),
+      validate: defineEndpoint({
+        subject: ExecSubject.validate,
+        request: ExecRuleRequest,
+        handler: async (req) => {
+          ruleSize(req.rule);
+          return pool.validate(req.rule).catch(countTimeout);
+        },
+      }),
+      explain: defineEndpoint({
+        subject: ExecSubject.explain,
+        request: ExecRuleRequest,
+        handler: async (req) => {
+          ruleSize(req.rule);
+          return pool.explain(req.rule).catch(countTimeout);
+        },
+      }),
+      operators: defineEndpoint({
+        subject: ExecSubject.operators,
+        request: ExecOperatorsRequest,
+        handler: async () => {
+          operators ??= pool.operators().catch((err: unknown) => {
+            operators = undefined;
+            throw err;
+          });
+          return operators;
+        },
+      }),
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { createHash } from 'node:crypto';
+import { compile, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
+import { LRUCache } from 'lru-cache';
+import type { CacheUse } from './tasks.js';
+
+/** A compiled policy, or the parse error its text produced (cached too, so a bad rule is parsed once). */
+export type PolicyEntry = { policy: CompiledPolicy } | { parseError: string };
+
+/** sha256 (hex) of a rule text. */
+export function ruleHash(rule: string): string {
+  return createHash('sha256').update(rule, 'utf8').digest('hex');
+}
+
+/** An LRU of compiled policies keyed by the sha256 of their text; one per worker thread. */
+export class PolicyCache {
+  private readonly lru: LRUCache<string, PolicyEntry>;
+
+  constructor(max: number) {
+    this.lru = new LRUCache({ max });
+  }
+
+  /** The entry for `rule`, compiling it only when it is not cached. */
+  lookup(rule: string): { hash: string; entry: PolicyEntry; cache: CacheUse } {
+    const hash = ruleHash(rule);
+    const cached = this.lru.get(hash);
+    if (cached) return { hash, entry: cached, cache: 'hit' };
+    const entry = compileEntry(rule);
+    this.lru.set(hash, entry);
+    return { hash, entry, cache: 'compile' };
+  }
+}
+
+function compileEntry(rule: string): PolicyEntry {
+  try {
+    return { policy: compile(rule) };
+  } catch (err) {
+    if (isRuleParseError(err)) return { parseError: err.message };
+    throw err;
+  }
+}

@@ -1,0 +1,34 @@
+import type { ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse } from '@arbiter/contracts';
+
+/** A message from the main thread to a pool worker. */
+export type EngineTask =
+  | { op: 'run'; rule: string; data: Record<string, unknown>; trace: boolean; now?: string }
+  | { op: 'validate'; rule: string }
+  | { op: 'explain'; rule: string }
+  | { op: 'operators' };
+
+/** Whether a worker compiled the rule for this task or found it in its cache. */
+export type CacheUse = 'compile' | 'hit';
+
+/** What a worker returns for a `run` task. */
+export interface RunOutcome {
+  response: RunResponse;
+  /** sha256 (hex) of the rule text: the cache and index key. */
+  hash: string;
+  cache: CacheUse;
+  /** The worker thread that ran the task. */
+  threadId: number;
+}
+
+/** The result type of each task kind. */
+export interface EngineTaskResult {
+  run: RunOutcome;
+  validate: ValidateResponse;
+  explain: ExplainResponse;
+  operators: OperatorsResponse;
+}
+
+/** `workerData` each pool worker starts with. */
+export interface WorkerConfig {
+  cacheSize: number;
+}
