@@ -2,6 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['libs/*', 'services/*'],
+    projects: ['libs/*', 'services/*', 'test/e2e'],
   },
 });

@@ -1,0 +1,232 @@
+/**
+ * Starts the whole stack from the built services (`services/<name>/dist/main.js`) on free ports,
+ * with its own PostgreSQL database, NATS subject prefix and Redis key prefix, against the real
+ * servers of this machine. Used by every end-to-end suite.
+ */
+
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const PG_ADMIN_URL = process.env.E2E_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PG_BASE = process.env.E2E_PG_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+export type ServiceName = 'execution' | 'registry' | 'mcp' | 'gateway';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A running stack; `stop()` ends every process and removes the database and keys it made. */
+export interface Stack {
+  baseUrl: string;
+  adminKey: string;
+  orgId: string;
+  jwtSecret: string;
+  issuer: string;
+  audience: string;
+  env: Record<string, string>;
+  /** Last log lines of a service (for assertions and failure messages). */
+  logs(name: ServiceName): string;
+  stopService(name: ServiceName): Promise<void>;
+  startService(name: ServiceName): Promise<void>;
+  /** Runs `services/gateway/dist/admin.js` with the stack's environment. */
+  admin(args: string[]): { status: number; stdout: string; stderr: string };
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  services?: ServiceName[];
+  env?: Record<string, string>;
+}
+
+/** Polls `url` until it answers 200 or the deadline passes. */
+export async function waitForOk(url: string, timeoutMs = 30_000, headers?: Record<string, string>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, headers ? { headers } : undefined);
+      if (res.status === 200) return;
+      last = `status ${res.status}`;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (${last})`);
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const services = options.services ?? ['execution', 'gateway'];
+  for (const s of services) {
+    if (!existsSync(path.join(root, 'services', s, 'dist/main.js'))) {
+      throw new Error(`services/${s}/dist/main.js is missing: run \`npm run build\` first (npm test does)`);
+    }
+  }
+  const id = randomBytes(5).toString('hex');
+  const database = `arbiter_e2e_${id}`;
+  const prefix = `e2e_${id}`;
+  const port = await freePort();
+  const adminKey = `arb_e2e_${randomBytes(24).toString('base64url')}`;
+  const jwtSecret = randomBytes(32).toString('hex');
+  const issuer = 'https://idp.e2e.example';
+  const audience = 'arbiter-e2e';
+  const env: Record<string, string> = {
+    NATS_URL,
+    REDIS_URL,
+    DATABASE_URL: `${PG_BASE}/${database}`,
+    NATS_SUBJECT_PREFIX: prefix,
+    REDIS_KEY_PREFIX: `${prefix}:gateway:`,
+    LOG_LEVEL: 'info',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    POLICY_BOOTSTRAP_ADMIN_KEY: adminKey,
+    POLICY_BOOTSTRAP_ORG: 'acme',
+    AUTH_JWT_SECRET: jwtSecret,
+    AUTH_ISSUER: issuer,
+    AUTH_AUDIENCE: audience,
+    RATE_LIMIT_MAX: '100000',
+    ...options.env,
+  };
+  const children = new Map<ServiceName, ChildProcess>();
+  const output = new Map<ServiceName, string[]>();
+
+  const startService = async (name: ServiceName): Promise<void> => {
+    const lines: string[] = [];
+    output.set(name, lines);
+    const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/main.js')], {
+      cwd: root,
+      env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0' }) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (chunk: Buffer) => {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      if (lines.length > 500) lines.splice(0, lines.length - 500);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    children.set(name, child);
+    if (name === 'gateway') {
+      await waitForOk(`http://127.0.0.1:${port}/readyz`).catch((err: Error) => {
+        throw new Error(`${err.message}\n--- gateway log ---\n${lines.slice(-30).join('\n')}`);
+      });
+    } else {
+      await waitForLine(lines, child, name);
+    }
+  };
+
+  const stopService = async (name: ServiceName): Promise<void> => {
+    const child = children.get(name);
+    if (!child) return;
+    children.delete(name);
+    if (child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const stop = async (): Promise<void> => {
+    await Promise.all([...children.keys()].map(stopService));
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    } finally {
+      await admin.end();
+    }
+    const redis = new Redis(REDIS_URL, { lazyConnect: true });
+    await redis.connect();
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    } finally {
+      redis.disconnect();
+    }
+  };
+
+  try {
+    for (const s of services) await startService(s);
+  } catch (err) {
+    await stop().catch(() => undefined);
+    throw err;
+  }
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    adminKey,
+    orgId: 'acme',
+    jwtSecret,
+    issuer,
+    audience,
+    env,
+    logs: (name) => (output.get(name) ?? []).join('\n'),
+    stopService,
+    startService,
+    admin: (args) => {
+      const run = spawnSync(process.execPath, [path.join(root, 'services/gateway/dist/admin.js'), ...args], {
+        cwd: root,
+        env: { ...process.env, ...env },
+        encoding: 'utf8',
+      });
+      return { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
+    },
+    stop,
+  };
+}
+
+/** Waits until a back-end service logs that it is serving (or exits). */
+async function waitForLine(lines: string[], child: ChildProcess, name: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${lines.slice(-30).join('\n')}`);
+    if (lines.some((l) => /"msg":"[^"]*(serving|listening|ready|started)/i.test(l))) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${name} did not report ready within ${timeoutMs} ms:\n${lines.slice(-30).join('\n')}`);
+}
+
+/** Small JSON HTTP client for the tests. */
+export async function call(
+  stack: Pick<Stack, 'baseUrl'>,
+  method: string,
+  url: string,
+  opts: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key !== undefined) headers['x-api-key'] = opts.key;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+  const res = await fetch(`${stack.baseUrl}${url}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
