@@ -41,6 +41,8 @@ export interface Stack {
   issuer: string;
   audience: string;
   env: Record<string, string>;
+  /** Address of a back-end service's ops server (`/healthz`, `/readyz`, `/metrics`). */
+  opsUrl(name: ServiceName): string;
   /** Last log lines of a service (for assertions and failure messages). */
   logs(name: ServiceName): string;
   stopService(name: ServiceName): Promise<void>;
@@ -56,10 +58,11 @@ export interface StackOptions {
 }
 
 /** Polls `url` until it answers 200 or the deadline passes. */
-export async function waitForOk(url: string, timeoutMs = 30_000, headers?: Record<string, string>): Promise<void> {
+export async function waitForOk(url: string, timeoutMs = 30_000, headers?: Record<string, string>, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before answering ${url}`);
     try {
       const res = await fetch(url, headers ? { headers } : undefined);
       if (res.status === 200) return;
@@ -106,13 +109,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
   const children = new Map<ServiceName, ChildProcess>();
   const output = new Map<ServiceName, string[]>();
+  const opsPorts = new Map<ServiceName, number>();
+  for (const s of services) if (s !== 'gateway') opsPorts.set(s, await freePort());
 
   const startService = async (name: ServiceName): Promise<void> => {
     const lines: string[] = [];
     output.set(name, lines);
     const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/main.js')], {
       cwd: root,
-      env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0' }) },
+      env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0', OPS_PORT: String(opsPorts.get(name)) }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (chunk: Buffer) => {
@@ -122,13 +127,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     children.set(name, child);
-    if (name === 'gateway') {
-      await waitForOk(`http://127.0.0.1:${port}/readyz`).catch((err: Error) => {
-        throw new Error(`${err.message}\n--- gateway log ---\n${lines.slice(-30).join('\n')}`);
-      });
-    } else {
-      await waitForLine(lines, child, name);
-    }
+    const ready = name === 'gateway' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${opsPorts.get(name)}/readyz`;
+    await waitForOk(ready, 30_000, undefined, child).catch((err: Error) => {
+      throw new Error(`${name}: ${err.message}\n--- ${name} log ---\n${lines.slice(-30).join('\n')}`);
+    });
   };
 
   const stopService = async (name: ServiceName): Promise<void> => {
@@ -181,6 +183,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     issuer,
     audience,
     env,
+    opsUrl: (name) => `http://127.0.0.1:${opsPorts.get(name)}`,
     logs: (name) => (output.get(name) ?? []).join('\n'),
     stopService,
     startService,
@@ -194,17 +197,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     stop,
   };
-}
-
-/** Waits until a back-end service logs that it is serving (or exits). */
-async function waitForLine(lines: string[], child: ChildProcess, name: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${lines.slice(-30).join('\n')}`);
-    if (lines.some((l) => /"msg":"[^"]*(serving|listening|ready|started)/i.test(l))) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${name} did not report ready within ${timeoutMs} ms:\n${lines.slice(-30).join('\n')}`);
 }
 
 /** Small JSON HTTP client for the tests. */
