@@ -1,0 +1,91 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { GatewayConfig } from './config.js';
+import type { EngineClient } from './engine-client.js';
+import { registerOpenApi } from './http/openapi.js';
+import { installProblemHandlers } from './http/problem.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { echoRequestId, requestIdOf } from './http/request-id.js';
+import { Authenticator } from './identity/authenticator.js';
+import { createTokenVerifier } from './identity/jwt.js';
+import { IdentityService } from './identity/identity-service.js';
+import { ApiKeyCache } from './identity/key-cache.js';
+import { pingDatabase } from './db/database.js';
+import { engineRoutes } from './routes/engine-routes.js';
+import { healthRoutes, type MetricsSource, type ReadinessCheck } from './routes/health-routes.js';
+import { identityRoutes } from './routes/identity-routes.js';
+
+/** The settings {@link buildApp} reads (a subset of the process configuration). */
+export type AppConfig = Pick<GatewayConfig, 'jwt' | 'limits' | 'redisKeyPrefix' | 'apiKeyCacheTtlSeconds'>;
+
+/** Everything the HTTP app needs; `main.ts` builds the real ones, tests their own. */
+export interface AppDeps {
+  readonly config: AppConfig;
+  /** JSON logger that redacts credentials (`createLogger` of service-kit). */
+  readonly logger: FastifyBaseLogger;
+  /** Identity database (migrated). */
+  readonly db: Knex;
+  /** Shared Redis for the API-key cache and rate-limit counters. */
+  readonly redis: Redis;
+  /** The rule engine (the execution service over NATS in production). */
+  readonly engine: EngineClient;
+  /** Extra readiness probes beyond database and Redis (e.g. the bus). */
+  readonly readinessChecks?: readonly ReadinessCheck[];
+  /** Prometheus registry served at `/metrics`, when given. */
+  readonly metrics?: MetricsSource;
+  /** Version shown in the OpenAPI document. */
+  readonly version?: string;
+  /** Clock, for tests of expiry. */
+  readonly now?: () => Date;
+}
+
+/** Probe paths whose requests are not logged. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Builds the gateway HTTP app (not listening). Call `ready()` or `inject()` on the result. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    genReqId: requestIdOf,
+    logController: new LogController({
+      requestIdLogLabel: 'requestId',
+      disableRequestLogging: (request) => QUIET_PATHS.has(request.url),
+    }),
+    bodyLimit: config.limits.bodyLimitBytes,
+    // /users/:userId must accept ids such as `auth0|abc`
+    routerOptions: { maxParamLength: 300 },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.decorateRequest('principal', null);
+  // Bodies are JSON only: anything else (text/plain included) is 415.
+  app.removeContentTypeParser('text/plain');
+  installProblemHandlers(app);
+  echoRequestId(app);
+
+  const now = deps.now ?? (() => new Date());
+  const cache = new ApiKeyCache(deps.redis, config.redisKeyPrefix, config.apiKeyCacheTtlSeconds);
+  const authenticator = new Authenticator(deps.db, cache, createTokenVerifier(config.jwt), now);
+  const identity = new IdentityService(deps.db, cache, now);
+
+  await registerRateLimit(app, {
+    redis: deps.redis,
+    prefix: config.redisKeyPrefix,
+    max: config.limits.rateLimitMax,
+    timeWindow: config.limits.rateLimitWindow,
+  });
+  await registerOpenApi(app, deps.version ?? '0.1.0');
+
+  const checks: ReadinessCheck[] = [
+    { name: 'database', check: () => pingDatabase(deps.db) },
+    { name: 'redis', check: async () => void (await deps.redis.ping()) },
+    ...(deps.readinessChecks ?? []),
+  ];
+  await app.register(healthRoutes, { checks, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+  await app.register(identityRoutes, { authenticator, identity });
+  await app.register(engineRoutes, { authenticator, engine: deps.engine });
+  return app;
+}

@@ -1,0 +1,63 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ExplainedCondition, ProblemDetails } from '@arbiter/contracts';
+import { PROBLEM_CONTENT_TYPE } from './problem.js';
+
+const WHY: Record<number, string> = {
+  400: 'Malformed JSON, or a body, query or path that does not match the schema (`errors` lists the fields)',
+  401: 'No credential, or an unknown, revoked or expired API key, or an invalid bearer token',
+  403: 'The role or the API key scopes do not allow this',
+  404: 'Unknown, or in another org',
+  409: 'Conflicts with the current state',
+  413: 'Request body larger than the limit',
+  415: 'Request body is not `application/json`',
+  429: 'Rate limit of the key (or user) exceeded; see `retry-after`',
+  503: 'A dependency (execution service, database, Redis) is unavailable',
+  504: 'The execution service did not answer in time',
+};
+
+/** OpenAPI response entries (RFC 9457 problem documents) for the given statuses. */
+export function errorResponses(...statuses: Array<keyof typeof WHY>) {
+  const out: Record<number, { description: string; content: Record<string, { schema: typeof ProblemDetails }> }> = {};
+  for (const s of statuses) out[s] = { description: WHY[s] ?? 'Error', content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemDetails } } };
+  return out;
+}
+
+/**
+ * Registers the OpenAPI 3.1 generator (fed by the routes' zod schemas), `GET /openapi.json`
+ * and the interactive docs at `/docs`. Must run before the routes are registered.
+ */
+export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  nameComponent(ExplainedCondition, 'ExplainedCondition'); // recursive: needs a named component to be referenced
+  nameComponent(ProblemDetails, 'Problem');
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Arbiter policy service',
+        description:
+          'Policy rules as a service. Errors are RFC 9457 problem documents (`application/problem+json`) with a stable `code`. ' +
+          'Request bodies reject unknown fields; query strings ignore unknown parameters.',
+        version,
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Personal API key' },
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token of the organization identity provider' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
+}
+
+/** Lists `schema` under `components.schemas` as `id` (the zod global registry feeds the transform). */
+function nameComponent(schema: z.ZodType, id: string): void {
+  if (!z.globalRegistry.has(schema)) z.globalRegistry.add(schema, { id });
+}

@@ -1,0 +1,111 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { ArbiterError, isArbiterError, type ErrorCode, type ErrorReason, type ProblemDetails } from '@arbiter/contracts';
+
+/** Media type of every error answer (RFC 9457). */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** Prefix of the problem `type` URI; the code follows (one stable URI per code). */
+const PROBLEM_TYPE_BASE = 'urn:arbiter:error:';
+
+const TITLES: Record<ErrorCode, string> = {
+  bad_request: 'Bad request',
+  validation_failed: 'Validation failed',
+  unauthenticated: 'Unauthenticated',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  conflict: 'Conflict',
+  review_stale: 'Review is stale',
+  not_approved: 'Not approved',
+  version_immutable: 'Version is immutable',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  cannot_publish: 'Cannot publish',
+  rate_limited: 'Too many requests',
+  dependency_unavailable: 'Dependency unavailable',
+  timeout: 'Timed out',
+  internal: 'Internal error',
+};
+
+/** The RFC 9457 body for an {@link ArbiterError} answered to request `requestId`. */
+export function problemOf(err: ArbiterError, requestId: string): ProblemDetails {
+  return {
+    type: PROBLEM_TYPE_BASE + err.code,
+    title: TITLES[err.code],
+    status: err.status,
+    detail: err.message,
+    code: err.code,
+    instance: requestId,
+    ...(err.errors !== undefined && err.errors.length > 0 ? { errors: err.errors } : {}),
+  };
+}
+
+/**
+ * Classifies anything thrown while handling a request as an {@link ArbiterError}: our own errors
+ * pass through; fastify's parser, limit and schema errors get their catalogue code; anything
+ * else is `internal` with a generic detail (the cause is logged, never shown).
+ */
+export function toArbiterError(err: unknown): ArbiterError {
+  if (isArbiterError(err)) return err;
+  if (hasZodFastifySchemaValidationErrors(err)) return validationError(err);
+  const fe = err as Partial<FastifyError>;
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ArbiterError('payload_too_large', 'request body is larger than the limit', undefined, { cause: err });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ArbiterError('unsupported_media_type', 'request body must be `application/json`', undefined, { cause: err });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ArbiterError('bad_request', 'request body is not valid JSON', undefined, { cause: err });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ArbiterError('bad_request', 'request body is empty but the content type is `application/json`', undefined, { cause: err });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ArbiterError('bad_request', 'request body size does not match `content-length`', undefined, { cause: err });
+    default:
+      break;
+  }
+  // fastify's JSON parser reports malformed bodies as a SyntaxError with status 400
+  if (err instanceof SyntaxError && fe.statusCode === 400) {
+    return new ArbiterError('bad_request', 'request body is not valid JSON', undefined, { cause: err });
+  }
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 && fe.code?.startsWith('FST_')) {
+    return new ArbiterError(fe.statusCode === 404 ? 'not_found' : 'bad_request', oneLine(fe.message ?? 'bad request'), undefined, { cause: err });
+  }
+  return new ArbiterError('internal', 'internal error; the request id is logged with the cause', undefined, { cause: err });
+}
+
+function validationError(err: { validation: Array<{ instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }>; validationContext?: string }): ArbiterError {
+  const where = err.validationContext ?? 'body';
+  const reasons: ErrorReason[] = [];
+  for (const v of err.validation) {
+    const base = [where, ...v.instancePath.split('/').filter((p) => p !== '')].join('.');
+    const unknownKeys = v.keyword === 'unrecognized_keys' && Array.isArray(v.params.keys) ? (v.params.keys as string[]) : [];
+    if (unknownKeys.length > 0) {
+      for (const k of unknownKeys) reasons.push({ code: 'unrecognized_key', message: 'unknown field', path: `${base}.${k}` });
+    } else {
+      reasons.push({ code: v.keyword, message: oneLine(v.message ?? 'invalid value'), path: base });
+    }
+  }
+  const first = reasons[0];
+  const detail = first ? `request ${where} is invalid: \`${first.path}\`: ${first.message}` : `request ${where} is invalid`;
+  return new ArbiterError('validation_failed', detail, reasons);
+}
+
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** Sends `err` as a problem document with its status (and logs it: 5xx as errors, with the cause). */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
+  const err = toArbiterError(thrown);
+  if (err.status >= 500) request.log.error({ err: thrown, code: err.code }, `request failed: ${err.code}`);
+  else request.log.info({ code: err.code, status: err.status, detail: err.message }, 'request refused');
+  return reply.status(err.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(err, String(request.id)));
+}
+
+/** Makes every error and unknown route of `app` answer with a problem document. */
+export function installProblemHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => sendProblem(request, reply, error));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, new ArbiterError('not_found', `no route \`${request.method} ${request.url.split('?')[0]}\``)),
+  );
+}

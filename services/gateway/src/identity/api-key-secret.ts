@@ -1,0 +1,20 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Prefix of every generated key, so leaked keys are easy to recognise and scan for. */
+export const API_KEY_PREFIX = 'arb_';
+
+/** Shortest key accepted from configuration (a 128-bit secret in base64url is 22 characters). */
+export const MIN_API_KEY_LENGTH = 22;
+
+/** A new random API key: the prefix and 256 random bits in base64url. */
+export function generateApiKey(): string {
+  return API_KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * The stored form of a key: lowercase hex SHA-256 of its UTF-8 text. Keys carry at least 128
+ * random bits, so a fast unsalted hash is enough (no dictionary to attack) and allows lookup by hash.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}

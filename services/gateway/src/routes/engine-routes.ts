@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ExplainResponse, OperatorsResponse, RuleOnlyRequest, RunRequest, RunResponse, ValidateResponse } from '@arbiter/contracts';
+import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { errorResponses } from '../http/openapi.js';
+import type { Authenticator } from '../identity/authenticator.js';
+import type { EngineClient } from '../engine-client.js';
+
+/** Dependencies of {@link engineRoutes}. */
+export interface EngineRoutesOptions {
+  readonly authenticator: Authenticator;
+  readonly engine: EngineClient;
+}
+
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
+const tags = ['engine'];
+
+/**
+ * `POST /run`, `/validate`, `/explain` and `GET /operators`: an `x-api-key` with scope `view`
+ * is required (spec §5.1); the work is done by the execution service.
+ */
+export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (app, { authenticator, engine }) => {
+  authenticate(app, authenticator, 'api-key-only');
+  const canView = requireCapability('view');
+
+  app.post('/run', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'Evaluate an unsaved rule against data',
+      description: 'A rule that fails to parse or reads missing data answers 200 with `result:false`, `error` and `errorCode`.',
+      body: RunRequest,
+      response: { 200: RunResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+    },
+    handler: async (request) => engine.run(principalOf(request), request.body, { requestId: request.id }),
+  });
+
+  app.post('/validate', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'Check the syntax of a rule',
+      body: RuleOnlyRequest,
+      response: { 200: ValidateResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+    },
+    handler: async (request) => engine.validate(principalOf(request), request.body, { requestId: request.id }),
+  });
+
+  app.post('/explain', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'Describe the rules, selectors and conditions of a rule text',
+      body: RuleOnlyRequest,
+      response: { 200: ExplainResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+    },
+    handler: async (request) => engine.explain(principalOf(request), request.body, { requestId: request.id }),
+  });
+
+  app.get('/operators', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'List the operators of the rule language',
+      response: { 200: OperatorsResponse, ...errorResponses(401, 403, 429, 503, 504) },
+    },
+    handler: async (request) => engine.operators(principalOf(request), { requestId: request.id }),
+  });
+};

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ApiKeyPage,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  Member,
+  MemberPage,
+  MeResponse,
+  OrgSettings,
+  PageQuery,
+  PutMemberRequest,
+  UserId,
+} from '@arbiter/contracts';
+import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { errorResponses } from '../http/openapi.js';
+import type { Authenticator } from '../identity/authenticator.js';
+import type { IdentityService } from '../identity/identity-service.js';
+
+/** Dependencies of {@link identityRoutes}. */
+export interface IdentityRoutesOptions {
+  readonly authenticator: Authenticator;
+  readonly identity: IdentityService;
+}
+
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+
+/** `/me`, `/users`, `/apikeys` and `/org/settings` (DESIGN.md §3): API key or bearer JWT. */
+export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = async (app, { authenticator, identity }) => {
+  authenticate(app, authenticator, 'api-key-or-bearer');
+  const isAdmin = requireCapability('admin');
+
+  app.get('/me', {
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'The caller: org, user, role, and the API key with its scopes when one was used',
+      response: { 200: MeResponse, ...errorResponses(401, 429) },
+    },
+    handler: async (request) => identity.me(principalOf(request)),
+  });
+
+  app.get('/users', {
+    onRequest: isAdmin,
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'List the members of the caller org (admin)',
+      querystring: PageQuery,
+      response: { 200: MemberPage, ...errorResponses(400, 401, 403, 429) },
+    },
+    handler: async (request) => identity.listMembers(principalOf(request), request.query),
+  });
+
+  app.put('/users/:userId', {
+    onRequest: isAdmin,
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'Set the role of a member, adding the user when new (admin)',
+      description: '201 when the member was added, 200 when the role was changed. The last admin cannot be demoted (409).',
+      params: z.object({ userId: UserId }),
+      body: PutMemberRequest,
+      response: { 200: Member, 201: Member, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
+    },
+    handler: async (request, reply) => {
+      const { member, created } = await identity.setRole(principalOf(request), request.params.userId, request.body.role);
+      return reply.status(created ? 201 : 200).send(member);
+    },
+  });
+
+  app.post('/apikeys', {
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'Create a personal API key; the secret `key` is shown only in this answer',
+      description: 'Scopes beyond the caller rights (role, and the scopes of the key in use) are refused with 403.',
+      body: CreateApiKeyRequest,
+      response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403, 413, 415, 429) },
+    },
+    handler: async (request, reply) => reply.status(201).send(await identity.createKey(principalOf(request), request.body)),
+  });
+
+  app.get('/apikeys', {
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'List the caller own API keys that are not revoked (never the secrets)',
+      querystring: PageQuery,
+      response: { 200: ApiKeyPage, ...errorResponses(400, 401, 429) },
+    },
+    handler: async (request) => identity.listKeys(principalOf(request), request.query),
+  });
+
+  app.delete('/apikeys/:apiKeyId', {
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'Revoke an API key: your own, or any key of your org as an admin',
+      description: 'Takes effect on the very next request on every replica. A key of another org is 404.',
+      params: z.object({ apiKeyId: z.uuid() }),
+      response: { 204: z.undefined().describe('Revoked'), ...errorResponses(400, 401, 403, 404, 429, 503) },
+    },
+    handler: async (request, reply) => {
+      await identity.revokeKey(principalOf(request), request.params.apiKeyId);
+      return reply.status(204).send();
+    },
+  });
+
+  app.get('/org/settings', {
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'Settings of the caller org',
+      response: { 200: OrgSettings, ...errorResponses(401, 429) },
+    },
+    handler: async (request) => identity.getSettings(principalOf(request)),
+  });
+
+  app.put('/org/settings', {
+    onRequest: isAdmin,
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'Replace the settings of the caller org (admin)',
+      body: OrgSettings,
+      response: { 200: OrgSettings, ...errorResponses(400, 401, 403, 413, 415, 429) },
+    },
+    handler: async (request) => identity.putSettings(principalOf(request), request.body),
+  });
+};

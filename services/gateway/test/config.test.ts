@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '@arbiter/service-kit';
+import { readConfig } from '../src/config.js';
+
+describe('readConfig', () => {
+  it('applies the documented defaults', () => {
+    const c = readConfig({});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/policy_service',
+      redisUrl: 'redis://127.0.0.1:6379',
+      natsUrl: 'nats://127.0.0.1:4222',
+      natsSubjectPrefix: 'arbiter',
+      bootstrapOrg: 'default',
+      jwt: { orgClaim: 'org' },
+      limits: { bodyLimitBytes: 1048576, rateLimitMax: 6000, rateLimitWindow: '1 minute' },
+      apiKeyCacheTtlSeconds: 60,
+      engineTimeoutMs: 2000,
+    });
+    expect(c.bootstrapAdminKey).toBeUndefined();
+    expect(c.jwt.secret).toBeUndefined();
+  });
+
+  it('reads every variable; a numeric window is milliseconds; empty means unset', () => {
+    const c = readConfig({
+      PORT: '9000',
+      AUTH_JWT_SECRET: 's'.repeat(32),
+      AUTH_ISSUER: 'https://idp',
+      AUTH_AUDIENCE: 'arbiter',
+      AUTH_ORG_CLAIM: 'tenant',
+      AUTH_JWKS_URL: '',
+      POLICY_BOOTSTRAP_ADMIN_KEY: 'k'.repeat(40),
+      POLICY_BOOTSTRAP_ORG: 'acme',
+      BODY_LIMIT_BYTES: '2048',
+      RATE_LIMIT_MAX: '5',
+      RATE_LIMIT_WINDOW: '1000',
+    });
+    expect(c).toMatchObject({
+      port: 9000,
+      jwt: { secret: 's'.repeat(32), issuer: 'https://idp', audience: 'arbiter', orgClaim: 'tenant' },
+      bootstrapAdminKey: 'k'.repeat(40),
+      bootstrapOrg: 'acme',
+      limits: { bodyLimitBytes: 2048, rateLimitMax: 5, rateLimitWindow: 1000 },
+    });
+    expect(c.jwt.jwksUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['AUTH_JWT_SECRET', 'too-short'],
+    ['POLICY_BOOTSTRAP_ADMIN_KEY', 'short'],
+    ['POLICY_BOOTSTRAP_ORG', 'Not A Slug'],
+    ['RATE_LIMIT_MAX', '0'],
+  ])('refuses a bad %s, naming it', (name, value) => {
+    expect(() => readConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => readConfig({ [name]: value })).toThrow(name);
+  });
+});

@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
+import { StubEngine } from './support/engines.js';
+import { LogCapture, newOrg, problem, startGateway, withKey } from './support/gateway.js';
+
+let db: TestDatabase;
+let redis: TestRedis;
+let app: FastifyInstance;
+let adminKey: string;
+const engine = new StubEngine();
+const logs = new LogCapture();
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  redis = await createTestRedis();
+  app = await startGateway(db, redis, { engine, logs });
+  adminKey = await newOrg(db, 'acme');
+});
+
+afterAll(async () => {
+  await app?.close();
+  await redis?.cleanup();
+  await db?.drop();
+});
+
+describe('request bodies', () => {
+  it('answers 413 for a body over the limit (1 MiB)', async () => {
+    const res = await app.inject({ method: 'POST', url: '/run', headers: withKey(adminKey), payload: { rule: 'x'.repeat(1024 * 1024 + 1), data: {} } });
+    expect(problem(res)).toMatchObject({ status: 413, code: 'payload_too_large', detail: 'request body is larger than the limit' });
+  });
+
+  it('answers 400 for malformed JSON', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/run',
+      headers: { ...withKey(adminKey), 'content-type': 'application/json' },
+      payload: '{"rule": "x", "data": {',
+    });
+    expect(problem(res)).toMatchObject({ status: 400, code: 'bad_request', detail: 'request body is not valid JSON' });
+  });
+
+  it('answers 400 for an empty JSON body', async () => {
+    const res = await app.inject({ method: 'POST', url: '/run', headers: { ...withKey(adminKey), 'content-type': 'application/json' }, payload: '' });
+    expect(problem(res)).toMatchObject({ status: 400, code: 'bad_request' });
+  });
+
+  it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])('answers 415 for content type %s', async (type) => {
+    const res = await app.inject({ method: 'POST', url: '/run', headers: { ...withKey(adminKey), 'content-type': type }, payload: 'rule=x' });
+    expect(problem(res)).toMatchObject({ status: 415, code: 'unsupported_media_type' });
+  });
+
+  it('answers 400 listing every failing field: unknown fields, wrong types, missing fields', async () => {
+    const res = await app.inject({ method: 'POST', url: '/run', headers: withKey(adminKey), payload: { rule: 42, extra: true, also: 1 } });
+    expect(res.statusCode).toBe(400);
+    const body = res.json();
+    expect(body).toMatchObject({ code: 'validation_failed', status: 400, title: 'Validation failed' });
+    expect(body.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'body.rule', code: 'invalid_type' }),
+        expect.objectContaining({ path: 'body.data', code: 'invalid_type' }),
+        expect.objectContaining({ path: 'body.extra', code: 'unrecognized_key' }),
+        expect.objectContaining({ path: 'body.also', code: 'unrecognized_key' }),
+      ]),
+    );
+    expect(body.detail).toMatch(/^request body is invalid: `body\.\w+`: /);
+  });
+
+  it.each([
+    ['a data array', { rule: 'x', data: [] }, 'body.data'],
+    ['a missing rule', { data: {} }, 'body.rule'],
+  ])('answers 400 for %s', async (_what, payload, path) => {
+    const res = await app.inject({ method: 'POST', url: '/run', headers: withKey(adminKey), payload });
+    expect(res.json().errors).toContainEqual(expect.objectContaining({ path }));
+  });
+
+  it('answers 400 for a bad query or path parameter, naming it', async () => {
+    const q = await app.inject({ method: 'GET', url: '/users?limit=500', headers: withKey(adminKey) });
+    expect(q.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [expect.objectContaining({ path: 'querystring.limit' })] });
+    const p = await app.inject({ method: 'DELETE', url: '/apikeys/not-a-uuid', headers: withKey(adminKey) });
+    expect(p.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [expect.objectContaining({ path: 'params.apiKeyId' })] });
+  });
+});
+
+describe('problem documents and request ids', () => {
+  it('answers unknown routes with a 404 problem', async () => {
+    const res = await app.inject({ method: 'GET', url: '/nope?x=1' });
+    expect(res.headers['content-type']).toContain('application/problem+json');
+    expect(res.json()).toEqual({
+      type: 'urn:arbiter:error:not_found',
+      title: 'Not found',
+      status: 404,
+      detail: 'no route `GET /nope`',
+      code: 'not_found',
+      instance: res.headers['x-request-id'],
+    });
+  });
+
+  it('echoes a caller x-request-id, and uses it as the problem instance', async () => {
+    const res = await app.inject({ method: 'GET', url: '/me', headers: { 'x-request-id': 'trace-123.abc' } });
+    expect(res.headers['x-request-id']).toBe('trace-123.abc');
+    expect(res.json().instance).toBe('trace-123.abc');
+  });
+
+  it('generates a request id when none (or an unsafe one) is sent', async () => {
+    const a = await app.inject({ method: 'GET', url: '/healthz' });
+    const b = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'bad id\nwith newline' } });
+    expect(a.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('maps engine failures: no execution replica → 503, time-out → 504', async () => {
+    engine.failWith = 'dependency_unavailable';
+    const unavailable = await app.inject({ method: 'POST', url: '/run', headers: withKey(adminKey), payload: { rule: 'x', data: {} } });
+    engine.failWith = 'timeout';
+    const timedOut = await app.inject({ method: 'GET', url: '/operators', headers: withKey(adminKey) });
+    engine.failWith = undefined;
+    expect(problem(unavailable)).toMatchObject({ status: 503, code: 'dependency_unavailable' });
+    expect(problem(timedOut)).toMatchObject({ status: 504, code: 'timeout' });
+  });
+
+  it('answers an unexpected fault with a generic 500 and logs it with the request id', async () => {
+    engine.failWith = 'crash';
+    const res = await app.inject({ method: 'POST', url: '/validate', headers: { ...withKey(adminKey), 'x-request-id': 'crash-1' }, payload: { rule: 'x' } });
+    engine.failWith = undefined;
+    expect(problem(res)).toMatchObject({ status: 500, code: 'internal', detail: 'internal error; the request id is logged with the cause' });
+    expect(res.body).not.toContain('secret internals');
+    const logged = logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === 'crash-1' && l.level === 50);
+    expect(logged).toBeDefined();
+    expect(JSON.stringify(logged)).toContain('engine exploded');
+  });
+
+  it('forwards the request id to the engine', async () => {
+    await app.inject({ method: 'POST', url: '/explain', headers: { ...withKey(adminKey), 'x-request-id': 'fwd-1' }, payload: { rule: 'x' } });
+    expect(engine.calls.at(-1)).toMatchObject({ op: 'explain', requestId: 'fwd-1' });
+  });
+
+  it('never writes an API key, a bearer token or an api_key query value to the logs', async () => {
+    await app.inject({ method: 'GET', url: `/me?api_key=${adminKey}&x=1`, headers: withKey(adminKey) });
+    await app.inject({ method: 'GET', url: '/me', headers: { authorization: 'Bearer secret.token.value' } });
+    await app.inject({ method: 'GET', url: `/nope?API_KEY=${adminKey}` });
+    expect(logs.lines.length).toBeGreaterThan(0);
+    expect(logs.text()).not.toContain(adminKey);
+    expect(logs.text()).not.toContain(adminKey.slice(4, 20));
+    expect(logs.text()).not.toContain('secret.token.value');
+    expect(logs.text()).toContain('api_key=[REDACTED]');
+  });
+});
+
+describe('engine endpoints', () => {
+  it('answers run results, including engine outcomes such as a parse error, with 200', async () => {
+    const ok = await app.inject({ method: 'POST', url: '/run', headers: withKey(adminKey), payload: { rule: 'fine', data: { a: 1 } } });
+    expect(ok.json()).toEqual({ result: true, trace: ['rule 1: true'], outcomes: { ok: true } });
+    const parse = await app.inject({ method: 'POST', url: '/run', headers: withKey(adminKey), payload: { rule: '@@', data: {} } });
+    expect(parse.statusCode).toBe(200);
+    expect(parse.json()).toMatchObject({ result: false, errorCode: 'parse_error' });
+  });
+
+  it('serves validate, explain and operators', async () => {
+    expect((await app.inject({ method: 'POST', url: '/validate', headers: withKey(adminKey), payload: { rule: 'a' } })).json()).toEqual({ valid: true, error: null });
+    expect((await app.inject({ method: 'POST', url: '/explain', headers: withKey(adminKey), payload: { rule: 'a' } })).json()).toEqual({ rule_count: 0, rules: [], error: null });
+    expect((await app.inject({ method: 'GET', url: '/operators', headers: withKey(adminKey) })).json()).toEqual([{ operator: 'equals', forms: ['is equal to'] }]);
+  });
+});
+
+describe('rate limiting', () => {
+  it('answers 429 past RATE_LIMIT_MAX per key, shared by replicas through Redis, other keys unaffected', async () => {
+    const first = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindow: 60_000 } });
+    const second = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindow: 60_000 } });
+    try {
+      // keys made through the unlimited app: the admin key's own bucket is already well used
+      const key = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'limited', scopes: ['view'] } })).json().key as string;
+      const other = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'other', scopes: ['view'] } })).json().key as string;
+      const statuses = [];
+      for (const a of [first, second, first]) statuses.push((await a.inject({ method: 'GET', url: '/me', headers: withKey(key) })).statusCode);
+      expect(statuses).toEqual([200, 200, 200]);
+      const limited = await second.inject({ method: 'GET', url: '/me', headers: withKey(key) });
+      expect(problem(limited)).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect((await first.inject({ method: 'GET', url: '/me', headers: withKey(other) })).statusCode).toBe(200);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
+
+describe('OpenAPI and probes', () => {
+  it('serves a valid OpenAPI 3.1 document listing every route', async () => {
+    const res = await app.inject({ method: 'GET', url: '/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      ['/apikeys', '/apikeys/{apiKeyId}', '/explain', '/healthz', '/me', '/operators', '/org/settings', '/readyz', '/run', '/users', '/users/{userId}', '/validate'].sort(),
+    );
+    expect(Object.keys(doc.paths['/run'].post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '503', '504']);
+    expect(doc.paths['/run'].post.responses['401'].content).toHaveProperty(['application/problem+json']);
+    expect(doc.paths['/run'].post.security).toEqual([{ apiKey: [] }]);
+    expect(doc.paths['/run'].post.requestBody.content['application/json'].schema).toMatchObject({
+      required: ['rule', 'data'],
+      additionalProperties: false,
+    });
+  });
+
+  it('serves the interactive docs at /docs', async () => {
+    const res = await app.inject({ method: 'GET', url: '/docs/' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+  });
+
+  it('answers /healthz and /readyz (database and Redis checked)', async () => {
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
+    expect((await app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ status: 'ok', checks: { database: 'ok', redis: 'ok' } });
+  });
+});

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
+import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
+
+let db: TestDatabase;
+let redis: TestRedis;
+let app: FastifyInstance;
+let adminKey: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  redis = await createTestRedis();
+  app = await startGateway(db, redis);
+  adminKey = await newOrg(db, 'acme');
+});
+
+afterAll(async () => {
+  await app?.close();
+  await redis?.cleanup();
+  await db?.drop();
+});
+
+describe('GET /me', () => {
+  it('names the key and its scopes when an API key was used', async () => {
+    const res = await app.inject({ method: 'GET', url: '/me', headers: withKey(adminKey) });
+    expect(res.json()).toEqual({
+      orgId: 'acme',
+      userId: 'admin',
+      role: 'admin',
+      apiKeyId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/),
+      scopes: ['view', 'edit', 'publish', 'admin', 'audit'],
+    });
+  });
+});
+
+describe('/users', () => {
+  it('PUT adds a new member (201), then changes the role (200)', async () => {
+    const add = await app.inject({ method: 'PUT', url: '/users/dana', headers: withKey(adminKey), payload: { role: 'editor' } });
+    expect(add.statusCode).toBe(201);
+    expect(add.json()).toMatchObject({ userId: 'dana', role: 'editor', createdAt: expect.any(String), updatedAt: expect.any(String) });
+    const change = await app.inject({ method: 'PUT', url: '/users/dana', headers: withKey(adminKey), payload: { role: 'auditor' } });
+    expect(change.statusCode).toBe(200);
+    expect(change.json()).toMatchObject({ userId: 'dana', role: 'auditor' });
+  });
+
+  it('PUT accepts IdP subjects with special characters', async () => {
+    const res = await app.inject({ method: 'PUT', url: `/users/${encodeURIComponent('auth0|5f7c8ec7c33c6c004bbafe82')}`, headers: withKey(adminKey), payload: { role: 'viewer' } });
+    expect(res.json()).toMatchObject({ userId: 'auth0|5f7c8ec7c33c6c004bbafe82' });
+  });
+
+  it('PUT refuses an unknown role or extra fields (400)', async () => {
+    const bad = await app.inject({ method: 'PUT', url: '/users/dana', headers: withKey(adminKey), payload: { role: 'owner' } });
+    expect(bad.json()).toMatchObject({ status: 400, errors: [expect.objectContaining({ path: 'body.role' })] });
+    const extra = await app.inject({ method: 'PUT', url: '/users/dana', headers: withKey(adminKey), payload: { role: 'viewer', org: 'beta' } });
+    expect(extra.json()).toMatchObject({ status: 400, errors: [expect.objectContaining({ path: 'body.org', code: 'unrecognized_key' })] });
+  });
+
+  it('PUT refuses to demote the last admin (409), allows it once another admin exists', async () => {
+    const org = 'solo';
+    const soloKey = await newOrg(db, org, 'only');
+    const demote = await app.inject({ method: 'PUT', url: '/users/only', headers: withKey(soloKey), payload: { role: 'viewer' } });
+    expect(problem(demote)).toMatchObject({ status: 409, code: 'conflict', detail: '`only` is the last admin of org `solo`; make another member admin first' });
+    await app.inject({ method: 'PUT', url: '/users/second', headers: withKey(soloKey), payload: { role: 'admin' } });
+    expect((await app.inject({ method: 'PUT', url: '/users/only', headers: withKey(soloKey), payload: { role: 'viewer' } })).statusCode).toBe(200);
+  });
+
+  it('GET pages with limit and an opaque cursor, ordered by user id', async () => {
+    for (const u of ['u1', 'u2', 'u3', 'u4', 'u5']) {
+      await app.inject({ method: 'PUT', url: `/users/${u}`, headers: withKey(adminKey), payload: { role: 'viewer' } });
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const url: string = `/users?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page = (await app.inject({ method: 'GET', url, headers: withKey(adminKey) })).json() as { items: Array<{ userId: string }>; nextCursor: string | null };
+      expect(page.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.items.map((i) => i.userId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== null && pages < 50);
+    expect(seen).toEqual([...seen].sort());
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expect.arrayContaining(['admin', 'u1', 'u2', 'u3', 'u4', 'u5']));
+    const all = (await app.inject({ method: 'GET', url: '/users', headers: withKey(adminKey) })).json();
+    expect(all.nextCursor).toBeNull();
+    expect(all.items.map((i: { userId: string }) => i.userId)).toEqual(seen);
+  });
+
+  it('GET refuses a cursor it did not make (400)', async () => {
+    const res = await app.inject({ method: 'GET', url: '/users?cursor=garbage', headers: withKey(adminKey) });
+    expect(problem(res)).toMatchObject({ status: 400, code: 'bad_request', detail: 'invalid cursor `garbage`' });
+  });
+});
+
+describe('/apikeys', () => {
+  it('POST answers 201 with the secret once; GET lists own keys without secrets; the key works', async () => {
+    const res = await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: '  ci pipeline ', scopes: ['view', 'edit'] } });
+    expect(res.statusCode).toBe(201);
+    const created = res.json();
+    expect(created).toEqual({
+      apiKeyId: expect.any(String),
+      key: expect.stringMatching(/^arb_[A-Za-z0-9_-]{43}$/),
+      name: 'ci pipeline',
+      scopes: ['view', 'edit'],
+      createdAt: expect.any(String),
+      expiresAt: null,
+    });
+    const list = await app.inject({ method: 'GET', url: '/apikeys', headers: withKey(adminKey) });
+    expect(list.body).not.toContain(created.key);
+    const listed = list.json().items.find((k: { apiKeyId: string }) => k.apiKeyId === created.apiKeyId);
+    expect(listed).toEqual({ apiKeyId: created.apiKeyId, name: 'ci pipeline', scopes: ['view', 'edit'], createdAt: created.createdAt, expiresAt: null });
+    expect((await app.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).json()).toMatchObject({ apiKeyId: created.apiKeyId, scopes: ['view', 'edit'] });
+  });
+
+  it.each([
+    ['no scopes', { name: 'k', scopes: [] }, 'body.scopes'],
+    ['an unknown scope', { name: 'k', scopes: ['root'] }, 'body.scopes.0'],
+    ['a repeated scope', { name: 'k', scopes: ['view', 'view'] }, 'body.scopes'],
+    ['an empty name', { name: ' ', scopes: ['view'] }, 'body.name'],
+    ['a date without offset', { name: 'k', scopes: ['view'], expiresAt: '2999-01-01T00:00:00' }, 'body.expiresAt'],
+    ['a past expiry', { name: 'k', scopes: ['view'], expiresAt: '2001-01-01T00:00:00Z' }, 'body.expiresAt'],
+    ['an unknown field', { name: 'k', scopes: ['view'], userId: 'someone' }, 'body.userId'],
+  ])('POST refuses %s (400)', async (_what, payload, path) => {
+    const res = await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload });
+    expect(res.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: expect.arrayContaining([expect.objectContaining({ path })]) });
+  });
+
+  it('GET lists only the caller’s own keys, not other members’', async () => {
+    const evaKey = await memberKey(app, adminKey, 'acme', 'eva', 'editor', ['view']);
+    const evas = (await app.inject({ method: 'GET', url: '/apikeys', headers: withKey(evaKey) })).json().items;
+    expect(evas).toHaveLength(1);
+    const admins = (await app.inject({ method: 'GET', url: '/apikeys?limit=200', headers: withKey(adminKey) })).json().items;
+    expect(admins.map((k: { apiKeyId: string }) => k.apiKeyId)).not.toContain(evas[0].apiKeyId);
+  });
+
+  it('DELETE: own key 204; another member’s key 403 unless admin; unknown 404; revoked keys leave the list', async () => {
+    const fredKey = await memberKey(app, adminKey, 'acme', 'fred', 'publisher', ['view', 'publish']);
+    const gretaKey = await memberKey(app, adminKey, 'acme', 'greta', 'editor', ['view']);
+    const fredKeyId = (await app.inject({ method: 'GET', url: '/me', headers: withKey(fredKey) })).json().apiKeyId as string;
+
+    const byGreta = await app.inject({ method: 'DELETE', url: `/apikeys/${fredKeyId}`, headers: withKey(gretaKey) });
+    expect(problem(byGreta)).toMatchObject({ status: 403, code: 'forbidden' });
+
+    const token = await signToken({ sub: 'fred', org: 'acme' });
+    const spare = (await app.inject({ method: 'POST', url: '/apikeys', headers: withToken(token), payload: { name: 'spare', scopes: ['view'] } })).json();
+    expect((await app.inject({ method: 'DELETE', url: `/apikeys/${spare.apiKeyId}`, headers: withKey(fredKey) })).statusCode).toBe(204);
+    expect((await app.inject({ method: 'DELETE', url: `/apikeys/${spare.apiKeyId}`, headers: withKey(fredKey) })).statusCode).toBe(204); // idempotent
+
+    expect((await app.inject({ method: 'DELETE', url: `/apikeys/${fredKeyId}`, headers: withKey(adminKey) })).statusCode).toBe(204);
+    expect(problem(await app.inject({ method: 'GET', url: '/me', headers: withKey(fredKey) })).status).toBe(401);
+    const fredsKeys = (await app.inject({ method: 'GET', url: '/apikeys', headers: withToken(token) })).json().items;
+    expect(fredsKeys).toEqual([]);
+
+    const unknown = await app.inject({ method: 'DELETE', url: '/apikeys/01900000-0000-7000-8000-000000000000', headers: withKey(adminKey) });
+    expect(problem(unknown)).toMatchObject({ status: 404, code: 'not_found', detail: 'API key `01900000-0000-7000-8000-000000000000` not found' });
+  });
+});
+
+describe('/org/settings', () => {
+  it('any member reads; only an admin writes; unknown fields are refused', async () => {
+    const viewerKey = await memberKey(app, adminKey, 'acme', 'hal', 'viewer', ['view']);
+    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(viewerKey) })).json()).toEqual({ governanceApproval: false });
+
+    const put = await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: true } });
+    expect(put.json()).toEqual({ governanceApproval: true });
+    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(viewerKey) })).json()).toEqual({ governanceApproval: true });
+
+    expect(problem(await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(viewerKey), payload: { governanceApproval: false } })).status).toBe(403);
+    const bad = await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: 'yes' } });
+    expect(bad.json()).toMatchObject({ status: 400, errors: [expect.objectContaining({ path: 'body.governanceApproval' })] });
+  });
+
+  it('settings are per org', async () => {
+    const otherKey = await newOrg(db, 'other-org');
+    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(otherKey) })).json()).toEqual({ governanceApproval: false });
+  });
+});
