@@ -55,6 +55,8 @@ export interface Stack {
 export interface StackOptions {
   services?: ServiceName[];
   env?: Record<string, string>;
+  /** Extra node flags for every service process (e.g. `--cpu-prof` when profiling). */
+  nodeArgs?: string[];
 }
 
 /** Polls `url` until it answers 200 or the deadline passes. */
@@ -115,7 +117,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const startService = async (name: ServiceName): Promise<void> => {
     const lines: string[] = [];
     output.set(name, lines);
-    const child = spawn(process.execPath, [path.join(root, 'services', name, 'dist/main.js')], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'services', name, 'dist/main.js')], {
       cwd: root,
       env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0', OPS_PORT: String(opsPorts.get(name)) }) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -19,6 +19,18 @@ export const REQUEST_ID_HEADER = 'Arbiter-Request-Id';
 
 const DEFAULT_TIMEOUT_MS = 5000;
 
+/** Envelope schemas built once per reply schema: building one per request made zod recompile it every time. */
+type Envelope = ReturnType<typeof replyEnvelope<z.ZodType>>;
+const envelopes = new WeakMap<z.ZodType, Envelope>();
+function envelopeOf(reply: z.ZodType): Envelope {
+  let schema = envelopes.get(reply);
+  if (!schema) {
+    schema = replyEnvelope(reply);
+    envelopes.set(reply, schema);
+  }
+  return schema;
+}
+
 // INVARIANT: @nats-io/services (3.0.0-25, its latest) pins a pre-release copy of nats-core whose
 // types differ nominally from the transport's; the runtime shapes are the same, so the casts are safe.
 type SvcmConnection = ConstructorParameters<typeof Svcm>[0];
@@ -90,7 +102,8 @@ export async function connectBus(opts: { url: string; prefix: string; name: stri
   const logger = opts.logger.child({ component: 'bus' });
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    // noAsyncTraces: no stack captured per request; failures are mapped to ArbiterError here anyway.
+    nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
   } catch (err) {
     throw new ArbiterError('dependency_unavailable', `cannot connect to NATS at \`${opts.url}\``, undefined, { cause: err });
   }
@@ -180,15 +193,25 @@ class NatsBus implements Bus {
 
   private async handle(endpoint: EndpointDef, name: string, msg: Msg): Promise<void> {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
-    const logger = this.logger.child({ subject: name, ...(requestId ? { requestId } : {}) });
+    // The child logger is made only when something logs: most requests never do.
+    let child: Logger | undefined;
+    const base = this.logger;
+    const ctx: HandlerContext = {
+      subject: name,
+      requestId,
+      get logger() {
+        child ??= base.child({ subject: name, ...(requestId ? { requestId } : {}) });
+        return child;
+      },
+    };
     let envelope: { ok: true; data: unknown } | { ok: false; error: WireError };
     try {
-      const data = await endpoint.handler(parseRequest(endpoint.request, msg, name), { subject: name, requestId, logger });
+      const data = await endpoint.handler(parseRequest(endpoint.request, msg, name), ctx);
       envelope = { ok: true, data };
     } catch (err) {
-      envelope = { ok: false, error: toWire(err, logger) };
+      envelope = { ok: false, error: toWire(err, ctx.logger) };
     }
-    respond(msg, envelope, logger);
+    respond(msg, envelope, ctx);
   }
 
   private async watchStatus(): Promise<void> {
@@ -231,11 +254,11 @@ function toWire(err: unknown, logger: Logger): WireError {
   return new ArbiterError('internal', 'internal error').toWire();
 }
 
-function respond(msg: Msg, envelope: unknown, logger: Logger): void {
+function respond(msg: Msg, envelope: unknown, ctx: HandlerContext): void {
   try {
     msg.respond(JSON.stringify(envelope));
   } catch (err) {
-    logger.error({ err }, 'reply could not be sent');
+    ctx.logger.error({ err }, 'reply could not be sent');
     msg.respond(JSON.stringify({ ok: false, error: new ArbiterError('internal', 'reply could not be sent').toWire() }));
   }
 }
@@ -251,7 +274,7 @@ function decodeReply<T>(msg: Msg, name: string, reply: z.ZodType<T>): T {
   } catch (err) {
     throw new ArbiterError('internal', `malformed reply from \`${name}\``, undefined, { cause: err });
   }
-  const parsed = replyEnvelope(reply).safeParse(body);
+  const parsed = envelopeOf(reply).safeParse(body);
   if (!parsed.success) {
     throw new ArbiterError('internal', `malformed reply from \`${name}\``, undefined, { cause: parsed.error });
   }
