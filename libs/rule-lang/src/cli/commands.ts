@@ -1,0 +1,202 @@
+/**
+ * The `rules eval`, `rules check` and `rules test` commands as pure functions of their inputs
+ * (file contents as strings): they return stdout, stderr and the exit code. No I/O here.
+ */
+
+import { compile, isRuleParseError, validate, type CompiledPolicy, type EvaluationResult, type RuleParseError } from '../index.js';
+import {
+  CliUsageError,
+  ExitCode,
+  describeJson,
+  formatParseError,
+  isJsonObject,
+  parseJson,
+  parseNow,
+  toCliEvaluation,
+  type CommandOutput,
+} from './output.js';
+
+/** Inputs of {@link runEval}. */
+export interface EvalInput {
+  /** The rule text. */
+  rule: string;
+  /** The data file's text: one JSON object. */
+  data: string;
+  /** File names, for messages. */
+  ruleName?: string;
+  dataName?: string;
+  /** The clock for date operators (defaults to the current time). */
+  now?: Date;
+  /** Build the human-readable trace (default true). */
+  trace?: boolean;
+}
+
+const usageFailure = (command: string, err: unknown): CommandOutput => {
+  if (err instanceof CliUsageError) return { stdout: '', stderr: `rules ${command}: ${err.message}\n`, code: ExitCode.usage };
+  throw err;
+};
+
+/** Compiles or returns the parse error (anything else propagates: it is a bug). */
+function tryCompile(text: string): { policy: CompiledPolicy } | { parseError: RuleParseError } {
+  try {
+    return { policy: compile(text) };
+  } catch (err) {
+    if (isRuleParseError(err)) return { parseError: err };
+    throw err;
+  }
+}
+
+/**
+ * `rules eval`: evaluates the rule text against the data and prints the evaluation JSON
+ * `{result, outcomes, trace, error?, errorCode?}` (2-space indent).
+ * Exit 0 when the policy was evaluated (result true or false, missing data included);
+ * 1 when the rule text does not parse (the JSON, with `errorCode: "parse_error"`, is still printed);
+ * 2 when the data is not a JSON object.
+ */
+export function runEval(input: EvalInput): CommandOutput {
+  let data: unknown;
+  try {
+    data = parseJson(input.data, input.dataName ?? 'data');
+    if (!isJsonObject(data)) throw new CliUsageError(`${input.dataName ?? 'data'}: the data must be a JSON object, got ${describeJson(data)}`);
+  } catch (err) {
+    return usageFailure('eval', err);
+  }
+  const trace = input.trace ?? true;
+  const compiled = tryCompile(input.rule);
+  if ('parseError' in compiled) {
+    const err = compiled.parseError;
+    const result: EvaluationResult = { result: false, outcomes: {}, trace: trace ? [err.message] : [], error: err.message, errorCode: 'parse_error' };
+    return { stdout: pretty(result), stderr: formatParseError(err, input.rule, input.ruleName), code: ExitCode.failed };
+  }
+  const options = input.now === undefined ? { trace } : { trace, now: input.now };
+  return { stdout: pretty(compiled.policy.evaluate(data, options)), stderr: '', code: ExitCode.ok };
+}
+
+const pretty = (r: EvaluationResult): string => JSON.stringify(toCliEvaluation(r), null, 2) + '\n';
+
+/**
+ * `rules check`: syntax and static checks. Prints `ok` (exit 0), or the parse error on stderr
+ * (first line `Parse error: line L, column C: …`, then the source line and a caret; exit 1).
+ */
+export function runCheck(rule: string, ruleName?: string): CommandOutput {
+  const { valid } = validate(rule);
+  if (valid) return { stdout: 'ok\n', stderr: '', code: ExitCode.ok };
+  // validate() only tells the message; compile again for the position and help.
+  const compiled = tryCompile(rule);
+  if ('parseError' in compiled) return { stdout: '', stderr: formatParseError(compiled.parseError, rule, ruleName), code: ExitCode.failed };
+  // INVARIANT: validate() and compile() run the same checks; this line is unreachable.
+  return { stdout: '', stderr: `${validate(rule).error ?? 'Parse error'}\n`, code: ExitCode.failed };
+}
+
+/** What a saved case expects: a result, and optionally an error code (`null`: no error). */
+export interface CaseExpectation {
+  result: boolean;
+  /** Absent: not checked. `null`: the evaluation must have no error. A string: that `errorCode`. */
+  errorCode?: string | null;
+}
+
+/** One saved case of a cases file. */
+export interface TestCase {
+  name: string;
+  data: Record<string, unknown>;
+  expect: CaseExpectation;
+  /** This case's clock (ISO 8601), overriding `--now`. */
+  now?: Date;
+}
+
+/**
+ * Reads a cases file: a JSON array of `{name, data, expect, now?}` where `expect` is a boolean or
+ * `{result: boolean, errorCode?: string | null}`. Throws a {@link CliUsageError} naming the
+ * first bad case.
+ */
+export function parseCases(text: string, fileName = 'cases'): TestCase[] {
+  const json = parseJson(text, fileName);
+  if (!Array.isArray(json)) throw new CliUsageError(`${fileName}: expected a JSON array of cases [{"name", "data", "expect"}], got ${describeJson(json)}`);
+  return json.map((raw: unknown, index): TestCase => {
+    const where = `${fileName}: case ${index + 1}`;
+    if (!isJsonObject(raw)) throw new CliUsageError(`${where}: expected an object {"name", "data", "expect"}, got ${describeJson(raw)}`);
+    const { name, data, expect, now } = raw;
+    if (typeof name !== 'string' || name === '') throw new CliUsageError(`${where}: \`name\` must be a non-empty string, got ${describeJson(name)}`);
+    const named = `${where} (\`${name}\`)`;
+    if (!isJsonObject(data)) throw new CliUsageError(`${named}: \`data\` must be a JSON object, got ${describeJson(data)}`);
+    const c: TestCase = { name, data, expect: parseExpectation(expect, named) };
+    if (now !== undefined) {
+      if (typeof now !== 'string') throw new CliUsageError(`${named}: \`now\` must be an ISO 8601 string, got ${describeJson(now)}`);
+      try {
+        c.now = parseNow(now);
+      } catch (err) {
+        throw new CliUsageError(`${named}: ${(err as Error).message.replace(/^--now/, '`now`')}`);
+      }
+    }
+    return c;
+  });
+}
+
+function parseExpectation(expect: unknown, where: string): CaseExpectation {
+  if (typeof expect === 'boolean') return { result: expect };
+  const bad = () => new CliUsageError(`${where}: \`expect\` must be true, false or {"result": boolean, "errorCode"?: string | null}, got ${JSON.stringify(expect) ?? 'nothing'}`);
+  if (!isJsonObject(expect) || typeof expect.result !== 'boolean') throw bad();
+  const extra = Object.keys(expect).filter((k) => k !== 'result' && k !== 'errorCode');
+  if (extra.length > 0) throw new CliUsageError(`${where}: \`expect\` has unknown key \`${extra[0]}\` (allowed: result, errorCode)`);
+  if (!('errorCode' in expect)) return { result: expect.result };
+  const code = expect.errorCode;
+  if (code !== null && typeof code !== 'string') throw bad();
+  return { result: expect.result, errorCode: code };
+}
+
+/** Inputs of {@link runTests}. */
+export interface TestInput {
+  rule: string;
+  cases: string;
+  ruleName?: string;
+  casesName?: string;
+  /** The clock for cases without their own `now`. */
+  now?: Date;
+  /** Print the trace under each failing case. */
+  verbose?: boolean;
+}
+
+/**
+ * `rules test`: runs saved cases against the rule. One line per case (`✓ name` or
+ * `✗ name: expected …, got …`), then `N passed, M failed`. Exit 0 when all pass, 1 when any
+ * fails or the rule does not parse, 2 when the cases file is unreadable or malformed.
+ */
+export function runTests(input: TestInput): CommandOutput {
+  let cases: TestCase[];
+  try {
+    cases = parseCases(input.cases, input.casesName);
+  } catch (err) {
+    return usageFailure('test', err);
+  }
+  const compiled = tryCompile(input.rule);
+  if ('parseError' in compiled) return { stdout: '', stderr: formatParseError(compiled.parseError, input.rule, input.ruleName), code: ExitCode.failed };
+  const out: string[] = [];
+  let passed = 0;
+  let failed = 0;
+  for (const c of cases) {
+    const now = c.now ?? input.now;
+    const trace = input.verbose === true;
+    const r = compiled.policy.evaluate(c.data, now === undefined ? { trace } : { trace, now });
+    const got = { result: r.result, errorCode: r.errorCode ?? null };
+    const ok = got.result === c.expect.result && (c.expect.errorCode === undefined || c.expect.errorCode === got.errorCode);
+    if (ok) {
+      passed++;
+      out.push(`✓ ${c.name}`);
+      continue;
+    }
+    failed++;
+    out.push(`✗ ${c.name}: expected ${describeExpectation(c.expect)}, got ${describeActual(r)}`);
+    if (trace) for (const line of r.trace) out.push(`    ${line}`);
+  }
+  out.push(`${passed} passed, ${failed} failed`);
+  return { stdout: out.join('\n') + '\n', stderr: '', code: failed > 0 ? ExitCode.failed : ExitCode.ok };
+}
+
+function describeExpectation(e: CaseExpectation): string {
+  if (e.errorCode === undefined) return String(e.result);
+  return `${e.result} with ${e.errorCode === null ? 'no error' : `errorCode ${e.errorCode}`}`;
+}
+
+function describeActual(r: EvaluationResult): string {
+  return r.error === undefined ? `${r.result}` : `${r.result} (error ${r.errorCode ?? ''}: ${r.error})`;
+}

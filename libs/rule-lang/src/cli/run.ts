@@ -1,0 +1,147 @@
+/**
+ * Argument parsing and dispatch of the `rules` CLI. All I/O goes through {@link CliIo}, so the
+ * whole CLI runs in tests without spawning a process; main.ts supplies the real one.
+ */
+
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { runCheck, runEval, runTests } from './commands.js';
+import { runJsonl } from './jsonl.js';
+import { CliUsageError, ExitCode, parseNow, type CommandOutput } from './output.js';
+import { COMMAND_USAGE, MAIN_USAGE } from './usage.js';
+
+/** The outside world as the CLI sees it. */
+export interface CliIo {
+  /** A file's text; `-` means all of stdin. Rejects when the file cannot be read. */
+  readFile(path: string): Promise<string>;
+  /** Stdin, line by line (for `eval --jsonl`). */
+  stdinLines(): AsyncIterable<string>;
+  /** Writes to stdout; may return a promise that settles when the stream can take more. */
+  stdout(chunk: string): void | Promise<void>;
+  stderr(chunk: string): void | Promise<void>;
+}
+
+type Command = keyof typeof COMMAND_USAGE;
+const isCommand = (name: string): name is Command => Object.hasOwn(COMMAND_USAGE, name);
+
+const OPTIONS = {
+  eval: {
+    rule: { type: 'string', short: 'r' },
+    data: { type: 'string', short: 'd' },
+    now: { type: 'string' },
+    'no-trace': { type: 'boolean' },
+    jsonl: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  check: { help: { type: 'boolean', short: 'h' } },
+  test: {
+    cases: { type: 'string', short: 'c' },
+    now: { type: 'string' },
+    verbose: { type: 'boolean', short: 'v' },
+    help: { type: 'boolean', short: 'h' },
+  },
+} as const satisfies Record<Command, ParseArgsConfig['options']>;
+
+/** Runs `rules <argv…>` and resolves to the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) {
+    await io.stderr(MAIN_USAGE);
+    return ExitCode.usage;
+  }
+  if (name === '--help' || name === '-h') {
+    await io.stdout(MAIN_USAGE);
+    return ExitCode.ok;
+  }
+  if (name === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) {
+      await io.stdout(MAIN_USAGE);
+      return ExitCode.ok;
+    }
+    if (isCommand(topic)) {
+      await io.stdout(COMMAND_USAGE[topic]);
+      return ExitCode.ok;
+    }
+    await io.stderr(`rules: unknown command \`${topic}\`\n\n${MAIN_USAGE}`);
+    return ExitCode.usage;
+  }
+  if (!isCommand(name)) {
+    await io.stderr(`rules: unknown command \`${name}\`\n\n${MAIN_USAGE}`);
+    return ExitCode.usage;
+  }
+  try {
+    const out = await dispatch(name, rest, io);
+    if (out.stdout) await io.stdout(out.stdout);
+    if (out.stderr) await io.stderr(out.stderr);
+    return out.code;
+  } catch (err) {
+    if (!(err instanceof CliUsageError)) throw err;
+    const synopsis = COMMAND_USAGE[name].split('\n\n')[0]!;
+    const hint = err.showUsage ? `\n${synopsis}\nRun \`rules ${name} --help\` for details.\n` : '';
+    await io.stderr(`rules ${name}: ${err.message}\n${hint}`);
+    return ExitCode.usage;
+  }
+}
+
+/** Parses a command's arguments, or throws a {@link CliUsageError}. */
+function parse<C extends Command>(command: C, args: readonly string[]) {
+  try {
+    return parseArgs({ args: [...args], options: OPTIONS[command], allowPositionals: true, strict: true });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) throw new CliUsageError((err as Error).message);
+    throw err;
+  }
+}
+
+const ok = (stdout: string): CommandOutput => ({ stdout, stderr: '', code: ExitCode.ok });
+
+async function dispatch(command: Command, args: readonly string[], io: CliIo): Promise<CommandOutput> {
+  switch (command) {
+    case 'eval': {
+      const { values, positionals } = parse('eval', args);
+      if (values.help) return ok(COMMAND_USAGE.eval);
+      if (positionals.length > 0) throw new CliUsageError(`unexpected argument \`${positionals[0]}\` (use --rule FILE --data FILE)`);
+      const now = values.now === undefined ? undefined : parseNow(values.now);
+      const trace = values['no-trace'] !== true;
+      if (values.jsonl) {
+        if (values.rule !== undefined || values.data !== undefined) throw new CliUsageError('--jsonl reads rule and data from stdin; drop --rule/--data');
+        await runJsonl(io.stdinLines(), (chunk) => io.stdout(chunk), now === undefined ? { trace } : { trace, now });
+        return ok('');
+      }
+      if (values.rule === undefined) throw new CliUsageError('missing --rule FILE');
+      if (values.data === undefined) throw new CliUsageError('missing --data FILE (or use --jsonl)');
+      if (values.rule === '-' && values.data === '-') throw new CliUsageError('--rule and --data cannot both read stdin');
+      const rule = await read(io, values.rule, 'rule');
+      const data = await read(io, values.data, 'data');
+      return runEval({ rule, data, ruleName: values.rule, dataName: values.data, trace, ...(now && { now }) });
+    }
+    case 'check': {
+      const { values, positionals } = parse('check', args);
+      if (values.help) return ok(COMMAND_USAGE.check);
+      if (positionals.length !== 1) throw new CliUsageError(positionals.length === 0 ? 'missing FILE' : `expected one FILE, got ${positionals.length}`);
+      const file = positionals[0]!;
+      return runCheck(await read(io, file, 'rule'), file);
+    }
+    case 'test': {
+      const { values, positionals } = parse('test', args);
+      if (values.help) return ok(COMMAND_USAGE.test);
+      if (positionals.length !== 1) throw new CliUsageError(positionals.length === 0 ? 'missing the rule FILE' : `expected one rule FILE, got ${positionals.length}`);
+      if (values.cases === undefined) throw new CliUsageError('missing --cases FILE');
+      const file = positionals[0]!;
+      if (file === '-' && values.cases === '-') throw new CliUsageError('the rule FILE and --cases cannot both read stdin');
+      const now = values.now === undefined ? undefined : parseNow(values.now);
+      const rule = await read(io, file, 'rule');
+      const cases = await read(io, values.cases, 'cases');
+      return runTests({ rule, cases, ruleName: file, casesName: values.cases, verbose: values.verbose === true, ...(now && { now }) });
+    }
+  }
+}
+
+async function read(io: CliIo, path: string, what: string): Promise<string> {
+  try {
+    return await io.readFile(path);
+  } catch (err) {
+    throw new CliUsageError(`cannot read ${what} file \`${path}\`: ${(err as Error).message}`, { showUsage: false });
+  }
+}

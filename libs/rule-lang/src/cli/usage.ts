@@ -1,0 +1,78 @@
+/** Help texts of the `rules` CLI. */
+
+const EXIT_CODES = `Exit codes:
+  0  done (eval: the policy was evaluated, whatever the result; check: valid; test: all passed)
+  1  the rule does not parse, or (test) a case failed
+  2  usage error: bad arguments, unreadable file, input that is not the JSON expected
+  70 internal error (a bug; please report it)`;
+
+/** `rules --help`. */
+export const MAIN_USAGE = `Usage: rules <command> [options]
+
+Commands:
+  eval    evaluate a rule file against a data file, or JSON lines from stdin (--jsonl)
+  check   check a rule file for syntax and static errors
+  test    run saved cases against a rule file
+  help    show help for a command (rules help <command>)
+
+Run \`rules <command> --help\` for a command's options.
+
+${EXIT_CODES}
+`;
+
+/** Help of each command, by name. */
+export const COMMAND_USAGE: Readonly<Record<'eval' | 'check' | 'test', string>> = {
+  eval: `Usage: rules eval --rule FILE --data FILE [--now ISO] [--no-trace]
+       rules eval --jsonl [--now ISO] [--no-trace] < requests.jsonl
+
+Evaluates a policy and prints {result, outcomes, trace, error?, errorCode?} as JSON.
+
+Options:
+  -r, --rule FILE   the rule text (- reads stdin)
+  -d, --data FILE   the data: one JSON object (- reads stdin)
+      --now ISO     the clock for date operators, e.g. 2025-01-31 or 2025-01-31T12:00:00Z
+                    (default: the current time)
+      --no-trace    leave the trace empty (faster)
+      --jsonl       read {"rule": "...", "data": {...}} per stdin line; write one result per
+                    line {result, outcomes, trace, error, errorCode} (error/errorCode null when
+                    absent). A bad line is answered with errorCode "bad_input" and an error
+                    naming the line; blank lines are skipped. Exit 0 once stdin ends.
+  -h, --help        show this help
+
+Exit codes:
+  0  the policy was evaluated (result true or false; missing data is reported in the JSON
+     with errorCode missing_selector / missing_property)
+  1  the rule does not parse (the JSON with errorCode parse_error is still printed)
+  2  usage error: bad arguments, unreadable file, data that is not a JSON object
+`,
+  check: `Usage: rules check FILE
+
+Checks a rule file (syntax and static checks, no data needed). Prints "ok", or the parse
+error (Parse error: line L, column C: ...) on stderr. FILE may be - for stdin.
+
+Exit codes:
+  0  the rule is valid
+  1  the rule does not parse
+  2  usage error: bad arguments, unreadable file
+`,
+  test: `Usage: rules test FILE --cases FILE [--now ISO] [--verbose]
+
+Runs saved cases against a rule file. The cases file is a JSON array:
+  [{"name": "adult guest", "data": {...}, "expect": true},
+   {"name": "no email", "data": {...}, "expect": {"result": false, "errorCode": "missing_property"}}]
+"expect" is a boolean (the result only) or {"result": boolean, "errorCode"?: string | null}
+(null: the evaluation must have no error). A case may carry its own "now" (ISO 8601).
+Prints one line per case (✓ name / ✗ name: expected ..., got ...) and "N passed, M failed".
+
+Options:
+  -c, --cases FILE  the cases (JSON array)
+      --now ISO     the clock for cases without their own "now" (default: the current time)
+  -v, --verbose     print the trace under each failing case
+  -h, --help        show this help
+
+Exit codes:
+  0  every case passed
+  1  a case failed, or the rule does not parse
+  2  usage error: bad arguments, unreadable file, malformed cases file
+`,
+};
