@@ -27,6 +27,7 @@ import {
 } from '../generated/RuleLangParser.js';
 import { Family, type Problem } from '../errors/rule-parse-error.js';
 import { FORMS, OPERATORS, type OperandKind } from '../operators/catalogue.js';
+import { codePointReader, endsRule, TERMINATOR_DETAIL } from '../parse/parse.js';
 import { spanOfContext, spanOfNode } from '../parse/spans.js';
 import { dayFromDateText } from '../values/dates.js';
 import { formatChecker } from '../values/formats.js';
@@ -108,10 +109,15 @@ class Builder {
   /** Depth of enclosing any/all; `its` is valid only when positive. */
   private quantifierDepth = 0;
 
+  /** Character at a token index (code points). */
+  private readonly charAt: (index: number) => string | undefined;
+
   constructor(
-    private readonly text: string,
+    text: string,
     private readonly problems: Problem[],
-  ) {}
+  ) {
+    this.charAt = codePointReader(text);
+  }
 
   private problem(family: number, span: Span, detail: string, help?: string): void {
     this.problems.push(help === undefined ? { family, span, detail } : { family, span, detail, help });
@@ -163,15 +169,8 @@ class Builder {
 
   /** LANGUAGE.md §2.4: the final `.` must be followed by whitespace, `#` or the end. */
   private checkTerminator(dot: TerminalNode): void {
-    const next = this.text.codePointAt(dot.symbol.stop + 1);
-    if (next === undefined) return;
-    const ch = String.fromCodePoint(next);
-    if (/\s/.test(ch) || ch === '#') return;
-    this.problem(
-      Family.syntax,
-      spanOfNode(dot),
-      'a rule must end with `.` followed by a space, a line break, a comment or the end of the text',
-    );
+    if (endsRule(this.charAt(dot.symbol.stop + 1))) return;
+    this.problem(Family.syntax, spanOfNode(dot), TERMINATOR_DETAIL);
   }
 
   private label(ctx: LabelNameContext | null): string | null {

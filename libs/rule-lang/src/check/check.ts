@@ -65,8 +65,9 @@ export function checkPolicy(ast: PolicyAst, problems: Problem[]): CheckedPolicy 
       } else {
         target = byOutcome.get(referenceKeyOf(ref.phrase));
         if (target === undefined) {
-          const outcomes = ast.rules.map((r) => r.outcome);
-          const guess = closest(referenceKeyOf(ref.phrase), outcomes);
+          // Compare keys with keys (verb and article dropped on both sides), suggest the outcome name.
+          const key = closest(referenceKeyOf(ref.phrase), [...byOutcome.keys()]);
+          const guess = key === null ? null : ast.rules[byOutcome.get(key)!]!.outcome;
           problems.push({
             family: Family.references,
             span: ref.span,

@@ -3,13 +3,32 @@
 import { buildAst } from '../ast/build.js';
 import type { Condition, ConditionList, LabelReference, PolicyAst, Rule, RuleReference } from '../ast/types.js';
 import { checkPolicy, type CheckedPolicy } from '../check/check.js';
-import { throwProblems, type Problem } from '../errors/rule-parse-error.js';
+import { Family, throwProblems, type Problem } from '../errors/rule-parse-error.js';
 import { firstSelector } from '../explain/explain.js';
 import { parsePolicy } from '../parse/parse.js';
 import { CompiledPolicy } from './policy.js';
 
+/**
+ * Runs `f`, turning a stack overflow (a policy nested thousands of levels deep: the parser and the
+ * builders recurse per level) into a parse error, so compile never throws anything else.
+ */
+function withinDepth<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (err) {
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      throwProblems([{ family: Family.syntax, detail: 'the policy is nested too deeply: use fewer levels of parentheses and any/all' }]);
+    }
+    throw err;
+  }
+}
+
 /** Parses and checks `text`; throws RuleParseError with the first problem. */
 export function check(text: string): CheckedPolicy {
+  return withinDepth(() => checkText(text));
+}
+
+function checkText(text: string): CheckedPolicy {
   if (typeof text !== 'string') throwProblems([{ family: 0, detail: 'the rule must be a string' }]);
   const parsed = parsePolicy(text);
   if (!parsed.ok) throwProblems([parsed.problem]);
@@ -51,5 +70,5 @@ export function selectorResolver(ast: PolicyAst, targetOf: (c: Condition) => num
 export function compile(text: string): CompiledPolicy {
   const checked = check(text);
   const targetOf = (c: Condition) => (c.kind === 'labelRef' || c.kind === 'ruleRef' ? checked.targets.get(c) : undefined);
-  return new CompiledPolicy(checked, selectorResolver(checked.ast, targetOf));
+  return withinDepth(() => new CompiledPolicy(checked, selectorResolver(checked.ast, targetOf)));
 }

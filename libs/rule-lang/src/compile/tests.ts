@@ -7,7 +7,7 @@ import type { Literal, Operand, PeriodUnit } from '../ast/types.js';
 import type { CanonicalOperator } from '../operators/catalogue.js';
 import { compileContainsWord, containsValue } from '../values/contains.js';
 import { dayFromDateText, toDay } from '../values/dates.js';
-import { isEmptyValue, isIn, looseEquals, strictEquals } from '../values/equality.js';
+import { compileIsIn, compileLooseEquals, isEmptyValue, isIn, looseEquals, strictEquals } from '../values/equality.js';
 import { formatChecker } from '../values/formats.js';
 import { toNumber } from '../values/numbers.js';
 import { compilePattern } from '../values/patterns.js';
@@ -77,7 +77,7 @@ function equalsLiteral(lit: unknown): Test {
       return (l) => typeof l === 'string' && (l === lit || l.toLowerCase() === lower);
     }
   }
-  return (l) => looseEquals(l, lit);
+  return compileLooseEquals(lit);
 }
 
 function containsLiteral(lit: unknown): Test {
@@ -116,7 +116,8 @@ export function compileTest(name: CanonicalOperator, right: Operand | null): Tes
     case 'is exactly':
       return isPath ? (l, r) => strictEquals(l, r) : (l) => strictEquals(l, lit);
     case 'is in':
-      return isPath ? (l, r) => isIn(l, r) : (l) => isIn(l, lit);
+      if (isPath) return (l, r) => isIn(l, r);
+      return Array.isArray(lit) ? compileIsIn(lit) : () => false;
     case 'contains':
       return isPath ? (l, r) => containsValue(l, r) : containsLiteral(lit);
     case 'is a valid email':

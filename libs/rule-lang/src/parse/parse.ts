@@ -33,7 +33,8 @@ const OPERATOR_END = new Set([
   RuleLangParser.IS, RuleLangParser.EQUALS, RuleLangParser.EQUAL, RuleLangParser.TO, RuleLangParser.THAN,
   RuleLangParser.LEAST, RuleLangParser.EXACTLY, RuleLangParser.AS, RuleLangParser.NOT, RuleLangParser.CONTAINS,
   RuleLangParser.CONTAIN, RuleLangParser.IN, RuleLangParser.WITHIN, RuleLangParser.GT, RuleLangParser.GTE,
-  RuleLangParser.LT, RuleLangParser.LTE, RuleLangParser.EQEQ, RuleLangParser.NEQ,
+  RuleLangParser.LT, RuleLangParser.LTE, RuleLangParser.EQEQ, RuleLangParser.NEQ, RuleLangParser.FORMAT,
+  RuleLangParser.PATTERN,
 ]);
 
 /** Display name of a token type for "expected …" lists. */
@@ -88,9 +89,42 @@ function syntaxProblem(parser: Parser | null, token: Token, previous: Token | nu
   return { family: Family.syntax, span, detail: `unexpected ${describeToken(token)}${expected}` };
 }
 
+/** LANGUAGE.md §2.4 [D-terminator]: what a rule's final `.` must be followed by. */
+export const TERMINATOR_DETAIL = 'a rule must end with `.` followed by a space, a line break, a comment or the end of the text';
+
+/** Reads the character at a code-point index (ANTLR token indexes count code points, not UTF-16 units). */
+export function codePointReader(text: string): (index: number) => string | undefined {
+  if (!/[\uD800-\uDFFF]/.test(text)) return (i) => text[i];
+  const points = Array.from(text);
+  return (i) => points[i];
+}
+
+/** True when `ch` (undefined = end of input) may follow a terminating `.`. */
+export function endsRule(ch: string | undefined): boolean {
+  return ch === undefined || ch === '#' || /\s/.test(ch);
+}
+
+/** A character that starts a word, name, string or reference: a `.` directly before it was meant to end a rule. */
+const GLUED = /^[\p{L}\p{N}_"*$\u00A7]$/u;
+
 class ThrowingListener extends BaseErrorListener {
-  constructor(private readonly tokens: CommonTokenStream) {
+  constructor(
+    private readonly tokens: CommonTokenStream,
+    private readonly charAt: (index: number) => string | undefined,
+  ) {
     super();
+  }
+
+  /**
+   * A `.` glued to the next word (`…"x".Next`) is the real problem behind the syntax error that
+   * follows it, so it is reported instead.
+   */
+  private gluedDot(before: number): Token | null {
+    for (let i = 0; i < before; i++) {
+      const t = this.tokens.get(i);
+      if (t.type === RuleLangParser.DOT && t.channel === Token.DEFAULT_CHANNEL && GLUED.test(this.charAt(t.stop + 1) ?? ' ')) return t;
+    }
+    return null;
   }
 
   override syntaxError<S extends Token, T extends ATNSimulator>(
@@ -104,6 +138,8 @@ class ThrowingListener extends BaseErrorListener {
     if (!offendingSymbol) {
       throw new FirstSyntaxError({ family: Family.syntax, span: { line, column: column + 1, offset: 0, length: 1 }, detail: msg });
     }
+    const glued = this.gluedDot(offendingSymbol.tokenIndex);
+    if (glued) throw new FirstSyntaxError({ family: Family.syntax, span: spanOfToken(glued), detail: TERMINATOR_DETAIL });
     const previous = offendingSymbol.tokenIndex > 0 ? this.previousVisible(offendingSymbol.tokenIndex) : null;
     throw new FirstSyntaxError(syntaxProblem(recognizer instanceof Parser ? recognizer : null, offendingSymbol, previous));
   }
@@ -122,7 +158,7 @@ export function parsePolicy(text: string): { ok: true; parsed: ParsedPolicy } | 
   const lexer = new RuleLangLexer(CharStream.fromString(text));
   const tokens = new CommonTokenStream(lexer);
   const parser = new RuleLangParser(tokens);
-  const listener = new ThrowingListener(tokens);
+  const listener = new ThrowingListener(tokens, codePointReader(text));
   lexer.removeErrorListeners();
   lexer.addErrorListener(listener);
   parser.removeErrorListeners();

@@ -9,7 +9,13 @@ const POSITIVE_WORDING: Record<string, string> = {
 };
 
 function json(v: unknown): string {
-  return v === undefined ? 'null' : JSON.stringify(v);
+  if (v === undefined) return 'null';
+  try {
+    return JSON.stringify(v);
+  } catch {
+    // Data nested deeper than JSON.stringify can recurse (JSON.parse accepts it): never fail the evaluation.
+    return Array.isArray(v) ? '[…]' : typeof v === 'object' ? '{…}' : String(v);
+  }
 }
 
 function operandText(c: Extract<TraceCondition, { type: 'comparison' }>): string {

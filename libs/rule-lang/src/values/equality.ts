@@ -30,6 +30,19 @@ function isNullOrObject(v: unknown): boolean {
  *  7. otherwise false.
  */
 export function looseEquals(a: unknown, b: unknown): boolean {
+  // An explicit stack of pairs instead of recursion: data nested deeper than the call stack
+  // (JSON.parse accepts it) must still compare, never throw.
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const y = pending.pop();
+    const x = pending.pop();
+    if (!looseStep(x, y, pending)) return false;
+  }
+  return true;
+}
+
+/** One pair of {@link looseEquals}: false when unequal; true when equal or its element pairs were queued. */
+function looseStep(a: unknown, b: unknown, pending: unknown[]): boolean {
   if (isNullOrObject(a) || isNullOrObject(b)) return false; // rule 1
   const aArr = Array.isArray(a);
   const bArr = Array.isArray(b);
@@ -38,7 +51,7 @@ export function looseEquals(a: unknown, b: unknown): boolean {
     if (!aArr || !bArr) return false;
     const n = a.length;
     if (n !== b.length) return false;
-    for (let i = 0; i < n; i++) if (!looseEquals(a[i], b[i])) return false;
+    for (let i = 0; i < n; i++) pending.push(a[i], b[i]);
     return true;
   }
   if (typeof a === 'boolean' || typeof b === 'boolean') {
@@ -109,28 +122,39 @@ export function compileLooseEquals(literal: unknown): (v: unknown) => boolean {
  * equals nothing.
  */
 export function strictEquals(a: unknown, b: unknown): boolean {
-  if (a === b) return a !== undefined; // same string / number / boolean / null / reference
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false; // (NaN ≠ NaN)
-  const aArr = Array.isArray(a);
-  if (aArr !== Array.isArray(b)) return false;
-  if (aArr) {
-    const x = a as unknown[];
-    const y = b as unknown[];
-    const n = x.length;
-    if (n !== y.length) return false;
-    for (let i = 0; i < n; i++) if (!strictEquals(x[i], y[i])) return false;
-    return true;
+  // Explicit stack of pairs, as in looseEquals: deep data never overflows the call stack.
+  const pending: unknown[] = [a, b];
+  while (pending.length > 0) {
+    const y = pending.pop();
+    const x = pending.pop();
+    if (x === y) {
+      if (x === undefined) return false; // same string / number / boolean / null / reference
+      continue;
+    }
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false; // (NaN ≠ NaN)
+    const xArr = Array.isArray(x);
+    if (xArr !== Array.isArray(y)) return false;
+    if (xArr) {
+      const xs = x as unknown[];
+      const ys = y as unknown[];
+      const n = xs.length;
+      if (n !== ys.length) return false;
+      for (let i = 0; i < n; i++) pending.push(xs[i], ys[i]);
+      continue;
+    }
+    const xo = x as Record<string, unknown>;
+    const yo = y as Record<string, unknown>;
+    let count = 0;
+    for (const k in xo) {
+      if (!Object.hasOwn(xo, k)) continue;
+      if (!Object.hasOwn(yo, k)) return false;
+      pending.push(xo[k], yo[k]);
+      count++;
+    }
+    for (const k in yo) if (Object.hasOwn(yo, k)) count--;
+    if (count !== 0) return false;
   }
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  let count = 0;
-  for (const k in x) {
-    if (!Object.hasOwn(x, k)) continue;
-    if (!Object.hasOwn(y, k) || !strictEquals(x[k], y[k])) return false;
-    count++;
-  }
-  for (const k in y) if (Object.hasOwn(y, k)) count--;
-  return count === 0;
+  return true;
 }
 
 /**
