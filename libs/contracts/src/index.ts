@@ -28,3 +28,17 @@ export {
   ApiKeyPage,
   OrgSettings,
 } from './identity.js';
+export {
+  McpHeader,
+  MAX_PRINCIPAL_HEADER_LENGTH,
+  encodePrincipalHeader,
+  decodePrincipalHeader,
+  McpToolName,
+  EvaluateRulesArgs,
+  EvaluateRulesResult,
+  RuleArgs,
+  ValidateRuleResult,
+  ExplainRuleResult,
+  ListOperatorsArgs,
+  ListOperatorsResult,
+} from './mcp.js';

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ExplainResponse, OperatorsResponse, ValidateResponse } from './engine.js';
+import { Principal } from './principal.js';
+
+/**
+ * Headers the gateway adds when it proxies `POST /mcp` to the mcp service (spec §5.2). The gateway
+ * authenticates the API key; the mcp service trusts only these headers.
+ * - `principal`: base64url of the caller's {@link Principal} as JSON ({@link encodePrincipalHeader}).
+ * - `internalToken`: the shared `MCP_INTERNAL_TOKEN`, sent when that variable is set on both sides.
+ */
+export const McpHeader = {
+  principal: 'x-arbiter-principal',
+  internalToken: 'x-arbiter-internal-token',
+} as const;
+export type McpHeader = (typeof McpHeader)[keyof typeof McpHeader];
+
+/** Upper bound of an encoded principal header; longer values are refused unread. */
+export const MAX_PRINCIPAL_HEADER_LENGTH = 4096;
+
+/** The value of {@link McpHeader.principal} for `principal`: base64url (no padding) of its JSON. */
+export function encodePrincipalHeader(principal: Principal): string {
+  return Buffer.from(JSON.stringify(Principal.parse(principal)), 'utf8').toString('base64url');
+}
+
+/**
+ * Reads a {@link McpHeader.principal} value; `undefined` when it is absent, too long, not base64url
+ * JSON or not a {@link Principal}. Unknown principal keys are dropped.
+ */
+export function decodePrincipalHeader(value: string | undefined): Principal | undefined {
+  if (!value || value.length > MAX_PRINCIPAL_HEADER_LENGTH || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = Principal.safeParse(json);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Names of the four MCP tools (spec §4.7). */
+export const McpToolName = {
+  evaluateRules: 'evaluate_rules',
+  validateRule: 'validate_rule',
+  explainRule: 'explain_rule',
+  listOperators: 'list_operators',
+} as const;
+export type McpToolName = (typeof McpToolName)[keyof typeof McpToolName];
+
+/** A one-line argument error; the MCP SDK appends ` at <argument>`. */
+const argError = (expected: string) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? `required: expected ${expected}` : `expected ${expected}`;
+
+/** The `rule` argument of every rule tool. */
+const RuleText = z.string({ error: argError('a string (the rule text)') }).describe('Policy rule text in the Arbiter rule language');
+
+/** Arguments of `evaluate_rules`. Unknown keys are ignored. */
+export const EvaluateRulesArgs = z.object({
+  rule: RuleText,
+  data: z
+    .record(z.string(), z.unknown(), { error: argError('a JSON object (the data)') })
+    .describe('JSON object the rules are evaluated against'),
+});
+export type EvaluateRulesArgs = z.infer<typeof EvaluateRulesArgs>;
+
+/**
+ * Result of `evaluate_rules` (spec §4.7, LANGUAGE.md §11). `trace` is the `/run` trace: one string
+ * per line (LANGUAGE.md §10.2). On an engine error `result` is false, `outcomes` is `{}` and
+ * `error` is the message; otherwise `error` is null.
+ */
+export const EvaluateRulesResult = z.object({
+  result: z.boolean(),
+  outcomes: z.record(z.string(), z.boolean()),
+  trace: z.array(z.string()),
+  error: z.string().nullable(),
+});
+export type EvaluateRulesResult = z.infer<typeof EvaluateRulesResult>;
+
+/** Arguments of `validate_rule` and `explain_rule`. Unknown keys are ignored. */
+export const RuleArgs = z.object({ rule: RuleText });
+export type RuleArgs = z.infer<typeof RuleArgs>;
+
+/** Result of `validate_rule`: the `exec.validate` reply as is. */
+export const ValidateRuleResult = ValidateResponse;
+export type ValidateRuleResult = z.infer<typeof ValidateRuleResult>;
+
+/** Result of `explain_rule`: the `exec.explain` reply as is. */
+export const ExplainRuleResult = ExplainResponse;
+export type ExplainRuleResult = z.infer<typeof ExplainRuleResult>;
+
+/** Arguments of `list_operators`: none. Unknown keys are ignored. */
+export const ListOperatorsArgs = z.object({});
+export type ListOperatorsArgs = z.infer<typeof ListOperatorsArgs>;
+
+/**
+ * `structuredContent` of `list_operators`. MCP requires structured content to be an object, so the
+ * spec's array is wrapped as `{operators}`; the text content carries the bare array.
+ */
+export const ListOperatorsResult = z.object({ operators: OperatorsResponse });
+export type ListOperatorsResult = z.infer<typeof ListOperatorsResult>;

@@ -1,0 +1,157 @@
+import {
+  EvaluateRulesArgs,
+  EvaluateRulesResult,
+  ExecSubject,
+  ExplainRuleResult,
+  isArbiterError,
+  ListOperatorsArgs,
+  ListOperatorsResult,
+  McpToolName,
+  OperatorsResponse,
+  RuleArgs,
+  RunResponse,
+  ValidateRuleResult,
+  type ExecRunInput,
+} from '@arbiter/contracts';
+import type { Bus } from '@arbiter/service-kit';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from './logger.js';
+import type { z } from 'zod';
+
+/** What one request's MCP server needs. */
+export interface ToolDeps {
+  bus: Pick<Bus, 'request'>;
+  /** Bound to the HTTP request (request id, principal ids). */
+  logger: Logger;
+  timeoutMs: number;
+  requestId: string;
+  version: string;
+}
+
+const INSTRUCTIONS =
+  'Arbiter evaluates, validates and explains policy rules written in its controlled-English rule language. ' +
+  'Call list_operators for the comparison operators, validate_rule to check syntax, explain_rule to see how a ' +
+  'policy is read, and evaluate_rules to run it against a JSON data object.';
+
+const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
+
+/**
+ * A fresh MCP server with the four rule tools of spec §4.7 (one per HTTP request: the service is
+ * stateless). The tools only forward to the execution service over the bus.
+ */
+export function createToolServer(deps: ToolDeps): McpServer {
+  const server = new McpServer({ name: 'arbiter', version: deps.version }, { instructions: INSTRUCTIONS });
+  const call = execCaller(deps);
+
+  server.registerTool(
+    McpToolName.evaluateRules,
+    {
+      title: 'Evaluate rules',
+      description:
+        'Evaluates a policy (rule text) against a JSON data object. Returns {result, outcomes, trace, error}: ' +
+        '`result` is the golden rule\'s value, `outcomes` maps each rule\'s outcome name to its value, `trace` ' +
+        'lists the evaluation steps one line per string, and `error` is null or the message of a parse error, ' +
+        'missing selector or missing property (then `result` is false and `outcomes` is {}).',
+      inputSchema: EvaluateRulesArgs,
+      outputSchema: EvaluateRulesResult,
+      annotations: READ_ONLY,
+    },
+    async ({ rule, data }) =>
+      call(ExecSubject.run, { rule, data, trace: true } satisfies ExecRunInput, RunResponse, (r): EvaluateRulesResult => {
+        const error = r.error ?? null;
+        return { result: r.result, outcomes: error === null ? (r.outcomes ?? {}) : {}, trace: r.trace, error };
+      }),
+  );
+
+  server.registerTool(
+    McpToolName.validateRule,
+    {
+      title: 'Validate a rule',
+      description:
+        'Checks the syntax and static rules of a policy without evaluating it. Returns {valid, error}: ' +
+        '`error` is null or the parse error message.',
+      inputSchema: RuleArgs,
+      outputSchema: ValidateRuleResult,
+      annotations: READ_ONLY,
+    },
+    async ({ rule }) => call(ExecSubject.validate, { rule }, ValidateRuleResult, (r) => r),
+  );
+
+  server.registerTool(
+    McpToolName.explainRule,
+    {
+      title: 'Explain a rule',
+      description:
+        'Parses a policy and describes each rule: {rule_count, rules: [{label, selector, outcome, conditions}], error}. ' +
+        'On a parse error `rule_count` is 0, `rules` is [] and `error` is the message.',
+      inputSchema: RuleArgs,
+      outputSchema: ExplainRuleResult,
+      annotations: READ_ONLY,
+    },
+    async ({ rule }) => call(ExecSubject.explain, { rule }, ExplainRuleResult, (r) => r),
+  );
+
+  server.registerTool(
+    McpToolName.listOperators,
+    {
+      title: 'List operators',
+      description:
+        'Lists the comparison operators of the rule language with every accepted spelling: ' +
+        'an array of {operator, forms}. The structured content wraps it as {operators: [...]}.',
+      inputSchema: ListOperatorsArgs,
+      outputSchema: ListOperatorsResult,
+      annotations: READ_ONLY,
+    },
+    async () =>
+      call(ExecSubject.operators, {}, OperatorsResponse, (operators): ListOperatorsResult => ({ operators }), (s) => s.operators),
+  );
+
+  return server;
+}
+
+/**
+ * Sends one request to the execution service and turns the reply into a tool result: the mapped
+ * value as `structuredContent` and as JSON text (`text` picks what the text shows). A failure of
+ * the service becomes an `isError` result with a one-line message, never a protocol error.
+ */
+function execCaller(deps: ToolDeps) {
+  return async <R, S extends Record<string, unknown>>(
+    subject: ExecSubject,
+    payload: unknown,
+    reply: z.ZodType<R>,
+    map: (r: R) => S,
+    text: (s: S) => unknown = (s) => s,
+  ): Promise<CallToolResult> => {
+    let structured: S;
+    try {
+      structured = map(await deps.bus.request(subject, payload, reply, { timeoutMs: deps.timeoutMs, requestId: deps.requestId }));
+    } catch (err) {
+      return toolError(failureMessage(err, subject, deps.logger));
+    }
+    return { content: [{ type: 'text', text: JSON.stringify(text(structured)) }], structuredContent: structured };
+  };
+}
+
+/** The one-line message of a failed execution request; server faults are logged, their details hidden. */
+function failureMessage(err: unknown, subject: string, logger: Logger): string {
+  if (!isArbiterError(err)) {
+    logger.error({ err, subject }, 'execution request failed');
+    return 'internal error: the request could not be completed';
+  }
+  if (err.status >= 500) logger.warn({ err: { code: err.code, message: err.message }, subject }, 'execution request failed');
+  switch (err.code) {
+    case 'dependency_unavailable':
+      return `execution service unavailable: ${err.message}`;
+    case 'timeout':
+      return `execution timed out: ${err.message}`;
+    case 'internal':
+      return 'internal error: the request could not be completed';
+    default:
+      return err.message;
+  }
+}
+
+function toolError(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}

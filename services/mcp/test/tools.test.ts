@@ -1,0 +1,208 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningMcp } from '../src/start.js';
+import {
+  captureLogger,
+  connectClient,
+  firstText,
+  gatewayHeaders,
+  mcpUrl,
+  randomPrefix,
+  startExecution,
+  startTestMcp,
+  textJson,
+  type ExecutionProcess,
+} from './helpers.js';
+
+const ADULT_RULE = 'A **user** is adult if the __age__ of the **user** is at least 18.';
+const MEMBER_RULE =
+  'A **member** earns double points if the __tier__ of the **member** is "gold" or the __visits__ of the **member** is not less than 20.';
+const BROKEN_RULE = 'A **user** is adult if the __age__ of the **user** is at least.';
+
+let execution: ExecutionProcess;
+let mcp: RunningMcp;
+let client: Client;
+
+beforeAll(async () => {
+  const prefix = randomPrefix();
+  execution = await startExecution(prefix);
+  mcp = await startTestMcp(prefix, captureLogger().logger);
+  client = await connectClient(mcpUrl(mcp), gatewayHeaders());
+});
+
+afterAll(async () => {
+  await client?.close();
+  await mcp?.stop();
+  await execution?.stop();
+});
+
+describe('initialize and tools/list', () => {
+  it('initializes with the official client', () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'arbiter' });
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    expect(client.getInstructions()).toContain('evaluate_rules');
+  });
+
+  it('lists the four tools, each with an input and an output schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['evaluate_rules', 'explain_rule', 'list_operators', 'validate_rule']);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.description).toBeTruthy();
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+    }
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(byName.evaluate_rules?.inputSchema).toMatchObject({
+      required: ['rule', 'data'],
+      properties: { rule: { type: 'string' }, data: { type: 'object' } },
+    });
+    expect(byName.evaluate_rules?.outputSchema?.required).toEqual(['result', 'outcomes', 'trace', 'error']);
+    expect(byName.validate_rule?.inputSchema).toMatchObject({ required: ['rule'] });
+    expect(byName.validate_rule?.outputSchema?.required).toEqual(['valid', 'error']);
+    expect(byName.explain_rule?.outputSchema?.required).toEqual(['rule_count', 'rules', 'error']);
+    expect(byName.list_operators?.inputSchema.properties).toEqual({});
+    expect(byName.list_operators?.outputSchema?.required).toEqual(['operators']);
+  });
+});
+
+describe('evaluate_rules', () => {
+  it('evaluates a rule: result, outcomes, string trace, error null; text content = structured content', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE, data: { user: { age: 30 } } } });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({ result: true, outcomes: { adult: true }, error: null });
+    const trace = (res.structuredContent as { trace: unknown }).trace;
+    expect(Array.isArray(trace) && trace.length > 0 && trace.every((l) => typeof l === 'string')).toBe(true);
+    expect(textJson(res)).toEqual(res.structuredContent);
+    expect(Object.keys(res.structuredContent ?? {}).sort()).toEqual(['error', 'outcomes', 'result', 'trace']);
+  });
+
+  it('reports a false golden rule with its outcomes', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE, data: { user: { age: 12 } } } });
+    expect(res.structuredContent).toMatchObject({ result: false, outcomes: { adult: false }, error: null });
+  });
+
+  it('returns a parse error as a result, not a protocol or tool error', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: BROKEN_RULE, data: {} } });
+    expect(res.isError).toBeFalsy();
+    const out = res.structuredContent as { result: boolean; outcomes: object; error: string };
+    expect(out.result).toBe(false);
+    expect(out.outcomes).toEqual({});
+    expect(out.error).toMatch(/^Parse error: line 1, column \d+:/);
+    expect(textJson(res)).toEqual(res.structuredContent);
+  });
+
+  it('returns a missing property as a result with the error', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE, data: { user: {} } } });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toMatchObject({ result: false, outcomes: {}, error: expect.stringMatching(/missing property/i) });
+  });
+
+  it('refuses a rule that is not a string with a clear tool error', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: 42, data: {} } });
+    expect(res.isError).toBe(true);
+    expect(res.structuredContent).toBeUndefined();
+    expect(firstText(res)).toBe(
+      'MCP error -32602: Input validation error: Invalid arguments for tool evaluate_rules: expected a string (the rule text) at rule',
+    );
+  });
+
+  it.each([
+    ['an array', [1, 2]],
+    ['a string', 'x'],
+    ['null', null],
+  ])('refuses data that is %s with a clear tool error', async (_what, data) => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE, data } });
+    expect(res.isError).toBe(true);
+    expect(firstText(res)).toBe(
+      'MCP error -32602: Input validation error: Invalid arguments for tool evaluate_rules: expected a JSON object (the data) at data',
+    );
+  });
+
+  it('refuses missing arguments with a clear tool error', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE } });
+    expect(res.isError).toBe(true);
+    expect(firstText(res)).toMatch(/evaluate_rules: required: expected a JSON object \(the data\) at data$/);
+  });
+
+  it('passes the execution limits on as a tool error', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: 'x'.repeat(70_000), data: {} } });
+    expect(res.isError).toBe(true);
+    expect(firstText(res)).toMatch(/^rule text is 70000 bytes: the limit is \d+ bytes$/);
+  });
+});
+
+describe('validate_rule', () => {
+  it('accepts a valid rule', async () => {
+    const res = await client.callTool({ name: 'validate_rule', arguments: { rule: ADULT_RULE } });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toEqual({ valid: true, error: null });
+    expect(textJson(res)).toEqual({ valid: true, error: null });
+  });
+
+  it('reports a parse error as a result', async () => {
+    const res = await client.callTool({ name: 'validate_rule', arguments: { rule: BROKEN_RULE } });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toEqual({ valid: false, error: expect.stringMatching(/^Parse error: /) });
+  });
+
+  it('refuses a rule that is not a string', async () => {
+    const res = await client.callTool({ name: 'validate_rule', arguments: { rule: ['a'] } });
+    expect(res.isError).toBe(true);
+    expect(firstText(res)).toMatch(/validate_rule: expected a string \(the rule text\) at rule$/);
+  });
+});
+
+describe('explain_rule', () => {
+  it('explains a rule (LANGUAGE.md §12.2 example)', async () => {
+    const res = await client.callTool({ name: 'explain_rule', arguments: { rule: MEMBER_RULE } });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toEqual({
+      rule_count: 1,
+      error: null,
+      rules: [
+        {
+          label: null,
+          selector: 'member',
+          outcome: 'double points',
+          conditions: [
+            { type: 'comparison', selector: 'member', property: 'tier', operator: 'is equal to', value: 'gold', logical_op: null, optional: false, negated: false },
+            { type: 'comparison', selector: 'member', property: 'visits', operator: 'is less than', value: '20', logical_op: 'or', optional: false, negated: true },
+          ],
+        },
+      ],
+    });
+    expect(textJson(res)).toEqual(res.structuredContent);
+  });
+
+  it('reports a parse error as a result', async () => {
+    const res = await client.callTool({ name: 'explain_rule', arguments: { rule: BROKEN_RULE } });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toEqual({ rule_count: 0, rules: [], error: expect.stringMatching(/^Parse error: /) });
+  });
+
+  it('refuses a missing rule', async () => {
+    const res = await client.callTool({ name: 'explain_rule', arguments: {} });
+    expect(res.isError).toBe(true);
+    expect(firstText(res)).toMatch(/explain_rule: required: expected a string \(the rule text\) at rule$/);
+  });
+});
+
+describe('list_operators', () => {
+  it('returns the exact spec array as text and wraps it as {operators} in structured content', async () => {
+    const res = await client.callTool({ name: 'list_operators', arguments: {} });
+    expect(res.isError).toBeFalsy();
+    const operators = textJson(res) as { operator: string; forms: string[] }[];
+    expect(operators).toHaveLength(24);
+    expect(operators[0]).toEqual({ operator: 'is greater than', forms: ['is greater than', '>'] });
+    expect(operators[23]).toEqual({ operator: 'number of', forms: ['the number of', 'number of'] });
+    expect(operators.map((o) => o.operator)).toContain('is a valid email');
+    expect(res.structuredContent).toEqual({ operators });
+  });
+
+  it('works without arguments', async () => {
+    const res = await client.callTool({ name: 'list_operators' });
+    expect(res.isError).toBeFalsy();
+    expect((res.structuredContent as { operators: unknown[] }).operators).toHaveLength(24);
+  });
+});
