@@ -90,6 +90,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const port = await freePort();
   const adminKey = `arb_e2e_${randomBytes(24).toString('base64url')}`;
   const jwtSecret = randomBytes(32).toString('hex');
+  const mcpPort = await freePort();
   const issuer = 'https://idp.e2e.example';
   const audience = 'arbiter-e2e';
   const env: Record<string, string> = {
@@ -107,6 +108,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     AUTH_ISSUER: issuer,
     AUTH_AUDIENCE: audience,
     RATE_LIMIT_MAX: '100000',
+    MCP_INTERNAL_TOKEN: randomBytes(16).toString('hex'),
     ...options.env,
   };
   const children = new Map<ServiceName, ChildProcess>();
@@ -119,7 +121,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     output.set(name, lines);
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'services', name, 'dist/main.js')], {
       cwd: root,
-      env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0', OPS_PORT: String(opsPorts.get(name)) }) },
+      env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0', OPS_PORT: String(opsPorts.get(name)) }), ...(name === 'mcp' ? { MCP_PORT: String(mcpPort) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (chunk: Buffer) => {

@@ -41,4 +41,7 @@ export {
   ExplainRuleResult,
   ListOperatorsArgs,
   ListOperatorsResult,
+  McpSubject,
+  McpHttpRequest,
+  McpHttpResponse,
 } from './mcp.js';

@@ -98,3 +98,31 @@ export type ListOperatorsArgs = z.infer<typeof ListOperatorsArgs>;
  */
 export const ListOperatorsResult = z.object({ operators: OperatorsResponse });
 export type ListOperatorsResult = z.infer<typeof ListOperatorsResult>;
+
+/** Request/reply subject of the mcp service: one MCP HTTP exchange carried over the bus. */
+export const McpSubject = {
+  http: 'mcp.http',
+} as const;
+export type McpSubject = (typeof McpSubject)[keyof typeof McpSubject];
+
+/**
+ * `mcp.http` request: the gateway has authenticated the caller and forwards the MCP request
+ * (Streamable HTTP, stateless) with the caller's principal. Credentials are never included.
+ */
+export const McpHttpRequest = z.strictObject({
+  method: z.enum(['POST', 'GET', 'DELETE']),
+  /** MCP-relevant request headers (content-type, accept, mcp-protocol-version, ...), lower-case names. */
+  headers: z.record(z.string(), z.string()),
+  /** The JSON-RPC body as text. */
+  body: z.string().optional(),
+  principal: Principal,
+});
+export type McpHttpRequest = z.infer<typeof McpHttpRequest>;
+
+/** `mcp.http` reply: the HTTP response the gateway passes back to the MCP client. */
+export const McpHttpResponse = z.object({
+  status: z.number().int(),
+  headers: z.record(z.string(), z.string()),
+  body: z.string(),
+});
+export type McpHttpResponse = z.infer<typeof McpHttpResponse>;

@@ -16,6 +16,8 @@ import { pingDatabase } from './db/database.js';
 import { engineRoutes } from './routes/engine-routes.js';
 import { healthRoutes, type MetricsSource, type ReadinessCheck } from './routes/health-routes.js';
 import { identityRoutes } from './routes/identity-routes.js';
+import { mcpRoutes } from './routes/mcp-routes.js';
+import type { McpForwarder } from './mcp-forwarder.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
 export type AppConfig = Pick<GatewayConfig, 'jwt' | 'limits' | 'redisKeyPrefix' | 'apiKeyCacheTtlSeconds'>;
@@ -31,6 +33,8 @@ export interface AppDeps {
   readonly redis: Redis;
   /** The rule engine (the execution service over NATS in production). */
   readonly engine: EngineClient;
+  /** Proxy to the mcp service; `/mcp` is served only when given. */
+  readonly mcp?: McpForwarder;
   /** Extra readiness probes beyond database and Redis (e.g. the bus). */
   readonly readinessChecks?: readonly ReadinessCheck[];
   /** Prometheus registry served at `/metrics`, when given. */
@@ -87,5 +91,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { checks, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
   await app.register(identityRoutes, { authenticator, identity });
   await app.register(engineRoutes, { authenticator, engine: deps.engine });
+  if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp });
   return app;
 }

@@ -22,6 +22,7 @@ const GatewayEnv = BaseConfig.extend({
   RATE_LIMIT_WINDOW: z.string().default('1 minute'),
   API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
   ENGINE_TIMEOUT_MS: positiveInt(2000),
+  MCP_TIMEOUT_MS: positiveInt(10000),
 });
 
 /** Settings of the JWT bearer credential; `undefined` key material disables bearer tokens. */
@@ -64,6 +65,8 @@ export interface GatewayConfig {
   readonly limits: HttpLimits;
   readonly apiKeyCacheTtlSeconds: number;
   readonly engineTimeoutMs: number;
+  /** How long `/mcp` waits for the mcp service (over the bus). */
+  readonly mcp: { readonly timeoutMs: number };
 }
 
 /** Reads the configuration from `env`; throws `ConfigError` naming every bad variable. */
@@ -91,5 +94,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     limits: { bodyLimitBytes: e.BODY_LIMIT_BYTES, rateLimitMax: e.RATE_LIMIT_MAX, rateLimitWindow: window },
     apiKeyCacheTtlSeconds: e.API_KEY_CACHE_TTL_SECONDS,
     engineTimeoutMs: e.ENGINE_TIMEOUT_MS,
+    mcp: { timeoutMs: e.MCP_TIMEOUT_MS },
   };
 }

@@ -5,6 +5,7 @@ import { buildApp } from './app.js';
 import { readConfig } from './config.js';
 import { ensureDatabase, migrateLatest, openDatabase } from './db/database.js';
 import { NatsEngineClient } from './engine-client-nats.js';
+import { McpForwarder } from './mcp-forwarder.js';
 import { bootstrapIdentity } from './identity/bootstrap.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -30,6 +31,7 @@ const app = await buildApp({
   db,
   redis,
   engine: new NatsEngineClient(bus, config.engineTimeoutMs),
+  mcp: new McpForwarder(bus, config.mcp.timeoutMs),
   readinessChecks: [
     {
       name: 'nats',

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { connectBus } from '@arbiter/service-kit';
 import type { Logger } from './logger.js';
 import { buildMcpHandler } from './app.js';
+import { mcpBusEndpoint } from './bus-endpoint.js';
 import type { McpConfig } from './config.js';
 
 /** A running mcp service. */
@@ -25,7 +26,16 @@ export function packageVersion(): string {
 /** Connects to NATS and listens on `HOST:MCP_PORT` (in-process use: tests, a one-process stack). */
 export async function startMcp(config: McpConfig, logger: Logger): Promise<RunningMcp> {
   const bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_SUBJECT_PREFIX, name: 'mcp', logger });
-  const server = createServer(buildMcpHandler({ bus, logger, config, version: packageVersion() }));
+  const version = packageVersion();
+  // The gateway forwards /mcp over the bus (queue group `mcp`); the HTTP listener serves direct
+  // internal callers with the same tools.
+  await bus.serve({
+    name: 'mcp',
+    version,
+    description: 'MCP rule tools (Streamable HTTP over the bus)',
+    endpoints: { http: mcpBusEndpoint({ bus, logger, timeoutMs: config.MCP_TIMEOUT_MS, version }) },
+  });
+  const server = createServer(buildMcpHandler({ bus, logger, config, version }));
   server.keepAliveTimeout = 5000;
   try {
     await new Promise<void>((resolve, reject) => {

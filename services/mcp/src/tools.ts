@@ -15,6 +15,7 @@ import {
 } from '@arbiter/contracts';
 import type { Bus } from '@arbiter/service-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from './logger.js';
 import type { z } from 'zod';
@@ -37,11 +38,20 @@ const INSTRUCTIONS =
 const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
 /**
+ * One JSON Schema validator for every per-request server: by default each server builds its own
+ * Ajv instance, which cost more than the tool call itself.
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
+
+/**
  * A fresh MCP server with the four rule tools of spec §4.7 (one per HTTP request: the service is
  * stateless). The tools only forward to the execution service over the bus.
  */
 export function createToolServer(deps: ToolDeps): McpServer {
-  const server = new McpServer({ name: 'arbiter', version: deps.version }, { instructions: INSTRUCTIONS });
+  const server = new McpServer(
+    { name: 'arbiter', version: deps.version },
+    { instructions: INSTRUCTIONS, jsonSchemaValidator: SHARED_VALIDATOR },
+  );
   const call = execCaller(deps);
 
   server.registerTool(

@@ -46,6 +46,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Personal API key' },
+          mcpApiKey: { type: 'apiKey', in: 'header', name: 'x-mcp-api-key', description: 'Personal API key, for /mcp' },
           bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Token of the organization identity provider' },
         },
       },

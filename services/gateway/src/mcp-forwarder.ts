@@ -1,0 +1,43 @@
+import type { Bus } from '@arbiter/service-kit';
+import { McpHttpResponse, McpSubject, type McpHttpRequest, type Principal } from '@arbiter/contracts';
+
+/** Request headers of an MCP client that the mcp service needs; credentials are never passed on. */
+const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
+/** Response headers passed back to the client. */
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'allow', 'cache-control'];
+
+/**
+ * Forwards an authenticated `/mcp` request to the mcp service over the bus (`mcp.http`, queue
+ * group `mcp`, so replicas share load and any of them answers). The caller's principal travels
+ * with it; the API key never does. No mcp replica → 503, no answer in time → 504 (from the bus).
+ */
+export class McpForwarder {
+  constructor(
+    private readonly bus: Pick<Bus, 'request'>,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async forward(
+    principal: Principal,
+    request: { method: string; headers: Record<string, string | string[] | undefined>; body: unknown; requestId: string },
+  ): Promise<McpHttpResponse> {
+    const headers: Record<string, string> = {};
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const message: McpHttpRequest = {
+      method: request.method as McpHttpRequest['method'],
+      headers,
+      principal,
+      ...(request.method === 'POST' && request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+    };
+    const res = await this.bus.request(McpSubject.http, message, McpHttpResponse, { timeoutMs: this.timeoutMs, requestId: request.requestId });
+    const out: Record<string, string> = {};
+    for (const name of FORWARDED_RESPONSE_HEADERS) {
+      const value = res.headers[name];
+      if (value !== undefined) out[name] = value;
+    }
+    return { ...res, headers: out };
+  }
+}

@@ -1,0 +1,65 @@
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ArbiterError } from '@arbiter/contracts';
+import { principalOf, requireCapability } from '../http/auth.js';
+import { errorResponses } from '../http/openapi.js';
+import type { Authenticator } from '../identity/authenticator.js';
+import type { McpForwarder } from '../mcp-forwarder.js';
+
+/** Dependencies of {@link mcpRoutes}. */
+export interface McpRoutesOptions {
+  readonly authenticator: Authenticator;
+  readonly forwarder: McpForwarder;
+}
+
+const KEY_SOURCES = 'send it in `x-mcp-api-key` (recommended), `x-api-key` or the `api_key` query parameter';
+
+/** The API key of an MCP request (spec §5.2), from the first source that has one. */
+function mcpKeyOf(headers: Record<string, unknown>, query: unknown): string {
+  const candidates = [headers['x-mcp-api-key'], headers['x-api-key'], (query as Record<string, unknown> | undefined)?.api_key];
+  for (const value of candidates) {
+    if (Array.isArray(value)) throw new ArbiterError('unauthenticated', `send exactly one API key: ${KEY_SOURCES}`);
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  throw new ArbiterError('unauthenticated', `this endpoint requires an API key: ${KEY_SOURCES}`);
+}
+
+/**
+ * `/mcp` (spec §4.7, §5.2): the API key is checked here, before any MCP processing, then the
+ * request is proxied to the mcp service, which scales on its own.
+ */
+export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { authenticator, forwarder }) => {
+  app.addHook('onRequest', async (request) => {
+    request.principal = await authenticator.byApiKey(mcpKeyOf(request.headers, request.query));
+  });
+  const canView = requireCapability('view');
+
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: '/mcp',
+    onRequest: canView,
+    schema: {
+      tags: ['mcp'],
+      security: [{ mcpApiKey: [] }, { apiKey: [] }],
+      summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless)',
+      description:
+        'JSON-RPC over Streamable HTTP with the tools evaluate_rules, validate_rule, explain_rule and list_operators. ' +
+        'Needs an API key with scope `view` in `x-mcp-api-key`, `x-api-key` or the `api_key` query parameter (not recommended: it ends up in URLs).',
+      querystring: z.object({ api_key: z.string().optional() }),
+      response: errorResponses(401, 403, 413, 415, 429, 503, 504),
+    },
+    handler: async (request, reply) => {
+      const res = await forwarder.forward(principalOf(request), {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        requestId: request.id,
+      });
+      // The mcp service's JSON-RPC body goes out as is, not through a response schema: the typed
+      // reply only knows the problem bodies documented above.
+      const raw = reply as unknown as FastifyReply;
+      return raw.status(res.status).headers(res.headers).serializer((s: string) => s).send(res.body);
+    },
+  });
+};

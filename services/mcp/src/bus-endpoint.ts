@@ -1,0 +1,74 @@
+import { defineEndpoint, type Bus } from '@arbiter/service-kit';
+import { hasCapability, McpHttpRequest, McpSubject, type McpHttpResponse } from '@arbiter/contracts';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { Logger } from './logger.js';
+import { describeRpc, RpcCode } from './http-util.js';
+import { createToolServer } from './tools.js';
+
+/** What the `mcp.http` endpoint needs. */
+export interface McpBusDeps {
+  bus: Pick<Bus, 'request'>;
+  logger: Logger;
+  timeoutMs: number;
+  version: string;
+}
+
+function rpcError(status: number, code: number, message: string, extra: Record<string, string> = {}): McpHttpResponse {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', ...extra },
+    body: JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }),
+  };
+}
+
+/**
+ * `mcp.http`: one MCP exchange forwarded by the gateway over the bus, served by the SDK's
+ * Streamable HTTP transport (web-standard flavour, stateless, JSON responses): a fresh server per
+ * request, so any replica in the queue group answers. The caller's `view` right is re-checked here.
+ */
+export function mcpBusEndpoint(deps: McpBusDeps) {
+  return defineEndpoint({
+    subject: McpSubject.http,
+    request: McpHttpRequest,
+    handler: async (req, ctx): Promise<McpHttpResponse> => {
+      if (!hasCapability(req.principal, 'view')) return rpcError(403, RpcCode.serverError, 'forbidden: the API key needs scope `view`');
+      if (req.method !== 'POST') {
+        return rpcError(405, RpcCode.serverError, 'method not allowed: this stateless server accepts only POST', { allow: 'POST' });
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(req.body ?? '');
+      } catch {
+        return rpcError(400, RpcCode.parseError, 'parse error: the body is not JSON');
+      }
+      const requestId = ctx.requestId ?? 'bus';
+      const server = createToolServer({
+        bus: deps.bus,
+        logger: deps.logger,
+        timeoutMs: deps.timeoutMs,
+        requestId,
+        version: deps.version,
+      });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      try {
+        await server.connect(transport);
+        const response = await transport.handleRequest(
+          new Request('http://mcp.internal/mcp', { method: 'POST', headers: req.headers, body: req.body ?? '' }),
+          { parsedBody: parsed },
+        );
+        const headers: Record<string, string> = {};
+        response.headers.forEach((value, name) => {
+          headers[name] = value;
+        });
+        const body = await response.text();
+        if (deps.logger.isLevelEnabled('debug')) {
+          deps.logger.debug({ requestId, orgId: req.principal.orgId, rpc: describeRpc(parsed), status: response.status }, 'mcp request');
+        }
+        return { status: response.status, headers, body };
+      } finally {
+        await transport.close();
+        await server.close();
+      }
+    },
+  });
+}
