@@ -15,7 +15,8 @@ export type LookupMode =
 
 type StepGetter = (o: unknown) => unknown;
 
-const PROTOTYPE_KEYS = new Set(Object.getOwnPropertyNames(Object.prototype));
+// Names an object or array answers to without owning them: such keys take the checked path.
+const PROTOTYPE_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Array.prototype)]);
 const INDEX_LIKE = /^(?:\d+|length)$/;
 
 /**
