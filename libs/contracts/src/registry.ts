@@ -1,0 +1,315 @@
+import { z } from 'zod';
+import { FlowDefinition, FlowResult } from './flow.js';
+import { pageOf } from './http.js';
+import { Principal } from './principal.js';
+
+/**
+ * Request/reply subjects of the registry service, relative to the bus prefix. One queue group
+ * (`registry`) serves them all. Every request carries the caller's `principal` except `*.resolve`,
+ * which the execution service calls for an org after the gateway authenticated the run.
+ */
+export const RegistrySubject = {
+  policyCreate: 'registry.policy.create',
+  policyUpdate: 'registry.policy.update',
+  policyGet: 'registry.policy.get',
+  policyVersions: 'registry.policy.versions',
+  policyDraft: 'registry.policy.draft',
+  policyList: 'registry.policy.list',
+  policyDelete: 'registry.policy.delete',
+  policyResolve: 'registry.policy.resolve',
+  flowCreate: 'registry.flow.create',
+  flowUpdate: 'registry.flow.update',
+  flowGet: 'registry.flow.get',
+  flowVersions: 'registry.flow.versions',
+  flowDraft: 'registry.flow.draft',
+  flowList: 'registry.flow.list',
+  flowDelete: 'registry.flow.delete',
+  flowResolve: 'registry.flow.resolve',
+  groupCreate: 'registry.group.create',
+  groupGet: 'registry.group.get',
+  groupUpdate: 'registry.group.update',
+  groupDelete: 'registry.group.delete',
+  groupList: 'registry.group.list',
+  groupMemberAdd: 'registry.group.member.add',
+  groupMemberRemove: 'registry.group.member.remove',
+  groupPolicies: 'registry.group.policies',
+  groupFlows: 'registry.group.flows',
+} as const;
+export type RegistrySubject = (typeof RegistrySubject)[keyof typeof RegistrySubject];
+
+/** Record status: the editable draft or an immutable published version. */
+export const RecordStatus = z.enum(['draft', 'published']);
+export type RecordStatus = z.infer<typeof RecordStatus>;
+
+/** A JSON Schema object (checked with ajv when publishing), or null for none. */
+export const JsonSchemaValue = z.record(z.string(), z.unknown()).nullable();
+
+/** A record id as sent by a caller: anything that is not a known id answers 404, never 400. */
+export const RecordIdParam = z.string().min(1).max(100);
+
+/** A saved test of a policy: the golden rule's result on `data` must equal `expect`. */
+export const PolicyTest = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  data: z.record(z.string(), z.unknown()),
+  expect: z.boolean(),
+});
+export type PolicyTest = z.infer<typeof PolicyTest>;
+
+/** A saved test of a flow: the flow result on `data` must equal `expect`. */
+export const FlowTest = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  data: z.record(z.string(), z.unknown()),
+  expect: FlowResult,
+});
+export type FlowTest = z.infer<typeof FlowTest>;
+
+const Name = z.string().trim().min(1).max(200);
+const Description = z.string().max(2000);
+const RuleText = z.string().max(65536);
+const MAX_TESTS = 100;
+
+const recordMeta = {
+  baseId: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  schema: JsonSchemaValue,
+  status: RecordStatus,
+  version: z.number().int().nullable(),
+  basedOnVersion: z.number().int().nullable(),
+  createdAt: z.iso.datetime(),
+  createdBy: z.string(),
+  updatedAt: z.iso.datetime(),
+  updatedBy: z.string(),
+  publishedAt: z.iso.datetime().nullable(),
+  publishedBy: z.string().nullable(),
+};
+
+/** A policy draft or version (DESIGN.md §5). */
+export const PolicyRecord = z.object({ policyId: z.uuid(), ...recordMeta, rule: z.string(), tests: z.array(PolicyTest) });
+export type PolicyRecord = z.infer<typeof PolicyRecord>;
+
+/** A flow draft or version (DESIGN.md §5). */
+export const FlowRecord = z.object({ flowId: z.uuid(), ...recordMeta, definition: FlowDefinition, tests: z.array(FlowTest) });
+export type FlowRecord = z.infer<typeof FlowRecord>;
+
+/** Body of `POST /policy`. Unknown keys are rejected. */
+export const CreatePolicyBody = z.strictObject({
+  name: Name,
+  description: Description.default(''),
+  rule: RuleText,
+  schema: JsonSchemaValue.default(null),
+  tests: z.array(PolicyTest).max(MAX_TESTS).default([]),
+});
+export type CreatePolicyBody = z.infer<typeof CreatePolicyBody>;
+
+/**
+ * Body of `PUT /policy/{policyId}`: the given fields are applied to the draft; with
+ * `status:"published"` the draft is then published. Unknown keys are rejected.
+ */
+export const UpdatePolicyBody = z.strictObject({
+  status: RecordStatus,
+  name: Name.optional(),
+  description: Description.optional(),
+  rule: RuleText.optional(),
+  schema: JsonSchemaValue.optional(),
+  tests: z.array(PolicyTest).max(MAX_TESTS).optional(),
+});
+export type UpdatePolicyBody = z.infer<typeof UpdatePolicyBody>;
+
+/** Body of `POST /flow`. Unknown keys are rejected. */
+export const CreateFlowBody = z.strictObject({
+  name: Name,
+  description: Description.default(''),
+  definition: FlowDefinition,
+  schema: JsonSchemaValue.default(null),
+  tests: z.array(FlowTest).max(MAX_TESTS).default([]),
+});
+export type CreateFlowBody = z.infer<typeof CreateFlowBody>;
+
+/** Body of `PUT /flow/{flowId}`; as {@link UpdatePolicyBody}. Unknown keys are rejected. */
+export const UpdateFlowBody = z.strictObject({
+  status: RecordStatus,
+  name: Name.optional(),
+  description: Description.optional(),
+  definition: FlowDefinition.optional(),
+  schema: JsonSchemaValue.optional(),
+  tests: z.array(FlowTest).max(MAX_TESTS).optional(),
+});
+export type UpdateFlowBody = z.infer<typeof UpdateFlowBody>;
+
+/** Query of `GET /policies`, `GET /flows`, `GET /groups` and the group member lists. Unknown parameters are ignored. */
+export const ListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('Page size (1–200)'),
+  cursor: z.string().min(1).max(512).optional().describe('Opaque cursor from a previous page'),
+  q: z.string().min(1).max(200).optional().describe('Case-insensitive part of the name'),
+});
+export type ListQuery = z.infer<typeof ListQuery>;
+
+/** Query of `GET .../versions`: a page of the draft (first) and the versions, newest first. */
+export const VersionsQuery = ListQuery.omit({ q: true });
+export type VersionsQuery = z.infer<typeof VersionsQuery>;
+
+const summaryMeta = {
+  baseId: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  status: RecordStatus,
+  version: z.number().int().nullable(),
+  latestVersion: z.number().int().nullable(),
+  createdBy: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  publishedAt: z.iso.datetime().nullable(),
+};
+
+/** A policy base in a list: its current runnable record (latest version, else the draft) plus the draft's id. */
+export const PolicySummary = z.object({ policyId: z.uuid(), draftId: z.uuid().nullable(), ...summaryMeta });
+export type PolicySummary = z.infer<typeof PolicySummary>;
+
+/** A flow base in a list; as {@link PolicySummary}. */
+export const FlowSummary = z.object({ flowId: z.uuid(), draftId: z.uuid().nullable(), ...summaryMeta });
+export type FlowSummary = z.infer<typeof FlowSummary>;
+
+/** Response of `GET /policies` and `GET /group/{groupId}/policies`. */
+export const PolicySummaryPage = pageOf(PolicySummary);
+export type PolicySummaryPage = z.infer<typeof PolicySummaryPage>;
+/** Response of `GET /flows` and `GET /group/{groupId}/flows`. */
+export const FlowSummaryPage = pageOf(FlowSummary);
+export type FlowSummaryPage = z.infer<typeof FlowSummaryPage>;
+/** Response of `GET /policy/{policyId}/versions`. */
+export const PolicyRecordPage = pageOf(PolicyRecord);
+export type PolicyRecordPage = z.infer<typeof PolicyRecordPage>;
+/** Response of `GET /flow/{flowId}/versions`. */
+export const FlowRecordPage = pageOf(FlowRecord);
+export type FlowRecordPage = z.infer<typeof FlowRecordPage>;
+
+/** Reply of `registry.policy.update`: `published` means a new version was created (HTTP 201), else 200. */
+export const PolicyUpdateReply = z.object({ outcome: z.enum(['updated', 'published']), record: PolicyRecord });
+export type PolicyUpdateReply = z.infer<typeof PolicyUpdateReply>;
+/** Reply of `registry.flow.update`; as {@link PolicyUpdateReply}. */
+export const FlowUpdateReply = z.object({ outcome: z.enum(['updated', 'published']), record: FlowRecord });
+export type FlowUpdateReply = z.infer<typeof FlowUpdateReply>;
+
+/** Reply of `registry.policy.draft`: `created` when a new draft was made (HTTP 201), else the existing one (200). */
+export const PolicyDraftReply = z.object({ created: z.boolean(), record: PolicyRecord });
+export type PolicyDraftReply = z.infer<typeof PolicyDraftReply>;
+/** Reply of `registry.flow.draft`; as {@link PolicyDraftReply}. */
+export const FlowDraftReply = z.object({ created: z.boolean(), record: FlowRecord });
+export type FlowDraftReply = z.infer<typeof FlowDraftReply>;
+
+/** Reply of `registry.policy.delete` and `registry.flow.delete` (HTTP 204). */
+export const DeleteBaseReply = z.object({ baseId: z.uuid() });
+export type DeleteBaseReply = z.infer<typeof DeleteBaseReply>;
+
+/** A group (DESIGN.md §6). */
+export const Group = z.object({
+  groupId: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  createdBy: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type Group = z.infer<typeof Group>;
+
+/** Response of `GET /groups`. */
+export const GroupPage = pageOf(Group);
+export type GroupPage = z.infer<typeof GroupPage>;
+
+/** Body of `POST /group`. Unknown keys are rejected. */
+export const CreateGroupBody = z.strictObject({ name: Name, description: Description.default('') });
+export type CreateGroupBody = z.infer<typeof CreateGroupBody>;
+
+/** Body of `PUT /group/{groupId}`: at least one field. Unknown keys are rejected. */
+export const UpdateGroupBody = z
+  .strictObject({ name: Name.optional(), description: Description.optional() })
+  .refine((b) => b.name !== undefined || b.description !== undefined, 'must set `name` or `description`');
+export type UpdateGroupBody = z.infer<typeof UpdateGroupBody>;
+
+/** Kind of a group member. */
+export const MemberType = z.enum(['policy', 'flow']);
+export type MemberType = z.infer<typeof MemberType>;
+
+/** Body of `POST /group/{groupId}/member`: a policy or flow base id. Unknown keys are rejected. */
+export const AddGroupMemberBody = z.strictObject({ memberId: RecordIdParam, memberType: MemberType });
+export type AddGroupMemberBody = z.infer<typeof AddGroupMemberBody>;
+
+/** A membership record (HTTP 201 on add). */
+export const GroupMember = z.object({
+  groupId: z.uuid(),
+  memberId: z.uuid(),
+  memberType: MemberType,
+  addedBy: z.string(),
+  addedAt: z.iso.datetime(),
+});
+export type GroupMember = z.infer<typeof GroupMember>;
+
+/** Reply of `registry.group.delete` and `registry.group.member.remove` (HTTP 204). */
+export const EmptyReply = z.object({});
+export type EmptyReply = z.infer<typeof EmptyReply>;
+
+// ---- NATS requests: the HTTP body (or query) plus the caller and the path ids.
+
+const withPrincipal = { principal: Principal };
+
+/** Request of `registry.policy.create`. */
+export const PolicyCreateRequest = z.strictObject({ ...withPrincipal, ...CreatePolicyBody.shape });
+export type PolicyCreateRequest = z.input<typeof PolicyCreateRequest>;
+/** Request of `registry.policy.update`. */
+export const PolicyUpdateRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam, ...UpdatePolicyBody.shape });
+export type PolicyUpdateRequest = z.input<typeof PolicyUpdateRequest>;
+/** Request of `registry.policy.get`, `.draft` and `.delete`. */
+export const PolicyIdRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam });
+export type PolicyIdRequest = z.input<typeof PolicyIdRequest>;
+/** Request of `registry.policy.versions`. */
+export const PolicyVersionsRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam, ...VersionsQuery.shape });
+export type PolicyVersionsRequest = z.input<typeof PolicyVersionsRequest>;
+
+/** Request of `registry.flow.create`. */
+export const FlowCreateRequest = z.strictObject({ ...withPrincipal, ...CreateFlowBody.shape });
+export type FlowCreateRequest = z.input<typeof FlowCreateRequest>;
+/** Request of `registry.flow.update`. */
+export const FlowUpdateRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam, ...UpdateFlowBody.shape });
+export type FlowUpdateRequest = z.input<typeof FlowUpdateRequest>;
+/** Request of `registry.flow.get`, `.draft` and `.delete`. */
+export const FlowIdRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam });
+export type FlowIdRequest = z.input<typeof FlowIdRequest>;
+/** Request of `registry.flow.versions`. */
+export const FlowVersionsRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam, ...VersionsQuery.shape });
+export type FlowVersionsRequest = z.input<typeof FlowVersionsRequest>;
+
+/** Request of `registry.policy.list`, `registry.flow.list` and `registry.group.list`. */
+export const ListRequest = z.strictObject({ ...withPrincipal, ...ListQuery.shape });
+export type ListRequest = z.input<typeof ListRequest>;
+
+/**
+ * Request of `registry.policy.resolve` / `registry.flow.resolve`: rebuilds the runnable index of the
+ * base from PostgreSQL and answers the record a run uses: by `recordId`, or by `baseId` (the pinned
+ * `version`, else the current runnable record). not_found for unknown, deleted or other-org ids.
+ */
+export const ResolveRequest = z
+  .strictObject({ orgId: z.string().min(1), baseId: RecordIdParam.optional(), recordId: RecordIdParam.optional(), version: z.number().int().min(1).optional() })
+  .refine((r) => (r.baseId === undefined) !== (r.recordId === undefined), 'must give exactly one of `baseId` and `recordId`')
+  .refine((r) => r.version === undefined || r.baseId !== undefined, '`version` needs `baseId`');
+export type ResolveRequest = z.input<typeof ResolveRequest>;
+
+/** Request of `registry.group.create`. */
+export const GroupCreateRequest = z.strictObject({ ...withPrincipal, ...CreateGroupBody.shape });
+export type GroupCreateRequest = z.input<typeof GroupCreateRequest>;
+/** Request of `registry.group.get` and `registry.group.delete`. */
+export const GroupIdRequest = z.strictObject({ ...withPrincipal, groupId: RecordIdParam });
+export type GroupIdRequest = z.input<typeof GroupIdRequest>;
+/** Request of `registry.group.update`. */
+export const GroupUpdateRequest = z
+  .strictObject({ ...withPrincipal, groupId: RecordIdParam, name: Name.optional(), description: Description.optional() })
+  .refine((b) => b.name !== undefined || b.description !== undefined, 'must set `name` or `description`');
+export type GroupUpdateRequest = z.input<typeof GroupUpdateRequest>;
+/** Request of `registry.group.member.add`. */
+export const GroupMemberAddRequest = z.strictObject({ ...withPrincipal, groupId: RecordIdParam, ...AddGroupMemberBody.shape });
+export type GroupMemberAddRequest = z.input<typeof GroupMemberAddRequest>;
+/** Request of `registry.group.member.remove`. */
+export const GroupMemberRemoveRequest = z.strictObject({ ...withPrincipal, groupId: RecordIdParam, memberId: RecordIdParam });
+export type GroupMemberRemoveRequest = z.input<typeof GroupMemberRemoveRequest>;
+/** Request of `registry.group.policies` and `registry.group.flows`. */
+export const GroupMembersListRequest = z.strictObject({ ...withPrincipal, groupId: RecordIdParam, ...ListQuery.omit({ q: true }).shape });
+export type GroupMembersListRequest = z.input<typeof GroupMembersListRequest>;

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { FlowDefinition } from './flow.js';
+
+/**
+ * The Redis index of what is runnable (issue 4), written by the registry after every commit and
+ * before it replies, read by the execution service so a run never touches PostgreSQL.
+ *
+ * Keys (prefix = `NATS_SUBJECT_PREFIX`): `${prefix}:runnable:{kind}:base:{baseId}` →
+ * {@link RunnableBaseEntry}; `${prefix}:runnable:{kind}:record:{recordId}` → {@link PolicyRecordEntry}
+ * or {@link FlowRecordEntry}. Values are JSON strings. Every entry carries the base's `rev`, which
+ * grows with each committed change: a write never replaces an entry with a higher `rev`, so
+ * replicas racing on one base cannot leave an older state behind. A deleted base leaves tombstones
+ * (`state:"deleted"`) under its base key and every record key, so runs answer 404 from Redis alone.
+ * On a miss, ask `registry.{kind}.resolve`, which rebuilds the base's entries from PostgreSQL.
+ */
+export const RunnableKind = z.enum(['policy', 'flow']);
+export type RunnableKind = z.infer<typeof RunnableKind>;
+
+/** Key of a base's entry. */
+export function runnableBaseKey(prefix: string, kind: RunnableKind, baseId: string): string {
+  return `${prefix}:runnable:${kind}:base:${baseId}`;
+}
+
+/** Key of a record's entry. */
+export function runnableRecordKey(prefix: string, kind: RunnableKind, recordId: string): string {
+  return `${prefix}:runnable:${kind}:record:${recordId}`;
+}
+
+const Rev = z.number().int().min(1);
+
+/**
+ * A base: its current runnable record (the latest version, else the draft) with the hashes a
+ * worker caches by, and the id of every version (`versions["3"]` → record id) for pinned runs.
+ */
+export const RunnableBaseEntry = z.discriminatedUnion('state', [
+  z.object({
+    state: z.literal('live'),
+    rev: Rev,
+    orgId: z.string(),
+    baseId: z.string(),
+    recordId: z.string(),
+    version: z.number().int().nullable(),
+    /** sha256 (hex) of the rule text, or of the definition's JSON for a flow. */
+    ruleHash: z.string(),
+    /** sha256 (hex) of the schema's JSON; null without a schema. */
+    schemaHash: z.string().nullable(),
+    versions: z.record(z.string(), z.string()),
+  }),
+  z.object({ state: z.literal('deleted'), rev: Rev, orgId: z.string(), baseId: z.string() }),
+]);
+export type RunnableBaseEntry = z.infer<typeof RunnableBaseEntry>;
+
+const recordCommon = {
+  rev: Rev,
+  orgId: z.string(),
+  baseId: z.string(),
+  recordId: z.string(),
+};
+const liveCommon = {
+  state: z.literal('live'),
+  ...recordCommon,
+  status: z.enum(['draft', 'published']),
+  version: z.number().int().nullable(),
+  schema: z.record(z.string(), z.unknown()).nullable(),
+  schemaHash: z.string().nullable(),
+};
+const deletedRecord = z.object({ state: z.literal('deleted'), ...recordCommon });
+
+/** A live policy record as a run needs it; `ruleHash` is the sha256 (hex) of `rule`. */
+export const LivePolicyRecordEntry = z.object({ ...liveCommon, kind: z.literal('policy'), rule: z.string(), ruleHash: z.string() });
+export type LivePolicyRecordEntry = z.infer<typeof LivePolicyRecordEntry>;
+
+/** A live flow record as a run needs it; `ruleHash` is the sha256 (hex) of the definition's JSON. */
+export const LiveFlowRecordEntry = z.object({ ...liveCommon, kind: z.literal('flow'), definition: FlowDefinition, ruleHash: z.string() });
+export type LiveFlowRecordEntry = z.infer<typeof LiveFlowRecordEntry>;
+
+/** The entry of a policy record key: live, or the tombstone of a deleted base. */
+export const PolicyRecordEntry = z.discriminatedUnion('state', [LivePolicyRecordEntry, deletedRecord]);
+export type PolicyRecordEntry = z.infer<typeof PolicyRecordEntry>;
+
+/** The entry of a flow record key: live, or the tombstone of a deleted base. */
+export const FlowRecordEntry = z.discriminatedUnion('state', [LiveFlowRecordEntry, deletedRecord]);
+export type FlowRecordEntry = z.infer<typeof FlowRecordEntry>;

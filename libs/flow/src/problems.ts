@@ -1,0 +1,11 @@
+/** One thing wrong with a flow definition; the shape of a 400/422 reason (`ErrorReason`). */
+export interface FlowProblem {
+  /** `invalid_definition`, `missing_start`, `unknown_node`, `missing_branch`, `cycle` or `unreachable_node`. */
+  code: FlowProblemCode;
+  message: string;
+  /** Where, dot-separated (`nodes.n1.onTrue`). */
+  path?: string;
+}
+
+/** Codes of {@link FlowProblem}. */
+export type FlowProblemCode = 'invalid_definition' | 'missing_start' | 'unknown_node' | 'missing_branch' | 'cycle' | 'unreachable_node';

@@ -1,0 +1,80 @@
+import type { FlowDefinition } from '@arbiter/contracts';
+import type { FlowProblem } from './problems.js';
+
+const BRANCHES = ['onTrue', 'onFalse'] as const;
+
+/** The ids a node leads to that exist in the definition, in branch order. */
+function successors(def: FlowDefinition, id: string): string[] {
+  const node = def.nodes[id];
+  if (node?.type !== 'policy') return [];
+  return BRANCHES.map((b) => node[b]).filter((next): next is string => next !== undefined && next in def.nodes);
+}
+
+/**
+ * Every structural problem of a definition (DESIGN.md §5), in node order: the start exists, every
+ * branch names an existing node, every policy node has both branches, no cycles, every node is
+ * reachable from the start. Together these make every path end in a `return` or `custom` node.
+ * An empty list means the definition is valid.
+ */
+export function validateDefinition(def: FlowDefinition): FlowProblem[] {
+  const problems: FlowProblem[] = [];
+  const ids = Object.keys(def.nodes);
+  if (!(def.start in def.nodes)) {
+    problems.push({ code: 'missing_start', message: `start node \`${def.start}\` does not exist`, path: 'start' });
+  }
+  for (const id of ids) {
+    const node = def.nodes[id]!;
+    if (node.type !== 'policy') continue;
+    for (const branch of BRANCHES) {
+      const next = node[branch];
+      const path = `nodes.${id}.${branch}`;
+      if (next === undefined) {
+        problems.push({ code: 'missing_branch', message: `policy node \`${id}\` has no \`${branch}\` branch`, path });
+      } else if (!(next in def.nodes)) {
+        problems.push({ code: 'unknown_node', message: `node \`${id}\`: \`${branch}\` names \`${next}\`, which does not exist`, path });
+      }
+    }
+  }
+  problems.push(...cycles(def, ids));
+  if (def.start in def.nodes) {
+    const reached = new Set<string>();
+    const stack = [def.start];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (reached.has(id)) continue;
+      reached.add(id);
+      stack.push(...successors(def, id));
+    }
+    for (const id of ids) {
+      if (!reached.has(id)) {
+        problems.push({ code: 'unreachable_node', message: `node \`${id}\` cannot be reached from the start \`${def.start}\``, path: `nodes.${id}` });
+      }
+    }
+  }
+  return problems;
+}
+
+/** One problem per cycle found by a depth-first search from every node, naming the loop. */
+function cycles(def: FlowDefinition, ids: string[]): FlowProblem[] {
+  const problems: FlowProblem[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const trail: string[] = [];
+  const visit = (id: string): void => {
+    state.set(id, 'open');
+    trail.push(id);
+    for (const next of successors(def, id)) {
+      const s = state.get(next);
+      if (s === 'open') {
+        const loop = [...trail.slice(trail.indexOf(next)), next];
+        problems.push({ code: 'cycle', message: `cycle: ${loop.map((n) => `\`${n}\``).join(' → ')}`, path: `nodes.${next}` });
+      } else if (s === undefined) {
+        visit(next);
+      }
+    }
+    trail.pop();
+    state.set(id, 'done');
+  };
+  const roots = def.start in def.nodes ? [def.start, ...ids] : ids;
+  for (const id of roots) if (!state.has(id)) visit(id);
+  return problems;
+}

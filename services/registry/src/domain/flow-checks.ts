@@ -1,0 +1,72 @@
+import type { ErrorReason, FlowDefinition, FlowPolicyNode, FlowTest } from '@arbiter/contracts';
+import { runFlow, validateDefinition, type ResolvedPolicy } from '@arbiter/flow';
+import { compile, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
+import { schemaProblems, testFailure, testSchemaProblem } from './policy-checks.js';
+
+/** What publishing a flow checks. */
+export interface FlowContent {
+  definition: FlowDefinition;
+  schema: Record<string, unknown> | null;
+  tests: FlowTest[];
+}
+
+/** The policy record a flow node runs, or why it cannot be found. */
+export type NodeTarget = { ok: true; policyId: string; version: number | null; rule: string } | { ok: false; code: string; message: string };
+
+/** Looks up the live policy record of a node (same org, base not deleted); supplied by the caller. */
+export type NodeLookup = (node: FlowPolicyNode, nodeId: string) => Promise<NodeTarget>;
+
+/**
+ * Every reason a flow cannot be published, empty when it can: the definition is a valid DAG
+ * (`@arbiter/flow` codes), every policy node resolves to a live policy of the org and its pinned
+ * version exists (`unknown_policy`, `unknown_version`), the schema is valid, and every saved test
+ * gives its expected result (`test_failed`). Tests run only when the graph and nodes are sound.
+ */
+export async function flowPublishProblems(content: FlowContent, lookup: NodeLookup): Promise<ErrorReason[]> {
+  const problems: ErrorReason[] = [...validateDefinition(content.definition)];
+  const targets = new Map<string, Extract<NodeTarget, { ok: true }>>();
+  for (const [nodeId, node] of Object.entries(content.definition.nodes)) {
+    if (node.type !== 'policy') continue;
+    const target = await lookup(node, nodeId);
+    if (target.ok) targets.set(nodeId, target);
+    else problems.push({ code: target.code, message: target.message, path: `nodes.${nodeId}` });
+  }
+  const { compiled, problems: schemaIssues } = schemaProblems(content.schema);
+  problems.push(...schemaIssues);
+  if (problems.length > 0) return problems;
+
+  const policies = new Map<string, CompiledPolicy | Error>();
+  const resolve = async (_node: FlowPolicyNode, nodeId: string): Promise<ResolvedPolicy> => {
+    const target = targets.get(nodeId)!;
+    let policy = policies.get(target.policyId);
+    if (policy === undefined) {
+      try {
+        policy = compile(target.rule);
+      } catch (err) {
+        if (!isRuleParseError(err)) throw err;
+        policy = err;
+      }
+      policies.set(target.policyId, policy);
+    }
+    const ready = policy;
+    return {
+      policyId: target.policyId,
+      version: target.version,
+      run: (data) =>
+        ready instanceof Error
+          ? { result: false, outcomes: {}, trace: [], error: ready.message, errorCode: 'parse_error' }
+          : ready.evaluate(data),
+    };
+  };
+  for (const [i, test] of content.tests.entries()) {
+    const schemaProblem = testSchemaProblem(compiled, test, i);
+    if (schemaProblem) {
+      problems.push(schemaProblem);
+      continue;
+    }
+    const out = await runFlow(content.definition, test.data, resolve);
+    const failure = testFailure(test.name, test.expect, out);
+    if (failure) problems.push({ code: 'test_failed', message: failure, path: `tests.${i}` });
+  }
+  return problems;
+}

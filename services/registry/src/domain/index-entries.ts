@@ -1,0 +1,77 @@
+import {
+  runnableBaseKey,
+  runnableRecordKey,
+  type FlowRecordEntry,
+  type PolicyRecordEntry,
+  type RunnableBaseEntry,
+} from '@arbiter/contracts';
+import type { BaseRow, RecordRow } from '../repositories/records.js';
+import { canonicalJson, sha256 } from './hash.js';
+
+/** What one base contributes to the runnable index: its entry and one entry per record. */
+export interface IndexEntries {
+  rev: number;
+  baseKey: string;
+  base: RunnableBaseEntry;
+  records: { key: string; value: PolicyRecordEntry | FlowRecordEntry }[];
+}
+
+/** The hash a worker caches a record's content by: sha256 of the rule text, or of a flow definition's canonical JSON. */
+export function contentHash(r: RecordRow): string {
+  return r.kind === 'policy' ? sha256(r.rule ?? '') : sha256(canonicalJson(r.definition));
+}
+
+function schemaHash(r: RecordRow): string | null {
+  return r.schema === null ? null : sha256(canonicalJson(r.schema));
+}
+
+/**
+ * The index entries of a base and all its records (see `@arbiter/contracts` runnable-index): the
+ * current runnable record for a live base, tombstones everywhere for a deleted one.
+ */
+export function indexEntries(prefix: string, base: BaseRow, records: RecordRow[]): IndexEntries {
+  const common = { rev: base.revision, orgId: base.orgId, baseId: base.id };
+  const baseKey = runnableBaseKey(prefix, base.kind, base.id);
+  if (base.deletedAt !== null) {
+    return {
+      rev: base.revision,
+      baseKey,
+      base: { state: 'deleted', ...common },
+      records: records.map((r) => ({ key: runnableRecordKey(prefix, base.kind, r.id), value: { state: 'deleted', ...common, recordId: r.id } })),
+    };
+  }
+  const current = records.find((r) => r.id === base.currentRecordId);
+  if (!current) throw new Error(`base \`${base.id}\` has no current record \`${base.currentRecordId}\``);
+  const versions: Record<string, string> = {};
+  for (const r of records) if (r.version !== null) versions[String(r.version)] = r.id;
+  return {
+    rev: base.revision,
+    baseKey,
+    base: {
+      state: 'live',
+      ...common,
+      recordId: current.id,
+      version: current.version,
+      ruleHash: contentHash(current),
+      schemaHash: schemaHash(current),
+      versions,
+    },
+    records: records.map((r) => ({ key: runnableRecordKey(prefix, base.kind, r.id), value: liveRecord(base, r) })),
+  };
+}
+
+function liveRecord(base: BaseRow, r: RecordRow): PolicyRecordEntry | FlowRecordEntry {
+  const common = {
+    state: 'live' as const,
+    rev: base.revision,
+    orgId: base.orgId,
+    baseId: base.id,
+    recordId: r.id,
+    status: r.status,
+    version: r.version,
+    schema: r.schema,
+    schemaHash: schemaHash(r),
+    ruleHash: contentHash(r),
+  };
+  return r.kind === 'policy' ? { ...common, kind: 'policy', rule: r.rule ?? '' } : { ...common, kind: 'flow', definition: r.definition! };
+}

@@ -1,0 +1,74 @@
+import type { ErrorReason, PolicyTest } from '@arbiter/contracts';
+import { compile, isRuleParseError, readPaths, type CompiledPolicy } from '@arbiter/rule-lang';
+import { compileSchema, schemaMismatch, type CompiledSchema } from './json-schema.js';
+import { formatPath, missingSchemaPaths } from './schema-paths.js';
+
+/** What publishing a policy checks. */
+export interface PolicyContent {
+  rule: string;
+  schema: Record<string, unknown> | null;
+  tests: PolicyTest[];
+}
+
+/** The schema's own problem, if any (`invalid_schema`), and the compiled schema otherwise. */
+export function schemaProblems(schema: Record<string, unknown> | null): { compiled: CompiledSchema | null; problems: ErrorReason[] } {
+  if (schema === null) return { compiled: null, problems: [] };
+  const compiled = compileSchema(schema);
+  return { compiled, problems: compiled.ok ? [] : [{ code: 'invalid_schema', message: compiled.message, path: 'schema' }] };
+}
+
+/** Why a saved test's outcome is wrong, or null when it passed. */
+export function testFailure(name: string, expected: unknown, got: { result: unknown; error?: string }): string | null {
+  if (got.error !== undefined) return `test \`${name}\`: ${got.error}`;
+  if (got.result !== expected) return `test \`${name}\`: expected \`${String(expected)}\`, got \`${String(got.result)}\``;
+  return null;
+}
+
+/** Reason of a saved test whose data breaks the schema, or null. */
+export function testSchemaProblem(compiled: CompiledSchema | null, test: { name: string; data: unknown }, index: number): ErrorReason | null {
+  if (!compiled?.ok) return null;
+  const mismatch = schemaMismatch(compiled.validate, test.data);
+  return mismatch === null ? null : { code: 'test_failed', message: `test \`${test.name}\`: data does not match the schema: ${mismatch}`, path: `tests.${index}` };
+}
+
+/**
+ * Every reason a policy cannot be published (DESIGN.md §5), empty when it can: the rule parses and
+ * checks with exactly one golden rule (`parse_error`); the schema, when present, is valid
+ * (`invalid_schema`) and holds every path the rule reads (`schema_path_missing`); every saved test
+ * passes (`test_failed`, including test data that breaks the schema). Tests are not run when the
+ * rule does not parse.
+ */
+export function policyPublishProblems(content: PolicyContent): ErrorReason[] {
+  const problems: ErrorReason[] = [];
+  let policy: CompiledPolicy | null = null;
+  try {
+    policy = compile(content.rule);
+  } catch (err) {
+    if (!isRuleParseError(err)) throw err;
+    problems.push({ code: 'parse_error', message: err.message, path: 'rule' });
+  }
+  const { compiled, problems: schemaIssues } = schemaProblems(content.schema);
+  problems.push(...schemaIssues);
+  if (policy && compiled?.ok && content.schema) {
+    for (const { path, missingAt } of missingSchemaPaths(content.schema, readPaths(content.rule))) {
+      const at = formatPath(path.slice(0, missingAt + 1));
+      problems.push({
+        code: 'schema_path_missing',
+        message: `the rule reads \`${formatPath(path)}\` but the schema has no \`${at}\``,
+        path: 'rule',
+      });
+    }
+  }
+  if (policy) {
+    content.tests.forEach((test, i) => {
+      const schemaProblem = testSchemaProblem(compiled, test, i);
+      if (schemaProblem) {
+        problems.push(schemaProblem);
+        return;
+      }
+      const failure = testFailure(test.name, test.expect, policy.evaluate(test.data));
+      if (failure) problems.push({ code: 'test_failed', message: failure, path: `tests.${i}` });
+    });
+  }
+  return problems;
+}

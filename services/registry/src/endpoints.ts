@@ -1,0 +1,233 @@
+import {
+  FlowCreateRequest,
+  FlowIdRequest,
+  FlowUpdateRequest,
+  FlowVersionsRequest,
+  GroupCreateRequest,
+  GroupIdRequest,
+  GroupMemberAddRequest,
+  GroupMemberRemoveRequest,
+  GroupMembersListRequest,
+  GroupUpdateRequest,
+  ListRequest,
+  PolicyCreateRequest,
+  PolicyIdRequest,
+  PolicyUpdateRequest,
+  PolicyVersionsRequest,
+  RegistrySubject,
+  ResolveRequest,
+  type DeleteBaseReply,
+  type EmptyReply,
+  type FlowDraftReply,
+  type FlowRecord,
+  type FlowRecordPage,
+  type FlowSummaryPage,
+  type FlowUpdateReply,
+  type Group,
+  type GroupMember,
+  type GroupPage,
+  type PolicyDraftReply,
+  type PolicyRecord,
+  type PolicyRecordPage,
+  type PolicySummaryPage,
+  type PolicyUpdateReply,
+} from '@arbiter/contracts';
+import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
+import { toFlowRecord, toFlowSummary, toPolicyRecord, toPolicySummary } from './domain/mappers.js';
+import type { GroupsService } from './groups-service.js';
+import type { RecordsService } from './records-service.js';
+import type { GroupRow } from './repositories/groups.js';
+
+/** The services the endpoints call. */
+export interface RegistryServices {
+  policies: RecordsService;
+  flows: RecordsService;
+  groups: GroupsService;
+}
+
+function toGroup(g: GroupRow): Group {
+  return { groupId: g.id, name: g.name, description: g.description, createdBy: g.createdBy, createdAt: g.createdAt.toISOString(), updatedAt: g.updatedAt.toISOString() };
+}
+
+/** The `registry` NATS service: thin handlers from {@link RegistrySubject} to the services. */
+export function registryService(s: RegistryServices, version: string): ServiceDef {
+  const { policies, flows, groups } = s;
+  return {
+    name: 'registry',
+    version,
+    description: 'Policies, flows and groups: drafts, versions, ownership, soft delete',
+    endpoints: {
+      policy_create: defineEndpoint({
+        subject: RegistrySubject.policyCreate,
+        request: PolicyCreateRequest,
+        handler: async ({ principal, name, description, rule, schema, tests }): Promise<PolicyRecord> =>
+          toPolicyRecord(await policies.create(principal, { name, description, rule, definition: null, schema, tests })),
+      }),
+      policy_update: defineEndpoint({
+        subject: RegistrySubject.policyUpdate,
+        request: PolicyUpdateRequest,
+        handler: async ({ principal, policyId, status, ...patch }): Promise<PolicyUpdateReply> => {
+          const out = await policies.update(principal, policyId, status, patch);
+          return { outcome: out.outcome, record: toPolicyRecord(out.record) };
+        },
+      }),
+      policy_get: defineEndpoint({
+        subject: RegistrySubject.policyGet,
+        request: PolicyIdRequest,
+        handler: async ({ principal, policyId }): Promise<PolicyRecord> => toPolicyRecord(await policies.get(principal, policyId)),
+      }),
+      policy_versions: defineEndpoint({
+        subject: RegistrySubject.policyVersions,
+        request: PolicyVersionsRequest,
+        handler: async ({ principal, policyId, limit, cursor }): Promise<PolicyRecordPage> => {
+          const page = await policies.versions(principal, policyId, { limit, cursor });
+          return { items: page.items.map(toPolicyRecord), nextCursor: page.nextCursor };
+        },
+      }),
+      policy_draft: defineEndpoint({
+        subject: RegistrySubject.policyDraft,
+        request: PolicyIdRequest,
+        handler: async ({ principal, policyId }): Promise<PolicyDraftReply> => {
+          const out = await policies.draft(principal, policyId);
+          return { created: out.created, record: toPolicyRecord(out.record) };
+        },
+      }),
+      policy_list: defineEndpoint({
+        subject: RegistrySubject.policyList,
+        request: ListRequest,
+        handler: async ({ principal, ...query }): Promise<PolicySummaryPage> => {
+          const page = await policies.list(principal, query);
+          return { items: page.items.map(toPolicySummary), nextCursor: page.nextCursor };
+        },
+      }),
+      policy_delete: defineEndpoint({
+        subject: RegistrySubject.policyDelete,
+        request: PolicyIdRequest,
+        handler: async ({ principal, policyId }): Promise<DeleteBaseReply> => policies.remove(principal, policyId),
+      }),
+      policy_resolve: defineEndpoint({
+        subject: RegistrySubject.policyResolve,
+        request: ResolveRequest,
+        handler: async (req) => policies.resolve(req),
+      }),
+      flow_create: defineEndpoint({
+        subject: RegistrySubject.flowCreate,
+        request: FlowCreateRequest,
+        handler: async ({ principal, name, description, definition, schema, tests }): Promise<FlowRecord> =>
+          toFlowRecord(await flows.create(principal, { name, description, rule: null, definition, schema, tests })),
+      }),
+      flow_update: defineEndpoint({
+        subject: RegistrySubject.flowUpdate,
+        request: FlowUpdateRequest,
+        handler: async ({ principal, flowId, status, ...patch }): Promise<FlowUpdateReply> => {
+          const out = await flows.update(principal, flowId, status, patch);
+          return { outcome: out.outcome, record: toFlowRecord(out.record) };
+        },
+      }),
+      flow_get: defineEndpoint({
+        subject: RegistrySubject.flowGet,
+        request: FlowIdRequest,
+        handler: async ({ principal, flowId }): Promise<FlowRecord> => toFlowRecord(await flows.get(principal, flowId)),
+      }),
+      flow_versions: defineEndpoint({
+        subject: RegistrySubject.flowVersions,
+        request: FlowVersionsRequest,
+        handler: async ({ principal, flowId, limit, cursor }): Promise<FlowRecordPage> => {
+          const page = await flows.versions(principal, flowId, { limit, cursor });
+          return { items: page.items.map(toFlowRecord), nextCursor: page.nextCursor };
+        },
+      }),
+      flow_draft: defineEndpoint({
+        subject: RegistrySubject.flowDraft,
+        request: FlowIdRequest,
+        handler: async ({ principal, flowId }): Promise<FlowDraftReply> => {
+          const out = await flows.draft(principal, flowId);
+          return { created: out.created, record: toFlowRecord(out.record) };
+        },
+      }),
+      flow_list: defineEndpoint({
+        subject: RegistrySubject.flowList,
+        request: ListRequest,
+        handler: async ({ principal, ...query }): Promise<FlowSummaryPage> => {
+          const page = await flows.list(principal, query);
+          return { items: page.items.map(toFlowSummary), nextCursor: page.nextCursor };
+        },
+      }),
+      flow_delete: defineEndpoint({
+        subject: RegistrySubject.flowDelete,
+        request: FlowIdRequest,
+        handler: async ({ principal, flowId }): Promise<DeleteBaseReply> => flows.remove(principal, flowId),
+      }),
+      flow_resolve: defineEndpoint({
+        subject: RegistrySubject.flowResolve,
+        request: ResolveRequest,
+        handler: async (req) => flows.resolve(req),
+      }),
+      group_create: defineEndpoint({
+        subject: RegistrySubject.groupCreate,
+        request: GroupCreateRequest,
+        handler: async ({ principal, ...input }): Promise<Group> => toGroup(await groups.create(principal, input)),
+      }),
+      group_get: defineEndpoint({
+        subject: RegistrySubject.groupGet,
+        request: GroupIdRequest,
+        handler: async ({ principal, groupId }): Promise<Group> => toGroup(await groups.get(principal, groupId)),
+      }),
+      group_update: defineEndpoint({
+        subject: RegistrySubject.groupUpdate,
+        request: GroupUpdateRequest,
+        handler: async ({ principal, groupId, ...set }): Promise<Group> => toGroup(await groups.update(principal, groupId, set)),
+      }),
+      group_delete: defineEndpoint({
+        subject: RegistrySubject.groupDelete,
+        request: GroupIdRequest,
+        handler: async ({ principal, groupId }): Promise<EmptyReply> => {
+          await groups.remove(principal, groupId);
+          return {};
+        },
+      }),
+      group_list: defineEndpoint({
+        subject: RegistrySubject.groupList,
+        request: ListRequest,
+        handler: async ({ principal, ...query }): Promise<GroupPage> => {
+          const page = await groups.list(principal, query);
+          return { items: page.items.map(toGroup), nextCursor: page.nextCursor };
+        },
+      }),
+      group_member_add: defineEndpoint({
+        subject: RegistrySubject.groupMemberAdd,
+        request: GroupMemberAddRequest,
+        handler: async ({ principal, groupId, memberId, memberType }): Promise<GroupMember> => {
+          const m = await groups.addMember(principal, groupId, { memberId, memberType });
+          return { groupId: m.groupId, memberId: m.baseId, memberType: m.memberType, addedBy: m.addedBy, addedAt: m.addedAt.toISOString() };
+        },
+      }),
+      group_member_remove: defineEndpoint({
+        subject: RegistrySubject.groupMemberRemove,
+        request: GroupMemberRemoveRequest,
+        handler: async ({ principal, groupId, memberId }): Promise<EmptyReply> => {
+          await groups.removeMember(principal, groupId, memberId);
+          return {};
+        },
+      }),
+      group_policies: defineEndpoint({
+        subject: RegistrySubject.groupPolicies,
+        request: GroupMembersListRequest,
+        handler: async ({ principal, groupId, ...query }): Promise<PolicySummaryPage> => {
+          await groups.assertVisible(principal, groupId);
+          const page = await policies.list(principal, { ...query, groupId });
+          return { items: page.items.map(toPolicySummary), nextCursor: page.nextCursor };
+        },
+      }),
+      group_flows: defineEndpoint({
+        subject: RegistrySubject.groupFlows,
+        request: GroupMembersListRequest,
+        handler: async ({ principal, groupId, ...query }): Promise<FlowSummaryPage> => {
+          await groups.assertVisible(principal, groupId);
+          const page = await flows.list(principal, { ...query, groupId });
+          return { items: page.items.map(toFlowSummary), nextCursor: page.nextCursor };
+        },
+      }),
+    },
+  };
+}

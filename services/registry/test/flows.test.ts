@@ -1,0 +1,150 @@
+import {
+  DeleteBaseReply,
+  FlowDraftReply,
+  FlowRecord,
+  FlowRecordEntry,
+  FlowSummaryPage,
+  FlowUpdateReply,
+  PolicyDraftReply,
+  PolicyRecord,
+  PolicyUpdateReply,
+  RegistrySubject as S,
+  RunnableBaseEntry,
+  runnableBaseKey,
+} from '@arbiter/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADULT_RULE, as, startTestEnv, type TestEnv } from './support.js';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await startTestEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const editor = as('editor');
+const publisher = as('publisher');
+const admin = as('admin');
+const RICH_RULE = 'An **applicant** is rich if the __income__ of the **applicant** is greater than 1000.';
+
+async function publishedPolicy(rule: string, principal = publisher) {
+  const draft = await env.call(S.policyCreate, { principal, name: 'p', rule }, PolicyRecord);
+  return (await env.call(S.policyUpdate, { principal, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;
+}
+
+/** adult? → rich (pinned version)? → true; otherwise the shared `review` node. */
+function definition(adultBase: string, richBase: string, richVersion?: number) {
+  return {
+    start: 'adult',
+    nodes: {
+      adult: { type: 'policy', baseId: adultBase, onTrue: 'rich', onFalse: 'review' },
+      rich: { type: 'policy', baseId: richBase, ...(richVersion ? { version: richVersion } : {}), onTrue: 'approve', onFalse: 'review' },
+      approve: { type: 'return', value: true },
+      review: { type: 'custom', outcome: 'manual review' },
+    },
+  };
+}
+
+const tests = [
+  { name: 'rich adult', data: { applicant: { age: 30, income: 5000 } }, expect: true },
+  { name: 'minor', data: { applicant: { age: 10, income: 5000 } }, expect: 'manual review' },
+  { name: 'poor adult', data: { applicant: { age: 30, income: 5 } }, expect: 'manual review' },
+];
+
+describe('flows', () => {
+  it('creates, publishes with passing tests, versions and drafts like policies', async () => {
+    const adult = await publishedPolicy(ADULT_RULE);
+    const rich = await publishedPolicy(RICH_RULE);
+    const draft = await env.call(S.flowCreate, { principal: publisher, name: 'Loan', definition: definition(adult.baseId, rich.baseId, 1), tests }, FlowRecord);
+    expect(draft).toMatchObject({ status: 'draft', version: null, name: 'Loan', tests });
+    const v1 = await env.call(S.flowUpdate, { principal: publisher, flowId: draft.flowId, status: 'published' }, FlowUpdateReply);
+    expect(v1).toMatchObject({ outcome: 'published', record: { flowId: draft.flowId, version: 1, status: 'published' } });
+    const d2 = await env.call(S.flowDraft, { principal: editor, flowId: draft.flowId }, FlowDraftReply);
+    expect(d2).toMatchObject({ created: true, record: { basedOnVersion: 1, status: 'draft' } });
+    const listed = await env.call(S.flowList, { principal: as('viewer'), q: 'loan' }, FlowSummaryPage);
+    expect(listed.items.map((i) => [i.flowId, i.version, i.draftId])).toEqual([[draft.flowId, 1, d2.record.flowId]]);
+    expect((await env.fail(S.flowUpdate, { principal: admin, flowId: draft.flowId, status: 'draft', name: 'x' })).code).toBe('version_immutable');
+    const base = RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'flow', draft.baseId)))!));
+    expect(base).toMatchObject({ state: 'live', recordId: draft.flowId, version: 1 });
+    const entry = await env.call(S.flowResolve, { orgId: 'acme', baseId: draft.baseId }, FlowRecordEntry);
+    expect(entry).toMatchObject({ state: 'live', kind: 'flow', recordId: draft.flowId, version: 1, definition: definition(adult.baseId, rich.baseId, 1) });
+  });
+
+  it('refuses to save a definition that is not a valid DAG (400 with every problem)', async () => {
+    const adult = await publishedPolicy(ADULT_RULE);
+    const bad = {
+      start: 'a',
+      nodes: {
+        a: { type: 'policy', baseId: adult.baseId, onTrue: 'a' },
+        lost: { type: 'return', value: true },
+      },
+    };
+    const err = await env.fail(S.flowCreate, { principal: editor, name: 'bad', definition: bad });
+    expect(err.code).toBe('validation_failed');
+    expect(err.errors?.map((e) => [e.code, e.path])).toEqual([
+      ['missing_branch', 'nodes.a.onFalse'],
+      ['cycle', 'nodes.a'],
+      ['unreachable_node', 'nodes.lost'],
+    ]);
+    const shape = await env.fail(S.flowCreate, { principal: editor, name: 'bad', definition: { start: 'a', nodes: { a: { type: 'jump' } } } });
+    expect(shape.code).toBe('bad_request');
+  });
+
+  it('422 when nodes do not resolve (deleted, other org, missing version) and when tests fail', async () => {
+    const adult = await publishedPolicy(ADULT_RULE);
+    const doomed = await publishedPolicy(RICH_RULE);
+    const foreign = await publishedPolicy(RICH_RULE, as('publisher', { orgId: 'other' }));
+    await env.call(S.policyDelete, { principal: admin, policyId: doomed.policyId }, DeleteBaseReply);
+    const def = {
+      start: 'a',
+      nodes: {
+        a: { type: 'policy', baseId: adult.baseId, version: 7, onTrue: 'b', onFalse: 'no' },
+        b: { type: 'policy', baseId: doomed.baseId, onTrue: 'c', onFalse: 'no' },
+        c: { type: 'policy', policyId: foreign.policyId, onTrue: 'yes', onFalse: 'no' },
+        yes: { type: 'return', value: true },
+        no: { type: 'return', value: false },
+      },
+    };
+    const draft = await env.call(S.flowCreate, { principal: publisher, name: 'unresolvable', definition: def }, FlowRecord);
+    const err = await env.fail(S.flowUpdate, { principal: publisher, flowId: draft.flowId, status: 'published' });
+    expect(err.code).toBe('cannot_publish');
+    expect(err.errors).toEqual([
+      { code: 'unknown_version', message: `node \`a\`: policy base \`${adult.baseId}\` has no version 7`, path: 'nodes.a' },
+      { code: 'unknown_policy', message: `node \`b\`: policy base \`${doomed.baseId}\` does not exist`, path: 'nodes.b' },
+      { code: 'unknown_policy', message: `node \`c\`: policy \`${foreign.policyId}\` does not exist`, path: 'nodes.c' },
+    ]);
+
+    const rich = await publishedPolicy(RICH_RULE);
+    const wrong = [...tests.slice(0, 1), { name: 'wrong', data: { applicant: { age: 30, income: 5 } }, expect: true }, { name: 'no data', data: {}, expect: false }];
+    const failing = await env.call(S.flowCreate, { principal: publisher, name: 'failing', definition: definition(adult.baseId, rich.baseId), tests: wrong }, FlowRecord);
+    const err2 = await env.fail(S.flowUpdate, { principal: publisher, flowId: failing.flowId, status: 'published' });
+    expect(err2.errors).toEqual([
+      { code: 'test_failed', message: 'test `wrong`: expected `true`, got `manual review`', path: 'tests.1' },
+      { code: 'test_failed', message: expect.stringMatching(/^test `no data`: node `adult`: /), path: 'tests.2' },
+    ]);
+    expect((await env.call(S.flowGet, { principal: editor, flowId: failing.flowId }, FlowRecord)).status).toBe('draft');
+  });
+
+  it('a node on a base runs its current runnable record (the draft when never published)', async () => {
+    const draftOnly = await env.call(S.policyCreate, { principal: publisher, name: 'draft only', rule: ADULT_RULE }, PolicyRecord);
+    const rich = await publishedPolicy(RICH_RULE);
+    const flow = await env.call(S.flowCreate, { principal: publisher, name: 'uses draft', definition: definition(draftOnly.baseId, rich.baseId), tests }, FlowRecord);
+    expect((await env.call(S.flowUpdate, { principal: publisher, flowId: flow.flowId, status: 'published' }, FlowUpdateReply)).record.version).toBe(1);
+    // a newer policy version changes what the flow's tests see at the next publish
+    const v1 = await env.call(S.policyUpdate, { principal: publisher, policyId: draftOnly.policyId, status: 'published' }, PolicyUpdateReply);
+    const d = await env.call(S.policyDraft, { principal: publisher, policyId: v1.record.policyId }, PolicyDraftReply);
+    await env.call(S.policyUpdate, { principal: publisher, policyId: d.record.policyId, status: 'published', rule: ADULT_RULE.replace('18', '40') }, PolicyUpdateReply);
+    const next = await env.call(S.flowDraft, { principal: publisher, flowId: flow.flowId }, FlowDraftReply);
+    const err = await env.fail(S.flowUpdate, { principal: publisher, flowId: next.record.flowId, status: 'published' });
+    expect(err.errors).toEqual([{ code: 'test_failed', message: 'test `rich adult`: expected `true`, got `manual review`', path: 'tests.0' }]);
+  });
+
+  it('deleting a flow base hides it everywhere', async () => {
+    const flow = await env.call(S.flowCreate, { principal: editor, name: 'gone flow', definition: { start: 'x', nodes: { x: { type: 'return', value: true } } } }, FlowRecord);
+    await env.call(S.flowDelete, { principal: admin, flowId: flow.flowId }, DeleteBaseReply);
+    for (const subject of [S.flowGet, S.flowVersions, S.flowDraft]) expect((await env.fail(subject, { principal: editor, flowId: flow.flowId })).code).toBe('not_found');
+    expect((await env.fail(S.flowResolve, { orgId: 'acme', recordId: flow.flowId })).code).toBe('not_found');
+    expect((await env.call(S.flowList, { principal: editor, q: 'gone flow' }, FlowSummaryPage)).items).toEqual([]);
+  });
+});
