@@ -22,7 +22,7 @@ const GatewayEnv = BaseConfig.extend({
   RATE_LIMIT_WINDOW: z.string().default('1 minute'),
   API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
   ENGINE_TIMEOUT_MS: positiveInt(2000),
-  MCP_TIMEOUT_MS: positiveInt(10000),
+  MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),
 });
 
 /** Settings of the JWT bearer credential; `undefined` key material disables bearer tokens. */
@@ -94,6 +94,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     limits: { bodyLimitBytes: e.BODY_LIMIT_BYTES, rateLimitMax: e.RATE_LIMIT_MAX, rateLimitWindow: window },
     apiKeyCacheTtlSeconds: e.API_KEY_CACHE_TTL_SECONDS,
     engineTimeoutMs: e.ENGINE_TIMEOUT_MS,
-    mcp: { timeoutMs: e.MCP_TIMEOUT_MS },
+    mcp: { timeoutMs: e.MCP_FORWARD_TIMEOUT_MS },
   };
 }
