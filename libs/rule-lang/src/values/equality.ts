@@ -33,12 +33,37 @@ export function looseEquals(a: unknown, b: unknown): boolean {
   // An explicit stack of pairs instead of recursion: data nested deeper than the call stack
   // (JSON.parse accepts it) must still compare, never throw.
   const pending: unknown[] = [a, b];
+  const seen = new PairMemo();
   while (pending.length > 0) {
     const y = pending.pop();
     const x = pending.pop();
+    if (seen.repeated(x, y)) continue;
     if (!looseStep(x, y, pending)) return false;
   }
   return true;
+}
+
+/**
+ * Pairs of arrays/objects already compared (or queued) in one comparison. Values built in memory
+ * (not parsed from JSON) may share sub-values or even contain cycles; without this, comparing
+ * them could take time exponential in their depth, or never end. Created lazily: small values,
+ * the usual case, never pay for it.
+ */
+class PairMemo {
+  private steps = 0;
+  private pairs: Map<object, Set<object>> | null = null;
+
+  /** True when (x, y) was seen before: its outcome is already being decided. */
+  repeated(x: unknown, y: unknown): boolean {
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (++this.steps < 64) return false;
+    this.pairs ??= new Map();
+    let with_ = this.pairs.get(x);
+    if (!with_) this.pairs.set(x, (with_ = new Set()));
+    if (with_.has(y)) return true;
+    with_.add(y);
+    return false;
+  }
 }
 
 /** One pair of {@link looseEquals}: false when unequal; true when equal or its element pairs were queued. */
@@ -124,9 +149,11 @@ export function compileLooseEquals(literal: unknown): (v: unknown) => boolean {
 export function strictEquals(a: unknown, b: unknown): boolean {
   // Explicit stack of pairs, as in looseEquals: deep data never overflows the call stack.
   const pending: unknown[] = [a, b];
+  const seen = new PairMemo();
   while (pending.length > 0) {
     const y = pending.pop();
     const x = pending.pop();
+    if (seen.repeated(x, y)) continue;
     if (x === y) {
       if (x === undefined) return false; // same string / number / boolean / null / reference
       continue;

@@ -231,3 +231,37 @@ describe('isIn (§7.3.5)', () => {
     }
   });
 });
+
+describe('equality on in-memory values that share or cycle', () => {
+  /** 60 levels, each sharing one child twice: 2^60 paths if walked as a tree. */
+  function shared(depth: number): unknown {
+    let v: unknown = [1];
+    for (let i = 0; i < depth; i++) v = { a: v, b: v, list: [v, v] };
+    return v;
+  }
+
+  it('compares shared sub-values in time linear in the distinct values', () => {
+    expect(strictEquals(shared(60), shared(60))).toBe(true);
+    expect(strictEquals(shared(60), shared(59))).toBe(false);
+    let x: unknown = [1];
+    let y: unknown = [1];
+    for (let i = 0; i < 60; i++) {
+      x = [x, x];
+      y = [y, y];
+    }
+    expect(looseEquals(x, y)).toBe(true);
+  });
+
+  it('terminates on cycles', () => {
+    const a: Record<string, unknown> = { k: 1 };
+    a.self = a;
+    const b: Record<string, unknown> = { k: 1 };
+    b.self = b;
+    expect(strictEquals(a, b)).toBe(true);
+    const l: unknown[] = [1];
+    l.push(l);
+    const m: unknown[] = [1];
+    m.push(m);
+    expect(looseEquals(l, m)).toBe(true);
+  });
+});
