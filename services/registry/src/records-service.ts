@@ -36,6 +36,11 @@ import {
 } from './repositories/records.js';
 import type { RunnableIndexWriter } from './runnable-index.js';
 
+/** `policies` / `flows`, for messages. */
+function plural(kind: 'policy' | 'flow'): string {
+  return kind === 'policy' ? 'policies' : 'flows';
+}
+
 /** What differs between policies and flows: their kind and the checks on their content. */
 export interface KindSpec {
   kind: RunnableKind;
@@ -84,7 +89,7 @@ export class RecordsService {
 
   /** Creates a base with its draft (any editor). */
   async create(p: Principal, content: RecordContent): Promise<RecordRow> {
-    requireCapability(p, 'edit', `create ${this.kind}s`);
+    requireCapability(p, 'edit', `create ${plural(this.kind)}`);
     this.assertSavable(content);
     return this.commit(async (trx) => {
       const now = new Date();
@@ -111,13 +116,13 @@ export class RecordsService {
 
   /** A record by id: any member of the org, whoever owns it (spec §2.2). */
   async get(p: Principal, recordId: string): Promise<RecordRow> {
-    requireCapability(p, 'view', `view ${this.kind}s`);
+    requireCapability(p, 'view', `view ${plural(this.kind)}`);
     return (await this.loadLive(p, recordId)).record;
   }
 
   /** A page of the base's records, given any record id: the draft first, then versions newest first. */
   async versions(p: Principal, recordId: string, page: { limit: number; cursor?: string }): Promise<{ items: RecordRow[]; nextCursor: string | null }> {
-    requireCapability(p, 'view', `view ${this.kind}s`);
+    requireCapability(p, 'view', `view ${plural(this.kind)}`);
     const { base } = await this.loadLive(p, recordId);
     const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, VersionCursor).v;
     const rows = await listRecordsOfBase(this.deps.db, base.id, { afterVersion: after, limit: page.limit });
@@ -164,7 +169,7 @@ export class RecordsService {
    * in which case nothing changes (the edits roll back too).
    */
   async update(p: Principal, recordId: string, status: 'draft' | 'published', patch: Partial<RecordContent>): Promise<{ outcome: 'updated' | 'published'; record: RecordRow }> {
-    requireCapability(p, status === 'published' ? 'publish' : 'edit', status === 'published' ? `publish ${this.kind}s` : `edit ${this.kind}s`);
+    requireCapability(p, status === 'published' ? 'publish' : 'edit', status === 'published' ? `publish ${plural(this.kind)}` : `edit ${plural(this.kind)}`);
     const found = await this.loadLive(p, recordId);
     const edits = definedFields(patch);
     if (status === 'draft') this.assertSavable(edits);
@@ -199,7 +204,7 @@ export class RecordsService {
 
   /** Soft-deletes the whole base of any of its record ids (admin). */
   async remove(p: Principal, recordId: string): Promise<{ baseId: string }> {
-    requireCapability(p, 'admin', `delete ${this.kind}s`);
+    requireCapability(p, 'admin', `delete ${plural(this.kind)}`);
     const found = await this.loadLive(p, recordId);
     return this.commit(async (trx) => {
       const base = await this.lockLive(trx, found.base.id, recordId);
@@ -215,7 +220,7 @@ export class RecordsService {
    * created; deleted never. Newest first, optionally by name or within a group.
    */
   async list(p: Principal, query: { limit: number; cursor?: string; q?: string; groupId?: string }): Promise<{ items: BaseListRow[]; nextCursor: string | null }> {
-    requireCapability(p, 'view', `list ${this.kind}s`);
+    requireCapability(p, 'view', `list ${plural(this.kind)}`);
     const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor, BaseCursor).id;
     const rows = await listBases(this.deps.db, {
       orgId: p.orgId,
