@@ -12,6 +12,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
+import { connect } from '@nats-io/transport-node';
+import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
+import { eventStreamName } from '@arbiter/contracts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PG_ADMIN_URL = process.env.E2E_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -42,15 +45,24 @@ export interface Stack {
   audience: string;
   env: Record<string, string>;
   /** Address of a back-end service's ops server (`/healthz`, `/readyz`, `/metrics`). */
-  opsUrl(name: ServiceName): string;
+  opsUrl(name: ServiceName, opts?: ReplicaOption): string;
   /** Last log lines of a service (for assertions and failure messages). */
-  logs(name: ServiceName): string;
-  stopService(name: ServiceName): Promise<void>;
-  startService(name: ServiceName): Promise<void>;
+  logs(name: ServiceName, opts?: ReplicaOption): string;
+  stopService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
+  /** Starts a service; `{replica: 2}` starts a second process of a back-end service beside the first (same queue group). */
+  startService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
   /** Runs `services/gateway/dist/admin.js` with the stack's environment. */
   admin(args: string[]): { status: number; stdout: string; stderr: string };
   stop(): Promise<void>;
 }
+
+/** Which process of a service: replica 1 (the default) is the one `startStack` starts. */
+export interface ReplicaOption {
+  replica?: number;
+}
+
+/** Key of a service process: `execution` for replica 1, `execution#2` for the second. */
+const processKey = (name: ServiceName, opts?: ReplicaOption): string => ((opts?.replica ?? 1) === 1 ? name : `${name}#${opts!.replica}`);
 
 export interface StackOptions {
   services?: ServiceName[];
@@ -111,17 +123,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     MCP_INTERNAL_TOKEN: randomBytes(16).toString('hex'),
     ...options.env,
   };
-  const children = new Map<ServiceName, ChildProcess>();
-  const output = new Map<ServiceName, string[]>();
-  const opsPorts = new Map<ServiceName, number>();
+  const children = new Map<string, ChildProcess>();
+  const output = new Map<string, string[]>();
+  const opsPorts = new Map<string, number>();
   for (const s of services) if (s !== 'gateway') opsPorts.set(s, await freePort());
 
-  const startService = async (name: ServiceName): Promise<void> => {
+  const startService = async (name: ServiceName, opts?: ReplicaOption): Promise<void> => {
+    const key = processKey(name, opts);
+    if (name === 'gateway' && key !== name) throw new Error('only back-end services have replicas: the gateway owns the HTTP port');
+    if (name !== 'gateway' && !opsPorts.has(key)) opsPorts.set(key, await freePort());
     const lines: string[] = [];
-    output.set(name, lines);
+    output.set(key, lines);
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'services', name, 'dist/main.js')], {
       cwd: root,
-      env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0', OPS_PORT: String(opsPorts.get(name)) }), ...(name === 'mcp' ? { MCP_PORT: String(mcpPort) } : {}) },
+      env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0', OPS_PORT: String(opsPorts.get(key)) }), ...(name === 'mcp' ? { MCP_PORT: String(key === name ? mcpPort : await freePort()) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (chunk: Buffer) => {
@@ -130,17 +145,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     };
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
-    children.set(name, child);
-    const ready = name === 'gateway' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${opsPorts.get(name)}/readyz`;
+    children.set(key, child);
+    const ready = name === 'gateway' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${opsPorts.get(key)}/readyz`;
     await waitForOk(ready, 30_000, undefined, child).catch((err: Error) => {
-      throw new Error(`${name}: ${err.message}\n--- ${name} log ---\n${lines.slice(-30).join('\n')}`);
+      throw new Error(`${key}: ${err.message}\n--- ${key} log ---\n${lines.slice(-30).join('\n')}`);
     });
   };
 
-  const stopService = async (name: ServiceName): Promise<void> => {
-    const child = children.get(name);
+  const stopService = (name: ServiceName, opts?: ReplicaOption): Promise<void> => stopProcess(processKey(name, opts));
+
+  const stopProcess = async (key: string): Promise<void> => {
+    const child = children.get(key);
     if (!child) return;
-    children.delete(name);
+    children.delete(key);
     if (child.exitCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');
@@ -150,7 +167,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 
   const stop = async (): Promise<void> => {
-    await Promise.all([...children.keys()].map(stopService));
+    await Promise.all([...children.keys()].map((key) => stopProcess(key)));
     const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
     await admin.connect();
     try {
@@ -170,6 +187,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     } finally {
       redis.disconnect();
     }
+    await deleteEventStream(prefix);
   };
 
   try {
@@ -187,8 +205,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     issuer,
     audience,
     env,
-    opsUrl: (name) => `http://127.0.0.1:${opsPorts.get(name)}`,
-    logs: (name) => (output.get(name) ?? []).join('\n'),
+    opsUrl: (name, opts) => `http://127.0.0.1:${opsPorts.get(processKey(name, opts))}`,
+    logs: (name, opts) => (output.get(processKey(name, opts)) ?? []).join('\n'),
     stopService,
     startService,
     admin: (args) => {
@@ -201,6 +219,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     stop,
   };
+}
+
+/** Deletes the JetStream events stream of a stack's subject prefix (made by the registry), if any. */
+async function deleteEventStream(prefix: string): Promise<void> {
+  const nc = await connect({ servers: NATS_URL });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.delete(eventStreamName(prefix)).catch((err: unknown) => {
+      if (!(err instanceof JetStreamApiError) || err.code !== 10059) throw err; // 10059: stream not found
+    });
+  } finally {
+    await nc.close();
+  }
 }
 
 /** Small JSON HTTP client for the tests. */

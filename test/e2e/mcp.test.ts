@@ -46,11 +46,12 @@ describe('MCP over the gateway with the official SDK client', () => {
   });
 
   it('accepts the key as x-mcp-api-key, x-api-key and the api_key query parameter', async () => {
-    for (const opts of [
+    const ways: { headers?: Record<string, string>; query?: string }[] = [
       { headers: { 'x-mcp-api-key': viewKey } },
       { headers: { 'x-api-key': viewKey } },
       { query: `?api_key=${encodeURIComponent(viewKey)}` },
-    ]) {
+    ];
+    for (const opts of ways) {
       const client = await connect(opts);
       const res = await client.callTool({ name: 'validate_rule', arguments: { rule: RULE } });
       expect(res.structuredContent).toEqual({ valid: true, error: null });

@@ -119,3 +119,15 @@ export {
   GroupMemberRemoveRequest,
   GroupMembersListRequest,
 } from './registry.js';
+export {
+  StoredRunSubject,
+  RunData,
+  StoredRunRequest,
+  type StoredRunInput,
+  FlowTestBody,
+  FlowTestRequest,
+  type FlowTestInput,
+  StoredPolicyRunResponse,
+  StoredFlowRunResponse,
+  ExecutedDetails,
+} from './stored-runs.js';

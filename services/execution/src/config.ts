@@ -13,6 +13,14 @@ export const ExecConfig = BaseConfig.extend({
   EXEC_CACHE_SIZE: positiveInt().default(1000),
   /** How often the rule-hash index is written to Redis. */
   EXEC_INDEX_FLUSH_MS: positiveInt().default(1000),
+  /** How often `executed` events are aggregated and published (DESIGN.md §7). */
+  EVENTS_FLUSH_MS: positiveInt().default(1000),
+  /** Open aggregates (org, record, actor) that close a window before `EVENTS_FLUSH_MS`. */
+  EVENTS_BATCH_MAX: positiveInt().default(1000),
+  /** Events kept for retry while JetStream is unreachable; the oldest are dropped beyond it. */
+  EVENTS_BUFFER_MAX: positiveInt().default(10000),
+  /** Deadline of `registry.*.resolve`, asked only on a runnable-index miss. */
+  REGISTRY_TIMEOUT_MS: positiveInt().default(5000),
   MAX_RULE_BYTES: positiveInt().default(65536),
   MAX_DATA_DEPTH: positiveInt().default(64),
   /** Port of `/healthz`, `/readyz`, `/metrics`; 0 turns the ops server off. */

@@ -3,7 +3,10 @@ import {
   ExecRuleRequest,
   ExecRunRequest,
   ExecSubject,
+  FlowTestRequest,
   isArbiterError,
+  StoredRunRequest,
+  StoredRunSubject,
   type OperatorsResponse,
 } from '@arbiter/contracts';
 import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
@@ -11,6 +14,7 @@ import type { EnginePool } from './engine-pool.js';
 import { checkDataDepth, checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RuleIndex } from './rule-index.js';
+import type { StoredRunner } from './stored-runner.js';
 
 /** What the `exec` endpoints need. */
 export interface ExecDeps {
@@ -18,12 +22,17 @@ export interface ExecDeps {
   limits: Limits;
   metrics: ExecMetrics;
   index: RuleIndex;
+  /** Runs of stored policies and flows (`exec.stored.*`, `exec.flow.test`). */
+  stored: StoredRunner;
   version: string;
 }
 
-/** The `exec` service: `exec.run`, `exec.validate`, `exec.explain`, `exec.operators` in one queue group. */
+/**
+ * The `exec` service in one queue group: `exec.run`, `exec.validate`, `exec.explain`,
+ * `exec.operators`, and the stored runs `exec.stored.{policy,flow}.{base,record}` and `exec.flow.test`.
+ */
 export function execService(deps: ExecDeps): ServiceDef {
-  const { pool, limits, metrics, index } = deps;
+  const { pool, limits, metrics, index, stored } = deps;
   let operators: Promise<OperatorsResponse> | undefined;
 
   const ruleSize = (rule: string): number => {
@@ -76,6 +85,31 @@ export function execService(deps: ExecDeps): ServiceDef {
           ruleSize(req.rule);
           return pool.explain(req.rule).catch(countTimeout);
         },
+      }),
+      stored_policy_base: defineEndpoint({
+        subject: StoredRunSubject.policyByBase,
+        request: StoredRunRequest,
+        handler: (req) => stored.runPolicy(req, 'base').catch(countTimeout),
+      }),
+      stored_policy_record: defineEndpoint({
+        subject: StoredRunSubject.policyByRecord,
+        request: StoredRunRequest,
+        handler: (req) => stored.runPolicy(req, 'record').catch(countTimeout),
+      }),
+      stored_flow_base: defineEndpoint({
+        subject: StoredRunSubject.flowByBase,
+        request: StoredRunRequest,
+        handler: (req) => stored.runFlow(req, 'base').catch(countTimeout),
+      }),
+      stored_flow_record: defineEndpoint({
+        subject: StoredRunSubject.flowByRecord,
+        request: StoredRunRequest,
+        handler: (req) => stored.runFlow(req, 'record').catch(countTimeout),
+      }),
+      flow_test: defineEndpoint({
+        subject: StoredRunSubject.flowTest,
+        request: FlowTestRequest,
+        handler: (req) => stored.testFlow(req).catch(countTimeout),
       }),
       operators: defineEndpoint({
         subject: ExecSubject.operators,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ArbiterError, type ExecRunRequest } from '@arbiter/contracts';
 import { Piscina } from 'piscina';
-import type { EngineTask, EngineTaskResult, RunOutcome, WorkerConfig } from './tasks.js';
+import type { EngineTask, EngineTaskResult, RunOutcome, StoredRunTask, WorkerConfig } from './tasks.js';
 
 /** Options of {@link EnginePool}. */
 export interface EnginePoolOptions {
@@ -44,6 +44,11 @@ export class EnginePool {
   /** Evaluates a rule; the outcome says which worker ran it and whether it compiled or hit its cache. */
   run(req: ExecRunRequest): Promise<RunOutcome> {
     return this.task({ op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now });
+  }
+
+  /** Runs a stored policy, compiled or found by its hash, after checking the data against its schema. */
+  runStored(task: Omit<StoredRunTask, 'op'>): Promise<RunOutcome> {
+    return this.task({ op: 'runStored', ...task });
   }
 
   /** Checks a rule's syntax. */

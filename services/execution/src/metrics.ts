@@ -11,6 +11,12 @@ export class ExecMetrics {
   readonly timeouts: Counter;
   /** Requests refused by a size limit before reaching a worker. */
   readonly refused: Counter<'reason'>;
+  /** Stored-run resolutions, by where the record came from (`redis`, or `registry` on an index miss). */
+  readonly resolutions: Counter<'source'>;
+  /** `executed` events published to JetStream. */
+  readonly eventsPublished: Counter;
+  /** `executed` events dropped because the retry buffer was full (JetStream down for long). */
+  readonly eventsDropped: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -23,6 +29,14 @@ export class ExecMetrics {
       labelNames: ['reason'],
       registers,
     });
+    this.resolutions = new Counter({
+      name: 'arbiter_exec_resolutions_total',
+      help: 'Stored-run resolutions by source: redis (the runnable index) or registry (an index miss, read from PostgreSQL)',
+      labelNames: ['source'],
+      registers,
+    });
+    this.eventsPublished = new Counter({ name: 'arbiter_exec_events_published_total', help: '`executed` events published to JetStream', registers });
+    this.eventsDropped = new Counter({ name: 'arbiter_exec_events_dropped_total', help: '`executed` events dropped from a full retry buffer', registers });
   }
 
   /** Counts how a run used the worker cache. */

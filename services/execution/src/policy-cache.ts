@@ -28,6 +28,20 @@ export class PolicyCache {
     this.lru.set(hash, entry);
     return { hash, entry, cache: 'compile' };
   }
+
+  /**
+   * The entry of a stored rule whose sha256 the caller already knows: a hit never touches `rule`.
+   * On a miss the text is hashed and compiled; it is cached under `hash` only when the two agree,
+   * so a wrong hash can never make another text's policy run.
+   */
+  lookupHashed(hash: string, rule: string): { hash: string; entry: PolicyEntry; cache: CacheUse } {
+    const cached = this.lru.get(hash);
+    if (cached) return { hash, entry: cached, cache: 'hit' };
+    const actual = ruleHash(rule);
+    const entry = this.lru.get(actual) ?? compileEntry(rule);
+    this.lru.set(actual, entry);
+    return { hash: actual, entry, cache: 'compile' };
+  }
 }
 
 function compileEntry(rule: string): PolicyEntry {

@@ -3,9 +3,24 @@ import type { ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse 
 /** A message from the main thread to a pool worker. */
 export type EngineTask =
   | { op: 'run'; rule: string; data: Record<string, unknown>; trace: boolean; now?: string }
+  | StoredRunTask
   | { op: 'validate'; rule: string }
   | { op: 'explain'; rule: string }
   | { op: 'operators' };
+
+/**
+ * A run of a stored policy: the worker looks its compiled policy up by `hash` (the sha256 of
+ * `rule` computed by the registry) and only parses `rule` on a miss; when `schema` is given the
+ * data is validated against it first (validators are cached by `schema.hash`).
+ */
+export interface StoredRunTask {
+  op: 'runStored';
+  hash: string;
+  rule: string;
+  schema: { hash: string; schema: Record<string, unknown> } | null;
+  data: Record<string, unknown>;
+  trace: boolean;
+}
 
 /** Whether a worker compiled the rule for this task or found it in its cache. */
 export type CacheUse = 'compile' | 'hit';
@@ -23,6 +38,7 @@ export interface RunOutcome {
 /** The result type of each task kind. */
 export interface EngineTaskResult {
   run: RunOutcome;
+  runStored: RunOutcome;
   validate: ValidateResponse;
   explain: ExplainResponse;
   operators: OperatorsResponse;

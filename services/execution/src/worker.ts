@@ -1,16 +1,20 @@
 import { threadId, workerData } from 'node:worker_threads';
 import type { RunResponse } from '@arbiter/contracts';
 import { explain, listOperators, validate } from '@arbiter/rule-lang';
-import { PolicyCache } from './policy-cache.js';
-import type { EngineTask, EngineTaskResult, RunOutcome, WorkerConfig } from './tasks.js';
+import { PolicyCache, type PolicyEntry } from './policy-cache.js';
+import { SchemaCache } from './schema-cache.js';
+import type { EngineTask, EngineTaskResult, RunOutcome, StoredRunTask, WorkerConfig } from './tasks.js';
 
 const cache = new PolicyCache((workerData as WorkerConfig).cacheSize);
+const schemas = new SchemaCache((workerData as WorkerConfig).cacheSize);
 
 /** Piscina task: the only place rules are parsed, compiled and evaluated. */
 export default function runTask(task: EngineTask): EngineTaskResult[EngineTask['op']] {
   switch (task.op) {
     case 'run':
       return run(task);
+    case 'runStored':
+      return runStored(task);
     case 'validate':
       return validate(task.rule);
     case 'explain':
@@ -22,6 +26,21 @@ export default function runTask(task: EngineTask): EngineTaskResult[EngineTask['
 
 function run(task: Extract<EngineTask, { op: 'run' }>): RunOutcome {
   const { hash, entry, cache: use } = cache.lookup(task.rule);
+  return { response: evaluate(entry, task), hash, cache: use, threadId };
+}
+
+/** A stored policy: compiled policy by the registry's hash, data checked against the schema first. */
+function runStored(task: StoredRunTask): RunOutcome {
+  const { hash, entry, cache: use } = cache.lookupHashed(task.hash, task.rule);
+  const mismatch = task.schema ? schemas.mismatch(task.schema.hash, task.schema.schema, task.data) : null;
+  const response: RunResponse =
+    mismatch === null
+      ? evaluate(entry, task)
+      : { result: false, outcomes: {}, trace: task.trace ? [mismatch] : [], error: mismatch, errorCode: 'schema_mismatch' };
+  return { response, hash, cache: use, threadId };
+}
+
+function evaluate(entry: PolicyEntry, task: { data: Record<string, unknown>; trace: boolean; now?: string }): RunResponse {
   let response: RunResponse;
   if ('parseError' in entry) {
     const trace = task.trace ? [entry.parseError] : [];
@@ -39,5 +58,5 @@ function run(task: Extract<EngineTask, { op: 'run' }>): RunOutcome {
       ...(r.errorCode !== undefined ? { errorCode: r.errorCode } : {}),
     };
   }
-  return { response, hash, cache: use, threadId };
+  return response;
 }

@@ -17,7 +17,14 @@ import { engineRoutes } from './routes/engine-routes.js';
 import { healthRoutes, type MetricsSource, type ReadinessCheck } from './routes/health-routes.js';
 import { identityRoutes } from './routes/identity-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
+import { storedRunRoutes } from './routes/stored-run-routes.js';
+import type { RunnerClient } from './runner-client.js';
 import type { McpForwarder } from './mcp-forwarder.js';
+import type { EventSink } from './events/event-sink.js';
+import type { RegistryClient } from './registry-client.js';
+import { getOrgSettings } from './repositories/org-settings.js';
+import { groupRoutes } from './routes/group-routes.js';
+import { registryRoutes } from './routes/registry-routes.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
 export type AppConfig = Pick<GatewayConfig, 'jwt' | 'limits' | 'redisKeyPrefix' | 'apiKeyCacheTtlSeconds'>;
@@ -35,6 +42,12 @@ export interface AppDeps {
   readonly engine: EngineClient;
   /** Proxy to the mcp service; `/mcp` is served only when given. */
   readonly mcp?: McpForwarder;
+  /** Runs of stored policies and flows (the execution service); `/run/policy/...`, `/run/flow/...` and `/flow/test` are served only when given. */
+  readonly runner?: RunnerClient;
+  /** The registry service; the stored policy, flow and group routes are served only when given. */
+  readonly registry?: RegistryClient;
+  /** Where the gateway's own audit events go (`assigned` of role changes); dropped when absent. */
+  readonly events?: EventSink;
   /** Extra readiness probes beyond database and Redis (e.g. the bus). */
   readonly readinessChecks?: readonly ReadinessCheck[];
   /** Prometheus registry served at `/metrics`, when given. */
@@ -73,7 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? (() => new Date());
   const cache = new ApiKeyCache(deps.redis, config.redisKeyPrefix, config.apiKeyCacheTtlSeconds);
   const authenticator = new Authenticator(deps.db, cache, createTokenVerifier(config.jwt), now);
-  const identity = new IdentityService(deps.db, cache, now);
+  const identity = new IdentityService(deps.db, cache, now, deps.events);
 
   await registerRateLimit(app, {
     redis: deps.redis,
@@ -92,5 +105,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(identityRoutes, { authenticator, identity });
   await app.register(engineRoutes, { authenticator, engine: deps.engine });
   if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp });
+  if (deps.runner) await app.register(storedRunRoutes, { authenticator, runner: deps.runner });
+  if (deps.registry) {
+    const governanceApproval = async (orgId: string) => (await getOrgSettings(deps.db, orgId)).governanceApproval;
+    await app.register(registryRoutes, { authenticator, registry: deps.registry, governanceApproval });
+    await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
+  }
   return app;
 }

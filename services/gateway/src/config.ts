@@ -23,6 +23,7 @@ const GatewayEnv = BaseConfig.extend({
   API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
   ENGINE_TIMEOUT_MS: positiveInt(2000),
   MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),
+  REGISTRY_TIMEOUT_MS: positiveInt(5000),
 });
 
 /** Settings of the JWT bearer credential; `undefined` key material disables bearer tokens. */
@@ -67,6 +68,8 @@ export interface GatewayConfig {
   readonly engineTimeoutMs: number;
   /** How long `/mcp` waits for the mcp service (over the bus). */
   readonly mcp: { readonly timeoutMs: number };
+  /** How long the stored policy, flow and group routes wait for the registry service (over the bus). */
+  readonly registryTimeoutMs: number;
 }
 
 /** Reads the configuration from `env`; throws `ConfigError` naming every bad variable. */
@@ -95,5 +98,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     apiKeyCacheTtlSeconds: e.API_KEY_CACHE_TTL_SECONDS,
     engineTimeoutMs: e.ENGINE_TIMEOUT_MS,
     mcp: { timeoutMs: e.MCP_FORWARD_TIMEOUT_MS },
+    registryTimeoutMs: e.REGISTRY_TIMEOUT_MS,
   };
 }

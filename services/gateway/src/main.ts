@@ -6,6 +6,9 @@ import { readConfig } from './config.js';
 import { ensureDatabase, migrateLatest, openDatabase } from './db/database.js';
 import { NatsEngineClient } from './engine-client-nats.js';
 import { McpForwarder } from './mcp-forwarder.js';
+import { NatsRunnerClient } from './runner-client.js';
+import { JetStreamEventPublisher } from './events/jetstream-publisher.js';
+import { NatsRegistryClient } from './registry-client.js';
 import { bootstrapIdentity } from './identity/bootstrap.js';
 
 const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -25,6 +28,8 @@ const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, connectTimeo
 redis.on('error', (err) => logger.warn({ err }, 'Redis error'));
 const bus = await connectBus({ url: config.natsUrl, prefix: config.natsSubjectPrefix, name: 'gateway', logger });
 
+const events = new JetStreamEventPublisher(bus.nc, config.natsSubjectPrefix, logger);
+
 const app = await buildApp({
   config,
   logger,
@@ -32,6 +37,9 @@ const app = await buildApp({
   redis,
   engine: new NatsEngineClient(bus, config.engineTimeoutMs),
   mcp: new McpForwarder(bus, config.mcp.timeoutMs),
+  runner: new NatsRunnerClient(bus, config.engineTimeoutMs),
+  registry: new NatsRegistryClient(bus, config.registryTimeoutMs),
+  events,
   readinessChecks: [
     {
       name: 'nats',
@@ -46,6 +54,7 @@ const app = await buildApp({
 
 onShutdown(logger, async () => {
   await app.close();
+  await events.close();
   await bus.close();
   await redis.quit();
   await db.destroy();

@@ -13,9 +13,11 @@ import {
   type OrgSettings,
   type PageQuery,
   type Principal,
+  type ArbiterEvent,
   type Role,
 } from '@arbiter/contracts';
 import type { Knex } from 'knex';
+import { NO_EVENTS, type EventSink } from '../events/event-sink.js';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as settings from '../repositories/org-settings.js';
@@ -47,6 +49,7 @@ export class IdentityService {
     private readonly db: Knex,
     private readonly cache: ApiKeyCache,
     private readonly now: () => Date = () => new Date(),
+    private readonly events: EventSink = NO_EVENTS,
   ) {}
 
   /** Who the caller is. */
@@ -82,6 +85,7 @@ export class IdentityService {
       }
       return members.upsertMember(trx, principal.orgId, userId, role);
     });
+    this.events.emit(assignedEvent(principal, userId, role, result.created, this.now()));
     await this.refreshCachedGrants(await keys.keyHashesOfMember(this.db, principal.orgId, userId));
     return { member: toMember(result.member), created: result.created };
   }
@@ -162,4 +166,17 @@ export class IdentityService {
       else await this.cache.overwrite(keyHash, grant);
     }
   }
+}
+
+/** The `assigned` audit event of a role assignment (DESIGN.md §3, §7). */
+function assignedEvent(principal: Principal, userId: string, role: Role, created: boolean, at: Date): ArbiterEvent {
+  return {
+    eventId: uuidv7(),
+    orgId: principal.orgId,
+    kind: 'assigned',
+    at: at.toISOString(),
+    actor: { userId: principal.userId, ...(principal.apiKeyId !== undefined ? { apiKeyId: principal.apiKeyId } : {}) },
+    resource: { type: 'user', id: userId },
+    details: { role, added: created },
+  };
 }

@@ -4,6 +4,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createLogger } from '@arbiter/service-kit';
 import { buildApp, type AppConfig } from '../../src/app.js';
 import type { EngineClient } from '../../src/engine-client.js';
+import type { EventSink } from '../../src/events/event-sink.js';
+import type { RegistryClient } from '../../src/registry-client.js';
 import { createOrgWithAdmin } from '../../src/identity/bootstrap.js';
 import { StubEngine } from './engines.js';
 import type { TestDatabase, TestRedis } from './servers.js';
@@ -32,6 +34,10 @@ export interface GatewayOptions {
   limits?: Partial<AppConfig['limits']>;
   logs?: LogCapture;
   now?: () => Date;
+  /** Serves the stored policy, flow and group routes with this registry. */
+  registry?: RegistryClient;
+  /** Receives the gateway's own audit events. */
+  events?: EventSink;
 }
 
 /** A gateway app wired to the file's real database and Redis. */
@@ -50,6 +56,8 @@ export async function startGateway(db: TestDatabase, redis: TestRedis, opts: Gat
     redis: redis.redis,
     engine: opts.engine ?? new StubEngine(),
     ...(opts.now ? { now: opts.now } : {}),
+    ...(opts.registry ? { registry: opts.registry } : {}),
+    ...(opts.events ? { events: opts.events } : {}),
   });
   await app.ready();
   return app;

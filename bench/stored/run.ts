@@ -1,0 +1,148 @@
+/**
+ * `npm run bench:stored`: `POST /run/policy/{baseId}` (a stored, published policy resolved from the
+ * Redis runnable index) beside `POST /run` with the same rule text, through the same full stack
+ * (gateway → NATS → execution → worker) in the same run. Prints requests/s, p50 and p99 of each,
+ * the ratio (target >= 90 %), and the PostgreSQL transactions of the stack's database during the
+ * load (target 0). The two loads alternate in rounds so background load drifts hit both alike.
+ * Needs the built services.
+ */
+
+import { PolicyRecord, PolicyUpdateReply, RegistrySubject, type Principal } from '@arbiter/contracts';
+import { connectBus, createLogger } from '@arbiter/service-kit';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { PG_ADMIN_URL, startStack } from '../../test/e2e/harness.js';
+import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
+/** The two loads alternate in this many rounds (DURATION_S split between them), so drifting background load hits both alike. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/** PostgreSQL reports a backend's counts within its idle stats interval (10 s): wait that long around the measured load. */
+const PG_STATS_SETTLE_MS = 11_000;
+
+interface Measured {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  failures: number;
+}
+
+async function measure(name: string, url: string, body: string, headers: Record<string, string>, duration = DURATION_S): Promise<Measured> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    connections: CONNECTIONS,
+    duration,
+  });
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failures: result.errors + result.timeouts + result.non2xx };
+}
+
+/** One request, checked: the bench must measure correct answers. */
+async function checkAnswer(url: string, body: string, headers: Record<string, string>, expect: Record<string, unknown>): Promise<void> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const json = (await res.json()) as Record<string, unknown>;
+  const ok = res.status === 200 && Object.entries(expect).every(([k, v]) => json[k] === v);
+  if (!ok) throw new Error(`${url} answered ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
+}
+
+async function metricSum(opsUrl: string, name: string, label = ''): Promise<number> {
+  const text = await (await fetch(`${opsUrl}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith(name) && l.includes(label))
+    .reduce((n, l) => n + Number(l.split(/\s+/).at(-1)), 0);
+}
+
+/** The rounds of one load as one figure: total rate, median p50, worst p99. */
+function combine(name: string, rounds: Measured[]): Measured {
+  const p50s = rounds.map((r) => r.p50).sort((a, b) => a - b);
+  return {
+    name,
+    rps: rounds.reduce((n, r) => n + r.rps, 0) / rounds.length,
+    p50: p50s[Math.floor(p50s.length / 2)]!,
+    p99: Math.max(...rounds.map((r) => r.p99)),
+    failures: rounds.reduce((n, r) => n + r.failures, 0),
+  };
+}
+
+const fmt = (m: Measured) =>
+  `${m.name.padEnd(38)} ${m.rps.toFixed(0).padStart(8)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms${m.failures ? `   (${m.failures} failed)` : ''}`;
+
+async function main(): Promise<void> {
+  const stack = await startStack({
+    services: ['execution', 'registry', 'gateway'],
+    env: {
+      LOG_LEVEL: 'warn',
+      // The outbox relay's idle pass is one transaction a second; it still runs after every commit.
+      REGISTRY_OUTBOX_INTERVAL_MS: '600000',
+      API_KEY_CACHE_TTL_SECONDS: '3600',
+    },
+  });
+  const logger = createLogger({ service: 'bench', level: 'silent' });
+  const bus = await connectBus({ url: stack.env.NATS_URL!, prefix: stack.env.NATS_SUBJECT_PREFIX!, name: 'bench-stored', logger });
+  const db = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await db.connect();
+  const database = new URL(stack.env.DATABASE_URL!).pathname.slice(1);
+  const xacts = async () => Number((await db.query('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [database])).rows[0].n);
+  try {
+    const principal: Principal = { orgId: stack.orgId, userId: 'admin', role: 'admin' };
+    const draft = await bus.request(RegistrySubject.policyCreate, { principal, name: 'licence', rule: LICENCE_POLICY }, PolicyRecord, { timeoutMs: 20_000 });
+    const v1 = (await bus.request(RegistrySubject.policyUpdate, { principal, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply, { timeoutMs: 20_000 })).record;
+
+    const auth = { 'x-api-key': stack.adminKey };
+    const adhocUrl = `${stack.baseUrl}/run`;
+    const adhocBody = JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA });
+    const storedUrl = `${stack.baseUrl}/run/policy/${v1.baseId}`;
+    const storedBody = JSON.stringify(LICENCE_DATA);
+    await checkAnswer(adhocUrl, adhocBody, auth, { result: true });
+    await checkAnswer(storedUrl, storedBody, auth, { result: true, policyId: v1.policyId, version: 1 });
+
+    // Warm-up: JIT, connection pools, every worker's compile cache, the key cache.
+    await measure('warm-up', adhocUrl, adhocBody, auth, 2);
+    await measure('warm-up', storedUrl, storedBody, auth, 2);
+
+    const ops = stack.opsUrl('execution');
+    const fromRegistry = await metricSum(ops, 'arbiter_exec_resolutions_total', 'source="registry"');
+    const compiles = await metricSum(ops, 'arbiter_exec_compiles_total');
+    await new Promise((r) => setTimeout(r, PG_STATS_SETTLE_MS));
+    const before = await xacts();
+    const adhocRounds: Measured[] = [];
+    const storedRounds: Measured[] = [];
+    const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+    for (let round = 0; round < ROUNDS; round++) {
+      adhocRounds.push(await measure('ad hoc', adhocUrl, adhocBody, auth, slice));
+      storedRounds.push(await measure('stored', storedUrl, storedBody, auth, slice));
+    }
+    await new Promise((r) => setTimeout(r, PG_STATS_SETTLE_MS));
+    const pgDelta = (await xacts()) - before;
+    const adhoc = combine('POST /run (rule in the body)', adhocRounds);
+    const stored = combine('POST /run/policy/{baseId} (stored)', storedRounds);
+    const misses = (await metricSum(ops, 'arbiter_exec_resolutions_total', 'source="registry"')) - fromRegistry;
+    const storedCompiles = (await metricSum(ops, 'arbiter_exec_compiles_total')) - compiles;
+    await checkAnswer(storedUrl, storedBody, auth, { result: true, policyId: v1.policyId });
+
+    const ratio = stored.rps / adhoc.rps;
+    console.log(`\n7-rule policy, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each, trace on, same stack\n`);
+    for (const m of [adhoc, stored]) console.log(fmt(m));
+    console.log('');
+    console.log(`stored / ad hoc throughput:                    ${(ratio * 100).toFixed(1)} %   (target >= 90 %)`);
+    console.log(`PostgreSQL transactions during the load:       ${pgDelta}   (target 0; ${Math.round(stored.rps * slice * ROUNDS)} stored runs)`);
+    console.log(`runnable-index misses (registry resolves):      ${misses}`);
+    console.log(`worker compiles during the load:                ${storedCompiles}`);
+    const date = new Date().toISOString();
+    for (const m of [adhoc, stored]) {
+      console.log(JSON.stringify({ bench: 'stored', name: m.name, rps: Math.round(m.rps), p50: m.p50, p99: m.p99, failures: m.failures, date }));
+    }
+    console.log(JSON.stringify({ bench: 'stored', name: 'ratio', storedOverAdhoc: Number(ratio.toFixed(3)), pgTransactions: pgDelta, indexMisses: misses, compiles: storedCompiles, date }));
+  } finally {
+    await db.end();
+    await bus.close();
+    await stack.stop();
+  }
+}
+
+await main();

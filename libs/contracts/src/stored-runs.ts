@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { RunResponse } from './engine.js';
+import { FlowDefinition, FlowRunResponse } from './flow.js';
+import { Principal } from './principal.js';
+import { RecordIdParam } from './registry.js';
+
+/**
+ * Request/reply subjects of stored runs (spec §4.3), relative to the bus prefix, served by the
+ * execution service in its `exec` queue group. Every request carries the caller's `principal`:
+ * the execution service answers not_found for another org's, a deleted or an unknown id.
+ */
+export const StoredRunSubject = {
+  /** Run the current runnable policy of a base (the latest version, else the draft). */
+  policyByBase: 'exec.stored.policy.base',
+  /** Run the exact policy record. */
+  policyByRecord: 'exec.stored.policy.record',
+  /** Run the current runnable flow of a base. */
+  flowByBase: 'exec.stored.flow.base',
+  /** Run the exact flow record. */
+  flowByRecord: 'exec.stored.flow.record',
+  /** Run an ad hoc flow definition (`POST /flow/test`); its policy nodes name stored policies. */
+  flowTest: 'exec.flow.test',
+} as const;
+export type StoredRunSubject = (typeof StoredRunSubject)[keyof typeof StoredRunSubject];
+
+/** The input data of a run: a JSON object (the HTTP body of `POST /run/...`). */
+export const RunData = z.record(z.string(), z.unknown()).describe('The input data object the policy or flow runs on');
+export type RunData = z.infer<typeof RunData>;
+
+/**
+ * Request of the four stored-run subjects: `id` is a base id (`*.base`) or a record id
+ * (`*.record`); an id that is not a UUID answers not_found, like the registry. Unknown keys are rejected.
+ */
+export const StoredRunRequest = z.strictObject({
+  principal: Principal,
+  id: RecordIdParam,
+  data: RunData,
+  /** Build the human-readable trace; on unless turned off. */
+  trace: z.boolean().default(true),
+});
+export type StoredRunRequest = z.infer<typeof StoredRunRequest>;
+export type StoredRunInput = z.input<typeof StoredRunRequest>;
+
+/** Body of `POST /flow/test`: a definition that is not stored and the data to run it on. Unknown keys are rejected. */
+export const FlowTestBody = z.strictObject({ definition: FlowDefinition, data: RunData });
+export type FlowTestBody = z.infer<typeof FlowTestBody>;
+
+/** Request of `exec.flow.test`. The definition's structure (DAG checks) is validated by the execution service: 400 with every problem. */
+export const FlowTestRequest = z.strictObject({ principal: Principal, ...FlowTestBody.shape, trace: z.boolean().default(true) });
+export type FlowTestRequest = z.infer<typeof FlowTestRequest>;
+export type FlowTestInput = z.input<typeof FlowTestRequest>;
+
+/**
+ * Response of a stored policy run (DESIGN.md §5): the engine result plus the record that ran.
+ * Engine outcomes (parse error, missing data, `schema_mismatch`) are results with `error` and
+ * `errorCode`, not HTTP errors.
+ */
+export const StoredPolicyRunResponse = RunResponse.extend({
+  outcomes: z.record(z.string(), z.boolean()),
+  policyId: z.string().describe('The record that ran'),
+  baseId: z.string(),
+  version: z.number().int().nullable().describe('Its version number; null for a draft'),
+});
+export type StoredPolicyRunResponse = z.infer<typeof StoredPolicyRunResponse>;
+
+/**
+ * Response of a stored flow run: the flow result (DESIGN.md §5) plus the flow record that ran. A
+ * policy node whose policy is deleted or unknown stops the flow with `result:false`,
+ * `errorCode:"policy_not_found"` and an `error` naming the node (HTTP 200: the flow itself exists).
+ */
+export const StoredFlowRunResponse = FlowRunResponse.extend({
+  flowId: z.string().describe('The flow record that ran'),
+  baseId: z.string(),
+  version: z.number().int().nullable().describe('Its version number; null for a draft'),
+});
+export type StoredFlowRunResponse = z.infer<typeof StoredFlowRunResponse>;
+
+/**
+ * `details` of an `executed` event. The execution service aggregates runs: one event per
+ * (org, resource record, actor) per flush window, never one per run, so the audit trail grows
+ * with distinct callers and resources rather than with traffic. `from`/`to` bound the runs counted.
+ */
+export const ExecutedDetails = z.object({
+  aggregated: z.literal(true),
+  /** Runs counted by this event. */
+  count: z.number().int().min(1),
+  /** Runs whose result was `true`, `false` (without error), or that answered an `error`. */
+  trueCount: z.number().int().min(0),
+  falseCount: z.number().int().min(0),
+  errorCount: z.number().int().min(0),
+  /** Flow runs ending on a custom node, by outcome. */
+  customCounts: z.record(z.string(), z.number().int()).optional(),
+  /** Version of the record (null for a draft). */
+  version: z.number().int().nullable(),
+  /** How the runs named the resource: by base id, by exact record id, or both. */
+  via: z.array(z.enum(['base', 'record'])),
+  from: z.iso.datetime(),
+  to: z.iso.datetime(),
+});
+export type ExecutedDetails = z.infer<typeof ExecutedDetails>;

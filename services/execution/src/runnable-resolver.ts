@@ -1,0 +1,161 @@
+import {
+  ArbiterError,
+  LiveFlowRecordEntry,
+  LivePolicyRecordEntry,
+  RegistrySubject,
+  runnableBaseKey,
+  runnableRecordKey,
+  type ResolveRequest,
+  type RunnableKind,
+} from '@arbiter/contracts';
+import type { Bus } from '@arbiter/service-kit';
+import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { ZodType } from 'zod';
+import type { ExecMetrics } from './metrics.js';
+
+/** The live record entry of each kind. */
+export interface LiveEntryOf {
+  policy: LivePolicyRecordEntry;
+  flow: LiveFlowRecordEntry;
+}
+
+/** What a run names: a base (its current runnable record, or a pinned version) or an exact record. */
+export type RunTarget = { baseId: string; version?: number } | { recordId: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Reads a base's entry and the record it points at (the current runnable one, or the pinned
+ * version from its `versions` map) in one round trip, checking the base on the server so only the
+ * record travels back. KEYS[1]: base key; ARGV[1]: record key prefix; ARGV[2]: pinned version or
+ * ''; ARGV[3]: the caller's org. Returns [status, record JSON or nil] with status `miss` (no base
+ * entry, or an unreadable one), `gone` (deleted, or another org), `no_version`, or `ok` (the
+ * record may still be nil: a miss).
+ * INVARIANT: the record key is derived inside the script, so this assumes one Redis (not Cluster).
+ */
+const BASE_AND_RECORD = `
+local b = redis.call('GET', KEYS[1])
+if not b then return {'miss', false} end
+local ok, d = pcall(cjson.decode, b)
+if not ok or type(d) ~= 'table' then return {'miss', false} end
+if d.state ~= 'live' or d.orgId ~= ARGV[3] then return {'gone', false} end
+local rid
+if ARGV[2] ~= '' then
+  if type(d.versions) ~= 'table' then return {'miss', false} end
+  rid = d.versions[ARGV[2]]
+  if rid == nil then return {'no_version', false} end
+else
+  rid = d.recordId
+end
+if type(rid) ~= 'string' then return {'miss', false} end
+return {'ok', redis.call('GET', ARGV[1] .. rid)}
+`;
+
+/** The script above as a command `defineCommand` adds to the client. */
+type WithBaseAndRecord = {
+  arbiterBaseAndRecord(baseKey: string, recordKeyPrefix: string, version: string, orgId: string): Promise<['miss' | 'gone' | 'no_version' | 'ok', string | null]>;
+};
+
+/**
+ * Finds the record a run uses from the Redis runnable index the registry keeps (contracts
+ * `runnable-index`): one Redis round trip per resolution, PostgreSQL never in steady state. Only a
+ * missing entry (Redis flushed, or a key the registry never wrote) asks `registry.{kind}.resolve`,
+ * which rebuilds the base's entries from PostgreSQL. Nothing about a base is cached in this process
+ * (only parses of entry texts, keyed by the text itself): a publish or delete written by the
+ * registry is what the very next resolution reads, on every replica.
+ *
+ * Unknown, deleted (tombstone) and other-org ids all answer the same `not_found`.
+ */
+export class RunnableResolver {
+  private readonly parsed: LRUCache<string, LiveEntryOf[RunnableKind] | 'gone'>;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly bus: Bus,
+    private readonly prefix: string,
+    private readonly metrics: ExecMetrics,
+    private readonly registryTimeoutMs: number,
+    parseCacheSize = 500,
+  ) {
+    this.parsed = new LRUCache({ max: parseCacheSize });
+    redis.defineCommand('arbiterBaseAndRecord', { numberOfKeys: 1, lua: BASE_AND_RECORD });
+  }
+
+  /** The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when Redis or the registry is down. */
+  async resolve<K extends RunnableKind>(kind: K, orgId: string, target: RunTarget): Promise<LiveEntryOf[K]> {
+    const id = 'recordId' in target ? target.recordId : target.baseId;
+    const notFound = () => new ArbiterError('not_found', `${kind} \`${id}\` not found`);
+    if (!UUID.test(id)) throw notFound();
+    const schema = (kind === 'policy' ? LivePolicyRecordEntry : LiveFlowRecordEntry) as unknown as ZodType<LiveEntryOf[K]>;
+
+    let rawRecord: string | null;
+    if ('recordId' in target) {
+      rawRecord = await this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, target.recordId)));
+    } else {
+      const [status, raw] = await this.redisCall(
+        (this.redis as unknown as WithBaseAndRecord).arbiterBaseAndRecord(
+          runnableBaseKey(this.prefix, kind, target.baseId),
+          runnableRecordKey(this.prefix, kind, ''),
+          target.version === undefined ? '' : String(target.version),
+          orgId,
+        ),
+      );
+      if (status === 'gone') throw notFound();
+      if (status === 'no_version') throw new ArbiterError('not_found', `${kind} \`${id}\` has no version ${target.version}`);
+      rawRecord = raw;
+    }
+
+    if (rawRecord !== null) {
+      const entry = this.parseRecord(kind, rawRecord);
+      if (entry === 'gone' || (entry !== null && entry.orgId !== orgId)) throw notFound();
+      if (entry !== null) {
+        this.metrics.resolutions.inc({ source: 'redis' });
+        return entry;
+      }
+    }
+    // A miss: the registry rebuilds the base's entries from PostgreSQL and answers the record.
+    this.metrics.resolutions.inc({ source: 'registry' });
+    const request: ResolveRequest = { orgId, ...target };
+    const entry = await this.bus.request(kind === 'policy' ? RegistrySubject.policyResolve : RegistrySubject.flowResolve, request, schema, {
+      timeoutMs: this.registryTimeoutMs,
+    });
+    if (entry.orgId !== orgId) throw notFound();
+    return entry;
+  }
+
+  /**
+   * A record entry as stored; `gone` for a tombstone, null when unreadable (treated as a miss).
+   * Parses are cached by the entry's exact text: content-addressed, so a changed entry is a new
+   * key and nothing can go stale.
+   */
+  private parseRecord<K extends RunnableKind>(kind: K, raw: string): LiveEntryOf[K] | 'gone' | null {
+    const cached = this.parsed.get(raw);
+    if (cached !== undefined) return cached as LiveEntryOf[K] | 'gone';
+    const json = safeJson(raw) as { state?: unknown } | undefined;
+    let entry: LiveEntryOf[K] | 'gone' | null = null;
+    if (json?.state === 'deleted') entry = 'gone';
+    else {
+      const live = (kind === 'policy' ? LivePolicyRecordEntry : LiveFlowRecordEntry).safeParse(json);
+      if (live.success && live.data.kind === kind) entry = live.data as LiveEntryOf[K];
+    }
+    if (entry !== null) this.parsed.set(raw, entry);
+    return entry;
+  }
+
+  private async redisCall<T>(op: Promise<T>): Promise<T> {
+    try {
+      return await op;
+    } catch (err) {
+      throw new ArbiterError('dependency_unavailable', 'the runnable index (Redis) is unavailable', undefined, { cause: err });
+    }
+  }
+}
+
+function safeJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}

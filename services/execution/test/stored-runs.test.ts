@@ -1,0 +1,263 @@
+/**
+ * Stored runs over real NATS, Redis and PostgreSQL: this execution service beside a registry
+ * (started in-process from its build) that writes the runnable index and answers `*.resolve`.
+ */
+
+import { randomBytes } from 'node:crypto';
+import {
+  ArbiterEvent,
+  eventStreamName,
+  FlowRecord,
+  FlowRunResponse,
+  PolicyRecord,
+  PolicyUpdateReply,
+  RegistrySubject,
+  runnableBaseKey,
+  runnableRecordKey,
+  StoredFlowRunResponse,
+  StoredPolicyRunResponse,
+  StoredRunSubject,
+  type FlowDefinition,
+  type FlowTestInput,
+  type Principal,
+  type StoredRunInput,
+} from '@arbiter/contracts';
+import { connectBus, loadConfig, type Bus } from '@arbiter/service-kit';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
+import knex from 'knex';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ExecConfig } from '../src/config.js';
+import { ExecutedEvents } from '../src/executed-events.js';
+import { ExecMetrics } from '../src/metrics.js';
+import { startExecution, type Execution } from '../src/service.js';
+import { dropKeys, NATS_URL, randomPrefix, rejection, REDIS_URL, silentLogger } from './helpers.js';
+
+const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const prefix = randomPrefix();
+const database = `arbiter_exec_test_${randomBytes(5).toString('hex')}`;
+const logger = silentLogger();
+const metrics = new Registry();
+
+interface RunningRegistry {
+  stop(): Promise<void>;
+}
+
+let registry: RunningRegistry;
+let exec: Execution;
+let client: Bus;
+let redis: Redis;
+let jsm: JetStreamManager;
+
+const acme: Principal = { orgId: 'acme', userId: 'admin', role: 'admin', apiKeyId: 'key-1' };
+const globex: Principal = { orgId: 'globex', userId: 'boss', role: 'admin' };
+const ADULT = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18.';
+
+const reg = <T>(subject: string, payload: Record<string, unknown>, reply: z.ZodType<T>) =>
+  client.request(subject, { principal: acme, ...payload }, reply, { timeoutMs: 20_000 });
+const createPolicy = (rule: string, schema: Record<string, unknown> | null = null) => reg(RegistrySubject.policyCreate, { name: 'p', rule, schema }, PolicyRecord);
+const runPolicy = (subject: string, req: StoredRunInput) => client.request(subject, req, StoredPolicyRunResponse);
+const runFlow = (subject: string, req: StoredRunInput) => client.request(subject, req, StoredFlowRunResponse);
+
+async function counter(name: string, labels: Record<string, string> = {}): Promise<number> {
+  const m = await metrics.getSingleMetric(name)?.get();
+  return (m?.values ?? []).filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
+}
+
+beforeAll(async () => {
+  const dbUrl = new URL(PG_URL);
+  dbUrl.pathname = `/${database}`;
+  // The registry is another workspace package with no library entry: load its build directly.
+  const { startRegistry } = (await import('../../registry/dist/service.js')) as typeof import('../../registry/dist/service.js');
+  const { RegistryConfig } = (await import('../../registry/dist/config.js')) as typeof import('../../registry/dist/config.js');
+  registry = await startRegistry(
+    RegistryConfig.parse({ NATS_URL, REDIS_URL, DATABASE_URL: dbUrl.toString(), NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'silent', REGISTRY_OUTBOX_INTERVAL_MS: '100' }),
+    logger,
+  );
+  exec = await startExecution(
+    loadConfig(ExecConfig, { NATS_URL, REDIS_URL, NATS_SUBJECT_PREFIX: prefix, EXEC_POOL_SIZE: '1', EXEC_INDEX_FLUSH_MS: '600000', EVENTS_FLUSH_MS: '100' }),
+    { logger, registry: metrics, name: 'exec-stored-test' },
+  );
+  client = await connectBus({ url: NATS_URL, prefix, name: 'exec-stored-test-client', logger });
+  redis = new Redis(REDIS_URL);
+  jsm = await jetstreamManager(client.nc);
+}, 60_000);
+
+afterAll(async () => {
+  await exec?.close();
+  await registry?.stop();
+  await jsm?.streams.delete(eventStreamName(prefix)).catch(() => undefined);
+  await client?.close();
+  redis?.disconnect();
+  await dropKeys(prefix);
+  const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw('drop database if exists ?? with (force)', [database]);
+  } finally {
+    await admin.destroy();
+  }
+});
+
+describe('stored policy runs', () => {
+  it('resolves from the Redis index and compiles a rule once per worker, looked up by its hash', async () => {
+    const p = await createPolicy(ADULT);
+    const fromRedis = await counter('arbiter_exec_resolutions_total', { source: 'redis' });
+    const compiles = await counter('arbiter_exec_compiles_total');
+    for (let i = 0; i < 3; i++) {
+      const reply = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age: 30 } } });
+      expect(reply).toMatchObject({ result: true, outcomes: { adult: true }, policyId: p.policyId, baseId: p.baseId, version: null });
+    }
+    expect(await counter('arbiter_exec_resolutions_total', { source: 'redis' })).toBe(fromRedis + 3);
+    expect(await counter('arbiter_exec_compiles_total')).toBe(compiles + 1);
+  });
+
+  it('asks the registry only on an index miss, which writes the entries back', async () => {
+    const p = await createPolicy(ADULT);
+    await redis.del(runnableBaseKey(prefix, 'policy', p.baseId), runnableRecordKey(prefix, 'policy', p.policyId));
+    const fromRegistry = await counter('arbiter_exec_resolutions_total', { source: 'registry' });
+    const reply = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age: 3 } } });
+    expect(reply).toMatchObject({ result: false, policyId: p.policyId });
+    expect(await counter('arbiter_exec_resolutions_total', { source: 'registry' })).toBe(fromRegistry + 1);
+    expect(await redis.exists(runnableBaseKey(prefix, 'policy', p.baseId))).toBe(1);
+    await runPolicy(StoredRunSubject.policyByRecord, { principal: acme, id: p.policyId, data: { applicant: { age: 3 } } });
+    expect(await counter('arbiter_exec_resolutions_total', { source: 'registry' })).toBe(fromRegistry + 1);
+  });
+
+  it('answers not_found for another org, a tombstone, a malformed id, a flow id, and an unknown id', async () => {
+    const p = await createPolicy(ADULT);
+    const data = { applicant: { age: 30 } };
+    expect((await rejection(runPolicy(StoredRunSubject.policyByBase, { principal: globex, id: p.baseId, data }))).code).toBe('not_found');
+    expect((await rejection(runPolicy(StoredRunSubject.policyByRecord, { principal: globex, id: p.policyId, data }))).code).toBe('not_found');
+    expect((await rejection(runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: 'nope', data }))).code).toBe('not_found');
+    expect((await rejection(runFlow(StoredRunSubject.flowByRecord, { principal: acme, id: p.policyId, data }))).code).toBe('not_found');
+    const unknown = await rejection(runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: '019a0000-0000-7000-8000-000000000001', data }));
+    expect(unknown.code).toBe('not_found');
+    await reg(RegistrySubject.policyDelete, { policyId: p.policyId }, z.unknown());
+    const deleted = await rejection(runPolicy(StoredRunSubject.policyByRecord, { principal: acme, id: p.policyId, data }));
+    expect(deleted.toWire()).toEqual({ code: 'not_found', status: 404, message: `policy \`${p.policyId}\` not found` });
+    expect((await rejection(runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data }))).code).toBe('not_found');
+  });
+
+  it('checks the data against the schema before evaluating', async () => {
+    const schema = { type: 'object', properties: { applicant: { type: 'object', properties: { age: { type: 'integer', minimum: 0 } } } } };
+    const p = await createPolicy(ADULT, schema);
+    const bad = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age: -1 } } });
+    expect(bad).toEqual({
+      result: false,
+      outcomes: {},
+      trace: ['Schema mismatch: `applicant.age`: must be >= 0'],
+      error: 'Schema mismatch: `applicant.age`: must be >= 0',
+      errorCode: 'schema_mismatch',
+      policyId: p.policyId,
+      baseId: p.baseId,
+      version: null,
+    });
+    const extra = await createPolicy(ADULT, { type: 'object', additionalProperties: false, properties: { applicant: {} } });
+    const unexpected = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: extra.baseId, data: { applicant: { age: 20 }, x: 1 } });
+    expect(unexpected.error).toBe('Schema mismatch: `x`: is not allowed by the schema');
+    expect((await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age: 20 } } })).result).toBe(true);
+  });
+
+  it('runs a published version by base and the draft by its own id', async () => {
+    const draft = await createPolicy(ADULT);
+    const v1 = (await reg(RegistrySubject.policyUpdate, { policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;
+    const reply = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: draft.baseId, data: { applicant: { age: 30 } }, trace: false });
+    expect(reply).toMatchObject({ result: true, trace: [], policyId: v1.policyId, version: 1 });
+  });
+});
+
+describe('flows', () => {
+  const flowOf = (node: Record<string, unknown>): FlowDefinition =>
+    ({
+      start: 'n1',
+      nodes: { n1: { type: 'policy', ...node, onTrue: 'yes', onFalse: 'no' }, yes: { type: 'return', value: true }, no: { type: 'custom', outcome: 'refer' } },
+    }) as FlowDefinition;
+
+  it('runs a stored flow whose node resolves through the index', async () => {
+    const p = await createPolicy(ADULT);
+    const flow = await reg(RegistrySubject.flowCreate, { name: 'f', definition: flowOf({ baseId: p.baseId }) }, FlowRecord);
+    const reply = await runFlow(StoredRunSubject.flowByBase, { principal: acme, id: flow.baseId, data: { applicant: { age: 5 } } });
+    expect(reply).toMatchObject({
+      result: 'refer',
+      flowId: flow.flowId,
+      version: null,
+      path: [{ nodeId: 'n1', policyId: p.policyId, version: null, result: false }, { nodeId: 'no', type: 'custom', result: 'refer' }],
+    });
+  });
+
+  it('tests an ad hoc definition: validation_failed lists every problem; a missing policy stops the flow as a result', async () => {
+    const invalid = await rejection(
+      client.request(StoredRunSubject.flowTest, { principal: acme, definition: { start: 'x', nodes: { n1: { type: 'return', value: true } } }, data: {} } satisfies FlowTestInput, FlowRunResponse),
+    );
+    expect(invalid.code).toBe('validation_failed');
+    expect(invalid.errors?.map((e) => e.code)).toEqual(['missing_start']);
+    const missing = await client.request(
+      StoredRunSubject.flowTest,
+      { principal: acme, definition: flowOf({ policyId: '019a0000-0000-7000-8000-000000000002' }), data: {} } satisfies FlowTestInput,
+      FlowRunResponse,
+    );
+    expect(missing).toMatchObject({ result: false, errorCode: 'policy_not_found', error: 'node `n1`: policy `019a0000-0000-7000-8000-000000000002` not found' });
+  });
+});
+
+describe('executed events', () => {
+  it('aggregates runs per record and actor and publishes them on the stream', async () => {
+    const p = await createPolicy(ADULT);
+    for (const age of [30, 30, 1]) await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age } } });
+    await runPolicy(StoredRunSubject.policyByRecord, { principal: acme, id: p.policyId, data: {} });
+    const name = eventStreamName(prefix);
+    let mine: ArbiterEvent[] = [];
+    const total = (key: string) => mine.reduce((n, e) => n + (e.details[key] as number), 0);
+    for (let tries = 0; tries < 50 && total('count') < 4; tries++) {
+      await exec.events.flush();
+      await new Promise((r) => setTimeout(r, 100));
+      const info = await jsm.streams.info(name);
+      mine = [];
+      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+        const msg = await jsm.streams.getMessage(name, { seq }).catch(() => null);
+        if (msg?.subject === `${prefix}.events.acme.executed`) mine.push(ArbiterEvent.parse(msg.json()));
+      }
+      mine = mine.filter((e) => e.resource.id === p.policyId);
+    }
+    expect({ count: total('count'), trueCount: total('trueCount'), falseCount: total('falseCount'), errorCount: total('errorCount') }).toEqual({
+      count: 4,
+      trueCount: 2,
+      falseCount: 1,
+      errorCount: 1,
+    });
+    for (const e of mine) {
+      expect(e).toMatchObject({
+        orgId: 'acme',
+        kind: 'executed',
+        actor: { userId: 'admin', apiKeyId: 'key-1' },
+        resource: { type: 'policy', id: p.policyId, baseId: p.baseId },
+        details: { aggregated: true, version: null },
+      });
+    }
+  });
+
+  it('keeps events for retry while the stream is unreachable, bounded, and publishes them once it is back', async () => {
+    const otherPrefix = randomPrefix();
+    const nc = await connect({ servers: NATS_URL });
+    const m = new ExecMetrics(new Registry());
+    const events = new ExecutedEvents(nc, otherPrefix, logger, m, { flushMs: 600_000, batchMax: 1000, bufferMax: 2, publishTimeoutMs: 500 });
+    const run = (id: string) => ({ resource: { type: 'policy' as const, id, baseId: id }, version: 1, via: 'base' as const, result: true, error: false });
+    for (const id of ['a', 'b', 'c']) events.record(acme, run(id));
+    await events.flush();
+    expect(events.pending).toBe(2);
+    expect((await m.eventsDropped.get()).values[0]?.value).toBe(1);
+    const name = eventStreamName(otherPrefix);
+    await jsm.streams.add({ name, subjects: [`${otherPrefix}.events.>`] });
+    try {
+      await events.flush();
+      expect(events.pending).toBe(0);
+      expect((await jsm.streams.info(name)).state.messages).toBe(2);
+    } finally {
+      await events.close();
+      await jsm.streams.delete(name);
+    }
+  });
+});

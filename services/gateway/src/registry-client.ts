@@ -1,0 +1,180 @@
+import {
+  DeleteBaseReply,
+  EmptyReply,
+  FlowDraftReply,
+  FlowRecord,
+  FlowRecordPage,
+  FlowSummaryPage,
+  FlowUpdateReply,
+  Group,
+  GroupMember,
+  GroupPage,
+  PolicyDraftReply,
+  PolicyRecord,
+  PolicyRecordPage,
+  PolicySummaryPage,
+  PolicyUpdateReply,
+  RegistrySubject,
+  type AddGroupMemberBody,
+  type CreateFlowBody,
+  type CreateGroupBody,
+  type CreatePolicyBody,
+  type FlowCreateRequest,
+  type FlowIdRequest,
+  type FlowUpdateRequest,
+  type FlowVersionsRequest,
+  type GroupCreateRequest,
+  type GroupIdRequest,
+  type GroupMemberAddRequest,
+  type GroupMemberRemoveRequest,
+  type GroupMembersListRequest,
+  type GroupUpdateRequest,
+  type ListQuery,
+  type ListRequest,
+  type PolicyCreateRequest,
+  type PolicyIdRequest,
+  type PolicyUpdateRequest,
+  type PolicyVersionsRequest,
+  type Principal,
+  type UpdateFlowBody,
+  type UpdateGroupBody,
+  type UpdatePolicyBody,
+  type VersionsQuery,
+} from '@arbiter/contracts';
+import type { Bus, RequestOptions } from '@arbiter/service-kit';
+import type { z } from 'zod';
+
+/** Per-call context passed along for tracing. */
+export interface RegistryCallContext {
+  /** The HTTP request id, forwarded so logs can be followed across services. */
+  readonly requestId?: string;
+}
+
+/** A page of a list. */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * Policies or flows in the registry (`R` the record, `S` the list summary, `C`/`U` the create and
+ * update bodies). Authorization, ownership and tenancy are decided by the registry from the
+ * principal; its refusals arrive as `ArbiterError`s with the registry's code.
+ */
+export interface RecordsClient<R, S, C, U> {
+  /** Creates a base with its draft. */
+  create(principal: Principal, body: C, ctx?: RegistryCallContext): Promise<R>;
+  /** Updates a draft, or publishes it (`outcome: 'published'`). */
+  update(principal: Principal, recordId: string, body: U, ctx?: RegistryCallContext): Promise<{ outcome: 'updated' | 'published'; record: R }>;
+  /** A draft or version by id. */
+  get(principal: Principal, recordId: string, ctx?: RegistryCallContext): Promise<R>;
+  /** A page of the base's draft and versions, given any record id of the base. */
+  versions(principal: Principal, recordId: string, query: VersionsQuery, ctx?: RegistryCallContext): Promise<Page<R>>;
+  /** The base's existing draft (`created: false`) or a new one from the given version. */
+  draft(principal: Principal, recordId: string, ctx?: RegistryCallContext): Promise<{ created: boolean; record: R }>;
+  /** A page of the bases the caller sees. */
+  list(principal: Principal, query: ListQuery, ctx?: RegistryCallContext): Promise<Page<S>>;
+  /** Soft-deletes the base of any of its record ids. */
+  remove(principal: Principal, recordId: string, ctx?: RegistryCallContext): Promise<void>;
+}
+
+/** Groups of policy and flow bases in the registry. */
+export interface GroupsClient {
+  /** Creates a group. */
+  create(principal: Principal, body: CreateGroupBody, ctx?: RegistryCallContext): Promise<Group>;
+  /** A group of the caller's org. */
+  get(principal: Principal, groupId: string, ctx?: RegistryCallContext): Promise<Group>;
+  /** Changes a group's name or description. */
+  update(principal: Principal, groupId: string, body: UpdateGroupBody, ctx?: RegistryCallContext): Promise<Group>;
+  /** Deletes a group and its memberships. */
+  remove(principal: Principal, groupId: string, ctx?: RegistryCallContext): Promise<void>;
+  /** A page of the org's groups. */
+  list(principal: Principal, query: ListQuery, ctx?: RegistryCallContext): Promise<Page<Group>>;
+  /** Adds a live policy or flow base. */
+  addMember(principal: Principal, groupId: string, body: AddGroupMemberBody, ctx?: RegistryCallContext): Promise<GroupMember>;
+  /** Removes a member base. */
+  removeMember(principal: Principal, groupId: string, memberId: string, ctx?: RegistryCallContext): Promise<void>;
+  /** A page of the group's policies the caller sees. */
+  policies(principal: Principal, groupId: string, query: Omit<ListQuery, 'q'>, ctx?: RegistryCallContext): Promise<PolicySummaryPage>;
+  /** A page of the group's flows the caller sees. */
+  flows(principal: Principal, groupId: string, query: Omit<ListQuery, 'q'>, ctx?: RegistryCallContext): Promise<FlowSummaryPage>;
+}
+
+/** Policies of the registry. */
+export type PoliciesClient = RecordsClient<PolicyRecord, PolicySummaryPage['items'][number], CreatePolicyBody, UpdatePolicyBody>;
+/** Flows of the registry. */
+export type FlowsClient = RecordsClient<FlowRecord, FlowSummaryPage['items'][number], CreateFlowBody, UpdateFlowBody>;
+
+/** What the gateway needs from the registry service (spec §4.1, §4.2, §4.5). */
+export interface RegistryClient {
+  readonly policies: PoliciesClient;
+  readonly flows: FlowsClient;
+  readonly groups: GroupsClient;
+}
+
+/**
+ * The production {@link RegistryClient}: request/reply to the registry service on
+ * `<prefix>.registry.*`, every request carrying the caller's principal. `Bus.request` turns "no
+ * replica listening" into `dependency_unavailable` (503), a missed deadline into `timeout` (504)
+ * and an error envelope into the registry's `ArbiterError`.
+ */
+export class NatsRegistryClient implements RegistryClient {
+  readonly policies: PoliciesClient;
+  readonly flows: FlowsClient;
+  readonly groups: GroupsClient;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly timeoutMs: number,
+  ) {
+    const send = this.send.bind(this);
+    this.policies = {
+      create: (principal, body, ctx) => send(RegistrySubject.policyCreate, { principal, ...body } satisfies PolicyCreateRequest, PolicyRecord, ctx),
+      update: (principal, policyId, body, ctx) =>
+        send(RegistrySubject.policyUpdate, { principal, policyId, ...body } satisfies PolicyUpdateRequest, PolicyUpdateReply, ctx),
+      get: (principal, policyId, ctx) => send(RegistrySubject.policyGet, { principal, policyId } satisfies PolicyIdRequest, PolicyRecord, ctx),
+      versions: (principal, policyId, query, ctx) =>
+        send(RegistrySubject.policyVersions, { principal, policyId, ...query } satisfies PolicyVersionsRequest, PolicyRecordPage, ctx),
+      draft: (principal, policyId, ctx) => send(RegistrySubject.policyDraft, { principal, policyId } satisfies PolicyIdRequest, PolicyDraftReply, ctx),
+      list: (principal, query, ctx) => send(RegistrySubject.policyList, { principal, ...query } satisfies ListRequest, PolicySummaryPage, ctx),
+      remove: async (principal, policyId, ctx) => {
+        await send(RegistrySubject.policyDelete, { principal, policyId } satisfies PolicyIdRequest, DeleteBaseReply, ctx);
+      },
+    };
+    this.flows = {
+      create: (principal, body, ctx) => send(RegistrySubject.flowCreate, { principal, ...body } satisfies FlowCreateRequest, FlowRecord, ctx),
+      update: (principal, flowId, body, ctx) => send(RegistrySubject.flowUpdate, { principal, flowId, ...body } satisfies FlowUpdateRequest, FlowUpdateReply, ctx),
+      get: (principal, flowId, ctx) => send(RegistrySubject.flowGet, { principal, flowId } satisfies FlowIdRequest, FlowRecord, ctx),
+      versions: (principal, flowId, query, ctx) =>
+        send(RegistrySubject.flowVersions, { principal, flowId, ...query } satisfies FlowVersionsRequest, FlowRecordPage, ctx),
+      draft: (principal, flowId, ctx) => send(RegistrySubject.flowDraft, { principal, flowId } satisfies FlowIdRequest, FlowDraftReply, ctx),
+      list: (principal, query, ctx) => send(RegistrySubject.flowList, { principal, ...query } satisfies ListRequest, FlowSummaryPage, ctx),
+      remove: async (principal, flowId, ctx) => {
+        await send(RegistrySubject.flowDelete, { principal, flowId } satisfies FlowIdRequest, DeleteBaseReply, ctx);
+      },
+    };
+    this.groups = {
+      create: (principal, body, ctx) => send(RegistrySubject.groupCreate, { principal, ...body } satisfies GroupCreateRequest, Group, ctx),
+      get: (principal, groupId, ctx) => send(RegistrySubject.groupGet, { principal, groupId } satisfies GroupIdRequest, Group, ctx),
+      update: (principal, groupId, body, ctx) => send(RegistrySubject.groupUpdate, { principal, groupId, ...body } satisfies GroupUpdateRequest, Group, ctx),
+      remove: async (principal, groupId, ctx) => {
+        await send(RegistrySubject.groupDelete, { principal, groupId } satisfies GroupIdRequest, EmptyReply, ctx);
+      },
+      list: (principal, query, ctx) => send(RegistrySubject.groupList, { principal, ...query } satisfies ListRequest, GroupPage, ctx),
+      addMember: (principal, groupId, body, ctx) =>
+        send(RegistrySubject.groupMemberAdd, { principal, groupId, ...body } satisfies GroupMemberAddRequest, GroupMember, ctx),
+      removeMember: async (principal, groupId, memberId, ctx) => {
+        await send(RegistrySubject.groupMemberRemove, { principal, groupId, memberId } satisfies GroupMemberRemoveRequest, EmptyReply, ctx);
+      },
+      policies: (principal, groupId, query, ctx) =>
+        send(RegistrySubject.groupPolicies, { principal, groupId, ...query } satisfies GroupMembersListRequest, PolicySummaryPage, ctx),
+      flows: (principal, groupId, query, ctx) =>
+        send(RegistrySubject.groupFlows, { principal, groupId, ...query } satisfies GroupMembersListRequest, FlowSummaryPage, ctx),
+    };
+  }
+
+  private send<T>(subject: RegistrySubject, payload: unknown, reply: z.ZodType<T>, ctx: RegistryCallContext | undefined): Promise<T> {
+    const opts: RequestOptions = { timeoutMs: this.timeoutMs, ...(ctx?.requestId !== undefined ? { requestId: ctx.requestId } : {}) };
+    return this.bus.request(subject, payload, reply, opts);
+  }
+}

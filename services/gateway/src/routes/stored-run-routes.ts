@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { FlowRunResponse, FlowTestBody, RecordIdParam, RunData, StoredFlowRunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
+import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { errorResponses } from '../http/openapi.js';
+import type { Authenticator } from '../identity/authenticator.js';
+import type { RunnerClient } from '../runner-client.js';
+
+/** Dependencies of {@link storedRunRoutes}. */
+export interface StoredRunRoutesOptions {
+  readonly authenticator: Authenticator;
+  readonly runner: RunnerClient;
+}
+
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
+const tags = ['execution'];
+const ENGINE_RESULTS =
+  'Engine outcomes are results, not HTTP errors: a rule that fails to parse, missing data, or data that breaks the policy\'s JSON Schema ' +
+  '(`errorCode:"schema_mismatch"`, `error` naming the first failing path) answer 200 with `result:false`, `error` and `errorCode`.';
+const FLOW_RESULTS =
+  'A policy node names a base (its current runnable record, or the pinned `version`) or an exact `policyId`. A node whose policy is deleted, ' +
+  'unknown or in another org stops the flow: 200 with `result:false`, `errorCode:"policy_not_found"` and an `error` naming the node.';
+const NOT_FOUND = 'An id that is unknown, not a UUID, in another org, or whose base is deleted answers 404 (also by exact version id).';
+
+const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.describe(what) });
+
+/**
+ * Runs of stored policies and flows and `POST /flow/test` (spec §4.3, DESIGN.md §5): an `x-api-key`
+ * with scope `view` is required (spec §5.1); the body is the input data object itself (for
+ * `/flow/test`: `{definition, data}`). The execution service resolves the record from the Redis
+ * runnable index and runs it; nothing on this path reads PostgreSQL in steady state.
+ */
+export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = async (app, { authenticator, runner }) => {
+  authenticate(app, authenticator, 'api-key-only');
+  const canView = requireCapability('view');
+  const policyErrors = errorResponses(400, 401, 403, 404, 413, 415, 429, 503, 504);
+
+  app.post('/run/policy/:baseId', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'Run the current runnable policy of a base',
+      description: `Runs the latest published version of the base, or its draft when it was never published. ${ENGINE_RESULTS} ${NOT_FOUND}`,
+      params: param('baseId', 'Base id of the policy'),
+      body: RunData,
+      response: { 200: StoredPolicyRunResponse, ...policyErrors },
+    },
+    handler: async (request) => runner.runPolicy(principalOf(request), 'base', request.params.baseId, request.body, { requestId: request.id }),
+  });
+
+  app.post('/run/policy_version/:policyId', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'Run the exact policy record (a version or the draft)',
+      description: `${ENGINE_RESULTS} ${NOT_FOUND}`,
+      params: param('policyId', 'Id of a policy record (a version or the draft)'),
+      body: RunData,
+      response: { 200: StoredPolicyRunResponse, ...policyErrors },
+    },
+    handler: async (request) => runner.runPolicy(principalOf(request), 'record', request.params.policyId, request.body, { requestId: request.id }),
+  });
+
+  app.post('/run/flow/:baseId', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'Run the current runnable flow of a base',
+      description: `Runs the latest published version of the base, or its draft when it was never published. ${FLOW_RESULTS} ${NOT_FOUND}`,
+      params: param('baseId', 'Base id of the flow'),
+      body: RunData,
+      response: { 200: StoredFlowRunResponse, ...policyErrors },
+    },
+    handler: async (request) => runner.runFlow(principalOf(request), 'base', request.params.baseId, request.body, { requestId: request.id }),
+  });
+
+  app.post('/run/flow_version/:flowId', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'Run the exact flow record (a version or the draft)',
+      description: `${FLOW_RESULTS} ${NOT_FOUND}`,
+      params: param('flowId', 'Id of a flow record (a version or the draft)'),
+      body: RunData,
+      response: { 200: StoredFlowRunResponse, ...policyErrors },
+    },
+    handler: async (request) => runner.runFlow(principalOf(request), 'record', request.params.flowId, request.body, { requestId: request.id }),
+  });
+
+  app.post('/flow/test', {
+    onRequest: canView,
+    schema: {
+      tags,
+      security,
+      summary: 'Run an ad hoc flow definition without storing it',
+      description:
+        `The definition must be a valid DAG (start exists, every branch resolves, no cycles, no unreachable nodes, both branches on every policy node): ` +
+        `otherwise 400 \`validation_failed\` listing every problem. ${FLOW_RESULTS} No \`executed\` event: nothing stored ran as a flow.`,
+      body: FlowTestBody,
+      response: { 200: FlowRunResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+    },
+    handler: async (request) => runner.testFlow(principalOf(request), request.body, { requestId: request.id }),
+  });
+};
