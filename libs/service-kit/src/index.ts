@@ -13,3 +13,4 @@ export {
 export { startOpsServer, type OpsServer } from './ops-server.js';
 export { createRegistry } from './metrics.js';
 export { onShutdown, type ShutdownOptions } from './shutdown.js';
+export { ensureDatabase } from './database.js';

@@ -1,0 +1,29 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ensureDatabase } from '../src/database.js';
+
+const name = `arbiter_test_ensure_${randomBytes(4).toString('hex')}`;
+const url = `postgres://postgres@127.0.0.1:5432/${name}`;
+
+afterAll(async () => {
+  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name} with (force)`);
+  await admin.end();
+});
+
+describe('ensureDatabase', () => {
+  it('creates a missing database once, even when many processes race', async () => {
+    await Promise.all(Array.from({ length: 6 }, () => ensureDatabase(url)));
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    expect((await client.query('select current_database() as db')).rows[0].db).toBe(name);
+    await client.end();
+    await ensureDatabase(url);
+  });
+
+  it('refuses a database name that is not a plain identifier', async () => {
+    await expect(ensureDatabase('postgres://postgres@127.0.0.1:5432/bad;name')).rejects.toThrow(/invalid database name/);
+  });
+});
