@@ -27,3 +27,15 @@ describe('boundedJson', () => {
     expect(boundedJson('x'.repeat(10_000))).toBe(`"${'x'.repeat(239)}…`);
   });
 });
+
+describe('trace lines of in-memory values that share sub-values', () => {
+  it('stay short and finish quickly', async () => {
+    const { compile } = await import('../src/index.js');
+    let v: unknown = 1;
+    for (let i = 0; i < 200; i++) v = { a: v, items: [v] };
+    const policy = compile('if x.a is not empty and x.items is not empty -> ok.');
+    const r = policy.evaluate({ x: v }, { trace: true });
+    expect(r.result).toBe(true);
+    expect(Math.max(...r.trace.map((l) => l.length))).toBeLessThan(400);
+  });
+});

@@ -128,8 +128,9 @@ const data = fc.oneof(topLevel, topLevel, topLevel, jsonish);
 
 // ------------------------------------------------------------------------------------------ checks
 
+/** Lines as positions count them (ANTLR's rule): `\n` ends a line; a lone `\r` is whitespace within one. */
 function codePointLines(text: string): string[][] {
-  return text.split(/\r\n|\r|\n/).map((l) => [...l]);
+  return text.split('\n').map((l) => [...l]);
 }
 
 /** compile either succeeds or throws a well-formed RuleParseError; validate and explain agree. */

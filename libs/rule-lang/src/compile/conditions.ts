@@ -2,6 +2,9 @@
  * Conditions → closures. Every condition of every list is evaluated (no short-circuit,
  * LANGUAGE.md §5.4); `and` binds tighter than `or`. Trace events are recorded only when
  * `ctx.trace` is set, so the hot path builds no strings.
+ *
+ * These closures serve trace mode, and the no-trace mode only where the generated evaluator
+ * (codegen.ts, same semantics) is unavailable.
  */
 
 import type { TraceCondition } from '../api-types.js';
@@ -16,8 +19,9 @@ import type {
   RuleReference,
 } from '../ast/types.js';
 import { EvalFailure, MISSING, type CondFn, type EvalContext } from './context.js';
+import { leftMode, operandMode, type Lowering } from './lowering.js';
 import { compilePath, type CompiledPath } from './paths.js';
-import { compileTest, literalValue, measureOf } from './tests.js';
+import { literalValue, measureOf } from './tests.js';
 
 /** What the condition compiler needs from the policy being compiled. */
 export interface CompileEnv {
@@ -26,6 +30,8 @@ export interface CompileEnv {
   /** Evaluates rule `index` once (later calls reuse its value). */
   runRule(index: number, ctx: EvalContext): boolean;
   outcomeOf(index: number): string;
+  /** Path plans and tests, shared with the generated evaluator. */
+  lowering: Lowering;
 }
 
 /** Right operand as recorded in the structured trace (§10.3). */
@@ -87,7 +93,7 @@ export function compileList(list: ConditionList, env: CompileEnv): CondFn {
 
 function compileCondition(c: Condition, logicalOp: LogicalOp | null, env: CompileEnv): CondFn {
   switch (c.kind) {
-    case 'comparison': return compileComparison(c, logicalOp);
+    case 'comparison': return compileComparison(c, logicalOp, env);
     case 'quantifier': return compileQuantifier(c, logicalOp, env);
     case 'group': return compileGroup(c.body, logicalOp, env);
     case 'labelRef':
@@ -129,11 +135,10 @@ function compileGroup(body: ConditionList, logicalOp: LogicalOp | null, env: Com
   };
 }
 
-function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null): CondFn {
-  const mode = c.optional ? 'lenient' : c.op.name === 'is empty' && !c.measure ? 'empty' : 'strict';
-  const left = compilePath(c.left, mode);
-  const rightPath: CompiledPath | null = c.right?.kind === 'path' ? compilePath(c.right.path, c.optional ? 'lenient' : 'strict') : null;
-  const test = compileTest(c.op.name, c.right);
+function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null, env: CompileEnv): CondFn {
+  const left = compilePath(env.lowering.plan(c.left, leftMode(c)));
+  const rightPath: CompiledPath | null = c.right?.kind === 'path' ? compilePath(env.lowering.plan(c.right.path, operandMode(c.optional))) : null;
+  const test = env.lowering.test(c);
   const negated = c.op.negated;
   const optional = c.optional;
   const measure = c.measure;
@@ -204,7 +209,7 @@ function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null):
 }
 
 function compileQuantifier(c: QuantifierCondition, logicalOp: LogicalOp | null, env: CompileEnv): CondFn {
-  const path = compilePath(c.path, c.optional ? 'lenient' : 'strict');
+  const path = compilePath(env.lowering.plan(c.path, operandMode(c.optional)));
   const body = compileList(c.body, env);
   const isAny = c.quantifier === 'any';
   const optional = c.optional;

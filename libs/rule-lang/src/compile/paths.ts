@@ -24,8 +24,9 @@ const INDEX_LIKE = /^(?:\d+|length)$/;
  * read directly (`o[k]` is then undefined exactly when `k` is not an own key); the rest need
  * `Object.hasOwn` and an array check.
  */
-function stepGetter(keys: readonly string[]): StepGetter {
-  if (keys.some((k) => PROTOTYPE_KEYS.has(k) || INDEX_LIKE.test(k))) {
+function stepGetter(step: PlannedStep): StepGetter {
+  const keys = step.keys;
+  if (step.checked) {
     return (o) => {
       if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined;
       for (const k of keys) if (Object.hasOwn(o, k)) return (o as Record<string, unknown>)[k];
@@ -66,88 +67,108 @@ function jsonKey(k: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
 }
 
-/**
- * The whole lookup of a path as one generated function, so that every step has its own inline
- * cache: closures made from one function literal share theirs, and a lookup shared by all the
- * paths of a policy goes megamorphic (about 40% of an evaluation). Same semantics as the step
- * getters above, step for step. Keys enter the source only as JSON string literals. Returns null
- * where code generation from strings is disabled; the caller then loops over the step getters.
- */
-function generatedGet(
-  candidates: readonly (readonly string[])[],
-  fromIts: boolean,
-  fail: (i: number) => Missing,
-): ((ctx: EvalContext) => unknown) | null {
-  const lines = [`let v = ${fromIts ? 'ctx.its' : 'ctx.data'}, w;`];
-  candidates.forEach((keys, i) => {
-    const lit = keys.map((k) => JSON.stringify(k));
-    if (keys.some((k) => PROTOTYPE_KEYS.has(k) || INDEX_LIKE.test(k))) {
-      lines.push(`if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail(${i});`);
-      lines.push(`${lit.map((k) => `if (Object.hasOwn(v, ${k})) w = v[${k}];`).join(' else ')} else return fail(${i});`);
-      lines.push(`if (w === undefined) return fail(${i});`);
-    } else {
-      lines.push(`if (typeof v !== 'object' || v === null) return fail(${i});`);
-      lines.push(`if (${lit.map((k) => `(w = v[${k}]) === undefined`).join(' && ')}) return fail(${i});`);
-    }
-    lines.push('v = w;');
-  });
-  lines.push('return v;');
-  try {
-    return new Function('fail', `return function get(ctx) {\n${lines.join('\n')}\n};`)(fail) as (ctx: EvalContext) => unknown;
-  } catch {
-    return null;
-  }
+/** One step of a planned path: the keys to try, how absence is treated, what to throw. */
+export interface PlannedStep {
+  /** The name as written (trace of an unresolved path). */
+  name: string;
+  /** JSON keys to try, in order (exact, camelCase, snake_case). */
+  keys: readonly string[];
+  /**
+   * True when a key is named like an Object/Array prototype member or is index-like: the step
+   * then needs `Object.hasOwn` and an array check instead of a plain read.
+   */
+  checked: boolean;
+  /** Absence gives MISSING instead of throwing `failure`. */
+  lenient: boolean;
+  failure: EvalFailure;
 }
 
-export function compilePath(path: Path, mode: LookupMode): CompiledPath {
-  const steps = path.steps;
-  const candidates = steps.map((s) => keyCandidates(s.name));
-  const getters = candidates.map(stepGetter);
-  const jsonKeys = candidates.map((keys) => keys.map(jsonKey));
+/** Everything a lookup needs, computed once per path and shared by the closures and the generated evaluator. */
+export interface PathPlan {
+  fromIts: boolean;
+  steps: readonly PlannedStep[];
+  /** `$.` + written steps joined by `.` (explain, trace of unresolved paths). */
+  written: string;
+}
+
+/** Plans the lookup of `path` in `mode`: key candidates and the failure of each step (LANGUAGE.md §4, §9.1). */
+export function planPath(path: Path, mode: LookupMode, candidates: (name: string) => readonly string[] = keyCandidates): PathPlan {
   const fromIts = path.root === 'its';
   const prefix = fromIts ? ['its'] : [];
-  // Messages name the path as written up to the failing step (LANGUAGE.md §9.1).
-  const failures = steps.map((s, i) => {
-    const written = [...prefix, ...steps.slice(0, i + 1).map((x) => x.name)].join('.');
+  const steps = path.steps.map((s, i): PlannedStep => {
+    const keys = candidates(s.name);
+    // Messages name the path as written up to the failing step (LANGUAGE.md §9.1).
+    const written = [...prefix, ...path.steps.slice(0, i + 1).map((x) => x.name)].join('.');
     const code = s.kind === 'selector' ? 'missing_selector' : 'missing_property';
     const message = `${s.kind === 'selector' ? 'Missing selector' : 'Missing property'}: ${written}`;
-    const lenient = mode === 'lenient' || (mode === 'empty' && s.kind === 'property');
-    return { lenient, failure: new EvalFailure(code, message) };
+    return {
+      name: s.name,
+      keys,
+      checked: keys.some((k) => PROTOTYPE_KEYS.has(k) || INDEX_LIKE.test(k)),
+      lenient: mode === 'lenient' || (mode === 'empty' && s.kind === 'property'),
+      failure: new EvalFailure(code, message),
+    };
   });
+  return { fromIts, steps, written: `$.${[...prefix, ...path.steps.map((s) => s.name)].join('.')}` };
+}
+
+/**
+ * Compiles a planned path to closures: `getTraced` serves trace mode; `get` serves the closure
+ * evaluator, which runs without trace only where code generation is unavailable (the generated
+ * evaluator of codegen.ts inlines its own lookups, which replaced the per-path `new Function`
+ * that used to live here: one generated function per policy instead of one per path).
+ */
+export function compilePath(plan: PathPlan): CompiledPath {
+  const { fromIts, steps } = plan;
+  const getters = steps.map(stepGetter);
+  const jsonKeys = steps.map((s) => s.keys.map(jsonKey));
   const n = getters.length;
 
   const fail = (i: number): Missing => {
-    const f = failures[i]!;
-    if (f.lenient) return MISSING;
-    throw f.failure;
+    const s = steps[i]!;
+    if (s.lenient) return MISSING;
+    throw s.failure;
   };
 
   const get: CompiledPath['get'] =
     n === 0
       ? (ctx) => ctx.its
-      : (generatedGet(candidates, fromIts, fail) ??
-        ((ctx) => {
+      : (ctx) => {
           let v: unknown = fromIts ? ctx.its : ctx.data;
           for (let i = 0; i < n; i++) {
             v = getters[i]!(v);
             if (v === undefined) return fail(i);
           }
           return v;
-        }));
+        };
 
+  // JSON path of the usual lookup, where every step found its first candidate key: precomputed
+  // (whole, for `$` paths; as the suffix after the element's path, for `its` paths).
+  const firstKeys = jsonKeys.map((keys) => keys[0]!).join('');
+  const firstPath = `$${firstKeys}`;
   const getTraced: CompiledPath['getTraced'] = (ctx) => {
     let v: unknown = fromIts ? ctx.its : ctx.data;
-    let jsonPath = fromIts ? ctx.itsPath : '$';
+    const root = fromIts ? ctx.itsPath : '$';
+    // jsonPath stays null while every step used its first candidate (then it is root + firstKeys).
+    let jsonPath: string | null = null;
     for (let i = 0; i < n; i++) {
       const next = getters[i]!(v);
-      if (next === undefined) return { value: fail(i), jsonPath: `${jsonPath}.${steps[i]!.name}` };
-      const keys = candidates[i]!;
-      const j = keys.findIndex((k) => Object.hasOwn(v as object, k));
-      jsonPath += jsonKeys[i]![j < 0 ? 0 : j];
+      if (next === undefined) {
+        const before = jsonPath ?? root + jsonKeys.slice(0, i).map((keys) => keys[0]!).join('');
+        return { value: fail(i), jsonPath: `${before}.${steps[i]!.name}` };
+      }
+      const keys = steps[i]!.keys;
+      // The JSON key shown is the first candidate that is an own key (with one candidate: that one).
+      let j = 0;
+      if (keys.length > 1) {
+        j = keys.findIndex((k) => Object.hasOwn(v as object, k));
+        if (j < 0) j = 0;
+      }
+      if (j !== 0 && jsonPath === null) jsonPath = root + jsonKeys.slice(0, i).map((keys) => keys[0]!).join('');
+      if (jsonPath !== null) jsonPath += jsonKeys[i]![j];
       v = next;
     }
-    return { value: v, jsonPath };
+    return { value: v, jsonPath: jsonPath ?? (fromIts ? root + firstKeys : firstPath) };
   };
-
-  return { get, getTraced, written: `$.${[...prefix, ...steps.map((s) => s.name)].join('.')}` };
+  return { get, getTraced, written: plan.written };
 }

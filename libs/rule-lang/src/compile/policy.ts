@@ -6,7 +6,9 @@ import type { CheckedPolicy } from '../check/check.js';
 import { renderTrace } from '../trace/render.js';
 import { dayOfInstant } from '../values/dates.js';
 import { EvalFailure, TraceRecorder, type CondFn, type EvalContext } from './context.js';
+import { generateEvaluator, type GeneratedEvaluator } from './codegen.js';
 import { compileList } from './conditions.js';
+import { Lowering } from './lowering.js';
 
 const DATE_RELATIVE = new Set(['period', 'is older than', 'is younger than']);
 
@@ -62,17 +64,26 @@ export class CompiledPolicy {
         trace.rules.push(entry);
       }
     };
+    const lowering = new Lowering();
     const env = {
       targetOf: (ref: Parameters<typeof checked.targets.get>[0]) => checked.targets.get(ref)!,
       runRule,
       outcomeOf: (i: number) => ast.rules[i]!.outcome,
+      lowering,
     };
     for (const rule of ast.rules) fns.push(compileList(rule.conditions, env));
     this.rules = fns;
     this.run = runRule;
+    this.generated = generateEvaluator(checked, lowering);
   }
 
   private readonly run: (index: number, ctx: EvalContext) => boolean;
+  /**
+   * The no-trace evaluator as one generated function (codegen.ts); null where code generation is
+   * unavailable, and then the closures serve both modes.
+   * INVARIANT: for every data and day it returns/throws exactly what the closures would.
+   */
+  private readonly generated: GeneratedEvaluator | null;
 
   /**
    * Evaluates the policy against `data`. Never throws for any data: missing selectors and
@@ -84,6 +95,15 @@ export class CompiledPolicy {
     const today = this.needsToday
       ? dayOfInstant(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime())
       : NaN;
+    const generated = this.generated;
+    if (!wantTrace && generated !== null) {
+      try {
+        return generated(data, today);
+      } catch (err) {
+        if (!(err instanceof EvalFailure)) throw err;
+        return { result: false, outcomes: {}, trace: [], error: err.message, errorCode: err.code };
+      }
+    }
     const recorder = wantTrace ? new TraceRecorder() : null;
     const ctx: EvalContext = {
       data,

@@ -1,10 +1,13 @@
 /** Text → ANTLR parse tree, stopping at the first syntax error with an actionable message. */
 
 import {
+  BailErrorStrategy,
   BaseErrorListener,
   CharStream,
   CommonTokenStream,
+  ParseCancellationException,
   Parser,
+  PredictionMode,
   Token,
   type ATNSimulator,
   type RecognitionException,
@@ -153,8 +156,46 @@ class ThrowingListener extends BaseErrorListener {
   }
 }
 
+/** Stops the first parsing stage at any lexer or parser error. */
+class BailListener extends BaseErrorListener {
+  override syntaxError(): void {
+    throw new ParseCancellationException(new Error('syntax error'));
+  }
+}
+const BAIL = new BailListener();
+
+/**
+ * Stage one of the standard ANTLR two-stage parse: SLL prediction, bailing out at the first
+ * error without recovery or messages. SLL prediction is cheaper than full LL, and where it
+ * succeeds ANTLR guarantees the very tree LL prediction builds (PredictionMode.SLL). Returns null
+ * on any failure (a syntax error, an input that needs full LL, even a stack overflow): stage two
+ * then parses from scratch exactly as before, so every error message and position is unchanged.
+ */
+function parseSll(text: string): PolicyContext | null {
+  const lexer = new RuleLangLexer(CharStream.fromString(text));
+  const parser = new RuleLangParser(new CommonTokenStream(lexer));
+  lexer.removeErrorListeners();
+  lexer.addErrorListener(BAIL);
+  parser.removeErrorListeners();
+  parser.addErrorListener(BAIL);
+  parser.errorHandler = new BailErrorStrategy();
+  parser.interpreter.predictionMode = PredictionMode.SLL;
+  try {
+    return parser.policy();
+  } catch {
+    return null;
+  }
+}
+
 /** Parses `text`; returns the tree or the first syntax problem. */
 export function parsePolicy(text: string): { ok: true; parsed: ParsedPolicy } | { ok: false; problem: Problem } {
+  const fast = parseSll(text);
+  if (fast !== null) return { ok: true, parsed: { tree: fast, text } };
+  return parseLl(text);
+}
+
+/** Stage two: full LL prediction, stopping at the first error with an actionable message. */
+function parseLl(text: string): { ok: true; parsed: ParsedPolicy } | { ok: false; problem: Problem } {
   const lexer = new RuleLangLexer(CharStream.fromString(text));
   const tokens = new CommonTokenStream(lexer);
   const parser = new RuleLangParser(tokens);
