@@ -4,25 +4,13 @@
  * same connections and duration). Target: evaluate_rules ≤ 2× the cost of /run.
  */
 
-import autocannon from 'autocannon';
 import { startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
+import { combineRounds, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, type Measured } from '../load.js';
 
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+/** The two loads alternate in rounds so drifting background load hits both alike. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 
-interface Measured {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  failures: number;
-}
-
-async function measure(name: string, url: string, headers: Record<string, string>, body: string, duration = DURATION_S): Promise<Measured> {
-  const r = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, connections: CONNECTIONS, duration });
-  return { name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, failures: r.errors + r.timeouts + r.non2xx };
-}
 
 async function main(): Promise<void> {
   const stack = await startStack({ services: ['execution', 'mcp', 'gateway'], env: { LOG_LEVEL: 'warn' } });
@@ -43,18 +31,25 @@ async function main(): Promise<void> {
     const text = await check.text();
     if (check.status !== 200 || !text.includes('"result\\":true')) throw new Error(`evaluate_rules answered ${check.status}: ${text.slice(0, 300)}`);
 
-    await measure('warm-up', runUrl, { 'x-api-key': stack.adminKey }, runBody, 2);
-    await measure('warm-up', mcpUrl, mcpHeaders, mcpBody, 2);
-    const run = await measure('POST /run', runUrl, { 'x-api-key': stack.adminKey }, runBody);
-    const mcp = await measure('MCP evaluate_rules', mcpUrl, mcpHeaders, mcpBody);
-
-    console.log(`\n${CONNECTIONS} connections, ${DURATION_S} s each, 7-rule policy, through the gateway\n`);
-    for (const m of [run, mcp]) {
-      console.log(`${m.name.padEnd(20)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms${m.failures ? `   (${m.failures} failed)` : ''}`);
+    const runTarget = { url: runUrl, body: runBody, headers: { 'x-api-key': stack.adminKey } };
+    const mcpTarget = { url: mcpUrl, body: mcpBody, headers: mcpHeaders };
+    await measure('warm-up', runTarget, { duration: 2 });
+    await measure('warm-up', mcpTarget, { duration: 2 });
+    const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+    const runRounds: Measured[] = [];
+    const mcpRounds: Measured[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      runRounds.push(await measure('POST /run', runTarget, { duration: slice }));
+      mcpRounds.push(await measure('MCP evaluate_rules', mcpTarget, { duration: slice }));
     }
+    const run = combineRounds('POST /run', runRounds);
+    const mcp = combineRounds('MCP evaluate_rules', mcpRounds);
+
+    console.log(`\n${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each, 7-rule policy, through the gateway\n`);
+    for (const m of [run, mcp]) console.log(formatRow(m, 20));
     console.log(`\ncost of evaluate_rules / cost of POST /run: ${(run.rps / mcp.rps).toFixed(2)}x   (target <= 2x)`);
     const date = new Date().toISOString();
-    for (const m of [run, mcp]) console.log(JSON.stringify({ bench: 'mcp', name: m.name, rps: Math.round(m.rps), p50: m.p50, p99: m.p99, failures: m.failures, date }));
+    for (const m of [run, mcp]) console.log(jsonLine('mcp', m, date));
   } finally {
     await stack.stop();
   }

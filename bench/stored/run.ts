@@ -9,37 +9,15 @@
 
 import { PolicyRecord, PolicyUpdateReply, RegistrySubject, type Principal } from '@arbiter/contracts';
 import { connectBus, createLogger } from '@arbiter/service-kit';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { PG_ADMIN_URL, startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
+import { combineRounds, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, metricSum, type Measured } from '../load.js';
 
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 /** The two loads alternate in this many rounds (DURATION_S split between them), so drifting background load hits both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 /** PostgreSQL reports a backend's counts within its idle stats interval (10 s): wait that long around the measured load. */
 const PG_STATS_SETTLE_MS = 11_000;
-
-interface Measured {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  failures: number;
-}
-
-async function measure(name: string, url: string, body: string, headers: Record<string, string>, duration = DURATION_S): Promise<Measured> {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body,
-    connections: CONNECTIONS,
-    duration,
-  });
-  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, failures: result.errors + result.timeouts + result.non2xx };
-}
 
 /** One request, checked: the bench must measure correct answers. */
 async function checkAnswer(url: string, body: string, headers: Record<string, string>, expect: Record<string, unknown>): Promise<void> {
@@ -48,29 +26,6 @@ async function checkAnswer(url: string, body: string, headers: Record<string, st
   const ok = res.status === 200 && Object.entries(expect).every(([k, v]) => json[k] === v);
   if (!ok) throw new Error(`${url} answered ${res.status} ${JSON.stringify(json).slice(0, 300)}`);
 }
-
-async function metricSum(opsUrl: string, name: string, label = ''): Promise<number> {
-  const text = await (await fetch(`${opsUrl}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith(name) && l.includes(label))
-    .reduce((n, l) => n + Number(l.split(/\s+/).at(-1)), 0);
-}
-
-/** The rounds of one load as one figure: total rate, median p50, worst p99. */
-function combine(name: string, rounds: Measured[]): Measured {
-  const p50s = rounds.map((r) => r.p50).sort((a, b) => a - b);
-  return {
-    name,
-    rps: rounds.reduce((n, r) => n + r.rps, 0) / rounds.length,
-    p50: p50s[Math.floor(p50s.length / 2)]!,
-    p99: Math.max(...rounds.map((r) => r.p99)),
-    failures: rounds.reduce((n, r) => n + r.failures, 0),
-  };
-}
-
-const fmt = (m: Measured) =>
-  `${m.name.padEnd(38)} ${m.rps.toFixed(0).padStart(8)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms${m.failures ? `   (${m.failures} failed)` : ''}`;
 
 async function main(): Promise<void> {
   const stack = await startStack({
@@ -102,8 +57,8 @@ async function main(): Promise<void> {
     await checkAnswer(storedUrl, storedBody, auth, { result: true, policyId: v1.policyId, version: 1 });
 
     // Warm-up: JIT, connection pools, every worker's compile cache, the key cache.
-    await measure('warm-up', adhocUrl, adhocBody, auth, 2);
-    await measure('warm-up', storedUrl, storedBody, auth, 2);
+    await measure('warm-up', { url: adhocUrl, body: adhocBody, headers: auth }, { duration: 2 });
+    await measure('warm-up', { url: storedUrl, body: storedBody, headers: auth }, { duration: 2 });
 
     const ops = stack.opsUrl('execution');
     const fromRegistry = await metricSum(ops, 'arbiter_exec_resolutions_total', 'source="registry"');
@@ -114,29 +69,27 @@ async function main(): Promise<void> {
     const storedRounds: Measured[] = [];
     const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
     for (let round = 0; round < ROUNDS; round++) {
-      adhocRounds.push(await measure('ad hoc', adhocUrl, adhocBody, auth, slice));
-      storedRounds.push(await measure('stored', storedUrl, storedBody, auth, slice));
+      adhocRounds.push(await measure('ad hoc', { url: adhocUrl, body: adhocBody, headers: auth }, { duration: slice }));
+      storedRounds.push(await measure('stored', { url: storedUrl, body: storedBody, headers: auth }, { duration: slice }));
     }
     await new Promise((r) => setTimeout(r, PG_STATS_SETTLE_MS));
     const pgDelta = (await xacts()) - before;
-    const adhoc = combine('POST /run (rule in the body)', adhocRounds);
-    const stored = combine('POST /run/policy/{baseId} (stored)', storedRounds);
+    const adhoc = combineRounds('POST /run (rule in the body)', adhocRounds);
+    const stored = combineRounds('POST /run/policy/{baseId} (stored)', storedRounds);
     const misses = (await metricSum(ops, 'arbiter_exec_resolutions_total', 'source="registry"')) - fromRegistry;
     const storedCompiles = (await metricSum(ops, 'arbiter_exec_compiles_total')) - compiles;
     await checkAnswer(storedUrl, storedBody, auth, { result: true, policyId: v1.policyId });
 
     const ratio = stored.rps / adhoc.rps;
     console.log(`\n7-rule policy, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each, trace on, same stack\n`);
-    for (const m of [adhoc, stored]) console.log(fmt(m));
+    for (const m of [adhoc, stored]) console.log(formatRow(m));
     console.log('');
     console.log(`stored / ad hoc throughput:                    ${(ratio * 100).toFixed(1)} %   (target >= 90 %)`);
     console.log(`PostgreSQL transactions during the load:       ${pgDelta}   (target 0; ${Math.round(stored.rps * slice * ROUNDS)} stored runs)`);
     console.log(`runnable-index misses (registry resolves):      ${misses}`);
     console.log(`worker compiles during the load:                ${storedCompiles}`);
     const date = new Date().toISOString();
-    for (const m of [adhoc, stored]) {
-      console.log(JSON.stringify({ bench: 'stored', name: m.name, rps: Math.round(m.rps), p50: m.p50, p99: m.p99, failures: m.failures, date }));
-    }
+    for (const m of [adhoc, stored]) console.log(jsonLine('stored', m, date));
     console.log(JSON.stringify({ bench: 'stored', name: 'ratio', storedOverAdhoc: Number(ratio.toFixed(3)), pgTransactions: pgDelta, indexMisses: misses, compiles: storedCompiles, date }));
   } finally {
     await db.end();

@@ -14,3 +14,4 @@ export { startOpsServer, type OpsServer } from './ops-server.js';
 export { createRegistry } from './metrics.js';
 export { onShutdown, type ShutdownOptions } from './shutdown.js';
 export { ensureDatabase } from './database.js';
+export { createRedis, connectRedis } from './redis.js';

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { connectBus, type Bus } from '@arbiter/service-kit';
+import { connectBus, createRedis, type Bus } from '@arbiter/service-kit';
 import { connect } from '@nats-io/transport-node';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -9,7 +9,6 @@ import { EnginePool } from './engine-pool.js';
 import { execService } from './endpoints.js';
 import { ExecutedEvents } from './executed-events.js';
 import { ExecMetrics } from './metrics.js';
-import { createRedis } from './redis.js';
 import { RuleIndex } from './rule-index.js';
 import { RunnableResolver } from './runnable-resolver.js';
 import { StoredRunner } from './stored-runner.js';

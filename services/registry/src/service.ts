@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { connectBus, type Bus } from '@arbiter/service-kit';
+import { connectBus, connectRedis, type Bus } from '@arbiter/service-kit';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from './logger.js';
@@ -11,7 +11,6 @@ import { ensureEventStream } from './events/stream.js';
 import { GroupsService } from './groups-service.js';
 import { flowKind, policyKind } from './kinds.js';
 import { RecordsService } from './records-service.js';
-import { connectRedis } from './redis.js';
 import { RunnableIndexWriter } from './runnable-index.js';
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
