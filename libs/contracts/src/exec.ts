@@ -1,7 +1,12 @@
 import { z } from 'zod';
+import { Principal } from './principal.js';
+
+/** The caller, sent by the gateway and the mcp service; execution re-checks its `view` right (DESIGN.md §2). */
+const Caller = Principal.optional();
 
 /** Request of `exec.run`. Unknown keys are rejected. */
 export const ExecRunRequest = z.strictObject({
+  principal: Caller,
   rule: z.string(),
   data: z.record(z.string(), z.unknown()),
   /** Build the human-readable trace; on unless turned off. */
@@ -14,9 +19,9 @@ export type ExecRunRequest = z.infer<typeof ExecRunRequest>;
 export type ExecRunInput = z.input<typeof ExecRunRequest>;
 
 /** Request of `exec.validate` and `exec.explain`. Unknown keys are rejected. */
-export const ExecRuleRequest = z.strictObject({ rule: z.string() });
+export const ExecRuleRequest = z.strictObject({ principal: Caller, rule: z.string() });
 export type ExecRuleRequest = z.infer<typeof ExecRuleRequest>;
 
-/** Request of `exec.operators`: an empty object. */
-export const ExecOperatorsRequest = z.strictObject({});
+/** Request of `exec.operators`: nothing but the caller. */
+export const ExecOperatorsRequest = z.strictObject({ principal: Caller });
 export type ExecOperatorsRequest = z.infer<typeof ExecOperatorsRequest>;

@@ -10,6 +10,7 @@ import {
   type OperatorsResponse,
 } from '@arbiter/contracts';
 import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
+import { requireView } from './access.js';
 import type { EnginePool } from './engine-pool.js';
 import { checkDataDepth, checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
@@ -56,7 +57,8 @@ export function execService(deps: ExecDeps): ServiceDef {
       run: defineEndpoint({
         subject: ExecSubject.run,
         request: ExecRunRequest,
-        handler: async (req) => {
+        handler: async ({ principal, ...req }) => {
+          requireView(principal);
           const size = ruleSize(req.rule);
           try {
             checkDataDepth(req.data, limits.maxDataDepth);
@@ -74,6 +76,7 @@ export function execService(deps: ExecDeps): ServiceDef {
         subject: ExecSubject.validate,
         request: ExecRuleRequest,
         handler: async (req) => {
+          requireView(req.principal);
           ruleSize(req.rule);
           return pool.validate(req.rule).catch(countTimeout);
         },
@@ -82,6 +85,7 @@ export function execService(deps: ExecDeps): ServiceDef {
         subject: ExecSubject.explain,
         request: ExecRuleRequest,
         handler: async (req) => {
+          requireView(req.principal);
           ruleSize(req.rule);
           return pool.explain(req.rule).catch(countTimeout);
         },
@@ -89,32 +93,33 @@ export function execService(deps: ExecDeps): ServiceDef {
       stored_policy_base: defineEndpoint({
         subject: StoredRunSubject.policyByBase,
         request: StoredRunRequest,
-        handler: (req) => stored.runPolicy(req, 'base').catch(countTimeout),
+        handler: (req) => (requireView(req.principal), stored.runPolicy(req, 'base').catch(countTimeout)),
       }),
       stored_policy_record: defineEndpoint({
         subject: StoredRunSubject.policyByRecord,
         request: StoredRunRequest,
-        handler: (req) => stored.runPolicy(req, 'record').catch(countTimeout),
+        handler: (req) => (requireView(req.principal), stored.runPolicy(req, 'record').catch(countTimeout)),
       }),
       stored_flow_base: defineEndpoint({
         subject: StoredRunSubject.flowByBase,
         request: StoredRunRequest,
-        handler: (req) => stored.runFlow(req, 'base').catch(countTimeout),
+        handler: (req) => (requireView(req.principal), stored.runFlow(req, 'base').catch(countTimeout)),
       }),
       stored_flow_record: defineEndpoint({
         subject: StoredRunSubject.flowByRecord,
         request: StoredRunRequest,
-        handler: (req) => stored.runFlow(req, 'record').catch(countTimeout),
+        handler: (req) => (requireView(req.principal), stored.runFlow(req, 'record').catch(countTimeout)),
       }),
       flow_test: defineEndpoint({
         subject: StoredRunSubject.flowTest,
         request: FlowTestRequest,
-        handler: (req) => stored.testFlow(req).catch(countTimeout),
+        handler: (req) => (requireView(req.principal), stored.testFlow(req).catch(countTimeout)),
       }),
       operators: defineEndpoint({
         subject: ExecSubject.operators,
         request: ExecOperatorsRequest,
-        handler: async () => {
+        handler: async (req) => {
+          requireView(req.principal);
           operators ??= pool.operators().catch((err: unknown) => {
             operators = undefined;
             throw err;

@@ -117,6 +117,17 @@ describe('exec.run', () => {
     expect(refused.values.map((v) => v.labels.reason).sort()).toEqual(['data_depth', 'rule_size']);
   });
 
+  it('re-checks the caller: a principal without view is refused, one with view runs', async () => {
+    const auditorKey = { orgId: 'acme', userId: 'aud', role: 'auditor' as const, apiKeyId: 'k1', scopes: ['audit' as const] };
+    const err = await rejection(run({ principal: auditorKey, rule: ADULT_RULE, data: { user: { age: 30 } } }));
+    expect(err).toMatchObject({ code: 'forbidden', status: 403 });
+    for (const subject of [ExecSubject.validate, ExecSubject.explain]) {
+      expect(await rejection(client.request(subject, { principal: auditorKey, rule: ADULT_RULE }, ValidateResponse))).toMatchObject({ code: 'forbidden' });
+    }
+    const viewer = { orgId: 'acme', userId: 'vic', role: 'viewer' as const };
+    expect((await run({ principal: viewer, rule: ADULT_RULE, data: { user: { age: 30 } } })).result).toBe(true);
+  });
+
   it('answers bad_request for a malformed request', async () => {
     const err = await rejection(client.request(ExecSubject.run, { rule: ADULT_RULE }, RunResponse));
     expect(err.code).toBe('bad_request');

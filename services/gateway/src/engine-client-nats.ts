@@ -25,27 +25,27 @@ export class NatsEngineClient implements EngineClient {
     private readonly timeoutMs: number,
   ) {}
 
-  /** Sends `exec.run`. The principal is not part of the message: ad hoc runs need no authorization downstream. */
-  run(_principal: Principal, body: RunRequest, ctx?: EngineCallContext): Promise<RunResponse> {
-    const payload: ExecRunInput = { rule: body.rule, data: body.data };
+  /** Sends `exec.run` with the caller, whom the execution service re-checks. */
+  run(principal: Principal, body: RunRequest, ctx?: EngineCallContext): Promise<RunResponse> {
+    const payload: ExecRunInput = { principal, rule: body.rule, data: body.data };
     return this.bus.request(ExecSubject.run, payload, RunResponse, this.options(ctx));
   }
 
   /** Sends `exec.validate`. */
-  validate(_principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ValidateResponse> {
-    const payload: ExecRuleRequest = { rule: body.rule };
+  validate(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ValidateResponse> {
+    const payload: ExecRuleRequest = { principal, rule: body.rule };
     return this.bus.request(ExecSubject.validate, payload, ValidateResponse, this.options(ctx));
   }
 
   /** Sends `exec.explain`. */
-  explain(_principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ExplainResponse> {
-    const payload: ExecRuleRequest = { rule: body.rule };
+  explain(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ExplainResponse> {
+    const payload: ExecRuleRequest = { principal, rule: body.rule };
     return this.bus.request(ExecSubject.explain, payload, ExplainResponse, this.options(ctx));
   }
 
   /** Sends `exec.operators`. */
-  operators(_principal: Principal, ctx?: EngineCallContext): Promise<OperatorsResponse> {
-    const payload: ExecOperatorsRequest = {};
+  operators(principal: Principal, ctx?: EngineCallContext): Promise<OperatorsResponse> {
+    const payload: ExecOperatorsRequest = { principal };
     return this.bus.request(ExecSubject.operators, payload, OperatorsResponse, this.options(ctx));
   }
 

@@ -85,7 +85,17 @@ describe('engine over NATS', () => {
       const res = await runRule({ 'x-request-id': 'nats-1' });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ result: true, trace: ['ran r1'] });
-      expect(exec.seen[0]).toEqual({ subject: ExecSubject.run, body: { rule: 'r1', data: { a: 1 }, trace: true }, requestId: 'nats-1' });
+      // The caller travels with the request so the execution service can re-check it (DESIGN.md §2).
+      expect(exec.seen[0]).toEqual({
+        subject: ExecSubject.run,
+        body: {
+          principal: expect.objectContaining({ orgId: 'acme', userId: 'admin', role: 'admin', scopes: expect.arrayContaining(['view']) }),
+          rule: 'r1',
+          data: { a: 1 },
+          trace: true,
+        },
+        requestId: 'nats-1',
+      });
 
       expect((await app.inject({ method: 'POST', url: '/validate', headers: withKey(key), payload: { rule: 'r' } })).json()).toEqual({ valid: true, error: null });
       expect((await app.inject({ method: 'POST', url: '/explain', headers: withKey(key), payload: { rule: 'r' } })).json()).toEqual({ rule_count: 0, rules: [], error: null });

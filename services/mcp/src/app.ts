@@ -92,6 +92,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, deps: McpAppDep
   const logger = deps.logger.child({ requestId, orgId: auth.principal.orgId, userId: auth.principal.userId });
   const server = createToolServer({
     bus: deps.bus,
+    principal: auth.principal,
     logger,
     timeoutMs: deps.config.MCP_TIMEOUT_MS,
     requestId,

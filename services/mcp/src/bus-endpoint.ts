@@ -44,6 +44,7 @@ export function mcpBusEndpoint(deps: McpBusDeps) {
       const requestId = ctx.requestId ?? 'bus';
       const server = createToolServer({
         bus: deps.bus,
+        principal: req.principal,
         logger: deps.logger,
         timeoutMs: deps.timeoutMs,
         requestId,

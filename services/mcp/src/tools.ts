@@ -12,6 +12,7 @@ import {
   RunResponse,
   ValidateRuleResult,
   type ExecRunInput,
+  type Principal,
 } from '@arbiter/contracts';
 import type { Bus } from '@arbiter/service-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -23,6 +24,8 @@ import type { z } from 'zod';
 /** What one request's MCP server needs. */
 export interface ToolDeps {
   bus: Pick<Bus, 'request'>;
+  /** The authenticated caller; sent with every execution request, which re-checks it. */
+  principal: Principal;
   /** Bound to the HTTP request (request id, principal ids). */
   logger: Logger;
   timeoutMs: number;
@@ -68,7 +71,7 @@ export function createToolServer(deps: ToolDeps): McpServer {
       annotations: READ_ONLY,
     },
     async ({ rule, data }) =>
-      call(ExecSubject.run, { rule, data, trace: true } satisfies ExecRunInput, RunResponse, (r): EvaluateRulesResult => {
+      call(ExecSubject.run, { principal: deps.principal, rule, data, trace: true } satisfies ExecRunInput, RunResponse, (r): EvaluateRulesResult => {
         const error = r.error ?? null;
         return { result: r.result, outcomes: error === null ? (r.outcomes ?? {}) : {}, trace: r.trace, error };
       }),
@@ -85,7 +88,7 @@ export function createToolServer(deps: ToolDeps): McpServer {
       outputSchema: ValidateRuleResult,
       annotations: READ_ONLY,
     },
-    async ({ rule }) => call(ExecSubject.validate, { rule }, ValidateRuleResult, (r) => r),
+    async ({ rule }) => call(ExecSubject.validate, { principal: deps.principal, rule }, ValidateRuleResult, (r) => r),
   );
 
   server.registerTool(
@@ -99,7 +102,7 @@ export function createToolServer(deps: ToolDeps): McpServer {
       outputSchema: ExplainRuleResult,
       annotations: READ_ONLY,
     },
-    async ({ rule }) => call(ExecSubject.explain, { rule }, ExplainRuleResult, (r) => r),
+    async ({ rule }) => call(ExecSubject.explain, { principal: deps.principal, rule }, ExplainRuleResult, (r) => r),
   );
 
   server.registerTool(
@@ -114,7 +117,7 @@ export function createToolServer(deps: ToolDeps): McpServer {
       annotations: READ_ONLY,
     },
     async () =>
-      call(ExecSubject.operators, {}, OperatorsResponse, (operators): ListOperatorsResult => ({ operators }), (s) => s.operators),
+      call(ExecSubject.operators, { principal: deps.principal }, OperatorsResponse, (operators): ListOperatorsResult => ({ operators }), (s) => s.operators),
   );
 
   return server;
