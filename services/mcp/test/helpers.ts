@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import { fileURLToPath } from 'node:url';
 import { encodePrincipalHeader, McpHeader, OperatorsResponse, type Principal } from '@arbiter/contracts';
 import { connectBus, createLogger } from '@arbiter/service-kit';
@@ -57,6 +58,22 @@ export async function startTestMcp(prefix: string, logger: LogCapture['logger'],
   return startMcp(config, logger);
 }
 
+/** Removes what the execution service wrote under `prefix` (its rule index), once it has stopped. */
+async function deleteRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true });
+  await redis.connect();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** A real execution service process (`services/execution/dist/main.js`) on `prefix`. */
 export interface ExecutionProcess {
   stop(): Promise<void>;
@@ -85,6 +102,7 @@ export async function startExecution(prefix: string): Promise<ExecutionProcess> 
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
+    await deleteRedisKeys(prefix);
   };
   const bus = await connectBus({ url: NATS_URL, prefix, name: 'mcp-test-probe', logger: createLogger({ service: 'probe', level: 'silent' }) });
   try {
