@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ExplainResponse, OperatorsResponse, RuleOnlyRequest, RunRequest, RunResponse, ValidateResponse } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { busValidatedReply } from '../http/bus-validated.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { EngineClient } from '../engine-client.js';
@@ -24,6 +25,7 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
 
   app.post('/run', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,
@@ -37,6 +39,7 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
 
   app.post('/validate', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,
@@ -49,6 +52,7 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
 
   app.post('/explain', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,
@@ -61,6 +65,7 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
 
   app.get('/operators', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FlowRunResponse, FlowTestBody, RecordIdParam, RunData, StoredFlowRunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { busValidatedReply } from '../http/bus-validated.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { RunnerClient } from '../runner-client.js';
@@ -37,6 +38,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
 
   app.post('/run/policy/:baseId', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,
@@ -51,6 +53,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
 
   app.post('/run/policy_version/:policyId', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,
@@ -65,6 +68,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
 
   app.post('/run/flow/:baseId', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,
@@ -79,6 +83,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
 
   app.post('/run/flow_version/:flowId', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,
@@ -93,6 +98,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
 
   app.post('/flow/test', {
     onRequest: canView,
+    ...busValidatedReply,
     schema: {
       tags,
       security,
