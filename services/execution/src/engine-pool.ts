@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ArbiterError, type ExecRunRequest } from '@arbiter/contracts';
 import { Piscina } from 'piscina';
+import { Deadlines } from './deadlines.js';
 import type { EngineTask, EngineTaskResult, RunOutcome, StoredRunTask, WorkerConfig } from './tasks.js';
 
 /** Options of {@link EnginePool}. */
@@ -29,6 +30,7 @@ export function defaultWorkerFile(): URL {
  */
 export class EnginePool {
   private readonly pool: Piscina<EngineTask, unknown>;
+  private readonly deadlines: Deadlines;
   private closed = false;
 
   constructor(private readonly opts: EnginePoolOptions) {
@@ -38,7 +40,10 @@ export class EnginePool {
       minThreads: opts.size,
       maxThreads: opts.size,
       workerData,
+      // Per-task run/wait histograms: nothing reads them (the service keeps its own metrics).
+      recordTiming: false,
     });
+    this.deadlines = new Deadlines(opts.taskTimeoutMs);
   }
 
   /** Evaluates a rule; the outcome says which worker ran it and whether it compiled or hit its cache. */
@@ -76,11 +81,12 @@ export class EnginePool {
     if (this.closed) return;
     this.closed = true;
     await this.pool.close();
+    this.deadlines.close();
   }
 
   private async task<K extends EngineTask['op']>(task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
     if (this.closed) throw new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
-    const signal = AbortSignal.timeout(this.opts.taskTimeoutMs);
+    const signal = this.deadlines.start();
     try {
       return (await this.pool.run(task, { signal })) as EngineTaskResult[K];
     } catch (err) {
@@ -89,6 +95,8 @@ export class EnginePool {
       }
       if (this.closed) throw new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down', undefined, { cause: err });
       throw new ArbiterError('internal', `evaluation failed: ${task.op}`, undefined, { cause: err });
+    } finally {
+      signal.settle();
     }
   }
 }
