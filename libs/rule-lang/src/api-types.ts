@@ -5,8 +5,16 @@ export type EngineErrorCode = 'parse_error' | 'missing_selector' | 'missing_prop
 
 /** Options of {@link CompiledPolicy.evaluate}. */
 export interface EvaluateOptions {
-  /** Build the human-readable trace (and the structured trace). Off by default: the hot path builds no strings. */
+  /**
+   * Build the human-readable trace `trace` (LANGUAGE.md §10.2), and only that. Off by default:
+   * the hot path builds no strings.
+   */
   trace?: boolean;
+  /**
+   * Also build the structured trace `traceTree` (LANGUAGE.md §10.3); implies `trace`. Off by
+   * default: it takes a slower evaluation path that records every step as an object.
+   */
+  traceTree?: boolean;
   /** The clock: "today" is this instant's UTC calendar day. Defaults to the current time. */
   now?: Date | number;
 }
@@ -17,9 +25,9 @@ export interface EvaluationResult {
   result: boolean;
   /** Every rule's outcome name mapped to its value; empty on error. */
   outcomes: Record<string, boolean>;
-  /** Human-readable steps (LANGUAGE.md §10.2); empty unless asked for. */
+  /** Human-readable steps (LANGUAGE.md §10.2); empty unless `trace` or `traceTree` was asked for. */
   trace: string[];
-  /** Structured trace (LANGUAGE.md §10.3); present only when a trace was asked for. */
+  /** Structured trace (LANGUAGE.md §10.3); present only when `traceTree` was asked for. */
   traceTree?: StructuredTrace;
   /** Error message, present only on a parse error, missing selector or missing property. */
   error?: string;

@@ -39,7 +39,8 @@ export function evaluate(text: string, data: unknown, options?: EvaluateOptions)
     policy = compile(text);
   } catch (err) {
     if (!isRuleParseError(err)) throw err;
-    return { result: false, outcomes: {}, trace: options?.trace ? [err.message] : [], error: err.message, errorCode: 'parse_error' };
+    const traced = options?.trace || options?.traceTree;
+    return { result: false, outcomes: {}, trace: traced ? [err.message] : [], error: err.message, errorCode: 'parse_error' };
   }
   return policy.evaluate(data, options);
 }

@@ -5,87 +5,19 @@
  * disabled, as under a Content-Security-Policy (closure fallback). Both must give the very same
  * result — value, outcomes and their key order, error message and code — for the case's data and
  * for variants of it that remove and retype values (so missing-data errors and their order are
- * covered), and trace mode must be unaffected.
+ * covered). Trace mode has its own generated evaluator: codegen-trace.test.ts.
  */
 
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { check } from '../src/compile/compile.js';
-import { CompiledPolicy, compile, isRuleParseError, type EvaluationResult } from '../src/index.js';
-
-interface Case {
-  note: string;
-  rule: string;
-  data?: unknown;
-  now?: string;
-}
-
-const casesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cases');
-const cases: Case[] = readdirSync(casesDir)
-  .filter((f) => f.endsWith('.json'))
-  .sort()
-  .flatMap((f) => JSON.parse(readFileSync(path.join(casesDir, f), 'utf8')) as Case[]);
-
-/** Whether the policy runs on the generated evaluator (a private field, read for this test only). */
-const isGenerated = (p: CompiledPolicy): boolean => (p as unknown as { generated: unknown }).generated !== null;
-
-/** Compiles with code generation from strings disabled, as a CSP would. */
-function compileWithoutCodegen(text: string): CompiledPolicy {
-  vi.stubGlobal('Function', function Function() {
-    throw new EvalError('Code generation from strings disallowed for this context');
-  });
-  try {
-    return compile(text);
-  } finally {
-    vi.unstubAllGlobals();
-  }
-}
-
-/** The case data and variants of it: every value removed, nulled or retyped in turn (bounded). */
-function variants(data: unknown): unknown[] {
-  const out: unknown[] = [data, {}, null, [], 'text'];
-  const walk = (node: unknown, replace: (v: unknown) => unknown, depth: number): void => {
-    if (depth > 4 || typeof node !== 'object' || node === null) return;
-    for (const key of Object.keys(node)) {
-      const value = (node as Record<string, unknown>)[key];
-      const rebuild = (v: unknown): unknown => {
-        const copy: Record<string, unknown> | unknown[] = Array.isArray(node) ? [...node] : { ...(node as object) };
-        if (v === undefined) delete (copy as Record<string, unknown>)[key];
-        else (copy as Record<string, unknown>)[key] = v;
-        return replace(copy);
-      };
-      for (const v of [undefined, null, 0, 'x', true, [], {}, ['x', 1]]) {
-        if (out.length < 120) out.push(rebuild(v));
-      }
-      walk(value, rebuild, depth + 1);
-    }
-  };
-  walk(data, (v) => v, 0);
-  return out;
-}
-
-function same(a: EvaluationResult, b: EvaluationResult): void {
-  expect(JSON.stringify(a)).toBe(JSON.stringify(b));
-  expect(a).toStrictEqual(b);
-}
+import { CompiledPolicy, compile } from '../src/index.js';
+import { compilable, compileWithoutCodegen, isGenerated, same, variants, withoutCodegen } from './support/evaluators.js';
 
 afterEach(() => {
   vi.unstubAllGlobals();
 });
 
 describe('generated evaluator agrees with the closures on the corpus', () => {
-  const compilable = cases.filter((c) => {
-    try {
-      compile(c.rule);
-      return true;
-    } catch (err) {
-      if (isRuleParseError(err)) return false;
-      throw err;
-    }
-  });
-
   it('covers most of the corpus', () => {
     expect(compilable.length).toBeGreaterThan(500);
   });
@@ -98,7 +30,6 @@ describe('generated evaluator agrees with the closures on the corpus', () => {
     const now = new Date(c.now ?? '2025-06-15T12:00:00Z');
     for (const data of variants(c.data ?? {})) {
       same(generated.evaluate(data, { now }), closures.evaluate(data, { now }));
-      same(generated.evaluate(data, { now, trace: true }), closures.evaluate(data, { now, trace: true }));
     }
   });
 });
@@ -127,11 +58,7 @@ describe('generated source', () => {
       return new CompiledPolicy(checked, () => '');
     };
     const generated = build();
-    vi.stubGlobal('Function', function Function() {
-      throw new EvalError('Code generation from strings disallowed for this context');
-    });
-    const closures = build();
-    vi.unstubAllGlobals();
+    const closures = withoutCodegen(build);
     expect(isGenerated(generated)).toBe(true);
     expect(isGenerated(closures)).toBe(false);
     const a = generated.evaluate({ x: { a: 1 } });

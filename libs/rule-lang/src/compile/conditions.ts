@@ -14,14 +14,14 @@ import type {
   ConditionList,
   LabelReference,
   LogicalOp,
-  Operand,
   QuantifierCondition,
   RuleReference,
 } from '../ast/types.js';
+import { measureName } from '../trace/text.js';
 import { EvalFailure, MISSING, type CondFn, type EvalContext } from './context.js';
-import { leftMode, operandMode, type Lowering } from './lowering.js';
+import { leftMode, operandMode, operandValue, type Lowering } from './lowering.js';
 import { compilePath, type CompiledPath } from './paths.js';
-import { literalValue, measureOf } from './tests.js';
+import { measureOf } from './tests.js';
 
 /** What the condition compiler needs from the policy being compiled. */
 export interface CompileEnv {
@@ -32,17 +32,6 @@ export interface CompileEnv {
   outcomeOf(index: number): string;
   /** Path plans and tests, shared with the generated evaluator. */
   lowering: Lowering;
-}
-
-/** Right operand as recorded in the structured trace (§10.3). */
-function traceValue(op: Operand | null): unknown {
-  if (!op) return null;
-  switch (op.kind) {
-    case 'literal': return literalValue(op.literal);
-    case 'list': return op.items.map(literalValue);
-    case 'period': return op.text;
-    case 'path': return null;
-  }
 }
 
 function record(ctx: EvalContext, entry: TraceCondition): void {
@@ -161,8 +150,8 @@ function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null, 
     return negated ? !positive : positive;
   };
 
-  const value = traceValue(c.right);
-  const measureText = measure === 'length' ? 'length of' : measure === 'number' ? 'number of' : null;
+  const value = operandValue(c.right);
+  const measureText = measureName(measure);
   const operator = c.op.name;
   const written = c.op.written;
   const traced: CondFn = (ctx) => {

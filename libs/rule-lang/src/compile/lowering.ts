@@ -5,10 +5,10 @@
  * compile-time work.
  */
 
-import type { ComparisonCondition, Path } from '../ast/types.js';
+import type { ComparisonCondition, Operand, Path } from '../ast/types.js';
 import { keyCandidates } from './names.js';
 import { planPath, type LookupMode, type PathPlan } from './paths.js';
-import { compileTest, type Test } from './tests.js';
+import { compileTest, literalValue, type Test } from './tests.js';
 
 /** Lookup mode of a comparison's left path (LANGUAGE.md §7.3.7, §8.5). */
 export function leftMode(c: ComparisonCondition): LookupMode {
@@ -18,6 +18,20 @@ export function leftMode(c: ComparisonCondition): LookupMode {
 /** Lookup mode of a comparison's right path, or of a quantifier's array path. */
 export function operandMode(optional: boolean): LookupMode {
   return optional ? 'lenient' : 'strict';
+}
+
+/**
+ * A right operand as the trace shows it (LANGUAGE.md §10.3 `value`): literal as its JSON value,
+ * list as an array, period as its text; null for a path operand (its value is looked up) or none.
+ */
+export function operandValue(op: Operand | null): unknown {
+  if (!op) return null;
+  switch (op.kind) {
+    case 'literal': return literalValue(op.literal);
+    case 'list': return op.items.map(literalValue);
+    case 'period': return op.text;
+    case 'path': return null;
+  }
 }
 
 /** Per-policy memo of path plans and tests, keyed by AST node. */

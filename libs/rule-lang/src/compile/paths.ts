@@ -63,7 +63,8 @@ export interface CompiledPath {
   written: string;
 }
 
-function jsonKey(k: string): string {
+/** How key `k` is written in a JSON path of the trace: `.k` when an identifier, else `["k"]`. */
+export function jsonKey(k: string): string {
   return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
 }
 

@@ -1,4 +1,8 @@
-/** A checked policy compiled to closures, and its evaluation (LANGUAGE.md §8). */
+/**
+ * A checked policy compiled to closures and generated evaluators, and its evaluation (LANGUAGE.md
+ * §8): no trace → codegen.ts; trace lines → codegen-trace.ts; structured trace (or no code
+ * generation) → the closures of conditions.ts, then trace/render.ts.
+ */
 
 import type { EvaluateOptions, EvaluationResult, StructuredTrace, TraceRule } from '../api-types.js';
 import type { Condition, ConditionList, Rule } from '../ast/types.js';
@@ -7,6 +11,7 @@ import { renderTrace } from '../trace/render.js';
 import { dayOfInstant } from '../values/dates.js';
 import { EvalFailure, TraceRecorder, type CondFn, type EvalContext } from './context.js';
 import { generateEvaluator, type GeneratedEvaluator } from './codegen.js';
+import { generateTracedEvaluator, type RuleMeta, type TracedEvaluator } from './codegen-trace.js';
 import { compileList } from './conditions.js';
 import { Lowering } from './lowering.js';
 
@@ -29,7 +34,7 @@ export class CompiledPolicy {
   readonly golden: number;
   private readonly rules: readonly CondFn[];
   private readonly needsToday: boolean;
-  private readonly meta: readonly { outcome: string; label: string | null; selector: string }[];
+  private readonly meta: readonly RuleMeta[];
 
   /** @internal Use `compile(text)`. */
   constructor(checked: CheckedPolicy, selectorOf: SelectorOf) {
@@ -75,6 +80,11 @@ export class CompiledPolicy {
     this.rules = fns;
     this.run = runRule;
     this.generated = generateEvaluator(checked, lowering);
+    // Generated on the first traced evaluation, and only where the no-trace one could be (same
+    // conditions: code generation allowed, nesting within the cap), so compile costs no more.
+    const generated = this.generated;
+    let traced: TracedEvaluator | null | undefined = generated === null ? null : undefined;
+    this.traced = () => (traced === undefined ? (traced = generateTracedEvaluator(checked, lowering, meta)) : traced);
   }
 
   private readonly run: (index: number, ctx: EvalContext) => boolean;
@@ -84,24 +94,41 @@ export class CompiledPolicy {
    * INVARIANT: for every data and day it returns/throws exactly what the closures would.
    */
   private readonly generated: GeneratedEvaluator | null;
+  /**
+   * The traced evaluator (codegen-trace.ts): the trace lines without the structured trace; null
+   * where code generation is unavailable, and then the closures serve trace mode.
+   * INVARIANT: for every data and day its lines are exactly renderTrace of the closures' trace.
+   */
+  private readonly traced: () => TracedEvaluator | null;
 
   /**
    * Evaluates the policy against `data`. Never throws for any data: missing selectors and
    * properties come back as `error` + `errorCode` with `result: false`.
    */
   evaluate(data: unknown, options?: EvaluateOptions): EvaluationResult {
-    const wantTrace = options?.trace === true;
+    const wantTree = options?.traceTree === true;
+    const wantTrace = wantTree || options?.trace === true;
     const now = options?.now;
     const today = this.needsToday
       ? dayOfInstant(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime())
       : NaN;
-    const generated = this.generated;
-    if (!wantTrace && generated !== null) {
+    if (!wantTrace && this.generated !== null) {
       try {
-        return generated(data, today);
+        return this.generated(data, today);
       } catch (err) {
         if (!(err instanceof EvalFailure)) throw err;
         return { result: false, outcomes: {}, trace: [], error: err.message, errorCode: err.code };
+      }
+    }
+    const traced = wantTrace && !wantTree ? this.traced() : null;
+    if (traced !== null) {
+      const lines: string[] = [];
+      try {
+        return traced(data, today, lines);
+      } catch (err) {
+        if (!(err instanceof EvalFailure)) throw err;
+        lines.push(`error: ${err.message}`);
+        return { result: false, outcomes: {}, trace: lines, error: err.message, errorCode: err.code };
       }
     }
     const recorder = wantTrace ? new TraceRecorder() : null;
@@ -120,13 +147,15 @@ export class CompiledPolicy {
       for (let i = 0; i < names.length; i++) outcomes[names[i]!] = ctx.states[i] === 2;
       if (!recorder) return { result, outcomes, trace: [] };
       const tree: StructuredTrace = { golden: names[this.golden]!, rules: recorder.rules, error: null };
-      return { result, outcomes, trace: renderTrace(tree, result, this.golden, this.meta), traceTree: tree };
+      const trace = renderTrace(tree, result, this.golden, this.meta);
+      return wantTree ? { result, outcomes, trace, traceTree: tree } : { result, outcomes, trace };
     } catch (err) {
       if (!(err instanceof EvalFailure)) throw err;
       const base: EvaluationResult = { result: false, outcomes: {}, trace: [], error: err.message, errorCode: err.code };
       if (!recorder) return base;
       const tree: StructuredTrace = { golden: this.outcomes[this.golden]!, rules: recorder.rules, error: err.message };
-      return { ...base, trace: renderTrace(tree, false, this.golden, this.meta), traceTree: tree };
+      const trace = renderTrace(tree, false, this.golden, this.meta);
+      return wantTree ? { ...base, trace, traceTree: tree } : { ...base, trace };
     }
   }
 }

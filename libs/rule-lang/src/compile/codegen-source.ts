@@ -1,0 +1,161 @@
+/**
+ * What the two generated evaluators (codegen.ts: no trace; codegen-trace.ts: trace lines) share:
+ * the source being written and its captured values, the one way text enters it (`literal`), the
+ * nesting cap, the and/or combination of a list, the outcomes object, and turning the source into
+ * a function.
+ *
+ * Safety: no text from the policy or the data reaches a generated source except as
+ * `JSON.stringify`'d string literals. Everything else (tests, failures, MISSING, helpers) is passed
+ * in as captured variables whose names the generator makes up (`t0`, `f3`, …).
+ */
+
+import type { ConditionList, LogicalOp, Rule } from '../ast/types.js';
+
+/** A JS string literal for `s`. INVARIANT: the only way policy or data text enters the source. */
+export function literal(s: string): string {
+  return JSON.stringify(s);
+}
+
+/** Source being generated, plus the values it captures. */
+export class Source {
+  readonly lines: string[] = [];
+  readonly names: string[] = [];
+  readonly values: unknown[] = [];
+  private counter = 0;
+
+  /** Passes `value` into the generated code; returns the (generated) identifier it is known by. */
+  capture(prefix: string, value: unknown): string {
+    const name = `${prefix}${this.names.length}`;
+    this.names.push(name);
+    this.values.push(value);
+    return name;
+  }
+
+  /** A fresh number for local identifiers. */
+  fresh(): number {
+    return this.counter++;
+  }
+
+  line(text: string): void {
+    this.lines.push(text);
+  }
+}
+
+/**
+ * Nesting (groups and any/all) beyond which no code is generated. V8 parses and compiles nested
+ * blocks recursively, lazily at the first call; a cap keeps that far from the stack limit, so the
+ * generated function can never fail where the closures would not.
+ */
+const MAX_DEPTH = 64;
+
+function depthOf(list: ConditionList): number {
+  let max = 0;
+  for (const c of list.items) {
+    if (c.kind === 'group' || c.kind === 'quantifier') max = Math.max(max, 1 + depthOf(c.body));
+  }
+  return max;
+}
+
+/** True when some rule nests deeper than code is generated for. */
+export function tooDeep(rules: readonly Rule[]): boolean {
+  return rules.some((r) => depthOf(r.conditions) > MAX_DEPTH);
+}
+
+/**
+ * The combined value of a list whose conditions are in `vars` (already evaluated, in order), with
+ * the value shapes of compileList: one condition gives its value, two joined by `and` give
+ * `x && y`, anything else a boolean; runs of `and` are merged first, then OR-ed (§5.4).
+ */
+export function combine(vars: readonly string[], ops: readonly LogicalOp[]): string {
+  if (vars.length === 1) return vars[0]!;
+  const runs: string[][] = [[vars[0]!]];
+  ops.forEach((op, i) => {
+    if (op === 'or') runs.push([vars[i + 1]!]);
+    else runs[runs.length - 1]!.push(vars[i + 1]!);
+  });
+  if (runs.length === 1) {
+    return runs[0]!.length === 2 ? `(${runs[0]!.join(' && ')})` : `!!(${runs[0]!.join(' && ')})`;
+  }
+  return `!!(${runs.map((r) => `(${r.join(' && ')})`).join(' || ')})`;
+}
+
+/**
+ * The outcomes object from the rule states in `st`: an object literal (one allocation, keys in
+ * text order) unless a name would set the prototype in a literal; then assignments, as policy.ts
+ * does (where `__proto__` is a setter).
+ */
+export function outcomesObject(names: readonly string[]): string {
+  return names.includes('__proto__')
+    ? `(() => { const o = {}; ${names.map((n, i) => `o[${literal(n)}] = st[${i}] === 2;`).join(' ')} return o; })()`
+    : `{ ${names.map((n, i) => `${literal(n)}: st[${i}] === 2`).join(', ')} }`;
+}
+
+/**
+ * Runs the generated source as a strict-mode function body that receives `globals` by name and
+ * the captured values (in one array `K`: a policy may capture more values than a function may
+ * have parameters), and returns what the body returns. Throws EvalError where code generation
+ * from strings is disabled.
+ */
+export function instantiate<T>(src: Source, globals: Readonly<Record<string, unknown>>): T {
+  const unpack = src.names.map((name, i) => `const ${name} = K[${i}];`).join('\n');
+  const names = Object.keys(globals);
+  const factory = new Function(...names, 'K', `'use strict';\n${unpack}\n${src.lines.join('\n')}`) as (...args: unknown[]) => T;
+  return factory(...names.map((n) => globals[n]), src.values);
+}
+
+type Part = { readonly text: string } | { readonly code: string; readonly isString: boolean };
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * A string expression of the generated code, built at generation time from constant text and
+ * run-time parts; adjacent constant text is merged into one literal, so a line costs only as many
+ * concatenations as it has run-time parts.
+ */
+export class TextExpr {
+  private constructor(private readonly parts: readonly Part[]) {}
+
+  static readonly empty = new TextExpr([]);
+
+  /** Constant text. */
+  static text(s: string): TextExpr {
+    return s === '' ? TextExpr.empty : new TextExpr([{ text: s }]);
+  }
+
+  /**
+   * A run-time value (generated code: an identifier or an expression), converted to a string by
+   * `+`; `isString` when the value is known to be a string already.
+   */
+  static code(c: string, isString = false): TextExpr {
+    return new TextExpr([{ code: c, isString }]);
+  }
+
+  /** This text followed by `next` (a string is constant text). */
+  plus(next: string | TextExpr): TextExpr {
+    const tail = typeof next === 'string' ? TextExpr.text(next).parts : next.parts;
+    const parts = [...this.parts];
+    for (const p of tail) {
+      const last = parts[parts.length - 1];
+      if ('text' in p && last !== undefined && 'text' in last) parts[parts.length - 1] = { text: last.text + p.text };
+      else parts.push(p);
+    }
+    return new TextExpr(parts);
+  }
+
+  /** The text, when it is all constant. */
+  get constant(): string | null {
+    if (this.parts.length === 0) return '';
+    const only = this.parts[0]!;
+    return this.parts.length === 1 && 'text' in only ? only.text : null;
+  }
+
+  /** A JS expression of type string for this text. */
+  get code(): string {
+    if (this.parts.length === 0) return '""';
+    const out = this.parts.map((p) => ('text' in p ? literal(p.text) : IDENTIFIER.test(p.code) ? p.code : `(${p.code})`));
+    // `+` concatenates only once a string is involved: start from "" unless the first part is one.
+    const first = this.parts[0]!;
+    if (!('text' in first) && !first.isString) out.unshift('""');
+    return out.length === 1 ? out[0]! : out.join(' + ');
+  }
+}
