@@ -1,5 +1,6 @@
 /** Shared load-generation helpers of the HTTP benchmarks (autocannon against the running stack). */
 
+import http from 'node:http';
 import autocannon from 'autocannon';
 
 /** Seconds per measurement (`BENCH_DURATION`). */
@@ -19,11 +20,11 @@ export interface Measured {
   failures: number;
 }
 
-/** POSTs `body` to `url` with autocannon for `duration` seconds (optionally at a fixed total rate). */
+/** POSTs `body` to `url` with autocannon, as fast as the answers come, for `duration` seconds. */
 export async function measure(
   name: string,
   target: { url: string; body: string; headers?: Record<string, string> },
-  opts: { duration?: number; overallRate?: number } = {},
+  opts: { duration?: number } = {},
 ): Promise<Measured> {
   const result = await autocannon({
     url: target.url,
@@ -32,7 +33,6 @@ export async function measure(
     body: target.body,
     connections: CONNECTIONS,
     duration: opts.duration ?? DURATION_S,
-    ...(opts.overallRate ? { overallRate: opts.overallRate } : {}),
   });
   return {
     name,
@@ -41,6 +41,65 @@ export async function measure(
     p99: result.latency.p99,
     failures: result.errors + result.timeouts + result.non2xx,
   };
+}
+
+/**
+ * POSTs `body` to `url` at a steady `rate` (requests per second, evenly spaced) for `duration`
+ * seconds and reports latency percentiles.
+ *
+ * Why not autocannon's `overallRate`: it lets each connection send back to back until its share of
+ * the second is used up, then idles until the next second, so "half the max rate" is really full
+ * load for half of every second and its p99 is the saturated p99. Here requests leave on a fixed
+ * schedule whatever the answers (open loop), so a stalled server cannot slow the sender down and
+ * hide its queueing. Latency counts from the moment a request is handed to the socket pool (the
+ * schedule itself is only as fine as the 1 ms timer that drives it).
+ */
+export async function measurePaced(
+  name: string,
+  target: { url: string; body: string; headers?: Record<string, string> },
+  opts: { rate: number; duration?: number; maxSockets?: number },
+): Promise<Measured> {
+  const durationMs = (opts.duration ?? DURATION_S) * 1000;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? CONNECTIONS * 4 });
+  const url = new URL(target.url);
+  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(target.body)), ...target.headers };
+  const latencies: number[] = [];
+  let failures = 0;
+  let sent = 0;
+  let pending = 0;
+  const total = Math.round((opts.rate * durationMs) / 1000);
+  const start = performance.now();
+  const post = (): void => {
+    const sentAt = performance.now();
+    pending++;
+    const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        if (res.statusCode !== 200) failures++;
+        latencies.push(performance.now() - sentAt);
+        pending--;
+      });
+    });
+    req.on('error', () => {
+      failures++;
+      pending--;
+    });
+    req.end(target.body);
+  };
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      const due = Math.min(total, Math.floor(((performance.now() - start) * opts.rate) / 1000));
+      for (; sent < due; sent++) post();
+      if (sent < total) setTimeout(tick, 1);
+      else resolve();
+    };
+    tick();
+  });
+  while (pending > 0) await new Promise((r) => setTimeout(r, 5));
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number): number => Math.round(10 * (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN)) / 10;
+  return { name, rps: (latencies.length * 1000) / durationMs, p50: at(0.5), p99: at(0.99), failures };
 }
 
 /** The rounds of one load as one figure: mean rate, median p50, worst p99, all failures. */
