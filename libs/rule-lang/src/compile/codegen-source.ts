@@ -10,6 +10,7 @@
  */
 
 import type { ConditionList, LogicalOp, Rule } from '../ast/types.js';
+import type { PathPlan } from './paths.js';
 
 /** A JS string literal for `s`. INVARIANT: the only way policy or data text enters the source. */
 export function literal(s: string): string {
@@ -57,6 +58,17 @@ function depthOf(list: ConditionList): number {
 }
 
 /** True when some rule nests deeper than code is generated for. */
+/**
+ * The variable a lookup of `plan` starts from: the data `d`, or `its`, the current element of
+ * the innermost any/all.
+ */
+export function rootOf(plan: PathPlan, its: string | null): string {
+  if (!plan.fromIts) return 'd';
+  // INVARIANT: the checker accepts `its` only inside any/all, where `its` is bound.
+  if (its === null) throw new Error('INVARIANT: `its` outside any/all');
+  return its;
+}
+
 export function tooDeep(rules: readonly Rule[]): boolean {
   return rules.some((r) => depthOf(r.conditions) > MAX_DEPTH);
 }

@@ -49,7 +49,7 @@ import {
   valueOperandText,
 } from '../trace/text.js';
 import { emitLookup, type LookupTrace } from './codegen-lookup.js';
-import { combine, instantiate, literal, outcomesObject, Source, TextExpr, tooDeep } from './codegen-source.js';
+import { combine, instantiate, literal, outcomesObject, rootOf, Source, TextExpr, tooDeep } from './codegen-source.js';
 import { EvalFailure, MISSING } from './context.js';
 import { leftMode, operandMode, operandValue, type Lowering } from './lowering.js';
 import type { PathPlan } from './paths.js';
@@ -122,20 +122,13 @@ class TracedGenerator {
     this.src.line(`b.push(${line.code});`);
   }
 
-  private rootOf(plan: PathPlan, scope: Scope | null): string {
-    if (!plan.fromIts) return 'd';
-    // INVARIANT: the checker accepts `its` only inside any/all, where `its` is bound.
-    if (scope === null) throw new Error('INVARIANT: `its` outside any/all');
-    return scope.its;
-  }
-
   /** A traced lookup of `plan`; a strict failure writes `<head><path as written>: <message>` first. */
   private lookup(plan: PathPlan, scope: Scope | null, v: string, failureLine: (message: string) => TextExpr): TextExpr {
     const trace: LookupTrace = {
       rootPath: plan.fromIts ? scope!.path : T('$'),
       strictFailure: (step, failure) => `{ b.push(${failureLine(step.failure.message).code}); throw ${failure}; }`,
     };
-    return emitLookup(this.src, plan, this.rootOf(plan, scope), v, trace)!;
+    return emitLookup(this.src, plan, rootOf(plan, scope?.its ?? null), v, trace)!;
   }
 
   /** Emits the conditions of `list` (lines at `depth`) in order; returns an expression of their combined value. */

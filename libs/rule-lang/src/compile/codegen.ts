@@ -29,10 +29,9 @@ import type { EvaluationResult } from '../api-types.js';
 import type { ComparisonCondition, Condition, ConditionList, LabelReference, QuantifierCondition, RuleReference } from '../ast/types.js';
 import type { CheckedPolicy } from '../check/check.js';
 import { emitLookup } from './codegen-lookup.js';
-import { combine, instantiate, literal, outcomesObject, Source, tooDeep } from './codegen-source.js';
+import { combine, instantiate, literal, outcomesObject, rootOf, Source, tooDeep } from './codegen-source.js';
 import { MISSING } from './context.js';
 import { leftMode, operandMode, type Lowering } from './lowering.js';
-import type { PathPlan } from './paths.js';
 import { measureOf } from './tests.js';
 
 /** The generated evaluator: data and today's day number (NaN when unused) → the success result; throws EvalFailure. */
@@ -44,13 +43,6 @@ class Generator {
     private readonly checked: CheckedPolicy,
     private readonly lowering: Lowering,
   ) {}
-
-  private rootOf(plan: PathPlan, its: string | null): string {
-    if (!plan.fromIts) return 'd';
-    // INVARIANT: the checker accepts `its` only inside any/all, where `its` is bound.
-    if (its === null) throw new Error('INVARIANT: `its` outside any/all');
-    return its;
-  }
 
   /** Emits the conditions of `list` in order; returns an expression of their combined value (as compileList). */
   list(list: ConditionList, its: string | null): string {
@@ -92,12 +84,12 @@ class Generator {
     const test = src.capture('t', this.lowering.test(c));
     src.line(`let ${v};`);
     src.line(`${block}: {`);
-    emitLookup(src, left, this.rootOf(left, its), l);
+    emitLookup(src, left, rootOf(left, its), l);
     if (c.optional) src.line(`if (${l} === MISSING || ${l} === null) { ${v} = true; break ${block}; }`);
     let right = 'undefined';
     if (c.right?.kind === 'path') {
       const plan = this.lowering.plan(c.right.path, operandMode(c.optional));
-      emitLookup(src, plan, this.rootOf(plan, its), r);
+      emitLookup(src, plan, rootOf(plan, its), r);
       if (c.optional) src.line(`if (${r} === MISSING || ${r} === null) { ${v} = true; break ${block}; }`);
       right = r;
     }
@@ -121,7 +113,7 @@ class Generator {
     const plan = this.lowering.plan(c.path, operandMode(c.optional));
     src.line(`let ${v};`);
     src.line(`${block}: {`);
-    emitLookup(src, plan, this.rootOf(plan, its), arr);
+    emitLookup(src, plan, rootOf(plan, its), arr);
     if (c.optional) src.line(`if (${arr} === MISSING || ${arr} === null) { ${v} = true; break ${block}; }`);
     src.line(`if (!Array.isArray(${arr})) { ${v} = false; break ${block}; }`);
     src.line(`let ${matched} = 0;`);
