@@ -8,6 +8,13 @@ export const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
 /** Concurrent connections (`BENCH_CONNECTIONS`). */
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 
+/**
+ * Environment every benchmarked stack gets: quiet logs, and a rate limit so high that it never
+ * trips. The limiter still counts every request (its Redis work is part of the measured path);
+ * at this machine's rates the default test limit (100,000 a minute) would answer 429 within a run.
+ */
+export const BENCH_STACK_ENV = { LOG_LEVEL: 'warn', RATE_LIMIT_MAX: String(1_000_000_000) };
+
 /** One measured load. */
 export interface Measured {
   name: string;
@@ -117,6 +124,17 @@ export function combineRounds(name: string, rounds: Measured[]): Measured {
 /** One table row. */
 export function formatRow(m: Measured, width = 38): string {
   return `${m.name.padEnd(width)} ${m.rps.toFixed(0).padStart(8)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms${m.failures ? `   (${m.failures} failed)` : ''}`;
+}
+
+/**
+ * Figures built on failed requests measure the wrong thing (a 429 or 503 answers fast): says so
+ * on stderr and makes the run exit non-zero.
+ */
+export function reportFailures(measured: Measured[]): void {
+  const failed = measured.filter((m) => m.failures > 0);
+  if (failed.length === 0) return;
+  for (const m of failed) console.error(`INVALID: ${m.failures} requests of "${m.name}" failed; its figures do not count`);
+  process.exitCode = 1;
 }
 
 /** One machine-readable line per result. */

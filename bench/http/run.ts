@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
-import { CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, measurePaced, metricSum, type Measured } from '../load.js';
+import { BENCH_STACK_ENV, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, measurePaced, metricSum, reportFailures, type Measured } from '../load.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const body = JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA });
@@ -48,7 +48,7 @@ async function checkAnswer(url: string, headers: Record<string, string>): Promis
 }
 
 async function main(): Promise<void> {
-  const stack = await startStack({ services: ['execution', 'gateway'], env: { LOG_LEVEL: 'warn' } });
+  const stack = await startStack({ services: ['execution', 'gateway'], env: BENCH_STACK_ENV });
   const inprocess = await startBaseline('inprocess');
   const hello = await startBaseline('hello');
   const fullUrl = `${stack.baseUrl}/run`;
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
     console.log(`compiles of the repeated rule: ${counters.compiles} (one per worker at most), cache hits: ${counters.hits}`);
     const date = new Date().toISOString();
     for (const m of [...results, half, bareHalf]) console.log(jsonLine('http', m, date));
+    reportFailures([...results, half, bareHalf]);
   } finally {
     for (const child of [inprocess.child, hello.child, ...skeleton.children]) child.kill('SIGTERM');
     await stack.stop();

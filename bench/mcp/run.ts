@@ -6,14 +6,14 @@
 
 import { startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
-import { combineRounds, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, type Measured } from '../load.js';
+import { BENCH_STACK_ENV, combineRounds, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, reportFailures, type Measured } from '../load.js';
 
 /** The two loads alternate in rounds so drifting background load hits both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 
 
 async function main(): Promise<void> {
-  const stack = await startStack({ services: ['execution', 'mcp', 'gateway'], env: { LOG_LEVEL: 'warn' } });
+  const stack = await startStack({ services: ['execution', 'mcp', 'gateway'], env: BENCH_STACK_ENV });
   try {
     const runUrl = `${stack.baseUrl}/run`;
     const mcpUrl = `${stack.baseUrl}/mcp`;
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
     console.log(`\ncost of evaluate_rules / cost of POST /run: ${(run.rps / mcp.rps).toFixed(2)}x   (target <= 2x)`);
     const date = new Date().toISOString();
     for (const m of [run, mcp]) console.log(jsonLine('mcp', m, date));
+    reportFailures([run, mcp]);
   } finally {
     await stack.stop();
   }

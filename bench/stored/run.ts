@@ -12,7 +12,7 @@ import { connectBus, createLogger } from '@arbiter/service-kit';
 import pg from 'pg';
 import { PG_ADMIN_URL, startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
-import { combineRounds, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, metricSum, type Measured } from '../load.js';
+import { BENCH_STACK_ENV, combineRounds, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, metricSum, reportFailures, type Measured } from '../load.js';
 
 /** The two loads alternate in this many rounds (DURATION_S split between them), so drifting background load hits both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const stack = await startStack({
     services: ['execution', 'registry', 'gateway'],
     env: {
-      LOG_LEVEL: 'warn',
+      ...BENCH_STACK_ENV,
       // The outbox relay's idle pass is one transaction a second; it still runs after every commit.
       REGISTRY_OUTBOX_INTERVAL_MS: '600000',
       API_KEY_CACHE_TTL_SECONDS: '3600',
@@ -90,6 +90,7 @@ async function main(): Promise<void> {
     console.log(`worker compiles during the load:                ${storedCompiles}`);
     const date = new Date().toISOString();
     for (const m of [adhoc, stored]) console.log(jsonLine('stored', m, date));
+    reportFailures([adhoc, stored]);
     console.log(JSON.stringify({ bench: 'stored', name: 'ratio', storedOverAdhoc: Number(ratio.toFixed(3)), pgTransactions: pgDelta, indexMisses: misses, compiles: storedCompiles, date }));
   } finally {
     await db.end();
