@@ -6,6 +6,7 @@ import type { GatewayConfig } from './config.js';
 import type { EngineClient } from './engine-client.js';
 import { registerOpenApi } from './http/openapi.js';
 import { installProblemHandlers } from './http/problem.js';
+import { RateBuckets } from './http/rate-count.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { Authenticator } from './identity/authenticator.js';
@@ -84,16 +85,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   echoRequestId(app);
 
   const now = deps.now ?? (() => new Date());
-  const cache = new ApiKeyCache(deps.redis, config.redisKeyPrefix, config.apiKeyCacheTtlSeconds);
+  const buckets = new RateBuckets(config.redisKeyPrefix, config.limits.rateLimitWindowMs);
+  const cache = new ApiKeyCache(deps.redis, config.redisKeyPrefix, config.apiKeyCacheTtlSeconds, buckets);
   const authenticator = new Authenticator(deps.db, cache, createTokenVerifier(config.jwt), now);
   const identity = new IdentityService(deps.db, cache, now, deps.events);
 
-  await registerRateLimit(app, {
-    redis: deps.redis,
-    prefix: config.redisKeyPrefix,
-    max: config.limits.rateLimitMax,
-    timeWindow: config.limits.rateLimitWindow,
-  });
+  await registerRateLimit(app, { redis: deps.redis, buckets, max: config.limits.rateLimitMax });
   await registerOpenApi(app, deps.version ?? '0.1.0');
 
   const checks: ReadinessCheck[] = [

@@ -1,3 +1,4 @@
+import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
 import { OrgId } from '@arbiter/contracts';
 import { BaseConfig, loadConfig } from '@arbiter/service-kit';
@@ -19,7 +20,17 @@ const GatewayEnv = BaseConfig.extend({
   POLICY_BOOTSTRAP_ORG: OrgId.default('default'),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   RATE_LIMIT_MAX: positiveInt(6000),
-  RATE_LIMIT_WINDOW: z.string().default('1 minute'),
+  RATE_LIMIT_WINDOW: z
+    .string()
+    .default('1 minute')
+    .transform((w, ctx) => {
+      const ms = /^\d+$/.test(w) ? Number(w) : parseDuration(w);
+      if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'must be a positive number of milliseconds or a duration such as `1 minute`' });
+        return z.NEVER;
+      }
+      return ms;
+    }),
   API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
   ENGINE_TIMEOUT_MS: positiveInt(2000),
   MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),
@@ -46,8 +57,8 @@ export interface HttpLimits {
   readonly bodyLimitBytes: number;
   /** Requests allowed per key (or user) per window. */
   readonly rateLimitMax: number;
-  /** Rate-limit window, in milliseconds or as an `ms` string such as `1 minute`. */
-  readonly rateLimitWindow: number | string;
+  /** Rate-limit window in milliseconds (`RATE_LIMIT_WINDOW` also takes a duration such as `1 minute`). */
+  readonly rateLimitWindowMs: number;
 }
 
 /** The typed configuration of the gateway process. */
@@ -75,7 +86,6 @@ export interface GatewayConfig {
 /** Reads the configuration from `env`; throws `ConfigError` naming every bad variable. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const e = loadConfig(GatewayEnv, env);
-  const window = /^\d+$/.test(e.RATE_LIMIT_WINDOW) ? Number(e.RATE_LIMIT_WINDOW) : e.RATE_LIMIT_WINDOW;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -94,7 +104,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     ...(e.POLICY_BOOTSTRAP_ADMIN_KEY !== undefined ? { bootstrapAdminKey: e.POLICY_BOOTSTRAP_ADMIN_KEY } : {}),
     bootstrapOrg: e.POLICY_BOOTSTRAP_ORG,
-    limits: { bodyLimitBytes: e.BODY_LIMIT_BYTES, rateLimitMax: e.RATE_LIMIT_MAX, rateLimitWindow: window },
+    limits: { bodyLimitBytes: e.BODY_LIMIT_BYTES, rateLimitMax: e.RATE_LIMIT_MAX, rateLimitWindowMs: e.RATE_LIMIT_WINDOW },
     apiKeyCacheTtlSeconds: e.API_KEY_CACHE_TTL_SECONDS,
     engineTimeoutMs: e.ENGINE_TIMEOUT_MS,
     mcp: { timeoutMs: e.MCP_FORWARD_TIMEOUT_MS },

@@ -14,7 +14,7 @@ describe('readConfig', () => {
       natsSubjectPrefix: 'arbiter',
       bootstrapOrg: 'default',
       jwt: { orgClaim: 'org' },
-      limits: { bodyLimitBytes: 1048576, rateLimitMax: 6000, rateLimitWindow: '1 minute' },
+      limits: { bodyLimitBytes: 1048576, rateLimitMax: 6000, rateLimitWindowMs: 60_000 },
       apiKeyCacheTtlSeconds: 60,
       engineTimeoutMs: 2000,
     });
@@ -41,9 +41,17 @@ describe('readConfig', () => {
       jwt: { secret: 's'.repeat(32), issuer: 'https://idp', audience: 'arbiter', orgClaim: 'tenant' },
       bootstrapAdminKey: 'k'.repeat(40),
       bootstrapOrg: 'acme',
-      limits: { bodyLimitBytes: 2048, rateLimitMax: 5, rateLimitWindow: 1000 },
+      limits: { bodyLimitBytes: 2048, rateLimitMax: 5, rateLimitWindowMs: 1000 },
     });
     expect(c.jwt.jwksUrl).toBeUndefined();
+  });
+
+  it.each([
+    ['2 minutes', 120_000],
+    ['1h', 3_600_000],
+    ['250', 250],
+  ])('reads RATE_LIMIT_WINDOW %s as %i ms', (value, ms) => {
+    expect(readConfig({ RATE_LIMIT_WINDOW: value }).limits.rateLimitWindowMs).toBe(ms);
   });
 
   it.each([
@@ -52,6 +60,8 @@ describe('readConfig', () => {
     ['POLICY_BOOTSTRAP_ADMIN_KEY', 'short'],
     ['POLICY_BOOTSTRAP_ORG', 'Not A Slug'],
     ['RATE_LIMIT_MAX', '0'],
+    ['RATE_LIMIT_WINDOW', 'a while'],
+    ['RATE_LIMIT_WINDOW', '0'],
   ])('refuses a bad %s, naming it', (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => readConfig({ [name]: value })).toThrow(name);

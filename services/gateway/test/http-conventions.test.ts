@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
+import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
 import { StubEngine } from './support/engines.js';
-import { LogCapture, newOrg, problem, startGateway, withKey } from './support/gateway.js';
+import { hashApiKey } from '../src/identity/api-key-secret.js';
+import { LogCapture, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 
 let db: TestDatabase;
 let redis: TestRedis;
@@ -166,8 +168,8 @@ describe('engine endpoints', () => {
 
 describe('rate limiting', () => {
   it('answers 429 past RATE_LIMIT_MAX per key, shared by replicas through Redis, other keys unaffected', async () => {
-    const first = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindow: 60_000 } });
-    const second = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindow: 60_000 } });
+    const first = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
+    const second = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
     try {
       // keys made through the unlimited app: the admin key's own bucket is already well used
       const key = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'limited', scopes: ['view'] } })).json().key as string;
@@ -182,6 +184,85 @@ describe('rate limiting', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  it('counts each API-key request exactly once, on a cache miss as on a hit (remaining 2, 1, 0, then 429)', async () => {
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
+    try {
+      const key = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'once', scopes: ['view'] } })).json().key as string;
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await limited.inject({ method: 'GET', url: '/me', headers: withKey(key) }));
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 429]);
+      expect(answers.map((a) => a.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
+      expect(answers.every((a) => a.headers['x-ratelimit-limit'] === '3')).toBe(true);
+      expect(Number(answers[0]!.headers['x-ratelimit-reset'])).toBeGreaterThan(55);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('authenticates and counts an API-key request with one Redis command, in the bucket of the key hash', async () => {
+    const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+    const sent: string[] = [];
+    const sendCommand = client.sendCommand.bind(client);
+    client.sendCommand = (command, stream) => {
+      sent.push(command.name);
+      return sendCommand(command, stream);
+    };
+    const limited = await startGateway(db, { ...redis, redis: client }, { limits: { rateLimitMax: 100, rateLimitWindowMs: 60_000 } });
+    try {
+      const created = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'round-trips', scopes: ['view'] } })).json();
+      expect((await limited.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).statusCode).toBe(200);
+      sent.length = 0;
+      for (let i = 0; i < 3; i++) expect((await limited.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).statusCode).toBe(200);
+      expect(sent).toEqual(['evalsha', 'evalsha', 'evalsha']);
+      expect(await redis.redis.get(`${redis.prefix}ratelimit:key:${hashApiKey(created.key)}`)).toBe('4');
+      expect(await redis.redis.exists(`${redis.prefix}ratelimit:key:${created.apiKeyId}`)).toBe(0);
+    } finally {
+      await limited.close();
+      client.disconnect();
+    }
+  });
+
+  it('gives concurrent requests of one key distinct counts: exactly the limit succeed', async () => {
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 5, rateLimitWindowMs: 60_000 } });
+    try {
+      const key = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'burst', scopes: ['view'] } })).json().key as string;
+      await redis.redis.del(`${redis.prefix}apikey:${hashApiKey(key)}`);
+      const answers = await Promise.all(Array.from({ length: 12 }, () => limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })));
+      expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(5);
+      expect(answers.filter((a) => a.statusCode === 429)).toHaveLength(7);
+      const remaining = answers.filter((a) => a.statusCode === 200).map((a) => a.headers['x-ratelimit-remaining']);
+      expect(remaining.sort()).toEqual(['0', '1', '2', '3', '4']);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('limits bearer-token callers per user, in a bucket of their own', async () => {
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 2, rateLimitWindowMs: 60_000 } });
+    try {
+      const token = await signToken({ sub: 'limited-user', org: 'acme' });
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await limited.inject({ method: 'GET', url: '/me', headers: withToken(token) })).statusCode);
+      expect(statuses).toEqual([200, 200, 429]);
+      const other = await signToken({ sub: 'other-user', org: 'acme' });
+      expect((await limited.inject({ method: 'GET', url: '/me', headers: withToken(other) })).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('leaves probes and the OpenAPI document unlimited', async () => {
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 1, rateLimitWindowMs: 60_000 } });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await limited.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+        expect((await limited.inject({ method: 'GET', url: '/openapi.json' })).statusCode).toBe(200);
+      }
+    } finally {
+      await limited.close();
     }
   });
 });

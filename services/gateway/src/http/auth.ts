@@ -18,6 +18,13 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+/** Authenticates `request` by an API key; the lookup also counted it against the key's rate limit. */
+export async function authenticateApiKey(request: FastifyRequest, authenticator: Authenticator, key: string): Promise<void> {
+  const caller = await authenticator.byApiKey(key);
+  request.principal = caller.principal;
+  request.rateCount = caller.rateCount;
+}
+
 /**
  * Installs the authentication hook on every route of this (encapsulated) plugin. An
  * `x-api-key` header is used when present; otherwise `Authorization: Bearer <JWT>` when the
@@ -27,7 +34,7 @@ export function authenticate(app: FastifyInstance, authenticator: Authenticator,
   app.addHook('onRequest', async (request) => {
     const apiKey = request.headers['x-api-key'];
     if (typeof apiKey === 'string' && apiKey !== '') {
-      request.principal = await authenticator.byApiKey(apiKey);
+      await authenticateApiKey(request, authenticator, apiKey);
       return;
     }
     if (Array.isArray(apiKey)) throw new ArbiterError('unauthenticated', 'send exactly one `x-api-key` header');

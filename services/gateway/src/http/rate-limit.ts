@@ -1,14 +1,78 @@
-import rateLimit from '@fastify/rate-limit';
+import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import { ArbiterError } from '@arbiter/contracts';
+import { COUNT_LUA, rateCountOf, type RateBuckets, type RateCount } from './rate-count.js';
 
-/** Rate-limit bucket of a request: its API key, else its user, else (unauthenticated routes) its address. */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set when authentication already counted the request in its bucket (API keys: one Redis round trip for both). */
+    rateCount: RateCount | null;
+  }
+}
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** KEYS: bucket; ARGV: window ms → `[current, ttl]`. */
+    arbiterCount(bucket: string, windowMs: number): Result<[number, number], Context>;
+  }
+}
+
+const COUNT_ONE_LUA = `${COUNT_LUA}
+return count(KEYS[1], ARGV[1])
+`;
+
+/**
+ * Counts handed from the key generator to the store. @fastify/rate-limit gives its store only the
+ * generated key, so a request counted during authentication gets a one-off ticket as its key; the
+ * store redeems it right after (same `applyRateLimit` call, nothing in between can throw).
+ */
+class CountTickets {
+  private readonly counts = new Map<string, RateCount>();
+  private next = 0;
+
+  issue(count: RateCount): string {
+    const ticket = `counted#${this.next++}`;
+    this.counts.set(ticket, count);
+    return ticket;
+  }
+
+  redeem(key: string): RateCount | undefined {
+    const count = this.counts.get(key);
+    if (count !== undefined) this.counts.delete(key);
+    return count;
+  }
+}
+
+/** Rate-limit bucket of a request counted by the store: its user (bearer token), else its address. */
 export function rateLimitKey(request: FastifyRequest): string {
   const p = request.principal;
+  // API-key callers are counted by the key lookup; this names their bucket only if one were not.
   if (p?.apiKeyId !== undefined) return `key:${p.apiKeyId}`;
   if (p) return `user:${p.orgId}:${p.userId}`;
   return `ip:${request.ip}`;
+}
+
+/**
+ * A store for @fastify/rate-limit that takes a request's count from authentication when it has
+ * one and otherwise counts in Redis itself, with the same fixed-window script.
+ */
+function countingStore(redis: Redis, buckets: RateBuckets, tickets: CountTickets) {
+  if (typeof redis.arbiterCount !== 'function') redis.defineCommand('arbiterCount', { numberOfKeys: 1, lua: COUNT_ONE_LUA });
+  return class CountingStore implements FastifyRateLimitStore {
+    incr(key: string, callback: (error: Error | null, result?: RateCount) => void): void {
+      const counted = tickets.redeem(key);
+      if (counted !== undefined) return callback(null, counted);
+      redis.arbiterCount(buckets.named(key), buckets.windowMs).then(
+        (reply) => callback(null, rateCountOf(reply)),
+        (err: Error) => callback(err),
+      );
+    }
+
+    child(): FastifyRateLimitStore {
+      throw new Error('per-route rate-limit settings are not supported: every route shares the per-key limit');
+    }
+  };
 }
 
 /**
@@ -16,18 +80,16 @@ export function rateLimitKey(request: FastifyRequest): string {
  * hook of each route, after authentication, so buckets belong to keys and users; 429 answers
  * are problem documents with `retry-after`.
  */
-export async function registerRateLimit(
-  app: FastifyInstance,
-  opts: { redis: Redis; prefix: string; max: number; timeWindow: number | string },
-): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, opts: { redis: Redis; buckets: RateBuckets; max: number }): Promise<void> {
+  const tickets = new CountTickets();
+  app.decorateRequest('rateCount', null);
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
     max: opts.max,
-    timeWindow: opts.timeWindow,
-    redis: opts.redis,
-    nameSpace: `${opts.prefix}ratelimit:`,
-    keyGenerator: rateLimitKey,
+    timeWindow: opts.buckets.windowMs,
+    store: countingStore(opts.redis, opts.buckets, tickets),
+    keyGenerator: (request) => (request.rateCount !== null ? tickets.issue(request.rateCount) : rateLimitKey(request)),
     // Redis down: authentication already answers 503 (the key cache is in Redis), so the limiter
     // need not fail the request a second time.
     skipOnError: true,

@@ -4,11 +4,18 @@ import { findGrantByHash, type ApiKeyGrant } from '../repositories/api-keys.js';
 import { ensureMember } from '../repositories/members.js';
 import { orgExists } from '../repositories/orgs.js';
 import { hashApiKey } from './api-key-secret.js';
+import type { RateCount } from '../http/rate-count.js';
 import type { ApiKeyCache } from './key-cache.js';
 import type { TokenVerifier } from './jwt.js';
 
 /** Longest `x-api-key` value looked up; anything longer cannot be one of ours. */
 const MAX_KEY_LENGTH = 512;
+
+/** An API-key caller, counted in the key's rate-limit bucket by the same lookup. */
+export interface ApiKeyCaller {
+  principal: Principal;
+  rateCount: RateCount;
+}
 
 /** Turns a credential into the caller's {@link Principal}, or throws `unauthenticated`. */
 export class Authenticator {
@@ -22,18 +29,18 @@ export class Authenticator {
   /**
    * Authenticates a personal API key: known, not revoked, not expired, owner still a member.
    * The principal carries the owner's current role and the key's scopes; the effective rights
-   * are their intersection (`capabilitiesOf`).
+   * are their intersection (`capabilitiesOf`). Every lookup of a known key counts the request
+   * against the key's rate limit, refused or not.
    */
-  async byApiKey(key: string): Promise<Principal> {
+  async byApiKey(key: string): Promise<ApiKeyCaller> {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw invalidKey();
     const keyHash = hashApiKey(key);
-    let grant = await this.cache.get(keyHash);
-    if (grant === undefined) {
-      grant = await findGrantByHash(this.db, keyHash);
-      if (grant === undefined) throw invalidKey();
-      await this.cache.fill(keyHash, grant);
-    }
-    return this.principalOf(grant);
+    const cached = await this.cache.getCounted(keyHash);
+    if (cached !== undefined) return { principal: this.principalOf(cached.grant), rateCount: cached.rateCount };
+    const grant = await findGrantByHash(this.db, keyHash);
+    if (grant === undefined) throw invalidKey();
+    const rateCount = await this.cache.fillCounted(keyHash, grant);
+    return { principal: this.principalOf(grant), rateCount };
   }
 
   /**

@@ -1,6 +1,34 @@
-import type { Redis } from 'ioredis';
+import type { Redis, Result } from 'ioredis';
 import { ArbiterError, type Role, type Scope } from '@arbiter/contracts';
+import { COUNT_LUA, rateCountOf, type RateBuckets, type RateCount } from '../http/rate-count.js';
 import type { ApiKeyGrant } from '../repositories/api-keys.js';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** KEYS: grant, bucket; ARGV: window ms → `null` (no grant cached, nothing counted) or `[grant, current, ttl]`. */
+    arbiterGetGrantCounted(grantKey: string, bucket: string, windowMs: number): Result<[string, number, number] | null, Context>;
+    /** KEYS: grant, bucket; ARGV: grant, cache ttl s, window ms → `[current, ttl]`. */
+    arbiterFillGrantCounted(grantKey: string, bucket: string, grant: string, cacheTtlSeconds: number, windowMs: number): Result<[number, number], Context>;
+  }
+}
+
+const GET_GRANT_COUNTED_LUA = `${COUNT_LUA}
+local grant = redis.call('GET', KEYS[1])
+if not grant then return false end
+local counted = count(KEYS[2], ARGV[1])
+return {grant, counted[1], counted[2]}
+`;
+
+const FILL_GRANT_COUNTED_LUA = `${COUNT_LUA}
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX')
+return count(KEYS[2], ARGV[3])
+`;
+
+/** A grant found by a lookup and the request counted in the key's rate-limit bucket. */
+export interface CountedGrant {
+  grant: ApiKeyGrant;
+  rateCount: RateCount;
+}
 
 interface CachedGrant {
   apiKeyId: string;
@@ -16,29 +44,44 @@ interface CachedGrant {
  * Shared (Redis) cache of API-key grants keyed by the key hash, so every replica sees the same
  * entry. Reads fill with SET NX; revocations and role changes overwrite with SET, so a request
  * that read the database before the change cannot put a stale grant back afterwards.
+ *
+ * A request's lookup also counts it in the key's rate-limit bucket, in the same script: one
+ * Redis round trip authenticates and rate-limits an API-key request.
  */
 export class ApiKeyCache {
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly ttlSeconds: number,
-  ) {}
+    private readonly buckets: RateBuckets,
+  ) {
+    if (typeof redis.arbiterGetGrantCounted !== 'function') {
+      redis.defineCommand('arbiterGetGrantCounted', { numberOfKeys: 2, lua: GET_GRANT_COUNTED_LUA });
+      redis.defineCommand('arbiterFillGrantCounted', { numberOfKeys: 2, lua: FILL_GRANT_COUNTED_LUA });
+    }
+  }
 
-  /** The cached grant, or undefined on a miss. */
-  async get(keyHash: string): Promise<ApiKeyGrant | undefined> {
-    const raw = await unavailableOnError(this.redis.get(this.keyOf(keyHash)));
-    if (raw === null) return undefined;
-    const c = JSON.parse(raw) as CachedGrant;
-    return {
+  /** The cached grant with the request counted, or undefined on a miss (nothing counted). */
+  async getCounted(keyHash: string): Promise<CountedGrant | undefined> {
+    const reply = await unavailableOnError(
+      this.redis.arbiterGetGrantCounted(this.keyOf(keyHash), this.buckets.ofKeyHash(keyHash), this.buckets.windowMs),
+    );
+    if (reply === null) return undefined;
+    const c = JSON.parse(reply[0]) as CachedGrant;
+    const grant: ApiKeyGrant = {
       ...c,
       expiresAt: c.expiresAt === null ? null : new Date(c.expiresAt),
       revokedAt: c.revokedAt === null ? null : new Date(c.revokedAt),
     };
+    return { grant, rateCount: rateCountOf([reply[1], reply[2]]) };
   }
 
-  /** Caches a grant read from the database unless an entry is already there. */
-  async fill(keyHash: string, grant: ApiKeyGrant): Promise<void> {
-    await unavailableOnError(this.redis.set(this.keyOf(keyHash), this.encode(grant), 'EX', this.ttlSeconds, 'NX'));
+  /** Caches a grant read from the database unless an entry is already there, and counts the request. */
+  async fillCounted(keyHash: string, grant: ApiKeyGrant): Promise<RateCount> {
+    const reply = await unavailableOnError(
+      this.redis.arbiterFillGrantCounted(this.keyOf(keyHash), this.buckets.ofKeyHash(keyHash), this.encode(grant), this.ttlSeconds, this.buckets.windowMs),
+    );
+    return rateCountOf(reply);
   }
 
   /** Replaces the entry with the grant as it is after a change (revocation, new role). */

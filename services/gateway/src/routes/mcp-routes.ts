@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ArbiterError } from '@arbiter/contracts';
-import { principalOf, requireCapability } from '../http/auth.js';
+import { authenticateApiKey, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { McpForwarder } from '../mcp-forwarder.js';
@@ -30,9 +30,7 @@ function mcpKeyOf(headers: Record<string, unknown>, query: unknown): string {
  * request is proxied to the mcp service, which scales on its own.
  */
 export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { authenticator, forwarder }) => {
-  app.addHook('onRequest', async (request) => {
-    request.principal = await authenticator.byApiKey(mcpKeyOf(request.headers, request.query));
-  });
+  app.addHook('onRequest', (request) => authenticateApiKey(request, authenticator, mcpKeyOf(request.headers, request.query)));
   const canView = requireCapability('view');
 
   app.route({

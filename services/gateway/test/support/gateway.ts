@@ -44,7 +44,7 @@ export interface GatewayOptions {
 export async function startGateway(db: TestDatabase, redis: TestRedis, opts: GatewayOptions = {}): Promise<FastifyInstance> {
   const config: AppConfig = {
     jwt: { secret: JWT_SECRET, issuer: JWT_ISSUER, audience: JWT_AUDIENCE, orgClaim: 'org' },
-    limits: { bodyLimitBytes: 1024 * 1024, rateLimitMax: 10_000, rateLimitWindow: '1 minute', ...opts.limits },
+    limits: { bodyLimitBytes: 1024 * 1024, rateLimitMax: 10_000, rateLimitWindowMs: 60_000, ...opts.limits },
     redisKeyPrefix: redis.prefix,
     apiKeyCacheTtlSeconds: 60,
   };

@@ -6,7 +6,7 @@ import { ensureDatabase, migrateLatest, openDatabase } from '../../src/db/databa
 /** PostgreSQL server used by the tests (trust auth); the test database name replaces the path. */
 const PG_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** Redis used by the tests; every file works under its own key prefix. */
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A migrated database of its own for one test file. */
 export interface TestDatabase {

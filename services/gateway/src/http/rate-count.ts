@@ -1,0 +1,56 @@
+/** A request's place in its rate-limit bucket: the count so far in this window and the window's time left. */
+export interface RateCount {
+  current: number;
+  /** Milliseconds until the window ends and the bucket starts again at 0. */
+  ttl: number;
+}
+
+/**
+ * Lua counting one request in a fixed window, as @fastify/rate-limit's Redis store does: the
+ * first request of a window sets its expiry. A bucket found without an expiry (lost to a crash
+ * between the two commands) is given one rather than counting for ever.
+ */
+export const COUNT_LUA = `
+local function count(bucket, windowMs)
+  local current = redis.call('INCR', bucket)
+  local ttl = tonumber(windowMs)
+  if current == 1 then
+    redis.call('PEXPIRE', bucket, windowMs)
+  else
+    ttl = redis.call('PTTL', bucket)
+    if ttl < 0 then
+      redis.call('PEXPIRE', bucket, windowMs)
+      ttl = tonumber(windowMs)
+    end
+  end
+  return {current, ttl}
+end
+`;
+
+/** Where the buckets live in Redis and how long a window lasts. */
+export class RateBuckets {
+  /** Key prefix of every bucket. */
+  readonly namespace: string;
+
+  constructor(
+    redisKeyPrefix: string,
+    readonly windowMs: number,
+  ) {
+    this.namespace = `${redisKeyPrefix}ratelimit:`;
+  }
+
+  /** The bucket of an API key, named by the key's hash so the key lookup can count before it knows the key id. */
+  ofKeyHash(keyHash: string): string {
+    return `${this.namespace}key:${keyHash}`;
+  }
+
+  /** The Redis key of a bucket named by @fastify/rate-limit's key generator. */
+  named(name: string): string {
+    return `${this.namespace}${name}`;
+  }
+}
+
+/** `[current, ttl]` as Redis returns it from {@link COUNT_LUA}. */
+export function rateCountOf(reply: [number, number]): RateCount {
+  return { current: reply[0], ttl: reply[1] };
+}
