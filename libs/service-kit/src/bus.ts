@@ -1,18 +1,9 @@
-import {
-  connect,
-  headers as natsHeaders,
-  NoRespondersError,
-  RequestError,
-  TimeoutError,
-  ClosedConnectionError,
-  DrainingConnectionError,
-  type Msg,
-  type NatsConnection,
-} from '@nats-io/transport-node';
+import { connect, headers as natsHeaders, ClosedConnectionError, DrainingConnectionError, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { Svcm, ServiceError, type Service } from '@nats-io/services';
 import { ArbiterError, isArbiterError, replyEnvelope, type WireError } from '@arbiter/contracts';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { RequestMiss, RequestMux } from './request-mux.js';
 
 /** NATS header carrying the caller's request id, so a request can be followed across services. */
 export const REQUEST_ID_HEADER = 'Arbiter-Request-Id';
@@ -102,7 +93,7 @@ export async function connectBus(opts: { url: string; prefix: string; name: stri
   const logger = opts.logger.child({ component: 'bus' });
   let nc: NatsConnection;
   try {
-    // noAsyncTraces: no stack captured per request; failures are mapped to ArbiterError here anyway.
+    // noAsyncTraces: nats.js's own requests (JetStream publishes) capture no stack each.
     nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
   } catch (err) {
     throw new ArbiterError('dependency_unavailable', `cannot connect to NATS at \`${opts.url}\``, undefined, { cause: err });
@@ -113,6 +104,7 @@ export async function connectBus(opts: { url: string; prefix: string; name: stri
 class NatsBus implements Bus {
   private readonly services: Service[] = [];
   private readonly inflight = new Set<Promise<void>>();
+  private readonly requests: RequestMux;
   private isUp = true;
   private closing: Promise<void> | undefined;
 
@@ -121,6 +113,7 @@ class NatsBus implements Bus {
     readonly prefix: string,
     private readonly logger: Logger,
   ) {
+    this.requests = new RequestMux(nc);
     void this.watchStatus();
   }
 
@@ -143,7 +136,7 @@ class NatsBus implements Bus {
     if (opts.requestId) headers?.set(REQUEST_ID_HEADER, opts.requestId);
     let msg: Msg;
     try {
-      msg = await this.nc.request(subject, body, { timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers });
+      msg = await this.requests.request(subject, body, { timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...(headers ? { headers } : {}) });
     } catch (err) {
       throw requestFailure(err, name);
     }
@@ -218,6 +211,7 @@ class NatsBus implements Bus {
     for await (const s of this.nc.status()) {
       if (s.type === 'disconnect') {
         this.isUp = false;
+        this.requests.failAll(new RequestMiss('disconnected'));
         this.logger.warn({ server: s.server }, 'NATS disconnected');
       } else if (s.type === 'reconnect') {
         this.isUp = true;
@@ -227,6 +221,7 @@ class NatsBus implements Bus {
       }
     }
     this.isUp = false;
+    this.requests.failAll(new RequestMiss('closed'));
   }
 }
 
@@ -283,11 +278,16 @@ function decodeReply<T>(msg: Msg, name: string, reply: z.ZodType<T>): T {
 }
 
 function requestFailure(err: unknown, name: string): ArbiterError {
-  if (hasCause(err, (e) => e instanceof NoRespondersError || (e instanceof RequestError && e.isNoResponders()))) {
-    return new ArbiterError('dependency_unavailable', `no service answers \`${name}\``, undefined, { cause: err });
-  }
-  if (hasCause(err, (e) => e instanceof TimeoutError)) {
-    return new ArbiterError('timeout', `\`${name}\` did not answer in time`, undefined, { cause: err });
+  if (err instanceof RequestMiss) {
+    switch (err.reason) {
+      case 'no_responders':
+        return new ArbiterError('dependency_unavailable', `no service answers \`${name}\``, undefined, { cause: err });
+      case 'timeout':
+        return new ArbiterError('timeout', `\`${name}\` did not answer in time`, undefined, { cause: err });
+      case 'disconnected':
+      case 'closed':
+        return new ArbiterError('dependency_unavailable', `the bus connection was lost before \`${name}\` answered`, undefined, { cause: err });
+    }
   }
   if (hasCause(err, (e) => e instanceof ClosedConnectionError || e instanceof DrainingConnectionError)) {
     return new ArbiterError('dependency_unavailable', `the bus is closed: cannot send \`${name}\``, undefined, { cause: err });

@@ -203,3 +203,37 @@ describe('Bus.close', () => {
     }
   });
 });
+
+describe('Bus.request over its inbox', () => {
+  it('answers many concurrent requests, each with its own reply', async () => {
+    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) => client.request('calc.sum', { a: i, b: 1 }, SumReply)));
+    expect(replies.map((r) => r.sum)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+  });
+
+  it('ignores a reply that comes after its time-out, and later requests still get theirs', async () => {
+    const lateGate = gate;
+    const err = await caught(client.request('calc.slow', {}, SumReply, { timeoutMs: 30 }));
+    expect(err.code).toBe('timeout');
+    release();
+    await lateGate;
+    gate = new Promise<void>((r) => (release = r));
+    expect(await client.request('calc.sum', { a: 2, b: 3 }, SumReply)).toEqual({ sum: 5 });
+  });
+
+  it('fails requests in flight with dependency_unavailable when its connection closes', async () => {
+    const closing = await connectBus({ url: NATS_URL, prefix, name: 'bus-test-closing', logger });
+    // the request's own time-out is far beyond the test's (5 s): only the close can end it in time
+    const inFlight = caught(closing.request('calc.slow', {}, SumReply, { timeoutMs: 60_000 }));
+    await new Promise((r) => setTimeout(r, 20));
+    await closing.nc.close();
+    const err = await inFlight;
+    expect([err.code, err.status]).toEqual(['dependency_unavailable', 503]);
+  });
+
+  it('answers dependency_unavailable for a request on a closed connection', async () => {
+    const closed = await connectBus({ url: NATS_URL, prefix, name: 'bus-test-closed', logger });
+    await closed.nc.close();
+    const err = await caught(closed.request('calc.sum', { a: 1, b: 1 }, SumReply));
+    expect([err.code, err.status]).toEqual(['dependency_unavailable', 503]);
+  });
+});
