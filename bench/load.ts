@@ -50,9 +50,21 @@ export async function measure(
   };
 }
 
+/** One load target of {@link measurePaced}. */
+export interface PacedTarget {
+  name: string;
+  url: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
 /**
- * POSTs `body` to `url` at a steady `rate` (requests per second, evenly spaced) for `duration`
- * seconds and reports latency percentiles.
+ * POSTs to each target at a steady `rate` (requests per second, evenly spaced) and reports latency
+ * percentiles over all of its answers. The targets take turns in `rounds` rounds that share
+ * `duration` seconds each, so drifting background load on this shared machine hits them alike.
+ * Each target first gets `warmup` seconds at the same rate on the sockets it is then measured
+ * with, answers discarded: opening a few dozen connections at once stalls the first half second,
+ * which is the load generator starting, not the server's steady state.
  *
  * Why not autocannon's `overallRate`: it lets each connection send back to back until its share of
  * the second is used up, then idles until the next second, so "half the max rate" is really full
@@ -62,19 +74,47 @@ export async function measure(
  * schedule itself is only as fine as the 1 ms timer that drives it).
  */
 export async function measurePaced(
-  name: string,
-  target: { url: string; body: string; headers?: Record<string, string> },
-  opts: { rate: number; duration?: number; maxSockets?: number },
-): Promise<Measured> {
-  const durationMs = (opts.duration ?? DURATION_S) * 1000;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? CONNECTIONS * 4 });
+  targets: PacedTarget[],
+  opts: { rate: number; duration?: number; rounds?: number; warmup?: number; maxSockets?: number },
+): Promise<Measured[]> {
+  const agents = targets.map(() => new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? CONNECTIONS * 4 }));
+  try {
+    for (const [i, target] of targets.entries()) await sendPaced(agents[i]!, target, opts.rate, (opts.warmup ?? 2) * 1000);
+    const rounds = opts.rounds ?? 4;
+    const roundMs = ((opts.duration ?? DURATION_S) * 1000) / rounds;
+    const answers = targets.map(() => ({ latencies: [] as number[], failures: 0 }));
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, target] of targets.entries()) {
+        const { latencies, failures } = await sendPaced(agents[i]!, target, opts.rate, roundMs);
+        answers[i]!.latencies.push(...latencies);
+        answers[i]!.failures += failures;
+      }
+    }
+    return targets.map((target, i) => {
+      const { latencies, failures } = answers[i]!;
+      latencies.sort((a, b) => a - b);
+      const at = (q: number): number => Math.round(10 * (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN)) / 10;
+      return { name: target.name, rps: (latencies.length * 1000) / (roundMs * rounds), p50: at(0.5), p99: at(0.99), failures };
+    });
+  } finally {
+    for (const agent of agents) agent.destroy();
+  }
+}
+
+/** Sends at `rate` for `durationMs` through `agent`, open loop; resolves once every answer is in. */
+async function sendPaced(
+  agent: http.Agent,
+  target: PacedTarget,
+  rate: number,
+  durationMs: number,
+): Promise<{ latencies: number[]; failures: number }> {
   const url = new URL(target.url);
   const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(target.body)), ...target.headers };
   const latencies: number[] = [];
   let failures = 0;
   let sent = 0;
   let pending = 0;
-  const total = Math.round((opts.rate * durationMs) / 1000);
+  const total = Math.round((rate * durationMs) / 1000);
   const start = performance.now();
   const post = (): void => {
     const sentAt = performance.now();
@@ -95,7 +135,7 @@ export async function measurePaced(
   };
   await new Promise<void>((resolve) => {
     const tick = (): void => {
-      const due = Math.min(total, Math.floor(((performance.now() - start) * opts.rate) / 1000));
+      const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1000));
       for (; sent < due; sent++) post();
       if (sent < total) setTimeout(tick, 1);
       else resolve();
@@ -103,10 +143,7 @@ export async function measurePaced(
     tick();
   });
   while (pending > 0) await new Promise((r) => setTimeout(r, 5));
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number): number => Math.round(10 * (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN)) / 10;
-  return { name, rps: (latencies.length * 1000) / durationMs, p50: at(0.5), p99: at(0.99), failures };
+  return { latencies, failures };
 }
 
 /** The rounds of one load as one figure: mean rate, median p50, worst p99, all failures. */

@@ -69,11 +69,13 @@ async function main(): Promise<void> {
     results.push(await measure('design skeleton (hops, no work)', { url: skeleton.url, body }));
     const [full, floor, ceiling, bare] = results as [Measured, Measured, Measured, Measured];
     const halfRate = Math.max(1, Math.floor(full.rps / 2));
-    // Warm-up at the paced rate first: its sockets are new (the load generator opens its own).
-    await measurePaced('warm-up', { url: fullUrl, body, headers: auth }, { rate: halfRate, duration: 2 });
-    const half = await measurePaced('full path at half its max rate', { url: fullUrl, body, headers: auth }, { rate: halfRate });
-    await measurePaced('warm-up', { url: skeleton.url, body }, { rate: halfRate, duration: 2 });
-    const bareHalf = await measurePaced('design skeleton at the same rate', { url: skeleton.url, body }, { rate: halfRate });
+    const [half, bareHalf] = (await measurePaced(
+      [
+        { name: 'full path at half its max rate', url: fullUrl, body, headers: auth },
+        { name: 'design skeleton at the same rate', url: skeleton.url, body },
+      ],
+      { rate: halfRate },
+    )) as [Measured, Measured];
     const counters = {
       compiles: await metricSum(stack.opsUrl('execution'), 'arbiter_exec_compiles_total'),
       hits: await metricSum(stack.opsUrl('execution'), 'arbiter_exec_cache_hits_total'),
