@@ -225,6 +225,23 @@ describe('rate limiting', () => {
     }
   });
 
+  it('answers 503, never 401 or 429, for an API key while Redis is unreachable; bearer callers go on unlimited', async () => {
+    const unreachable = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
+    unreachable.on('error', () => {}); // the refused connections are the point of the test
+    const cut = await startGateway(db, { ...redis, redis: unreachable }, { limits: { rateLimitMax: 1, rateLimitWindowMs: 60_000 } });
+    try {
+      const res = await cut.inject({ method: 'GET', url: '/me', headers: withKey(adminKey) });
+      expect(problem(res)).toMatchObject({ status: 503, code: 'dependency_unavailable' });
+      const token = await signToken({ sub: 'admin', org: 'acme' });
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await cut.inject({ method: 'GET', url: '/me', headers: withToken(token) })).statusCode);
+      expect(statuses).toEqual([200, 200, 200]);
+    } finally {
+      await cut.close();
+      unreachable.disconnect();
+    }
+  });
+
   it('gives concurrent requests of one key distinct counts: exactly the limit succeed', async () => {
     const limited = await startGateway(db, redis, { limits: { rateLimitMax: 5, rateLimitWindowMs: 60_000 } });
     try {
