@@ -14,5 +14,9 @@ export const RegistryConfig = BaseConfig.extend({
   REGISTRY_OUTBOX_INTERVAL_MS: positiveInt().default(1000),
   /** How often failed runnable-index writes are retried. */
   REGISTRY_INDEX_RETRY_MS: positiveInt().default(1000),
+  /** Worker threads running publish checks (rule compiles and saved tests). */
+  REGISTRY_CHECK_THREADS: positiveInt().default(1),
+  /** Time a publish check may take per saved test, and once more for the rule (DESIGN.md §4's evaluation time-out). */
+  REGISTRY_CHECK_TIMEOUT_MS: positiveInt().default(1000),
 });
 export type RegistryConfig = z.infer<typeof RegistryConfig>;

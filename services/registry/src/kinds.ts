@@ -1,29 +1,35 @@
 import type { FlowPolicyNode, FlowTest, PolicyTest } from '@arbiter/contracts';
 import { validateDefinition } from '@arbiter/flow';
 import type { Knex } from 'knex';
-import { flowPublishProblems, type NodeTarget } from './domain/flow-checks.js';
-import { policyPublishProblems } from './domain/policy-checks.js';
+import type { PublishChecks } from './checks/check-pool.js';
+import { flowNodeProblems, type NodeTarget } from './domain/flow-checks.js';
 import type { KindSpec } from './records-service.js';
 import { findBase, findRecordWithBase, findVersion, getRecord } from './repositories/records.js';
 
-/** Policies: any rule text may be saved; publishing runs the policy checks. */
-export const policyKind: KindSpec = {
-  kind: 'policy',
-  saveProblems: () => [],
-  publishProblems: async (content) =>
-    policyPublishProblems({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
-};
+/** Policies: any rule text may be saved; publishing runs the policy checks (in a worker, with a deadline). */
+export function policyKind(checks: PublishChecks): KindSpec {
+  return {
+    kind: 'policy',
+    saveProblems: () => [],
+    publishProblems: (content) => checks.policy({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
+  };
+}
 
-/** Flows: the definition must be a valid DAG to be saved; publishing also resolves nodes and runs tests. */
-export const flowKind: KindSpec = {
-  kind: 'flow',
-  saveProblems: (content) => (content.definition ? validateDefinition(content.definition) : []),
-  publishProblems: async (content, trx, orgId) =>
-    flowPublishProblems(
-      { definition: content.definition!, schema: content.schema, tests: content.tests as FlowTest[] },
-      (node, nodeId) => lookupNode(trx, orgId, node, nodeId),
-    ),
-};
+/**
+ * Flows: the definition must be a valid DAG to be saved; publishing also resolves the nodes (here,
+ * in the publishing transaction) and then runs the saved tests (in a worker, with a deadline).
+ */
+export function flowKind(checks: PublishChecks): KindSpec {
+  return {
+    kind: 'flow',
+    saveProblems: (content) => (content.definition ? validateDefinition(content.definition) : []),
+    publishProblems: async (content, trx, orgId) => {
+      const flow = { definition: content.definition!, schema: content.schema, tests: content.tests as FlowTest[] };
+      const { problems, targets } = await flowNodeProblems(flow, (node, nodeId) => lookupNode(trx, orgId, node, nodeId));
+      return problems.length > 0 ? problems : checks.flowTests(flow, targets);
+    },
+  };
+}
 
 /** The live policy record a flow node runs, looked up in the publishing transaction. */
 async function lookupNode(trx: Knex.Transaction, orgId: string, node: FlowPolicyNode, nodeId: string): Promise<NodeTarget> {

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import type { Logger } from './logger.js';
 import type { RegistryConfig } from './config.js';
+import { PublishChecks } from './checks/check-pool.js';
 import { ensureDatabase, migrateLatest, openDatabase } from './db/database.js';
 import { registryService } from './endpoints.js';
 import { OutboxRelay } from './events/outbox-relay.js';
@@ -50,15 +51,16 @@ export async function startRegistry(config: RegistryConfig, logger: Logger, opts
   const relay = new OutboxRelay(bus.nc, db, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'outbox' }), config.REGISTRY_OUTBOX_INTERVAL_MS);
   const index = new RunnableIndexWriter(redis, db, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'index' }), config.REGISTRY_INDEX_RETRY_MS);
   const kickRelay = () => relay.kick();
+  const checks = new PublishChecks({ threads: config.REGISTRY_CHECK_THREADS, timeoutMs: config.REGISTRY_CHECK_TIMEOUT_MS });
   const services = {
-    policies: new RecordsService({ db, index, kickRelay }, policyKind),
-    flows: new RecordsService({ db, index, kickRelay }, flowKind),
+    policies: new RecordsService({ db, index, kickRelay }, policyKind(checks)),
+    flows: new RecordsService({ db, index, kickRelay }, flowKind(checks)),
     groups: new GroupsService({ db, kickRelay }),
   };
   try {
     await bus.serve(registryService(services, version));
   } catch (err) {
-    await Promise.allSettled([relay.stop(), bus.close(), redis.quit(), db.destroy()]);
+    await Promise.allSettled([relay.stop(), bus.close(), redis.quit(), db.destroy(), checks.close()]);
     index.close();
     throw err;
   }
@@ -79,6 +81,7 @@ export async function startRegistry(config: RegistryConfig, logger: Logger, opts
       (stopping ??= (async () => {
         await liveBus.close().catch(() => undefined);
         await relay.stop();
+        await checks.close();
         index.close();
         await liveRedis.quit().catch(() => liveRedis.disconnect());
         await db.destroy();

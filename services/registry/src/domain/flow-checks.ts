@@ -16,25 +16,32 @@ export type NodeTarget = { ok: true; policyId: string; version: number | null; r
 /** Looks up the live policy record of a node (same org, base not deleted); supplied by the caller. */
 export type NodeLookup = (node: FlowPolicyNode, nodeId: string) => Promise<NodeTarget>;
 
+/** A flow node's policy as found by the lookup. */
+export type FoundTarget = Extract<NodeTarget, { ok: true }>;
+
 /**
- * Every reason a flow cannot be published, empty when it can: the definition is a valid DAG
- * (`@arbiter/flow` codes), every policy node resolves to a live policy of the org and its pinned
- * version exists (`unknown_policy`, `unknown_version`), the schema is valid, and every saved test
- * gives its expected result (`test_failed`). Tests run only when the graph and nodes are sound.
+ * The reasons found without running anything: the definition is a valid DAG (`@arbiter/flow`
+ * codes), every policy node resolves to a live policy of the org and its pinned version exists
+ * (`unknown_policy`, `unknown_version`), the schema is valid. Also the node targets, by node id,
+ * that {@link flowTestProblems} runs the saved tests with.
  */
-export async function flowPublishProblems(content: FlowContent, lookup: NodeLookup): Promise<ErrorReason[]> {
+export async function flowNodeProblems(content: FlowContent, lookup: NodeLookup): Promise<{ problems: ErrorReason[]; targets: Map<string, FoundTarget> }> {
   const problems: ErrorReason[] = [...validateDefinition(content.definition)];
-  const targets = new Map<string, Extract<NodeTarget, { ok: true }>>();
+  const targets = new Map<string, FoundTarget>();
   for (const [nodeId, node] of Object.entries(content.definition.nodes)) {
     if (node.type !== 'policy') continue;
     const target = await lookup(node, nodeId);
     if (target.ok) targets.set(nodeId, target);
     else problems.push({ code: target.code, message: target.message, path: `nodes.${nodeId}` });
   }
-  const { compiled, problems: schemaIssues } = schemaProblems(content.schema);
-  problems.push(...schemaIssues);
-  if (problems.length > 0) return problems;
+  problems.push(...schemaProblems(content.schema).problems);
+  return { problems, targets };
+}
 
+/** Every saved test that does not give its expected result (`test_failed`), run against `targets`. */
+export async function flowTestProblems(content: FlowContent, targets: Map<string, FoundTarget>): Promise<ErrorReason[]> {
+  const problems: ErrorReason[] = [];
+  const { compiled } = schemaProblems(content.schema);
   const policies = new Map<string, CompiledPolicy | Error>();
   const resolve = async (_node: FlowPolicyNode, nodeId: string): Promise<ResolvedPolicy> => {
     const target = targets.get(nodeId)!;

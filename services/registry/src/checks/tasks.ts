@@ -1,0 +1,11 @@
+import type { ErrorReason } from '@arbiter/contracts';
+import type { FlowContent, FoundTarget } from '../domain/flow-checks.js';
+import type { PolicyContent } from '../domain/policy-checks.js';
+
+/** A publish check run in a worker thread: the parts that compile rules and run saved tests. */
+export type CheckTask =
+  | { kind: 'policy'; content: PolicyContent }
+  | { kind: 'flowTests'; content: FlowContent; targets: [nodeId: string, target: FoundTarget][] };
+
+/** What a check task answers. */
+export type CheckResult = ErrorReason[];

@@ -1,0 +1,65 @@
+import { FlowRecord, FlowUpdateReply, PolicyRecord, PolicyUpdateReply, RegistrySubject as S } from '@arbiter/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADULT_RULE, as, startTestEnv, type TestEnv } from './support.js';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await startTestEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const publisher = as('publisher');
+
+/** Three quantifiers nested over the same array: 2,000 items make 8·10⁹ comparisons (minutes). */
+const CUBIC_RULE =
+  'An **order** is suspicious if any of the __items__ of the **order** where (any of the __items__ of the **order** where ' +
+  '(any of the __items__ of the **order** where (its __price__ is greater than 1000000))).';
+const BIG_ORDER = { order: { items: Array.from({ length: 2000 }, (_, i) => ({ price: i })) } };
+const SLOW_TEST = { name: 'slow', data: BIG_ORDER, expect: false };
+const TIMED_OUT = {
+  code: 'test_failed',
+  message: 'the checks did not finish within 2000 ms (1000 ms per saved test, and as much for the rule): a saved test runs too long',
+  path: 'tests',
+};
+
+const createPolicy = (rule: string, tests: unknown[] = []) => env.call(S.policyCreate, { principal: publisher, name: 'p', rule, tests }, PolicyRecord);
+const publishPolicy = (policyId: string) => env.call(S.policyUpdate, { principal: publisher, policyId, status: 'published' }, PolicyUpdateReply);
+
+describe('publish checks run in a worker with a deadline (the evaluation time-out)', () => {
+  it('a policy whose saved test runs too long is refused (422), and the registry answers other requests meanwhile', async () => {
+    const slow = await createPolicy(CUBIC_RULE, [SLOW_TEST]);
+    const other = await createPolicy(ADULT_RULE);
+    const publishing = env.fail(S.policyUpdate, { principal: publisher, policyId: slow.policyId, status: 'published' });
+    // the check holds a worker thread, not the registry's event loop
+    expect((await env.call(S.policyGet, { principal: publisher, policyId: other.policyId }, PolicyRecord)).status).toBe('draft');
+    const err = await publishing;
+    expect([err.code, err.status]).toEqual(['cannot_publish', 422]);
+    expect(err.errors).toEqual([TIMED_OUT]);
+    expect((await env.call(S.policyGet, { principal: publisher, policyId: slow.policyId }, PolicyRecord)).status).toBe('draft');
+  });
+
+  it('the next publish gets a fresh worker and passes', async () => {
+    const ok = await createPolicy(ADULT_RULE, [{ name: 'adult', data: { applicant: { age: 30 } }, expect: true }]);
+    expect((await publishPolicy(ok.policyId)).record.version).toBe(1);
+  });
+
+  it('a flow whose saved test runs too long is refused (422)', async () => {
+    const cubic = (await publishPolicy((await createPolicy(CUBIC_RULE)).policyId)).record;
+    const definition = {
+      start: 'check',
+      nodes: {
+        check: { type: 'policy', baseId: cubic.baseId, onTrue: 'yes', onFalse: 'no' },
+        yes: { type: 'return', value: true },
+        no: { type: 'return', value: false },
+      },
+    };
+    const draft = await env.call(S.flowCreate, { principal: publisher, name: 'f', definition, tests: [SLOW_TEST] }, FlowRecord);
+    const err = await env.fail(S.flowUpdate, { principal: publisher, flowId: draft.flowId, status: 'published' });
+    expect([err.code, err.status]).toEqual(['cannot_publish', 422]);
+    expect(err.errors).toEqual([TIMED_OUT]);
+    const quick = await env.call(S.flowCreate, { principal: publisher, name: 'g', definition, tests: [{ name: 'small', data: { order: { items: [{ price: 1 }] } }, expect: false }] }, FlowRecord);
+    expect((await env.call(S.flowUpdate, { principal: publisher, flowId: quick.flowId, status: 'published' }, FlowUpdateReply)).record.version).toBe(1);
+  });
+});
