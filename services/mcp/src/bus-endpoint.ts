@@ -53,10 +53,11 @@ export function mcpBusEndpoint(deps: McpBusDeps) {
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);
-        const response = await transport.handleRequest(
-          new Request('http://mcp.internal/mcp', { method: 'POST', headers: req.headers, body: req.body ?? '' }),
-          { parsedBody: parsed },
-        );
+        // No body on the Request: the transport takes the already parsed one, and a body would
+        // cost a web stream per call that nothing reads.
+        const response = await transport.handleRequest(new Request('http://mcp.internal/mcp', { method: 'POST', headers: req.headers }), {
+          parsedBody: parsed,
+        });
         const headers: Record<string, string> = {};
         response.headers.forEach((value, name) => {
           headers[name] = value;
