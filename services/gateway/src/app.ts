@@ -28,7 +28,7 @@ import { groupRoutes } from './routes/group-routes.js';
 import { registryRoutes } from './routes/registry-routes.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
-export type AppConfig = Pick<GatewayConfig, 'jwt' | 'limits' | 'redisKeyPrefix' | 'apiKeyCacheTtlSeconds'>;
+export type AppConfig = Pick<GatewayConfig, 'jwt' | 'limits' | 'redisKeyPrefix' | 'apiKeyCacheTtlSeconds'> & Partial<Pick<GatewayConfig, 'trustProxy'>>;
 
 /** Everything the HTTP app needs; `main.ts` builds the real ones, tests their own. */
 export interface AppDeps {
@@ -62,6 +62,11 @@ export interface AppDeps {
 /** Probe paths whose requests are not logged. */
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
+/** fastify's `trustProxy`: a hop count becomes the function that trusts that many hops. */
+function trustProxyOption(trust: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
 /** Builds the gateway HTTP app (not listening). Call `ready()` or `inject()` on the result. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -73,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       disableRequestLogging: (request) => QUIET_PATHS.has(request.url),
     }),
     bodyLimit: config.limits.bodyLimitBytes,
+    trustProxy: trustProxyOption(config.trustProxy ?? false),
     // /users/:userId must accept ids such as `auth0|abc`
     routerOptions: { maxParamLength: 300 },
   }).withTypeProvider<ZodTypeProvider>();
@@ -87,7 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? (() => new Date());
   const buckets = new RateBuckets(config.redisKeyPrefix, config.limits.rateLimitWindowMs);
   const cache = new ApiKeyCache(deps.redis, config.redisKeyPrefix, config.apiKeyCacheTtlSeconds, buckets);
-  const authenticator = new Authenticator(deps.db, cache, createTokenVerifier(config.jwt), now);
+  const authenticator = new Authenticator(deps.db, cache, createTokenVerifier(config.jwt), config.limits.authFailuresMax, now);
   const identity = new IdentityService(deps.db, cache, now, deps.events);
 
   await registerRateLimit(app, { redis: deps.redis, buckets, max: config.limits.rateLimitMax });

@@ -20,6 +20,15 @@ const GatewayEnv = BaseConfig.extend({
   POLICY_BOOTSTRAP_ORG: OrgId.default('default'),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   RATE_LIMIT_MAX: positiveInt(6000),
+  AUTH_FAILURES_MAX: positiveInt(20),
+  TRUST_PROXY: z
+    .string()
+    .default('false')
+    .transform((v): boolean | number | string[] => {
+      if (v === 'true' || v === 'false') return v === 'true';
+      if (/^\d+$/.test(v)) return Number(v);
+      return v.split(',').map((a) => a.trim()).filter((a) => a !== '');
+    }),
   RATE_LIMIT_WINDOW: z
     .string()
     .default('1 minute')
@@ -59,6 +68,11 @@ export interface HttpLimits {
   readonly rateLimitMax: number;
   /** Rate-limit window in milliseconds (`RATE_LIMIT_WINDOW` also takes a duration such as `1 minute`). */
   readonly rateLimitWindowMs: number;
+  /**
+   * Unknown API keys one client address may send per window; past it, its API-key requests that
+   * miss the key cache get 429 without a database lookup.
+   */
+  readonly authFailuresMax: number;
 }
 
 /** The typed configuration of the gateway process. */
@@ -75,6 +89,8 @@ export interface GatewayConfig {
   readonly bootstrapAdminKey?: string;
   readonly bootstrapOrg: string;
   readonly limits: HttpLimits;
+  /** fastify's `trustProxy`: which `X-Forwarded-For` hops to believe for the client address (`false`: none). */
+  readonly trustProxy: boolean | number | string[];
   readonly apiKeyCacheTtlSeconds: number;
   readonly engineTimeoutMs: number;
   /** How long `/mcp` waits for the mcp service (over the bus). */
@@ -104,7 +120,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     },
     ...(e.POLICY_BOOTSTRAP_ADMIN_KEY !== undefined ? { bootstrapAdminKey: e.POLICY_BOOTSTRAP_ADMIN_KEY } : {}),
     bootstrapOrg: e.POLICY_BOOTSTRAP_ORG,
-    limits: { bodyLimitBytes: e.BODY_LIMIT_BYTES, rateLimitMax: e.RATE_LIMIT_MAX, rateLimitWindowMs: e.RATE_LIMIT_WINDOW },
+    limits: { bodyLimitBytes: e.BODY_LIMIT_BYTES, rateLimitMax: e.RATE_LIMIT_MAX, rateLimitWindowMs: e.RATE_LIMIT_WINDOW, authFailuresMax: e.AUTH_FAILURES_MAX },
+    trustProxy: e.TRUST_PROXY,
     apiKeyCacheTtlSeconds: e.API_KEY_CACHE_TTL_SECONDS,
     engineTimeoutMs: e.ENGINE_TIMEOUT_MS,
     mcp: { timeoutMs: e.MCP_FORWARD_TIMEOUT_MS },

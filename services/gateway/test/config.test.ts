@@ -14,7 +14,8 @@ describe('readConfig', () => {
       natsSubjectPrefix: 'arbiter',
       bootstrapOrg: 'default',
       jwt: { orgClaim: 'org' },
-      limits: { bodyLimitBytes: 1048576, rateLimitMax: 6000, rateLimitWindowMs: 60_000 },
+      limits: { bodyLimitBytes: 1048576, rateLimitMax: 6000, rateLimitWindowMs: 60_000, authFailuresMax: 20 },
+      trustProxy: false,
       apiKeyCacheTtlSeconds: 60,
       engineTimeoutMs: 2000,
     });
@@ -47,6 +48,15 @@ describe('readConfig', () => {
   });
 
   it.each([
+    ['true', true],
+    ['false', false],
+    ['2', 2],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+  ])('reads TRUST_PROXY %s', (value, expected) => {
+    expect(readConfig({ TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each([
     ['2 minutes', 120_000],
     ['1h', 3_600_000],
     ['250', 250],
@@ -61,6 +71,7 @@ describe('readConfig', () => {
     ['POLICY_BOOTSTRAP_ORG', 'Not A Slug'],
     ['RATE_LIMIT_MAX', '0'],
     ['RATE_LIMIT_WINDOW', 'a while'],
+    ['AUTH_FAILURES_MAX', '0'],
     ['RATE_LIMIT_WINDOW', '0'],
   ])('refuses a bad %s, naming it', (name, value) => {
     expect(() => readConfig({ [name]: value })).toThrow(ConfigError);

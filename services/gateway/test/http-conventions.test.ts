@@ -271,6 +271,47 @@ describe('rate limiting', () => {
     }
   });
 
+  it('after AUTH_FAILURES_MAX unknown keys from an address, its cache misses get 429 without a database lookup', async () => {
+    const limited = await startGateway(db, redis, { limits: { authFailuresMax: 3 } });
+    try {
+      const newKey = async (name: string) => (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name, scopes: ['view'] } })).json().key as string;
+      const cached = await newKey('cached');
+      const uncached = await newKey('uncached');
+      const from = (remoteAddress: string, key: string) => limited.inject({ method: 'GET', url: '/me', headers: withKey(key), remoteAddress });
+      expect((await from('10.0.0.1', cached)).statusCode).toBe(200);
+      const guesses = [];
+      for (let i = 0; i < 4; i++) guesses.push(await from('10.0.0.1', `arb_guess_${i}_${'x'.repeat(40)}`));
+      expect(guesses.map((g) => g.statusCode)).toEqual([401, 401, 401, 429]);
+      expect(problem(guesses[3]!)).toMatchObject({ status: 429, code: 'rate_limited', detail: expect.stringContaining('too many unknown API keys from this address') });
+      expect(Number(guesses[3]!.headers['retry-after'])).toBeGreaterThan(0);
+      // a key in the cache still works from that address; one that would need the database waits
+      expect((await from('10.0.0.1', cached)).statusCode).toBe(200);
+      expect((await from('10.0.0.1', uncached)).statusCode).toBe(429);
+      // other addresses are not affected
+      expect((await from('10.0.0.2', `arb_guess_other_${'x'.repeat(40)}`)).statusCode).toBe(401);
+      expect((await from('10.0.0.2', uncached)).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('takes the client address from X-Forwarded-For only when TRUST_PROXY says so', async () => {
+    const guess = (i: number) => `arb_proxy_guess_${i}_${'x'.repeat(40)}`;
+    const send = (a: FastifyInstance, i: number, client: string) =>
+      a.inject({ method: 'GET', url: '/me', headers: { ...withKey(guess(i)), 'x-forwarded-for': client }, remoteAddress: '10.1.1.1' });
+    const behindProxy = await startGateway(db, redis, { limits: { authFailuresMax: 2 }, trustProxy: true });
+    const direct = await startGateway(db, redis, { limits: { authFailuresMax: 2 } });
+    try {
+      const trusted = [await send(behindProxy, 1, '198.51.100.1'), await send(behindProxy, 2, '198.51.100.2'), await send(behindProxy, 3, '198.51.100.1'), await send(behindProxy, 4, '198.51.100.1')];
+      expect(trusted.map((r) => r.statusCode)).toEqual([401, 401, 401, 429]);
+      const ignored = [await send(direct, 5, '198.51.100.7'), await send(direct, 6, '198.51.100.8'), await send(direct, 7, '198.51.100.9')];
+      expect(ignored.map((r) => r.statusCode)).toEqual([401, 401, 429]);
+    } finally {
+      await behindProxy.close();
+      await direct.close();
+    }
+  });
+
   it('leaves probes and the OpenAPI document unlimited', async () => {
     const limited = await startGateway(db, redis, { limits: { rateLimitMax: 1, rateLimitWindowMs: 60_000 } });
     try {

@@ -138,7 +138,7 @@ async function appWithJwt(jwt: JwtSettings): Promise<FastifyInstance> {
   const other = await buildApp({
     config: {
       jwt,
-      limits: { bodyLimitBytes: 1024, rateLimitMax: 10_000, rateLimitWindowMs: 60_000 },
+      limits: { bodyLimitBytes: 1024, rateLimitMax: 10_000, rateLimitWindowMs: 60_000, authFailuresMax: 20 },
       redisKeyPrefix: redis.prefix,
       apiKeyCacheTtlSeconds: 60,
     },

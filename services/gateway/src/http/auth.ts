@@ -20,7 +20,7 @@ export function principalOf(request: FastifyRequest): Principal {
 
 /** Authenticates `request` by an API key; the lookup also counted it against the key's rate limit. */
 export async function authenticateApiKey(request: FastifyRequest, authenticator: Authenticator, key: string): Promise<void> {
-  const caller = await authenticator.byApiKey(key);
+  const caller = await authenticator.byApiKey(key, request.ip);
   request.principal = caller.principal;
   request.rateCount = caller.rateCount;
 }

@@ -27,6 +27,17 @@ const TITLES: Record<ErrorCode, string> = {
   internal: 'Internal error',
 };
 
+/** An error whose answer tells the client when to try again (`retry-after`, in seconds). */
+export class RetryLaterError extends ArbiterError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(code, message);
+  }
+}
+
 /** The RFC 9457 body for an {@link ArbiterError} answered to request `requestId`. */
 export function problemOf(err: ArbiterError, requestId: string): ProblemDetails {
   return {
@@ -99,6 +110,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, thrown
   const err = toArbiterError(thrown);
   if (err.status >= 500) request.log.error({ err: thrown, code: err.code }, `request failed: ${err.code}`);
   else request.log.info({ code: err.code, status: err.status, detail: err.message }, 'request refused');
+  if (err instanceof RetryLaterError) reply.header('retry-after', String(err.retryAfterSeconds));
   return reply.status(err.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(err, String(request.id)));
 }
 

@@ -1,3 +1,12 @@
+import type { Redis, Result } from 'ioredis';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** KEYS: bucket; ARGV: window ms → `[current, ttl]`. */
+    arbiterCount(bucket: string, windowMs: number): Result<[number, number], Context>;
+  }
+}
+
 /** A request's place in its rate-limit bucket: the count so far in this window and the window's time left. */
 export interface RateCount {
   current: number;
@@ -27,6 +36,15 @@ local function count(bucket, windowMs)
 end
 `;
 
+const COUNT_ONE_LUA = `${COUNT_LUA}
+return count(KEYS[1], ARGV[1])
+`;
+
+/** Defines the `arbiterCount` command (one request counted in one bucket) on `redis`, once. */
+export function defineCountCommand(redis: Redis): void {
+  if (typeof redis.arbiterCount !== 'function') redis.defineCommand('arbiterCount', { numberOfKeys: 1, lua: COUNT_ONE_LUA });
+}
+
 /** Where the buckets live in Redis and how long a window lasts. */
 export class RateBuckets {
   /** Key prefix of every bucket. */
@@ -42,6 +60,11 @@ export class RateBuckets {
   /** The bucket of an API key, named by the key's hash so the key lookup can count before it knows the key id. */
   ofKeyHash(keyHash: string): string {
     return `${this.namespace}key:${keyHash}`;
+  }
+
+  /** The bucket counting unknown API keys sent from a client address. */
+  ofFailedAddress(address: string): string {
+    return `${this.namespace}unknown-keys:${address}`;
   }
 
   /** The Redis key of a bucket named by @fastify/rate-limit's key generator. */

@@ -1,8 +1,8 @@
 import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Redis, Result } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ArbiterError } from '@arbiter/contracts';
-import { COUNT_LUA, rateCountOf, type RateBuckets, type RateCount } from './rate-count.js';
+import { defineCountCommand, rateCountOf, type RateBuckets, type RateCount } from './rate-count.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -10,17 +10,6 @@ declare module 'fastify' {
     rateCount: RateCount | null;
   }
 }
-
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /** KEYS: bucket; ARGV: window ms → `[current, ttl]`. */
-    arbiterCount(bucket: string, windowMs: number): Result<[number, number], Context>;
-  }
-}
-
-const COUNT_ONE_LUA = `${COUNT_LUA}
-return count(KEYS[1], ARGV[1])
-`;
 
 /**
  * Counts handed from the key generator to the store. @fastify/rate-limit gives its store only the
@@ -58,7 +47,7 @@ export function rateLimitKey(request: FastifyRequest): string {
  * one and otherwise counts in Redis itself, with the same fixed-window script.
  */
 function countingStore(redis: Redis, buckets: RateBuckets, tickets: CountTickets) {
-  if (typeof redis.arbiterCount !== 'function') redis.defineCommand('arbiterCount', { numberOfKeys: 1, lua: COUNT_ONE_LUA });
+  defineCountCommand(redis);
   return class CountingStore implements FastifyRateLimitStore {
     incr(key: string, callback: (error: Error | null, result?: RateCount) => void): void {
       const counted = tickets.redeem(key);

@@ -4,6 +4,7 @@ import { findGrantByHash, type ApiKeyGrant } from '../repositories/api-keys.js';
 import { ensureMember } from '../repositories/members.js';
 import { orgExists } from '../repositories/orgs.js';
 import { hashApiKey } from './api-key-secret.js';
+import { RetryLaterError } from '../http/problem.js';
 import type { RateCount } from '../http/rate-count.js';
 import type { ApiKeyCache } from './key-cache.js';
 import type { TokenVerifier } from './jwt.js';
@@ -23,22 +24,33 @@ export class Authenticator {
     private readonly db: Db,
     private readonly cache: ApiKeyCache,
     private readonly verifyToken: TokenVerifier,
+    /** Unknown keys one address may send per rate-limit window before its cache misses are refused. */
+    private readonly unknownKeysMax: number,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   /**
-   * Authenticates a personal API key: known, not revoked, not expired, owner still a member.
-   * The principal carries the owner's current role and the key's scopes; the effective rights
-   * are their intersection (`capabilitiesOf`). Every lookup of a known key counts the request
-   * against the key's rate limit, refused or not.
+   * Authenticates a personal API key sent from `address`: known, not revoked, not expired, owner
+   * still a member. The principal carries the owner's current role and the key's scopes; the
+   * effective rights are their intersection (`capabilitiesOf`). Every lookup of a known key counts
+   * the request against the key's rate limit, refused or not. Unknown keys are counted per address:
+   * past {@link unknownKeysMax} in a window, that address's keys are looked up in the cache only
+   * (429 on a miss), so guessing keys cannot keep the database busy.
    */
-  async byApiKey(key: string): Promise<ApiKeyCaller> {
+  async byApiKey(key: string, address: string): Promise<ApiKeyCaller> {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw invalidKey();
     const keyHash = hashApiKey(key);
-    const cached = await this.cache.getCounted(keyHash);
-    if (cached !== undefined) return { principal: this.principalOf(cached.grant), rateCount: cached.rateCount };
+    const cached = await this.cache.getCounted(keyHash, address);
+    if (cached.hit) return { principal: this.principalOf(cached.grant), rateCount: cached.rateCount };
+    if (cached.unknownKeys.current >= this.unknownKeysMax) {
+      const seconds = Math.max(1, Math.ceil(cached.unknownKeys.ttl / 1000));
+      throw new RetryLaterError('rate_limited', `too many unknown API keys from this address; retry in ${seconds} s`, seconds);
+    }
     const grant = await findGrantByHash(this.db, keyHash);
-    if (grant === undefined) throw invalidKey();
+    if (grant === undefined) {
+      await this.cache.countUnknownKey(address);
+      throw invalidKey();
+    }
     const rateCount = await this.cache.fillCounted(keyHash, grant);
     return { principal: this.principalOf(grant), rateCount };
   }

@@ -1,12 +1,15 @@
 import type { Redis, Result } from 'ioredis';
 import { ArbiterError, type Role, type Scope } from '@arbiter/contracts';
-import { COUNT_LUA, rateCountOf, type RateBuckets, type RateCount } from '../http/rate-count.js';
+import { COUNT_LUA, defineCountCommand, rateCountOf, type RateBuckets, type RateCount } from '../http/rate-count.js';
 import type { ApiKeyGrant } from '../repositories/api-keys.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** KEYS: grant, bucket; ARGV: window ms → `null` (no grant cached, nothing counted) or `[grant, current, ttl]`. */
-    arbiterGetGrantCounted(grantKey: string, bucket: string, windowMs: number): Result<[string, number, number] | null, Context>;
+    /**
+     * KEYS: grant, bucket, the address's unknown-key bucket; ARGV: window ms →
+     * `[grant, current, ttl]`, or `['', unknown keys, their bucket's ttl]` when no grant is cached (nothing counted).
+     */
+    arbiterGetGrantCounted(grantKey: string, bucket: string, failures: string, windowMs: number): Result<[string, number, number], Context>;
     /** KEYS: grant, bucket; ARGV: grant, cache ttl s, window ms → `[current, ttl]`. */
     arbiterFillGrantCounted(grantKey: string, bucket: string, grant: string, cacheTtlSeconds: number, windowMs: number): Result<[number, number], Context>;
   }
@@ -14,7 +17,9 @@ declare module 'ioredis' {
 
 const GET_GRANT_COUNTED_LUA = `${COUNT_LUA}
 local grant = redis.call('GET', KEYS[1])
-if not grant then return false end
+if not grant then
+  return {'', tonumber(redis.call('GET', KEYS[3]) or '0'), redis.call('PTTL', KEYS[3])}
+end
 local counted = count(KEYS[2], ARGV[1])
 return {grant, counted[1], counted[2]}
 `;
@@ -24,11 +29,11 @@ redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2], 'NX')
 return count(KEYS[2], ARGV[3])
 `;
 
-/** A grant found by a lookup and the request counted in the key's rate-limit bucket. */
-export interface CountedGrant {
-  grant: ApiKeyGrant;
-  rateCount: RateCount;
-}
+/**
+ * What a cache lookup found: the grant, with the request counted in the key's rate-limit bucket;
+ * or a miss, with how many unknown keys the caller's address sent in this window.
+ */
+export type CachedLookup = { hit: true; grant: ApiKeyGrant; rateCount: RateCount } | { hit: false; unknownKeys: RateCount };
 
 interface CachedGrant {
   apiKeyId: string;
@@ -56,24 +61,30 @@ export class ApiKeyCache {
     private readonly buckets: RateBuckets,
   ) {
     if (typeof redis.arbiterGetGrantCounted !== 'function') {
-      redis.defineCommand('arbiterGetGrantCounted', { numberOfKeys: 2, lua: GET_GRANT_COUNTED_LUA });
+      redis.defineCommand('arbiterGetGrantCounted', { numberOfKeys: 3, lua: GET_GRANT_COUNTED_LUA });
       redis.defineCommand('arbiterFillGrantCounted', { numberOfKeys: 2, lua: FILL_GRANT_COUNTED_LUA });
     }
+    defineCountCommand(redis);
   }
 
-  /** The cached grant with the request counted, or undefined on a miss (nothing counted). */
-  async getCounted(keyHash: string): Promise<CountedGrant | undefined> {
+  /** Looks `keyHash` up for a caller at `address`; see {@link CachedLookup}. */
+  async getCounted(keyHash: string, address: string): Promise<CachedLookup> {
     const reply = await unavailableOnError(
-      this.redis.arbiterGetGrantCounted(this.keyOf(keyHash), this.buckets.ofKeyHash(keyHash), this.buckets.windowMs),
+      this.redis.arbiterGetGrantCounted(this.keyOf(keyHash), this.buckets.ofKeyHash(keyHash), this.buckets.ofFailedAddress(address), this.buckets.windowMs),
     );
-    if (reply === null) return undefined;
+    if (reply[0] === '') return { hit: false, unknownKeys: rateCountOf([reply[1], reply[2]]) };
     const c = JSON.parse(reply[0]) as CachedGrant;
     const grant: ApiKeyGrant = {
       ...c,
       expiresAt: c.expiresAt === null ? null : new Date(c.expiresAt),
       revokedAt: c.revokedAt === null ? null : new Date(c.revokedAt),
     };
-    return { grant, rateCount: rateCountOf([reply[1], reply[2]]) };
+    return { hit: true, grant, rateCount: rateCountOf([reply[1], reply[2]]) };
+  }
+
+  /** Counts an unknown key sent from `address`. */
+  async countUnknownKey(address: string): Promise<void> {
+    await unavailableOnError(this.redis.arbiterCount(this.buckets.ofFailedAddress(address), this.buckets.windowMs));
   }
 
   /** Caches a grant read from the database unless an entry is already there, and counts the request. */

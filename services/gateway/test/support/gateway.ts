@@ -38,15 +38,18 @@ export interface GatewayOptions {
   registry?: RegistryClient;
   /** Receives the gateway's own audit events. */
   events?: EventSink;
+  /** fastify's `trustProxy` (TRUST_PROXY). */
+  trustProxy?: boolean | number | string[];
 }
 
 /** A gateway app wired to the file's real database and Redis. */
 export async function startGateway(db: TestDatabase, redis: TestRedis, opts: GatewayOptions = {}): Promise<FastifyInstance> {
   const config: AppConfig = {
     jwt: { secret: JWT_SECRET, issuer: JWT_ISSUER, audience: JWT_AUDIENCE, orgClaim: 'org' },
-    limits: { bodyLimitBytes: 1024 * 1024, rateLimitMax: 10_000, rateLimitWindowMs: 60_000, ...opts.limits },
+    limits: { bodyLimitBytes: 1024 * 1024, rateLimitMax: 10_000, rateLimitWindowMs: 60_000, authFailuresMax: 20, ...opts.limits },
     redisKeyPrefix: redis.prefix,
     apiKeyCacheTtlSeconds: 60,
+    ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
   };
   const logger = createLogger({ service: 'gateway-test', level: opts.logs ? 'info' : 'silent', ...(opts.logs ? { destination: opts.logs } : {}) });
   const app = await buildApp({
