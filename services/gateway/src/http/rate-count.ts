@@ -63,7 +63,7 @@ export class RateBuckets {
   }
 
   /** The bucket counting unknown API keys sent from a client address. */
-  ofFailedAddress(address: string): string {
+  ofUnknownKeysFrom(address: string): string {
     return `${this.namespace}unknown-keys:${address}`;
   }
 

@@ -70,7 +70,7 @@ export class ApiKeyCache {
   /** Looks `keyHash` up for a caller at `address`; see {@link CachedLookup}. */
   async getCounted(keyHash: string, address: string): Promise<CachedLookup> {
     const reply = await unavailableOnError(
-      this.redis.arbiterGetGrantCounted(this.keyOf(keyHash), this.buckets.ofKeyHash(keyHash), this.buckets.ofFailedAddress(address), this.buckets.windowMs),
+      this.redis.arbiterGetGrantCounted(this.keyOf(keyHash), this.buckets.ofKeyHash(keyHash), this.buckets.ofUnknownKeysFrom(address), this.buckets.windowMs),
     );
     if (reply[0] === '') return { hit: false, unknownKeys: rateCountOf([reply[1], reply[2]]) };
     const c = JSON.parse(reply[0]) as CachedGrant;
@@ -84,7 +84,7 @@ export class ApiKeyCache {
 
   /** Counts an unknown key sent from `address`. */
   async countUnknownKey(address: string): Promise<void> {
-    await unavailableOnError(this.redis.arbiterCount(this.buckets.ofFailedAddress(address), this.buckets.windowMs));
+    await unavailableOnError(this.redis.arbiterCount(this.buckets.ofUnknownKeysFrom(address), this.buckets.windowMs));
   }
 
   /** Caches a grant read from the database unless an entry is already there, and counts the request. */
