@@ -167,13 +167,17 @@ describe('engine endpoints', () => {
 });
 
 describe('rate limiting', () => {
+  /** A new key with scope `view`, made through the unlimited app. */
+  const newViewKey = async (name: string): Promise<{ apiKeyId: string; key: string }> =>
+    (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name, scopes: ['view'] } })).json();
+
   it('answers 429 past RATE_LIMIT_MAX per key, shared by replicas through Redis, other keys unaffected', async () => {
     const first = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
     const second = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
     try {
       // keys made through the unlimited app: the admin key's own bucket is already well used
-      const key = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'limited', scopes: ['view'] } })).json().key as string;
-      const other = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'other', scopes: ['view'] } })).json().key as string;
+      const key = (await newViewKey('limited')).key;
+      const other = (await newViewKey('other')).key;
       const statuses = [];
       for (const a of [first, second, first]) statuses.push((await a.inject({ method: 'GET', url: '/me', headers: withKey(key) })).statusCode);
       expect(statuses).toEqual([200, 200, 200]);
@@ -190,7 +194,7 @@ describe('rate limiting', () => {
   it('counts each API-key request exactly once, on a cache miss as on a hit (remaining 2, 1, 0, then 429)', async () => {
     const limited = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
     try {
-      const key = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'once', scopes: ['view'] } })).json().key as string;
+      const key = (await newViewKey('once')).key;
       const answers = [];
       for (let i = 0; i < 4; i++) answers.push(await limited.inject({ method: 'GET', url: '/me', headers: withKey(key) }));
       expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 429]);
@@ -212,7 +216,7 @@ describe('rate limiting', () => {
     };
     const limited = await startGateway(db, { ...redis, redis: client }, { limits: { rateLimitMax: 100, rateLimitWindowMs: 60_000 } });
     try {
-      const created = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'round-trips', scopes: ['view'] } })).json();
+      const created = await newViewKey('round-trips');
       expect((await limited.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).statusCode).toBe(200);
       sent.length = 0;
       for (let i = 0; i < 3; i++) expect((await limited.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).statusCode).toBe(200);
@@ -245,7 +249,7 @@ describe('rate limiting', () => {
   it('gives concurrent requests of one key distinct counts: exactly the limit succeed', async () => {
     const limited = await startGateway(db, redis, { limits: { rateLimitMax: 5, rateLimitWindowMs: 60_000 } });
     try {
-      const key = (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'burst', scopes: ['view'] } })).json().key as string;
+      const key = (await newViewKey('burst')).key;
       await redis.redis.del(`${redis.prefix}apikey:${hashApiKey(key)}`);
       const answers = await Promise.all(Array.from({ length: 12 }, () => limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })));
       expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(5);
@@ -274,9 +278,8 @@ describe('rate limiting', () => {
   it('after AUTH_FAILURES_MAX unknown keys from an address, its cache misses get 429 without a database lookup', async () => {
     const limited = await startGateway(db, redis, { limits: { authFailuresMax: 3 } });
     try {
-      const newKey = async (name: string) => (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name, scopes: ['view'] } })).json().key as string;
-      const cached = await newKey('cached');
-      const uncached = await newKey('uncached');
+      const cached = (await newViewKey('cached')).key;
+      const uncached = (await newViewKey('uncached')).key;
       const from = (remoteAddress: string, key: string) => limited.inject({ method: 'GET', url: '/me', headers: withKey(key), remoteAddress });
       expect((await from('10.0.0.1', cached)).statusCode).toBe(200);
       const guesses = [];
