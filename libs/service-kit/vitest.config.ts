@@ -1,3 +1,4 @@
+import { serversSetup } from '@arbiter/test-kit';
 import { defineProject } from 'vitest/config';
 
-export default defineProject({ test: { name: 'service-kit', include: ['test/**/*.test.ts'] } });
+export default defineProject({ test: { name: 'service-kit', globalSetup: [serversSetup], include: ['test/**/*.test.ts'] } });

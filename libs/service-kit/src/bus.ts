@@ -1,8 +1,18 @@
-import { connect, headers as natsHeaders, ClosedConnectionError, DrainingConnectionError, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import {
+  headers as natsHeaders,
+  ClosedConnectionError,
+  DrainingConnectionError,
+  type Msg,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import { Svcm, ServiceError, type Service } from '@nats-io/services';
-import { ArbiterError, isArbiterError, replyEnvelope, type WireError } from '@arbiter/contracts';
+import { ArbiterError, isArbiterError, MAX_JSON_DEPTH, replyEnvelope, textJsonDepth, type WireError } from '@arbiter/contracts';
 import type { Logger } from 'pino';
-import { z } from 'zod';
+import { type z } from 'zod';
+import { isDatabaseUnavailable } from './db-faults.js';
+import type { Registry } from 'prom-client';
+import { busMetrics, type BusMetrics } from './metrics.js';
+import { connectNats, type NatsSecurity } from './nats.js';
 import { RequestMiss, RequestMux } from './request-mux.js';
 
 /** NATS header carrying the caller's request id, so a request can be followed across services. */
@@ -47,7 +57,8 @@ export interface HandlerContext {
 export interface EndpointDef<S extends z.ZodType = z.ZodType> {
   subject: string;
   request: S;
-  handler: (req: z.infer<S>, ctx: HandlerContext) => Promise<unknown>;
+  // A method, so its parameter is bivariant: an endpoint of any request schema fits `EndpointDef`.
+  handler(req: z.infer<S>, ctx: HandlerContext): Promise<unknown>;
 }
 
 /** Types a handler's request from its schema; returns `def` unchanged. */
@@ -61,7 +72,7 @@ export interface ServiceDef {
   version: string;
   description?: string;
   /** Keyed by endpoint name (a subject token such as `run`). */
-  endpoints: Record<string, EndpointDef<any>>;
+  endpoints: Record<string, EndpointDef>;
 }
 
 /** The NATS connection of one service process, with prefixed subjects and JSON envelopes. */
@@ -89,16 +100,18 @@ export interface Bus {
 }
 
 /** Connects to NATS; after the first connection succeeds, it reconnects forever. */
-export async function connectBus(opts: { url: string; prefix: string; name: string; logger: Logger }): Promise<Bus> {
+export async function connectBus(opts: {
+  url: string;
+  prefix: string;
+  name: string;
+  logger: Logger;
+  security?: NatsSecurity;
+  /** Where the requests this bus serves are counted and timed (`arbiter_bus_*`). */
+  metrics?: Registry;
+}): Promise<Bus> {
   const logger = opts.logger.child({ component: 'bus' });
-  let nc: NatsConnection;
-  try {
-    // noAsyncTraces: nats.js's own requests (JetStream publishes) capture no stack each.
-    nc = await connect({ servers: opts.url, name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
-  } catch (err) {
-    throw new ArbiterError('dependency_unavailable', `cannot connect to NATS at \`${opts.url}\``, undefined, { cause: err });
-  }
-  return new NatsBus(nc, opts.prefix, logger);
+  const nc = await connectNats(opts.url, opts.name, opts.security);
+  return new NatsBus(nc, opts.prefix, logger, opts.metrics ? busMetrics(opts.metrics) : undefined);
 }
 
 class NatsBus implements Bus {
@@ -112,6 +125,7 @@ class NatsBus implements Bus {
     readonly nc: NatsConnection,
     readonly prefix: string,
     private readonly logger: Logger,
+    private readonly metrics?: BusMetrics,
   ) {
     this.requests = new RequestMux(nc);
     void this.watchStatus();
@@ -127,7 +141,11 @@ class NatsBus implements Bus {
 
   async request<T>(name: string, payload: unknown, reply: z.ZodType<T>, opts: RequestOptions = {}): Promise<T> {
     const subject = this.subject(name);
-    const body = encoder.encode(JSON.stringify(payload));
+    // While the connection is known to be down nats.js would buffer the message and the caller
+    // would wait its whole deadline: fail at once so the caller answers 503.
+    if (this.nc.isClosed()) throw new ArbiterError('dependency_unavailable', `the bus is closed: cannot send \`${name}\``);
+    if (!this.isUp) throw new ArbiterError('dependency_unavailable', `the bus is disconnected: cannot send \`${name}\``);
+    const body = encoder.encode(encodeRequest(payload, name));
     const maxPayload = this.nc.info?.max_payload;
     if (maxPayload !== undefined && body.length > maxPayload) {
       throw new ArbiterError('payload_too_large', `request to \`${name}\` is ${body.length} bytes: the bus limit is ${maxPayload} bytes`);
@@ -136,7 +154,10 @@ class NatsBus implements Bus {
     if (opts.requestId) headers?.set(REQUEST_ID_HEADER, opts.requestId);
     let msg: Msg;
     try {
-      msg = await this.requests.request(subject, body, { timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...(headers ? { headers } : {}) });
+      msg = await this.requests.request(subject, body, {
+        timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        ...(headers ? { headers } : {}),
+      });
     } catch (err) {
       throw requestFailure(err, name);
     }
@@ -197,6 +218,7 @@ class NatsBus implements Bus {
         return child;
       },
     };
+    const started = performance.now();
     let envelope: { ok: true; data: unknown } | { ok: false; error: WireError };
     try {
       const data = await endpoint.handler(parseRequest(endpoint.request, msg, name), ctx);
@@ -204,7 +226,8 @@ class NatsBus implements Bus {
     } catch (err) {
       envelope = { ok: false, error: toWire(err, ctx.logger) };
     }
-    respond(msg, envelope, ctx);
+    const replaced = respond(msg, envelope, ctx, this.nc.info?.max_payload);
+    this.metrics?.observe(name, replaced ?? (envelope.ok ? 'ok' : envelope.error.code), (performance.now() - started) / 1000);
   }
 
   private async watchStatus(): Promise<void> {
@@ -225,7 +248,23 @@ class NatsBus implements Bus {
   }
 }
 
+/** JSON of a request; a value too deep for `JSON.stringify`'s recursion is the caller's `validation_failed`, not a crash. */
+function encodeRequest(payload: unknown, name: string): string {
+  try {
+    return JSON.stringify(payload);
+  } catch (err) {
+    if (err instanceof RangeError) {
+      throw new ArbiterError('validation_failed', `request to \`${name}\` is nested too deeply to send`, undefined, { cause: err });
+    }
+    throw err;
+  }
+}
+
 function parseRequest(schema: z.ZodType, msg: Msg, name: string): unknown {
+  // Depth first, on the text: neither zod nor a handler may recurse over a value deeper than any request may be.
+  if (textJsonDepth(msg.string(), MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+    throw new ArbiterError('validation_failed', `request to \`${name}\` is nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let body: unknown;
   try {
     body = msg.json();
@@ -235,9 +274,14 @@ function parseRequest(schema: z.ZodType, msg: Msg, name: string): unknown {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const reasons = parsed.error.issues.map((i) => ({ code: i.code, message: i.message, path: i.path.join('.') }));
-  throw new ArbiterError('bad_request', `invalid request to \`${name}\`: ${reasons.map((r) => `${r.path || '(root)'}: ${r.message}`).join('; ')}`, reasons, {
-    cause: parsed.error,
-  });
+  throw new ArbiterError(
+    'bad_request',
+    `invalid request to \`${name}\`: ${reasons.map((r) => `${r.path || '(root)'}: ${r.message}`).join('; ')}`,
+    reasons,
+    {
+      cause: parsed.error,
+    },
+  );
 }
 
 function toWire(err: unknown, logger: Logger): WireError {
@@ -245,16 +289,38 @@ function toWire(err: unknown, logger: Logger): WireError {
     if (err.status >= 500) logger.warn({ err }, 'request failed');
     return err.toWire();
   }
+  if (isDatabaseUnavailable(err)) {
+    logger.warn({ err }, 'request failed: the database is unavailable');
+    return new ArbiterError('dependency_unavailable', 'the database is unavailable; retry later').toWire();
+  }
   logger.error({ err }, 'handler failed');
   return new ArbiterError('internal', 'internal error').toWire();
 }
 
-function respond(msg: Msg, envelope: unknown, ctx: HandlerContext): void {
+/** Sends the envelope; returns the error code sent instead when it could not be (too large, or failed). */
+function respond(
+  msg: Msg,
+  envelope: unknown,
+  ctx: HandlerContext,
+  maxPayload: number | undefined,
+): 'result_too_large' | 'internal' | undefined {
   try {
-    msg.respond(JSON.stringify(envelope));
+    const body = encoder.encode(JSON.stringify(envelope));
+    if (maxPayload !== undefined && body.length > maxPayload) {
+      ctx.logger.warn({ bytes: body.length, maxPayload }, 'reply larger than the bus limit');
+      const error = new ArbiterError(
+        'result_too_large',
+        `the result of \`${ctx.subject}\` is ${body.length} bytes and the bus limit is ${maxPayload} bytes: ask for less`,
+      );
+      msg.respond(JSON.stringify({ ok: false, error: error.toWire() }));
+      return 'result_too_large';
+    }
+    msg.respond(body);
+    return undefined;
   } catch (err) {
     ctx.logger.error({ err }, 'reply could not be sent');
     msg.respond(JSON.stringify({ ok: false, error: new ArbiterError('internal', 'reply could not be sent').toWire() }));
+    return 'internal';
   }
 }
 
@@ -286,7 +352,9 @@ function requestFailure(err: unknown, name: string): ArbiterError {
         return new ArbiterError('timeout', `\`${name}\` did not answer in time`, undefined, { cause: err });
       case 'disconnected':
       case 'closed':
-        return new ArbiterError('dependency_unavailable', `the bus connection was lost before \`${name}\` answered`, undefined, { cause: err });
+        return new ArbiterError('dependency_unavailable', `the bus connection was lost before \`${name}\` answered`, undefined, {
+          cause: err,
+        });
     }
   }
   if (hasCause(err, (e) => e instanceof ClosedConnectionError || e instanceof DrainingConnectionError)) {

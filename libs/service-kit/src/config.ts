@@ -3,18 +3,102 @@ import { z } from 'zod';
 /** Log levels pino accepts, plus `silent`. */
 export const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
-/** Settings every service reads (DESIGN.md §1 table). Extend it with a service's own variables. */
-export const BaseConfig = z.object({
+const port = () => z.coerce.number().int().min(0).max(65535);
+const positiveInt = () => z.coerce.number().int().positive();
+
+// Configuration parts: every service composes the ones it uses with `serviceConfig`, so a shared
+// setting has one name, one default and one check everywhere (README: Configuration).
+
+/** `LOG_LEVEL`. */
+export const LogConfig = z.object({
+  LOG_LEVEL: LogLevel.default('info'),
+});
+
+/** The bus: NATS address and the subject/stream prefix that isolates stacks sharing one NATS (DESIGN.md §1). */
+export const NatsConfig = z.object({
   NATS_URL: z.url().default('nats://127.0.0.1:4222'),
-  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
-  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/policy_service'),
   NATS_SUBJECT_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated subject tokens without wildcards')
     .default('arbiter'),
-  LOG_LEVEL: LogLevel.default('info'),
+  /** The service's NATS user and password (deploy/nats/nats-server.conf gives each service its own, with its subjects). */
+  NATS_USER: z.string().min(1).optional(),
+  NATS_PASSWORD: z.string().min(1).optional(),
+  /** A NATS `.creds` file (JWT and nkey seed), for servers that use decentralised JWT authentication instead. */
+  NATS_CREDS_FILE: z.string().min(1).optional(),
+  /** `true` requires TLS with the system's CAs; the files below set a private CA and a client certificate. */
+  NATS_TLS: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional(),
+  NATS_TLS_CA_FILE: z.string().min(1).optional(),
+  NATS_TLS_CERT_FILE: z.string().min(1).optional(),
+  NATS_TLS_KEY_FILE: z.string().min(1).optional(),
 });
-export type BaseConfig = z.infer<typeof BaseConfig>;
+
+/** Redis address and the deadlines of its commands. */
+export const RedisConfig = z.object({
+  REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
+  /** A command without a reply by then fails (a frozen Redis never hangs a request). */
+  REDIS_COMMAND_TIMEOUT_MS: positiveInt().default(1000),
+  REDIS_CONNECT_TIMEOUT_MS: positiveInt().default(2000),
+  /** The CA of a Redis server with a private certificate (TLS itself is `rediss://` in `REDIS_URL`). */
+  REDIS_TLS_CA_FILE: z.string().min(1).optional(),
+});
+
+/** PostgreSQL address, pool and deadlines. */
+export const DatabaseConfig = z.object({
+  DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/policy_service'),
+  /** Connections in the service's pool. */
+  DB_POOL_MAX: positiveInt().default(10),
+  /** Server-side `statement_timeout` of every connection, and the client's wait for a query's answer. */
+  DB_STATEMENT_TIMEOUT_MS: positiveInt().default(5000),
+  /** Time to open a connection, and to wait for a free one from the pool. */
+  DB_CONNECT_TIMEOUT_MS: positiveInt().default(2000),
+});
+
+/** The operations server: `/healthz`, `/readyz`, `/metrics` (0 turns it off). */
+export const OpsConfig = z.object({
+  OPS_PORT: port().default(0),
+  OPS_HOST: z.string().default('0.0.0.0'),
+});
+
+/**
+ * The step budget of rule evaluations (LANGUAGE.md §8.1), shared by the services that evaluate
+ * rules: the execution service's runs and the registry's publish checks (saved tests), so a saved
+ * test passes at publish exactly when it would pass in a run.
+ */
+export const EvaluationConfig = z.object({
+  /** Steps a run without a trace (and each saved test at publish) may take; a flow run's nodes share one budget. */
+  EXEC_STEP_BUDGET: positiveInt().default(1_000_000),
+  /** Steps a run with a trace may take (a traced step costs ~20× the time and writes a line). */
+  EXEC_TRACE_STEP_BUDGET: positiveInt().default(10_000),
+});
+
+type Shape = z.ZodRawShape;
+type Merge<Parts extends readonly z.ZodObject[]> = Parts extends readonly [infer H extends z.ZodObject, ...infer T extends z.ZodObject[]]
+  ? H['shape'] & Merge<T>
+  : unknown;
+
+/**
+ * One service's configuration schema: the shared parts it uses plus its own variables (named with the
+ * service's prefix, e.g. `EXEC_POOL_SIZE`). Parts are merged in order; a later one may not redefine a
+ * variable of an earlier one.
+ */
+export function serviceConfig<const Parts extends readonly z.ZodObject[], Own extends Shape>(
+  parts: Parts,
+  own: Own,
+): z.ZodObject<Merge<Parts> & Own> {
+  const shape: Record<string, z.core.$ZodType> = {};
+  const shapes: Array<Readonly<Record<string, z.core.$ZodType>>> = [...parts.map((p): z.ZodRawShape => p.shape), own];
+  for (const part of shapes) {
+    for (const [name, schema] of Object.entries(part)) {
+      if (Object.hasOwn(shape, name)) throw new Error(`configuration variable \`${name}\` is declared twice`);
+      shape[name] = schema;
+    }
+  }
+  return z.object(shape) as z.ZodObject<Merge<Parts> & Own>;
+}
 
 /** Thrown by {@link loadConfig}; names every bad variable in one line. */
 export class ConfigError extends Error {

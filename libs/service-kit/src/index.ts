@@ -1,5 +1,17 @@
-export { BaseConfig, LogLevel, ConfigError, loadConfig } from './config.js';
-export { createLogger, redactUrl } from './logger.js';
+export {
+  LogLevel,
+  LogConfig,
+  NatsConfig,
+  RedisConfig,
+  DatabaseConfig,
+  OpsConfig,
+  EvaluationConfig,
+  serviceConfig,
+  ConfigError,
+  loadConfig,
+} from './config.js';
+export { createLogger, redactUrl, redactCredentials } from './logger.js';
+export { connectNats, natsConnectionOptions, natsSecurityOf, type NatsSecurity } from './nats.js';
 export {
   connectBus,
   defineEndpoint,
@@ -10,8 +22,18 @@ export {
   type RequestOptions,
   type ServiceDef,
 } from './bus.js';
+export { connectServiceBus } from './service-bus.js';
 export { startOpsServer, type OpsServer } from './ops-server.js';
 export { createRegistry } from './metrics.js';
 export { onShutdown, type ShutdownOptions } from './shutdown.js';
-export { ensureDatabase } from './database.js';
-export { createRedis, connectRedis } from './redis.js';
+export { ensureDatabase, openDatabase, migrateLatest, pingDatabase, databaseOptionsOf, type Db, type DatabaseOptions } from './database.js';
+export { isDatabaseUnavailable } from './db-faults.js';
+export { createRedis, connectRedis, closeRedis, redisOptionsOf, type RedisOptions } from './redis.js';
+export { packageVersion } from './package-version.js';
+export { builtWorkerFile } from './worker-file.js';
+export { runService, inProcessKit, type ServiceDefinition, type ServiceKit, type RunningService, type RunOptions } from './run-service.js';
+export { ensureEventStream, DUPLICATE_WINDOW_MS } from './events/stream.js';
+export type { OutboxStore, ClaimedEvent, EventOutbox } from './events/outbox.js';
+export { PgOutbox, outboxTableSql } from './events/pg-outbox.js';
+export { RedisOutbox } from './events/redis-outbox.js';
+export { EventRelay, type EventRelayOptions } from './events/event-relay.js';

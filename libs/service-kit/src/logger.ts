@@ -22,6 +22,11 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q + 1)}${query}${url.slice(end)}`;
 }
 
+/** Hides the password of a connection address (`nats://user:secret@host` → `nats://user:[REDACTED]@host`). */
+export function redactCredentials(address: string): string {
+  return address.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/]*):[^@/]*@/i, `$1:${REDACTED}@`);
+}
+
 function decodeName(raw: string): string {
   try {
     return decodeURIComponent(raw.replace(/\+/g, ' ')).toLowerCase();
@@ -31,11 +36,7 @@ function decodeName(raw: string): string {
 }
 
 function redactPaths(): string[] {
-  const headerPaths = SECRET_HEADERS.flatMap((h) => [
-    `headers["${h}"]`,
-    `*.headers["${h}"]`,
-    `*.*.headers["${h}"]`,
-  ]);
+  const headerPaths = SECRET_HEADERS.flatMap((h) => [`headers["${h}"]`, `*.headers["${h}"]`, `*.*.headers["${h}"]`]);
   return [...headerPaths, 'url', '*.url', '*.*.url'];
 }
 

@@ -9,15 +9,20 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
+/** How long `/readyz` waits for the readiness check before it answers 503. */
+const READY_TIMEOUT_MS = 1000;
+
 /**
  * Plain HTTP endpoints for orchestrators: `GET /healthz` (200 while the process runs),
- * `GET /readyz` (200 when `ready()` says so, else 503) and `GET /metrics` (Prometheus text).
+ * `GET /readyz` (200 when `ready()` says so within a second, else 503) and `GET /metrics`
+ * (Prometheus text).
  */
 export async function startOpsServer(opts: {
   port: number;
   host?: string;
   ready: () => boolean | Promise<boolean>;
   registry: Registry;
+  readyTimeoutMs?: number;
 }): Promise<OpsServer> {
   const server = createServer((req, res) => {
     void route(req, res, opts).catch(() => send(res, 500, 'application/json', '{"status":"error"}'));
@@ -42,7 +47,7 @@ export async function startOpsServer(opts: {
 async function route(
   req: IncomingMessage,
   res: ServerResponse,
-  opts: { ready: () => boolean | Promise<boolean>; registry: Registry },
+  opts: { ready: () => boolean | Promise<boolean>; registry: Registry; readyTimeoutMs?: number },
 ): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'application/json', '{"status":"method_not_allowed"}');
@@ -50,9 +55,7 @@ async function route(
     case '/healthz':
       return send(res, 200, 'application/json', '{"status":"ok"}');
     case '/readyz': {
-      const ready = await Promise.resolve()
-        .then(opts.ready)
-        .catch(() => false);
+      const ready = await withinDeadline(opts.ready, opts.readyTimeoutMs ?? READY_TIMEOUT_MS);
       return ready
         ? send(res, 200, 'application/json', '{"status":"ready"}')
         : send(res, 503, 'application/json', '{"status":"not_ready"}');
@@ -61,6 +64,24 @@ async function route(
       return send(res, 200, opts.registry.contentType, await opts.registry.metrics());
     default:
       return send(res, 404, 'application/json', '{"status":"not_found"}');
+  }
+}
+
+/** The check's answer, or false when it throws or takes longer than `ms`. */
+async function withinDeadline(check: () => boolean | Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      Promise.resolve()
+        .then(check)
+        .catch(() => false),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,10 +1,12 @@
 import { ArbiterError, isArbiterError } from '@arbiter/contracts';
+import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { connectBus, defineEndpoint, type Bus } from '../src/bus.js';
+import { testServers } from '@arbiter/test-kit';
 import { memoryLogger, randomPrefix } from './helpers.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const NATS_URL = testServers().nats;
 const prefix = randomPrefix();
 const { logger, lines } = memoryLogger('bus-test');
 
@@ -16,6 +18,7 @@ let client: Bus;
 let release: () => void = () => {};
 let gate = new Promise<void>((r) => (release = r));
 const seenRequestIds: (string | undefined)[] = [];
+const serverMetrics = new Registry();
 
 async function caught(p: Promise<unknown>): Promise<ArbiterError> {
   try {
@@ -28,7 +31,7 @@ async function caught(p: Promise<unknown>): Promise<ArbiterError> {
 }
 
 beforeAll(async () => {
-  server = await connectBus({ url: NATS_URL, prefix, name: 'bus-test-server', logger });
+  server = await connectBus({ url: NATS_URL, prefix, name: 'bus-test-server', logger, metrics: serverMetrics });
   client = await connectBus({ url: NATS_URL, prefix, name: 'bus-test-client', logger });
   await server.serve({
     name: 'calc',
@@ -42,10 +45,34 @@ beforeAll(async () => {
           return { sum: req.a + req.b };
         },
       }),
-      conflict: { subject: 'calc.conflict', request: z.object({}), handler: async () => { throw new ArbiterError('conflict', 'already there'); } },
-      crash: { subject: 'calc.crash', request: z.object({}), handler: async () => { throw new Error('secret internals'); } },
+      conflict: {
+        subject: 'calc.conflict',
+        request: z.object({}),
+        handler: async () => {
+          throw new ArbiterError('conflict', 'already there');
+        },
+      },
+      crash: {
+        subject: 'calc.crash',
+        request: z.object({}),
+        handler: async () => {
+          throw new Error('secret internals');
+        },
+      },
+      big: {
+        subject: 'calc.big',
+        request: z.object({}),
+        handler: async () => ({ sum: 0, pad: 'x'.repeat(server.nc.info?.max_payload ?? 1024 * 1024) }),
+      },
       wrongShape: { subject: 'calc.wrong', request: z.object({}), handler: async () => ({ total: 'x' }) },
-      slow: { subject: 'calc.slow', request: z.object({}), handler: async () => { await gate; return { sum: 0 }; } },
+      slow: {
+        subject: 'calc.slow',
+        request: z.object({}),
+        handler: async () => {
+          await gate;
+          return { sum: 0 };
+        },
+      },
     },
   });
 });
@@ -115,6 +142,48 @@ describe('Bus', () => {
     const err = await caught(client.request('calc.sum', { pad: 'x'.repeat(max) }, SumReply));
     expect([err.code, err.status]).toEqual(['payload_too_large', 413]);
   });
+
+  it('answers validation_failed for a request nested deeper than MAX_JSON_DEPTH, before its schema walks it', async () => {
+    let deep: unknown = {};
+    for (let i = 0; i < 300; i++) deep = { a: deep };
+    const err = await caught(client.request('calc.sum', { a: 1, b: 2, deep }, SumReply));
+    expect([err.code, err.status, err.message]).toEqual([
+      'validation_failed',
+      400,
+      'request to `calc.sum` is nested deeper than 256 levels',
+    ]);
+  });
+
+  it('answers validation_failed, not a crash, for a value too deep to encode', async () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const err = await caught(client.request('calc.sum', { deep }, SumReply));
+    expect([err.code, err.status]).toEqual(['validation_failed', 400]);
+  });
+
+  it('answers result_too_large (422), naming the limit, when the reply is above the server max payload', async () => {
+    const max = server.nc.info?.max_payload ?? 1024 * 1024;
+    const err = await caught(client.request('calc.big', {}, SumReply));
+    expect([err.code, err.status]).toEqual(['result_too_large', 422]);
+    expect(err.message).toContain(`the bus limit is ${max} bytes`);
+  });
+});
+
+describe('Bus metrics', () => {
+  it('counts served requests per subject and outcome, and times them', async () => {
+    const count = async (subject: string, outcome: string) =>
+      ((await serverMetrics.getSingleMetric('arbiter_bus_requests_total')?.get())?.values ?? []).find(
+        (v) => v.labels.subject === subject && v.labels.outcome === outcome,
+      )?.value ?? 0;
+    const [okBefore, conflictBefore] = [await count('calc.sum', 'ok'), await count('calc.conflict', 'conflict')];
+    await client.request('calc.sum', { a: 1, b: 1 }, SumReply);
+    await client.request('calc.sum', { a: 2, b: 2 }, SumReply);
+    await caught(client.request('calc.conflict', {}, SumReply));
+    expect(await count('calc.sum', 'ok')).toBe(okBefore + 2);
+    expect(await count('calc.conflict', 'conflict')).toBe(conflictBefore + 1);
+    const text = await serverMetrics.metrics();
+    expect(text).toMatch(/arbiter_bus_request_duration_seconds_count\{subject="calc.sum"\} \d+/);
+  });
 });
 
 describe('Bus.serve queue group', () => {
@@ -144,9 +213,7 @@ describe('Bus.serve queue group', () => {
       }
       const count = 60;
       const replies = await Promise.all(
-        Array.from({ length: count }, (_, n) =>
-          caller.request('echo.say', { n }, z.object({ n: z.number(), replica: z.number() })),
-        ),
+        Array.from({ length: count }, (_, n) => caller.request('echo.say', { n }, z.object({ n: z.number(), replica: z.number() }))),
       );
       expect(replies.map((r) => r.n)).toEqual(Array.from({ length: count }, (_, n) => n));
       const all = [...(handled[0] ?? []), ...(handled[1] ?? [])];

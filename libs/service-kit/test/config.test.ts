@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { BaseConfig, ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, DatabaseConfig, LogConfig, loadConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '../src/config.js';
+
+const BaseConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig], {});
 
 describe('loadConfig', () => {
   it('applies the DESIGN.md defaults to an empty environment', () => {
     expect(loadConfig(BaseConfig, {})).toEqual({
       NATS_URL: 'nats://127.0.0.1:4222',
       REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_COMMAND_TIMEOUT_MS: 1000,
+      REDIS_CONNECT_TIMEOUT_MS: 2000,
       DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/policy_service',
+      DB_POOL_MAX: 10,
+      DB_STATEMENT_TIMEOUT_MS: 5000,
+      DB_CONNECT_TIMEOUT_MS: 2000,
       NATS_SUBJECT_PREFIX: 'arbiter',
       LOG_LEVEL: 'info',
     });
@@ -38,5 +45,16 @@ describe('loadConfig', () => {
     for (const v of configError.variables) expect(configError.message).toContain(`${v}: `);
     expect(configError.message).not.toContain('\n');
     expect(configError.cause).toBeInstanceOf(z.ZodError);
+  });
+
+  it("composes parts and a service's own variables into one schema, in order", () => {
+    const schema = serviceConfig([LogConfig, OpsConfig], { SVC_THREADS: z.coerce.number().int().positive().default(2) });
+    expect(Object.keys(schema.shape)).toEqual(['LOG_LEVEL', 'OPS_PORT', 'OPS_HOST', 'SVC_THREADS']);
+    expect(loadConfig(schema, { OPS_PORT: '9100' })).toEqual({ LOG_LEVEL: 'info', OPS_PORT: 9100, OPS_HOST: '0.0.0.0', SVC_THREADS: 2 });
+  });
+
+  it('refuses a variable declared by two parts or by a part and the service', () => {
+    expect(() => serviceConfig([LogConfig, LogConfig], {})).toThrow('configuration variable `LOG_LEVEL` is declared twice');
+    expect(() => serviceConfig([OpsConfig], { OPS_PORT: z.string() })).toThrow('configuration variable `OPS_PORT` is declared twice');
   });
 });

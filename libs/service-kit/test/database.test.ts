@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { testServers, withDatabase } from '@arbiter/test-kit';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureDatabase } from '../src/database.js';
 
 const name = `arbiter_test_ensure_${randomBytes(4).toString('hex')}`;
-const url = `postgres://postgres@127.0.0.1:5432/${name}`;
+const url = withDatabase(testServers().postgres, name);
 
 afterAll(async () => {
-  const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+  const admin = new pg.Client({ connectionString: testServers().postgres });
   await admin.connect();
   await admin.query(`drop database if exists ${name} with (force)`);
   await admin.end();
@@ -24,6 +25,6 @@ describe('ensureDatabase', () => {
   });
 
   it('refuses a database name that is not a plain identifier', async () => {
-    await expect(ensureDatabase('postgres://postgres@127.0.0.1:5432/bad;name')).rejects.toThrow(/invalid database name/);
+    await expect(ensureDatabase(withDatabase(testServers().postgres, 'bad;name'))).rejects.toThrow(/invalid database name/);
   });
 });

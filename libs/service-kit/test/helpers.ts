@@ -1,10 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { createLogger } from '../src/logger.js';
 
-/** A subject prefix no other test file uses. */
-export function randomPrefix(): string {
-  return `test_${randomBytes(6).toString('hex')}`;
-}
+export { randomPrefix } from '@arbiter/test-kit';
 
 /** A logger whose JSON lines are collected in memory. */
 export function memoryLogger(service = 'test') {

@@ -15,7 +15,14 @@ describe('onShutdown', () => {
     let runs = 0;
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
-    const dispose = onShutdown(logger, async () => { runs++; await gate; }, { signals: ['SIGUSR2'], exit });
+    const dispose = onShutdown(
+      logger,
+      async () => {
+        runs++;
+        await gate;
+      },
+      { signals: ['SIGUSR2'], exit },
+    );
     try {
       process.emit('SIGUSR2', 'SIGUSR2');
       process.emit('SIGUSR2', 'SIGUSR2');
@@ -31,7 +38,13 @@ describe('onShutdown', () => {
   it('exits 1 and logs the error when the shutdown fails', async () => {
     const { logger, lines } = memoryLogger();
     const { exit, exited } = exitRecorder();
-    const dispose = onShutdown(logger, async () => { throw new Error('drain failed'); }, { signals: ['SIGUSR2'], exit });
+    const dispose = onShutdown(
+      logger,
+      async () => {
+        throw new Error('drain failed');
+      },
+      { signals: ['SIGUSR2'], exit },
+    );
     try {
       process.emit('SIGUSR2', 'SIGUSR2');
       expect(await exited).toBe(1);

@@ -1,0 +1,209 @@
+import { eventSubject } from '@arbiter/contracts';
+import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { ClaimedEvent, OutboxStore } from './outbox.js';
+
+/** Tuning of an {@link EventRelay}. */
+export interface EventRelayOptions {
+  /**
+   * How often the relay sweeps for events nobody kicked it for (left by a replica that died between
+   * its commit and its publish); it is kicked after every commit of its own process. 30 s by default.
+   */
+  intervalMs?: number;
+  /** Delay of the next attempt while events wait because a publish failed or NATS is down. */
+  retryMs?: number;
+  /** Events claimed per pass. */
+  batchSize?: number;
+  /** Deadline of one JetStream publish acknowledgement. */
+  publishTimeoutMs?: number;
+  /** Whether publishing can work now (the bus is connected); a pass is skipped while it cannot. */
+  canPublish?: () => boolean;
+  /** Where the outbox metrics go. */
+  metrics?: Registry;
+}
+
+/** How often sent events are pruned from the store (when it keeps them). */
+const PRUNE_EVERY_MS = 10 * 60_000;
+
+interface OutboxMetrics {
+  published: Counter<'outbox'>;
+  failed: Counter<'outbox'>;
+  /** The stores whose backlog the lag gauges read at each scrape. */
+  stores: Set<OutboxStore>;
+}
+
+/** The outbox metrics of a registry, made once (several relays of one process share them by label). */
+const metricsOf = new WeakMap<Registry, OutboxMetrics>();
+
+function outboxMetrics(registry: Registry): OutboxMetrics {
+  const known = metricsOf.get(registry);
+  if (known) return known;
+  const stores = new Set<OutboxStore>();
+  const lagGauge = (name: string, help: string, pick: (b: { pending: number; oldestSeconds: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['outbox'],
+      registers: [registry],
+      async collect() {
+        for (const store of stores) {
+          const backlog = await store.backlog().catch(() => undefined);
+          if (backlog) this.set({ outbox: store.name }, pick(backlog));
+        }
+      },
+    });
+  lagGauge('arbiter_outbox_pending', 'Events in the outbox not yet published (outbox lag, in events)', (b) => b.pending);
+  lagGauge('arbiter_outbox_oldest_seconds', 'Age of the oldest unpublished outbox event (outbox lag, in seconds)', (b) => b.oldestSeconds);
+  const m: OutboxMetrics = {
+    published: new Counter({
+      name: 'arbiter_outbox_published_total',
+      help: 'Events published from the outbox to JetStream',
+      labelNames: ['outbox'],
+      registers: [registry],
+    }),
+    failed: new Counter({
+      name: 'arbiter_outbox_publish_failures_total',
+      help: 'Failed publish attempts of outbox events',
+      labelNames: ['outbox'],
+      registers: [registry],
+    }),
+    stores,
+  };
+  metricsOf.set(registry, m);
+  return m;
+}
+
+/**
+ * The one event publisher of every service (DESIGN.md §7): moves events from an {@link OutboxStore}
+ * to the stack's JetStream stream, each under its subject with its `eventId` as the message id (the
+ * stream drops a re-send within its duplicate window, and the audit store is idempotent on the id).
+ * It runs when kicked after a commit; while events wait because a publish failed (NATS down, stream
+ * missing) it retries every `retryMs` until they are out, so nothing is lost; and it sweeps every
+ * `intervalMs` for events another process left behind. An idle relay touches its store only at that
+ * sweep, and a pass never holds a database transaction.
+ */
+export class EventRelay {
+  private readonly js: JetStreamClient;
+  private readonly timer: NodeJS.Timeout;
+  private readonly batchSize: number;
+  private readonly publishTimeoutMs: number;
+  private readonly metrics: OutboxMetrics | undefined;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private lastPrune = Date.now();
+  private failuresInARow = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  /** Events are known to wait after a failed publish: keep retrying until the store has none left. */
+  private owed = false;
+
+  constructor(
+    nc: NatsConnection,
+    private readonly store: OutboxStore,
+    private readonly prefix: string,
+    private readonly logger: Logger,
+    private readonly opts: EventRelayOptions = {},
+  ) {
+    this.js = jetstream(nc);
+    this.batchSize = opts.batchSize ?? 200;
+    this.publishTimeoutMs = opts.publishTimeoutMs ?? 2000;
+    this.metrics = opts.metrics ? outboxMetrics(opts.metrics) : undefined;
+    this.metrics?.stores.add(store);
+    this.timer = setInterval(() => this.kick(), opts.intervalMs ?? 30_000).unref();
+  }
+
+  /** Asks for a pass soon; passes never overlap, and a kick during one causes another. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Resolves when the pass in progress (and any it asked for) is over. */
+  async settled(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Stops the timer and waits for the pass in progress; unsent events stay in the outbox. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.metrics?.stores.delete(this.store);
+    await this.running;
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      if (this.opts.canPublish && !this.opts.canPublish()) {
+        this.retrySoon();
+        return;
+      }
+      try {
+        while (!this.stopped && (await this.pass()) === this.batchSize);
+        // Failed events come back after their backoff, so an empty claim does not prove them gone.
+        if (this.owed && (await this.store.backlog()).pending === 0) this.owed = false;
+        if (this.owed) this.retrySoon();
+        if (Date.now() - this.lastPrune > PRUNE_EVERY_MS) {
+          this.lastPrune = Date.now();
+          await this.store.prune?.();
+        }
+      } catch (err) {
+        this.logger.warn({ err, outbox: this.store.name }, 'outbox relay pass failed: will retry');
+        this.retrySoon();
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  /** Another pass after `retryMs` (one timer at most). */
+  private retrySoon(): void {
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.kick();
+    }, this.opts.retryMs ?? 1000);
+    this.retryTimer.unref();
+  }
+
+  /** Publishes one claimed batch; returns how many events were claimed. */
+  private async pass(): Promise<number> {
+    const claimed = await this.store.claim(this.batchSize);
+    if (claimed.length === 0) return 0;
+    // Published together: nats.js writes them to the socket in order, so the stream keeps their order.
+    const results = await Promise.allSettled(claimed.map((c) => this.publish(c)));
+    const sent = claimed.filter((_, i) => results[i].status === 'fulfilled').map((c) => c.ref);
+    const failed = claimed.filter((_, i) => results[i].status === 'rejected');
+    await this.store.markSent(sent);
+    this.metrics?.published.inc({ outbox: this.store.name }, sent.length);
+    if (failed.length > 0) {
+      const reason = (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as unknown;
+      await this.store.markFailed(
+        failed.map((c) => c.ref),
+        reason instanceof Error ? reason.message : String(reason),
+      );
+      this.metrics?.failed.inc({ outbox: this.store.name }, failed.length);
+      this.owed = true;
+      if (this.failuresInARow++ % 30 === 0) {
+        this.logger.warn({ err: reason, outbox: this.store.name, failed: failed.length }, 'event publish failed: will retry');
+      }
+      return 0;
+    }
+    this.failuresInARow = 0;
+    return claimed.length;
+  }
+
+  private async publish(c: ClaimedEvent): Promise<void> {
+    await this.js.publish(eventSubject(this.prefix, c.event.orgId, c.event.kind), JSON.stringify(c.event), {
+      msgID: c.event.eventId,
+      timeout: this.publishTimeoutMs,
+    });
+  }
+}

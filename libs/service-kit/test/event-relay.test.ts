@@ -1,0 +1,212 @@
+import { randomBytes } from 'node:crypto';
+import { eventStreamName, type ArbiterEvent } from '@arbiter/contracts';
+import { eventually, testServers, withDatabase } from '@arbiter/test-kit';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
+import type { Knex } from 'knex';
+import { Registry } from 'prom-client';
+import { v7 } from 'uuid';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureDatabase, openDatabase } from '../src/database.js';
+import { EventRelay } from '../src/events/event-relay.js';
+import { outboxTableSql, PgOutbox } from '../src/events/pg-outbox.js';
+import { RedisOutbox } from '../src/events/redis-outbox.js';
+import { ensureEventStream } from '../src/events/stream.js';
+import { memoryLogger, randomPrefix } from './helpers.js';
+
+const { nats: NATS_URL, redis: REDIS_URL, postgres: PG_URL } = testServers();
+
+const database = `arbiter_test_outbox_${randomBytes(4).toString('hex')}`;
+let db: Knex;
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+let redis: Redis;
+const relays: EventRelay[] = [];
+const streams: string[] = [];
+
+function event(orgId = 'acme'): ArbiterEvent {
+  return {
+    eventId: v7(),
+    orgId,
+    kind: 'created',
+    at: new Date().toISOString(),
+    actor: { userId: 'u1' },
+    resource: { type: 'policy', id: v7() },
+    details: {},
+  };
+}
+
+async function streamEvents(prefix: string): Promise<ArbiterEvent[]> {
+  const name = eventStreamName(prefix);
+  const info = await jsm.streams.info(name).catch(() => undefined);
+  if (!info) return [];
+  const out: ArbiterEvent[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const msg = await jsm.streams.getMessage(name, { seq }).catch(() => null);
+    if (msg) out.push(msg.json<ArbiterEvent>());
+  }
+  return out;
+}
+
+function relay(store: PgOutbox | RedisOutbox, prefix: string, metrics = new Registry()): EventRelay {
+  const r = new EventRelay(nc, store, prefix, memoryLogger().logger, { intervalMs: 100, publishTimeoutMs: 1000, metrics });
+  relays.push(r);
+  return r;
+}
+
+async function newTable(): Promise<string> {
+  const table = `outbox_${randomBytes(4).toString('hex')}`;
+  await db.raw(outboxTableSql(table));
+  return table;
+}
+
+async function newStream(): Promise<string> {
+  const prefix = randomPrefix();
+  await ensureEventStream(nc, prefix);
+  streams.push(eventStreamName(prefix));
+  return prefix;
+}
+
+beforeAll(async () => {
+  await ensureDatabase(withDatabase(PG_URL, database));
+  db = openDatabase(withDatabase(PG_URL, database), { poolMax: 5 });
+  nc = await connect({ servers: NATS_URL });
+  jsm = await jetstreamManager(nc);
+  redis = new Redis(REDIS_URL);
+});
+
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((r) => r.stop()));
+});
+
+afterAll(async () => {
+  for (const s of streams) await jsm.streams.delete(s).catch(() => undefined);
+  await nc?.close();
+  redis?.disconnect();
+  await db?.destroy();
+  const admin = openDatabase(PG_URL, { poolMax: 1 });
+  await admin.raw('drop database if exists ?? with (force)', [database]);
+  await admin.destroy();
+});
+
+describe('PgOutbox with the relay', () => {
+  it('publishes committed events in order, each under its subject with its id as message id, and marks them sent', async () => {
+    const [table, prefix] = [await newTable(), await newStream()];
+    const outbox = new PgOutbox(db, table);
+    const events = [event(), event(), event('beta')];
+    await db.transaction((trx) => outbox.enqueue(trx, events));
+    relay(outbox, prefix).kick();
+    const published = await eventually(async () => {
+      const got = await streamEvents(prefix);
+      expect(got).toHaveLength(3);
+      return got;
+    });
+    expect(published.map((e) => e.eventId)).toEqual(events.map((e) => e.eventId));
+    const msg = await jsm.streams.getMessage(eventStreamName(prefix), { last_by_subj: `${prefix}.events.beta.created` });
+    expect(msg?.header.get('Nats-Msg-Id')).toBe(events[2]!.eventId);
+    await eventually(async () => expect((await db(table).whereNull('sent_at').count({ n: '*' }).first())?.n).toBe('0'));
+  });
+
+  it('writes nothing when the change rolls back', async () => {
+    const table = await newTable();
+    const outbox = new PgOutbox(db, table);
+    await expect(
+      db.transaction(async (trx) => {
+        await outbox.enqueue(trx, [event()]);
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
+    expect(await db(table).count({ n: '*' }).first()).toEqual({ n: '0' });
+  });
+
+  it('keeps events while the stream is missing and publishes them once it exists, with the failure recorded', async () => {
+    const table = await newTable();
+    const prefix = randomPrefix(); // no stream yet
+    const outbox = new PgOutbox(db, table);
+    const e = event();
+    await db.transaction((trx) => outbox.enqueue(trx, [e]));
+    relay(outbox, prefix).kick();
+    const row = await eventually(async () => {
+      const r = (await db(table).first()) as { attempts: number; last_error: string | null; sent_at: Date | null };
+      expect(r.attempts).toBeGreaterThanOrEqual(1);
+      return r;
+    });
+    expect(row.sent_at).toBeNull();
+    expect(row.last_error).toBeTruthy();
+    await ensureEventStream(nc, prefix);
+    streams.push(eventStreamName(prefix));
+    await eventually(async () => expect((await streamEvents(prefix)).map((x) => x.eventId)).toEqual([e.eventId]), 20_000);
+  });
+
+  it('shares the work between relays without publishing an event twice', async () => {
+    const [table, prefix] = [await newTable(), await newStream()];
+    const outbox = new PgOutbox(db, table);
+    const events = Array.from({ length: 600 }, () => event());
+    await db.transaction((trx) => outbox.enqueue(trx, events));
+    const [m1, m2] = [new Registry(), new Registry()];
+    relay(outbox, prefix, m1).kick();
+    relay(new PgOutbox(db, table), prefix, m2).kick();
+    await eventually(async () => expect(await db(table).whereNull('sent_at').count({ n: '*' }).first()).toEqual({ n: '0' }));
+    const sent = async (m: Registry) =>
+      (await m.getSingleMetric('arbiter_outbox_published_total')!.get()).values.reduce((n, v) => n + v.value, 0);
+    expect((await sent(m1)) + (await sent(m2))).toBe(600);
+    expect(new Set((await streamEvents(prefix)).map((e) => e.eventId)).size).toBe(600);
+  });
+
+  it('reports the outbox lag on /metrics', async () => {
+    const table = await newTable();
+    const outbox = new PgOutbox(db, table);
+    const metrics = new Registry();
+    const r = relay(outbox, randomPrefix(), metrics); // no stream: events stay
+    await db.transaction((trx) => outbox.enqueue(trx, [event(), event()]));
+    const text = await metrics.metrics();
+    expect(text).toContain(`arbiter_outbox_pending{outbox="postgres:${table}"} 2`);
+    expect(text).toMatch(new RegExp(`arbiter_outbox_oldest_seconds\\{outbox="postgres:${table}"\\} \\d`));
+    await r.stop();
+  });
+});
+
+describe('RedisOutbox with the relay', () => {
+  it('publishes appended events and deletes them from the stream', async () => {
+    const prefix = await newStream();
+    const key = `${prefix}:outbox:test`;
+    const outbox = new RedisOutbox(redis, key);
+    const events = [event(), event()];
+    await outbox.enqueue(events);
+    relay(outbox, prefix).kick();
+    await eventually(async () => expect((await streamEvents(prefix)).map((e) => e.eventId)).toEqual(events.map((e) => e.eventId)));
+    await eventually(async () => expect(await redis.xlen(key)).toBe(0));
+    await redis.del(key);
+  });
+
+  it('gives an event another relay claimed but never acknowledged to the next relay once the lease lapses', async () => {
+    const prefix = await newStream();
+    const key = `${prefix}:outbox:test`;
+    const dying = new RedisOutbox(redis, key, { leaseMs: 200 });
+    const e = event();
+    await dying.enqueue([e]);
+    expect((await dying.claim(10)).map((c) => c.event.eventId)).toEqual([e.eventId]); // then it "dies"
+    const survivor = new RedisOutbox(redis, key, { leaseMs: 200 });
+    relay(survivor, prefix).kick();
+    await eventually(async () => expect((await streamEvents(prefix)).map((x) => x.eventId)).toEqual([e.eventId]));
+    await redis.del(key);
+  });
+
+  it('keeps events while JetStream refuses them and publishes them after the lease', async () => {
+    const prefix = randomPrefix(); // no stream yet
+    const key = `${prefix}:outbox:test`;
+    const outbox = new RedisOutbox(redis, key, { leaseMs: 200 });
+    const e = event();
+    await outbox.enqueue([e]);
+    const r = relay(outbox, prefix);
+    r.kick();
+    await r.settled();
+    expect(await redis.xlen(key)).toBe(1);
+    await ensureEventStream(nc, prefix);
+    streams.push(eventStreamName(prefix));
+    await eventually(async () => expect((await streamEvents(prefix)).map((x) => x.eventId)).toEqual([e.eventId]));
+    await eventually(async () => expect(await redis.xlen(key)).toBe(0));
+    await redis.del(key);
+  });
+});

@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+
+export { eventually, freePort, randomPrefix, deleteRedisKeys } from './helpers.js';
+export {
+  type ServerName,
+  type ServerUrls,
+  type ServerPlan,
+  SERVER_NAMES,
+  SERVER_ENV,
+  testServers,
+  withDatabase,
+  hostPort,
+  probe,
+  chooseServers,
+} from './servers.js';
+export { planServers, prepareServers } from './global-setup.js';
+export { TcpProxy } from './tcp-proxy.js';
+export { startRedisServer, startNatsServer, type OwnServer } from './own-servers.js';
+
+/** The absolute path of the vitest global setup, for a package's `vitest.config.ts` (`globalSetup: [serversSetup]`). */
+export const serversSetup: string = fileURLToPath(new URL('./global-setup.js', import.meta.url));
