@@ -7,7 +7,8 @@ export const RunRequest = z.strictObject({
 });
 export type RunRequest = z.infer<typeof RunRequest>;
 
-export const EngineErrorCode = z.enum(['parse_error', 'missing_selector', 'missing_property', 'schema_mismatch']);
+/** Engine error codes (LANGUAGE.md §9.1): results with HTTP 200, not problems. */
+export const EngineErrorCode = z.enum(['parse_error', 'missing_selector', 'missing_property', 'budget_exceeded', 'schema_mismatch']);
 
 /** Response of `POST /run` (spec §2.6, §7; DESIGN.md §4). */
 export const RunResponse = z.object({

@@ -3,9 +3,6 @@ import { WireError } from './errors.js';
 
 /** Reply envelope of every request/reply subject (DESIGN.md §2). */
 export function replyEnvelope<T extends z.ZodType>(data: T) {
-  return z.discriminatedUnion('ok', [
-    z.object({ ok: z.literal(true), data }),
-    z.object({ ok: z.literal(false), error: WireError }),
-  ]);
+  return z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), data }), z.object({ ok: z.literal(false), error: WireError })]);
 }
 export type Reply<T> = { ok: true; data: T } | { ok: false; error: WireError };

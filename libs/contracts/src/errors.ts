@@ -9,6 +9,7 @@ export const ErrorCode = z.enum([
   'validation_failed',
   'unauthenticated',
   'forbidden',
+  'separation_of_duties',
   'not_found',
   'conflict',
   'review_stale',
@@ -17,6 +18,7 @@ export const ErrorCode = z.enum([
   'payload_too_large',
   'unsupported_media_type',
   'cannot_publish',
+  'result_too_large',
   'rate_limited',
   'dependency_unavailable',
   'timeout',
@@ -33,6 +35,7 @@ export function statusOf(code: ErrorCode): number {
     case 'unauthenticated':
       return 401;
     case 'forbidden':
+    case 'separation_of_duties':
       return 403;
     case 'not_found':
       return 404;
@@ -46,6 +49,7 @@ export function statusOf(code: ErrorCode): number {
     case 'unsupported_media_type':
       return 415;
     case 'cannot_publish':
+    case 'result_too_large':
       return 422;
     case 'rate_limited':
       return 429;

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-/** Audit event kinds, exactly the spec's strings (spec §6, DESIGN.md §7). */
+/**
+ * Audit event kinds: the spec's nine strings (spec §6, DESIGN.md §7), then the identity and
+ * lifecycle kinds of DESIGN.md §10 (`assigned` stays the kind of a role assignment or change and of
+ * a group membership added).
+ */
 export const EventKind = z.enum([
   'created',
   'edited',
@@ -11,6 +15,11 @@ export const EventKind = z.enum([
   'assigned',
   'executed',
   'deleted',
+  'key created',
+  'key revoked',
+  'member removed',
+  'settings changed',
+  'restored',
 ]);
 export type EventKind = z.infer<typeof EventKind>;
 

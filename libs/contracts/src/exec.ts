@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { Principal } from './principal.js';
 
-/** The caller, sent by the gateway and the mcp service; execution re-checks its `view` right (DESIGN.md §2). */
-const Caller = Principal.optional();
+/** The caller, sent by the gateway and the mcp service; execution re-checks its `view` right (DESIGN.md §2). A request without one is refused. */
+const Caller = Principal;
 
 /** Request of `exec.run`. Unknown keys are rejected. */
 export const ExecRunRequest = z.strictObject({

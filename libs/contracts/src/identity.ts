@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageOf } from './http.js';
+import { PageQuery, pageOf } from './http.js';
 import { Role, Scope } from './principal.js';
 
 /** An organization id: a short lowercase slug such as `default` or `acme`. */
@@ -9,9 +9,7 @@ export const OrgId = z
 export type OrgId = z.infer<typeof OrgId>;
 
 /** A user id: the identity provider's `sub`, 1–255 printable characters without spaces. */
-export const UserId = z
-  .string()
-  .regex(/^[^\s\p{Cc}]{1,255}$/u, 'must be 1–255 characters without spaces or control characters');
+export const UserId = z.string().regex(/^[^\s\p{Cc}]{1,255}$/u, 'must be 1–255 characters without spaces or control characters');
 export type UserId = z.infer<typeof UserId>;
 
 /** Response of `GET /me`. `apiKeyId` and `scopes` are present when the caller used an API key. */
@@ -49,7 +47,12 @@ export const CreateApiKeyRequest = z.strictObject({
     .min(1)
     .refine((s) => new Set(s).size === s.length, 'must not repeat a scope')
     .describe('Rights of the key; never more than the owner role allows'),
-  expiresAt: z.iso.datetime({ offset: true }).optional().describe('When the key stops working (ISO 8601); never when absent'),
+  expiresAt: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(
+      'When the key stops working (ISO 8601). Absent: never, or, when created with an API key, when that key expires (a key never outlives the key that made it)',
+    ),
 });
 export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequest>;
 
@@ -60,8 +63,24 @@ export const ApiKey = z.object({
   scopes: z.array(Scope),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime().nullable(),
+  createdWithKeyId: z.uuid().nullable().describe('The API key this key was created with; null when created with a bearer token'),
+  owner: z.string().describe('The user the key acts as'),
+  lastUsedAt: z.iso
+    .datetime()
+    .nullable()
+    .describe('When the key last authenticated a request (written every `KEY_USAGE_FLUSH_MS`); null when never'),
 });
 export type ApiKey = z.infer<typeof ApiKey>;
+
+/** Query of `GET /apikeys`: a page, of the caller's own keys or (`all=true`, admin) of every key of the org. */
+export const ApiKeyListQuery = PageQuery.extend({
+  all: z
+    .enum(['true', 'false'])
+    .transform((v) => v === 'true')
+    .optional()
+    .describe('`true`: every key of the org, whoever owns it (admin)'),
+});
+export type ApiKeyListQuery = z.infer<typeof ApiKeyListQuery>;
 
 /** Response of `POST /apikeys`: the only answer that contains the secret `key`. */
 export const CreatedApiKey = ApiKey.extend({ key: z.string().describe('The secret; shown only once') });

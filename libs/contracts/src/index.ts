@@ -26,13 +26,10 @@ export {
   ApiKey,
   CreatedApiKey,
   ApiKeyPage,
+  ApiKeyListQuery,
   OrgSettings,
 } from './identity.js';
 export {
-  McpHeader,
-  MAX_PRINCIPAL_HEADER_LENGTH,
-  encodePrincipalHeader,
-  decodePrincipalHeader,
   McpToolName,
   EvaluateRulesArgs,
   EvaluateRulesResult,
@@ -82,6 +79,9 @@ export {
   CreateFlowBody,
   UpdateFlowBody,
   ListQuery,
+  RecordListQuery,
+  RecordListSort,
+  RecordListRequest,
   VersionsQuery,
   PolicySummary,
   FlowSummary,
@@ -118,7 +118,29 @@ export {
   GroupMemberAddRequest,
   GroupMemberRemoveRequest,
   GroupMembersListRequest,
+  PublishReviewedRequest,
+  RecordReview,
+  PolicyPublishReviewedReply,
+  FlowPublishReviewedReply,
 } from './registry.js';
+export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
+export {
+  GovernanceSubject,
+  ReviewState,
+  ReviewSummary,
+  PolicyReview,
+  FlowReview,
+  ReviewComment,
+  ReviewDecisionBody,
+  ReviewPublishBody,
+  ReviewTargetRequest,
+  ReviewDecisionRequest,
+  ReviewPublishRequest,
+  ReviewPublishReply,
+  MAX_SUMMARIES,
+  ReviewSummariesRequest,
+  ReviewSummariesReply,
+} from './governance.js';
 export {
   StoredRunSubject,
   RunData,
@@ -131,3 +153,25 @@ export {
   StoredFlowRunResponse,
   ExecutedDetails,
 } from './stored-runs.js';
+export { textJsonDepth, jsonDepth, MAX_JSON_DEPTH, MAX_DATA_DEPTH } from './json-depth.js';
+export {
+  AuditSubject,
+  AUDIT_MAX_PAGE,
+  AuditFilter,
+  AuditQuery,
+  AuditExportQuery,
+  AuditEvent,
+  AuditEventPage,
+  AuditQueryRequest,
+} from './audit.js';
+export {
+  ExportSubject,
+  BundleRecord,
+  BundleBase,
+  BundleGroup,
+  Bundle,
+  ExportSection,
+  EXPORT_MAX_PAGE,
+  ExportPageRequest,
+  ExportPage,
+} from './bundle.js';

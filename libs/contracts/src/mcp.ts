@@ -2,42 +2,6 @@ import { z } from 'zod';
 import { ExplainResponse, OperatorsResponse, ValidateResponse } from './engine.js';
 import { Principal } from './principal.js';
 
-/**
- * Headers the gateway adds when it proxies `POST /mcp` to the mcp service (spec §5.2). The gateway
- * authenticates the API key; the mcp service trusts only these headers.
- * - `principal`: base64url of the caller's {@link Principal} as JSON ({@link encodePrincipalHeader}).
- * - `internalToken`: the shared `MCP_INTERNAL_TOKEN`, sent when that variable is set on both sides.
- */
-export const McpHeader = {
-  principal: 'x-arbiter-principal',
-  internalToken: 'x-arbiter-internal-token',
-} as const;
-export type McpHeader = (typeof McpHeader)[keyof typeof McpHeader];
-
-/** Upper bound of an encoded principal header; longer values are refused unread. */
-export const MAX_PRINCIPAL_HEADER_LENGTH = 4096;
-
-/** The value of {@link McpHeader.principal} for `principal`: base64url (no padding) of its JSON. */
-export function encodePrincipalHeader(principal: Principal): string {
-  return Buffer.from(JSON.stringify(Principal.parse(principal)), 'utf8').toString('base64url');
-}
-
-/**
- * Reads a {@link McpHeader.principal} value; `undefined` when it is absent, too long, not base64url
- * JSON or not a {@link Principal}. Unknown principal keys are dropped.
- */
-export function decodePrincipalHeader(value: string | undefined): Principal | undefined {
-  if (!value || value.length > MAX_PRINCIPAL_HEADER_LENGTH || !/^[A-Za-z0-9_-]+$/.test(value)) return undefined;
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  const parsed = Principal.safeParse(json);
-  return parsed.success ? parsed.data : undefined;
-}
-
 /** Names of the four MCP tools (spec §4.7). */
 export const McpToolName = {
   evaluateRules: 'evaluate_rules',

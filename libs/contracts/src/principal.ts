@@ -15,5 +15,7 @@ export const Principal = z.object({
   role: Role,
   apiKeyId: z.string().optional(),
   scopes: z.array(Scope).optional(),
+  /** When the API key in use expires (ISO 8601); absent for bearer callers and keys that never expire. */
+  keyExpiresAt: z.iso.datetime().optional(),
 });
 export type Principal = z.infer<typeof Principal>;

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { FlowDefinition, FlowResult } from './flow.js';
 import { pageOf } from './http.js';
+import { jsonDepth, MAX_DATA_DEPTH, MAX_JSON_DEPTH } from './json-depth.js';
 import { Principal } from './principal.js';
 
 /**
  * Request/reply subjects of the registry service, relative to the bus prefix. One queue group
- * (`registry`) serves them all. Every request carries the caller's `principal` except `*.resolve`,
- * which the execution service calls for an org after the gateway authenticated the run.
+ * (`registry`) serves them all. Every request carries the caller's `principal`, `*.resolve` too:
+ * the execution service resolves a record on behalf of the caller whose run it serves.
  */
 export const RegistrySubject = {
   policyCreate: 'registry.policy.create',
@@ -17,6 +18,9 @@ export const RegistrySubject = {
   policyList: 'registry.policy.list',
   policyDelete: 'registry.policy.delete',
   policyResolve: 'registry.policy.resolve',
+  policyPublishReviewed: 'registry.policy.publishReviewed',
+  policyRestore: 'registry.policy.restore',
+  policyListDeleted: 'registry.policy.listDeleted',
   flowCreate: 'registry.flow.create',
   flowUpdate: 'registry.flow.update',
   flowGet: 'registry.flow.get',
@@ -25,6 +29,9 @@ export const RegistrySubject = {
   flowList: 'registry.flow.list',
   flowDelete: 'registry.flow.delete',
   flowResolve: 'registry.flow.resolve',
+  flowPublishReviewed: 'registry.flow.publishReviewed',
+  flowRestore: 'registry.flow.restore',
+  flowListDeleted: 'registry.flow.listDeleted',
   groupCreate: 'registry.group.create',
   groupGet: 'registry.group.get',
   groupUpdate: 'registry.group.update',
@@ -37,12 +44,26 @@ export const RegistrySubject = {
 } as const;
 export type RegistrySubject = (typeof RegistrySubject)[keyof typeof RegistrySubject];
 
+const MAX_SCHEMA_DEPTH = MAX_JSON_DEPTH - 8;
+
 /** Record status: the editable draft or an immutable published version. */
 export const RecordStatus = z.enum(['draft', 'published']);
 export type RecordStatus = z.infer<typeof RecordStatus>;
 
-/** A JSON Schema object (checked with ajv when publishing), or null for none. */
-export const JsonSchemaValue = z.record(z.string(), z.unknown()).nullable();
+/** A JSON Schema object (checked with ajv when publishing), or null for none; nested at most {@link MAX_JSON_DEPTH} − 8 levels (reason `too_deep`). */
+export const JsonSchemaValue = z
+  .record(z.string(), z.unknown())
+  .refine(
+    (schema) => jsonDepth(schema, MAX_SCHEMA_DEPTH) <= MAX_SCHEMA_DEPTH,
+    `the schema is nested deeper than ${MAX_JSON_DEPTH - 8} levels`,
+  )
+  .nullable();
+
+/** Saved-test data, nested no deeper than a run's data may be ({@link MAX_DATA_DEPTH}). */
+const TestData = z.record(z.string(), z.unknown()).refine((data) => jsonDepth(data, MAX_DATA_DEPTH) <= MAX_DATA_DEPTH, {
+  message: `data is nested deeper than ${MAX_DATA_DEPTH} levels`,
+  params: { reason: 'too_deep' },
+});
 
 /** A record id as sent by a caller: anything that is not a known id answers 404, never 400. */
 export const RecordIdParam = z.string().min(1).max(100);
@@ -50,7 +71,7 @@ export const RecordIdParam = z.string().min(1).max(100);
 /** A saved test of a policy: the golden rule's result on `data` must equal `expect`. */
 export const PolicyTest = z.strictObject({
   name: z.string().trim().min(1).max(200),
-  data: z.record(z.string(), z.unknown()),
+  data: TestData,
   expect: z.boolean(),
 });
 export type PolicyTest = z.infer<typeof PolicyTest>;
@@ -58,7 +79,7 @@ export type PolicyTest = z.infer<typeof PolicyTest>;
 /** A saved test of a flow: the flow result on `data` must equal `expect`. */
 export const FlowTest = z.strictObject({
   name: z.string().trim().min(1).max(200),
-  data: z.record(z.string(), z.unknown()),
+  data: TestData,
   expect: FlowResult,
 });
 export type FlowTest = z.infer<typeof FlowTest>;
@@ -67,6 +88,17 @@ const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(2000);
 const RuleText = z.string().max(65536);
 const MAX_TESTS = 100;
+
+/**
+ * The review state of a draft as shown in record bodies and version lists (when the gateway has a
+ * governance service); the full summary is `GET .../review`.
+ */
+export const RecordReview = z.object({
+  state: z.enum(['draft', 'pending_approval', 'approved', 'rejected', 'published']),
+  requestId: z.uuid().nullable(),
+  stale: z.boolean(),
+});
+export type RecordReview = z.infer<typeof RecordReview>;
 
 const recordMeta = {
   baseId: z.uuid(),
@@ -82,6 +114,11 @@ const recordMeta = {
   updatedBy: z.string(),
   publishedAt: z.iso.datetime().nullable(),
   publishedBy: z.string().nullable(),
+  contentHash: z
+    .string()
+    .optional()
+    .describe('sha256 of the publishable content (name, description, rule or definition, schema, tests); changes with every edit'),
+  review: RecordReview.optional().describe('Drafts only: the review state (issue 11); absent when the governance service did not answer'),
 };
 
 /** A policy draft or version (DESIGN.md §5). */
@@ -145,6 +182,27 @@ export const ListQuery = z.object({
 });
 export type ListQuery = z.infer<typeof ListQuery>;
 
+/** Orders of `GET /policies` and `GET /flows` (`-` for descending); without `sort`, newest base first. */
+export const RecordListSort = z.enum(['name', '-name', 'updatedAt', '-updatedAt']);
+export type RecordListSort = z.infer<typeof RecordListSort>;
+
+/**
+ * Query of `GET /policies` and `GET /flows` (issue 15 item 4): filters, order and, for admins,
+ * colleagues' never-published drafts. Unknown parameters are refused (400).
+ */
+export const RecordListQuery = z.strictObject({
+  ...ListQuery.shape,
+  status: RecordStatus.optional().describe('Only bases whose current record has this status (`draft`: never published)'),
+  createdBy: z.string().min(1).max(200).optional().describe('Only bases created by this user id'),
+  group: z.uuid().optional().describe('Only members of this group'),
+  sort: RecordListSort.optional().describe('`name`, `-name`, `updatedAt` or `-updatedAt` (`-`: descending); default newest first'),
+  all: z
+    .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+    .optional()
+    .describe("`true` (admins only): also colleagues' never-published drafts"),
+});
+export type RecordListQuery = z.infer<typeof RecordListQuery>;
+
 /** Query of `GET .../versions`: a page of the draft (first) and the versions, newest first. */
 export const VersionsQuery = ListQuery.omit({ q: true });
 export type VersionsQuery = z.infer<typeof VersionsQuery>;
@@ -160,6 +218,8 @@ const summaryMeta = {
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
   publishedAt: z.iso.datetime().nullable(),
+  deletedAt: z.iso.datetime().optional().describe('Only in lists of deleted bases (`?deleted=true`): when the base was deleted'),
+  deletedBy: z.string().optional().describe('Only in lists of deleted bases (`?deleted=true`): who deleted it'),
 };
 
 /** A policy base in a list: its current runnable record (latest version, else the draft) plus the draft's id. */
@@ -281,6 +341,9 @@ export type FlowVersionsRequest = z.input<typeof FlowVersionsRequest>;
 /** Request of `registry.policy.list`, `registry.flow.list` and `registry.group.list`. */
 export const ListRequest = z.strictObject({ ...withPrincipal, ...ListQuery.shape });
 export type ListRequest = z.input<typeof ListRequest>;
+/** Request of `registry.policy.list` and `registry.flow.list`. */
+export const RecordListRequest = z.strictObject({ ...withPrincipal, ...RecordListQuery.shape });
+export type RecordListRequest = z.input<typeof RecordListRequest>;
 
 /**
  * Request of `registry.policy.resolve` / `registry.flow.resolve`: rebuilds the runnable index of the
@@ -288,7 +351,13 @@ export type ListRequest = z.input<typeof ListRequest>;
  * `version`, else the current runnable record). not_found for unknown, deleted or other-org ids.
  */
 export const ResolveRequest = z
-  .strictObject({ orgId: z.string().min(1), baseId: RecordIdParam.optional(), recordId: RecordIdParam.optional(), version: z.number().int().min(1).optional() })
+  .strictObject({
+    /** Whom the run resolves for: the record must be in this principal's org and viewable by it. */
+    principal: Principal,
+    baseId: RecordIdParam.optional(),
+    recordId: RecordIdParam.optional(),
+    version: z.number().int().min(1).optional(),
+  })
   .refine((r) => (r.baseId === undefined) !== (r.recordId === undefined), 'must give exactly one of `baseId` and `recordId`')
   .refine((r) => r.version === undefined || r.baseId !== undefined, '`version` needs `baseId`');
 export type ResolveRequest = z.input<typeof ResolveRequest>;
@@ -313,3 +382,56 @@ export type GroupMemberRemoveRequest = z.input<typeof GroupMemberRemoveRequest>;
 /** Request of `registry.group.policies` and `registry.group.flows`. */
 export const GroupMembersListRequest = z.strictObject({ ...withPrincipal, groupId: RecordIdParam, ...ListQuery.omit({ q: true }).shape });
 export type GroupMembersListRequest = z.input<typeof GroupMembersListRequest>;
+
+/**
+ * Request of `registry.policy.publishReviewed` / `registry.flow.publishReviewed` (the governance
+ * service, after an approval): publishes the draft `recordId` as the next version only when its
+ * content hash, read under the base's row lock in the publishing transaction, still equals
+ * `expectedContentHash` (else 409 `review_stale`, nothing written). Same checks as a `PUT` publish
+ * (422 `cannot_publish`). Idempotent: when `recordId` is already a version with that content, the
+ * reply is that version with `outcome: 'already_published'`.
+ */
+export const PublishReviewedRequest = z.strictObject({
+  ...withPrincipal,
+  recordId: RecordIdParam,
+  expectedContentHash: z.string().min(1).max(128),
+  reviewRequestId: z.uuid(),
+});
+export type PublishReviewedRequest = z.input<typeof PublishReviewedRequest>;
+/** Reply of `registry.policy.publishReviewed`. */
+export const PolicyPublishReviewedReply = z.object({ outcome: z.enum(['published', 'already_published']), record: PolicyRecord });
+export type PolicyPublishReviewedReply = z.infer<typeof PolicyPublishReviewedReply>;
+/** Reply of `registry.flow.publishReviewed`. */
+export const FlowPublishReviewedReply = z.object({ outcome: z.enum(['published', 'already_published']), record: FlowRecord });
+export type FlowPublishReviewedReply = z.infer<typeof FlowPublishReviewedReply>;
+
+// ---- Restore (issue 15 item 5)
+
+/**
+ * The query `GET /policies` and `GET /flows` accept: {@link RecordListQuery} plus `deleted=true`,
+ * which lists the org's soft-deleted bases instead (admin only, newest deletion first; `q` searches
+ * their names, the other filters and `sort` do not apply to it).
+ */
+export const RecordListHttpQuery = RecordListQuery.extend({
+  deleted: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('`true`: list the soft-deleted bases of the org instead (admin only; restore them with `POST .../restore`)'),
+});
+export type RecordListHttpQuery = z.infer<typeof RecordListHttpQuery>;
+
+/** Request of `registry.policy.listDeleted` and `registry.flow.listDeleted` (admin): a page of deleted bases. */
+export const ListDeletedRequest = z.strictObject({ ...withPrincipal, ...ListQuery.shape });
+export type ListDeletedRequest = z.input<typeof ListDeletedRequest>;
+
+/**
+ * Request of `registry.policy.restore` and `registry.flow.restore` (admin): brings a soft-deleted
+ * base back with all its records, given its base id or any of its record ids. 404 for unknown or
+ * other-org ids, 409 `conflict` when the base is not deleted. Reply: the base's current record.
+ */
+export const RestoreRequest = z.strictObject({ ...withPrincipal, id: RecordIdParam });
+export type RestoreRequest = z.input<typeof RestoreRequest>;
+
+/** Body of `POST /policy/{id}/restore` and `POST /flow/{id}/restore`: none, or `{}`. */
+export const RestoreBody = z.strictObject({});
+export type RestoreBody = z.infer<typeof RestoreBody>;

@@ -4,5 +4,12 @@
  */
 export { parseDefinition, type ParsedDefinition } from './parse.js';
 export { validateDefinition } from './validate.js';
-export { runFlow, type PolicyResolver, type PolicyRunResult, type ResolvedPolicy } from './run.js';
+export {
+  DEFAULT_FLOW_STEP_BUDGET,
+  runFlow,
+  type FlowStepBudget,
+  type PolicyResolver,
+  type PolicyRunResult,
+  type ResolvedPolicy,
+} from './run.js';
 export type { FlowProblem, FlowProblemCode } from './problems.js';

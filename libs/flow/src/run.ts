@@ -9,11 +9,25 @@ export interface PolicyRunResult {
   errorCode?: string;
 }
 
+/**
+ * The step budget of one flow run (LANGUAGE.md §8.1), shared by its policy nodes: each node's
+ * evaluation starts at `used` and advances it; past `limit` a node stops with `budget_exceeded`,
+ * and so does the flow.
+ */
+export interface FlowStepBudget {
+  readonly limit: number;
+  used: number;
+}
+
+/** Steps a flow run may take when the caller names no budget (rule-lang's untraced default). */
+export const DEFAULT_FLOW_STEP_BUDGET = 1_000_000;
+
 /** A policy node resolved to a concrete record. */
 export interface ResolvedPolicy {
   policyId: string;
   version: number | null;
-  run(data: Record<string, unknown>): PolicyRunResult | Promise<PolicyRunResult>;
+  /** Runs the policy on `data` within what is left of the run's `budget`, advancing `budget.used`. */
+  run(data: Record<string, unknown>, budget: FlowStepBudget): PolicyRunResult | Promise<PolicyRunResult>;
 }
 
 /** Finds the record a policy node runs (its base's runnable record, the pinned version, or the exact id). */
@@ -24,9 +38,16 @@ export type PolicyResolver = (node: FlowPolicyNode, nodeId: string) => Promise<R
  * until a `return` (its value) or `custom` node (its outcome) gives the result. A node's error
  * stops the flow: `result` false and `error` naming the node. A rejection of `resolvePolicy`
  * (e.g. a deleted policy) rejects the run. Guards against a cycle even if the definition was not
- * validated.
+ * validated. The policy nodes share one step budget (`stepBudget`, default
+ * {@link DEFAULT_FLOW_STEP_BUDGET}): a node that exceeds it stops the flow with `budget_exceeded`.
  */
-export async function runFlow(def: FlowDefinition, data: Record<string, unknown>, resolvePolicy: PolicyResolver): Promise<FlowRunResponse> {
+export async function runFlow(
+  def: FlowDefinition,
+  data: Record<string, unknown>,
+  resolvePolicy: PolicyResolver,
+  stepBudget: number = DEFAULT_FLOW_STEP_BUDGET,
+): Promise<FlowRunResponse> {
+  const budget: FlowStepBudget = { limit: stepBudget, used: 0 };
   const path: FlowPathStep[] = [];
   const nodes: FlowNodeRun[] = [];
   const fail = (error: string, errorCode: string): FlowRunResponse => ({ result: false, path, nodes, error, errorCode });
@@ -45,7 +66,7 @@ export async function runFlow(def: FlowDefinition, data: Record<string, unknown>
       return { result: node.outcome, path, nodes };
     }
     const policy = await resolvePolicy(node, id);
-    const run = await policy.run(data);
+    const run = await policy.run(data, budget);
     nodes.push({
       nodeId: id,
       result: run.result,

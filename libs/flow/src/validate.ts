@@ -3,11 +3,16 @@ import type { FlowProblem } from './problems.js';
 
 const BRANCHES = ['onTrue', 'onFalse'] as const;
 
+/** True when `id` names a node of `def` (its own key: `hasOwnProperty`, `constructor` and the like are not nodes). */
+function hasNode(def: FlowDefinition, id: string): boolean {
+  return Object.hasOwn(def.nodes, id);
+}
+
 /** The ids a node leads to that exist in the definition, in branch order. */
 function successors(def: FlowDefinition, id: string): string[] {
-  const node = def.nodes[id];
+  const node = hasNode(def, id) ? def.nodes[id] : undefined;
   if (node?.type !== 'policy') return [];
-  return BRANCHES.map((b) => node[b]).filter((next): next is string => next !== undefined && next in def.nodes);
+  return BRANCHES.map((b) => node[b]).filter((next): next is string => next !== undefined && hasNode(def, next));
 }
 
 /**
@@ -19,24 +24,24 @@ function successors(def: FlowDefinition, id: string): string[] {
 export function validateDefinition(def: FlowDefinition): FlowProblem[] {
   const problems: FlowProblem[] = [];
   const ids = Object.keys(def.nodes);
-  if (!(def.start in def.nodes)) {
+  if (!hasNode(def, def.start)) {
     problems.push({ code: 'missing_start', message: `start node \`${def.start}\` does not exist`, path: 'start' });
   }
   for (const id of ids) {
-    const node = def.nodes[id]!;
+    const node = def.nodes[id];
     if (node.type !== 'policy') continue;
     for (const branch of BRANCHES) {
       const next = node[branch];
       const path = `nodes.${id}.${branch}`;
       if (next === undefined) {
         problems.push({ code: 'missing_branch', message: `policy node \`${id}\` has no \`${branch}\` branch`, path });
-      } else if (!(next in def.nodes)) {
+      } else if (!hasNode(def, next)) {
         problems.push({ code: 'unknown_node', message: `node \`${id}\`: \`${branch}\` names \`${next}\`, which does not exist`, path });
       }
     }
   }
   problems.push(...cycles(def, ids));
-  if (def.start in def.nodes) {
+  if (hasNode(def, def.start)) {
     const reached = new Set<string>();
     const stack = [def.start];
     while (stack.length > 0) {
@@ -47,7 +52,11 @@ export function validateDefinition(def: FlowDefinition): FlowProblem[] {
     }
     for (const id of ids) {
       if (!reached.has(id)) {
-        problems.push({ code: 'unreachable_node', message: `node \`${id}\` cannot be reached from the start \`${def.start}\``, path: `nodes.${id}` });
+        problems.push({
+          code: 'unreachable_node',
+          message: `node \`${id}\` cannot be reached from the start \`${def.start}\``,
+          path: `nodes.${id}`,
+        });
       }
     }
   }
@@ -74,7 +83,7 @@ function cycles(def: FlowDefinition, ids: string[]): FlowProblem[] {
     trail.pop();
     state.set(id, 'done');
   };
-  const roots = def.start in def.nodes ? [def.start, ...ids] : ids;
+  const roots = hasNode(def, def.start) ? [def.start, ...ids] : ids;
   for (const id of roots) if (!state.has(id)) visit(id);
   return problems;
 }

@@ -1,6 +1,13 @@
 import type { FlowDefinition, FlowPolicyNode } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';
-import { runFlow, type PolicyResolver, type PolicyRunResult } from '../src/index.js';
+import {
+  DEFAULT_FLOW_STEP_BUDGET,
+  runFlow,
+  type FlowStepBudget,
+  type PolicyResolver,
+  type PolicyRunResult,
+  type ResolvedPolicy,
+} from '../src/index.js';
 
 const ADULT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a01';
 const RICH = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a02';
@@ -16,7 +23,7 @@ const seen: Array<[string, FlowPolicyNode]> = [];
 const resolve: PolicyResolver = async (node, nodeId) => {
   seen.push([nodeId, node]);
   const id = node.policyId ?? node.baseId!;
-  return { policyId: `${id}`, version: node.version ?? null, run: policies[id]! };
+  return { policyId: `${id}`, version: node.version ?? null, run: policies[id] };
 };
 
 /** adult? → rich? (pinned v2) → approve; not rich → the shared `review` node; minor → review too. */
@@ -80,7 +87,14 @@ describe('runFlow', () => {
     expect(out.error).toBe('node `broken`: Missing property: `x`');
     expect(out.errorCode).toBe('missing_property');
     expect(out.path.map((p) => p.nodeId)).toEqual(['adult', 'broken']);
-    expect(out.nodes[1]).toEqual({ nodeId: 'broken', result: false, outcomes: {}, trace: [], error: 'Missing property: `x`', errorCode: 'missing_property' });
+    expect(out.nodes[1]).toEqual({
+      nodeId: 'broken',
+      result: false,
+      outcomes: {},
+      trace: [],
+      error: 'Missing property: `x`',
+      errorCode: 'missing_property',
+    });
   });
 
   it('returns at once when the start is terminal', async () => {
@@ -107,5 +121,66 @@ describe('runFlow', () => {
       throw new Error('gone');
     };
     await expect(runFlow(flow, {}, failing)).rejects.toThrow('gone');
+  });
+});
+
+describe('runFlow step budget', () => {
+  /** A policy that takes `cost` steps of the shared budget, stopping like rule-lang when it runs out. */
+  const costly =
+    (cost: number): ResolvedPolicy['run'] =>
+    (_data, budget): PolicyRunResult => {
+      if (budget.used + cost > budget.limit) {
+        budget.used = budget.limit;
+        const error = `Budget exceeded: the evaluation needs more than ${budget.limit} steps`;
+        return { result: false, outcomes: {}, trace: [], error, errorCode: 'budget_exceeded' };
+      }
+      budget.used += cost;
+      return { result: true, outcomes: { ok: true }, trace: [] };
+    };
+  const chain: FlowDefinition = {
+    start: 'a',
+    nodes: {
+      a: { type: 'policy', baseId: ADULT, onTrue: 'b' },
+      b: { type: 'policy', baseId: RICH, onTrue: 'c' },
+      c: { type: 'policy', baseId: BROKEN, onTrue: 'done' },
+      done: { type: 'return', value: true },
+    },
+  };
+  const limits: number[] = [];
+  const sharing: PolicyResolver = async () => ({
+    policyId: 'p',
+    version: null,
+    run: (data, budget) => {
+      limits.push(budget.used);
+      return costly(40)(data, budget);
+    },
+  });
+
+  it('shares one budget across the policy nodes of a run', async () => {
+    limits.length = 0;
+    expect((await runFlow(chain, {}, sharing, 120)).result).toBe(true);
+    expect(limits).toEqual([0, 40, 80]);
+  });
+
+  it('stops the flow with budget_exceeded when the nodes together need more', async () => {
+    const out = await runFlow(chain, {}, sharing, 100);
+    expect(out.result).toBe(false);
+    expect(out.errorCode).toBe('budget_exceeded');
+    expect(out.error).toBe('node `c`: Budget exceeded: the evaluation needs more than 100 steps');
+    expect(out.nodes.map((n) => n.nodeId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('gives each run a budget of its own, DEFAULT_FLOW_STEP_BUDGET by default', async () => {
+    const seenBudgets: FlowStepBudget[] = [];
+    const recording: PolicyResolver = async () => ({
+      policyId: 'p',
+      version: null,
+      run: (_data, budget) => (seenBudgets.push(budget), { result: true, outcomes: {}, trace: [] }),
+    });
+    await runFlow(chain, {}, recording);
+    await runFlow(chain, {}, recording);
+    expect(seenBudgets[0].limit).toBe(DEFAULT_FLOW_STEP_BUDGET);
+    expect(seenBudgets[0]).toBe(seenBudgets[2]);
+    expect(seenBudgets[3]).not.toBe(seenBudgets[0]);
   });
 });

@@ -35,7 +35,10 @@ describe('validateDefinition', () => {
   });
 
   it('reports a branch naming an unknown node', () => {
-    const def: FlowDefinition = { ...diamond, nodes: { ...diamond.nodes, n2: { type: 'policy', baseId: B2, onTrue: 'n4', onFalse: 'ghost' } } };
+    const def: FlowDefinition = {
+      ...diamond,
+      nodes: { ...diamond.nodes, n2: { type: 'policy', baseId: B2, onTrue: 'n4', onFalse: 'ghost' } },
+    };
     expect(validateDefinition(def)).toEqual([
       { code: 'unknown_node', message: 'node `n2`: `onFalse` names `ghost`, which does not exist', path: 'nodes.n2.onFalse' },
       { code: 'unreachable_node', message: 'node `deny` cannot be reached from the start `n1`', path: 'nodes.deny' },
@@ -107,18 +110,25 @@ describe('parseDefinition', () => {
   });
 
   it('reports shape problems with their paths', () => {
-    const parsed = parseDefinition({ start: 'a', nodes: { a: { type: 'policy', baseId: B1, policyId: B2, onTrue: 'b', onFalse: 'b' }, b: { type: 'jump' } } });
+    const parsed = parseDefinition({
+      start: 'a',
+      nodes: { a: { type: 'policy', baseId: B1, policyId: B2, onTrue: 'b', onFalse: 'b' }, b: { type: 'jump' } },
+    });
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems.map((p) => [p.code, p.path])).toEqual([
       ['invalid_definition', 'nodes.a'],
       ['invalid_definition', 'nodes.b.type'],
     ]);
-    expect(parsed.problems[0]!.message).toBe('`nodes.a`: must name exactly one of `baseId` and `policyId`');
+    expect(parsed.problems[0].message).toBe('`nodes.a`: must name exactly one of `baseId` and `policyId`');
   });
 
   it('rejects unknown keys and a version without a base', () => {
-    const parsed = parseDefinition({ start: 'a', extra: 1, nodes: { a: { type: 'policy', policyId: B2, version: 1, onTrue: 'a', onFalse: 'a' } } });
+    const parsed = parseDefinition({
+      start: 'a',
+      extra: 1,
+      nodes: { a: { type: 'policy', policyId: B2, version: 1, onTrue: 'a', onFalse: 'a' } },
+    });
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.problems.map((p) => p.path)).toEqual(expect.arrayContaining(['nodes.a.version']));

@@ -39,8 +39,8 @@ export function generatePolicy(n: number): string {
   const ref = (i: number) => (labelled(i) ? `$r${i}` : `the **applicant** passes check ${i}`);
   const rules: string[] = [];
   for (let i = 0; i < n; i++) {
-    const a = COMPARISONS[i % COMPARISONS.length]!(i);
-    const b = COMPARISONS[(i * 7 + 3) % COMPARISONS.length]!(i + 1);
+    const a = COMPARISONS[i % COMPARISONS.length](i);
+    const b = COMPARISONS[(i * 7 + 3) % COMPARISONS.length](i + 1);
     const parts = [`${a} ${i % 4 === 3 ? 'or' : 'and'} ${b}`];
     for (const child of [2 * i + 1, 2 * i + 2]) if (child < n) parts.push(ref(child));
     const conditions = parts.join('\n  and ');
@@ -73,7 +73,7 @@ export function deepHandWritten(data: Record<string, unknown>): boolean {
   let v: unknown = data;
   for (let i = 0; i < LEVEL_KEYS.length; i++) {
     if (typeof v !== 'object' || v === null) return false;
-    v = (v as Record<string, unknown>)[LEVEL_KEYS[i]!];
+    v = (v as Record<string, unknown>)[LEVEL_KEYS[i]];
   }
   return typeof v === 'object' && v !== null && (v as Record<string, unknown>).leafValue === 'bottom';
 }
@@ -102,7 +102,7 @@ export function largeArrayHandWritten(data: Order): boolean {
   let all = true;
   let any = false;
   for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
+    const l = lines[i];
     if (!(l.qty >= 1 && l.qty <= 100)) all = false;
     if (l.sku === 'SKU-09999' && l.qty > 0) any = true;
   }

@@ -30,7 +30,7 @@ const now = (): bigint => process.hrtime.bigint();
 export function median(xs: readonly number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 function check(name: string, ok: number, n: number): void {
@@ -75,7 +75,7 @@ export async function measureInterleaved(contestants: readonly Contestant[], opt
   for (const c of contestants) {
     let n = 1;
     let spent = 0;
-    let guess = 0;
+    let guess: number;
     for (;;) {
       const dt = (await runLoop(c, n)) / 1e6;
       spent += dt;
@@ -88,10 +88,10 @@ export async function measureInterleaved(contestants: readonly Contestant[], opt
   const results: number[][] = contestants.map(() => []);
   for (let s = 0; s < samples; s++) {
     for (let i = 0; i < contestants.length; i++) {
-      results[i]!.push((await runLoop(contestants[i]!, perSample[i]!)) / perSample[i]!);
+      results[i].push((await runLoop(contestants[i], perSample[i])) / perSample[i]);
     }
   }
-  return contestants.map((c, i) => summarise(c.name, perSample[i]!, results[i]!));
+  return contestants.map((c, i) => summarise(c.name, perSample[i], results[i]));
 }
 
 /** Times single calls of `fn` (e.g. a compile) `runs` times after `warmup` untimed calls; ns per call each. */
@@ -120,7 +120,6 @@ export function formatNs(ns: number): string {
 /** A plain-text table with right-aligned numeric columns. */
 export function table(head: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }

@@ -150,13 +150,15 @@ export function cutoffsFor(nowMs: number): Cutoffs {
 }
 
 /** Same-shaped answer as rule-lang's `evaluate` (result + every outcome), or an error for missing data. */
-export type HandResult = { result: boolean; outcomes: Outcomes; error?: undefined } | { result: false; outcomes: Record<string, never>; error: string };
+export type HandResult =
+  { result: boolean; outcomes: Outcomes; error?: undefined } | { result: false; outcomes: Record<string, never>; error: string };
 
 class Missing {
   constructor(readonly message: string) {}
 }
 
 function need<T>(v: T | undefined, path: string): T {
+  // eslint-disable-next-line @typescript-eslint/only-throw-error -- mirrors the engine's sentinel
   if (v === undefined) throw new Missing(path);
   return v;
 }
@@ -187,13 +189,12 @@ export function handWritten(data: LicenceApplication, nowMs: number = Date.now()
       categories.includes('B');
 
     const medical = need(app.medical, 'application.medical');
-    const medicalClearance = need(medical.vision, 'application.medical.vision') >= 0.5 && need(medical.status, 'application.medical.status') === 'fit';
+    const medicalClearance =
+      need(medical.vision, 'application.medical.vision') >= 0.5 && need(medical.status, 'application.medical.status') === 'fit';
 
     const documents = need(app.documents, 'application.documents');
     const documentCheck =
-      Array.isArray(documents) &&
-      documents.every((d) => d.verified === true && DOCUMENT_KINDS.has(d.kind)) &&
-      documents.length >= 2;
+      Array.isArray(documents) && documents.every((d) => d.verified === true && DOCUMENT_KINDS.has(d.kind)) && documents.length >= 2;
 
     const offences = need(driver.offences, 'application.driver.offences');
     const cleanRecord =
@@ -235,7 +236,10 @@ function dateMs(v: unknown): number {
  */
 export function buildJsonRulesEngine(clock: Clock = Date.now): { run(data: LicenceApplication): Promise<boolean> } {
   const engine = new Engine([], { allowUndefinedFacts: false });
-  engine.addOperator<unknown, number>('olderThanYears', (fact, years) => dateMs(fact) < shiftYears(cutoffsFor(clock()).day * DAY_MS, -years));
+  engine.addOperator<unknown, number>(
+    'olderThanYears',
+    (fact, years) => dateMs(fact) < shiftYears(cutoffsFor(clock()).day * DAY_MS, -years),
+  );
   engine.addOperator<unknown, number>('withinYears', (fact, years) => {
     const day = cutoffsFor(clock()).day * DAY_MS;
     const ms = dateMs(fact);
@@ -311,11 +315,13 @@ export function buildCel(clock: Clock = Date.now): (data: LicenceApplication) =>
   const program = celParse(CEL_EXPRESSION);
   return (data) => {
     const c = cutoffsFor(clock());
-    return program({
-      application: data.application,
-      birthCutoff: c.birthDate,
-      licenceFrom: c.licenceFromDate,
-      licenceTo: c.licenceToDate,
-    }) === true;
+    return (
+      program({
+        application: data.application,
+        birthCutoff: c.birthDate,
+        licenceFrom: c.licenceFromDate,
+        licenceTo: c.licenceToDate,
+      }) === true
+    );
   };
 }

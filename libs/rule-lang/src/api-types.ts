@@ -1,7 +1,9 @@
 /** Public result and option shapes of @arbiter/rule-lang. */
 
+import type { StepBudgetLike } from './compile/budget.js';
+
 /** Machine-readable engine error codes (LANGUAGE.md §9.1). */
-export type EngineErrorCode = 'parse_error' | 'missing_selector' | 'missing_property';
+export type EngineErrorCode = 'parse_error' | 'missing_selector' | 'missing_property' | 'budget_exceeded';
 
 /** Options of {@link CompiledPolicy.evaluate}. */
 export interface EvaluateOptions {
@@ -17,6 +19,14 @@ export interface EvaluateOptions {
   traceTree?: boolean;
   /** The clock: "today" is this instant's UTC calendar day. Defaults to the current time. */
   now?: Date | number;
+  /**
+   * The step budget (LANGUAGE.md §8.1): a number of steps (default `DEFAULT_STEP_BUDGET`, 1,000,000, or
+   * `DEFAULT_TRACED_STEP_BUDGET`, 10,000, with a trace),
+   * or a budget shared with other evaluations (a `StepBudget`, or any `{limit, used}`), whose
+   * `used` this evaluation advances.
+   * Past it the evaluation stops with `errorCode: 'budget_exceeded'`.
+   */
+  stepBudget?: number | StepBudgetLike;
 }
 
 /** What one evaluation returns. */
@@ -29,7 +39,7 @@ export interface EvaluationResult {
   trace: string[];
   /** Structured trace (LANGUAGE.md §10.3); present only when `traceTree` was asked for. */
   traceTree?: StructuredTrace;
-  /** Error message, present only on a parse error, missing selector or missing property. */
+  /** Error message, present only on a parse error, missing selector or property, or an exceeded step budget. */
   error?: string;
   errorCode?: EngineErrorCode;
 }

@@ -14,9 +14,11 @@ import { readPathsOf } from './analyze/read-paths.js';
 
 export { compile };
 export { CompiledPolicy } from './compile/policy.js';
+export { DEFAULT_STEP_BUDGET, DEFAULT_TRACED_STEP_BUDGET, StepBudget, type StepBudgetLike } from './compile/budget.js';
 export { RuleParseError, isRuleParseError, type Problem } from './errors/rule-parse-error.js';
 export { listOperators } from './operators/catalogue.js';
 export { keyCandidates } from './compile/names.js';
+export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
 export { ELEMENT } from './analyze/read-paths.js';
 export type {
   EngineErrorCode,

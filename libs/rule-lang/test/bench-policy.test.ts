@@ -31,15 +31,45 @@ function variant(change: (d: LicenceApplication['application']) => void): Licenc
 
 const cases: { name: string; data: LicenceApplication; expected: boolean; failing?: (typeof OUTCOMES)[number] }[] = [
   { name: 'the bench data', data: passingData(), expected: true },
-  { name: 'exactly 17 today (not older)', data: variant((a) => (a.driver.dateOfBirth = '2008-06-15')), expected: false, failing: 'the age check' },
+  {
+    name: 'exactly 17 today (not older)',
+    data: variant((a) => (a.driver.dateOfBirth = '2008-06-15')),
+    expected: false,
+    failing: 'the age check',
+  },
   { name: '17 years and a day', data: variant((a) => (a.driver.dateOfBirth = '2008-06-14')), expected: true },
-  { name: 'licence from a country not in the list', data: variant((a) => (a.driver.licence.country = 'US')), expected: false, failing: 'a valid licence' },
-  { name: 'licence issued over 10 years ago', data: variant((a) => (a.driver.licence.issuedOn = '2015-06-14')), expected: false, failing: 'a valid licence' },
-  { name: 'licence without category B', data: variant((a) => (a.driver.licence.categories = ['AM', 'A1'])), expected: false, failing: 'a valid licence' },
+  {
+    name: 'licence from a country not in the list',
+    data: variant((a) => (a.driver.licence.country = 'US')),
+    expected: false,
+    failing: 'a valid licence',
+  },
+  {
+    name: 'licence issued over 10 years ago',
+    data: variant((a) => (a.driver.licence.issuedOn = '2015-06-14')),
+    expected: false,
+    failing: 'a valid licence',
+  },
+  {
+    name: 'licence without category B',
+    data: variant((a) => (a.driver.licence.categories = ['AM', 'A1'])),
+    expected: false,
+    failing: 'a valid licence',
+  },
   { name: 'poor vision', data: variant((a) => (a.medical.vision = 0.4)), expected: false, failing: 'medical clearance' },
-  { name: 'one document unverified', data: variant((a) => (a.documents[1]!.verified = false)), expected: false, failing: 'the document check' },
-  { name: 'a major offence', data: variant((a) => (a.driver.offences[0]!.severity = 'major')), expected: false, failing: 'a clean record' },
-  { name: 'fee neither paid nor exempt', data: variant((a) => (a.fee = { paid: false, exempt: false })), expected: false, failing: 'a settled fee' },
+  {
+    name: 'one document unverified',
+    data: variant((a) => (a.documents[1].verified = false)),
+    expected: false,
+    failing: 'the document check',
+  },
+  { name: 'a major offence', data: variant((a) => (a.driver.offences[0].severity = 'major')), expected: false, failing: 'a clean record' },
+  {
+    name: 'fee neither paid nor exempt',
+    data: variant((a) => (a.fee = { paid: false, exempt: false })),
+    expected: false,
+    failing: 'a settled fee',
+  },
   { name: 'fee exempt', data: variant((a) => (a.fee = { paid: false, exempt: true })), expected: true },
 ];
 

@@ -23,7 +23,7 @@ function specifiers(source: string): string[] {
     /\bimport\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
     /\brequire\s*\(\s*['"`]([^'"`]+)['"`]\s*\)/g,
   ];
-  for (const re of patterns) for (const m of code.matchAll(re)) out.push(m[1]!);
+  for (const re of patterns) for (const m of code.matchAll(re)) out.push(m[1]);
   return out;
 }
 
@@ -31,7 +31,7 @@ function specifiers(source: string): string[] {
 function packageOf(spec: string): string {
   const s = spec.replace(/^node:/, '');
   const parts = s.split('/');
-  return s.startsWith('@') ? parts.slice(0, 2).join('/') : FORBIDDEN.includes(s) ? s : parts[0]!;
+  return s.startsWith('@') ? parts.slice(0, 2).join('/') : FORBIDDEN.includes(s) ? s : parts[0];
 }
 
 function walk(entry: string): { files: Set<string>; packages: Map<string, string[]> } {
@@ -61,8 +61,11 @@ describe('library boundary', () => {
   const { files, packages } = walk(path.join(srcDir, 'index.ts'));
 
   it('the specifier scanner sees the imports it should', () => {
-    expect(specifiers("import { a } from './a.js';\nimport type { B } from 'b';\nexport * from \"node:fs\";\nexport { c } from 'nats';\nconst x = await import('pg');\nimport 'ioredis';"))
-      .toEqual(['./a.js', 'ioredis', 'node:fs', 'nats', 'pg']);
+    expect(
+      specifiers(
+        "import { a } from './a.js';\nimport type { B } from 'b';\nexport * from \"node:fs\";\nexport { c } from 'nats';\nconst x = await import('pg');\nimport 'ioredis';",
+      ),
+    ).toEqual(['./a.js', 'ioredis', 'node:fs', 'nats', 'pg']);
     expect(files.size).toBeGreaterThan(10);
   });
 

@@ -12,7 +12,9 @@ describe('boundedJson', () => {
       }),
       { numRuns: 500 },
     );
-    expect(boundedJson({ a: undefined, b: [undefined, 1], d: new Date(0) })).toBe(JSON.stringify({ a: undefined, b: [undefined, 1], d: new Date(0) }));
+    expect(boundedJson({ a: undefined, b: [undefined, 1], d: new Date(0) })).toBe(
+      JSON.stringify({ a: undefined, b: [undefined, 1], d: new Date(0) }),
+    );
   });
 
   it('stops early on shared, cyclic and deep values', () => {

@@ -53,7 +53,7 @@ describe('runEval', () => {
     expect(lines[0]).toBe(json.error);
     expect(lines[1]).toMatch(/^ {2}--> r\.rules:1:\d+$/);
     expect(lines[2]).toBe('  1 | A **x** is ok if the __y__ of the **x** is greater than.');
-    expect(lines[3]!.indexOf('^')).toBe(lines[2]!.indexOf('.', 40));
+    expect(lines[3].indexOf('^')).toBe(lines[2].indexOf('.', 40));
   });
 
   it.each([
@@ -102,8 +102,12 @@ describe('parseCases', () => {
         { name: 'c', data: {}, expect: { result: false, errorCode: null }, now: '2024-01-01' },
       ]),
     );
-    expect(cases.map((c) => c.expect)).toEqual([{ result: true }, { result: false, errorCode: 'missing_property' }, { result: false, errorCode: null }]);
-    expect(cases[2]!.now?.toISOString()).toBe('2024-01-01T00:00:00.000Z');
+    expect(cases.map((c) => c.expect)).toEqual([
+      { result: true },
+      { result: false, errorCode: 'missing_property' },
+      { result: false, errorCode: null },
+    ]);
+    expect(cases[2].now?.toISOString()).toBe('2024-01-01T00:00:00.000Z');
   });
 
   it.each([
@@ -207,8 +211,14 @@ describe('runJsonl', () => {
   it('answers each line in order, null error fields when absent, and skips blank lines', async () => {
     const { results, stats } = await run([req(RULE, OK_DATA), '', '   ', req(RULE, { guest: {}, booking: { nights: 1 } })]);
     expect(results).toHaveLength(2);
-    expect(results[0]).toEqual({ result: true, outcomes: { 'may book the flat': true }, trace: expect.any(Array), error: null, errorCode: null });
-    expect(Object.keys(results[0]!)).toEqual(['result', 'outcomes', 'trace', 'error', 'errorCode']);
+    expect(results[0]).toEqual({
+      result: true,
+      outcomes: { 'may book the flat': true },
+      trace: expect.any(Array),
+      error: null,
+      errorCode: null,
+    });
+    expect(Object.keys(results[0])).toEqual(['result', 'outcomes', 'trace', 'error', 'errorCode']);
     expect(results[1]).toMatchObject({ result: false, error: 'Missing property: guest.email', errorCode: 'missing_property' });
     expect(stats).toEqual({ requests: 2, badInput: 0, compiled: 1, cacheHits: 1 });
   });
@@ -225,14 +235,32 @@ describe('runJsonl', () => {
       req('A **x** is', {}),
       req(RULE, OK_DATA),
     ]);
-    expect(results.map((r) => r.errorCode)).toEqual(['bad_input', 'bad_input', 'bad_input', 'bad_input', 'bad_input', 'bad_input', 'parse_error', null]);
-    expect(results.map((r) => r.error?.split(':')[0])).toEqual(['line 1', 'line 2', 'line 3', 'line 4', 'line 5', 'line 6', 'Parse error', undefined]);
-    expect(results[0]!.error).toMatch(/^line 1: invalid JSON: /);
-    expect(results[1]!.error).toBe('line 2: expected an object {"rule": string, "data": object}, got an array');
-    expect(results[2]!.error).toBe('line 3: `rule` must be a string, got nothing');
-    expect(results[4]!.error).toBe('line 5: `data` must be a JSON object, got an array');
+    expect(results.map((r) => r.errorCode)).toEqual([
+      'bad_input',
+      'bad_input',
+      'bad_input',
+      'bad_input',
+      'bad_input',
+      'bad_input',
+      'parse_error',
+      null,
+    ]);
+    expect(results.map((r) => r.error?.split(':')[0])).toEqual([
+      'line 1',
+      'line 2',
+      'line 3',
+      'line 4',
+      'line 5',
+      'line 6',
+      'Parse error',
+      undefined,
+    ]);
+    expect(results[0].error).toMatch(/^line 1: invalid JSON: /);
+    expect(results[1].error).toBe('line 2: expected an object {"rule": string, "data": object}, got an array');
+    expect(results[2].error).toBe('line 3: `rule` must be a string, got nothing');
+    expect(results[4].error).toBe('line 5: `data` must be a JSON object, got an array');
     for (const r of results.slice(0, 6)) expect(r).toMatchObject({ result: false, outcomes: {}, trace: [] });
-    expect(results[7]!.result).toBe(true);
+    expect(results[7].result).toBe(true);
     expect(stats.badInput).toBe(6);
   });
 
@@ -252,7 +280,7 @@ describe('runJsonl', () => {
 
   it('keeps at most cacheSize policies, dropping the least recently used', async () => {
     const rules = ['A', 'B', 'C'].map((n) => `A **x** is ${n} if the __v__ of the **x** is 1.`);
-    const seq = [0, 1, 0, 2, 0, 1].map((i) => req(rules[i]!, { x: { v: 1 } }));
+    const seq = [0, 1, 0, 2, 0, 1].map((i) => req(rules[i], { x: { v: 1 } }));
     const { stats } = await run(seq, { cacheSize: 2 });
     // 0 miss, 1 miss, 0 hit, 2 miss (evicts 1), 0 hit, 1 miss.
     expect(stats).toMatchObject({ compiled: 4, cacheHits: 2 });
@@ -300,7 +328,11 @@ describe('runCli', () => {
     };
     return { io, out };
   }
-  const files = { 'r.rules': RULE, 'd.json': JSON.stringify(OK_DATA), 'c.json': JSON.stringify([{ name: 'ok', data: OK_DATA, expect: true }]) };
+  const files = {
+    'r.rules': RULE,
+    'd.json': JSON.stringify(OK_DATA),
+    'c.json': JSON.stringify([{ name: 'ok', data: OK_DATA, expect: true }]),
+  };
 
   it.each([
     [['eval', '--rule', 'r.rules', '--data', 'd.json'], 0, /"result": true/],
@@ -328,6 +360,8 @@ describe('runCli', () => {
     [['eval', '--rule', 'r.rules', '--data', 'd.json', 'extra'], /unexpected argument `extra`/],
     [['eval', '--rule'], /^rules eval: Option '-r, --rule <value>' argument missing/],
     [['eval', '--rule', 'r.rules', '--data', 'd.json', '--now', 'soon'], /--now: `soon` is not an ISO 8601/],
+    [['eval', '--rule', 'r.rules', '--data', 'd.json', '--step-budget', '1.5'], /--step-budget: `1\.5` is not a non-negative integer/],
+    [['test', 'r.rules', '--cases', 'c.json', '--step-budget', 'lots'], /--step-budget: `lots` is not a non-negative integer/],
     [['eval', '--jsonl', '--rule', 'r.rules'], /--jsonl reads rule and data from stdin/],
     [['eval', '--rule', '-', '--data', '-'], /cannot both read stdin/],
     [['eval', '--rule', 'nope.rules', '--data', 'd.json'], /^rules eval: cannot read rule file `nope\.rules`: ENOENT/],
@@ -352,6 +386,22 @@ describe('runCli', () => {
     expect(b.out.stderr).toBe("rules check: cannot read rule file `nope`: ENOENT: no such file or directory, open 'nope'\n");
   });
 
+  it('stops an evaluation past --step-budget with budget_exceeded (eval, --jsonl and test)', async () => {
+    const { io, out } = fakeIo(files, [JSON.stringify({ rule: RULE, data: OK_DATA })]);
+    expect(await runCli(['eval', '-r', 'r.rules', '-d', 'd.json', '--step-budget', '0'], io)).toBe(0);
+    const evaluated = JSON.parse(out.stdout) as { result: boolean; errorCode: string; error: string };
+    expect(evaluated).toMatchObject({ result: false, errorCode: 'budget_exceeded' });
+    expect(evaluated.error).toBe('Budget exceeded: the evaluation needs more than 0 steps');
+    out.stdout = '';
+    expect(await runCli(['eval', '--jsonl', '--step-budget', '0'], io)).toBe(0);
+    expect((JSON.parse(out.stdout) as { errorCode: string }).errorCode).toBe('budget_exceeded');
+    out.stdout = '';
+    expect(await runCli(['test', 'r.rules', '--cases', 'c.json', '--step-budget', '0'], io)).toBe(1);
+    expect(out.stdout).toMatch(/0 passed, 1 failed/);
+    out.stdout = '';
+    expect(await runCli(['test', 'r.rules', '--cases', 'c.json', '--step-budget', '1000'], io)).toBe(0);
+  });
+
   it('reads the rule or the data from stdin with -', async () => {
     const { io, out } = fakeIo(files, [JSON.stringify(OK_DATA)]);
     expect(await runCli(['eval', '--rule', 'r.rules', '--data', '-'], io)).toBe(0);
@@ -361,7 +411,10 @@ describe('runCli', () => {
   it('runs --jsonl over stdin lines and exits 0 even with bad lines', async () => {
     const { io, out } = fakeIo(files, [JSON.stringify({ rule: RULE, data: OK_DATA }), 'nope']);
     expect(await runCli(['eval', '--jsonl', '--no-trace'], io)).toBe(0);
-    const lines = out.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = out.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.errorCode)).toEqual([null, 'bad_input']);
     expect(lines[0].trace).toEqual([]);
   });

@@ -43,7 +43,9 @@ function rules(args: string[], input?: string) {
 
 beforeAll(() => {
   if (!existsSync(MAIN)) {
-    throw new Error(`${relative(process.cwd(), MAIN)} is missing: build the package first (npm run build -w @arbiter/rule-lang; the root npm test builds before vitest)`);
+    throw new Error(
+      `${relative(process.cwd(), MAIN)} is missing: build the package first (npm run build -w @arbiter/rule-lang; the root npm test builds before vitest)`,
+    );
   }
   dir = mkdtempSync(join(tmpdir(), 'rules-cli-'));
   file('policy.rules', RULE);
@@ -135,7 +137,7 @@ describe('rules check', () => {
     expect(r.stdout).toBe('');
     const lines = r.stderr.split('\n');
     expect(lines[0]).toMatch(/^Parse error: line 2, column (\d+): .+/);
-    const column = Number(/column (\d+)/.exec(lines[0]!)![1]);
+    const column = Number(/column (\d+)/.exec(lines[0])![1]);
     expect(lines[1]).toBe(`  --> bad.rules:2:${column}`);
     expect(lines[2]).toBe('  2 |   if the __nights__ of the **booking** is no more than.');
     expect(lines[3]).toBe(`    | ${' '.repeat(column - 1)}^`);
@@ -147,7 +149,11 @@ describe('rules test', () => {
     file('pass.json', [
       { name: 'happy guest', data: GOOD, expect: true },
       { name: 'long stay', data: { ...GOOD, booking: { nights: 30, deposit: { amount: 250 } } }, expect: false },
-      { name: 'no nights', data: { ...GOOD, booking: { deposit: { amount: 250 } } }, expect: { result: false, errorCode: 'missing_property' } },
+      {
+        name: 'no nights',
+        data: { ...GOOD, booking: { deposit: { amount: 250 } } },
+        expect: { result: false, errorCode: 'missing_property' },
+      },
     ]);
     const r = rules(['test', 'policy.rules', '--cases', 'pass.json', '--now', '2025-01-31']);
     expect(r).toEqual({ code: 0, stdout: '✓ happy guest\n✓ long stay\n✓ no nights\n3 passed, 0 failed\n', stderr: '' });
@@ -207,7 +213,13 @@ describe('rules eval --jsonl', () => {
     for (const res of results) expect(Object.keys(res)).toEqual(['result', 'outcomes', 'trace', 'error', 'errorCode']);
     expect(results.map((x) => x.errorCode)).toEqual([null, 'bad_input', 'bad_input', 'parse_error', 'bad_input', null, 'missing_selector']);
     expect(results[0]).toMatchObject({ result: true, error: null });
-    expect(results[1]).toEqual({ result: false, outcomes: {}, trace: [], error: expect.stringMatching(/^line 2: invalid JSON: /), errorCode: 'bad_input' });
+    expect(results[1]).toEqual({
+      result: false,
+      outcomes: {},
+      trace: [],
+      error: expect.stringMatching(/^line 2: invalid JSON: /),
+      errorCode: 'bad_input',
+    });
     expect(results[2].error).toBe('line 4: `data` must be a JSON object, got a string');
     expect(results[3].error).toMatch(/^Parse error: line 2, column \d+: /);
     expect(results[4].error).toBe('line 6: `rule` must be a string, got nothing');
@@ -223,17 +235,20 @@ describe('rules eval --jsonl', () => {
     const out = r.stdout.trimEnd().split('\n');
     expect(out).toHaveLength(n);
     expect(new Set(out).size).toBe(1);
-    expect(JSON.parse(out[0]!)).toMatchObject({ result: true, trace: [], error: null, errorCode: null });
+    expect(JSON.parse(out[0])).toMatchObject({ result: true, trace: [], error: null, errorCode: null });
   });
 });
 
 describe('usage', () => {
-  it.each([[['--help']], [['help']], [['eval', '--help']], [['check', '--help']], [['test', '-h']]])('%j prints help on stdout, exit 0', (args) => {
-    const r = rules(args);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Usage: rules /);
-    expect(r.stdout).toContain('Exit codes:');
-  });
+  it.each([[['--help']], [['help']], [['eval', '--help']], [['check', '--help']], [['test', '-h']]])(
+    '%j prints help on stdout, exit 0',
+    (args) => {
+      const r = rules(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: rules /);
+      expect(r.stdout).toContain('Exit codes:');
+    },
+  );
 
   it.each([
     [[], /^Usage: rules <command>/],

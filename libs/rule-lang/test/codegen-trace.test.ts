@@ -83,9 +83,18 @@ describe('generated traced evaluator agrees with the closures on the corpus', ()
 const LITERALS = ['1', '0', '-2.5', '3', '"a"', '"b"', '""', 'true', 'false', '2024-01-01', '"2024-01-01"', '"say \\"hi\\""'];
 const WITH_LITERAL = ['==', '!=', '>', '>=', '<', '<=', 'contains', 'does not contain', 'is exactly', 'is later than', 'is earlier than'];
 const ALONE = [
-  'is empty', 'is not empty', 'is a valid email', 'is a valid date', 'is within 30 days', 'is not within 2 years',
-  'is older than 18 years', 'is younger than 2 months', 'matches pattern "^a"', 'has the format "email"',
-  'is in [1, "a", true, 2024-01-01]', 'is not in ["a", 2]',
+  'is empty',
+  'is not empty',
+  'is a valid email',
+  'is a valid date',
+  'is within 30 days',
+  'is not within 2 years',
+  'is older than 18 years',
+  'is younger than 2 months',
+  'matches pattern "^a"',
+  'has the format "email"',
+  'is in [1, "a", true, 2024-01-01]',
+  'is not in ["a", 2]',
 ];
 const WITH_PATH = ['==', '!=', '>', '<=', 'contains', 'is later than'];
 const MEASURED = ['==', '!=', '>', '>=', '<', '<='];
@@ -96,10 +105,19 @@ function conditionText(depth: number, inAnyAll: boolean, later: readonly number[
   const path = fc.constantFrom(...DATA_PATHS, ...(inAnyAll ? ITS_PATHS : []));
   const optional = fc.constantFrom('', '', ' if present');
   const comparison = fc.oneof(
-    fc.tuple(path, fc.constantFrom(...WITH_LITERAL), fc.constantFrom(...LITERALS), optional).map(([p, op, lit, o]) => `${p} ${op} ${lit}${o}`),
+    fc
+      .tuple(path, fc.constantFrom(...WITH_LITERAL), fc.constantFrom(...LITERALS), optional)
+      .map(([p, op, lit, o]) => `${p} ${op} ${lit}${o}`),
     fc.tuple(path, fc.constantFrom(...ALONE), optional).map(([p, op, o]) => `${p} ${op}${o}`),
     fc.tuple(path, fc.constantFrom(...WITH_PATH), path, optional).map(([p, op, q, o]) => `${p} ${op} ${q}${o}`),
-    fc.tuple(fc.constantFrom('the length of', 'the number of'), path, fc.constantFrom(...MEASURED), fc.constantFrom('0', '1', '2', '3'), optional)
+    fc
+      .tuple(
+        fc.constantFrom('the length of', 'the number of'),
+        path,
+        fc.constantFrom(...MEASURED),
+        fc.constantFrom('0', '1', '2', '3'),
+        optional,
+      )
       .map(([m, p, op, n, o]) => `${m} ${p} ${op} ${n}${o}`),
   );
   const options: fc.Arbitrary<string>[] = [comparison, comparison];
@@ -107,7 +125,8 @@ function conditionText(depth: number, inAnyAll: boolean, later: readonly number[
   if (depth > 0) {
     options.push(listText(depth - 1, inAnyAll, later).map((l) => `(${l})`));
     options.push(
-      fc.tuple(fc.constantFrom('any', 'all'), path, fc.constantFrom('where', 'satisfies'), listText(depth - 1, true, later), optional)
+      fc
+        .tuple(fc.constantFrom('any', 'all'), path, fc.constantFrom('where', 'satisfies'), listText(depth - 1, true, later), optional)
         .map(([q, p, w, l, o]) => `${q} ${p} ${w} (${l})${o}`),
     );
   }
@@ -121,14 +140,24 @@ function listText(depth: number, inAnyAll: boolean, later: readonly number[]): f
 }
 
 const policyText: fc.Arbitrary<string> = fc.integer({ min: 1, max: 4 }).chain((n) =>
-  fc.tuple(...Array.from({ length: n }, (_, i) => listText(2, false, Array.from({ length: n - i - 1 }, (_, k) => i + k + 1)))).map((lists) => {
-    // Every rule but the golden one must be referenced by an earlier rule.
-    const all = lists.map((l) => l);
-    for (let j = 1; j < all.length; j++) {
-      if (!all.slice(0, j).some((l) => new RegExp(`\\$r${j}\\b`).test(l))) all[j - 1] = `${all[j - 1]} and $r${j}`;
-    }
-    return all.map((l, i) => `r${i}: if ${l} -> out ${i}.`).join('\n');
-  }),
+  fc
+    .tuple(
+      ...Array.from({ length: n }, (_, i) =>
+        listText(
+          2,
+          false,
+          Array.from({ length: n - i - 1 }, (_, k) => i + k + 1),
+        ),
+      ),
+    )
+    .map((lists) => {
+      // Every rule but the golden one must be referenced by an earlier rule.
+      const all = lists.map((l) => l);
+      for (let j = 1; j < all.length; j++) {
+        if (!all.slice(0, j).some((l) => new RegExp(`\\$r${j}\\b`).test(l))) all[j - 1] = `${all[j - 1]} and $r${j}`;
+      }
+      return all.map((l, i) => `r${i}: if ${l} -> out ${i}.`).join('\n');
+    }),
 );
 
 const leaf = fc.oneof(
@@ -136,7 +165,20 @@ const leaf = fc.oneof(
   fc.boolean(),
   fc.integer({ min: -3, max: 5 }),
   fc.double({ noNaN: true }),
-  fc.constantFrom('', 'a', 'b', 'abc', '2024-01-01', '2025-06-01', 'mara@fjordstay.example', 'say "hi"', 'a\\b', 'a😀b', '\ud800', 'x'.repeat(300)),
+  fc.constantFrom(
+    '',
+    'a',
+    'b',
+    'abc',
+    '2024-01-01',
+    '2025-06-01',
+    'mara@fjordstay.example',
+    'say "hi"',
+    'a\\b',
+    'a😀b',
+    '\ud800',
+    'x'.repeat(300),
+  ),
   fc.string({ maxLength: 6 }),
 );
 const { value: jsonValue } = fc.letrec<{ value: unknown }>((tie) => ({
@@ -148,8 +190,18 @@ const { value: jsonValue } = fc.letrec<{ value: unknown }>((tie) => ({
   ),
 }));
 const policyData = fc.oneof(
-  fc.record({ x: fc.record({ a: jsonValue, b: jsonValue, l: jsonValue, n: jsonValue }, { requiredKeys: [] }), y: jsonValue }, { requiredKeys: [] }),
-  fc.record({ x: fc.record({ a: leaf, b: leaf, l: fc.array(fc.record({ a: leaf, b: leaf, l: fc.array(leaf) }, { requiredKeys: [] })), n: fc.record({ a: leaf }) }) }),
+  fc.record(
+    { x: fc.record({ a: jsonValue, b: jsonValue, l: jsonValue, n: jsonValue }, { requiredKeys: [] }), y: jsonValue },
+    { requiredKeys: [] },
+  ),
+  fc.record({
+    x: fc.record({
+      a: leaf,
+      b: leaf,
+      l: fc.array(fc.record({ a: leaf, b: leaf, l: fc.array(leaf) }, { requiredKeys: [] })),
+      n: fc.record({ a: leaf }),
+    }),
+  }),
   jsonValue,
 );
 
@@ -167,12 +219,17 @@ describe('generated traced evaluator agrees with the closures on random policies
   it('random policies built from every kind of condition', () => {
     let compiled = 0;
     fc.assert(
-      fc.property(policyText, fc.array(policyData, { minLength: 1, maxLength: 4 }), fc.integer({ min: 0, max: 4e12 }), (text, datas, now) => {
-        const policies = compileBoth(text);
-        if (policies === null) return;
-        compiled++;
-        for (const d of datas) agree(policies.generated, policies.closures, d, now);
-      }),
+      fc.property(
+        policyText,
+        fc.array(policyData, { minLength: 1, maxLength: 4 }),
+        fc.integer({ min: 0, max: 4e12 }),
+        (text, datas, now) => {
+          const policies = compileBoth(text);
+          if (policies === null) return;
+          compiled++;
+          for (const d of datas) agree(policies.generated, policies.closures, d, now);
+        },
+      ),
       { numRuns: 400 },
     );
     // The generator makes valid policies, so the property is not vacuous.
@@ -221,7 +278,12 @@ describe('trace lines', () => {
       'result: false',
     ]);
     // `dee` was never needed: no block, and false among the outcomes.
-    expect(compile(text).evaluate({ x: { a: 1, c: 3, d: 5, none: [] } }, { trace: true }).outcomes).toEqual({ ok: false, bee: true, see: true, dee: false });
+    expect(compile(text).evaluate({ x: { a: 1, c: 3, d: 5, none: [] } }, { trace: true }).outcomes).toEqual({
+      ok: false,
+      bee: true,
+      see: true,
+      dee: false,
+    });
   });
 
   it('shows an error inside any/all inside a referenced rule as the closures record it', () => {
@@ -281,7 +343,8 @@ describe('trace lines', () => {
   });
 
   it('shows skipped optional conditions with the value found, or missing', () => {
-    const text = 'if x.a == 1 if present and x.b == 2 if present and x.c == x.d if present and any x.l where (its > 1) if present and x.e > x.f if present -> ok.';
+    const text =
+      'if x.a == 1 if present and x.b == 2 if present and x.c == x.d if present and any x.l where (its > 1) if present and x.e > x.f if present -> ok.';
     expect(traceOf(text, { x: { b: null, c: 'c', e: 3 } })).toEqual([
       'rule "ok" [golden]',
       '  if $.x.a: missing (if present) -> skipped, true',
@@ -322,7 +385,9 @@ describe('trace lines', () => {
     const text =
       'A **x** is ok if the __date of birth__ of the **x** is the __first seen__ of the **x** ' +
       'and any x.items where (its.price > x.limit and its is not empty) and the __nick name__ of the **x** is "a" if present.';
-    expect(traceOf(text, { x: { date_of_birth: '2001-02-03', firstSeen: '2001-02-03', items: [{ price: 3 }], limit: 2, 'nick name': 'a' } })).toEqual([
+    expect(
+      traceOf(text, { x: { date_of_birth: '2001-02-03', firstSeen: '2001-02-03', items: [{ price: 3 }], limit: 2, 'nick name': 'a' } }),
+    ).toEqual([
       'rule "ok" [golden]',
       '  if $.x.date_of_birth = "2001-02-03": is equal to $.x.firstSeen (= "2001-02-03") -> true',
       '  and any of $.x.items [1 element]: 1 matched -> true',
@@ -392,7 +457,12 @@ describe('trace lines', () => {
     const text = `${Array.from({ length: n }, (_, i) => `r${i}: if x.a${i} == ${i} or $r${i + 1} -> out ${i}.`).join('\n')}\nr${n}: if x.a == 1 -> last.`;
     const values = Object.fromEntries(Array.from({ length: n }, (_, i) => [`a${i}`, i === 0 ? -1 : i]));
     const lines = traceOf(text, { x: { a: 1, ...values } });
-    expect(lines.slice(0, 4)).toEqual(['rule "last" [label r300]', '  if $.x.a = 1: is equal to 1 -> true', '  => last = true', 'rule "out 299" [label r299]']);
+    expect(lines.slice(0, 4)).toEqual([
+      'rule "last" [label r300]',
+      '  if $.x.a = 1: is equal to 1 -> true',
+      '  => last = true',
+      'rule "out 299" [label r299]',
+    ]);
     expect(lines.at(-2)).toBe('  => out 0 = true');
     // And an error at the far end unwinds every rule, none with its `=>` line.
     const failed = traceOf(text, { x: { ...values, a: undefined } });
@@ -401,7 +471,8 @@ describe('trace lines', () => {
   });
 
   it('tags rules with label, golden and subject', () => {
-    const text = 'A **guest** may book if the **guest** is known and $deposit is satisfied.\nA **guest** is known if guest.id is not empty.\ndeposit: if booking.amount >= 200 -> deposit received.';
+    const text =
+      'A **guest** may book if the **guest** is known and $deposit is satisfied.\nA **guest** is known if guest.id is not empty.\ndeposit: if booking.amount >= 200 -> deposit received.';
     expect(traceOf(text, { guest: { id: 7 }, booking: { amount: 250 } }).filter((l) => l.startsWith('rule '))).toEqual([
       'rule "known" [subject guest]',
       'rule "deposit received" [label deposit]',
@@ -423,7 +494,13 @@ describe('trace options', () => {
     const tree = policy.evaluate(data, { traceTree: true });
     expect(Object.keys(tree)).toEqual(['result', 'outcomes', 'trace', 'traceTree']);
     expect(tree.trace).toEqual(lines.trace);
-    expect(tree.traceTree?.rules[0]?.conditions[1]).toMatchObject({ type: 'quantifier', path: '$.x.l', count: 1, matched: 1, result: true });
+    expect(tree.traceTree?.rules[0]?.conditions[1]).toMatchObject({
+      type: 'quantifier',
+      path: '$.x.l',
+      count: 1,
+      matched: 1,
+      result: true,
+    });
     // `traceTree` implies the lines, with or without `trace`.
     same(policy.evaluate(data, { trace: false, traceTree: true }), tree);
     expect(policy.evaluate(data, { trace: false })).toEqual({ result: true, outcomes: { ok: true }, trace: [] });
@@ -440,7 +517,16 @@ describe('trace options', () => {
     });
     expect(compile(text).evaluate({ x: {} }, { traceTree: true }).traceTree).toEqual({
       golden: 'ok',
-      rules: [{ outcome: 'ok', label: null, selector: 'x', result: false, conditions: [expect.objectContaining({ error: 'Missing property: x.a' })], error: 'Missing property: x.a' }],
+      rules: [
+        {
+          outcome: 'ok',
+          label: null,
+          selector: 'x',
+          result: false,
+          conditions: [expect.objectContaining({ error: 'Missing property: x.a' })],
+          error: 'Missing property: x.a',
+        },
+      ],
       error: 'Missing property: x.a',
     });
   });
@@ -498,13 +584,15 @@ describe('generated traced source', () => {
     const text = `A **thing's** is isn't ok if the __${key}__ of the **thing's** is "v" and the __${key}__ of the **thing's** is "w" if present.`;
     const { generated, closures } = both(text);
     for (const data of [{ "thing's": { [key]: 'v' } }, { "thing's": {} }, { "thing's": { [key]: null } }]) agree(generated, closures, data);
-    expect(generated.evaluate({ "thing's": { [key]: 'v' } }, { trace: true }).trace[1]).toBe(`  if $["thing's"][${JSON.stringify(key)}] = "v": is equal to "v" -> true`);
+    expect(generated.evaluate({ "thing's": { [key]: 'v' } }, { trace: true }).trace[1]).toBe(
+      `  if $["thing's"][${JSON.stringify(key)}] = "v": is equal to "v" -> true`,
+    );
   });
 
   it('builds outcomes as the closures do even for an outcome named `__proto__`', () => {
     const build = (): CompiledPolicy => {
       const checked = check('if x.a == 1 -> placeholder.');
-      checked.ast.rules[0]!.outcome = '__proto__';
+      checked.ast.rules[0].outcome = '__proto__';
       return new CompiledPolicy(checked, () => '');
     };
     const generated = build();
@@ -518,19 +606,33 @@ describe('generated traced source', () => {
 describe('json', () => {
   it('is JSON.stringify for primitives, and a string in quotes where plainString says so', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('a"b', 'a\\b', '\u001f', '\ud800', '😀')), (s) => {
-        expect(json(s)).toBe(JSON.stringify(s));
-        if (plainString(s)) expect(json(s)).toBe(`"${s}"`);
-        // Anything JSON.stringify would escape is not plain.
-        if (JSON.stringify(s) !== `"${s}"`) expect(plainString(s)).toBe(false);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 30 }),
+          fc.string({ unit: 'grapheme', maxLength: 30 }),
+          fc.constantFrom('a"b', 'a\\b', '\u001f', '\ud800', '😀'),
+        ),
+        (s) => {
+          expect(json(s)).toBe(JSON.stringify(s));
+          if (plainString(s)) expect(json(s)).toBe(`"${s}"`);
+          // Anything JSON.stringify would escape is not plain.
+          if (JSON.stringify(s) !== `"${s}"`) expect(plainString(s)).toBe(false);
+        },
+      ),
     );
     fc.assert(
       fc.property(fc.oneof(fc.double(), fc.integer(), fc.boolean(), fc.constant(null)), (v) => {
         expect(json(v)).toBe(JSON.stringify(v));
       }),
     );
-    expect([plainString('abc'), plainString(''), plainString('a"'), plainString('\\'), plainString('\n'), plainString('😀')]).toEqual([true, true, false, false, false, false]);
+    expect([plainString('abc'), plainString(''), plainString('a"'), plainString('\\'), plainString('\n'), plainString('😀')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(json(undefined)).toBe('null');
     expect(json(-0)).toBe('0');
   });

@@ -54,7 +54,7 @@ describe('generated source', () => {
     // the checked policy is edited directly.
     const build = (): CompiledPolicy => {
       const checked = check('if x.a == 1 -> placeholder.');
-      checked.ast.rules[0]!.outcome = '__proto__';
+      checked.ast.rules[0].outcome = '__proto__';
       return new CompiledPolicy(checked, () => '');
     };
     const generated = build();

@@ -36,30 +36,83 @@ interface Case {
 }
 
 const CASE_KEYS = new Set([
-  'note', 'rule', 'data', 'now', 'want', 'wantOutcomes', 'wantError', 'wantErrorCode', 'wantLine', 'wantColumn',
-  'wantAt', 'wantHelp', 'wantExplain', 'wantTrace', 'decision',
+  'note',
+  'rule',
+  'data',
+  'now',
+  'want',
+  'wantOutcomes',
+  'wantError',
+  'wantErrorCode',
+  'wantLine',
+  'wantColumn',
+  'wantAt',
+  'wantHelp',
+  'wantExplain',
+  'wantTrace',
+  'decision',
 ]);
 
 /** LANGUAGE.md §15. */
 const DECISIONS = new Set([
-  'D-keyword-case', 'D-string-escapes', 'D-negative-numbers', 'D-quoted-strings', 'D-label-charset', 'D-terminator',
-  'D-operator-spacing', 'D-unified-conditions', 'D-shorthand-outcome', 'D-path-root', 'D-name-lookup',
-  'D-reference-matching', 'D-static-checks', 'D-no-short-circuit', 'D-grouping', 'D-if-present', 'D-empty-missing',
-  'D-type-mismatch', 'D-extra-forms', 'D-ordering-coercion', 'D-loose-equality', 'D-contains-boundary', 'D-empty-list',
-  'D-date-granularity', 'D-period-units', 'D-format-set', 'D-pattern-semantics', 'D-negation-forms',
-  'D-quantifier-edges', 'D-shorthand-selector', 'D-explain-shape', 'D-error-messages', 'D-trace-format',
+  'D-keyword-case',
+  'D-string-escapes',
+  'D-negative-numbers',
+  'D-quoted-strings',
+  'D-label-charset',
+  'D-terminator',
+  'D-operator-spacing',
+  'D-unified-conditions',
+  'D-shorthand-outcome',
+  'D-path-root',
+  'D-name-lookup',
+  'D-reference-matching',
+  'D-static-checks',
+  'D-no-short-circuit',
+  'D-grouping',
+  'D-if-present',
+  'D-empty-missing',
+  'D-type-mismatch',
+  'D-extra-forms',
+  'D-ordering-coercion',
+  'D-loose-equality',
+  'D-contains-boundary',
+  'D-empty-list',
+  'D-date-granularity',
+  'D-period-units',
+  'D-format-set',
+  'D-pattern-semantics',
+  'D-negation-forms',
+  'D-quantifier-edges',
+  'D-shorthand-selector',
+  'D-explain-shape',
+  'D-error-messages',
+  'D-trace-format',
 ]);
 
 const AREAS = [
-  'dates-periods', 'errors', 'explain', 'formats-patterns', 'forms', 'golden', 'if-present', 'lexical', 'operators',
-  'paths', 'precedence', 'quantifiers', 'references',
+  'dates-periods',
+  'errors',
+  'explain',
+  'formats-patterns',
+  'forms',
+  'golden',
+  'if-present',
+  'lexical',
+  'operators',
+  'paths',
+  'precedence',
+  'quantifiers',
+  'references',
 ];
 
 /** The clock every case runs with unless it sets `now`. */
 const DEFAULT_NOW = '2025-06-15T12:00:00Z';
 
 const casesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'cases');
-const files = readdirSync(casesDir).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(casesDir)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 function load(file: string): Case[] {
   return JSON.parse(readFileSync(path.join(casesDir, file), 'utf8')) as Case[];
@@ -110,7 +163,11 @@ function checkParseError(c: Case): void {
   if (c.wantLine !== undefined) {
     expect(err.message.startsWith(`Parse error: line ${c.wantLine}, column ${c.wantColumn}: `), err.message).toBe(true);
     expect({ line: err.line, column: err.column }).toEqual({ line: c.wantLine, column: c.wantColumn });
-    if (c.wantAt !== undefined) expect(textAt(c.rule, c.wantLine, c.wantColumn!).startsWith(c.wantAt), `text at the position: ${textAt(c.rule, c.wantLine, c.wantColumn!)}`).toBe(true);
+    if (c.wantAt !== undefined)
+      expect(
+        textAt(c.rule, c.wantLine, c.wantColumn!).startsWith(c.wantAt),
+        `text at the position: ${textAt(c.rule, c.wantLine, c.wantColumn!)}`,
+      ).toBe(true);
   } else {
     expect(err.message).toMatch(/^Parse error: (?!line \d+, column \d+:)/);
     expect(err.line).toBeUndefined();
@@ -119,7 +176,13 @@ function checkParseError(c: Case): void {
   if (c.wantHelp !== undefined) expect(err.help).toBe(c.wantHelp);
 
   const now = new Date(c.now ?? DEFAULT_NOW);
-  expect(evaluate(c.rule, c.data ?? {}, { now })).toEqual({ result: false, outcomes: {}, trace: [], error: c.wantError, errorCode: 'parse_error' });
+  expect(evaluate(c.rule, c.data ?? {}, { now })).toEqual({
+    result: false,
+    outcomes: {},
+    trace: [],
+    error: c.wantError,
+    errorCode: 'parse_error',
+  });
   const traced = evaluate(c.rule, c.data ?? {}, { now, trace: true });
   expect(traced.trace).toEqual([c.wantError]);
   expect(explain(c.rule)).toEqual({ rule_count: 0, rules: [], error: c.wantError });
@@ -158,7 +221,8 @@ function run(c: Case): void {
   checkShape(c);
   if (c.wantExplain !== undefined) expect(explain(c.rule)).toEqual(c.wantExplain);
   if (c.wantErrorCode === 'parse_error') checkParseError(c);
-  else if (c.want !== undefined || c.wantOutcomes !== undefined || c.wantErrorCode !== undefined || c.wantTrace !== undefined) checkEvaluation(c);
+  else if (c.want !== undefined || c.wantOutcomes !== undefined || c.wantErrorCode !== undefined || c.wantTrace !== undefined)
+    checkEvaluation(c);
 }
 
 describe('corpus', () => {
@@ -181,21 +245,67 @@ describe('corpus', () => {
 
 /** Every accepted and negative form of LANGUAGE.md §7.1 (operand placeholders dropped). */
 const ALL_FORMS = [
-  'is greater than', '>', 'is not greater than',
-  'is greater than or equal to', 'is at least', '>=', 'is not greater than or equal to', 'is not at least',
-  'is less than', '<', 'is not less than',
-  'is no more than', 'is less than or equal to', '<=', 'is not less than or equal to',
-  'is equal to', 'is', 'equals', '==', 'is the same as',
-  'is exactly', 'is exactly equal to', 'is not exactly', 'is not exactly equal to',
-  'is not equal to', 'is not', 'does not equal', 'is not the same as', '!=',
-  'is in', 'is not in', 'contains', 'does not contain',
-  'is a valid email', 'is a valid email address', 'is not a valid email', 'is not a valid email address',
-  'is a valid uuid', 'is not a valid uuid', 'is a valid date', 'is not a valid date',
-  'has the format', 'does not have the format', 'matches pattern', 'does not match pattern',
-  'is within', 'is not within', 'is empty', 'is not empty',
-  'is later than', 'is not later than', 'is earlier than', 'is not earlier than',
-  'is older than', 'is not older than', 'is younger than', 'is not younger than',
-  'the length of', 'length of', 'the number of', 'number of',
+  'is greater than',
+  '>',
+  'is not greater than',
+  'is greater than or equal to',
+  'is at least',
+  '>=',
+  'is not greater than or equal to',
+  'is not at least',
+  'is less than',
+  '<',
+  'is not less than',
+  'is no more than',
+  'is less than or equal to',
+  '<=',
+  'is not less than or equal to',
+  'is equal to',
+  'is',
+  'equals',
+  '==',
+  'is the same as',
+  'is exactly',
+  'is exactly equal to',
+  'is not exactly',
+  'is not exactly equal to',
+  'is not equal to',
+  'is not',
+  'does not equal',
+  'is not the same as',
+  '!=',
+  'is in',
+  'is not in',
+  'contains',
+  'does not contain',
+  'is a valid email',
+  'is a valid email address',
+  'is not a valid email',
+  'is not a valid email address',
+  'is a valid uuid',
+  'is not a valid uuid',
+  'is a valid date',
+  'is not a valid date',
+  'has the format',
+  'does not have the format',
+  'matches pattern',
+  'does not match pattern',
+  'is within',
+  'is not within',
+  'is empty',
+  'is not empty',
+  'is later than',
+  'is not later than',
+  'is earlier than',
+  'is not earlier than',
+  'is older than',
+  'is not older than',
+  'is younger than',
+  'is not younger than',
+  'the length of',
+  'length of',
+  'the number of',
+  'number of',
 ];
 
 describe('coverage of §7.1', () => {
@@ -204,7 +314,10 @@ describe('coverage of §7.1', () => {
     const uncovered: string[] = [];
     for (const form of ALL_FORMS) {
       // The form as a whole phrase: not preceded by `not`/`is`, not followed by more operator words.
-      const re = new RegExp(`(?<![\\w])(?<!not )(?<!is )${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?! (?:not|than|equal|to|a |the same|exactly|in |at |less|greater|empty|within|later|earlier|older|younger|no ))(?![\\w=])`, 'i');
+      const re = new RegExp(
+        `(?<![\\w])(?<!not )(?<!is )${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?! (?:not|than|equal|to|a |the same|exactly|in |at |less|greater|empty|within|later|earlier|older|younger|no ))(?![\\w=])`,
+        'i',
+      );
       const using = evaluated.filter((c) => re.test(c.rule));
       if (!using.some((c) => c.want === true) || !using.some((c) => c.want === false)) uncovered.push(form);
     }
@@ -244,7 +357,7 @@ describe('listOperators', () => {
 
   it('returns a fresh copy each time', () => {
     const a = listOperators();
-    a[0]!.forms.push('mutated');
-    expect(listOperators()[0]!.forms).toEqual(['is greater than', '>']);
+    a[0].forms.push('mutated');
+    expect(listOperators()[0].forms).toEqual(['is greater than', '>']);
   });
 });

@@ -45,7 +45,7 @@ function compileChecked(text: string): CompiledPolicy | null {
     expect(err.line).toBeGreaterThanOrEqual(1);
     expect(err.line).toBeLessThanOrEqual(lines.length);
     expect(err.column).toBeGreaterThanOrEqual(1);
-    expect(err.column).toBeLessThanOrEqual(lines[err.line - 1]!.length + 1);
+    expect(err.column).toBeLessThanOrEqual(lines[err.line - 1].length + 1);
   } else {
     expect(err.column).toBeUndefined();
     expect(err.message).not.toMatch(/^Parse error: line \d+, column \d+:/);
@@ -65,7 +65,9 @@ function wellFormed(r: EvaluationResult, outcomes: readonly string[] | null, tra
   if (r.error !== undefined) {
     expect(typeof r.error).toBe('string');
     expect(['parse_error', 'missing_selector', 'missing_property']).toContain(r.errorCode);
-    expect(r.error).toMatch(r.errorCode === 'parse_error' ? /^Parse error: / : r.errorCode === 'missing_selector' ? /^Missing selector: / : /^Missing property: /);
+    expect(r.error).toMatch(
+      r.errorCode === 'parse_error' ? /^Parse error: / : r.errorCode === 'missing_selector' ? /^Missing selector: / : /^Missing property: /,
+    );
     expect(r.result).toBe(false);
     expect(r.outcomes).toEqual({});
     if (traced) expect(r.trace.at(-1)).toBe(r.errorCode === 'parse_error' ? r.error : `error: ${r.error}`);
@@ -149,14 +151,22 @@ describe('fuzz', () => {
     const deepArray = (): unknown => JSON.parse(`${'['.repeat(20_000)}1${']'.repeat(20_000)}`);
     const same = compile('if x.a is exactly x.b and x.c is x.d and x.e contains x.d and x.d is not in x.e -> ok.');
     for (const trace of [false, true]) {
-      const r = same.evaluate({ x: { a: nested, b: JSON.parse(JSON.stringify({ a: 1 })) as unknown, c: deepArray(), d: deepArray(), e: [deepArray()] } }, { now: NOW, trace });
+      const r = same.evaluate(
+        { x: { a: nested, b: JSON.parse(JSON.stringify({ a: 1 })) as unknown, c: deepArray(), d: deepArray(), e: [deepArray()] } },
+        { now: NOW, trace },
+      );
       wellFormed(r, same.outcomes, trace);
       expect(r.result).toBe(false);
-      const equal = same.evaluate({ x: { a: nested, b: JSON.parse(nestedText) as unknown, c: deepArray(), d: deepArray(), e: [0, deepArray()] } }, { now: NOW, trace });
+      const equal = same.evaluate(
+        { x: { a: nested, b: JSON.parse(nestedText) as unknown, c: deepArray(), d: deepArray(), e: [0, deepArray()] } },
+        { now: NOW, trace },
+      );
       wellFormed(equal, same.outcomes, trace);
       expect(equal.result).toBe(true);
     }
-    const many = Array.from({ length: 300 }, (_, i) => `r${i}: if x.a${i} == ${i} or $r${i + 1} -> out ${i}.`).join('\n') + '\nr300: if x.a == 1 -> last.';
+    const many =
+      Array.from({ length: 300 }, (_, i) => `r${i}: if x.a${i} == ${i} or $r${i + 1} -> out ${i}.`).join('\n') +
+      '\nr300: if x.a == 1 -> last.';
     const p = compile(many);
     wellFormed(p.evaluate({ x: {} }, { now: NOW }), p.outcomes, false);
     for (const n of [200, 1000, 5000]) {
@@ -170,6 +180,9 @@ describe('fuzz', () => {
     // Far beyond any stack: a parse error about the whole policy, never a RangeError.
     const tooDeep = `if ${'('.repeat(50_000)}x.a == 1${')'.repeat(50_000)} -> ok.`;
     expect(compileChecked(tooDeep)).toBeNull();
-    expect(validate(tooDeep)).toEqual({ valid: false, error: 'Parse error: the policy is nested too deeply: use fewer levels of parentheses and any/all' });
+    expect(validate(tooDeep)).toEqual({
+      valid: false,
+      error: 'Parse error: the policy is nested too deeply: use fewer levels of parentheses and any/all',
+    });
   }, 20_000);
 });

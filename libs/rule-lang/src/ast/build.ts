@@ -6,7 +6,7 @@
 
 import type { ParserRuleContext, TerminalNode } from 'antlr4ng';
 import {
-  ComparisonConditionContext,
+  type ComparisonConditionContext,
   GroupConditionContext,
   LabelConditionContext,
   MeasuredConditionContext,
@@ -73,10 +73,14 @@ function stringValue(tokenText: string): string {
 
 function describeOperand(op: Operand): string {
   switch (op.kind) {
-    case 'list': return 'a list';
-    case 'period': return 'a period';
-    case 'path': return 'a path';
-    case 'literal': return op.literal.kind === 'date' ? 'a date' : `a ${op.literal.kind}`;
+    case 'list':
+      return 'a list';
+    case 'period':
+      return 'a period';
+    case 'path':
+      return 'a path';
+    case 'literal':
+      return op.literal.kind === 'date' ? 'a date' : `a ${op.literal.kind}`;
   }
 }
 
@@ -91,12 +95,18 @@ const OPERAND_WANTED: Record<OperandKind, string> = {
 
 function operandFits(kind: OperandKind, op: Operand): boolean {
   switch (kind) {
-    case 'valueOrPath': return op.kind === 'literal' || op.kind === 'path';
-    case 'valueListOrPath': return op.kind === 'literal' || op.kind === 'path' || op.kind === 'list';
-    case 'listOrPath': return op.kind === 'list' || op.kind === 'path';
-    case 'none': return false;
-    case 'string': return op.kind === 'literal' && op.literal.kind === 'string';
-    case 'period': return op.kind === 'period';
+    case 'valueOrPath':
+      return op.kind === 'literal' || op.kind === 'path';
+    case 'valueListOrPath':
+      return op.kind === 'literal' || op.kind === 'path' || op.kind === 'list';
+    case 'listOrPath':
+      return op.kind === 'list' || op.kind === 'path';
+    case 'none':
+      return false;
+    case 'string':
+      return op.kind === 'literal' && op.literal.kind === 'string';
+    case 'period':
+      return op.kind === 'period';
   }
 }
 
@@ -136,7 +146,7 @@ class Builder {
 
   private verbose(ctx: VerboseRuleContext): Rule {
     const dots = ctx.DOT();
-    const terminator = dots[dots.length - 1]!;
+    const terminator = dots[dots.length - 1];
     this.checkTerminator(terminator);
     const subjectText = ctx.SELECTOR().getText();
     const outcome = this.outcome(ctx.outcome());
@@ -199,7 +209,11 @@ class Builder {
 
   private presenceNotAllowed(presence: PresenceContext | null, what: string): void {
     if (presence) {
-      this.problem(Family.presence, spanOfContext(presence), `\`if present\` cannot follow ${what}; it applies to comparisons and any/all only`);
+      this.problem(
+        Family.presence,
+        spanOfContext(presence),
+        `\`if present\` cannot follow ${what}; it applies to comparisons and any/all only`,
+      );
     }
   }
 
@@ -218,7 +232,10 @@ class Builder {
       return {
         kind: 'ruleRef',
         selector: ctx.SELECTOR().getText().slice(2, -2).trim(),
-        phrase: ctx.refWord().map((w) => w.getText()).join(' '),
+        phrase: ctx
+          .refWord()
+          .map((w) => w.getText())
+          .join(' '),
         span,
       };
     }
@@ -265,7 +282,9 @@ class Builder {
   }
 
   private operator(ctx: OperatorContext): OperatorUse {
-    const written = words(ctx).map((w) => w.toLowerCase()).join(' ');
+    const written = words(ctx)
+      .map((w) => w.toLowerCase())
+      .join(' ');
     const form = FORMS.get(written);
     if (!form) throw new Error(`INVARIANT: grammar operator form \`${written}\` missing from the catalogue`);
     return { name: form.name, negated: form.negated, written, span: spanOfContext(ctx) };
@@ -287,11 +306,7 @@ class Builder {
       return operand;
     }
     if (!operandFits(kind, operand)) {
-      this.problem(
-        Family.operands,
-        operand.span,
-        `\`${op.written}\` needs ${OPERAND_WANTED[kind]}, not ${describeOperand(operand)}`,
-      );
+      this.problem(Family.operands, operand.span, `\`${op.written}\` needs ${OPERAND_WANTED[kind]}, not ${describeOperand(operand)}`);
       return operand;
     }
     if (kind === 'string' && operand.kind === 'literal' && operand.literal.kind === 'string') {
@@ -357,7 +372,7 @@ class Builder {
     const dotted = ctx.DOTTED();
     if (dotted) {
       const segments = dotted.getText().split('.');
-      if (segments[0]!.toLowerCase() === 'its') {
+      if (segments[0].toLowerCase() === 'its') {
         this.checkIts(span);
         return { root: 'its', steps: segments.slice(1).map((name) => ({ name, kind: 'property' })), span };
       }
@@ -383,7 +398,7 @@ class Builder {
       else if (step.SELECTOR()) elements.push({ node: step.SELECTOR(), kind: 'selector' });
       else elements.push({ node: step.PROPERTY(), kind: 'property' });
     }
-    const last = elements[elements.length - 1]!;
+    const last = elements[elements.length - 1];
     elements.forEach((el, i) => {
       if (el.kind === 'its' && i !== elements.length - 1) {
         this.problem(Family.syntax, span, '`its` must be the last element of a path (the element the path starts from)');
@@ -399,7 +414,7 @@ class Builder {
     const steps: PathStep[] = [];
     let root: Path['root'] = 'data';
     for (let i = elements.length - 1; i >= 0; i--) {
-      const el = elements[i]!;
+      const el = elements[i];
       if (el.kind === 'its') {
         root = 'its';
         this.checkIts(span);
@@ -427,4 +442,3 @@ class Builder {
     }
   }
 }
-

@@ -2,13 +2,64 @@
 
 /** The reference engine's outcome verbs, longest (in words, then characters) first. */
 const OUTCOME_VERBS: readonly string[][] = [
-  'gets', 'passes', 'is', 'has', 'receives', 'qualifies for', 'meets', 'satisfies', 'achieves', 'attains',
-  'earns', 'gains', 'obtains', 'secures', 'acquires', 'deserves', 'merits', 'warrants', 'requires', 'needs',
-  'completes', 'fulfills', 'demonstrates', 'shows', 'proves', 'establishes', 'maintains', 'holds',
-  'possesses', 'displays', 'exhibits', 'presents', 'provides', 'supplies', 'delivers', 'submits',
-  'confirms', 'validates', 'verifies', 'supports', 'justifies', 'ensures', 'guarantees', 'undergoes',
-  'experiences', 'encounters', 'faces', 'enjoys', 'benefits from', 'suffers', 'lacks', 'misses', 'fails',
-  'succeeds in', 'excels at', 'reaches', 'arrives at', 'comes to',
+  'gets',
+  'passes',
+  'is',
+  'has',
+  'receives',
+  'qualifies for',
+  'meets',
+  'satisfies',
+  'achieves',
+  'attains',
+  'earns',
+  'gains',
+  'obtains',
+  'secures',
+  'acquires',
+  'deserves',
+  'merits',
+  'warrants',
+  'requires',
+  'needs',
+  'completes',
+  'fulfills',
+  'demonstrates',
+  'shows',
+  'proves',
+  'establishes',
+  'maintains',
+  'holds',
+  'possesses',
+  'displays',
+  'exhibits',
+  'presents',
+  'provides',
+  'supplies',
+  'delivers',
+  'submits',
+  'confirms',
+  'validates',
+  'verifies',
+  'supports',
+  'justifies',
+  'ensures',
+  'guarantees',
+  'undergoes',
+  'experiences',
+  'encounters',
+  'faces',
+  'enjoys',
+  'benefits from',
+  'suffers',
+  'lacks',
+  'misses',
+  'fails',
+  'succeeds in',
+  'excels at',
+  'reaches',
+  'arrives at',
+  'comes to',
 ]
   .map((v) => v.split(' '))
   .sort((a, b) => b.length - a.length || b.join(' ').length - a.join(' ').length);
@@ -18,7 +69,7 @@ const ARTICLES = new Set(['a', 'an', 'the']);
 /** Drops one leading outcome verb when at least one word would remain. */
 function dropVerb(words: string[]): string[] {
   for (const verb of OUTCOME_VERBS) {
-    if (words.length > verb.length && verb.every((v, i) => words[i]!.toLowerCase() === v)) {
+    if (words.length > verb.length && verb.every((v, i) => words[i].toLowerCase() === v)) {
       return words.slice(verb.length);
     }
   }
@@ -27,7 +78,7 @@ function dropVerb(words: string[]): string[] {
 
 /** Drops one leading article when at least one word would remain. */
 function dropArticle(words: string[]): string[] {
-  return words.length > 1 && ARTICLES.has(words[0]!.toLowerCase()) ? words.slice(1) : words;
+  return words.length > 1 && ARTICLES.has(words[0].toLowerCase()) ? words.slice(1) : words;
 }
 
 /** Outcome name from the written outcome words (§3.4 steps 1–3). */

@@ -67,7 +67,7 @@ export function checkPolicy(ast: PolicyAst, problems: Problem[]): CheckedPolicy 
         if (target === undefined) {
           // Compare keys with keys (verb and article dropped on both sides), suggest the outcome name.
           const key = closest(referenceKeyOf(ref.phrase), [...byOutcome.keys()]);
-          const guess = key === null ? null : ast.rules[byOutcome.get(key)!]!.outcome;
+          const guess = key === null ? null : ast.rules[byOutcome.get(key)!].outcome;
           problems.push({
             family: Family.references,
             span: ref.span,
@@ -78,7 +78,7 @@ export function checkPolicy(ast: PolicyAst, problems: Problem[]): CheckedPolicy 
       }
       if (target !== undefined) {
         targets.set(ref, target);
-        edges[i]!.push(target);
+        edges[i].push(target);
       }
     });
   });
@@ -88,13 +88,16 @@ export function checkPolicy(ast: PolicyAst, problems: Problem[]): CheckedPolicy 
   edges.forEach((to, from) => to.forEach((t) => t !== from && referenced.add(t)));
   const unreferenced = ast.rules.map((_, i) => i).filter((i) => !referenced.has(i));
   if (unreferenced.length === 0) {
-    problems.push({ family: Family.golden, detail: 'no golden rule: every rule is referenced by another rule, so references go round in a circle' });
+    problems.push({
+      family: Family.golden,
+      detail: 'no golden rule: every rule is referenced by another rule, so references go round in a circle',
+    });
     return null;
   }
   if (unreferenced.length > 1) {
     problems.push({
       family: Family.golden,
-      detail: `multiple golden rules: ${unreferenced.map((i) => quote(ast.rules[i]!.outcome)).join(', ')}: exactly one rule may be left unreferenced by the others`,
+      detail: `multiple golden rules: ${unreferenced.map((i) => quote(ast.rules[i].outcome)).join(', ')}: exactly one rule may be left unreferenced by the others`,
     });
     return null;
   }
@@ -103,11 +106,11 @@ export function checkPolicy(ast: PolicyAst, problems: Problem[]): CheckedPolicy 
   if (cycle) {
     problems.push({
       family: Family.cycles,
-      detail: `circular reference: ${cycle.map((i) => quote(ast.rules[i]!.outcome)).join(' -> ')}`,
+      detail: `circular reference: ${cycle.map((i) => quote(ast.rules[i].outcome)).join(' -> ')}`,
     });
     return null;
   }
-  return { ast, golden: unreferenced[0]!, targets };
+  return { ast, golden: unreferenced[0], targets };
 }
 
 /** First cycle in the reference graph (self-loops included), as a closed walk of rule indexes. */
@@ -117,7 +120,7 @@ function findCycle(edges: number[][]): number[] | null {
   const visit = (n: number): number[] | null => {
     state[n] = 1;
     stack.push(n);
-    for (const m of edges[n]!) {
+    for (const m of edges[n]) {
       if (state[m] === 1) return [...stack.slice(stack.indexOf(m)), m];
       if (state[m] === 0) {
         const found = visit(m);

@@ -3,7 +3,15 @@
  * (file contents as strings): they return stdout, stderr and the exit code. No I/O here.
  */
 
-import { compile, isRuleParseError, validate, type CompiledPolicy, type EvaluationResult, type RuleParseError } from '../index.js';
+import {
+  compile,
+  DEFAULT_STEP_BUDGET,
+  isRuleParseError,
+  validate,
+  type CompiledPolicy,
+  type EvaluationResult,
+  type RuleParseError,
+} from '../index.js';
 import {
   CliUsageError,
   ExitCode,
@@ -29,6 +37,8 @@ export interface EvalInput {
   now?: Date;
   /** Build the human-readable trace (default true). */
   trace?: boolean;
+  /** Steps the evaluation may take (default: the library's default for the mode). */
+  stepBudget?: number;
 }
 
 const usageFailure = (command: string, err: unknown): CommandOutput => {
@@ -57,7 +67,8 @@ export function runEval(input: EvalInput): CommandOutput {
   let data: unknown;
   try {
     data = parseJson(input.data, input.dataName ?? 'data');
-    if (!isJsonObject(data)) throw new CliUsageError(`${input.dataName ?? 'data'}: the data must be a JSON object, got ${describeJson(data)}`);
+    if (!isJsonObject(data))
+      throw new CliUsageError(`${input.dataName ?? 'data'}: the data must be a JSON object, got ${describeJson(data)}`);
   } catch (err) {
     return usageFailure('eval', err);
   }
@@ -65,10 +76,20 @@ export function runEval(input: EvalInput): CommandOutput {
   const compiled = tryCompile(input.rule);
   if ('parseError' in compiled) {
     const err = compiled.parseError;
-    const result: EvaluationResult = { result: false, outcomes: {}, trace: trace ? [err.message] : [], error: err.message, errorCode: 'parse_error' };
+    const result: EvaluationResult = {
+      result: false,
+      outcomes: {},
+      trace: trace ? [err.message] : [],
+      error: err.message,
+      errorCode: 'parse_error',
+    };
     return { stdout: pretty(result), stderr: formatParseError(err, input.rule, input.ruleName), code: ExitCode.failed };
   }
-  const options = input.now === undefined ? { trace } : { trace, now: input.now };
+  const options = {
+    trace,
+    ...(input.now !== undefined && { now: input.now }),
+    ...(input.stepBudget !== undefined && { stepBudget: input.stepBudget }),
+  };
   return { stdout: pretty(compiled.policy.evaluate(data, options)), stderr: '', code: ExitCode.ok };
 }
 
@@ -111,12 +132,14 @@ export interface TestCase {
  */
 export function parseCases(text: string, fileName = 'cases'): TestCase[] {
   const json = parseJson(text, fileName);
-  if (!Array.isArray(json)) throw new CliUsageError(`${fileName}: expected a JSON array of cases [{"name", "data", "expect"}], got ${describeJson(json)}`);
+  if (!Array.isArray(json))
+    throw new CliUsageError(`${fileName}: expected a JSON array of cases [{"name", "data", "expect"}], got ${describeJson(json)}`);
   return json.map((raw: unknown, index): TestCase => {
     const where = `${fileName}: case ${index + 1}`;
     if (!isJsonObject(raw)) throw new CliUsageError(`${where}: expected an object {"name", "data", "expect"}, got ${describeJson(raw)}`);
     const { name, data, expect, now } = raw;
-    if (typeof name !== 'string' || name === '') throw new CliUsageError(`${where}: \`name\` must be a non-empty string, got ${describeJson(name)}`);
+    if (typeof name !== 'string' || name === '')
+      throw new CliUsageError(`${where}: \`name\` must be a non-empty string, got ${describeJson(name)}`);
     const named = `${where} (\`${name}\`)`;
     if (!isJsonObject(data)) throw new CliUsageError(`${named}: \`data\` must be a JSON object, got ${describeJson(data)}`);
     const c: TestCase = { name, data, expect: parseExpectation(expect, named) };
@@ -134,7 +157,10 @@ export function parseCases(text: string, fileName = 'cases'): TestCase[] {
 
 function parseExpectation(expect: unknown, where: string): CaseExpectation {
   if (typeof expect === 'boolean') return { result: expect };
-  const bad = () => new CliUsageError(`${where}: \`expect\` must be true, false or {"result": boolean, "errorCode"?: string | null}, got ${JSON.stringify(expect) ?? 'nothing'}`);
+  const bad = () =>
+    new CliUsageError(
+      `${where}: \`expect\` must be true, false or {"result": boolean, "errorCode"?: string | null}, got ${JSON.stringify(expect) ?? 'nothing'}`,
+    );
   if (!isJsonObject(expect) || typeof expect.result !== 'boolean') throw bad();
   const extra = Object.keys(expect).filter((k) => k !== 'result' && k !== 'errorCode');
   if (extra.length > 0) throw new CliUsageError(`${where}: \`expect\` has unknown key \`${extra[0]}\` (allowed: result, errorCode)`);
@@ -154,6 +180,8 @@ export interface TestInput {
   now?: Date;
   /** Print the trace under each failing case. */
   verbose?: boolean;
+  /** Steps each case may take; the same with and without `verbose` (default DEFAULT_STEP_BUDGET). */
+  stepBudget?: number;
 }
 
 /**
@@ -169,14 +197,17 @@ export function runTests(input: TestInput): CommandOutput {
     return usageFailure('test', err);
   }
   const compiled = tryCompile(input.rule);
-  if ('parseError' in compiled) return { stdout: '', stderr: formatParseError(compiled.parseError, input.rule, input.ruleName), code: ExitCode.failed };
+  if ('parseError' in compiled)
+    return { stdout: '', stderr: formatParseError(compiled.parseError, input.rule, input.ruleName), code: ExitCode.failed };
   const out: string[] = [];
   let passed = 0;
   let failed = 0;
   for (const c of cases) {
     const now = c.now ?? input.now;
     const trace = input.verbose === true;
-    const r = compiled.policy.evaluate(c.data, now === undefined ? { trace } : { trace, now });
+    // The untraced budget either way: --verbose must not change which cases pass.
+    const stepBudget = input.stepBudget ?? DEFAULT_STEP_BUDGET;
+    const r = compiled.policy.evaluate(c.data, now === undefined ? { trace, stepBudget } : { trace, now, stepBudget });
     const got = { result: r.result, errorCode: r.errorCode ?? null };
     const ok = got.result === c.expect.result && (c.expect.errorCode === undefined || c.expect.errorCode === got.errorCode);
     if (ok) {

@@ -23,6 +23,8 @@ export interface JsonlOptions {
   trace?: boolean;
   /** The clock for date operators. */
   now?: Date;
+  /** Steps each evaluation may take (default: the library's default for the mode). */
+  stepBudget?: number;
   /** How many compiled policies to keep, keyed by rule text (default 1000, least recently used dropped). */
   cacheSize?: number;
   /** The compiler (tests count calls through it). */
@@ -81,7 +83,8 @@ export function parseRequest(line: string, lineNo: number): { rule: string; data
   } catch (err) {
     return { error: `line ${lineNo}: invalid JSON: ${(err as Error).message}` };
   }
-  if (!isJsonObject(json)) return { error: `line ${lineNo}: expected an object {"rule": string, "data": object}, got ${describeJson(json)}` };
+  if (!isJsonObject(json))
+    return { error: `line ${lineNo}: expected an object {"rule": string, "data": object}, got ${describeJson(json)}` };
   const { rule, data } = json;
   if (typeof rule !== 'string') return { error: `line ${lineNo}: \`rule\` must be a string, got ${describeJson(rule)}` };
   if (!isJsonObject(data)) return { error: `line ${lineNo}: \`data\` must be a JSON object, got ${describeJson(data)}` };
@@ -101,7 +104,11 @@ export async function runJsonl(
   options: JsonlOptions = {},
 ): Promise<JsonlStats> {
   const trace = options.trace ?? true;
-  const evalOptions = options.now === undefined ? { trace } : { trace, now: options.now };
+  const evalOptions = {
+    trace,
+    ...(options.now !== undefined && { now: options.now }),
+    ...(options.stepBudget !== undefined && { stepBudget: options.stepBudget }),
+  };
   const doCompile = options.compile ?? compile;
   const cache = new LruCache<string, Compiled>(options.cacheSize ?? 1000);
   const stats: JsonlStats = { requests: 0, badInput: 0, compiled: 0, cacheHits: 0 };

@@ -85,6 +85,13 @@ export function parseNow(value: string): Date {
   return date;
 }
 
+/** `--step-budget N`: a non-negative integer number of steps (LANGUAGE.md §8.1). */
+export function parseStepBudget(value: string): number {
+  const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw new CliUsageError(`--step-budget: \`${value}\` is not a non-negative integer (e.g. 1000000)`);
+  return n;
+}
+
 /**
  * A parse error for people: the library message (first line, unchanged), then where it is
  * (`--> FILE:L:C`), the offending source line with a caret under the column, and the help when

@@ -6,7 +6,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { runCheck, runEval, runTests } from './commands.js';
 import { runJsonl } from './jsonl.js';
-import { CliUsageError, ExitCode, parseNow, type CommandOutput } from './output.js';
+import { CliUsageError, ExitCode, parseNow, parseStepBudget, type CommandOutput } from './output.js';
 import { COMMAND_USAGE, MAIN_USAGE } from './usage.js';
 
 /** The outside world as the CLI sees it. */
@@ -28,6 +28,7 @@ const OPTIONS = {
     rule: { type: 'string', short: 'r' },
     data: { type: 'string', short: 'd' },
     now: { type: 'string' },
+    'step-budget': { type: 'string' },
     'no-trace': { type: 'boolean' },
     jsonl: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -36,6 +37,7 @@ const OPTIONS = {
   test: {
     cases: { type: 'string', short: 'c' },
     now: { type: 'string' },
+    'step-budget': { type: 'string' },
     verbose: { type: 'boolean', short: 'v' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -76,7 +78,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return out.code;
   } catch (err) {
     if (!(err instanceof CliUsageError)) throw err;
-    const synopsis = COMMAND_USAGE[name].split('\n\n')[0]!;
+    const synopsis = COMMAND_USAGE[name].split('\n\n')[0];
     const hint = err.showUsage ? `\n${synopsis}\nRun \`rules ${name} --help\` for details.\n` : '';
     await io.stderr(`rules ${name}: ${err.message}\n${hint}`);
     return ExitCode.usage;
@@ -104,9 +106,15 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
       if (positionals.length > 0) throw new CliUsageError(`unexpected argument \`${positionals[0]}\` (use --rule FILE --data FILE)`);
       const now = values.now === undefined ? undefined : parseNow(values.now);
       const trace = values['no-trace'] !== true;
+      const stepBudget = values['step-budget'] === undefined ? undefined : parseStepBudget(values['step-budget']);
       if (values.jsonl) {
-        if (values.rule !== undefined || values.data !== undefined) throw new CliUsageError('--jsonl reads rule and data from stdin; drop --rule/--data');
-        await runJsonl(io.stdinLines(), (chunk) => io.stdout(chunk), now === undefined ? { trace } : { trace, now });
+        if (values.rule !== undefined || values.data !== undefined)
+          throw new CliUsageError('--jsonl reads rule and data from stdin; drop --rule/--data');
+        await runJsonl(io.stdinLines(), (chunk) => io.stdout(chunk), {
+          trace,
+          ...(now && { now }),
+          ...(stepBudget !== undefined && { stepBudget }),
+        });
         return ok('');
       }
       if (values.rule === undefined) throw new CliUsageError('missing --rule FILE');
@@ -114,26 +122,45 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
       if (values.rule === '-' && values.data === '-') throw new CliUsageError('--rule and --data cannot both read stdin');
       const rule = await read(io, values.rule, 'rule');
       const data = await read(io, values.data, 'data');
-      return runEval({ rule, data, ruleName: values.rule, dataName: values.data, trace, ...(now && { now }) });
+      return runEval({
+        rule,
+        data,
+        ruleName: values.rule,
+        dataName: values.data,
+        trace,
+        ...(now && { now }),
+        ...(stepBudget !== undefined && { stepBudget }),
+      });
     }
     case 'check': {
       const { values, positionals } = parse('check', args);
       if (values.help) return ok(COMMAND_USAGE.check);
-      if (positionals.length !== 1) throw new CliUsageError(positionals.length === 0 ? 'missing FILE' : `expected one FILE, got ${positionals.length}`);
-      const file = positionals[0]!;
+      if (positionals.length !== 1)
+        throw new CliUsageError(positionals.length === 0 ? 'missing FILE' : `expected one FILE, got ${positionals.length}`);
+      const file = positionals[0];
       return runCheck(await read(io, file, 'rule'), file);
     }
     case 'test': {
       const { values, positionals } = parse('test', args);
       if (values.help) return ok(COMMAND_USAGE.test);
-      if (positionals.length !== 1) throw new CliUsageError(positionals.length === 0 ? 'missing the rule FILE' : `expected one rule FILE, got ${positionals.length}`);
+      if (positionals.length !== 1)
+        throw new CliUsageError(positionals.length === 0 ? 'missing the rule FILE' : `expected one rule FILE, got ${positionals.length}`);
       if (values.cases === undefined) throw new CliUsageError('missing --cases FILE');
-      const file = positionals[0]!;
+      const file = positionals[0];
       if (file === '-' && values.cases === '-') throw new CliUsageError('the rule FILE and --cases cannot both read stdin');
       const now = values.now === undefined ? undefined : parseNow(values.now);
+      const stepBudget = values['step-budget'] === undefined ? undefined : parseStepBudget(values['step-budget']);
       const rule = await read(io, file, 'rule');
       const cases = await read(io, values.cases, 'cases');
-      return runTests({ rule, cases, ruleName: file, casesName: values.cases, verbose: values.verbose === true, ...(now && { now }) });
+      return runTests({
+        rule,
+        cases,
+        ruleName: file,
+        casesName: values.cases,
+        verbose: values.verbose === true,
+        ...(now && { now }),
+        ...(stepBudget !== undefined && { stepBudget }),
+      });
     }
   }
 }

@@ -22,8 +22,8 @@ ${EXIT_CODES}
 
 /** Help of each command, by name. */
 export const COMMAND_USAGE: Readonly<Record<'eval' | 'check' | 'test', string>> = {
-  eval: `Usage: rules eval --rule FILE --data FILE [--now ISO] [--no-trace]
-       rules eval --jsonl [--now ISO] [--no-trace] < requests.jsonl
+  eval: `Usage: rules eval --rule FILE --data FILE [--now ISO] [--step-budget N] [--no-trace]
+       rules eval --jsonl [--now ISO] [--step-budget N] [--no-trace] < requests.jsonl
 
 Evaluates a policy and prints {result, outcomes, trace, error?, errorCode?} as JSON.
 
@@ -32,6 +32,9 @@ Options:
   -d, --data FILE   the data: one JSON object (- reads stdin)
       --now ISO     the clock for date operators, e.g. 2025-01-31 or 2025-01-31T12:00:00Z
                     (default: the current time)
+      --step-budget N
+                    steps an evaluation may take before it stops with errorCode
+                    budget_exceeded (default 1000000, or 10000 with a trace)
       --no-trace    leave the trace empty (faster)
       --jsonl       read {"rule": "...", "data": {...}} per stdin line; write one result per
                     line {result, outcomes, trace, error, errorCode} (error/errorCode null when
@@ -41,7 +44,7 @@ Options:
 
 Exit codes:
   0  the policy was evaluated (result true or false; missing data is reported in the JSON
-     with errorCode missing_selector / missing_property)
+     with errorCode missing_selector / missing_property / budget_exceeded)
   1  the rule does not parse (the JSON with errorCode parse_error is still printed)
   2  usage error: bad arguments, unreadable file, data that is not a JSON object
 `,
@@ -55,7 +58,7 @@ Exit codes:
   1  the rule does not parse
   2  usage error: bad arguments, unreadable file
 `,
-  test: `Usage: rules test FILE --cases FILE [--now ISO] [--verbose]
+  test: `Usage: rules test FILE --cases FILE [--now ISO] [--step-budget N] [--verbose]
 
 Runs saved cases against a rule file. The cases file is a JSON array:
   [{"name": "adult guest", "data": {...}, "expect": true},
@@ -67,6 +70,8 @@ Prints one line per case (✓ name / ✗ name: expected ..., got ...) and "N pas
 Options:
   -c, --cases FILE  the cases (JSON array)
       --now ISO     the clock for cases without their own "now" (default: the current time)
+      --step-budget N
+                    steps each case may take (default 1000000, with or without --verbose)
   -v, --verbose     print the trace under each failing case
   -h, --help        show this help
 

@@ -46,14 +46,16 @@ export function emitLookup(src: Source, plan: PathPlan, root: string, v: string,
     const fail =
       failure === null
         ? `{ ${v} = MISSING;${path !== null && pathVar !== null ? ` ${pathVar} = ${path.plus(`.${step.name}`).code};` : ''} break ${block}; }`
-        : trace !== undefined ? trace.strictFailure(step, failure) : `throw ${failure};`;
+        : trace !== undefined
+          ? trace.strictFailure(step, failure)
+          : `throw ${failure};`;
     const keys = step.keys.map(literal);
     const keyVar = keyVars[index] ?? null;
     if (step.checked) {
       // Prototype-like or index-like key: own keys of non-array objects only.
       src.line(`if (typeof ${v} !== 'object' || ${v} === null || Array.isArray(${v})) ${fail}`);
       const found = (k: string, j: number): string =>
-        keyVar === null ? `${v} = ${v}[${k}];` : `{ ${keyVar} = ${literal(jsonKey(step.keys[j]!))}; ${v} = ${v}[${k}]; }`;
+        keyVar === null ? `${v} = ${v}[${k}];` : `{ ${keyVar} = ${literal(jsonKey(step.keys[j]))}; ${v} = ${v}[${k}]; }`;
       src.line(`${keys.map((k, j) => `if (Object.hasOwn(${v}, ${k})) ${found(k, j)}`).join(' else ')} else ${fail}`);
       src.line(`if (${v} === undefined) ${fail}`);
     } else {
@@ -62,11 +64,11 @@ export function emitLookup(src: Source, plan: PathPlan, root: string, v: string,
       if (keyVar !== null) {
         // The key shown is the first candidate the object owns, whichever one supplied the value.
         const chain = step.keys.map((k, j) => `Object.hasOwn(${v}, ${keys[j]}) ? ${literal(jsonKey(k))} : `).join('');
-        src.line(`${keyVar} = ${chain}${literal(jsonKey(step.keys[0]!))};`);
+        src.line(`${keyVar} = ${chain}${literal(jsonKey(step.keys[0]))};`);
       }
       src.line(`${v} = w;`);
     }
-    if (path !== null) path = path.plus(keyVar !== null ? TextExpr.code(keyVar, true) : jsonKey(step.keys[0]!));
+    if (path !== null) path = path.plus(keyVar !== null ? TextExpr.code(keyVar, true) : jsonKey(step.keys[0]));
   });
   if (path !== null && pathVar !== null) src.line(`${pathVar} = ${path.code};`);
   src.line('}');

@@ -12,6 +12,23 @@
 import type { ConditionList, LogicalOp, Rule } from '../ast/types.js';
 import type { PathPlan } from './paths.js';
 
+/**
+ * The step budget in generated code (budget.ts): `left` (steps left) and `limit` live in the
+ * factory's scope, set from the StepBudget by `evaluate` and written back when it ends. Generated
+ * evaluations are synchronous and never nest, so one pair per generated policy is enough.
+ */
+export const BUDGET_STATE = 'let left = 0, limit = 0;';
+/** First statement of `evaluate(…, budget)`: takes the budget; the body that follows is in a `try`. */
+export const BUDGET_START = 'limit = budget.limit; left = limit - budget.used; try {';
+/** Closes the `try` of {@link BUDGET_START}: the steps taken go back into the budget, however it ended. */
+export const BUDGET_END = '} finally { budget.used = limit - (left > 0 ? left : 0); }';
+/** One step (a comparison or an any/all element finished); past the budget, the error. */
+export const STEP = 'if (--left < 0) throw overBudget(limit);';
+/** Charges the size of a comparison's operands (`right` is `undefined` for a literal). */
+export function sizeCharge(left: string, right: string): string {
+  return right === 'undefined' ? `left -= sizeCost(${left});` : `left -= sizeCost(${left}) + sizeCost(${right});`;
+}
+
 /** A JS string literal for `s`. INVARIANT: the only way policy or data text enters the source. */
 export function literal(s: string): string {
   return JSON.stringify(s);
@@ -79,14 +96,14 @@ export function tooDeep(rules: readonly Rule[]): boolean {
  * `x && y`, anything else a boolean; runs of `and` are merged first, then OR-ed (§5.4).
  */
 export function combine(vars: readonly string[], ops: readonly LogicalOp[]): string {
-  if (vars.length === 1) return vars[0]!;
-  const runs: string[][] = [[vars[0]!]];
+  if (vars.length === 1) return vars[0];
+  const runs: string[][] = [[vars[0]]];
   ops.forEach((op, i) => {
-    if (op === 'or') runs.push([vars[i + 1]!]);
-    else runs[runs.length - 1]!.push(vars[i + 1]!);
+    if (op === 'or') runs.push([vars[i + 1]]);
+    else runs[runs.length - 1].push(vars[i + 1]);
   });
   if (runs.length === 1) {
-    return runs[0]!.length === 2 ? `(${runs[0]!.join(' && ')})` : `!!(${runs[0]!.join(' && ')})`;
+    return runs[0].length === 2 ? `(${runs[0].join(' && ')})` : `!!(${runs[0].join(' && ')})`;
   }
   return `!!(${runs.map((r) => `(${r.join(' && ')})`).join(' || ')})`;
 }
@@ -111,6 +128,8 @@ export function outcomesObject(names: readonly string[]): string {
 export function instantiate<T>(src: Source, globals: Readonly<Record<string, unknown>>): T {
   const unpack = src.names.map((name, i) => `const ${name} = K[${i}];`).join('\n');
   const names = Object.keys(globals);
+  // Code generation is the point here: the source is built by the compiler, never from user text.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const factory = new Function(...names, 'K', `'use strict';\n${unpack}\n${src.lines.join('\n')}`) as (...args: unknown[]) => T;
   return factory(...names.map((n) => globals[n]), src.values);
 }
@@ -157,7 +176,7 @@ export class TextExpr {
   /** The text, when it is all constant. */
   get constant(): string | null {
     if (this.parts.length === 0) return '';
-    const only = this.parts[0]!;
+    const only = this.parts[0];
     return this.parts.length === 1 && 'text' in only ? only.text : null;
   }
 
@@ -166,8 +185,8 @@ export class TextExpr {
     if (this.parts.length === 0) return '""';
     const out = this.parts.map((p) => ('text' in p ? literal(p.text) : IDENTIFIER.test(p.code) ? p.code : `(${p.code})`));
     // `+` concatenates only once a string is involved: start from "" unless the first part is one.
-    const first = this.parts[0]!;
+    const first = this.parts[0];
     if (!('text' in first) && !first.isString) out.unshift('""');
-    return out.length === 1 ? out[0]! : out.join(' + ');
+    return out.length === 1 ? out[0] : out.join(' + ');
   }
 }

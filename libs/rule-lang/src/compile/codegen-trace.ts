@@ -48,8 +48,23 @@ import {
   ruleHeader,
   valueOperandText,
 } from '../trace/text.js';
+import { overBudget, sizeCost, type StepBudgetLike } from './budget.js';
 import { emitLookup, type LookupTrace } from './codegen-lookup.js';
-import { combine, instantiate, literal, outcomesObject, rootOf, Source, TextExpr, tooDeep } from './codegen-source.js';
+import {
+  BUDGET_END,
+  BUDGET_START,
+  BUDGET_STATE,
+  combine,
+  instantiate,
+  literal,
+  outcomesObject,
+  rootOf,
+  sizeCharge,
+  Source,
+  STEP,
+  TextExpr,
+  tooDeep,
+} from './codegen-source.js';
 import { EvalFailure, MISSING } from './context.js';
 import { leftMode, operandMode, operandValue, type Lowering } from './lowering.js';
 import type { PathPlan } from './paths.js';
@@ -60,7 +75,7 @@ import { measureOf } from './tests.js';
  * receives the trace lines → the success result, its `trace` being that array (ending with
  * `result: …`). Throws EvalFailure, leaving in the array the lines before `error: …`.
  */
-export type TracedEvaluator = (data: unknown, today: number, out: string[]) => EvaluationResult;
+export type TracedEvaluator = (data: unknown, today: number, out: string[], budget: StepBudgetLike) => EvaluationResult;
 
 /** What the trace shows of each rule (policy.ts `meta`). */
 export interface RuleMeta {
@@ -75,13 +90,16 @@ interface Scope {
   path: TextExpr;
 }
 
-const T = TextExpr.text;
+const T = (s: string): TextExpr => TextExpr.text(s);
 
 /** `prefix` followed by ` -> <v>`: one literal per boolean when `prefix` is constant. */
 function withArrow(prefix: TextExpr, v: string): TextExpr {
   const k = prefix.constant;
   if (k !== null) {
-    return TextExpr.code(`${v} === true ? ${literal(`${k} -> true`)} : ${v} === false ? ${literal(`${k} -> false`)} : ${literal(k)} + arrow(${v})`, true);
+    return TextExpr.code(
+      `${v} === true ? ${literal(`${k} -> true`)} : ${v} === false ? ${literal(`${k} -> false`)} : ${literal(k)} + arrow(${v})`,
+      true,
+    );
   }
   return prefix.plus(TextExpr.code(`${v} === true ? " -> true" : ${v} === false ? " -> false" : arrow(${v})`, true));
 }
@@ -107,7 +125,9 @@ function operandStrings(c: ComparisonCondition): string[] {
 
 /** Whether `list` references another rule (at any depth). */
 function hasReference(list: ConditionList): boolean {
-  return list.items.some((c) => c.kind === 'labelRef' || c.kind === 'ruleRef' || ((c.kind === 'group' || c.kind === 'quantifier') && hasReference(c.body)));
+  return list.items.some(
+    (c) => c.kind === 'labelRef' || c.kind === 'ruleRef' || ((c.kind === 'group' || c.kind === 'quantifier') && hasReference(c.body)),
+  );
 }
 
 class TracedGenerator {
@@ -133,18 +153,22 @@ class TracedGenerator {
 
   /** Emits the conditions of `list` (lines at `depth`) in order; returns an expression of their combined value. */
   list(list: ConditionList, scope: Scope | null, depth: number): string {
-    const vars = list.items.map((c, i) => this.condition(c, i === 0 ? null : list.ops[i - 1]!, scope, depth));
+    const vars = list.items.map((c, i) => this.condition(c, i === 0 ? null : list.ops[i - 1], scope, depth));
     return combine(vars, list.ops);
   }
 
   private condition(c: Condition, op: LogicalOp | null, scope: Scope | null, depth: number): string {
     const lead = `${padOf(depth)}${op ?? 'if'} `;
     switch (c.kind) {
-      case 'comparison': return this.comparison(c, lead, scope);
-      case 'quantifier': return this.quantifier(c, lead, scope, depth);
-      case 'group': return this.group(c, lead, scope, depth);
+      case 'comparison':
+        return this.comparison(c, lead, scope);
+      case 'quantifier':
+        return this.quantifier(c, lead, scope, depth);
+      case 'group':
+        return this.group(c, lead, scope, depth);
       case 'labelRef':
-      case 'ruleRef': return this.reference(c, lead);
+      case 'ruleRef':
+        return this.reference(c, lead);
     }
   }
 
@@ -153,7 +177,7 @@ class TracedGenerator {
     if (target === undefined) throw new Error('INVARIANT: references are resolved by the checker');
     const v = `c${this.src.fresh()}`;
     this.src.line(`const ${v} = st[${target}] !== 0 ? st[${target}] === 2 : r${target}(d, st, today, out);`);
-    const text = ref.kind === 'labelRef' ? `label $${ref.label}` : `rule "${this.checked.ast.rules[target]!.outcome}"`;
+    const text = ref.kind === 'labelRef' ? `label $${ref.label}` : `rule "${this.checked.ast.rules[target].outcome}"`;
     this.push(withArrow(T(lead + text), v));
     return v;
   }
@@ -200,6 +224,7 @@ class TracedGenerator {
       operand = T(' ').plus(rightPath).plus(' (= ').plus(jsonOf(r)).plus(')');
     }
     if (c.measure) src.line(`${l} = measureOf(${literal(c.measure)}, ${l});`);
+    src.line(sizeCharge(l, right));
     // Only `is empty` (mode 'empty') reaches the test with an absent property; it sees undefined, the trace null.
     const arg = mode === 'strict' ? l : `(${l} === MISSING ? undefined : ${l})`;
     const actual = mode === 'strict' ? l : `${l} === MISSING ? null : ${l}`;
@@ -214,10 +239,14 @@ class TracedGenerator {
       // plain string goes between quotes that are part of the literals (INVARIANT of text.ts
       // plainString): json's text either way, without the run-time work. json writes the rest.
       const quoted = lineWith(T('"').plus(TextExpr.code(l, true)).plus('"'));
-      const known = operandStrings(c).map((k) => `${l} === ${literal(k)} ? ${lineWith(T(json(k))).code} : `).join('');
+      const known = operandStrings(c)
+        .map((k) => `${l} === ${literal(k)} ? ${lineWith(T(json(k))).code} : `)
+        .join('');
       src.line(`b.push(${known}typeof ${l} === 'string' && plainString(${l}) ? ${quoted.code} : ${line.code});`);
     }
     src.line('}');
+    // Counted once its line is written: an exceeded budget shows up in the enclosing any/all, as a referenced rule's failure does.
+    src.line(STEP);
     return v;
   }
 
@@ -241,9 +270,13 @@ class TracedGenerator {
     const arrPath = this.lookup(plan, scope, arr, (message) => head.plus(`${plan.written}: ${message}`));
     const subject = head.plus(arrPath);
     if (c.optional) {
-      src.line(`if (${arr} === MISSING || ${arr} === null) { ${v} = true; b.push(${subject.plus(': missing (if present) -> skipped, true').code}); break ${block}; }`);
+      src.line(
+        `if (${arr} === MISSING || ${arr} === null) { ${v} = true; b.push(${subject.plus(': missing (if present) -> skipped, true').code}); break ${block}; }`,
+      );
     }
-    src.line(`if (!Array.isArray(${arr})) { ${v} = false; b.push(${subject.plus(' [0 elements]: 0 matched -> false').code}); break ${block}; }`);
+    src.line(
+      `if (!Array.isArray(${arr})) { ${v} = false; b.push(${subject.plus(' [0 elements]: 0 matched -> false').code}); break ${block}; }`,
+    );
     src.line(`const ${count} = ${arr}.length;`);
     src.line(`const ${slot} = b.length;`);
     src.line('b.push("");');
@@ -259,6 +292,9 @@ class TracedGenerator {
     src.line(`const ${elResult} = ${body};`);
     src.line(`if (${elResult}) ${matched}++;`);
     src.line(`b[${elSlot}] = elementLine(${depth}, ${i}, ${elResult});`);
+    // The element is complete: an exceeded budget now leaves its line as it is.
+    src.line(`${elSlot} = -1;`);
+    src.line(STEP);
     src.line('}');
     src.line('} catch (err) {');
     src.line(
@@ -284,9 +320,10 @@ export function generateTracedEvaluator(checked: CheckedPolicy, lowering: Loweri
   try {
     const src = new Source();
     const gen = new TracedGenerator(src, checked, lowering);
-    const goldenOutcome = meta[checked.golden]!.outcome;
+    const goldenOutcome = meta[checked.golden].outcome;
+    src.line(BUDGET_STATE);
     rules.forEach((rule, index) => {
-      const m = meta[index]!;
+      const m = meta[index];
       const header = literal(ruleHeader(m.outcome, m.label, m.selector, m.outcome === goldenOutcome));
       src.line(`function r${index}(d, st, today, out) {`);
       src.line('let w, v;');
@@ -310,13 +347,26 @@ export function generateTracedEvaluator(checked: CheckedPolicy, lowering: Loweri
       src.line('return v;');
       src.line('}');
     });
-    src.line('return function evaluate(d, today, out) {');
+    src.line('return function evaluate(d, today, out, budget) {');
+    src.line(BUDGET_START);
     src.line(`const st = [${rules.map(() => '0').join(', ')}];`);
     src.line(`const result = r${checked.golden}(d, st, today, out);`);
     src.line(`out.push(${withValue('result: ', 'result')});`);
     src.line(`return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: out };`);
+    src.line(BUDGET_END);
     src.line('};');
-    return instantiate<TracedEvaluator>(src, { MISSING, EvalFailure, measureOf, json, plainString, arrow, elementLine, quantifierSummary });
+    return instantiate<TracedEvaluator>(src, {
+      MISSING,
+      EvalFailure,
+      measureOf,
+      json,
+      plainString,
+      arrow,
+      elementLine,
+      quantifierSummary,
+      overBudget,
+      sizeCost,
+    });
   } catch {
     // EvalError under a CSP, or anything unexpected: the closures remain correct.
     return null;

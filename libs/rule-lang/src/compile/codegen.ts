@@ -12,7 +12,8 @@
  * - every condition of every list is evaluated, in text order (no short-circuit, §5.4); the
  *   and/or combination happens afterwards on the stored results, with the same value shapes;
  * - a referenced rule is evaluated lazily, depth-first, at most once (`st[i]`: 0 not yet,
- *   1 false, 2 true); missing data throws the very EvalFailure objects the closures throw.
+ *   1 false, 2 true); missing data throws the very EvalFailure objects the closures throw;
+ * - the step budget (budget.ts) is counted at the same points as the closures count it.
  *
  * Safety: no text from the policy or the data reaches the generated source except as
  * `JSON.stringify`'d string literals (JSON keys, outcome names, measure kinds). Everything else
@@ -28,14 +29,31 @@
 import type { EvaluationResult } from '../api-types.js';
 import type { ComparisonCondition, Condition, ConditionList, LabelReference, QuantifierCondition, RuleReference } from '../ast/types.js';
 import type { CheckedPolicy } from '../check/check.js';
+import { overBudget, sizeCost, type StepBudgetLike } from './budget.js';
 import { emitLookup } from './codegen-lookup.js';
-import { combine, instantiate, literal, outcomesObject, rootOf, Source, tooDeep } from './codegen-source.js';
+import {
+  BUDGET_END,
+  BUDGET_START,
+  BUDGET_STATE,
+  combine,
+  instantiate,
+  literal,
+  outcomesObject,
+  rootOf,
+  sizeCharge,
+  Source,
+  STEP,
+  tooDeep,
+} from './codegen-source.js';
 import { MISSING } from './context.js';
 import { leftMode, operandMode, type Lowering } from './lowering.js';
 import { measureOf } from './tests.js';
 
-/** The generated evaluator: data and today's day number (NaN when unused) → the success result; throws EvalFailure. */
-export type GeneratedEvaluator = (data: unknown, today: number) => EvaluationResult;
+/**
+ * The generated evaluator: data, today's day number (NaN when unused) and the step budget (whose
+ * `used` it advances) → the success result; throws EvalFailure.
+ */
+export type GeneratedEvaluator = (data: unknown, today: number, budget: StepBudgetLike) => EvaluationResult;
 
 class Generator {
   constructor(
@@ -46,13 +64,18 @@ class Generator {
 
   /** Emits the conditions of `list` in order; returns an expression of their combined value (as compileList). */
   list(list: ConditionList, its: string | null): string {
-    return combine(list.items.map((c) => this.condition(c, its)), list.ops);
+    return combine(
+      list.items.map((c) => this.condition(c, its)),
+      list.ops,
+    );
   }
 
   private condition(c: Condition, its: string | null): string {
     switch (c.kind) {
-      case 'comparison': return this.comparison(c, its);
-      case 'quantifier': return this.quantifier(c, its);
+      case 'comparison':
+        return this.comparison(c, its);
+      case 'quantifier':
+        return this.quantifier(c, its);
       case 'group': {
         const body = this.list(c.body, its);
         const v = `c${this.src.fresh()}`;
@@ -60,7 +83,8 @@ class Generator {
         return v;
       }
       case 'labelRef':
-      case 'ruleRef': return this.reference(c);
+      case 'ruleRef':
+        return this.reference(c);
     }
   }
 
@@ -94,10 +118,12 @@ class Generator {
       right = r;
     }
     if (c.measure) src.line(`${l} = measureOf(${literal(c.measure)}, ${l});`);
+    src.line(sizeCharge(l, right));
     // Only `is empty` (mode 'empty') reaches the test with an absent property; it sees undefined.
     const arg = mode === 'strict' ? l : `(${l} === MISSING ? undefined : ${l})`;
     src.line(`${v} = ${c.op.negated ? '!' : ''}${test}(${arg}, ${right}, today);`);
     src.line('}');
+    src.line(STEP);
     return v;
   }
 
@@ -121,6 +147,7 @@ class Generator {
     src.line(`const ${el} = ${arr}[${i}];`);
     const body = this.list(c.body, el);
     src.line(`if (${body}) ${matched}++;`);
+    src.line(STEP);
     src.line('}');
     src.line(`${v} = ${c.quantifier === 'any' ? `${matched} > 0` : `${matched} === ${arr}.length`};`);
     src.line('}');
@@ -138,6 +165,7 @@ export function generateEvaluator(checked: CheckedPolicy, lowering: Lowering): G
   try {
     const src = new Source();
     const gen = new Generator(src, checked, lowering);
+    src.line(BUDGET_STATE);
     rules.forEach((rule, index) => {
       src.line(`function r${index}(d, st, today) {`);
       src.line('let w;');
@@ -147,12 +175,14 @@ export function generateEvaluator(checked: CheckedPolicy, lowering: Lowering): G
       src.line('return v;');
       src.line('}');
     });
-    src.line('return function evaluate(d, today) {');
+    src.line('return function evaluate(d, today, budget) {');
+    src.line(BUDGET_START);
     src.line(`const st = [${rules.map(() => '0').join(', ')}];`);
     src.line(`const result = r${checked.golden}(d, st, today);`);
     src.line(`return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: [] };`);
+    src.line(BUDGET_END);
     src.line('};');
-    return instantiate<GeneratedEvaluator>(src, { MISSING, measureOf });
+    return instantiate<GeneratedEvaluator>(src, { MISSING, measureOf, overBudget, sizeCost });
   } catch {
     // EvalError under a CSP, or anything unexpected: the closures remain correct.
     return null;

@@ -59,9 +59,9 @@ export function selectorResolver(ast: PolicyAst, targetOf: (c: Condition) => num
     if (direct !== null) return direct;
     const ref = firstReference(rule.conditions);
     const target = ref ? targetOf(ref) : undefined;
-    if (target === undefined || seen.has(ast.rules[target]!)) return '';
+    if (target === undefined || seen.has(ast.rules[target])) return '';
     seen.add(rule);
-    return resolve(ast.rules[target]!, seen);
+    return resolve(ast.rules[target], seen);
   };
   return (rule) => resolve(rule, new Set());
 }

@@ -3,6 +3,8 @@
  * LANGUAGE.md §5.4); `and` binds tighter than `or`. Trace events are recorded only when
  * `ctx.trace` is set, so the hot path builds no strings.
  *
+ * Steps of the budget (budget.ts) are counted at the points the generated evaluators count them.
+ *
  * These closures serve trace mode, and the no-trace mode only where the generated evaluator
  * (codegen.ts, same semantics) is unavailable.
  */
@@ -18,6 +20,7 @@ import type {
   RuleReference,
 } from '../ast/types.js';
 import { measureName } from '../trace/text.js';
+import { overBudget, sizeCost } from './budget.js';
 import { EvalFailure, MISSING, type CondFn, type EvalContext } from './context.js';
 import { leftMode, operandMode, operandValue, type Lowering } from './lowering.js';
 import { compilePath, type CompiledPath } from './paths.js';
@@ -28,7 +31,7 @@ export interface CompileEnv {
   /** Target rule index of a reference (resolved by the checker). */
   targetOf(ref: LabelReference | RuleReference): number;
   /** Evaluates rule `index` once (later calls reuse its value). */
-  runRule(index: number, ctx: EvalContext): boolean;
+  runRule: (index: number, ctx: EvalContext) => boolean;
   outcomeOf(index: number): string;
   /** Path plans and tests, shared with the generated evaluator. */
   lowering: Lowering;
@@ -44,16 +47,16 @@ function failureMessage(err: unknown): string | undefined {
 
 /** Compiles a condition list joined by and/or. */
 export function compileList(list: ConditionList, env: CompileEnv): CondFn {
-  const fns = list.items.map((c, i) => compileCondition(c, i === 0 ? null : list.ops[i - 1]!, env));
-  if (fns.length === 1) return fns[0]!;
+  const fns = list.items.map((c, i) => compileCondition(c, i === 0 ? null : list.ops[i - 1], env));
+  if (fns.length === 1) return fns[0];
   // Runs of `and` are merged first, then OR-ed (§5.4).
-  const runs: CondFn[][] = [[fns[0]!]];
+  const runs: CondFn[][] = [[fns[0]]];
   list.ops.forEach((op, i) => {
-    if (op === 'or') runs.push([fns[i + 1]!]);
-    else runs[runs.length - 1]!.push(fns[i + 1]!);
+    if (op === 'or') runs.push([fns[i + 1]]);
+    else runs[runs.length - 1].push(fns[i + 1]);
   });
   if (runs.length === 1) {
-    const all = runs[0]!;
+    const all = runs[0];
     if (all.length === 2) {
       const [a, b] = all as [CondFn, CondFn];
       return (ctx) => {
@@ -64,16 +67,16 @@ export function compileList(list: ConditionList, env: CompileEnv): CondFn {
     }
     return (ctx) => {
       let result = true;
-      for (let i = 0; i < all.length; i++) if (!all[i]!(ctx)) result = false;
+      for (let i = 0; i < all.length; i++) if (!all[i](ctx)) result = false;
       return result;
     };
   }
   return (ctx) => {
     let any = false;
     for (let r = 0; r < runs.length; r++) {
-      const run = runs[r]!;
+      const run = runs[r];
       let all = true;
-      for (let i = 0; i < run.length; i++) if (!run[i]!(ctx)) all = false;
+      for (let i = 0; i < run.length; i++) if (!run[i](ctx)) all = false;
       if (all) any = true;
     }
     return any;
@@ -82,11 +85,15 @@ export function compileList(list: ConditionList, env: CompileEnv): CondFn {
 
 function compileCondition(c: Condition, logicalOp: LogicalOp | null, env: CompileEnv): CondFn {
   switch (c.kind) {
-    case 'comparison': return compileComparison(c, logicalOp, env);
-    case 'quantifier': return compileQuantifier(c, logicalOp, env);
-    case 'group': return compileGroup(c.body, logicalOp, env);
+    case 'comparison':
+      return compileComparison(c, logicalOp, env);
+    case 'quantifier':
+      return compileQuantifier(c, logicalOp, env);
+    case 'group':
+      return compileGroup(c.body, logicalOp, env);
     case 'labelRef':
-    case 'ruleRef': return compileReference(c, logicalOp, env);
+    case 'ruleRef':
+      return compileReference(c, logicalOp, env);
   }
 }
 
@@ -95,12 +102,15 @@ function compileReference(ref: LabelReference | RuleReference, logicalOp: Logica
   const runRule = env.runRule;
   const outcome = env.outcomeOf(target);
   return (ctx) => {
-    const s = ctx.states[target]!;
+    const s = ctx.states[target];
     const result = s !== 0 ? s === 2 : runRule(target, ctx);
     if (ctx.trace) {
-      record(ctx, ref.kind === 'labelRef'
-        ? { type: 'label_reference', logical_op: logicalOp, outcome, label: ref.label, result }
-        : { type: 'rule_reference', logical_op: logicalOp, outcome, result });
+      record(
+        ctx,
+        ref.kind === 'labelRef'
+          ? { type: 'label_reference', logical_op: logicalOp, outcome, label: ref.label, result }
+          : { type: 'rule_reference', logical_op: logicalOp, outcome, result },
+      );
     }
     return result;
   };
@@ -126,7 +136,8 @@ function compileGroup(body: ConditionList, logicalOp: LogicalOp | null, env: Com
 
 function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null, env: CompileEnv): CondFn {
   const left = compilePath(env.lowering.plan(c.left, leftMode(c)));
-  const rightPath: CompiledPath | null = c.right?.kind === 'path' ? compilePath(env.lowering.plan(c.right.path, operandMode(c.optional))) : null;
+  const rightPath: CompiledPath | null =
+    c.right?.kind === 'path' ? compilePath(env.lowering.plan(c.right.path, operandMode(c.optional))) : null;
   const test = env.lowering.test(c);
   const negated = c.op.negated;
   const optional = c.optional;
@@ -145,6 +156,7 @@ function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null, 
       if (optional && (r === MISSING || r === null)) return true;
     }
     if (measure) l = measureOf(measure, l);
+    ctx.left -= getRight ? sizeCost(l) + sizeCost(r) : sizeCost(l);
     // An absent property reaches here only for `is empty` (§7.3.7); tests take it as undefined.
     const positive = test(l === MISSING ? undefined : l, r, ctx.today);
     return negated ? !positive : positive;
@@ -158,10 +170,33 @@ function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null, 
     // Two literals rather than a spread (which made the entry ~5× dearer); `measure` keeps its place.
     const entry: Extract<TraceCondition, { type: 'comparison' }> =
       measureText !== null
-        ? { type: 'comparison', logical_op: logicalOp, path: left.written, actual: null, measure: measureText,
-            operator, written, negated, value, optional, skipped: false, result: false }
-        : { type: 'comparison', logical_op: logicalOp, path: left.written, actual: null,
-            operator, written, negated, value, optional, skipped: false, result: false };
+        ? {
+            type: 'comparison',
+            logical_op: logicalOp,
+            path: left.written,
+            actual: null,
+            measure: measureText,
+            operator,
+            written,
+            negated,
+            value,
+            optional,
+            skipped: false,
+            result: false,
+          }
+        : {
+            type: 'comparison',
+            logical_op: logicalOp,
+            path: left.written,
+            actual: null,
+            operator,
+            written,
+            negated,
+            value,
+            optional,
+            skipped: false,
+            result: false,
+          };
     try {
       const l = left.getTraced(ctx);
       entry.path = l.jsonPath;
@@ -180,8 +215,9 @@ function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null, 
       let lv = l.value;
       if (measure) {
         lv = measureOf(measure, lv);
-        entry.actual = Number.isNaN(lv as number) ? null : lv;
+        entry.actual = Number.isNaN(lv) ? null : lv;
       }
+      ctx.left -= rightPath ? sizeCost(lv) + sizeCost(r) : sizeCost(lv);
       const positive = test(lv === MISSING ? undefined : lv, r, ctx.today);
       entry.result = negated ? !positive : positive;
       return entry.result;
@@ -194,7 +230,13 @@ function compileComparison(c: ComparisonCondition, logicalOp: LogicalOp | null, 
     }
   };
 
-  return fast;
+  // One step once the comparison finished (its trace entry recorded), as the generated evaluators count it.
+  return (ctx) => {
+    const v = fast(ctx);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- an EvalFailure, caught by the evaluator: no stack
+    if (--ctx.left < 0) throw overBudget(ctx.limit);
+    return v;
+  };
 }
 
 function compileQuantifier(c: QuantifierCondition, logicalOp: LogicalOp | null, env: CompileEnv): CondFn {
@@ -214,6 +256,8 @@ function compileQuantifier(c: QuantifierCondition, logicalOp: LogicalOp | null, 
     for (let i = 0; i < arr.length; i++) {
       ctx.its = arr[i];
       if (body(ctx)) matched++;
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- an EvalFailure, caught by the evaluator: no stack
+      if (--ctx.left < 0) throw overBudget(ctx.limit);
     }
     ctx.its = saved;
     return isAny ? matched > 0 : matched === arr.length;
@@ -255,6 +299,8 @@ function compileQuantifier(c: QuantifierCondition, logicalOp: LogicalOp | null, 
         entry.elements.push(element);
         element.result = body(ctx);
         if (element.result) entry.matched++;
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- an EvalFailure, caught by the evaluator: no stack
+        if (--ctx.left < 0) throw overBudget(ctx.limit);
       }
       entry.result = isAny ? entry.matched > 0 : entry.matched === arr.length;
       return entry.result;
@@ -272,4 +318,3 @@ function compileQuantifier(c: QuantifierCondition, logicalOp: LogicalOp | null, 
 
   return fast;
 }
-

@@ -24,15 +24,19 @@ export interface EvalContext {
   /** JSON path of `its`, kept only when tracing. */
   itsPath: string;
   readonly trace: TraceRecorder | null;
+  /** Steps left of the step budget (budget.ts); below 0 the evaluation stops. */
+  left: number;
+  /** The budget's limit, for the error message. */
+  readonly limit: number;
 }
 
 /**
- * Missing data stops evaluation (LANGUAGE.md §8.6). Thrown inside the closures and caught once by
+ * Missing data (LANGUAGE.md §8.6) or an exhausted step budget stops evaluation. Thrown inside the closures and caught once by
  * `evaluate`, which turns it into a result; never escapes the library. Not an Error: no stack.
  */
 export class EvalFailure {
   constructor(
-    readonly code: 'missing_selector' | 'missing_property',
+    readonly code: 'missing_selector' | 'missing_property' | 'budget_exceeded',
     readonly message: string,
   ) {}
 }

@@ -27,10 +27,14 @@ export function operandMode(optional: boolean): LookupMode {
 export function operandValue(op: Operand | null): unknown {
   if (!op) return null;
   switch (op.kind) {
-    case 'literal': return literalValue(op.literal);
-    case 'list': return op.items.map(literalValue);
-    case 'period': return op.text;
-    case 'path': return null;
+    case 'literal':
+      return literalValue(op.literal);
+    case 'list':
+      return op.items.map(literalValue);
+    case 'period':
+      return op.text;
+    case 'path':
+      return null;
   }
 }
 

@@ -56,8 +56,10 @@ function stepGetter(step: PlannedStep): StepGetter {
 
 /** A compiled path: a fast getter and a tracing one that also reports the JSON keys used. */
 export interface CompiledPath {
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- `Missing` named for the reader
   get: (ctx: EvalContext) => unknown | Missing;
   /** Same lookup, also returning the JSON path actually followed (trace mode only). */
+  // eslint-disable-next-line @typescript-eslint/no-redundant-type-constituents -- `Missing` named for the reader
   getTraced: (ctx: EvalContext) => { value: unknown | Missing; jsonPath: string };
   /** `$.` + written steps joined by `.` (explain, trace of unresolved paths). */
   written: string;
@@ -126,8 +128,9 @@ export function compilePath(plan: PathPlan): CompiledPath {
   const n = getters.length;
 
   const fail = (i: number): Missing => {
-    const s = steps[i]!;
+    const s = steps[i];
     if (s.lenient) return MISSING;
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- a prebuilt sentinel, caught by the evaluator: no stack on the hot path
     throw s.failure;
   };
 
@@ -137,7 +140,7 @@ export function compilePath(plan: PathPlan): CompiledPath {
       : (ctx) => {
           let v: unknown = fromIts ? ctx.its : ctx.data;
           for (let i = 0; i < n; i++) {
-            v = getters[i]!(v);
+            v = getters[i](v);
             if (v === undefined) return fail(i);
           }
           return v;
@@ -145,7 +148,7 @@ export function compilePath(plan: PathPlan): CompiledPath {
 
   // JSON path of the usual lookup, where every step found its first candidate key: precomputed
   // (whole, for `$` paths; as the suffix after the element's path, for `its` paths).
-  const firstKeys = jsonKeys.map((keys) => keys[0]!).join('');
+  const firstKeys = jsonKeys.map((keys) => keys[0]).join('');
   const firstPath = `$${firstKeys}`;
   const getTraced: CompiledPath['getTraced'] = (ctx) => {
     let v: unknown = fromIts ? ctx.its : ctx.data;
@@ -153,20 +156,32 @@ export function compilePath(plan: PathPlan): CompiledPath {
     // jsonPath stays null while every step used its first candidate (then it is root + firstKeys).
     let jsonPath: string | null = null;
     for (let i = 0; i < n; i++) {
-      const next = getters[i]!(v);
+      const next = getters[i](v);
       if (next === undefined) {
-        const before = jsonPath ?? root + jsonKeys.slice(0, i).map((keys) => keys[0]!).join('');
-        return { value: fail(i), jsonPath: `${before}.${steps[i]!.name}` };
+        const before =
+          jsonPath ??
+          root +
+            jsonKeys
+              .slice(0, i)
+              .map((keys) => keys[0])
+              .join('');
+        return { value: fail(i), jsonPath: `${before}.${steps[i].name}` };
       }
-      const keys = steps[i]!.keys;
+      const keys = steps[i].keys;
       // The JSON key shown is the first candidate that is an own key (with one candidate: that one).
       let j = 0;
       if (keys.length > 1) {
         j = keys.findIndex((k) => Object.hasOwn(v as object, k));
         if (j < 0) j = 0;
       }
-      if (j !== 0 && jsonPath === null) jsonPath = root + jsonKeys.slice(0, i).map((keys) => keys[0]!).join('');
-      if (jsonPath !== null) jsonPath += jsonKeys[i]![j];
+      if (j !== 0 && jsonPath === null)
+        jsonPath =
+          root +
+          jsonKeys
+            .slice(0, i)
+            .map((keys) => keys[0])
+            .join('');
+      if (jsonPath !== null) jsonPath += jsonKeys[i][j];
       v = next;
     }
     return { value: v, jsonPath: jsonPath ?? (fromIts ? root + firstKeys : firstPath) };

@@ -9,6 +9,7 @@ import type { Condition, ConditionList, Rule } from '../ast/types.js';
 import type { CheckedPolicy } from '../check/check.js';
 import { renderTrace } from '../trace/render.js';
 import { dayOfInstant } from '../values/dates.js';
+import { budgetOf } from './budget.js';
 import { EvalFailure, TraceRecorder, type CondFn, type EvalContext } from './context.js';
 import { generateEvaluator, type GeneratedEvaluator } from './codegen.js';
 import { generateTracedEvaluator, type RuleMeta, type TracedEvaluator } from './codegen-trace.js';
@@ -48,17 +49,17 @@ export class CompiledPolicy {
     const runRule = (index: number, ctx: EvalContext): boolean => {
       const trace = ctx.trace;
       if (!trace) {
-        const value = fns[index]!(ctx);
+        const value = fns[index](ctx);
         ctx.states[index] = value ? 2 : 1;
         return value;
       }
       const outer = trace.list;
       const conditions: TraceRule['conditions'] = [];
       trace.list = conditions;
-      const m = meta[index]!;
+      const m = meta[index];
       const entry: TraceRule = { outcome: m.outcome, label: m.label, selector: m.selector, result: false, conditions };
       try {
-        entry.result = fns[index]!(ctx);
+        entry.result = fns[index](ctx);
         ctx.states[index] = entry.result ? 2 : 1;
         return entry.result;
       } catch (err) {
@@ -73,7 +74,7 @@ export class CompiledPolicy {
     const env = {
       targetOf: (ref: Parameters<typeof checked.targets.get>[0]) => checked.targets.get(ref)!,
       runRule,
-      outcomeOf: (i: number) => ast.rules[i]!.outcome,
+      outcomeOf: (i: number) => ast.rules[i].outcome,
       lowering,
     };
     for (const rule of ast.rules) fns.push(compileList(rule.conditions, env));
@@ -103,18 +104,18 @@ export class CompiledPolicy {
 
   /**
    * Evaluates the policy against `data`. Never throws for any data: missing selectors and
-   * properties come back as `error` + `errorCode` with `result: false`.
+   * properties, and an exceeded step budget, come back as `error` + `errorCode` with `result: false`.
+   * With a shared `StepBudget` in `options.stepBudget`, its `used` grows by the steps taken.
    */
   evaluate(data: unknown, options?: EvaluateOptions): EvaluationResult {
     const wantTree = options?.traceTree === true;
     const wantTrace = wantTree || options?.trace === true;
     const now = options?.now;
-    const today = this.needsToday
-      ? dayOfInstant(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime())
-      : NaN;
+    const today = this.needsToday ? dayOfInstant(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime()) : NaN;
+    const budget = budgetOf(options?.stepBudget, wantTrace);
     if (!wantTrace && this.generated !== null) {
       try {
-        return this.generated(data, today);
+        return this.generated(data, today, budget);
       } catch (err) {
         if (!(err instanceof EvalFailure)) throw err;
         return { result: false, outcomes: {}, trace: [], error: err.message, errorCode: err.code };
@@ -124,7 +125,7 @@ export class CompiledPolicy {
     if (traced !== null) {
       const lines: string[] = [];
       try {
-        return traced(data, today, lines);
+        return traced(data, today, lines, budget);
       } catch (err) {
         if (!(err instanceof EvalFailure)) throw err;
         lines.push(`error: ${err.message}`);
@@ -139,23 +140,27 @@ export class CompiledPolicy {
       its: undefined,
       itsPath: '',
       trace: recorder,
+      left: budget.limit - budget.used,
+      limit: budget.limit,
     };
     try {
       const result = this.run(this.golden, ctx);
       const outcomes: Record<string, boolean> = {};
       const names = this.outcomes;
-      for (let i = 0; i < names.length; i++) outcomes[names[i]!] = ctx.states[i] === 2;
+      for (let i = 0; i < names.length; i++) outcomes[names[i]] = ctx.states[i] === 2;
       if (!recorder) return { result, outcomes, trace: [] };
-      const tree: StructuredTrace = { golden: names[this.golden]!, rules: recorder.rules, error: null };
+      const tree: StructuredTrace = { golden: names[this.golden], rules: recorder.rules, error: null };
       const trace = renderTrace(tree, result, this.golden, this.meta);
       return wantTree ? { result, outcomes, trace, traceTree: tree } : { result, outcomes, trace };
     } catch (err) {
       if (!(err instanceof EvalFailure)) throw err;
       const base: EvaluationResult = { result: false, outcomes: {}, trace: [], error: err.message, errorCode: err.code };
       if (!recorder) return base;
-      const tree: StructuredTrace = { golden: this.outcomes[this.golden]!, rules: recorder.rules, error: err.message };
+      const tree: StructuredTrace = { golden: this.outcomes[this.golden], rules: recorder.rules, error: err.message };
       const trace = renderTrace(tree, false, this.golden, this.meta);
       return wantTree ? { ...base, trace, traceTree: tree } : { ...base, trace };
+    } finally {
+      budget.used = budget.limit - Math.max(0, ctx.left);
     }
   }
 }

@@ -31,10 +31,14 @@ const ORDER: Partial<Record<CanonicalOperator, Order>> = {
 
 function compare(order: Order, a: number, b: number): boolean {
   switch (order) {
-    case 'gt': return a > b;
-    case 'gte': return a >= b;
-    case 'lt': return a < b;
-    case 'lte': return a <= b;
+    case 'gt':
+      return a > b;
+    case 'gte':
+      return a >= b;
+    case 'lt':
+      return a < b;
+    case 'lte':
+      return a <= b;
   }
 }
 
@@ -43,10 +47,14 @@ function orderingAgainstLiteral(order: Order, lit: unknown): Test {
   const n = toNumber(lit);
   if (!Number.isNaN(n)) {
     switch (order) {
-      case 'gt': return (l) => toNumber(l) > n;
-      case 'gte': return (l) => toNumber(l) >= n;
-      case 'lt': return (l) => toNumber(l) < n;
-      case 'lte': return (l) => toNumber(l) <= n;
+      case 'gt':
+        return (l) => toNumber(l) > n;
+      case 'gte':
+        return (l) => toNumber(l) >= n;
+      case 'lt':
+        return (l) => toNumber(l) < n;
+      case 'lte':
+        return (l) => toNumber(l) <= n;
     }
   }
   const d = toDay(lit);
@@ -191,6 +199,6 @@ export function measureOf(kind: 'length' | 'number', v: unknown): number {
     }
     return n;
   }
-  if (typeof v === 'object') return Object.keys(v as object).length;
+  if (typeof v === 'object') return Object.keys(v).length;
   return NaN;
 }

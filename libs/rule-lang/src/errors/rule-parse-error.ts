@@ -57,9 +57,7 @@ export class RuleParseError extends Error {
 
 /** Sorts problems by family, then position, and throws them as one {@link RuleParseError}. */
 export function throwProblems(problems: Problem[]): never {
-  const sorted = [...problems].sort(
-    (a, b) => a.family - b.family || (a.span?.offset ?? -1) - (b.span?.offset ?? -1),
-  );
+  const sorted = [...problems].sort((a, b) => a.family - b.family || (a.span?.offset ?? -1) - (b.span?.offset ?? -1));
   throw new RuleParseError(sorted);
 }
 

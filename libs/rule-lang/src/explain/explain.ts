@@ -5,10 +5,14 @@ import type { Condition, ConditionList, Literal, Operand, Path, PolicyAst, Rule 
 
 function literalText(lit: Literal): string {
   switch (lit.kind) {
-    case 'string': return lit.value;
-    case 'number': return String(lit.value);
-    case 'boolean': return String(lit.value);
-    case 'date': return lit.text;
+    case 'string':
+      return lit.value;
+    case 'number':
+      return String(lit.value);
+    case 'boolean':
+      return String(lit.value);
+    case 'date':
+      return lit.text;
   }
 }
 
@@ -23,21 +27,31 @@ function writtenPath(p: Path): string {
 function operandText(op: Operand | null): string {
   if (!op) return '';
   switch (op.kind) {
-    case 'literal': return literalText(op.literal);
-    case 'list': return JSON.stringify(op.items.map(literalJson));
-    case 'period': return op.text;
-    case 'path': return writtenPath(op.path);
+    case 'literal':
+      return literalText(op.literal);
+    case 'list':
+      return JSON.stringify(op.items.map(literalJson));
+    case 'period':
+      return op.text;
+    case 'path':
+      return writtenPath(op.path);
   }
 }
 
 /** Selector and property of a path as written: root selector (or `its`) and the remaining steps. */
 function splitPath(p: Path): { selector: string; property: string } {
   if (p.root === 'its') return { selector: 'its', property: p.steps.map((s) => s.name).join('.') };
-  return { selector: p.steps[0]?.name ?? '', property: p.steps.slice(1).map((s) => s.name).join('.') };
+  return {
+    selector: p.steps[0]?.name ?? '',
+    property: p.steps
+      .slice(1)
+      .map((s) => s.name)
+      .join('.'),
+  };
 }
 
 function explainList(list: ConditionList, ast: PolicyAst, selectorOf: (r: Rule) => string, targets: TargetOf): ExplainedCondition[] {
-  return list.items.map((c, i) => explainCondition(c, i === 0 ? null : list.ops[i - 1]!, ast, selectorOf, targets));
+  return list.items.map((c, i) => explainCondition(c, i === 0 ? null : list.ops[i - 1], ast, selectorOf, targets));
 }
 
 type TargetOf = (c: Condition) => number | undefined;
@@ -79,7 +93,15 @@ function explainCondition(
       };
     }
     case 'group':
-      return { type: 'group', selector: '', property: '', operator: '', value: '', ...base, conditions: explainList(c.body, ast, selectorOf, targetOf) };
+      return {
+        type: 'group',
+        selector: '',
+        property: '',
+        operator: '',
+        value: '',
+        ...base,
+        conditions: explainList(c.body, ast, selectorOf, targetOf),
+      };
     case 'labelRef':
       return { type: 'label_reference', selector: '', property: '', operator: 'references', value: c.label, ...base };
     case 'ruleRef': {
@@ -89,7 +111,7 @@ function explainCondition(
         selector: c.selector,
         property: '',
         operator: 'references',
-        value: target === undefined ? c.phrase : ast.rules[target]!.outcome,
+        value: target === undefined ? c.phrase : ast.rules[target].outcome,
         ...base,
       };
     }
@@ -116,7 +138,7 @@ export function firstSelector(list: ConditionList): string | null {
         const inner = firstSelector(c.body);
         if (inner !== null) return inner;
       }
-      if (c.kind === 'comparison' && c.right?.kind === 'path' && c.right.path.root === 'data') return c.right.path.steps[0]!.name;
+      if (c.kind === 'comparison' && c.right?.kind === 'path' && c.right.path.root === 'data') return c.right.path.steps[0].name;
     } else if (c.kind === 'group') {
       const inner = firstSelector(c.body);
       if (inner !== null) return inner;

@@ -33,10 +33,26 @@ class FirstSyntaxError extends Error {
 
 const OPERAND_START = new Set([RuleLangParser.WORD]);
 const OPERATOR_END = new Set([
-  RuleLangParser.IS, RuleLangParser.EQUALS, RuleLangParser.EQUAL, RuleLangParser.TO, RuleLangParser.THAN,
-  RuleLangParser.LEAST, RuleLangParser.EXACTLY, RuleLangParser.AS, RuleLangParser.NOT, RuleLangParser.CONTAINS,
-  RuleLangParser.CONTAIN, RuleLangParser.IN, RuleLangParser.WITHIN, RuleLangParser.GT, RuleLangParser.GTE,
-  RuleLangParser.LT, RuleLangParser.LTE, RuleLangParser.EQEQ, RuleLangParser.NEQ, RuleLangParser.FORMAT,
+  RuleLangParser.IS,
+  RuleLangParser.EQUALS,
+  RuleLangParser.EQUAL,
+  RuleLangParser.TO,
+  RuleLangParser.THAN,
+  RuleLangParser.LEAST,
+  RuleLangParser.EXACTLY,
+  RuleLangParser.AS,
+  RuleLangParser.NOT,
+  RuleLangParser.CONTAINS,
+  RuleLangParser.CONTAIN,
+  RuleLangParser.IN,
+  RuleLangParser.WITHIN,
+  RuleLangParser.GT,
+  RuleLangParser.GTE,
+  RuleLangParser.LT,
+  RuleLangParser.LTE,
+  RuleLangParser.EQEQ,
+  RuleLangParser.NEQ,
+  RuleLangParser.FORMAT,
   RuleLangParser.PATTERN,
 ]);
 
@@ -46,14 +62,22 @@ function displayName(type: number): string {
   const literal = RuleLangParser.literalNames[type];
   if (literal) return literal.replace(/^'|'$/g, '`').toLowerCase();
   switch (type) {
-    case RuleLangParser.SELECTOR: return 'a selector like `**applicant**`';
-    case RuleLangParser.PROPERTY: return 'a property like `__age__`';
-    case RuleLangParser.STRING: return 'a quoted string';
-    case RuleLangParser.NUMBER: return 'a number';
-    case RuleLangParser.DATE: return 'a date';
-    case RuleLangParser.DOTTED: return 'a dotted path like `applicant.age`';
-    case RuleLangParser.LABEL_REF: return 'a label reference like `$kyc`';
-    case RuleLangParser.WORD: return 'a word';
+    case RuleLangParser.SELECTOR:
+      return 'a selector like `**applicant**`';
+    case RuleLangParser.PROPERTY:
+      return 'a property like `__age__`';
+    case RuleLangParser.STRING:
+      return 'a quoted string';
+    case RuleLangParser.NUMBER:
+      return 'a number';
+    case RuleLangParser.DATE:
+      return 'a date';
+    case RuleLangParser.DOTTED:
+      return 'a dotted path like `applicant.age`';
+    case RuleLangParser.LABEL_REF:
+      return 'a label reference like `$kyc`';
+    case RuleLangParser.WORD:
+      return 'a word';
     default: {
       const sym = RuleLangParser.symbolicNames[type];
       return sym ? `\`${sym.toLowerCase().replace(/_kw$/, '')}\`` : 'a token';

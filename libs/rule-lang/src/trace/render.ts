@@ -56,7 +56,8 @@ function renderConditions(conditions: TraceCondition[], depth: number, out: stri
       case 'comparison': {
         const subject = `${measurePrefix(c.measure)}${c.path}`;
         if (c.error) out.push(`${pad}${kw} ${subject}: ${c.error}`);
-        else if (c.skipped) out.push(`${pad}${kw} ${subject}: ${c.actual === null ? 'missing' : json(c.actual)} (if present) -> skipped, true`);
+        else if (c.skipped)
+          out.push(`${pad}${kw} ${subject}: ${c.actual === null ? 'missing' : json(c.actual)} (if present) -> skipped, true`);
         else {
           const op = operatorText(c.operator, c.written, c.negated);
           out.push(`${pad}${kw} ${subject} = ${json(c.actual)}: ${op}${operandText(c)}${arrow(c.result)}`);
@@ -99,7 +100,7 @@ export function renderTrace(
   meta: readonly { outcome: string; label: string | null }[],
 ): string[] {
   const out: string[] = [];
-  const goldenOutcome = meta[golden]!.outcome;
+  const goldenOutcome = meta[golden].outcome;
   for (const rule of tree.rules) {
     out.push(ruleHeader(rule.outcome, rule.label, rule.selector, rule.outcome === goldenOutcome));
     renderConditions(rule.conditions, 1, out);

@@ -101,17 +101,21 @@ const PADS: string[] = [''];
 
 /** Two spaces per level, cached. */
 export function padOf(depth: number): string {
-  while (PADS.length <= depth) PADS.push(`${PADS[PADS.length - 1]!}  `);
-  return PADS[depth]!;
+  while (PADS.length <= depth) PADS.push(`${PADS[PADS.length - 1]}  `);
+  return PADS[depth];
 }
 
 /** How a positive operator is worded in a trace line (canonical names that read differently). */
 function positiveWording(operator: string): string {
   switch (operator) {
-    case 'format check': return 'has the format';
-    case 'pattern': return 'matches pattern';
-    case 'period': return 'is within';
-    default: return operator;
+    case 'format check':
+      return 'has the format';
+    case 'pattern':
+      return 'matches pattern';
+    case 'period':
+      return 'is within';
+    default:
+      return operator;
   }
 }
 
@@ -146,7 +150,7 @@ function isDateText(s: string): boolean {
  */
 export function valueOperandText(operator: string, v: unknown, listText: (list: readonly unknown[]) => string = json): string {
   if (v === null) return '';
-  if (operator === 'period' || operator === 'is older than' || operator === 'is younger than') return ` ${String(v)}`;
+  if (operator === 'period' || operator === 'is older than' || operator === 'is younger than') return ` ${v as string | number}`;
   if (typeof v === 'string' && isDateText(v) && operator !== 'format check' && operator !== 'pattern') {
     return ` ${v}`;
   }

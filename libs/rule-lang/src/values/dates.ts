@@ -15,7 +15,7 @@ export function isLeapYear(y: number): boolean {
 
 /** Number of days in month `m` (1–12) of year `y`. */
 export function daysInMonth(y: number, m: number): number {
-  return m === 2 && isLeapYear(y) ? 29 : MONTH_DAYS[m]!;
+  return m === 2 && isLeapYear(y) ? 29 : MONTH_DAYS[m];
 }
 
 /** Day number of the (valid) calendar date y-m-d. No validation. */
@@ -131,8 +131,7 @@ export function dayToText(day: number): string {
   if (!Number.isFinite(day)) return 'invalid date';
   civilFromDays(Math.floor(day));
   const y = civY;
-  const ys =
-    y >= 0 && y <= 9999 ? String(y).padStart(4, '0') : (y < 0 ? '-' : '+') + String(Math.abs(y)).padStart(4, '0');
+  const ys = y >= 0 && y <= 9999 ? String(y).padStart(4, '0') : (y < 0 ? '-' : '+') + String(Math.abs(y)).padStart(4, '0');
   return ys + '-' + (civM < 10 ? '0' : '') + civM + '-' + (civD < 10 ? '0' : '') + civD;
 }
 

@@ -210,7 +210,7 @@ export function compileIsIn(list: readonly unknown[]): (v: unknown) => boolean {
   const n = tests.length;
   return (v) => {
     if (Array.isArray(v)) return false;
-    for (let i = 0; i < n; i++) if (tests[i]!(v)) return true;
+    for (let i = 0; i < n; i++) if (tests[i](v)) return true;
     return false;
   };
 }

@@ -40,7 +40,7 @@ type StringCheck = (s: string) => boolean;
 /** The string validator of an ajv-formats full-mode format (a RegExp, a function or a {validate} definition). */
 function fromAjv(name: 'date' | 'email' | 'hostname' | 'ipv4' | 'ipv6' | 'uuid'): StringCheck {
   const f: unknown = fullFormats[name];
-  const v: unknown = typeof f === 'object' && f !== null && 'validate' in f ? (f as { validate: unknown }).validate : f;
+  const v: unknown = typeof f === 'object' && f !== null && 'validate' in f ? f.validate : f;
   if (v instanceof RegExp) {
     if (v.global || v.sticky) throw new Error(`ajv-formats "${name}": unexpected stateful RegExp`);
     return (s) => v.test(s);
@@ -99,7 +99,7 @@ function isTime(s: string): boolean {
 
 function isDateTime(s: string): boolean {
   const t = s.charCodeAt(10);
-  return (t === 84 /* T */ || t === 116 /* t */) && ajvDate(s.slice(0, 10)) && timeAt(s, 11, true);
+  return (t === 84 /* T */ || t === 116) /* t */ && ajvDate(s.slice(0, 10)) && timeAt(s, 11, true);
 }
 
 /** ajv's email, plus: every domain label has at most 63 characters. */
@@ -125,6 +125,7 @@ function isHostname(s: string): boolean {
  * `%` followed by two hex digits. Nothing is required after the `:` (RFC 3986 allows an empty
  * hier-part, e.g. `about:`). Linear: the two alternatives are disjoint.
  */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what a URI may not hold
 const URI = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[^\s\x00-\x1f\x7f-\x9f%]|%[0-9A-Fa-f]{2})*$/;
 
 function isUri(s: string): boolean {

@@ -3,15 +3,7 @@ export { toNumber, isNumericString } from './numbers.js';
 export { toDay, dayFromDateText, dayToText, dayOfInstant, isLeapYear, daysInMonth, daysFromCivil } from './dates.js';
 export type { PeriodUnit } from './periods.js';
 export { unitFromWord, isCalendarUnit, shiftDay } from './periods.js';
-export {
-  looseEquals,
-  compileLooseEquals,
-  strictEquals,
-  isEmptyValue,
-  isIn,
-  compileIsIn,
-  booleanLike,
-} from './equality.js';
+export { looseEquals, compileLooseEquals, strictEquals, isEmptyValue, isIn, compileIsIn, booleanLike } from './equality.js';
 export { containsWord, compileContainsWord, containsValue } from './contains.js';
 export { FORMAT_NAMES, formatChecker } from './formats.js';
 export type { CompiledPattern } from './patterns.js';

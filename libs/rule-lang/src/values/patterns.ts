@@ -48,3 +48,25 @@ export function compilePattern(source: string): CompiledPattern {
     return { ok: false, message: oneLine(`invalid pattern: ${msg}`) };
   }
 }
+
+/** What ajv needs of a compiled pattern. */
+export interface SchemaRegExp {
+  test(s: string): boolean;
+  /** ajv keys its compiled patterns by this: it must differ between patterns. */
+  toString(): string;
+}
+
+/**
+ * ajv's `code.regExp` option: JSON Schema `pattern` and `patternProperties` compiled as RE2
+ * (linear-time, like `matches pattern`), never as a backtracking JavaScript RegExp, so a schema
+ * pattern such as `^(a+)+$` cannot take a worker for seconds. An invalid RE2 pattern throws an
+ * Error with one line an author can act on; ajv reports it as the schema not compiling.
+ */
+export const schemaRegExp: ((pattern: string, flags: string) => SchemaRegExp) & { code: string } = Object.assign(
+  (pattern: string, flags: string): SchemaRegExp => {
+    const compiled = compilePattern(flags.includes('i') ? `(?i)${pattern}` : pattern);
+    if (!compiled.ok) throw new Error(`pattern \`${pattern}\`: ${compiled.message}`);
+    return { test: compiled.test, toString: () => `re2:/${pattern}/${flags}` };
+  },
+  { code: 'schemaRegExp' },
+);

@@ -68,7 +68,7 @@ export function variants(data: unknown): unknown[] {
     for (const key of Object.keys(node)) {
       const value = (node as Record<string, unknown>)[key];
       const rebuild = (v: unknown): unknown => {
-        const copy: Record<string, unknown> | unknown[] = Array.isArray(node) ? [...node] : { ...(node as object) };
+        const copy: Record<string, unknown> | unknown[] = Array.isArray(node) ? [...node] : { ...node };
         if (v === undefined) delete (copy as Record<string, unknown>)[key];
         else (copy as Record<string, unknown>)[key] = v;
         return replace(copy);

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  booleanLike,
-  compileIsIn,
-  compileLooseEquals,
-  isEmptyValue,
-  isIn,
-  looseEquals,
-  strictEquals,
-} from '../../src/values/index.js';
+import { booleanLike, compileIsIn, compileLooseEquals, isEmptyValue, isIn, looseEquals, strictEquals } from '../../src/values/index.js';
 
 /** Loose equality is symmetric: check both orders every time. */
 function loose(a: unknown, b: unknown): boolean {
@@ -114,9 +106,45 @@ describe('looseEquals (§7.3.2 [D-loose-equality])', () => {
 
 describe('compileLooseEquals', () => {
   const samples: unknown[] = [
-    null, undefined, {}, { a: 1 }, [], [1], ['42'], [null], true, false, 'true', 'TRUE', 'False', 'yes', '',
-    0, 1, 42, 7.5, -0, 20240301, '0', '42', '042', '7.50', '7.5', '-0', 'abc', 'ABC', 'Gold', 'gold', 'GOLD ',
-    '2024-03-01', '2024-03-01T22:00:00Z', '2024-03-01T23:30:00-02:00', '2024-03-02', '2023-02-29', 'İ', 'i',
+    null,
+    undefined,
+    {},
+    { a: 1 },
+    [],
+    [1],
+    ['42'],
+    [null],
+    true,
+    false,
+    'true',
+    'TRUE',
+    'False',
+    'yes',
+    '',
+    0,
+    1,
+    42,
+    7.5,
+    -0,
+    20240301,
+    '0',
+    '42',
+    '042',
+    '7.50',
+    '7.5',
+    '-0',
+    'abc',
+    'ABC',
+    'Gold',
+    'gold',
+    'GOLD ',
+    '2024-03-01',
+    '2024-03-01T22:00:00Z',
+    '2024-03-01T23:30:00-02:00',
+    '2024-03-02',
+    '2023-02-29',
+    'İ',
+    'i',
   ];
   it('agrees with looseEquals(v, literal) for every pair of samples', () => {
     for (const lit of samples) {

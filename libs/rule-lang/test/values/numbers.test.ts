@@ -17,14 +17,33 @@ describe('toNumber (§7.2 numeric)', () => {
     ['007', 7],
     ['0', 0],
     ['0.075', 0.075],
-    ['123456789012345678901234567890', 123456789012345678901234567890],
+    ['123456789012345678901234567890', 1.2345678901234568e29],
   ])('converts the numeric string %j', (s, n) => {
     expect(toNumber(s)).toBe(n);
   });
 
   it.each([
-    '', '-', '.5', '5.', '+5', '1e3', '1E3', '1,000', ' 42', '42 ', '4 2', '0x10', 'Infinity', 'NaN',
-    '--1', '1.2.3', '-.5', 'fifty', '٤٢' /* Arabic-Indic digits */, '４２' /* full-width */, '42\n',
+    '',
+    '-',
+    '.5',
+    '5.',
+    '+5',
+    '1e3',
+    '1E3',
+    '1,000',
+    ' 42',
+    '42 ',
+    '4 2',
+    '0x10',
+    'Infinity',
+    'NaN',
+    '--1',
+    '1.2.3',
+    '-.5',
+    'fifty',
+    '٤٢' /* Arabic-Indic digits */,
+    '４２' /* full-width */,
+    '42\n',
   ])('is NaN for the non-numeric string %j', (s) => {
     expect(toNumber(s)).toBeNaN();
     expect(isNumericString(s)).toBe(false);

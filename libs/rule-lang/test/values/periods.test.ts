@@ -3,11 +3,28 @@ import { dayFromDateText as d, dayToText, isCalendarUnit, shiftDay, unitFromWord
 
 describe('unitFromWord (§6.5, case-insensitive §2.3)', () => {
   it.each([
-    ['second', 'second'], ['seconds', 'second'], ['minute', 'minute'], ['minutes', 'minute'],
-    ['hour', 'hour'], ['hours', 'hour'], ['day', 'day'], ['days', 'day'], ['week', 'week'], ['weeks', 'week'],
-    ['month', 'month'], ['months', 'month'], ['year', 'year'], ['years', 'year'],
-    ['decade', 'decade'], ['decades', 'decade'], ['century', 'century'], ['centuries', 'century'],
-    ['Centuries', 'century'], ['WEEK', 'week'], ['Days', 'day'], ['yEaRs', 'year'],
+    ['second', 'second'],
+    ['seconds', 'second'],
+    ['minute', 'minute'],
+    ['minutes', 'minute'],
+    ['hour', 'hour'],
+    ['hours', 'hour'],
+    ['day', 'day'],
+    ['days', 'day'],
+    ['week', 'week'],
+    ['weeks', 'week'],
+    ['month', 'month'],
+    ['months', 'month'],
+    ['year', 'year'],
+    ['years', 'year'],
+    ['decade', 'decade'],
+    ['decades', 'decade'],
+    ['century', 'century'],
+    ['centuries', 'century'],
+    ['Centuries', 'century'],
+    ['WEEK', 'week'],
+    ['Days', 'day'],
+    ['yEaRs', 'year'],
   ])('%s → %s', (w, u) => {
     expect(unitFromWord(w)).toBe(u);
   });
