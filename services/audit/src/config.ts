@@ -1,0 +1,32 @@
+import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, serviceConfig } from '@arbiter/service-kit';
+import { z } from 'zod';
+
+const positiveInt = () => z.coerce.number().int().positive();
+
+/**
+ * Environment of the audit service: the shared parts plus its own `AUDIT_*` variables (README:
+ * Configuration). It keeps its own database (`AUDIT_DATABASE_URL`, `arbiter_audit` by default), so
+ * the trail's size and retention never weigh on the other services' database.
+ */
+export const AuditConfig = serviceConfig([LogConfig, NatsConfig, DatabaseConfig.omit({ DATABASE_URL: true }), OpsConfig], {
+  /** The audit database; created on first start. */
+  AUDIT_DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/arbiter_audit'),
+  /** Days of events to keep; 0 keeps everything. Whole monthly partitions older than that are dropped. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(0),
+  /** Name of the durable JetStream consumer (replicas share it and split the events). */
+  AUDIT_CONSUMER_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('audit'),
+  /** Events fetched and written per INSERT. */
+  AUDIT_BATCH_SIZE: positiveInt().max(5000).default(500),
+  /** How long a fetch waits for events before the next one (JetStream's minimum is 1000). */
+  AUDIT_FETCH_EXPIRES_MS: z.coerce.number().int().min(1000).default(1000),
+  /** Time JetStream waits for an ack before redelivering an event (longer than a batch's INSERT may take). */
+  AUDIT_ACK_WAIT_MS: positiveInt().default(30_000),
+  /** How often partitions ahead are created and expired ones dropped. */
+  AUDIT_MAINTENANCE_INTERVAL_MS: positiveInt().default(3_600_000),
+  /** Deadline of the audit service's own bus requests (JetStream API calls). */
+  AUDIT_NATS_TIMEOUT_MS: positiveInt().default(5000),
+});
+export type AuditConfig = z.infer<typeof AuditConfig>;

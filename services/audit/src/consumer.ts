@@ -1,0 +1,222 @@
+import { ArbiterEvent, eventStreamName } from '@arbiter/contracts';
+import { ensureEventStream } from '@arbiter/service-kit';
+import { AckPolicy, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager, type Consumer, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+const CONSUMER_NOT_FOUND = 10014;
+const NS_PER_MS = 1_000_000;
+/** Wait before retrying after a failure (NATS away, database away). */
+const RETRY_MS = 500;
+
+/** Settings of {@link AuditConsumer}. */
+export interface AuditConsumerOptions {
+  /** The bus prefix: the stream is `<PREFIX>_EVENTS`. */
+  prefix: string;
+  /** Durable consumer name. */
+  durable: string;
+  batchSize: number;
+  /** A fetch ends after this long even when the batch is not full. */
+  expiresMs: number;
+  /** JetStream redelivers an event not acked by then. */
+  ackWaitMs: number;
+  /** Deadline of each JetStream API call. */
+  timeoutMs: number;
+}
+
+/** Stores a batch of valid events; resolves once they are committed. */
+export type StoreBatch = (events: ArbiterEvent[]) => Promise<void>;
+
+/** Result of one fetch: the messages, or why the fetch failed (never rejects, so a prefetch cannot go unhandled). */
+type Fetched = { msgs: JsMsg[]; err?: Error };
+
+/**
+ * The durable pull consumer of the events stream. It fetches a batch while the previous one is being
+ * written, stores each batch with one INSERT and acks its messages only after that commit: a crash
+ * at any point leaves the unacked events to be redelivered (and the INSERT skips those already
+ * stored). Any failure — NATS restarting, the consumer or stream missing, PostgreSQL away — ends
+ * the inner loop; the outer one waits a moment, re-creates what is missing and goes on by itself.
+ */
+export class AuditConsumer {
+  private stopping = false;
+  private running: Promise<void> | undefined;
+  private lastLag = 0;
+  private readonly streamName: string;
+  private readonly ingested: Counter;
+  private readonly rejected: Counter;
+  private readonly failures: Counter;
+  private readonly batchSeconds: Histogram;
+  private connected = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly opts: AuditConsumerOptions,
+    private readonly store: StoreBatch,
+    private readonly logger: Logger,
+    metrics: Registry,
+  ) {
+    this.streamName = eventStreamName(opts.prefix);
+    const registers = [metrics];
+    this.ingested = new Counter({ name: 'arbiter_audit_events_ingested_total', help: 'Events stored and acked', registers });
+    this.rejected = new Counter({
+      name: 'arbiter_audit_events_rejected_total',
+      help: 'Messages on the events stream that are not valid events (acked and skipped, logged)',
+      registers,
+    });
+    this.failures = new Counter({
+      name: 'arbiter_audit_consumer_failures_total',
+      help: 'Times the consumer loop failed (NATS or PostgreSQL unavailable) and started again',
+      registers,
+    });
+    this.batchSeconds = new Histogram({
+      name: 'arbiter_audit_batch_seconds',
+      help: 'Time to store one batch (INSERT and acks)',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    });
+    const lag = (): Promise<number> => this.lag();
+    new Gauge({
+      name: 'arbiter_audit_consumer_lag',
+      help: 'Events on the stream not yet stored and acked by the audit consumer (pending + unacked)',
+      registers,
+      async collect() {
+        this.set(await lag());
+      },
+    });
+  }
+
+  /** Starts consuming in the background. */
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Whether the consumer is attached to its stream right now. */
+  isConnected(): boolean {
+    return this.connected;
+  }
+
+  /** Stops fetching, stores what was already fetched, and resolves when the loop has ended. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.running;
+  }
+
+  /** Events not yet stored: pending on the stream plus delivered and unacked (the last known value if NATS does not answer in time). */
+  async lag(): Promise<number> {
+    try {
+      const jsm = await jetstreamManager(this.nc, { timeout: Math.min(this.opts.timeoutMs, 1000) });
+      const info = await jsm.consumers.info(this.streamName, this.opts.durable);
+      this.lastLag = info.num_pending + info.num_ack_pending;
+    } catch {
+      // keep the last known value
+    }
+    return this.lastLag;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const consumer = await this.attach();
+        this.connected = true;
+        await this.consume(consumer);
+      } catch (err) {
+        this.connected = false;
+        if (this.stopping) break;
+        this.failures.inc();
+        this.logger.warn({ err }, 'audit consumer failed; retrying');
+        await sleep(RETRY_MS);
+      }
+    }
+    this.connected = false;
+  }
+
+  /** Ensures the stream and the durable consumer (with this configuration) and returns it. */
+  private async attach(): Promise<Consumer> {
+    await ensureEventStream(this.nc, this.opts.prefix, { timeoutMs: this.opts.timeoutMs });
+    const jsm = await jetstreamManager(this.nc, { timeout: this.opts.timeoutMs });
+    const config = {
+      durable_name: this.opts.durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: this.opts.ackWaitMs * NS_PER_MS,
+      max_ack_pending: this.opts.batchSize * 4,
+      max_waiting: 64,
+    };
+    try {
+      const info = await jsm.consumers.info(this.streamName, this.opts.durable);
+      if (info.config.ack_wait !== config.ack_wait || info.config.max_ack_pending !== config.max_ack_pending) {
+        await jsm.consumers.update(this.streamName, this.opts.durable, {
+          ack_wait: config.ack_wait,
+          max_ack_pending: config.max_ack_pending,
+        });
+      }
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError) || err.code !== CONSUMER_NOT_FOUND) throw err;
+      await jsm.consumers.add(this.streamName, config);
+      this.logger.info({ stream: this.streamName, consumer: this.opts.durable }, 'created the durable audit consumer');
+    }
+    const js = jetstream(this.nc, { timeout: this.opts.timeoutMs });
+    return js.consumers.get(this.streamName, this.opts.durable);
+  }
+
+  private async consume(consumer: Consumer): Promise<void> {
+    let next = this.fetch(consumer);
+    for (;;) {
+      const fetched = await next;
+      // Fetch the next batch while this one is written (unless stopping or the fetch failed).
+      if (!this.stopping && fetched.err === undefined) next = this.fetch(consumer);
+      if (fetched.msgs.length > 0) await this.handle(fetched.msgs);
+      if (fetched.err !== undefined) throw fetched.err;
+      if (this.stopping) return;
+    }
+  }
+
+  private async fetch(consumer: Consumer): Promise<Fetched> {
+    const msgs: JsMsg[] = [];
+    try {
+      const iter = await consumer.fetch({ max_messages: this.opts.batchSize, expires: this.opts.expiresMs });
+      for await (const m of iter) msgs.push(m);
+      return { msgs };
+    } catch (err) {
+      return { msgs, err: err instanceof Error ? err : new Error(String(err)) };
+    }
+  }
+
+  /** Stores the valid events of a batch, then acks every message; on failure asks for a redelivery. */
+  private async handle(msgs: JsMsg[]): Promise<void> {
+    const started = process.hrtime.bigint();
+    const events: ArbiterEvent[] = [];
+    for (const m of msgs) {
+      const event = decode(m);
+      if (event) events.push(event);
+      else {
+        this.rejected.inc();
+        this.logger.error({ subject: m.subject, seq: m.seq }, 'skipped a message that is not a valid event');
+      }
+    }
+    try {
+      await this.store(events);
+    } catch (err) {
+      for (const m of msgs) m.nak(RETRY_MS);
+      throw err;
+    }
+    for (const m of msgs) m.ack();
+    this.ingested.inc(events.length);
+    this.lastLag = msgs[msgs.length - 1]?.info.pending ?? this.lastLag;
+    this.batchSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+  }
+}
+
+function decode(m: JsMsg): ArbiterEvent | undefined {
+  try {
+    const parsed = ArbiterEvent.safeParse(m.json());
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

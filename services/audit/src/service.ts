@@ -1,0 +1,99 @@
+import type { ArbiterEvent } from '@arbiter/contracts';
+import {
+  connectServiceBus,
+  databaseOptionsOf,
+  ensureDatabase,
+  openDatabase,
+  type Bus,
+  type RunningService,
+  type ServiceKit,
+} from '@arbiter/service-kit';
+import type { Knex } from 'knex';
+import type { AuditConfig } from './config.js';
+import { AuditConsumer } from './consumer.js';
+import { auditService } from './endpoints.js';
+import { migrateAudit } from './migrate.js';
+import { Partitions } from './partitions.js';
+import { insertEvents } from './repositories/events.js';
+
+const DAY_MS = 86_400_000;
+
+/** A running audit service, with its parts exposed for tests. */
+export interface Audit extends RunningService {
+  bus: Bus;
+  db: Knex;
+  consumer: AuditConsumer;
+  partitions: Partitions;
+}
+
+/**
+ * Starts the audit service: creates its database if missing and migrates it, makes the monthly
+ * partitions ahead (and drops expired ones), connects NATS, starts the durable consumer of the
+ * events stream and serves `audit.query` in the `audit` queue group.
+ */
+export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
+  const { config, logger } = kit;
+  await ensureDatabase(config.AUDIT_DATABASE_URL, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
+  const db = openDatabase(config.AUDIT_DATABASE_URL, databaseOptionsOf(config));
+  const partitions = new Partitions(db, config.AUDIT_RETENTION_DAYS, logger.child({ component: 'partitions' }));
+  let bus: Bus | undefined;
+  try {
+    await migrateAudit(db);
+    await partitions.maintain();
+    bus = await connectServiceBus(kit);
+  } catch (err) {
+    await Promise.allSettled([db.destroy(), bus?.close()]);
+    throw err;
+  }
+  const liveBus = bus;
+  const retentionMs = config.AUDIT_RETENTION_DAYS * DAY_MS;
+  const store = async (events: ArbiterEvent[]): Promise<void> => {
+    // An event already past the retention would only re-create a dropped partition: it is skipped.
+    const kept = retentionMs > 0 ? events.filter((e) => Date.now() - Date.parse(e.at) < retentionMs) : events;
+    await partitions.ensureFor(kept.map((e) => e.at));
+    await insertEvents(db, kept);
+  };
+  const consumer = new AuditConsumer(
+    liveBus.nc,
+    {
+      prefix: config.NATS_SUBJECT_PREFIX,
+      durable: config.AUDIT_CONSUMER_NAME,
+      batchSize: config.AUDIT_BATCH_SIZE,
+      expiresMs: config.AUDIT_FETCH_EXPIRES_MS,
+      ackWaitMs: config.AUDIT_ACK_WAIT_MS,
+      timeoutMs: config.AUDIT_NATS_TIMEOUT_MS,
+    },
+    store,
+    logger.child({ component: 'consumer' }),
+    kit.metrics,
+  );
+  const maintenance = setInterval(() => {
+    partitions.maintain().catch((err: unknown) => logger.warn({ err }, 'audit partition maintenance failed; retrying later'));
+  }, config.AUDIT_MAINTENANCE_INTERVAL_MS);
+  maintenance.unref();
+  const stopAll = async (): Promise<void> => {
+    clearInterval(maintenance);
+    // The consumer first: it stores and acks what it already fetched, which needs the connection.
+    await consumer.stop();
+    await liveBus.close().catch(() => undefined);
+    await db.destroy();
+  };
+  try {
+    await liveBus.serve(auditService(db, kit.version));
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  consumer.start();
+  logger.info({ prefix: config.NATS_SUBJECT_PREFIX }, 'audit service started');
+
+  let stopping: Promise<void> | undefined;
+  return {
+    bus: liveBus,
+    db,
+    consumer,
+    partitions,
+    ready: () => liveBus.connected() && consumer.isConnected(),
+    close: () => (stopping ??= stopAll()),
+  };
+}

@@ -1,0 +1,112 @@
+import {
+  ArbiterError,
+  FlowPublishReviewedReply,
+  FlowRecord,
+  FlowRecordPage,
+  PolicyPublishReviewedReply,
+  PolicyRecord,
+  PolicyRecordPage,
+  RegistrySubject,
+  type PublishReviewedRequest,
+  type Principal,
+  type RunnableKind,
+} from '@arbiter/contracts';
+import type { Bus } from '@arbiter/service-kit';
+
+/** What the governance service needs to know of a registry record. */
+export interface RecordView {
+  recordId: string;
+  baseId: string;
+  status: 'draft' | 'published';
+  version: number | null;
+  contentHash: string;
+}
+
+/** The outcome of a reviewed publish: the version (a policy or flow record) and whether this call made it. */
+export interface PublishedView {
+  outcome: 'published' | 'already_published';
+  version: number;
+  record: PolicyRecord | FlowRecord;
+}
+
+/**
+ * The registry as the governance service uses it, always with the caller's principal, so the
+ * registry decides visibility, tenancy (404 for another org) and rights as for any other request.
+ */
+export interface RegistryPort {
+  /** A record by id. */
+  get(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView>;
+  /** The draft of the base of any of its record ids, or null when it has none. */
+  draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null>;
+  /** Publishes the draft when its content hash is still `expectedContentHash` (else `review_stale`). */
+  publishReviewed(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    expectedContentHash: string,
+    reviewRequestId: string,
+    requestId?: string,
+  ): Promise<PublishedView>;
+}
+
+function viewOf(r: PolicyRecord | FlowRecord): RecordView {
+  const recordId = 'policyId' in r ? r.policyId : r.flowId;
+  if (r.contentHash === undefined) throw new ArbiterError('internal', `the registry sent record \`${recordId}\` without its content hash`);
+  return { recordId, baseId: r.baseId, status: r.status, version: r.version, contentHash: r.contentHash };
+}
+
+/** {@link RegistryPort} over the bus (`<prefix>.registry.*`), each request with a deadline. */
+export class NatsRegistryPort implements RegistryPort {
+  constructor(
+    private readonly bus: Bus,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async get(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView> {
+    const record =
+      kind === 'policy'
+        ? await this.bus.request(RegistrySubject.policyGet, { principal: p, policyId: recordId }, PolicyRecord, this.opts(requestId))
+        : await this.bus.request(RegistrySubject.flowGet, { principal: p, flowId: recordId }, FlowRecord, this.opts(requestId));
+    return viewOf(record);
+  }
+
+  async draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null> {
+    // The draft comes first in the versions list, so a page of one holds it when there is one.
+    const page =
+      kind === 'policy'
+        ? await this.bus.request(
+            RegistrySubject.policyVersions,
+            { principal: p, policyId: recordId, limit: 1 },
+            PolicyRecordPage,
+            this.opts(requestId),
+          )
+        : await this.bus.request(
+            RegistrySubject.flowVersions,
+            { principal: p, flowId: recordId, limit: 1 },
+            FlowRecordPage,
+            this.opts(requestId),
+          );
+    const first = page.items[0];
+    return first !== undefined && first.status === 'draft' ? viewOf(first) : null;
+  }
+
+  async publishReviewed(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    expectedContentHash: string,
+    reviewRequestId: string,
+    requestId?: string,
+  ): Promise<PublishedView> {
+    const payload = { principal: p, recordId, expectedContentHash, reviewRequestId } satisfies PublishReviewedRequest;
+    const out =
+      kind === 'policy'
+        ? await this.bus.request(RegistrySubject.policyPublishReviewed, payload, PolicyPublishReviewedReply, this.opts(requestId))
+        : await this.bus.request(RegistrySubject.flowPublishReviewed, payload, FlowPublishReviewedReply, this.opts(requestId));
+    return { outcome: out.outcome, version: out.record.version ?? 0, record: out.record };
+  }
+
+  private opts(requestId: string | undefined) {
+    return { timeoutMs: this.timeoutMs, ...(requestId !== undefined ? { requestId } : {}) };
+  }
+}

@@ -1,0 +1,321 @@
+import {
+  ArbiterError,
+  hasCapability,
+  type ArbiterEvent,
+  type EventKind,
+  type FlowRecord,
+  type PolicyRecord,
+  type Principal,
+  type ReviewSummary,
+  type RunnableKind,
+  type Scope,
+} from '@arbiter/contracts';
+import type { EventOutbox } from '@arbiter/service-kit';
+import type { Knex } from 'knex';
+import { v7 } from 'uuid';
+import type { RecordView, RegistryPort } from './registry-port.js';
+import {
+  decideRequest,
+  insertRequest,
+  latestRequest,
+  latestRequests,
+  lockDraft,
+  markPublished,
+  type RequestRow,
+} from './repositories/reviews.js';
+
+/** What the service needs around it. */
+export interface ReviewsDeps {
+  db: Knex;
+  registry: RegistryPort;
+  /** The transactional outbox the events of each change go to. */
+  events: EventOutbox<Knex.Transaction>;
+  now?: () => Date;
+}
+
+/** Per-call context: the HTTP request id, passed on to the registry for tracing. */
+export interface CallContext {
+  requestId?: string;
+}
+
+/**
+ * The review summary of a draft from its latest request and its current content hash (DESIGN.md §5):
+ * no request → `draft`; a request not yet published whose content hash differs from the draft's →
+ * `draft` with `stale: true`; otherwise the request's state.
+ */
+export function summarize(
+  kind: RunnableKind,
+  draft: { recordId: string; baseId: string; contentHash: string },
+  req: RequestRow | null,
+): ReviewSummary {
+  const base = { kind, recordId: draft.recordId, baseId: draft.baseId };
+  if (req === null) {
+    return {
+      ...base,
+      state: 'draft',
+      requestId: null,
+      requestedBy: null,
+      requestedAt: null,
+      decidedBy: null,
+      decidedAt: null,
+      comment: null,
+      stale: false,
+    };
+  }
+  const stale = req.state !== 'published' && req.contentHash !== draft.contentHash;
+  return {
+    ...base,
+    state: stale ? 'draft' : req.state,
+    requestId: req.id,
+    requestedBy: req.requestedBy,
+    requestedAt: req.requestedAt.toISOString(),
+    decidedBy: req.decidedBy,
+    decidedAt: req.decidedAt?.toISOString() ?? null,
+    comment: req.comment,
+    stale,
+  };
+}
+
+function requireCapability(p: Principal, scope: Scope, action: string): void {
+  if (!hasCapability(p, scope)) {
+    throw new ArbiterError(
+      'forbidden',
+      `role \`${p.role}\`${p.scopes ? ' with this key' : ''} may not ${action}: it needs the \`${scope}\` right`,
+    );
+  }
+}
+
+/**
+ * The review workflow of spec §3 with governance on (issue 11): submit → pending_approval →
+ * approved | rejected; approved → published through the registry. Each change of a draft's
+ * requests runs in one transaction that first takes the draft's row lock and queues its events in
+ * the outbox. Drafts are read from the registry with the caller's principal (tenancy and visibility
+ * are the registry's); the registry compares the approved content hash inside its publishing
+ * transaction, so no edit can slip between the approval and the version.
+ */
+export class ReviewsService {
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: ReviewsDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  /** The review summary of a draft, or of the base's draft given a version id; 404 when there is none. */
+  async get(p: Principal, kind: RunnableKind, recordId: string, ctx: CallContext = {}): Promise<ReviewSummary> {
+    requireCapability(p, 'view', `view ${kind} reviews`);
+    const record = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
+    const draft = record.status === 'draft' ? record : await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId);
+    if (draft === null) {
+      // A version published through review keeps its review readable under its own id.
+      const req = await latestRequest(this.deps.db, record.recordId, p.orgId, kind);
+      if (req !== null && req.state === 'published') return summarize(kind, record, req);
+      throw new ArbiterError('not_found', `${kind} \`${recordId}\` is a version and its base has no draft: there is no review`);
+    }
+    return summarize(kind, draft, await latestRequest(this.deps.db, draft.recordId, p.orgId, kind));
+  }
+
+  /** The summaries of drafts the caller loaded (with their content hashes), in the given order. */
+  async summaries(
+    p: Principal,
+    kind: RunnableKind,
+    drafts: ReadonlyArray<{ recordId: string; baseId: string; contentHash: string }>,
+  ): Promise<ReviewSummary[]> {
+    requireCapability(p, 'view', `view ${kind} reviews`);
+    const reqs = await latestRequests(
+      this.deps.db,
+      drafts.map((d) => d.recordId),
+      p.orgId,
+      kind,
+    );
+    return drafts.map((d) => summarize(kind, d, reqs.get(d.recordId) ?? null));
+  }
+
+  /**
+   * Submits a draft for approval (editor and up): a new request for its current content, state
+   * `pending_approval`, event `approval requested`. 409 `conflict` while the latest request is
+   * pending or approved for this very content; a rejected or stale draft may be submitted again.
+   */
+  async submit(p: Principal, kind: RunnableKind, recordId: string, ctx: CallContext = {}): Promise<ReviewSummary> {
+    requireCapability(p, 'edit', `submit ${kind} publish requests`);
+    const draft = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
+    if (draft.status !== 'draft') {
+      throw new ArbiterError(
+        'version_immutable',
+        `\`${recordId}\` is version ${draft.version} of ${kind} \`${draft.baseId}\`: versions are immutable, edit the base's draft instead`,
+      );
+    }
+    return this.change(p, kind, draft, async (trx, latest, now) => {
+      if (latest !== null && latest.contentHash === draft.contentHash) {
+        if (latest.state === 'pending_approval')
+          throw new ArbiterError('conflict', `${kind} draft \`${recordId}\` is already pending approval (request \`${latest.id}\`)`);
+        if (latest.state === 'approved')
+          throw new ArbiterError('conflict', `${kind} draft \`${recordId}\` is already approved (request \`${latest.id}\`): publish it`);
+      }
+      const req: RequestRow = {
+        id: v7(),
+        draftId: draft.recordId,
+        orgId: p.orgId,
+        kind,
+        baseId: draft.baseId,
+        state: 'pending_approval',
+        contentHash: draft.contentHash,
+        requestedBy: p.userId,
+        requestedAt: now,
+        decidedBy: null,
+        decidedAt: null,
+        comment: null,
+        publishedBy: null,
+        publishedAt: null,
+        publishedVersion: null,
+      };
+      await insertRequest(trx, req);
+      return { req, event: this.event(p, 'approval requested', draft, req, { contentHash: draft.contentHash }, now) };
+    });
+  }
+
+  /** Approves the latest request (publisher or admin, never its requester). */
+  approve(p: Principal, kind: RunnableKind, recordId: string, opts: { requestId?: string; comment?: string }, ctx: CallContext = {}) {
+    return this.decide(p, kind, recordId, 'approved', opts, ctx);
+  }
+
+  /** Rejects the latest request (publisher or admin, never its requester). */
+  reject(p: Principal, kind: RunnableKind, recordId: string, opts: { requestId?: string; comment?: string }, ctx: CallContext = {}) {
+    return this.decide(p, kind, recordId, 'rejected', opts, ctx);
+  }
+
+  /**
+   * Publishes an approved, unchanged draft (publisher or admin, never the requester) through the
+   * registry, which compares the approved content hash under its lock: 409 `review_stale` when the
+   * draft changed, 422 `cannot_publish` with every reason, else the new version (state `published`).
+   * The draft's row lock is held meanwhile, so two publishers of one request make one version:
+   * the second is refused (409 `conflict`, already published).
+   */
+  async publish(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    opts: { requestId?: string },
+    ctx: CallContext = {},
+  ): Promise<{ review: ReviewSummary; record: PolicyRecord | FlowRecord }> {
+    requireCapability(p, 'publish', `publish ${kind} reviews`);
+    let record = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
+    if (record.status !== 'draft' && (await latestRequest(this.deps.db, record.recordId, p.orgId, kind)) === null) {
+      // A version id that was never a reviewed draft stands for its base's draft, as in `get`.
+      record = (await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId)) ?? record;
+    }
+    let record2: PolicyRecord | FlowRecord | undefined;
+    const review = await this.change(p, kind, record, async (trx, latest, now) => {
+      const req = this.actionable(p, kind, recordId, latest, opts.requestId);
+      if (req.state === 'published') {
+        throw new ArbiterError('conflict', `request \`${req.id}\` was already published as version ${req.publishedVersion}`);
+      }
+      if (req.state !== 'approved') {
+        throw new ArbiterError(
+          'not_approved',
+          `the latest request of ${kind} draft \`${recordId}\` is ${req.state}, not approved: nothing was published`,
+        );
+      }
+      if (record.status !== 'draft' && record.contentHash !== req.contentHash) {
+        throw new ArbiterError(
+          'version_immutable',
+          `\`${recordId}\` is a version of ${kind} \`${record.baseId}\`: it has nothing to publish`,
+        );
+      }
+      if (record.contentHash !== req.contentHash) throw stale(kind, recordId);
+      // Still under the draft's lock: a crash after the registry's commit leaves the request
+      // approved, and a retry gets `already_published` from the registry, then records it.
+      const out = await this.deps.registry.publishReviewed(p, kind, record.recordId, req.contentHash, req.id, ctx.requestId);
+      record2 = out.record;
+      const published = await markPublished(trx, req.id, { by: p.userId, at: now, version: out.version });
+      return { req: published };
+    });
+    return { review, record: record2! };
+  }
+
+  private async decide(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    to: 'approved' | 'rejected',
+    opts: { requestId?: string; comment?: string },
+    ctx: CallContext,
+  ): Promise<ReviewSummary> {
+    const verb = to === 'approved' ? 'approve' : 'reject';
+    requireCapability(p, 'publish', `${verb} ${kind} publish requests`);
+    const record = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
+    const draft = record.status === 'draft' ? record : await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId);
+    if (draft === null) throw new ArbiterError('not_found', `${kind} \`${recordId}\` has no draft to ${verb}`);
+    return this.change(p, kind, draft, async (trx, latest, now) => {
+      const req = this.actionable(p, kind, recordId, latest, opts.requestId);
+      if (req.state !== 'published' && req.contentHash !== draft.contentHash) throw stale(kind, recordId);
+      if (req.state !== 'pending_approval') {
+        throw new ArbiterError('conflict', `request \`${req.id}\` is ${req.state}, not pending approval: it cannot be ${to}`);
+      }
+      const comment = opts.comment === undefined || opts.comment === '' ? null : opts.comment;
+      const decided = await decideRequest(trx, req.id, { state: to, by: p.userId, at: now, comment });
+      return { req: decided, event: this.event(p, to, draft, decided, comment === null ? {} : { comment }, now) };
+    });
+  }
+
+  /** The latest request when the caller may act on it: it exists, is the one the caller saw, and is not the caller's own. */
+  private actionable(p: Principal, kind: RunnableKind, recordId: string, latest: RequestRow | null, seen: string | undefined): RequestRow {
+    if (latest === null) throw new ArbiterError('not_approved', `${kind} draft \`${recordId}\` has no publish request: submit it first`);
+    if (seen !== undefined && seen !== latest.id) {
+      throw new ArbiterError(
+        'conflict',
+        `request \`${seen}\` is not the latest publish request of ${kind} draft \`${recordId}\` (that is \`${latest.id}\`)`,
+      );
+    }
+    if (latest.requestedBy === p.userId) {
+      throw new ArbiterError(
+        'separation_of_duties',
+        `\`${p.userId}\` made request \`${latest.id}\` and may not approve, reject or publish it`,
+      );
+    }
+    return latest;
+  }
+
+  /** Runs `fn` under the draft's row lock with its latest request, queues its event, wakes the relay and answers the summary. */
+  private async change(
+    p: Principal,
+    kind: RunnableKind,
+    draft: RecordView,
+    fn: (trx: Knex.Transaction, latest: RequestRow | null, now: Date) => Promise<{ req: RequestRow; event?: ArbiterEvent }>,
+  ): Promise<ReviewSummary> {
+    const out = await this.deps.db.transaction(async (trx) => {
+      await lockDraft(trx, { draftId: draft.recordId, orgId: p.orgId, kind, baseId: draft.baseId });
+      const latest = await latestRequest(trx, draft.recordId, p.orgId, kind);
+      const r = await fn(trx, latest, this.now());
+      if (r.event) await this.deps.events.enqueue(trx, [r.event]);
+      return r;
+    });
+    if (out.event) this.deps.events.committed();
+    return summarize(kind, draft, out.req);
+  }
+
+  private event(
+    p: Principal,
+    kind: EventKind,
+    draft: RecordView,
+    req: RequestRow,
+    details: Record<string, unknown>,
+    at: Date,
+  ): ArbiterEvent {
+    return {
+      eventId: v7(),
+      orgId: p.orgId,
+      kind,
+      at: at.toISOString(),
+      actor: { userId: p.userId, ...(p.apiKeyId !== undefined ? { apiKeyId: p.apiKeyId } : {}) },
+      resource: { type: req.kind, id: draft.recordId, baseId: draft.baseId },
+      details: { requestId: req.id, ...details },
+    };
+  }
+}
+
+function stale(kind: RunnableKind, recordId: string): ArbiterError {
+  return new ArbiterError(
+    'review_stale',
+    `${kind} draft \`${recordId}\` changed after its publish request was made: submit it for approval again`,
+  );
+}

@@ -1,0 +1,361 @@
+import {
+  DeleteBaseReply,
+  FlowRecord,
+  GovernanceSubject as G,
+  PolicyDraftReply,
+  PolicyRecordPage,
+  PolicyUpdateReply,
+  RegistrySubject as R,
+  ReviewPublishReply,
+  ReviewSummariesReply,
+  ReviewSummary,
+  type Principal,
+} from '@arbiter/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { as, eventually, registryOf, startTestEnv, type TestEnv } from './support.js';
+
+let env: TestEnv;
+let reg: ReturnType<typeof registryOf>;
+beforeAll(async () => {
+  env = await startTestEnv();
+  reg = registryOf(env);
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const editor = as('editor');
+const publisher = as('publisher');
+const publisher2 = as('publisher', { userId: 'publisher2' });
+const admin = as('admin');
+const viewer = as('viewer');
+const auditor = as('auditor');
+const stranger = as('admin', { orgId: 'other', userId: 'stranger' });
+
+const target = (principal: Principal, recordId: string, kind: 'policy' | 'flow' = 'policy') => ({ principal, kind, recordId });
+const submit = (p: Principal, id: string, kind: 'policy' | 'flow' = 'policy') => env.call(G.submit, target(p, id, kind), ReviewSummary);
+const review = (p: Principal, id: string, kind: 'policy' | 'flow' = 'policy') => env.call(G.get, target(p, id, kind), ReviewSummary);
+const approve = (p: Principal, id: string, extra: Record<string, unknown> = {}) =>
+  env.call(G.approve, { ...target(p, id), ...extra }, ReviewSummary);
+const reject = (p: Principal, id: string, extra: Record<string, unknown> = {}) =>
+  env.call(G.reject, { ...target(p, id), ...extra }, ReviewSummary);
+const publish = (p: Principal, id: string, extra: Record<string, unknown> = {}, kind: 'policy' | 'flow' = 'policy') =>
+  env.call(G.publish, { ...target(p, id, kind), ...extra }, ReviewPublishReply);
+const failOf = async (subject: string, payload: unknown) => {
+  const err = await env.fail(subject, payload);
+  return [err.status, err.code];
+};
+const versionsOf = async (policyId: string) =>
+  (await env.call(R.policyVersions, { principal: admin, policyId, limit: 200 }, PolicyRecordPage)).items.filter(
+    (r) => r.status === 'published',
+  );
+
+describe('spec §3 transitions (governance on)', () => {
+  it('a new draft has review state `draft` and no request', async () => {
+    const d = await reg.createPolicy(editor);
+    expect(await review(viewer, d.policyId)).toEqual({
+      kind: 'policy',
+      recordId: d.policyId,
+      baseId: d.baseId,
+      state: 'draft',
+      requestId: null,
+      requestedBy: null,
+      requestedAt: null,
+      decidedBy: null,
+      decidedAt: null,
+      comment: null,
+      stale: false,
+    });
+  });
+
+  it('draft → pending_approval → approved → published, with the events, actors and request id', async () => {
+    const d = await reg.createPolicy(editor);
+    const pending = await submit(editor, d.policyId);
+    expect(pending).toMatchObject({ state: 'pending_approval', requestedBy: 'editor', stale: false, decidedBy: null });
+    expect(pending.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await failOf(G.submit, target(editor, d.policyId))).toEqual([409, 'conflict']);
+
+    const approved = await approve(publisher, d.policyId, { requestId: pending.requestId, comment: 'looks right' });
+    expect(approved).toMatchObject({ state: 'approved', requestId: pending.requestId, decidedBy: 'publisher', comment: 'looks right' });
+    expect(await failOf(G.approve, target(publisher2, d.policyId))).toEqual([409, 'conflict']);
+    expect(await failOf(G.reject, target(publisher2, d.policyId))).toEqual([409, 'conflict']);
+    expect(await failOf(G.submit, target(editor, d.policyId))).toEqual([409, 'conflict']);
+
+    const out = await publish(publisher2, d.policyId, { requestId: pending.requestId });
+    expect(out.review).toMatchObject({ state: 'published', requestId: pending.requestId, stale: false });
+    expect(out.record).toMatchObject({ status: 'published', version: 1, publishedBy: 'publisher2', baseId: d.baseId });
+    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'published', requestId: pending.requestId });
+    expect(await failOf(G.publish, target(publisher2, d.policyId))).toEqual([409, 'conflict']);
+    expect(await failOf(G.approve, target(publisher2, d.policyId))).toEqual([404, 'not_found']);
+    expect(await versionsOf(d.policyId)).toHaveLength(1);
+
+    await eventually(async () => {
+      const mine = (await env.events()).filter((e) => e.resource.baseId === d.baseId && e.kind !== 'created');
+      expect(mine.map((e) => [e.kind, e.actor.userId, e.details.requestId])).toEqual(
+        expect.arrayContaining([
+          ['approval requested', 'editor', pending.requestId],
+          ['approved', 'publisher', pending.requestId],
+          ['published', 'publisher2', pending.requestId],
+        ]),
+      );
+      expect(mine).toHaveLength(3);
+    });
+  });
+
+  it('pending_approval → rejected; a rejected draft cannot be published, is edited and submitted again', async () => {
+    const d = await reg.createPolicy(editor);
+    const first = await submit(editor, d.policyId);
+    const rejected = await reject(publisher, d.policyId, { comment: 'needs a minimum age of 21' });
+    expect(rejected).toMatchObject({ state: 'rejected', decidedBy: 'publisher', comment: 'needs a minimum age of 21', stale: false });
+    expect(await failOf(G.publish, target(publisher, d.policyId))).toEqual([409, 'not_approved']);
+    expect(await failOf(G.approve, target(publisher, d.policyId))).toEqual([409, 'conflict']);
+
+    await reg.editPolicy(editor, d.policyId, { rule: 'An **applicant** is adult if the __age__ of the **applicant** is at least 21.' });
+    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'draft', stale: true, requestId: first.requestId });
+    const second = await submit(editor, d.policyId);
+    expect(second).toMatchObject({ state: 'pending_approval', stale: false, decidedBy: null, comment: null });
+    expect(second.requestId).not.toBe(first.requestId);
+    // acting on the request one saw, which is no longer the latest
+    expect(await failOf(G.approve, { ...target(publisher, d.policyId), requestId: first.requestId })).toEqual([409, 'conflict']);
+    await approve(publisher, d.policyId, { requestId: second.requestId });
+    const out = await publish(publisher, d.policyId);
+    expect(out.record).toMatchObject({ version: 1, rule: expect.stringContaining('at least 21') });
+  });
+
+  it('a rejected draft may be submitted again unchanged', async () => {
+    const d = await reg.createPolicy(editor);
+    await submit(editor, d.policyId);
+    await reject(publisher, d.policyId);
+    expect(await submit(editor, d.policyId)).toMatchObject({ state: 'pending_approval' });
+  });
+
+  it('approved → edited: the review is stale (state draft), publish answers 409 review_stale, a new approval is needed', async () => {
+    const d = await reg.createPolicy(editor);
+    await submit(editor, d.policyId);
+    await approve(publisher, d.policyId);
+    await reg.editPolicy(editor, d.policyId, { description: 'changed after approval' });
+    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'draft', stale: true, decidedBy: 'publisher' });
+    expect(await failOf(G.publish, target(publisher, d.policyId))).toEqual([409, 'review_stale']);
+    expect(await failOf(G.approve, target(publisher, d.policyId))).toEqual([409, 'review_stale']);
+    expect(await versionsOf(d.policyId)).toHaveLength(0);
+    await submit(editor, d.policyId);
+    await approve(publisher, d.policyId);
+    expect((await publish(publisher, d.policyId)).record.description).toBe('changed after approval');
+  });
+
+  it('pending → edited: stale, approve and reject answer 409 review_stale', async () => {
+    const d = await reg.createPolicy(editor);
+    await submit(editor, d.policyId);
+    await reg.editPolicy(editor, d.policyId, { name: 'renamed' });
+    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'draft', stale: true });
+    expect(await failOf(G.approve, target(publisher, d.policyId))).toEqual([409, 'review_stale']);
+    expect(await failOf(G.reject, target(publisher, d.policyId))).toEqual([409, 'review_stale']);
+  });
+
+  it('publish is refused without a request (409 not_approved) and while pending (409 not_approved)', async () => {
+    const d = await reg.createPolicy(editor);
+    expect(await failOf(G.publish, target(publisher, d.policyId))).toEqual([409, 'not_approved']);
+    expect(await failOf(G.approve, target(publisher, d.policyId))).toEqual([409, 'not_approved']);
+    await submit(editor, d.policyId);
+    expect(await failOf(G.publish, target(publisher, d.policyId))).toEqual([409, 'not_approved']);
+  });
+
+  it('publish runs the publish checks: 422 with every reason, the review stays approved, nothing published', async () => {
+    const d = await reg.createPolicy(editor, undefined, {
+      tests: [
+        { name: 'minor', data: { applicant: { age: 10 } }, expect: true },
+        { name: 'adult', data: { applicant: { age: 40 } }, expect: false },
+      ],
+    });
+    await submit(editor, d.policyId);
+    await approve(publisher, d.policyId);
+    const err = await env.fail(G.publish, target(publisher, d.policyId));
+    expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
+    expect(err.errors).toHaveLength(2);
+    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'approved' });
+    expect(await versionsOf(d.policyId)).toHaveLength(0);
+  });
+
+  it('a version id answers for the base draft; without a draft 404, unless the version was published through review', async () => {
+    const d = await reg.createPolicy(editor);
+    await submit(editor, d.policyId);
+    await approve(publisher, d.policyId);
+    const v1 = (await publish(publisher2, d.policyId)).record;
+    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'published' });
+    const next = await env.call(R.policyDraft, { principal: editor, policyId: d.policyId }, PolicyDraftReply);
+    expect(next.created).toBe(true);
+    expect(await review(viewer, d.policyId)).toMatchObject({ recordId: next.record.policyId, state: 'draft', requestId: null });
+    expect(v1.version).toBe(1);
+    // a version published directly (no review) and without a draft has no review
+    const direct = await reg.createPolicy(publisher);
+    await env.call(R.policyUpdate, { principal: publisher, policyId: direct.policyId, status: 'published' }, PolicyUpdateReply);
+    expect(await failOf(G.get, target(viewer, direct.policyId))).toEqual([404, 'not_found']);
+  });
+
+  it('any state → deleted (admin): every review endpoint answers 404 for the deleted base', async () => {
+    const d = await reg.createPolicy(editor);
+    const pending = await submit(editor, d.policyId);
+    await approve(publisher, d.policyId);
+    expect(await failOf(G.publish, { ...target(publisher2, d.policyId), requestId: '0190a0b0-0000-7000-8000-0000000000ff' })).toEqual([
+      409,
+      'conflict',
+    ]);
+    await env.call(R.policyDelete, { principal: admin, policyId: d.policyId }, DeleteBaseReply);
+    for (const subject of [G.get, G.submit, G.approve, G.reject, G.publish]) {
+      expect(
+        await failOf(subject, {
+          ...target(admin, d.policyId),
+          ...(subject === G.get || subject === G.submit ? {} : { requestId: pending.requestId }),
+        }),
+      ).toEqual([404, 'not_found']);
+    }
+  });
+
+  it('flows go through the same workflow', async () => {
+    const definition = { start: 'r', nodes: { r: { type: 'return', value: true } } };
+    const f = await env.call(R.flowCreate, { principal: editor, name: 'f', definition }, FlowRecord);
+    expect(await submit(editor, f.flowId, 'flow')).toMatchObject({ kind: 'flow', state: 'pending_approval' });
+    await env.call(G.approve, target(publisher, f.flowId, 'flow'), ReviewSummary);
+    const out = await publish(publisher, f.flowId, {}, 'flow');
+    expect(out.record).toMatchObject({ flowId: f.flowId, version: 1, status: 'published' });
+    expect(await review(viewer, f.flowId, 'flow')).toMatchObject({ state: 'published' });
+  });
+
+  it('summaries answer the state of several drafts at once, stale ones as draft', async () => {
+    const a = await reg.createPolicy(editor);
+    const b = await reg.createPolicy(editor);
+    await submit(editor, a.policyId);
+    const drafts = [a, b].map((r) => ({ recordId: r.policyId, baseId: r.baseId, contentHash: r.contentHash! }));
+    const out = await env.call(G.summaries, { principal: viewer, kind: 'policy', drafts }, ReviewSummariesReply);
+    expect(out.items.map((s) => s.state)).toEqual(['pending_approval', 'draft']);
+    const changed = await env.call(
+      G.summaries,
+      { principal: viewer, kind: 'policy', drafts: [{ ...drafts[0], contentHash: 'other' }] },
+      ReviewSummariesReply,
+    );
+    expect(changed.items[0]).toMatchObject({ state: 'draft', stale: true });
+    // another org sees nothing of them
+    const foreign = await env.call(G.summaries, { principal: stranger, kind: 'policy', drafts }, ReviewSummariesReply);
+    expect(foreign.items.map((s) => s.requestId)).toEqual([null, null]);
+  });
+});
+
+describe('separation of duties and permissions', () => {
+  it('the requester may not approve, reject or publish their own request, whatever their role', async () => {
+    const d = await reg.createPolicy(publisher);
+    await submit(publisher, d.policyId);
+    expect(await failOf(G.approve, target(publisher, d.policyId))).toEqual([403, 'separation_of_duties']);
+    expect(await failOf(G.reject, target(publisher, d.policyId))).toEqual([403, 'separation_of_duties']);
+    await approve(admin, d.policyId);
+    expect(await failOf(G.publish, target(publisher, d.policyId))).toEqual([403, 'separation_of_duties']);
+    const own = await reg.createPolicy(admin);
+    await submit(admin, own.policyId);
+    expect(await failOf(G.approve, target(admin, own.policyId))).toEqual([403, 'separation_of_duties']);
+  });
+
+  it('every role: submit needs edit, approve/reject/publish need publish, reading needs view', async () => {
+    const d = await reg.createPolicy(editor);
+    for (const p of [viewer, auditor]) expect(await failOf(G.submit, target(p, d.policyId))).toEqual([403, 'forbidden']);
+    for (const p of [viewer, auditor, editor]) {
+      expect(await failOf(G.approve, target(p, d.policyId))).toEqual([403, 'forbidden']);
+      expect(await failOf(G.reject, target(p, d.policyId))).toEqual([403, 'forbidden']);
+      expect(await failOf(G.publish, target(p, d.policyId))).toEqual([403, 'forbidden']);
+    }
+    for (const p of [viewer, auditor, editor, publisher, admin]) expect((await review(p, d.policyId)).state).toBe('draft');
+    // a key without the publish scope, held by a publisher
+    expect(await failOf(G.approve, target(as('publisher', { scopes: ['view', 'edit'] }), d.policyId))).toEqual([403, 'forbidden']);
+    expect((await submit(as('publisher', { userId: 'p3' }), d.policyId)).state).toBe('pending_approval');
+  });
+
+  it('another org, unknown and malformed ids answer 404; a malformed request 400', async () => {
+    const d = await reg.createPolicy(editor);
+    await submit(editor, d.policyId);
+    for (const subject of [G.get, G.submit, G.approve, G.reject, G.publish]) {
+      expect(await failOf(subject, target(stranger, d.policyId))).toEqual([404, 'not_found']);
+      expect(await failOf(subject, target(admin, '0190a0b0-0000-7000-8000-00000000dead'))).toEqual([404, 'not_found']);
+      expect(await failOf(subject, target(admin, 'not-an-id'))).toEqual([404, 'not_found']);
+      expect(await failOf(subject, { principal: admin, recordId: d.policyId })).toEqual([400, 'bad_request']);
+    }
+    expect(await failOf(G.approve, { ...target(publisher, d.policyId), comment: 'x'.repeat(2001) })).toEqual([400, 'bad_request']);
+    expect(await failOf(G.approve, { ...target(publisher, d.policyId), requestId: 'nope' })).toEqual([400, 'bad_request']);
+    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'pending_approval' });
+  });
+
+  it('submitting a version answers 409 version_immutable', async () => {
+    const v = await reg.createPolicy(publisher);
+    await env.call(R.policyUpdate, { principal: publisher, policyId: v.policyId, status: 'published' }, PolicyUpdateReply);
+    expect(await failOf(G.submit, target(editor, v.policyId))).toEqual([409, 'version_immutable']);
+  });
+});
+
+describe('races', () => {
+  it('two publishers approving the same request at once: one approval, the other 409 conflict', async () => {
+    for (let i = 0; i < 10; i++) {
+      const d = await reg.createPolicy(editor);
+      await submit(editor, d.policyId);
+      const results = await Promise.allSettled([approve(publisher, d.policyId), approve(publisher2, d.policyId)]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      expect((results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({
+        code: 'conflict',
+        status: 409,
+      });
+    }
+  });
+
+  it('two publishers publishing the same approved request at once make exactly one version', async () => {
+    for (let i = 0; i < 10; i++) {
+      const d = await reg.createPolicy(editor);
+      await submit(editor, d.policyId);
+      await approve(admin, d.policyId);
+      const results = await Promise.allSettled([publish(publisher, d.policyId), publish(publisher2, d.policyId)]);
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+      const refused = results.find((r) => r.status === 'rejected');
+      expect((refused as PromiseRejectedResult).reason).toMatchObject({ code: 'conflict', status: 409 });
+      expect(await versionsOf(d.policyId)).toHaveLength(1);
+    }
+  });
+
+  it('an edit racing a publish (200 runs): the publish is refused or the version is exactly the approved content', async () => {
+    let published = 0;
+    let refused = 0;
+    for (let i = 0; i < 200; i++) {
+      const d = await reg.createPolicy(editor);
+      await submit(editor, d.policyId);
+      const approved = await approve(publisher, d.policyId);
+      const approvedHash = d.contentHash;
+      const [pub] = await Promise.allSettled([
+        publish(publisher2, d.policyId),
+        reg.editPolicy(editor, d.policyId, {
+          rule: `An **applicant** is adult if the __age__ of the **applicant** is at least ${19 + (i % 5)}.`,
+        }),
+      ]);
+      if (pub.status === 'fulfilled') {
+        published++;
+        expect(pub.value.record.contentHash).toBe(approvedHash);
+        expect(pub.value.record).toMatchObject({ rule: d.rule });
+        expect(pub.value.review.requestId).toBe(approved.requestId);
+      } else {
+        refused++;
+        expect(pub.reason, String(pub.reason)).toMatchObject({ code: 'review_stale', status: 409 });
+        expect(await versionsOf(d.policyId)).toHaveLength(0);
+      }
+    }
+    // Which side wins varies with the load (both do on an idle machine); the invariant above holds either way.
+    expect(published + refused).toBe(200);
+  }, 180_000);
+});
+
+describe('the governance service down', () => {
+  it('review requests answer 503 dependency_unavailable, the registry is unaffected, and it recovers', async () => {
+    const d = await reg.createPolicy(editor);
+    await env.stopGovernance();
+    try {
+      expect(await failOf(G.get, target(viewer, d.policyId))).toEqual([503, 'dependency_unavailable']);
+      expect(await failOf(G.submit, target(editor, d.policyId))).toEqual([503, 'dependency_unavailable']);
+      expect((await reg.getPolicy(viewer, d.policyId)).status).toBe('draft');
+    } finally {
+      await env.startGovernance();
+    }
+    expect(await submit(editor, d.policyId)).toMatchObject({ state: 'pending_approval' });
+  });
+});
