@@ -1,5 +1,6 @@
+import { serversSetup } from '@arbiter/test-kit';
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'mcp', include: ['test/**/*.test.ts'], testTimeout: 20_000, hookTimeout: 60_000 },
+  test: { name: 'mcp', globalSetup: [serversSetup], include: ['test/**/*.test.ts'], testTimeout: 20_000, hookTimeout: 60_000 },
 });

@@ -1,30 +1,40 @@
 import { availableParallelism } from 'node:os';
-import { BaseConfig } from '@arbiter/service-kit';
+import { EvaluationConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 import { z } from 'zod';
 
 const positiveInt = () => z.coerce.number().int().positive();
 
-/** Environment of the execution service (DESIGN.md §1 and §4 limits). */
-export const ExecConfig = BaseConfig.extend({
+/** Environment of the execution service: the shared parts plus its own variables (DESIGN.md §1 and §4 limits). */
+export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, OpsConfig, EvaluationConfig], {
   /** Worker threads in the evaluation pool; one less than the cores by default, at least 1. */
   EXEC_POOL_SIZE: positiveInt().default(Math.max(1, availableParallelism() - 1)),
+  /** Deadline of one task from when a worker starts it (the last resort: the step budget stops runaway rules first). */
   EXEC_TASK_TIMEOUT_MS: positiveInt().default(1000),
+  /** Tasks one caller (API key, else user) may have queued or running; past it 429 `rate_limited`. */
+  EXEC_CALLER_MAX: positiveInt().default(64),
+  /** Tasks waiting for a thread in all; past it 503 `dependency_unavailable`. */
+  EXEC_QUEUE_MAX: positiveInt().default(1000),
+  /** Longest wait for a thread; past it 503. Plus EXEC_TASK_TIMEOUT_MS it stays under the gateway's ENGINE_TIMEOUT_MS. */
+  EXEC_QUEUE_WAIT_MS: positiveInt().default(800),
   /** Compiled policies each worker keeps. */
   EXEC_CACHE_SIZE: positiveInt().default(1000),
   /** How often the rule-hash index is written to Redis. */
   EXEC_INDEX_FLUSH_MS: positiveInt().default(1000),
-  /** How often `executed` events are aggregated and published (DESIGN.md §7). */
+  /** A rule-index record not run for this long expires. */
+  EXEC_INDEX_TTL_SECONDS: positiveInt().default(86_400),
+  /** Records the rule index keeps at most; the least recently run are deleted beyond it. */
+  EXEC_INDEX_MAX_RULES: positiveInt().default(10_000),
+  /** How often `executed` events are aggregated and written to the outbox (DESIGN.md §7). */
   EVENTS_FLUSH_MS: positiveInt().default(1000),
   /** Open aggregates (org, record, actor) that close a window before `EVENTS_FLUSH_MS`. */
   EVENTS_BATCH_MAX: positiveInt().default(1000),
-  /** Events kept for retry while JetStream is unreachable; the oldest are dropped beyond it. */
+  /** Events kept in memory while the outbox (Redis) is unreachable; the oldest are dropped beyond it. */
   EVENTS_BUFFER_MAX: positiveInt().default(10000),
   /** Deadline of `registry.*.resolve`, asked only on a runnable-index miss. */
   REGISTRY_TIMEOUT_MS: positiveInt().default(5000),
   MAX_RULE_BYTES: positiveInt().default(65536),
   MAX_DATA_DEPTH: positiveInt().default(64),
-  /** Port of `/healthz`, `/readyz`, `/metrics`; 0 turns the ops server off. */
-  OPS_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-  OPS_HOST: z.string().default('0.0.0.0'),
+  /** UTF-8 bytes of one evaluation's trace; longer traces are cut, ending with a marker line. */
+  MAX_TRACE_BYTES: positiveInt().default(262_144),
 });
 export type ExecConfig = z.infer<typeof ExecConfig>;

@@ -85,7 +85,7 @@ export class Deadlines {
     const queue = this.queue;
     let head = this.head;
     while (head < queue.length) {
-      const signal = queue[head]!;
+      const signal = queue[head];
       if (signal.settled) {
         head++;
       } else if (signal.deadline <= now) {
@@ -104,6 +104,6 @@ export class Deadlines {
       head = 0;
     }
     this.head = head;
-    if (head < this.queue.length && !this.closed) this.arm(this.queue[head]!.deadline - now);
+    if (head < this.queue.length && !this.closed) this.arm(this.queue[head].deadline - now);
   };
 }

@@ -12,7 +12,7 @@ import {
 import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
 import type { EnginePool } from './engine-pool.js';
-import { checkDataDepth, checkRuleSize, type Limits } from './limits.js';
+import { capTrace, checkDataDepth, checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RuleIndex } from './rule-index.js';
 import type { StoredRunner } from './stored-runner.js';
@@ -66,10 +66,12 @@ export function execService(deps: ExecDeps): ServiceDef {
             metrics.refused.inc({ reason: 'data_depth' });
             throw err;
           }
-          const outcome = await pool.run(req).catch(countTimeout);
+          // Queued under its caller: the fair queue serves callers in turn.
+          const outcome = await pool.run({ principal, ...req }).catch(countTimeout);
           metrics.countCache(outcome.cache);
+          if (outcome.response.errorCode === 'budget_exceeded') metrics.budgetExceeded.inc();
           index.note(outcome.hash, size, outcome.cache === 'compile');
-          return outcome.response;
+          return { ...outcome.response, trace: capTrace(outcome.response.trace, limits.maxTraceBytes) };
         },
       }),
       validate: defineEndpoint({
@@ -78,7 +80,7 @@ export function execService(deps: ExecDeps): ServiceDef {
         handler: async (req) => {
           requireView(req.principal);
           ruleSize(req.rule);
-          return pool.validate(req.rule).catch(countTimeout);
+          return pool.validate(req.principal, req.rule).catch(countTimeout);
         },
       }),
       explain: defineEndpoint({
@@ -87,7 +89,7 @@ export function execService(deps: ExecDeps): ServiceDef {
         handler: async (req) => {
           requireView(req.principal);
           ruleSize(req.rule);
-          return pool.explain(req.rule).catch(countTimeout);
+          return pool.explain(req.principal, req.rule).catch(countTimeout);
         },
       }),
       stored_policy_base: defineEndpoint({
@@ -120,7 +122,7 @@ export function execService(deps: ExecDeps): ServiceDef {
         request: ExecOperatorsRequest,
         handler: async (req) => {
           requireView(req.principal);
-          operators ??= pool.operators().catch((err: unknown) => {
+          operators ??= pool.operators(req.principal).catch((err: unknown) => {
             operators = undefined;
             throw err;
           });

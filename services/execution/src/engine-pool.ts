@@ -1,42 +1,68 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { ArbiterError, type ExecRunRequest } from '@arbiter/contracts';
+import { ArbiterError, type ExecRunRequest, type Principal } from '@arbiter/contracts';
+import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
-import type { EngineTask, EngineTaskResult, RunOutcome, StoredRunTask, WorkerConfig } from './tasks.js';
+import { FairQueue, type FairQueueStats } from './fair-queue.js';
+import type { EngineTask, EngineTaskResult, RunOutcome, StepBudgetState, StoredRunTask, WorkerConfig } from './tasks.js';
 
 /** Options of {@link EnginePool}. */
 export interface EnginePoolOptions {
   /** Worker threads (fixed: they start at once and stay, keeping their caches warm). */
   size: number;
-  /** Deadline of one task, from submission; past it a running worker is terminated and replaced. */
+  /** Deadline of one task, from when a worker starts it; past it the worker is terminated and replaced. */
   taskTimeoutMs: number;
   /** Compiled policies each worker keeps. */
   cacheSize: number;
-  /** The worker module; {@link defaultWorkerFile} unless a test needs another. */
+  /** Steps a run without a trace may take (LANGUAGE.md §8.1); default 1,000,000. */
+  stepBudget?: number;
+  /** Steps a run with a trace may take; default 10,000. */
+  traceStepBudget?: number;
+  /** Tasks one caller may have queued or running (past it `rate_limited`); default 64. */
+  perCallerMax?: number;
+  /** Tasks waiting in all (past it `dependency_unavailable`); default 1000. */
+  queueMax?: number;
+  /** Longest wait for a thread (then `dependency_unavailable`); default 800 ms. */
+  queueWaitMs?: number;
+  /** The worker module; the built `worker.js` beside this module unless a test needs another. */
   workerFile?: URL;
 }
 
-/** The compiled worker next to this module; when running from sources (tests), the one in `dist/`. */
-export function defaultWorkerFile(): URL {
-  const sibling = new URL('./worker.js', import.meta.url);
-  return existsSync(fileURLToPath(sibling)) ? sibling : new URL('../dist/worker.js', import.meta.url);
+/** Defaults of the limits (the service's config has the same). */
+export const POOL_DEFAULTS = {
+  stepBudget: 1_000_000,
+  traceStepBudget: 10_000,
+  perCallerMax: 64,
+  queueMax: 1000,
+  queueWaitMs: 800,
+} as const;
+
+/** The caller a task is queued for: its API key, else its user; tasks without a principal share one queue. */
+export function callerKey(principal: Principal | undefined): string {
+  if (principal === undefined) return 'anonymous';
+  return principal.apiKeyId !== undefined ? `key:${principal.apiKeyId}` : `user:${principal.orgId}:${principal.userId}`;
 }
 
 /**
- * A piscina pool of rule-engine workers. Every method sends one task and applies the deadline:
- * `timeout` when it passes, `dependency_unavailable` once the pool is closed, `internal` when a
- * worker fails.
+ * A piscina pool of rule-engine workers behind a {@link FairQueue}: tasks wait in the service, per
+ * caller, and piscina is handed at most `size` at a time, so the deadline (`timeout`, from when a
+ * worker starts the task) never counts time spent behind other callers' work. Every run carries a
+ * step budget, so a runaway rule stops itself with `budget_exceeded`; the deadline is the last
+ * resort. `dependency_unavailable` once the pool is closed, `internal` when a worker fails.
  */
 export class EnginePool {
   private readonly pool: Piscina<EngineTask, unknown>;
   private readonly deadlines: Deadlines;
+  private readonly queue: FairQueue;
+  private readonly stepBudget: number;
+  private readonly traceStepBudget: number;
   private closed = false;
+  /** Threads ready to take a task. */
+  private ready = 0;
 
   constructor(private readonly opts: EnginePoolOptions) {
     const workerData: WorkerConfig = { cacheSize: opts.cacheSize };
     this.pool = new Piscina({
-      filename: (opts.workerFile ?? defaultWorkerFile()).href,
+      filename: (opts.workerFile ?? builtWorkerFile(import.meta.url, './worker.js')).href,
       minThreads: opts.size,
       maxThreads: opts.size,
       workerData,
@@ -44,31 +70,59 @@ export class EnginePool {
       recordTiming: false,
     });
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
+    // Tasks go to threads that are ready: none until piscina reports them, and a thread terminated at
+    // the deadline is not handed work again until its replacement has loaded the engine, so its boot
+    // time never counts against another task's deadline.
+    this.queue = new FairQueue({
+      slots: 0,
+      perKeyMax: opts.perCallerMax ?? POOL_DEFAULTS.perCallerMax,
+      maxQueued: opts.queueMax ?? POOL_DEFAULTS.queueMax,
+      maxWaitMs: opts.queueWaitMs ?? POOL_DEFAULTS.queueWaitMs,
+    });
+    this.pool.on('workerCreate', () => this.queue.setSlots(++this.ready));
+    this.pool.on('workerDestroy', () => this.queue.setSlots(--this.ready));
+    this.stepBudget = opts.stepBudget ?? POOL_DEFAULTS.stepBudget;
+    this.traceStepBudget = opts.traceStepBudget ?? POOL_DEFAULTS.traceStepBudget;
+  }
+
+  /** A fresh step budget for one run (a flow run shares it between its nodes). */
+  budgetFor(trace: boolean): StepBudgetState {
+    return { limit: trace ? this.traceStepBudget : this.stepBudget, used: 0 };
   }
 
   /** Evaluates a rule; the outcome says which worker ran it and whether it compiled or hit its cache. */
-  run(req: ExecRunRequest): Promise<RunOutcome> {
-    return this.task({ op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now });
+  run(req: Omit<ExecRunRequest, 'principal'> & { principal?: Principal }): Promise<RunOutcome> {
+    const budget = this.budgetFor(req.trace);
+    return this.task(callerKey(req.principal), { op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now, budget });
   }
 
-  /** Runs a stored policy, compiled or found by its hash, after checking the data against its schema. */
-  runStored(task: Omit<StoredRunTask, 'op'>): Promise<RunOutcome> {
-    return this.task({ op: 'runStored', ...task });
+  /**
+   * Runs a stored policy, compiled or found by its hash, after checking the data against its schema,
+   * within what is left of `budget` (whose `used` it advances).
+   */
+  async runStored(
+    principal: Principal | undefined,
+    task: Omit<StoredRunTask, 'op' | 'budget'>,
+    budget: StepBudgetState,
+  ): Promise<RunOutcome> {
+    const outcome = await this.task(callerKey(principal), { op: 'runStored', ...task, budget: { limit: budget.limit, used: budget.used } });
+    budget.used = outcome.steps;
+    return outcome;
   }
 
   /** Checks a rule's syntax. */
-  validate(rule: string): Promise<EngineTaskResult['validate']> {
-    return this.task({ op: 'validate', rule });
+  validate(principal: Principal | undefined, rule: string): Promise<EngineTaskResult['validate']> {
+    return this.task(callerKey(principal), { op: 'validate', rule });
   }
 
   /** Describes a rule's structure. */
-  explain(rule: string): Promise<EngineTaskResult['explain']> {
-    return this.task({ op: 'explain', rule });
+  explain(principal: Principal | undefined, rule: string): Promise<EngineTaskResult['explain']> {
+    return this.task(callerKey(principal), { op: 'explain', rule });
   }
 
   /** The operator catalogue. */
-  operators(): Promise<EngineTaskResult['operators']> {
-    return this.task({ op: 'operators' });
+  operators(principal?: Principal): Promise<EngineTaskResult['operators']> {
+    return this.task(callerKey(principal), { op: 'operators' });
   }
 
   /** Live worker threads. */
@@ -76,16 +130,40 @@ export class EnginePool {
     return this.pool.threads.length;
   }
 
-  /** Refuses new tasks, lets queued and running ones finish, then ends the threads. */
+  /** Worker threads ready to take a task (a replacement counts once it has loaded the engine). */
+  get readyThreads(): number {
+    return this.ready;
+  }
+
+  /**
+   * Waits until a worker has loaded the engine (at start, before the service answers): the operator
+   * catalogue, with `bootTimeoutMs` rather than the task deadline, as loading takes longer than a task.
+   */
+  async warmUp(bootTimeoutMs = 30_000): Promise<void> {
+    await this.pool.run({ op: 'operators' } satisfies EngineTask, { signal: AbortSignal.timeout(bootTimeoutMs) });
+  }
+
+  /** Tasks waiting and running, and callers with any. */
+  stats(): FairQueueStats {
+    return this.queue.stats();
+  }
+
+  /** Refuses new tasks and fails the waiting ones, lets running ones finish, then ends the threads. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.queue.close();
     await this.pool.close();
     this.deadlines.close();
   }
 
-  private async task<K extends EngineTask['op']>(task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
-    if (this.closed) throw new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
+  private task<K extends EngineTask['op']>(key: string, task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
+    if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
+    return this.queue.submit<EngineTaskResult[K]>(key, () => this.start<K>(task));
+  }
+
+  /** Hands `task` to a worker, its deadline starting now. */
+  private async start<K extends EngineTask['op']>(task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
     const signal = this.deadlines.start();
     try {
       return (await this.pool.run(task, { signal })) as EngineTaskResult[K];

@@ -1,20 +1,21 @@
-import { eventSubject, type ArbiterEvent, type ExecutedDetails, type Principal } from '@arbiter/contracts';
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { ArbiterEvent, ExecutedDetails, Principal } from '@arbiter/contracts';
 import type { Logger } from 'pino';
 import { v7 } from 'uuid';
 import type { ExecMetrics } from './metrics.js';
 
 /** Options of {@link ExecutedEvents}. */
 export interface ExecutedEventsOptions {
-  /** How often the current window is closed and published. */
+  /** How often the current window is closed and written to the outbox. */
   flushMs: number;
   /** Distinct aggregates in a window that close it early. */
   batchMax: number;
-  /** Events kept for retry while JetStream is unreachable; the oldest are dropped beyond it. */
+  /** Events kept in memory while the outbox cannot be written (Redis down); the oldest are dropped beyond it. */
   bufferMax: number;
-  /** Deadline of one JetStream publish. */
-  publishTimeoutMs?: number;
+}
+
+/** Where closed windows go: the service's outbox (a Redis stream the event relay publishes from). */
+export interface ExecutedEventsSink {
+  enqueue(events: readonly ArbiterEvent[]): Promise<void>;
 }
 
 /** One stored run as the audit trail sees it. */
@@ -41,37 +42,32 @@ interface Aggregate {
   to: number;
 }
 
-const PUBLISH_CONCURRENCY = 64;
-
 /**
  * The `executed` events of stored runs (DESIGN.md §7), batched so a run never waits: {@link record}
  * only updates an in-memory aggregate. Runs are aggregated into ONE event per (org, record, actor
  * user + API key) per window (`details` = {@link ExecutedDetails}: count, true/false/error counts,
  * first and last run time). Every `flushMs`, or once `batchMax` aggregates are open, the window is
- * closed into events (each with a fresh UUID v7 `eventId`) and published to JetStream with the
- * event id as message id, so a retried publish is deduplicated by the stream.
+ * closed into events (each with a fresh UUID v7 `eventId`) and written to the outbox, from which the
+ * event relay publishes them to JetStream (and keeps them while JetStream is down).
  *
- * When JetStream is down, closed events wait in a bounded buffer (`bufferMax`, oldest dropped and
- * counted) and are retried at the next tick; a run is never blocked or failed by the events.
- * {@link close} closes the last window and tries once more to publish before the connection ends.
+ * While the outbox cannot be written (Redis down), closed events wait in a bounded buffer
+ * (`bufferMax`, oldest dropped and counted) and are retried at the next tick; a run is never blocked
+ * or failed by the events. {@link close} closes the last window and writes it once more.
  */
 export class ExecutedEvents {
   private window = new Map<string, Aggregate>();
   private buffer: ArbiterEvent[] = [];
-  private publishing: Promise<void> | null = null;
-  private readonly js: JetStreamClient;
+  private writing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private closed = false;
   private droppedSinceLog = 0;
 
   constructor(
-    private readonly nc: NatsConnection,
-    private readonly prefix: string,
+    private readonly sink: ExecutedEventsSink,
     private readonly logger: Logger,
     private readonly metrics: ExecMetrics,
     private readonly opts: ExecutedEventsOptions,
   ) {
-    this.js = jetstream(nc);
     this.timer = setInterval(() => void this.flush(), opts.flushMs).unref();
   }
 
@@ -108,31 +104,31 @@ export class ExecutedEvents {
     if (this.window.size >= this.opts.batchMax) void this.flush();
   }
 
-  /** Events closed but not yet accepted by JetStream. */
+  /** Events closed but not yet written to the outbox. */
   get pending(): number {
     return this.buffer.length;
   }
 
-  /** Closes the current window and publishes what is buffered; resolves when this pass ends (never rejects). */
+  /** Closes the current window and writes what is buffered; resolves when this pass ends (never rejects). */
   flush(): Promise<void> {
     this.seal();
-    if (this.publishing) return this.publishing;
+    if (this.writing) return this.writing;
     if (this.buffer.length === 0) return Promise.resolve();
-    this.publishing = this.publishBuffer().finally(() => {
-      this.publishing = null;
+    this.writing = this.writeBuffer().finally(() => {
+      this.writing = null;
     });
-    return this.publishing;
+    return this.writing;
   }
 
-  /** Stops the timer, publishes the last window (one attempt), and closes the events connection. */
+  /** Stops the timer and writes the last window (one attempt); events that cannot be written are lost (logged). */
   async close(): Promise<void> {
     if (this.closed) return;
     clearInterval(this.timer);
     await this.flush();
     this.closed = true;
     await this.flush();
-    if (this.buffer.length > 0) this.logger.error({ events: this.buffer.length }, 'executed events could not be published before shutdown: lost');
-    if (!this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
+    if (this.buffer.length > 0)
+      this.logger.error({ events: this.buffer.length }, 'executed events could not be written to the outbox before shutdown: lost');
   }
 
   private seal(): void {
@@ -148,27 +144,24 @@ export class ExecutedEvents {
     }
   }
 
-  private async publishBuffer(): Promise<void> {
-    const timeout = this.opts.publishTimeoutMs ?? 2000;
-    while (this.buffer.length > 0) {
-      const batch = this.buffer.slice(0, PUBLISH_CONCURRENCY);
-      const results = await Promise.allSettled(
-        batch.map((e) => this.js.publish(eventSubject(this.prefix, e.orgId, e.kind), JSON.stringify(e), { msgID: e.eventId, timeout })),
+  private async writeBuffer(): Promise<void> {
+    const batch = this.buffer.slice();
+    try {
+      await this.sink.enqueue(batch);
+    } catch (err) {
+      this.logger.warn(
+        { err, waiting: this.buffer.length, dropped: this.droppedSinceLog },
+        'executed events not written to the outbox: will retry',
       );
-      const failed = batch.filter((_, i) => results[i]!.status === 'rejected');
-      // The buffer may have been trimmed while publishing: drop what was sent, keep the failures first.
-      const sent = new Set(batch.filter((_, i) => results[i]!.status === 'fulfilled'));
-      this.buffer = this.buffer.filter((e) => !sent.has(e));
-      this.metrics.eventsPublished.inc(sent.size);
-      if (failed.length > 0) {
-        const reason = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
-        this.logger.warn({ err: reason.reason, waiting: this.buffer.length, dropped: this.droppedSinceLog }, 'executed events not published: will retry');
-        this.droppedSinceLog = 0;
-        return;
-      }
+      this.droppedSinceLog = 0;
+      return;
     }
+    // The buffer may have been trimmed while writing: keep only what was not in this batch.
+    const written = new Set(batch);
+    this.buffer = this.buffer.filter((e) => !written.has(e));
+    this.metrics.eventsQueued.inc(batch.length);
     if (this.droppedSinceLog > 0) {
-      this.logger.warn({ dropped: this.droppedSinceLog }, 'executed events were dropped while JetStream was unreachable');
+      this.logger.warn({ dropped: this.droppedSinceLog }, 'executed events were dropped while the outbox was unreachable');
       this.droppedSinceLog = 0;
     }
   }

@@ -1,9 +1,32 @@
-import { ArbiterError } from '@arbiter/contracts';
+import { ArbiterError, jsonDepth } from '@arbiter/contracts';
 
 /** Size limits checked on the main thread before a task reaches a worker (DESIGN.md §4). */
 export interface Limits {
   maxRuleBytes: number;
   maxDataDepth: number;
+  /** UTF-8 bytes of one evaluation's trace (see {@link capTrace}). */
+  maxTraceBytes: number;
+}
+
+/**
+ * Keeps the first lines of `trace` that fit in `maxBytes` (UTF-8, counting a separator per line),
+ * then a marker line saying how many lines were cut, then the trace's last line — the result or
+ * the error (`budget_exceeded` included), which a reader looks for at the end — so a large trace
+ * never makes a reply larger than the bus allows. A trace within the limit is returned unchanged.
+ */
+export function capTrace(trace: string[], maxBytes: number): string[] {
+  if (trace.length === 0) return trace;
+  const last = trace[trace.length - 1];
+  let used = Buffer.byteLength(last, 'utf8') + 4;
+  for (let i = 0; i < trace.length - 1; i++) {
+    used += Buffer.byteLength(trace[i], 'utf8') + 4;
+    if (used > maxBytes) {
+      const kept = trace.slice(0, i);
+      kept.push(`… trace cut: ${trace.length - 1 - i} more lines (a trace is limited to ${maxBytes} bytes)`, last);
+      return kept;
+    }
+  }
+  return trace;
 }
 
 /** Returns the UTF-8 size of `rule`; throws `payload_too_large` above `maxBytes`. */
@@ -13,28 +36,6 @@ export function checkRuleSize(rule: string, maxBytes: number): number {
     throw new ArbiterError('payload_too_large', `rule text is ${bytes} bytes: the limit is ${maxBytes} bytes`);
   }
   return bytes;
-}
-
-/**
- * Nesting depth of a JSON value: a scalar is 0, `{}` and `[]` are 1, `{"a":{}}` is 2. Stops
- * counting once past `limit`, so the walk never goes deeper than the limit needs.
- */
-export function jsonDepth(value: unknown, limit: number = Number.POSITIVE_INFINITY): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > max) {
-      max = depth;
-      if (max > limit) return max;
-    }
-    const children = Array.isArray(node) ? node : Object.values(node);
-    for (const child of children) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
-  }
-  return max;
 }
 
 /** Throws `validation_failed` when `data` is nested deeper than `maxDepth`. */

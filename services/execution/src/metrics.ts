@@ -1,4 +1,5 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { FairQueueStats } from './fair-queue.js';
 import type { CacheUse } from './tasks.js';
 
 /** Counters of the execution service. */
@@ -13,15 +14,23 @@ export class ExecMetrics {
   readonly refused: Counter<'reason'>;
   /** Stored-run resolutions, by where the record came from (`redis`, or `registry` on an index miss). */
   readonly resolutions: Counter<'source'>;
-  /** `executed` events published to JetStream. */
-  readonly eventsPublished: Counter;
+  /** `executed` events written to the outbox (the relay publishes them). */
+  readonly eventsQueued: Counter;
   /** `executed` events dropped because the retry buffer was full (JetStream down for long). */
   readonly eventsDropped: Counter;
+  /** Evaluations stopped by the step budget (`budget_exceeded` results). */
+  readonly budgetExceeded: Counter;
+  private readonly registry: Registry;
 
   constructor(registry: Registry) {
+    this.registry = registry;
     const registers = [registry];
     this.compiles = new Counter({ name: 'arbiter_exec_compiles_total', help: 'Rules compiled by a pool worker (cache misses)', registers });
-    this.cacheHits = new Counter({ name: 'arbiter_exec_cache_hits_total', help: 'Runs served by a compiled rule from the worker cache', registers });
+    this.cacheHits = new Counter({
+      name: 'arbiter_exec_cache_hits_total',
+      help: 'Runs served by a compiled rule from the worker cache',
+      registers,
+    });
     this.timeouts = new Counter({ name: 'arbiter_exec_timeouts_total', help: 'Engine tasks aborted at the time-out', registers });
     this.refused = new Counter({
       name: 'arbiter_exec_refused_total',
@@ -35,8 +44,50 @@ export class ExecMetrics {
       labelNames: ['source'],
       registers,
     });
-    this.eventsPublished = new Counter({ name: 'arbiter_exec_events_published_total', help: '`executed` events published to JetStream', registers });
-    this.eventsDropped = new Counter({ name: 'arbiter_exec_events_dropped_total', help: '`executed` events dropped from a full retry buffer', registers });
+    this.eventsQueued = new Counter({
+      name: 'arbiter_exec_events_queued_total',
+      help: '`executed` events written to the outbox',
+      registers,
+    });
+    this.eventsDropped = new Counter({
+      name: 'arbiter_exec_events_dropped_total',
+      help: '`executed` events dropped while the outbox was unreachable',
+      registers,
+    });
+    this.budgetExceeded = new Counter({
+      name: 'arbiter_exec_budget_exceeded_total',
+      help: 'Evaluations stopped by the step budget (errorCode budget_exceeded)',
+      registers,
+    });
+  }
+
+  /** Gauges of the evaluation queue, read from `stats` at each scrape: tasks waiting, running, callers with work. */
+  watchQueue(stats: () => FairQueueStats): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'arbiter_exec_queue_waiting',
+      help: 'Evaluations waiting for a worker thread (all callers)',
+      registers,
+      collect() {
+        this.set(stats().queued);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_exec_queue_running',
+      help: 'Evaluations running in worker threads',
+      registers,
+      collect() {
+        this.set(stats().running);
+      },
+    });
+    new Gauge({
+      name: 'arbiter_exec_queue_callers',
+      help: 'Callers (API keys, users) with evaluations waiting or running',
+      registers,
+      collect() {
+        this.set(stats().callers);
+      },
+    });
   }
 
   /** Counts how a run used the worker cache. */

@@ -21,23 +21,38 @@ interface Pending {
   lastSeenAt: string;
 }
 
+/** Bounds of the index: every rule sent to `/run` is user input, so neither its age nor its size may grow without end. */
+export interface RuleIndexBounds {
+  /** A record not run for this long expires (its TTL is renewed on every write). */
+  ttlSeconds: number;
+  /** At most this many records; the least recently run are removed beyond it. */
+  maxRules: number;
+}
+
+const DEFAULT_BOUNDS: RuleIndexBounds = { ttlSeconds: 86_400, maxRules: 10_000 };
+
 /**
  * The Redis index of rule texts run by this service, keyed by their sha256:
- * `${prefix}:rule:{hash}` (a hash of {@link RuleRecord} fields) and the set `${prefix}:rules`.
- * Runs are counted in memory and written in one pipeline per interval, so a reply never waits on
- * Redis; a failed write is logged and its counts dropped.
+ * `${prefix}:rule:{hash}` (a hash of {@link RuleRecord} fields) and the sorted set `${prefix}:rules`
+ * (hash → last run, in ms). Both are bounded ({@link RuleIndexBounds}): records expire when not
+ * run for `ttlSeconds`, and beyond `maxRules` the least recently run are deleted.
+ * Runs are counted in memory (at most `maxRules` distinct rules per interval) and written in one
+ * pipeline per interval, so a reply never waits on Redis; a failed write is logged and its counts dropped.
  */
 export class RuleIndex {
   private pending = new Map<string, Pending>();
   private readonly timer: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
+  private readonly bounds: RuleIndexBounds;
 
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
     private readonly logger: Logger,
     flushIntervalMs = 1000,
+    bounds: Partial<RuleIndexBounds> = {},
   ) {
+    this.bounds = { ...DEFAULT_BOUNDS, ...bounds };
     this.timer = setInterval(() => void this.flush(), flushIntervalMs).unref();
   }
 
@@ -59,7 +74,7 @@ export class RuleIndex {
       p.runs++;
       if (compiled) p.compiles++;
       p.lastSeenAt = now;
-    } else {
+    } else if (this.pending.size < this.bounds.maxRules) {
       this.pending.set(hash, { size, runs: 1, compiles: compiled ? 1 : 0, firstSeenAt: now, lastSeenAt: now });
     }
   }
@@ -94,6 +109,7 @@ export class RuleIndex {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    const { ttlSeconds, maxRules } = this.bounds;
     const pipe = this.redis.pipeline();
     for (const [hash, p] of batch) {
       const key = this.key(hash);
@@ -103,14 +119,33 @@ export class RuleIndex {
         .hset(key, 'lastSeenAt', p.lastSeenAt)
         .hincrby(key, 'runs', p.runs)
         .hincrby(key, 'compiles', p.compiles)
-        .sadd(this.setKey, hash);
+        .expire(key, ttlSeconds)
+        .zadd(this.setKey, Date.parse(p.lastSeenAt), hash);
     }
+    // Members whose record has expired leave the set too; the set itself expires with its last record.
+    pipe
+      .zremrangebyscore(this.setKey, '-inf', `(${Date.now() - ttlSeconds * 1000}`)
+      .expire(this.setKey, ttlSeconds)
+      .zcard(this.setKey);
     try {
       const results = (await pipe.exec()) ?? [];
       const failed = results.find(([err]) => err);
       if (failed?.[0]) throw failed[0];
+      const count = Number(results.at(-1)?.[1] ?? 0);
+      if (count > maxRules) await this.evict(count - maxRules);
     } catch (err) {
       this.logger.warn({ err, rules: batch.size }, 'rule index write failed: counts dropped');
     }
+  }
+
+  /** Deletes the `n` least recently run records. */
+  private async evict(n: number): Promise<void> {
+    const oldest = await this.redis.zrange(this.setKey, 0, n - 1);
+    if (oldest.length === 0) return;
+    await this.redis
+      .multi()
+      .del(...oldest.map((h) => this.key(h)))
+      .zrem(this.setKey, ...oldest)
+      .exec();
   }
 }

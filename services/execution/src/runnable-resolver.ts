@@ -5,6 +5,7 @@ import {
   RegistrySubject,
   runnableBaseKey,
   runnableRecordKey,
+  type Principal,
   type ResolveRequest,
   type RunnableKind,
 } from '@arbiter/contracts';
@@ -54,7 +55,12 @@ return {'ok', redis.call('GET', ARGV[1] .. rid)}
 
 /** The script above as a command `defineCommand` adds to the client. */
 type WithBaseAndRecord = {
-  arbiterBaseAndRecord(baseKey: string, recordKeyPrefix: string, version: string, orgId: string): Promise<['miss' | 'gone' | 'no_version' | 'ok', string | null]>;
+  arbiterBaseAndRecord(
+    baseKey: string,
+    recordKeyPrefix: string,
+    version: string,
+    orgId: string,
+  ): Promise<['miss' | 'gone' | 'no_version' | 'ok', string | null]>;
 };
 
 /**
@@ -83,7 +89,8 @@ export class RunnableResolver {
   }
 
   /** The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when Redis or the registry is down. */
-  async resolve<K extends RunnableKind>(kind: K, orgId: string, target: RunTarget): Promise<LiveEntryOf[K]> {
+  async resolve<K extends RunnableKind>(kind: K, principal: Principal, target: RunTarget): Promise<LiveEntryOf[K]> {
+    const orgId = principal.orgId;
     const id = 'recordId' in target ? target.recordId : target.baseId;
     const notFound = () => new ArbiterError('not_found', `${kind} \`${id}\` not found`);
     if (!UUID.test(id)) throw notFound();
@@ -116,7 +123,7 @@ export class RunnableResolver {
     }
     // A miss: the registry rebuilds the base's entries from PostgreSQL and answers the record.
     this.metrics.resolutions.inc({ source: 'registry' });
-    const request: ResolveRequest = { orgId, ...target };
+    const request: ResolveRequest = { principal, ...target };
     const entry = await this.bus.request(kind === 'policy' ? RegistrySubject.policyResolve : RegistrySubject.flowResolve, request, schema, {
       timeoutMs: this.registryTimeoutMs,
     });

@@ -1,6 +1,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { schemaRegExp } from '@arbiter/rule-lang';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 
@@ -23,8 +24,8 @@ type SchemaEntry = { validate: ValidateFunction } | { invalid: string };
 export class SchemaCache {
   private readonly lru: LRUCache<string, SchemaEntry>;
   // One ajv per dialect; `allErrors` off: a run reports the first failing path only.
-  private readonly ajv2020 = withFormats(new Ajv2020({ strict: false, allErrors: false }));
-  private readonly ajv07 = withFormats(new Ajv07({ strict: false, allErrors: false }));
+  private readonly ajv2020 = withFormats(new Ajv2020({ strict: false, allErrors: false, code: { regExp: schemaRegExp } }));
+  private readonly ajv07 = withFormats(new Ajv07({ strict: false, allErrors: false, code: { regExp: schemaRegExp } }));
 
   constructor(max: number) {
     this.lru = new LRUCache({ max });
@@ -63,7 +64,13 @@ function withFormats<T extends Parameters<typeof addFormats>[0]>(ajv: T): T {
 
 /** `/applicant/age` → `applicant.age` (JSON pointer unescaped); the root is `(root)`. */
 function dotted(pointer: string, extra?: string): string {
-  const parts = pointer === '' ? [] : pointer.slice(1).split('/').map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const parts =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'));
   if (extra !== undefined) parts.push(extra);
   return parts.length === 0 ? '(root)' : parts.join('.');
 }

@@ -1,9 +1,19 @@
-import { createRequire } from 'node:module';
-import { connectBus, createRedis, type Bus } from '@arbiter/service-kit';
-import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  closeRedis,
+  connectServiceBus,
+  connectNats,
+  natsSecurityOf,
+  createRedis,
+  EventRelay,
+  ensureEventStream,
+  redisOptionsOf,
+  RedisOutbox,
+  type Bus,
+  type RunningService,
+  type ServiceKit,
+} from '@arbiter/service-kit';
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { ExecConfig } from './config.js';
 import { EnginePool } from './engine-pool.js';
 import { execService } from './endpoints.js';
@@ -13,10 +23,16 @@ import { RuleIndex } from './rule-index.js';
 import { RunnableResolver } from './runnable-resolver.js';
 import { StoredRunner } from './stored-runner.js';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+/** How long a closing service lets the relay publish the last window before leaving it in the outbox. */
+const LAST_EVENTS_MS = 2000;
 
-/** A running execution service. */
-export interface Execution {
+/** The Redis stream the execution service's `executed` events wait in until JetStream has them. */
+export function executedOutboxKey(prefix: string): string {
+  return `${prefix}:outbox:execution`;
+}
+
+/** A running execution service, with its parts exposed for tests. */
+export interface Execution extends RunningService {
   bus: Bus;
   pool: EnginePool;
   index: RuleIndex;
@@ -24,68 +40,99 @@ export interface Execution {
   redis: Redis;
   /** The `executed` events batcher. */
   events: ExecutedEvents;
-  /** Connected to NATS with live workers. */
-  ready(): boolean;
-  /** Stops taking requests, finishes in-flight ones, drains NATS, publishes the last events, flushes the index, ends the pool. */
-  close(): Promise<void>;
+  /** Publishes the outbox of `executed` events to JetStream. */
+  relay: EventRelay;
 }
 
 /**
  * Starts the pool (waiting until a worker has loaded the engine), connects NATS and Redis, and
- * serves the `exec` endpoints.
+ * serves the `exec` endpoints. `executed` events go through a Redis-stream outbox (no PostgreSQL on
+ * the run path) published by the event relay on its own NATS connection, which stays open after the
+ * bus drains so the last window can still go out.
  */
-export async function startExecution(
-  config: ExecConfig,
-  deps: { logger: Logger; registry: Registry; name?: string; workerFile?: URL },
-): Promise<Execution> {
-  const { logger, registry } = deps;
+export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?: URL } = {}): Promise<Execution> {
+  const { config, logger } = kit;
+  const prefix = config.NATS_SUBJECT_PREFIX;
   const pool = new EnginePool({
     size: config.EXEC_POOL_SIZE,
     taskTimeoutMs: config.EXEC_TASK_TIMEOUT_MS,
     cacheSize: config.EXEC_CACHE_SIZE,
-    workerFile: deps.workerFile,
+    stepBudget: config.EXEC_STEP_BUDGET,
+    traceStepBudget: config.EXEC_TRACE_STEP_BUDGET,
+    perCallerMax: config.EXEC_CALLER_MAX,
+    queueMax: config.EXEC_QUEUE_MAX,
+    queueWaitMs: config.EXEC_QUEUE_WAIT_MS,
+    ...(opts.workerFile ? { workerFile: opts.workerFile } : {}),
   });
-  const redis = createRedis(config.REDIS_URL, logger);
-  const index = new RuleIndex(redis, config.NATS_SUBJECT_PREFIX, logger, config.EXEC_INDEX_FLUSH_MS);
-  const metrics = new ExecMetrics(registry);
-  const limits = { maxRuleBytes: config.MAX_RULE_BYTES, maxDataDepth: config.MAX_DATA_DEPTH };
+  const redis = createRedis(config.REDIS_URL, logger, redisOptionsOf(config));
+  const index = new RuleIndex(redis, prefix, logger, config.EXEC_INDEX_FLUSH_MS, {
+    ttlSeconds: config.EXEC_INDEX_TTL_SECONDS,
+    maxRules: config.EXEC_INDEX_MAX_RULES,
+  });
+  const metrics = new ExecMetrics(kit.metrics);
+  metrics.watchQueue(() => pool.stats());
+  const limits = { maxRuleBytes: config.MAX_RULE_BYTES, maxDataDepth: config.MAX_DATA_DEPTH, maxTraceBytes: config.MAX_TRACE_BYTES };
+  const outbox = new RedisOutbox(redis, executedOutboxKey(prefix));
   let bus: Bus | undefined;
+  let eventsNc: NatsConnection | undefined;
+  let relay: EventRelay | undefined;
   let events: ExecutedEvents | undefined;
   try {
-    await pool.operators();
-    bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_SUBJECT_PREFIX, name: deps.name ?? 'execution', logger });
-    // Events have their own connection: it stays open after the bus drains, to publish the last window.
-    const eventsNc = await connect({ servers: config.NATS_URL, name: `${deps.name ?? 'execution'}-events`, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
-    events = new ExecutedEvents(eventsNc, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'events' }), metrics, {
+    await pool.warmUp();
+    bus = await connectServiceBus(kit);
+    eventsNc = await connectNats(config.NATS_URL, `${kit.name}-events`, natsSecurityOf(config));
+    await ensureEventStream(eventsNc, prefix);
+    const liveNc = eventsNc;
+    const liveRelay = new EventRelay(eventsNc, outbox, prefix, logger.child({ component: 'outbox' }), {
+      canPublish: () => !liveNc.isClosed(),
+      metrics: kit.metrics,
+    });
+    relay = liveRelay;
+    const sink = {
+      enqueue: async (closed: Parameters<RedisOutbox['enqueue']>[0]) => {
+        await outbox.enqueue(closed);
+        liveRelay.kick();
+      },
+    };
+    events = new ExecutedEvents(sink, logger.child({ component: 'events' }), metrics, {
       flushMs: config.EVENTS_FLUSH_MS,
       batchMax: config.EVENTS_BATCH_MAX,
       bufferMax: config.EVENTS_BUFFER_MAX,
     });
-    const resolver = new RunnableResolver(redis, bus, config.NATS_SUBJECT_PREFIX, metrics, config.REGISTRY_TIMEOUT_MS);
+    const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
     const stored = new StoredRunner({ resolver, pool, events, metrics, limits });
-    await bus.serve(execService({ pool, metrics, index, stored, version, limits }));
+    await bus.serve(execService({ pool, metrics, index, stored, version: kit.version, limits }));
+    // Events a stopped replica left in the outbox go out now, not at the first sweep.
+    liveRelay.kick();
   } catch (err) {
-    await Promise.allSettled([pool.close(), index.close().then(() => redis.quit()), bus?.close(), events?.close()]);
+    await Promise.allSettled([pool.close(), bus?.close(), events?.close(), relay?.stop()]);
+    await Promise.allSettled([index.close(), eventsNc?.close()]);
+    await closeRedis(redis);
     throw err;
   }
-  const liveEvents = events;
-  logger.info({ prefix: config.NATS_SUBJECT_PREFIX, poolSize: config.EXEC_POOL_SIZE }, 'execution service started');
+  const [liveBus, liveEvents, liveRelay, liveEventsNc] = [bus, events, relay, eventsNc];
+  logger.info({ prefix, poolSize: config.EXEC_POOL_SIZE }, 'execution service started');
 
   let closing: Promise<void> | undefined;
   return {
-    bus,
+    bus: liveBus,
     pool,
     index,
     metrics,
     redis,
     events: liveEvents,
-    ready: () => bus.connected() && pool.threads > 0,
+    relay: liveRelay,
+    ready: () => liveBus.connected() && pool.readyThreads > 0,
     close: () =>
       (closing ??= (async () => {
-        await bus.close();
+        await liveBus.close();
         await liveEvents.close();
+        await Promise.race([liveRelay.settled(), new Promise((resolve) => setTimeout(resolve, LAST_EVENTS_MS).unref())]);
+        await liveRelay.stop();
+        await outbox.close().catch(() => undefined);
+        if (!liveEventsNc.isClosed()) await liveEventsNc.drain().catch(() => liveEventsNc.close());
         await index.close();
-        await redis.quit().catch(() => redis.disconnect());
+        await closeRedis(redis);
         await pool.close();
       })()),
   };

@@ -9,10 +9,10 @@ import {
   type StoredFlowRunResponse,
   type StoredPolicyRunResponse,
 } from '@arbiter/contracts';
-import { runFlow, validateDefinition, type PolicyRunResult, type ResolvedPolicy } from '@arbiter/flow';
+import { runFlow, validateDefinition, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy } from '@arbiter/flow';
 import type { EnginePool } from './engine-pool.js';
 import type { ExecutedEvents } from './executed-events.js';
-import { checkDataDepth, type Limits } from './limits.js';
+import { capTrace, checkDataDepth, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
 
@@ -50,8 +50,8 @@ export class StoredRunner {
   /** Runs a policy by base id or exact record id; not_found for unknown, deleted or other-org ids. */
   async runPolicy(req: StoredRun, by: RunBy): Promise<StoredPolicyRunResponse> {
     this.checkData(req.data);
-    const entry = await this.deps.resolver.resolve('policy', req.principal.orgId, by === 'base' ? { baseId: req.id } : { recordId: req.id });
-    const response = await this.evaluate(entry, req.data, req.trace);
+    const entry = await this.deps.resolver.resolve('policy', req.principal, by === 'base' ? { baseId: req.id } : { recordId: req.id });
+    const response = await this.evaluate(req.principal, entry, req.data, req.trace, this.deps.pool.budgetFor(req.trace));
     this.deps.events.record(req.principal, {
       resource: { type: 'policy', id: entry.recordId, baseId: entry.baseId },
       version: entry.version,
@@ -65,8 +65,8 @@ export class StoredRunner {
   /** Runs a flow by base id or exact record id; its policy nodes resolve like {@link runPolicy}. */
   async runFlow(req: StoredRun, by: RunBy): Promise<StoredFlowRunResponse> {
     this.checkData(req.data);
-    const entry = await this.deps.resolver.resolve('flow', req.principal.orgId, by === 'base' ? { baseId: req.id } : { recordId: req.id });
-    const response = await this.flow(entry.definition, req.principal.orgId, req.data, req.trace);
+    const entry = await this.deps.resolver.resolve('flow', req.principal, by === 'base' ? { baseId: req.id } : { recordId: req.id });
+    const response = await this.flow(entry.definition, req.principal, req.data, req.trace);
     this.deps.events.record(req.principal, {
       resource: { type: 'flow', id: entry.recordId, baseId: entry.baseId },
       version: entry.version,
@@ -78,31 +78,44 @@ export class StoredRunner {
   }
 
   /** Runs an ad hoc definition (`POST /flow/test`): `validation_failed` with every structural problem. No event: nothing stored ran as a flow. */
-  async testFlow(req: { principal: Principal; definition: FlowDefinition; data: Record<string, unknown>; trace: boolean }): Promise<FlowRunResponse> {
+  async testFlow(req: {
+    principal: Principal;
+    definition: FlowDefinition;
+    data: Record<string, unknown>;
+    trace: boolean;
+  }): Promise<FlowRunResponse> {
     const problems = validateDefinition(req.definition);
     if (problems.length > 0) {
       throw new ArbiterError('validation_failed', `invalid flow definition: ${problems.map((p) => p.message).join('; ')}`, problems);
     }
     this.checkData(req.data);
-    return this.flow(req.definition, req.principal.orgId, req.data, req.trace);
+    return this.flow(req.definition, req.principal, req.data, req.trace);
   }
 
-  private flow(definition: FlowDefinition, orgId: string, data: Record<string, unknown>, trace: boolean): Promise<FlowRunResponse> {
-    return runFlow(definition, data, (node) => this.resolveNode(node, orgId, trace));
+  /** Runs a flow; its policy nodes share one step budget (LANGUAGE.md §8.1). */
+  private flow(definition: FlowDefinition, principal: Principal, data: Record<string, unknown>, trace: boolean): Promise<FlowRunResponse> {
+    const { limit } = this.deps.pool.budgetFor(trace);
+    return runFlow(definition, data, (node) => this.resolveNode(node, principal, trace), limit);
   }
 
   /**
    * The policy a node runs. A deleted, unknown or other-org policy is not thrown: the node answers
    * an error result (`policy_not_found`), so the flow stops there with `path` and `nodes` so far.
    */
-  private async resolveNode(node: FlowPolicyNode, orgId: string, trace: boolean): Promise<ResolvedPolicy> {
+  private async resolveNode(node: FlowPolicyNode, principal: Principal, trace: boolean): Promise<ResolvedPolicy> {
     try {
       const entry = await this.deps.resolver.resolve(
         'policy',
-        orgId,
-        node.policyId !== undefined ? { recordId: node.policyId } : { baseId: node.baseId!, ...(node.version !== undefined ? { version: node.version } : {}) },
+        principal,
+        node.policyId !== undefined
+          ? { recordId: node.policyId }
+          : { baseId: node.baseId!, ...(node.version !== undefined ? { version: node.version } : {}) },
       );
-      return { policyId: entry.recordId, version: entry.version, run: (data) => this.evaluate(entry, data, trace) };
+      return {
+        policyId: entry.recordId,
+        version: entry.version,
+        run: (data, budget) => this.evaluate(principal, entry, data, trace, budget),
+      };
     } catch (err) {
       if (!isArbiterError(err, 'not_found')) throw err;
       const error = err.message;
@@ -111,16 +124,29 @@ export class StoredRunner {
     }
   }
 
-  private async evaluate(entry: LivePolicyRecordEntry, data: Record<string, unknown>, trace: boolean) {
-    const outcome = await this.deps.pool.runStored({
-      hash: entry.ruleHash,
-      rule: entry.rule,
-      schema: entry.schema !== null && entry.schemaHash !== null ? { hash: entry.schemaHash, schema: entry.schema } : null,
-      data,
-      trace,
-    });
+  /** Runs one policy record within what is left of `budget` (advancing its `used`). */
+  private async evaluate(
+    principal: Principal,
+    entry: LivePolicyRecordEntry,
+    data: Record<string, unknown>,
+    trace: boolean,
+    budget: FlowStepBudget,
+  ) {
+    const outcome = await this.deps.pool.runStored(
+      principal,
+      {
+        hash: entry.ruleHash,
+        rule: entry.rule,
+        schema: entry.schema !== null && entry.schemaHash !== null ? { hash: entry.schemaHash, schema: entry.schema } : null,
+        data,
+        trace,
+      },
+      budget,
+    );
     this.deps.metrics.countCache(outcome.cache);
-    return { ...outcome.response, outcomes: outcome.response.outcomes ?? {} };
+    const response = outcome.response;
+    if (response.errorCode === 'budget_exceeded') this.deps.metrics.budgetExceeded.inc();
+    return { ...response, trace: capTrace(response.trace, this.deps.limits.maxTraceBytes), outcomes: response.outcomes ?? {} };
   }
 
   private checkData(data: unknown): void {

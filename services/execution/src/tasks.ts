@@ -1,8 +1,17 @@
 import type { ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse } from '@arbiter/contracts';
 
+/**
+ * A run's step budget as it travels to a worker (LANGUAGE.md §8.1): `limit` steps in all, `used`
+ * already taken (by earlier nodes of the same flow run).
+ */
+export interface StepBudgetState {
+  limit: number;
+  used: number;
+}
+
 /** A message from the main thread to a pool worker. */
 export type EngineTask =
-  | { op: 'run'; rule: string; data: Record<string, unknown>; trace: boolean; now?: string }
+  | { op: 'run'; rule: string; data: Record<string, unknown>; trace: boolean; now?: string; budget: StepBudgetState }
   | StoredRunTask
   | { op: 'validate'; rule: string }
   | { op: 'explain'; rule: string }
@@ -20,6 +29,7 @@ export interface StoredRunTask {
   schema: { hash: string; schema: Record<string, unknown> } | null;
   data: Record<string, unknown>;
   trace: boolean;
+  budget: StepBudgetState;
 }
 
 /** Whether a worker compiled the rule for this task or found it in its cache. */
@@ -33,6 +43,8 @@ export interface RunOutcome {
   cache: CacheUse;
   /** The worker thread that ran the task. */
   threadId: number;
+  /** The budget's `used` after the evaluation (as it came when nothing was evaluated). */
+  steps: number;
 }
 
 /** The result type of each task kind. */

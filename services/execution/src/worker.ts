@@ -1,6 +1,6 @@
 import { threadId, workerData } from 'node:worker_threads';
 import type { RunResponse } from '@arbiter/contracts';
-import { explain, listOperators, validate } from '@arbiter/rule-lang';
+import { explain, listOperators, StepBudget, validate } from '@arbiter/rule-lang';
 import { PolicyCache, type PolicyEntry } from './policy-cache.js';
 import { SchemaCache } from './schema-cache.js';
 import type { EngineTask, EngineTaskResult, RunOutcome, StoredRunTask, WorkerConfig } from './tasks.js';
@@ -26,21 +26,28 @@ export default function runTask(task: EngineTask): EngineTaskResult[EngineTask['
 
 function run(task: Extract<EngineTask, { op: 'run' }>): RunOutcome {
   const { hash, entry, cache: use } = cache.lookup(task.rule);
-  return { response: evaluate(entry, task), hash, cache: use, threadId };
+  const budget = new StepBudget(task.budget.limit, task.budget.used);
+  return { response: evaluate(entry, task, budget), hash, cache: use, threadId, steps: budget.used };
 }
 
 /** A stored policy: compiled policy by the registry's hash, data checked against the schema first. */
 function runStored(task: StoredRunTask): RunOutcome {
   const { hash, entry, cache: use } = cache.lookupHashed(task.hash, task.rule);
+  const budget = new StepBudget(task.budget.limit, task.budget.used);
   const mismatch = task.schema ? schemas.mismatch(task.schema.hash, task.schema.schema, task.data) : null;
   const response: RunResponse =
     mismatch === null
-      ? evaluate(entry, task)
+      ? evaluate(entry, task, budget)
       : { result: false, outcomes: {}, trace: task.trace ? [mismatch] : [], error: mismatch, errorCode: 'schema_mismatch' };
-  return { response, hash, cache: use, threadId };
+  return { response, hash, cache: use, threadId, steps: budget.used };
 }
 
-function evaluate(entry: PolicyEntry, task: { data: Record<string, unknown>; trace: boolean; now?: string }): RunResponse {
+/** Evaluates within `budget` (whose `used` it advances): past it, `budget_exceeded`, the worker unharmed. */
+function evaluate(
+  entry: PolicyEntry,
+  task: { data: Record<string, unknown>; trace: boolean; now?: string },
+  budget: StepBudget,
+): RunResponse {
   let response: RunResponse;
   if ('parseError' in entry) {
     const trace = task.trace ? [entry.parseError] : [];
@@ -48,6 +55,7 @@ function evaluate(entry: PolicyEntry, task: { data: Record<string, unknown>; tra
   } else {
     const r = entry.policy.evaluate(task.data, {
       trace: task.trace,
+      stepBudget: budget,
       ...(task.now !== undefined ? { now: new Date(task.now) } : {}),
     });
     response = {

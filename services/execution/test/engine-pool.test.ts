@@ -40,9 +40,9 @@ describe('EnginePool with the rule engine', () => {
   });
 
   it('validates, explains and lists operators in the worker', async () => {
-    expect(await pool.validate(ADULT_RULE)).toEqual({ valid: true, error: null });
-    expect((await pool.validate('nonsense')).valid).toBe(false);
-    const explained = await pool.explain(ADULT_RULE);
+    expect(await pool.validate(undefined, ADULT_RULE)).toEqual({ valid: true, error: null });
+    expect((await pool.validate(undefined, 'nonsense')).valid).toBe(false);
+    const explained = await pool.explain(undefined, ADULT_RULE);
     expect(explained).toMatchObject({ rule_count: 1, error: null, rules: [{ selector: 'user', outcome: 'adult' }] });
     const operators = await pool.operators();
     expect(operators.length).toBeGreaterThan(0);
@@ -51,7 +51,7 @@ describe('EnginePool with the rule engine', () => {
 });
 
 describe('EnginePool with several workers', () => {
-  const pool = new EnginePool({ size: 2, taskTimeoutMs: 5000, cacheSize: 10 });
+  const pool = new EnginePool({ size: 2, taskTimeoutMs: 5000, cacheSize: 10, perCallerMax: 100 });
   afterAll(() => pool.close());
 
   it('compiles a rule at most once per worker', async () => {
@@ -66,10 +66,44 @@ describe('EnginePool with several workers', () => {
   });
 });
 
-// The deadline runs from submission, so it also covers booting the replacement worker: keep it at
-// the production default rather than tight.
+describe('EnginePool step budget', () => {
+  const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10, stepBudget: 100_000, traceStepBudget: 1000 });
+  afterAll(() => pool.close());
+
+  it('stops a runaway evaluation with budget_exceeded (200-style result), the worker unharmed', async () => {
+    const warm = await run(pool, ADULT_RULE);
+    const started = performance.now();
+    const out = await pool.run({ rule: runawayRule(), data: runawayData, trace: false });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(out.response).toEqual({
+      result: false,
+      outcomes: {},
+      trace: [],
+      error: 'Budget exceeded: the evaluation needs more than 100000 steps',
+      errorCode: 'budget_exceeded',
+    });
+    expect(out.steps).toBe(100_000);
+    expect(out.threadId).toBe(warm.threadId);
+    const traced = await pool.run({ rule: runawayRule(), data: runawayData, trace: true });
+    expect(traced.response.error).toBe('Budget exceeded: the evaluation needs more than 1000 steps');
+    expect(traced.response.trace.at(-1)).toBe(`error: ${traced.response.error}`);
+    expect((await run(pool, ADULT_RULE)).threadId).toBe(warm.threadId);
+  });
+
+  it('runs a stored policy within what a shared budget has left, advancing it', async () => {
+    const budget = { limit: 100_000, used: 99_999 };
+    const task = { hash: ruleHash(ADULT_RULE), rule: ADULT_RULE, schema: null, data: { user: { age: 30 } }, trace: false };
+    expect((await pool.runStored(undefined, task, budget)).response.result).toBe(true);
+    expect(budget.used).toBe(100_000);
+    const out = await pool.runStored(undefined, task, budget);
+    expect(out.response.errorCode).toBe('budget_exceeded');
+    expect(budget.used).toBe(100_000);
+  });
+});
+
+// The deadline runs from when a worker starts the task; the step budget is set out of reach here.
 describe('EnginePool time-out', () => {
-  const pool = new EnginePool({ size: 1, taskTimeoutMs: 1000, cacheSize: 10 });
+  const pool = new EnginePool({ size: 1, taskTimeoutMs: 1000, cacheSize: 10, stepBudget: Number.MAX_SAFE_INTEGER });
   afterAll(() => pool.close());
 
   it('aborts a runaway evaluation with timeout, replacing the worker', async () => {
@@ -77,6 +111,7 @@ describe('EnginePool time-out', () => {
     const err = await rejection(pool.run({ rule: runawayRule(), data: runawayData, trace: false }));
     expect([err.code, err.status, err.message]).toEqual(['timeout', 504, 'evaluation took longer than 1000 ms']);
     expect(err.cause).toBeInstanceOf(Error);
+    while (pool.readyThreads < 1) await new Promise((resolve) => setTimeout(resolve, 20));
     const after = await run(pool, ADULT_RULE);
     expect(after.response.result).toBe(true);
     expect(after.threadId).not.toBe(warm.threadId);
@@ -90,8 +125,8 @@ describe('EnginePool plumbing (test-only worker)', () => {
   it('times out a worker that never returns and keeps serving', async () => {
     const pool = new EnginePool({ size: 1, taskTimeoutMs: 1000, cacheSize: 1, workerFile });
     try {
-      expect(isArbiterError(await rejection(pool.validate('spin')), 'timeout')).toBe(true);
-      expect(await pool.validate('ok')).toEqual({ echoed: { op: 'validate', rule: 'ok' } });
+      expect(isArbiterError(await rejection(pool.validate(undefined, 'spin')), 'timeout')).toBe(true);
+      expect(await pool.validate(undefined, 'ok')).toEqual({ echoed: { op: 'validate', rule: 'ok' } });
     } finally {
       await pool.close();
     }
@@ -100,9 +135,49 @@ describe('EnginePool plumbing (test-only worker)', () => {
   it('answers internal when the worker throws', async () => {
     const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile });
     try {
-      const err = await rejection(pool.validate('crash'));
+      const err = await rejection(pool.validate(undefined, 'crash'));
       expect([err.code, err.message]).toEqual(['internal', 'evaluation failed: validate']);
       expect((err.cause as Error).message).toBe('worker crashed');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('counts the deadline from when a worker starts a task: one queued behind a slow task does not time out', async () => {
+    const pool = new EnginePool({ size: 1, taskTimeoutMs: 1000, cacheSize: 1, workerFile, queueWaitMs: 5000 });
+    try {
+      // Three tasks of 600 ms each from three callers, submitted together: the last starts ~1200 ms
+      // after submission, past the 1000 ms deadline had it counted from there.
+      const started = performance.now();
+      const tasks = [1, 2, 3].map((i) => pool.validate({ orgId: 'o', userId: `u${i}`, role: 'viewer' }, 'busy:600'));
+      const results = await Promise.all(tasks);
+      expect(results).toHaveLength(3);
+      expect(performance.now() - started).toBeGreaterThan(1200);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('answers 503 to a task that waits longer than queueWaitMs for a thread, and 429 past the per-caller limit', async () => {
+    const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile, queueWaitMs: 200, perCallerMax: 2 });
+    try {
+      const alice = { orgId: 'o', userId: 'alice', role: 'viewer' as const, apiKeyId: 'k1' };
+      const slow = pool.validate(alice, 'busy:600');
+      const waiting = rejection(pool.validate({ orgId: 'o', userId: 'bob', role: 'viewer' }, 'ok'));
+      const queued = rejection(pool.validate(alice, 'ok'));
+      const over = await rejection(pool.validate(alice, 'ok'));
+      expect([over.code, over.status]).toEqual(['rate_limited', 429]);
+      expect(over.message).toBe('too many evaluations in progress for this caller (at most 2 at a time)');
+      const expired = await waiting;
+      expect([expired.code, expired.status, expired.message]).toEqual([
+        'dependency_unavailable',
+        503,
+        'no evaluation thread was free within 200 ms; try again shortly',
+      ]);
+      await slow;
+      expect((await queued).code).toBe('dependency_unavailable');
+      expect(pool.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+      expect(await pool.validate(alice, 'ok')).toEqual({ echoed: { op: 'validate', rule: 'ok' } });
     } finally {
       await pool.close();
     }
@@ -111,6 +186,6 @@ describe('EnginePool plumbing (test-only worker)', () => {
   it('refuses tasks once closed', async () => {
     const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile });
     await pool.close();
-    expect((await rejection(pool.validate('ok'))).code).toBe('dependency_unavailable');
+    expect((await rejection(pool.validate(undefined, 'ok'))).code).toBe('dependency_unavailable');
   });
 });

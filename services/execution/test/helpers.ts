@@ -1,34 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import type { ArbiterError } from '@arbiter/contracts';
 import { isArbiterError } from '@arbiter/contracts';
 import { createLogger } from '@arbiter/service-kit';
-import { Redis } from 'ioredis';
+import { deleteRedisKeys, randomPrefix as newPrefix, testServers } from '@arbiter/test-kit';
 
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+export const { nats: NATS_URL, redis: REDIS_URL } = testServers();
 
 /** A subject and Redis key prefix no other test file uses. */
-export function randomPrefix(): string {
-  return `test_${randomBytes(6).toString('hex')}`;
-}
+export const randomPrefix = (): string => newPrefix('test');
 
 export const silentLogger = () => createLogger({ service: 'execution-test', level: 'silent' });
 
 /** Deletes every Redis key under `prefix:`. */
-export async function dropKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL);
-  try {
-    const keys: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      keys.push(...batch);
-      cursor = next;
-    } while (cursor !== '0');
-    if (keys.length > 0) await redis.del(...keys);
-  } finally {
-    redis.disconnect();
-  }
+export function dropKeys(prefix: string): Promise<void> {
+  return deleteRedisKeys(REDIS_URL, `${prefix}:`);
 }
 
 /** The ArbiterError a promise rejects with. */
@@ -58,3 +42,6 @@ export function nested(depth: number): Record<string, unknown> {
   for (let i = 1; i < depth; i++) v = { a: v };
   return v;
 }
+
+/** Polls a check until it stops throwing, with a deadline (not a timing assertion). */
+export { eventually } from '@arbiter/test-kit';

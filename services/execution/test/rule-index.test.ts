@@ -30,7 +30,7 @@ describe('RuleIndex', () => {
     expect(h1).toMatchObject({ hash: 'h1', size: 120, runs: 2, compiles: 1 });
     expect(Date.parse(h1?.firstSeenAt ?? '')).not.toBeNaN();
     expect((h1?.lastSeenAt ?? '') >= (h1?.firstSeenAt ?? '')).toBe(true);
-    expect((await redis.smembers(index.setKey)).sort()).toEqual(['h1', 'h2']);
+    expect((await redis.zrange(index.setKey, 0, -1)).sort()).toEqual(['h1', 'h2']);
   });
 
   it('adds later runs and keeps the first-seen time', async () => {
@@ -39,6 +39,47 @@ describe('RuleIndex', () => {
     await index.flush();
     const after = await index.get('h1');
     expect(after).toMatchObject({ runs: 3, compiles: 1, firstSeenAt: before?.firstSeenAt });
+  });
+
+  it('gives every record and the set a TTL, renewed by each write', async () => {
+    const ttl = await redis.ttl(index.key('h1'));
+    expect(ttl).toBeGreaterThan(86_000);
+    expect(ttl).toBeLessThanOrEqual(86_400);
+    expect(await redis.ttl(index.setKey)).toBeGreaterThan(86_000);
+  });
+
+  it('keeps at most maxRules records: N distinct rules do not make N keys', async () => {
+    const own = `${prefix}_bounded`;
+    const bounded = new RuleIndex(redis, own, silentLogger(), 60_000, { maxRules: 5, ttlSeconds: 60 });
+    try {
+      for (let i = 0; i < 40; i++) {
+        bounded.note(`r${i}`, 10, true);
+        if (i % 10 === 9) await bounded.flush();
+      }
+      const keys = await redis.keys(`${own}:rule:*`);
+      expect(keys).toHaveLength(5);
+      expect(await redis.zcard(bounded.setKey)).toBe(5);
+      // the ones kept are from the last write (the most recently run)
+      const kept = await redis.zrange(bounded.setKey, 0, -1);
+      expect(kept.every((h) => Number(h.slice(1)) >= 30)).toBe(true);
+      for (const key of keys) expect(await redis.ttl(key)).toBeGreaterThan(0);
+    } finally {
+      await bounded.close();
+      await dropKeys(own);
+    }
+  });
+
+  it('counts at most maxRules distinct rules in memory between writes', async () => {
+    const own = `${prefix}_memory`;
+    const bounded = new RuleIndex(redis, own, silentLogger(), 60_000, { maxRules: 3, ttlSeconds: 60 });
+    try {
+      for (let i = 0; i < 10; i++) bounded.note(`m${i}`, 1, true);
+      await bounded.flush();
+      expect(await redis.zcard(bounded.setKey)).toBe(3);
+    } finally {
+      await bounded.close();
+      await dropKeys(own);
+    }
   });
 
   it('logs and drops counts when Redis refuses the write', async () => {

@@ -1,5 +1,5 @@
 import { ExecSubject, ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse, type ExecRunInput } from '@arbiter/contracts';
-import { connectBus, loadConfig, startOpsServer, type Bus } from '@arbiter/service-kit';
+import { connectBus, inProcessKit, loadConfig, startOpsServer, type Bus } from '@arbiter/service-kit';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecConfig } from '../src/config.js';
@@ -38,10 +38,13 @@ let exec: Execution;
 let client: Bus;
 const registry = new Registry();
 
-const run = (req: ExecRunInput) => client.request(ExecSubject.run, req, RunResponse);
+/** The caller of the tests' requests (every bus request carries one). */
+const tester = { orgId: 'acme', userId: 'tester', role: 'viewer' as const };
+const run = (req: Omit<ExecRunInput, 'principal'> & Partial<Pick<ExecRunInput, 'principal'>>) =>
+  client.request(ExecSubject.run, { principal: tester, ...req }, RunResponse);
 
 beforeAll(async () => {
-  exec = await startExecution(config(), { logger, registry, name: 'exec-test' });
+  exec = await startExecution(inProcessKit('exec-test', config(), { logger, metrics: registry }));
   client = await connectBus({ url: NATS_URL, prefix, name: 'exec-test-client', logger });
 });
 
@@ -57,13 +60,30 @@ describe('exec.run', () => {
     expect(reply).toEqual({
       result: true,
       outcomes: { adult: true },
-      trace: [
-        'rule "adult" [golden]',
-        '  if $.user.age = 30: is greater than or equal to 18 -> true',
-        '  => adult = true',
-        'result: true',
-      ],
+      trace: ['rule "adult" [golden]', '  if $.user.age = 30: is greater than or equal to 18 -> true', '  => adult = true', 'result: true'],
     });
+  });
+
+  it('cuts a trace larger than MAX_TRACE_BYTES, ending it with a marker, so the reply fits the bus', async () => {
+    // 14,000 items: the whole trace made a reply over NATS's 1 MiB max payload (answered 500 before)
+    const reply = await run({
+      rule: 'if any of o.items satisfies (its.p == 5) -> ok.',
+      data: { o: { items: Array(14_000).fill({ p: 1 }) } },
+    });
+    expect(reply.result).toBe(false);
+    expect(reply.trace.at(-2)).toMatch(/^… trace cut: \d+ more lines \(a trace is limited to 262144 bytes\)$/);
+    // 14,000 traced items also pass the traced step budget: the kept last line is that error.
+    expect(reply.errorCode).toBe('budget_exceeded');
+    expect(reply.trace.at(-1)).toBe(`error: ${reply.error}`);
+    expect(Buffer.byteLength(JSON.stringify(reply.trace))).toBeLessThan(262_144 + 200);
+  });
+
+  it('never reads a prototype member as data: every Object/Array.prototype name is a missing property unless the data has it', async () => {
+    for (const name of [...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Array.prototype)]) {
+      const rule = `if x.${name} == 1 -> ok.`;
+      expect((await run({ rule, data: { x: {} }, trace: false })).errorCode, name).toBe('missing_property');
+      expect((await run({ rule, data: { x: { [name]: 1 } }, trace: false })).result, name).toBe(true);
+    }
   });
 
   it('leaves the trace out when asked', async () => {
@@ -122,16 +142,30 @@ describe('exec.run', () => {
     const err = await rejection(run({ principal: auditorKey, rule: ADULT_RULE, data: { user: { age: 30 } } }));
     expect(err).toMatchObject({ code: 'forbidden', status: 403 });
     for (const subject of [ExecSubject.validate, ExecSubject.explain]) {
-      expect(await rejection(client.request(subject, { principal: auditorKey, rule: ADULT_RULE }, ValidateResponse))).toMatchObject({ code: 'forbidden' });
+      expect(await rejection(client.request(subject, { principal: auditorKey, rule: ADULT_RULE }, ValidateResponse))).toMatchObject({
+        code: 'forbidden',
+      });
     }
     const viewer = { orgId: 'acme', userId: 'vic', role: 'viewer' as const };
     expect((await run({ principal: viewer, rule: ADULT_RULE, data: { user: { age: 30 } } })).result).toBe(true);
   });
 
   it('answers bad_request for a malformed request', async () => {
-    const err = await rejection(client.request(ExecSubject.run, { rule: ADULT_RULE }, RunResponse));
+    const err = await rejection(client.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE }, RunResponse));
     expect(err.code).toBe('bad_request');
     expect(err.errors?.map((e) => e.path)).toEqual(['data']);
+  });
+
+  it('refuses a request that carries no principal (every bus request names its caller)', async () => {
+    for (const [subject, body] of [
+      [ExecSubject.run, { rule: ADULT_RULE, data: {} }],
+      [ExecSubject.validate, { rule: ADULT_RULE }],
+      [ExecSubject.operators, {}],
+    ] as const) {
+      const err = await rejection(client.request(subject, body, RunResponse));
+      expect(err.code, subject).toBe('bad_request');
+      expect(err.errors?.map((e) => e.path)).toContain('principal');
+    }
   });
 });
 
@@ -147,7 +181,8 @@ describe('compile cache and rule index', () => {
 
     await exec.index.flush();
     expect(await exec.index.get(ruleHash(rule))).toMatchObject({ size: Buffer.byteLength(rule), runs: 2, compiles: 1 });
-    expect(await exec.redis.sismember(`${prefix}:rules`, ruleHash(rule))).toBe(1);
+    expect(Number(await exec.redis.zscore(`${prefix}:rules`, ruleHash(rule)))).toBeGreaterThan(0);
+    expect(await exec.redis.ttl(exec.index.key(ruleHash(rule)))).toBeGreaterThan(0);
   });
 
   it('exposes the counters on /metrics', async () => {
@@ -156,6 +191,10 @@ describe('compile cache and rule index', () => {
       const text = await (await fetch(`http://127.0.0.1:${ops.port}/metrics`)).text();
       expect(text).toMatch(/^arbiter_exec_compiles_total [1-9]\d*$/m);
       expect(text).toMatch(/^arbiter_exec_cache_hits_total [1-9]\d*$/m);
+      expect(text).toMatch(/^arbiter_exec_queue_waiting 0$/m);
+      expect(text).toMatch(/^arbiter_exec_queue_running 0$/m);
+      expect(text).toMatch(/^arbiter_exec_queue_callers 0$/m);
+      expect(text).toMatch(/^arbiter_exec_budget_exceeded_total \d+$/m);
       expect((await fetch(`http://127.0.0.1:${ops.port}/readyz`)).status).toBe(200);
     } finally {
       await ops.close();
@@ -165,14 +204,17 @@ describe('compile cache and rule index', () => {
 
 describe('exec.validate, exec.explain, exec.operators', () => {
   it('validates a rule', async () => {
-    expect(await client.request(ExecSubject.validate, { rule: ADULT_RULE }, ValidateResponse)).toEqual({ valid: true, error: null });
-    const bad = await client.request(ExecSubject.validate, { rule: 'A **user** is' }, ValidateResponse);
+    expect(await client.request(ExecSubject.validate, { principal: tester, rule: ADULT_RULE }, ValidateResponse)).toEqual({
+      valid: true,
+      error: null,
+    });
+    const bad = await client.request(ExecSubject.validate, { principal: tester, rule: 'A **user** is' }, ValidateResponse);
     expect(bad.valid).toBe(false);
     expect(bad.error).toMatch(/^Parse error: /);
   });
 
   it('explains a rule', async () => {
-    const explained = await client.request(ExecSubject.explain, { rule: ADULT_RULE }, ExplainResponse);
+    const explained = await client.request(ExecSubject.explain, { principal: tester, rule: ADULT_RULE }, ExplainResponse);
     expect(explained).toMatchObject({
       rule_count: 1,
       error: null,
@@ -181,25 +223,99 @@ describe('exec.validate, exec.explain, exec.operators', () => {
   });
 
   it('lists the operators', async () => {
-    const operators = await client.request(ExecSubject.operators, {}, OperatorsResponse);
+    const operators = await client.request(ExecSubject.operators, { principal: tester }, OperatorsResponse);
     expect(operators.length).toBeGreaterThan(10);
     expect(operators.every((o) => o.forms.length > 0)).toBe(true);
   });
 
   it('refuses an oversized rule on validate and explain too', async () => {
     const rule = 'x'.repeat(1025);
-    expect((await rejection(client.request(ExecSubject.validate, { rule }, ValidateResponse))).code).toBe('payload_too_large');
-    expect((await rejection(client.request(ExecSubject.explain, { rule }, ExplainResponse))).code).toBe('payload_too_large');
+    expect((await rejection(client.request(ExecSubject.validate, { principal: tester, rule }, ValidateResponse))).code).toBe(
+      'payload_too_large',
+    );
+    expect((await rejection(client.request(ExecSubject.explain, { principal: tester, rule }, ExplainResponse))).code).toBe(
+      'payload_too_large',
+    );
+  });
+});
+
+describe('step budget', () => {
+  it('stops a runaway evaluation with budget_exceeded as a result, no time-out, the worker kept', async () => {
+    const before = (await exec.metrics.timeouts.get()).values[0]?.value ?? 0;
+    const started = performance.now();
+    const reply = await run({ rule: runawayRule(), data: runawayData, trace: false });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(reply).toEqual({
+      result: false,
+      outcomes: {},
+      trace: [],
+      error: 'Budget exceeded: the evaluation needs more than 1000000 steps',
+      errorCode: 'budget_exceeded',
+    });
+    const traced = await run({ rule: runawayRule(), data: runawayData });
+    expect(traced.error).toBe('Budget exceeded: the evaluation needs more than 10000 steps');
+    expect(traced.trace.length).toBeGreaterThan(1000);
+    expect((await exec.metrics.timeouts.get()).values[0]?.value ?? 0).toBe(before);
+    expect((await exec.metrics.budgetExceeded.get()).values[0]?.value).toBeGreaterThanOrEqual(2);
+    await expect(run({ rule: ADULT_RULE, data: { user: { age: 40 } } })).resolves.toMatchObject({ result: true });
+  });
+
+  it('is configurable (EXEC_STEP_BUDGET, EXEC_TRACE_STEP_BUDGET)', async () => {
+    const own = randomPrefix();
+    const instance = await startExecution(
+      inProcessKit('exec-budget', config({ NATS_SUBJECT_PREFIX: own, EXEC_STEP_BUDGET: '5', EXEC_TRACE_STEP_BUDGET: '3' }), {
+        logger,
+        metrics: new Registry(),
+      }),
+    );
+    const caller = await connectBus({ url: NATS_URL, prefix: own, name: 'exec-budget-client', logger });
+    try {
+      const rule = 'if any of x.n satisfies (its > 100) -> big.';
+      const ask = (n: number, trace: boolean) =>
+        caller.request(
+          ExecSubject.run,
+          { principal: tester, rule, data: { x: { n: Array.from({ length: n }, () => 1) } }, trace },
+          RunResponse,
+        );
+      // n elements: n comparisons + n element steps + n for the size of nothing (numbers cost nothing).
+      expect((await ask(2, false)).errorCode).toBeUndefined();
+      expect((await ask(3, false)).error).toBe('Budget exceeded: the evaluation needs more than 5 steps');
+      expect((await ask(1, true)).errorCode).toBeUndefined();
+      expect((await ask(2, true)).error).toBe('Budget exceeded: the evaluation needs more than 3 steps');
+    } finally {
+      await caller.close();
+      await instance.close();
+      await dropKeys(own);
+    }
   });
 });
 
 describe('time-out', () => {
-  it('aborts a runaway evaluation with timeout and keeps serving', async () => {
-    const before = (await exec.metrics.timeouts.get()).values[0]?.value ?? 0;
-    const err = await rejection(run({ rule: runawayRule(), data: runawayData, trace: false }));
-    expect([err.code, err.status, err.message]).toEqual(['timeout', 504, 'evaluation took longer than 1000 ms']);
-    expect((await exec.metrics.timeouts.get()).values[0]?.value).toBe(before + 1);
-    await expect(run({ rule: ADULT_RULE, data: { user: { age: 40 } } })).resolves.toMatchObject({ result: true });
+  it('aborts an evaluation past EXEC_TASK_TIMEOUT_MS (budget out of reach) with timeout and keeps serving', async () => {
+    const own = randomPrefix();
+    const metrics = new Registry();
+    const instance = await startExecution(
+      inProcessKit('exec-timeout', config({ NATS_SUBJECT_PREFIX: own, EXEC_STEP_BUDGET: String(Number.MAX_SAFE_INTEGER) }), {
+        logger,
+        metrics,
+      }),
+    );
+    const caller = await connectBus({ url: NATS_URL, prefix: own, name: 'exec-timeout-client', logger });
+    try {
+      const err = await rejection(
+        caller.request(ExecSubject.run, { principal: tester, rule: runawayRule(), data: runawayData, trace: false }, RunResponse),
+      );
+      expect([err.code, err.status, err.message]).toEqual(['timeout', 504, 'evaluation took longer than 1000 ms']);
+      expect((await instance.metrics.timeouts.get()).values[0]?.value).toBe(1);
+      // The terminated worker's replacement takes no task until it has loaded the engine.
+      while (instance.pool.readyThreads < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      const after = { principal: tester, rule: ADULT_RULE, data: { user: { age: 40 } } };
+      await expect(caller.request(ExecSubject.run, after, RunResponse)).resolves.toMatchObject({ result: true });
+    } finally {
+      await caller.close();
+      await instance.close();
+      await dropKeys(own);
+    }
   });
 });
 
@@ -209,18 +325,25 @@ describe('replicas', () => {
     const registries = [new Registry(), new Registry()];
     const replicas = await Promise.all(
       registries.map((r, i) =>
-        startExecution(config({ NATS_SUBJECT_PREFIX: sharedPrefix }), { logger, registry: r, name: `replica-${i}` }),
+        // 40 requests at once from one (anonymous) caller: above the default per-caller limit.
+        startExecution(
+          inProcessKit(`replica-${i}`, config({ NATS_SUBJECT_PREFIX: sharedPrefix, EXEC_CALLER_MAX: '100' }), { logger, metrics: r }),
+        ),
       ),
     );
     const caller = await connectBus({ url: NATS_URL, prefix: sharedPrefix, name: 'replica-caller', logger });
     try {
       const count = 40;
       const replies = await Promise.all(
-        Array.from({ length: count }, (_, age) => caller.request(ExecSubject.run, { rule: ADULT_RULE, data: { user: { age } }, trace: false }, RunResponse)),
+        Array.from({ length: count }, (_, age) =>
+          caller.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE, data: { user: { age } }, trace: false }, RunResponse),
+        ),
       );
       expect(replies.map((r) => r.result)).toEqual(Array.from({ length: count }, (_, age) => age >= 18));
       const served = await Promise.all(
-        replicas.map(async (e) => ((await e.metrics.compiles.get()).values[0]?.value ?? 0) + ((await e.metrics.cacheHits.get()).values[0]?.value ?? 0)),
+        replicas.map(
+          async (e) => ((await e.metrics.compiles.get()).values[0]?.value ?? 0) + ((await e.metrics.cacheHits.get()).values[0]?.value ?? 0),
+        ),
       );
       expect(served[0] + served[1]).toBe(count);
       expect(served[0]).toBeGreaterThan(0);
@@ -236,13 +359,19 @@ describe('replicas', () => {
 describe('close', () => {
   it('stops answering: callers get dependency_unavailable', async () => {
     const closePrefix = randomPrefix();
-    const instance = await startExecution(config({ NATS_SUBJECT_PREFIX: closePrefix }), { logger, registry: new Registry() });
+    const instance = await startExecution(
+      inProcessKit('execution', config({ NATS_SUBJECT_PREFIX: closePrefix }), { logger, metrics: new Registry() }),
+    );
     const caller = await connectBus({ url: NATS_URL, prefix: closePrefix, name: 'close-caller', logger });
     try {
-      await expect(caller.request(ExecSubject.run, { rule: ADULT_RULE, data: { user: { age: 1 } } }, RunResponse)).resolves.toMatchObject({ result: false });
+      await expect(
+        caller.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE, data: { user: { age: 1 } } }, RunResponse),
+      ).resolves.toMatchObject({
+        result: false,
+      });
       await instance.close();
       expect(instance.ready()).toBe(false);
-      const err = await rejection(caller.request(ExecSubject.run, { rule: ADULT_RULE, data: {} }, RunResponse));
+      const err = await rejection(caller.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE, data: {} }, RunResponse));
       expect(err.code).toBe('dependency_unavailable');
     } finally {
       await caller.close();

@@ -22,9 +22,9 @@ import {
   type Principal,
   type StoredRunInput,
 } from '@arbiter/contracts';
-import { connectBus, loadConfig, type Bus } from '@arbiter/service-kit';
+import { connectBus, inProcessKit, loadConfig, RedisOutbox, type Bus } from '@arbiter/service-kit';
+import { testServers } from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
 import knex from 'knex';
 import { Registry } from 'prom-client';
@@ -33,17 +33,17 @@ import { z } from 'zod';
 import { ExecConfig } from '../src/config.js';
 import { ExecutedEvents } from '../src/executed-events.js';
 import { ExecMetrics } from '../src/metrics.js';
-import { startExecution, type Execution } from '../src/service.js';
-import { dropKeys, NATS_URL, randomPrefix, rejection, REDIS_URL, silentLogger } from './helpers.js';
+import { executedOutboxKey, startExecution, type Execution } from '../src/service.js';
+import { dropKeys, eventually, NATS_URL, randomPrefix, rejection, REDIS_URL, silentLogger } from './helpers.js';
 
-const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const PG_URL = testServers().postgres;
 const prefix = randomPrefix();
 const database = `arbiter_exec_test_${randomBytes(5).toString('hex')}`;
 const logger = silentLogger();
 const metrics = new Registry();
 
 interface RunningRegistry {
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 let registry: RunningRegistry;
@@ -58,7 +58,8 @@ const ADULT = 'An **applicant** is adult if the __age__ of the **applicant** is 
 
 const reg = <T>(subject: string, payload: Record<string, unknown>, reply: z.ZodType<T>) =>
   client.request(subject, { principal: acme, ...payload }, reply, { timeoutMs: 20_000 });
-const createPolicy = (rule: string, schema: Record<string, unknown> | null = null) => reg(RegistrySubject.policyCreate, { name: 'p', rule, schema }, PolicyRecord);
+const createPolicy = (rule: string, schema: Record<string, unknown> | null = null) =>
+  reg(RegistrySubject.policyCreate, { name: 'p', rule, schema }, PolicyRecord);
 const runPolicy = (subject: string, req: StoredRunInput) => client.request(subject, req, StoredPolicyRunResponse);
 const runFlow = (subject: string, req: StoredRunInput) => client.request(subject, req, StoredFlowRunResponse);
 
@@ -71,15 +72,35 @@ beforeAll(async () => {
   const dbUrl = new URL(PG_URL);
   dbUrl.pathname = `/${database}`;
   // The registry is another workspace package with no library entry: load its build directly.
-  const { startRegistry } = (await import('../../registry/dist/service.js')) as typeof import('../../registry/dist/service.js');
-  const { RegistryConfig } = (await import('../../registry/dist/config.js')) as typeof import('../../registry/dist/config.js');
+  const { startRegistry } = await import('../../registry/dist/service.js');
+  const { RegistryConfig } = await import('../../registry/dist/config.js');
   registry = await startRegistry(
-    RegistryConfig.parse({ NATS_URL, REDIS_URL, DATABASE_URL: dbUrl.toString(), NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: 'silent', REGISTRY_OUTBOX_INTERVAL_MS: '100' }),
-    logger,
+    inProcessKit(
+      'registry',
+      RegistryConfig.parse({
+        NATS_URL,
+        REDIS_URL,
+        DATABASE_URL: dbUrl.toString(),
+        NATS_SUBJECT_PREFIX: prefix,
+        LOG_LEVEL: 'silent',
+        REGISTRY_OUTBOX_INTERVAL_MS: '100',
+      }),
+      { logger },
+    ),
   );
   exec = await startExecution(
-    loadConfig(ExecConfig, { NATS_URL, REDIS_URL, NATS_SUBJECT_PREFIX: prefix, EXEC_POOL_SIZE: '1', EXEC_INDEX_FLUSH_MS: '600000', EVENTS_FLUSH_MS: '100' }),
-    { logger, registry: metrics, name: 'exec-stored-test' },
+    inProcessKit(
+      'exec-stored-test',
+      loadConfig(ExecConfig, {
+        NATS_URL,
+        REDIS_URL,
+        NATS_SUBJECT_PREFIX: prefix,
+        EXEC_POOL_SIZE: '1',
+        EXEC_INDEX_FLUSH_MS: '600000',
+        EVENTS_FLUSH_MS: '100',
+      }),
+      { logger, metrics: metrics },
+    ),
   );
   client = await connectBus({ url: NATS_URL, prefix, name: 'exec-stored-test-client', logger });
   redis = new Redis(REDIS_URL);
@@ -88,7 +109,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await exec?.close();
-  await registry?.stop();
+  await registry?.close();
   await jsm?.streams.delete(eventStreamName(prefix)).catch(() => undefined);
   await client?.close();
   redis?.disconnect();
@@ -130,10 +151,14 @@ describe('stored policy runs', () => {
     const p = await createPolicy(ADULT);
     const data = { applicant: { age: 30 } };
     expect((await rejection(runPolicy(StoredRunSubject.policyByBase, { principal: globex, id: p.baseId, data }))).code).toBe('not_found');
-    expect((await rejection(runPolicy(StoredRunSubject.policyByRecord, { principal: globex, id: p.policyId, data }))).code).toBe('not_found');
+    expect((await rejection(runPolicy(StoredRunSubject.policyByRecord, { principal: globex, id: p.policyId, data }))).code).toBe(
+      'not_found',
+    );
     expect((await rejection(runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: 'nope', data }))).code).toBe('not_found');
     expect((await rejection(runFlow(StoredRunSubject.flowByRecord, { principal: acme, id: p.policyId, data }))).code).toBe('not_found');
-    const unknown = await rejection(runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: '019a0000-0000-7000-8000-000000000001', data }));
+    const unknown = await rejection(
+      runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: '019a0000-0000-7000-8000-000000000001', data }),
+    );
     expect(unknown.code).toBe('not_found');
     await reg(RegistrySubject.policyDelete, { policyId: p.policyId }, z.unknown());
     const deleted = await rejection(runPolicy(StoredRunSubject.policyByRecord, { principal: acme, id: p.policyId, data }));
@@ -156,25 +181,39 @@ describe('stored policy runs', () => {
       version: null,
     });
     const extra = await createPolicy(ADULT, { type: 'object', additionalProperties: false, properties: { applicant: {} } });
-    const unexpected = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: extra.baseId, data: { applicant: { age: 20 }, x: 1 } });
+    const unexpected = await runPolicy(StoredRunSubject.policyByBase, {
+      principal: acme,
+      id: extra.baseId,
+      data: { applicant: { age: 20 }, x: 1 },
+    });
     expect(unexpected.error).toBe('Schema mismatch: `x`: is not allowed by the schema');
-    expect((await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age: 20 } } })).result).toBe(true);
+    expect(
+      (await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age: 20 } } })).result,
+    ).toBe(true);
   });
 
   it('runs a published version by base and the draft by its own id', async () => {
     const draft = await createPolicy(ADULT);
     const v1 = (await reg(RegistrySubject.policyUpdate, { policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;
-    const reply = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: draft.baseId, data: { applicant: { age: 30 } }, trace: false });
+    const reply = await runPolicy(StoredRunSubject.policyByBase, {
+      principal: acme,
+      id: draft.baseId,
+      data: { applicant: { age: 30 } },
+      trace: false,
+    });
     expect(reply).toMatchObject({ result: true, trace: [], policyId: v1.policyId, version: 1 });
   });
 });
 
 describe('flows', () => {
-  const flowOf = (node: Record<string, unknown>): FlowDefinition =>
-    ({
-      start: 'n1',
-      nodes: { n1: { type: 'policy', ...node, onTrue: 'yes', onFalse: 'no' }, yes: { type: 'return', value: true }, no: { type: 'custom', outcome: 'refer' } },
-    }) as FlowDefinition;
+  const flowOf = (node: Record<string, unknown>): FlowDefinition => ({
+    start: 'n1',
+    nodes: {
+      n1: { type: 'policy', ...node, onTrue: 'yes', onFalse: 'no' },
+      yes: { type: 'return', value: true },
+      no: { type: 'custom', outcome: 'refer' },
+    },
+  });
 
   it('runs a stored flow whose node resolves through the index', async () => {
     const p = await createPolicy(ADULT);
@@ -184,13 +223,20 @@ describe('flows', () => {
       result: 'refer',
       flowId: flow.flowId,
       version: null,
-      path: [{ nodeId: 'n1', policyId: p.policyId, version: null, result: false }, { nodeId: 'no', type: 'custom', result: 'refer' }],
+      path: [
+        { nodeId: 'n1', policyId: p.policyId, version: null, result: false },
+        { nodeId: 'no', type: 'custom', result: 'refer' },
+      ],
     });
   });
 
   it('tests an ad hoc definition: validation_failed lists every problem; a missing policy stops the flow as a result', async () => {
     const invalid = await rejection(
-      client.request(StoredRunSubject.flowTest, { principal: acme, definition: { start: 'x', nodes: { n1: { type: 'return', value: true } } }, data: {} } satisfies FlowTestInput, FlowRunResponse),
+      client.request(
+        StoredRunSubject.flowTest,
+        { principal: acme, definition: { start: 'x', nodes: { n1: { type: 'return', value: true } } }, data: {} } satisfies FlowTestInput,
+        FlowRunResponse,
+      ),
     );
     expect(invalid.code).toBe('validation_failed');
     expect(invalid.errors?.map((e) => e.code)).toEqual(['missing_start']);
@@ -199,14 +245,61 @@ describe('flows', () => {
       { principal: acme, definition: flowOf({ policyId: '019a0000-0000-7000-8000-000000000002' }), data: {} } satisfies FlowTestInput,
       FlowRunResponse,
     );
-    expect(missing).toMatchObject({ result: false, errorCode: 'policy_not_found', error: 'node `n1`: policy `019a0000-0000-7000-8000-000000000002` not found' });
+    expect(missing).toMatchObject({
+      result: false,
+      errorCode: 'policy_not_found',
+      error: 'node `n1`: policy `019a0000-0000-7000-8000-000000000002` not found',
+    });
+  });
+});
+
+describe('step budget', () => {
+  // Per node: one comparison and one element step per item (numbers cost nothing more).
+  const SCAN = 'if any of x.n satisfies (its > 100) -> big.';
+  const twoNodes = (baseId: string): FlowDefinition => ({
+    start: 'n1',
+    nodes: {
+      n1: { type: 'policy', baseId, onTrue: 'yes', onFalse: 'n2' },
+      n2: { type: 'policy', baseId, onTrue: 'yes', onFalse: 'no' },
+      yes: { type: 'return', value: true },
+      no: { type: 'return', value: false },
+    },
+  });
+  const items = (n: number) => ({ x: { n: Array.from({ length: n }, () => 1) } });
+
+  it("shares one budget between a flow's nodes: each fits alone, together they exceed it", async () => {
+    const p = await createPolicy(SCAN);
+    const test = (n: number, trace: boolean) =>
+      client.request(
+        StoredRunSubject.flowTest,
+        { principal: acme, definition: twoNodes(p.baseId), data: items(n), trace } satisfies FlowTestInput,
+        FlowRunResponse,
+      );
+    // Traced: 10,000 steps (EXEC_TRACE_STEP_BUDGET). 2 × 2 × 2,000 = 8,000 fits.
+    expect(await test(2000, true)).toMatchObject({ result: false, path: [{ nodeId: 'n1' }, { nodeId: 'n2' }, { nodeId: 'no' }] });
+    // 2 × 3,000 = 6,000 steps a node: n1 fits, n2 has only 4,000 left.
+    const over = await test(3000, true);
+    expect(over).toMatchObject({
+      result: false,
+      errorCode: 'budget_exceeded',
+      error: 'node `n2`: Budget exceeded: the evaluation needs more than 10000 steps',
+    });
+    expect(over.nodes.map((n) => [n.nodeId, n.errorCode ?? null])).toEqual([
+      ['n1', null],
+      ['n2', 'budget_exceeded'],
+    ]);
+    // Untraced: 1,000,000 steps (EXEC_STEP_BUDGET).
+    expect((await test(3000, false)).errorCode).toBeUndefined();
+    const run = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: items(6000) });
+    expect([run.errorCode, run.error]).toEqual(['budget_exceeded', 'Budget exceeded: the evaluation needs more than 10000 steps']);
   });
 });
 
 describe('executed events', () => {
   it('aggregates runs per record and actor and publishes them on the stream', async () => {
     const p = await createPolicy(ADULT);
-    for (const age of [30, 30, 1]) await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age } } });
+    for (const age of [30, 30, 1])
+      await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age } } });
     await runPolicy(StoredRunSubject.policyByRecord, { principal: acme, id: p.policyId, data: {} });
     const name = eventStreamName(prefix);
     let mine: ArbiterEvent[] = [];
@@ -222,7 +315,12 @@ describe('executed events', () => {
       }
       mine = mine.filter((e) => e.resource.id === p.policyId);
     }
-    expect({ count: total('count'), trueCount: total('trueCount'), falseCount: total('falseCount'), errorCount: total('errorCount') }).toEqual({
+    expect({
+      count: total('count'),
+      trueCount: total('trueCount'),
+      falseCount: total('falseCount'),
+      errorCount: total('errorCount'),
+    }).toEqual({
       count: 4,
       trueCount: 2,
       falseCount: 1,
@@ -239,25 +337,72 @@ describe('executed events', () => {
     }
   });
 
-  it('keeps events for retry while the stream is unreachable, bounded, and publishes them once it is back', async () => {
-    const otherPrefix = randomPrefix();
-    const nc = await connect({ servers: NATS_URL });
+  it('keeps closed windows in memory, bounded, while the outbox cannot be written, and writes them once it can', async () => {
     const m = new ExecMetrics(new Registry());
-    const events = new ExecutedEvents(nc, otherPrefix, logger, m, { flushMs: 600_000, batchMax: 1000, bufferMax: 2, publishTimeoutMs: 500 });
-    const run = (id: string) => ({ resource: { type: 'policy' as const, id, baseId: id }, version: 1, via: 'base' as const, result: true, error: false });
+    const written: ArbiterEvent[][] = [];
+    let outboxUp = false;
+    const sink = {
+      enqueue: (batch: readonly ArbiterEvent[]) => {
+        if (!outboxUp) return Promise.reject(new Error('Redis is down'));
+        written.push([...batch]);
+        return Promise.resolve();
+      },
+    };
+    const events = new ExecutedEvents(sink, logger, m, { flushMs: 600_000, batchMax: 1000, bufferMax: 2 });
+    const run = (id: string) => ({
+      resource: { type: 'policy' as const, id, baseId: id },
+      version: 1,
+      via: 'base' as const,
+      result: true,
+      error: false,
+    });
     for (const id of ['a', 'b', 'c']) events.record(acme, run(id));
     await events.flush();
     expect(events.pending).toBe(2);
     expect((await m.eventsDropped.get()).values[0]?.value).toBe(1);
-    const name = eventStreamName(otherPrefix);
-    await jsm.streams.add({ name, subjects: [`${otherPrefix}.events.>`] });
-    try {
-      await events.flush();
-      expect(events.pending).toBe(0);
-      expect((await jsm.streams.info(name)).state.messages).toBe(2);
-    } finally {
-      await events.close();
-      await jsm.streams.delete(name);
-    }
+    outboxUp = true;
+    await events.flush();
+    expect(events.pending).toBe(0);
+    expect(written.flat().map((e) => e.resource.id)).toEqual(['b', 'c']);
+    expect((await m.eventsQueued.get()).values[0]?.value).toBe(2);
+    await events.close();
   });
+
+  it('leaves the events of a stopped service in its outbox, published by the next one to start', async () => {
+    const otherPrefix = randomPrefix();
+    const kitConfig = loadConfig(ExecConfig, {
+      NATS_URL,
+      REDIS_URL,
+      NATS_SUBJECT_PREFIX: otherPrefix,
+      EXEC_POOL_SIZE: '1',
+      // The pool's first task (loading the engine) counts against the task deadline: room for a busy machine.
+      EXEC_TASK_TIMEOUT_MS: '10000',
+      EVENTS_FLUSH_MS: '600000',
+    });
+    const outbox = new RedisOutbox(redis, executedOutboxKey(otherPrefix));
+    const name = eventStreamName(otherPrefix);
+    try {
+      await outbox.enqueue([
+        {
+          eventId: '019a0000-0000-7000-8000-00000000e001',
+          orgId: 'acme',
+          kind: 'executed',
+          at: new Date().toISOString(),
+          actor: { userId: 'u' },
+          resource: { type: 'policy', id: 'p' },
+          details: {},
+        },
+      ]);
+      const other = await startExecution(inProcessKit('execution', kitConfig, { logger, metrics: new Registry() }));
+      try {
+        await eventually(async () => expect((await jsm.streams.info(name)).state.messages).toBe(1));
+        await eventually(async () => expect(await redis.xlen(executedOutboxKey(otherPrefix))).toBe(0));
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await jsm.streams.delete(name).catch(() => undefined);
+      await dropKeys(otherPrefix);
+    }
+  }, 60_000);
 });

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { isArbiterError } from '@arbiter/contracts';
-import { readConfig } from './config.js';
-import { ensureDatabase, migrateLatest, openDatabase } from './db/database.js';
+import { ConfigError, ensureDatabase, loadConfig, openDatabase } from '@arbiter/service-kit';
+import { GatewayConfig } from './config.js';
+import { migrateGateway } from './migrate.js';
 import { BOOTSTRAP_ADMIN_USER, createOrgWithAdmin } from './identity/bootstrap.js';
 
 const USAGE = 'usage: admin create-org <orgId> [--admin <userId>]';
@@ -10,7 +11,11 @@ const USAGE = 'usage: admin create-org <orgId> [--admin <userId>]';
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { admin: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { admin: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     return 2;
@@ -21,11 +26,18 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return values.help ? 0 : 2;
   }
-  const config = readConfig();
-  await ensureDatabase(config.databaseUrl);
-  const db = openDatabase(config.databaseUrl, 2);
+  let config: GatewayConfig;
   try {
-    await migrateLatest(db);
+    config = loadConfig(GatewayConfig);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`error: ${err.message}\n`);
+    return 1;
+  }
+  await ensureDatabase(config.DATABASE_URL, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
+  const db = openDatabase(config.DATABASE_URL, { poolMax: 2, connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
+  try {
+    await migrateGateway(db);
     const created = await createOrgWithAdmin(db, orgId, values.admin ?? BOOTSTRAP_ADMIN_USER);
     process.stdout.write(
       `Created org \`${created.orgId}\` with admin \`${created.userId}\`.\nAdmin API key (shown once, store it now):\n  ${created.key}\n`,

@@ -2,33 +2,43 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { GatewayConfig } from './config.js';
+import { pingDatabase, type EventOutbox } from '@arbiter/service-kit';
+import type { AppSettings } from './config.js';
 import type { EngineClient } from './engine-client.js';
 import { registerOpenApi } from './http/openapi.js';
-import { installProblemHandlers } from './http/problem.js';
+import { clientErrorHandler, installProblemHandlers, sendProblem } from './http/problem.js';
+import { installJsonBodyParser } from './http/json-body.js';
 import { RateBuckets } from './http/rate-count.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { Authenticator } from './identity/authenticator.js';
 import { createTokenVerifier } from './identity/jwt.js';
+import { KeyUsage } from './identity/key-usage.js';
 import { IdentityService } from './identity/identity-service.js';
 import { ApiKeyCache } from './identity/key-cache.js';
-import { pingDatabase } from './db/database.js';
 import { engineRoutes } from './routes/engine-routes.js';
-import { healthRoutes, type MetricsSource, type ReadinessCheck } from './routes/health-routes.js';
+import { healthRoutes, type ReadinessCheck } from './routes/health-routes.js';
+import { instrumentRequests } from './http/metrics.js';
+import type { Registry } from 'prom-client';
 import { identityRoutes } from './routes/identity-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
 import { storedRunRoutes } from './routes/stored-run-routes.js';
 import type { RunnerClient } from './runner-client.js';
 import type { McpForwarder } from './mcp-forwarder.js';
-import type { EventSink } from './events/event-sink.js';
+import { gatewayOutbox } from './events/outbox.js';
 import type { RegistryClient } from './registry-client.js';
 import { getOrgSettings } from './repositories/org-settings.js';
 import { groupRoutes } from './routes/group-routes.js';
 import { registryRoutes } from './routes/registry-routes.js';
+import type { AuditClient } from './audit-client.js';
+import { auditRoutes } from './routes/audit-routes.js';
+import { exportRoutes } from './routes/export-routes.js';
+import { restoreRoutes } from './routes/restore-routes.js';
+import { reviewRoutes } from './routes/review-routes.js';
+import type { GovernanceClient } from './governance-client.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
-export type AppConfig = Pick<GatewayConfig, 'jwt' | 'limits' | 'redisKeyPrefix' | 'apiKeyCacheTtlSeconds'> & Partial<Pick<GatewayConfig, 'trustProxy'>>;
+export type AppConfig = AppSettings;
 
 /** Everything the HTTP app needs; `main.ts` builds the real ones, tests their own. */
 export interface AppDeps {
@@ -47,20 +57,27 @@ export interface AppDeps {
   readonly runner?: RunnerClient;
   /** The registry service; the stored policy, flow and group routes are served only when given. */
   readonly registry?: RegistryClient;
-  /** Where the gateway's own audit events go (`assigned` of role changes); dropped when absent. */
-  readonly events?: EventSink;
+  /** The audit service; `/audit` and `/audit/export` are served only when given. */
+  readonly audit?: AuditClient;
+  /** The governance service; the review routes are served only when given (with a registry). */
+  readonly governance?: GovernanceClient;
+  /** The gateway's outbox for its own audit events (identity changes); without one they wait in the outbox table. */
+  readonly events?: EventOutbox<Knex.Transaction>;
   /** Extra readiness probes beyond database and Redis (e.g. the bus). */
   readonly readinessChecks?: readonly ReadinessCheck[];
-  /** Prometheus registry served at `/metrics`, when given. */
-  readonly metrics?: MetricsSource;
+  /** Prometheus registry the HTTP request metrics are registered in (served by the ops server on `OPS_PORT`, never on the API port). */
+  readonly metrics?: Registry;
   /** Version shown in the OpenAPI document. */
   readonly version?: string;
   /** Clock, for tests of expiry. */
   readonly now?: () => Date;
 }
 
+/** Longest path parameter (ids; user ids such as `auth0|abc`); longer → 400 `validation_failed`. */
+export const MAX_PARAM_LENGTH = 300;
+
 /** Probe paths whose requests are not logged. */
-const QUIET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
+const QUIET_PATHS = new Set(['/healthz', '/readyz']);
 
 /** fastify's `trustProxy`: a hop count becomes the function that trusts that many hops. */
 function trustProxyOption(trust: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -80,21 +97,36 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.limits.bodyLimitBytes,
     trustProxy: trustProxyOption(config.trustProxy ?? false),
     // /users/:userId must accept ids such as `auth0|abc`
-    routerOptions: { maxParamLength: 300 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // A bad URL or an over-long path parameter is found by the router before any route: answer it as a problem too.
+    frameworkErrors: (error, request, reply) => void sendProblem(request, reply, error),
+    // Requests Node's HTTP parser refuses (a body shorter than its content-length, a bad header) never reach fastify.
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
   // Bodies are JSON only: anything else (text/plain included) is 415.
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   installProblemHandlers(app);
   echoRequestId(app);
 
   const now = deps.now ?? (() => new Date());
   const buckets = new RateBuckets(config.redisKeyPrefix, config.limits.rateLimitWindowMs);
   const cache = new ApiKeyCache(deps.redis, config.redisKeyPrefix, config.apiKeyCacheTtlSeconds, buckets);
-  const authenticator = new Authenticator(deps.db, cache, createTokenVerifier(config.jwt), config.limits.authFailuresMax, now);
-  const identity = new IdentityService(deps.db, cache, now, deps.events);
+  const keyUsage = new KeyUsage(deps.db, (err, message) => deps.logger.warn({ err }, message), config.keyUsageFlushMs ?? 30_000, now);
+  app.addHook('onClose', () => keyUsage.close());
+  const authenticator = new Authenticator(
+    deps.db,
+    cache,
+    createTokenVerifier(config.jwt),
+    config.limits.authFailuresMax,
+    now,
+    (err, message) => deps.logger.warn({ err }, message),
+    keyUsage,
+  );
+  const identity = new IdentityService(deps.db, cache, deps.events ?? gatewayOutbox(deps.db).events, now, keyUsage);
 
   await registerRateLimit(app, { redis: deps.redis, buckets, max: config.limits.rateLimitMax });
   await registerOpenApi(app, deps.version ?? '0.1.0');
@@ -104,15 +136,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { name: 'redis', check: async () => void (await deps.redis.ping()) },
     ...(deps.readinessChecks ?? []),
   ];
-  await app.register(healthRoutes, { checks, ...(deps.metrics ? { metrics: deps.metrics } : {}) });
+  if (deps.metrics) instrumentRequests(app, deps.metrics);
+  await app.register(healthRoutes, { checks });
   await app.register(identityRoutes, { authenticator, identity });
   await app.register(engineRoutes, { authenticator, engine: deps.engine });
   if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp });
   if (deps.runner) await app.register(storedRunRoutes, { authenticator, runner: deps.runner });
   if (deps.registry) {
     const governanceApproval = async (orgId: string) => (await getOrgSettings(deps.db, orgId)).governanceApproval;
-    await app.register(registryRoutes, { authenticator, registry: deps.registry, governanceApproval });
+    const governance = deps.governance;
+    await app.register(registryRoutes, {
+      authenticator,
+      registry: deps.registry,
+      governanceApproval,
+      ...(governance ? { governance } : {}),
+    });
+    if (governance) await app.register(reviewRoutes, { authenticator, governance });
+    await app.register(restoreRoutes, { authenticator, registry: deps.registry });
+    await app.register(exportRoutes, { authenticator, registry: deps.registry });
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
   }
+  if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });
   return app;
 }

@@ -1,13 +1,13 @@
 import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
 import { OrgId } from '@arbiter/contracts';
-import { BaseConfig, loadConfig } from '@arbiter/service-kit';
+import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 import { MIN_API_KEY_LENGTH } from './identity/api-key-secret.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-/** Environment variables of the gateway and their defaults (README: Configuration). */
-const GatewayEnv = BaseConfig.extend({
+/** Environment of the gateway: the shared parts plus its own variables (README: Configuration). */
+export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig, OpsConfig], {
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
   REDIS_KEY_PREFIX: z.string().default('arbiter:gateway:'),
@@ -27,7 +27,10 @@ const GatewayEnv = BaseConfig.extend({
     .transform((v): boolean | number | string[] => {
       if (v === 'true' || v === 'false') return v === 'true';
       if (/^\d+$/.test(v)) return Number(v);
-      return v.split(',').map((a) => a.trim()).filter((a) => a !== '');
+      return v
+        .split(',')
+        .map((a) => a.trim())
+        .filter((a) => a !== '');
     }),
   RATE_LIMIT_WINDOW: z
     .string()
@@ -41,10 +44,19 @@ const GatewayEnv = BaseConfig.extend({
       return ms;
     }),
   API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
+  /** How often the time each API key was last used is written (one UPDATE for every key used since). */
+  KEY_USAGE_FLUSH_MS: positiveInt(30_000),
   ENGINE_TIMEOUT_MS: positiveInt(2000),
   MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),
   REGISTRY_TIMEOUT_MS: positiveInt(5000),
+  /** Deadline of an `audit.query` (one page of `GET /audit`, or of an export). */
+  AUDIT_TIMEOUT_MS: positiveInt(5000),
+  /** Deadline of a request to the governance service: above its own deadline for the registry (`GOVERNANCE_REGISTRY_TIMEOUT_MS`, 5000). */
+  GOVERNANCE_TIMEOUT_MS: positiveInt(8000),
+  /** How often the outbox relay sweeps for events left behind by another process (it runs right after each change, and retries every second while a publish fails). */
+  GATEWAY_OUTBOX_INTERVAL_MS: positiveInt(30_000),
 });
+export type GatewayConfig = z.infer<typeof GatewayConfig>;
 
 /** Settings of the JWT bearer credential; `undefined` key material disables bearer tokens. */
 export interface JwtSettings {
@@ -75,56 +87,37 @@ export interface HttpLimits {
   readonly authFailuresMax: number;
 }
 
-/** The typed configuration of the gateway process. */
-export interface GatewayConfig {
-  readonly port: number;
-  readonly host: string;
-  readonly databaseUrl: string;
-  readonly redisUrl: string;
-  readonly redisKeyPrefix: string;
-  readonly natsUrl: string;
-  readonly natsSubjectPrefix: string;
-  readonly logLevel: string;
+/** The options of the HTTP app ({@link buildApp}), grouped by concern: what it needs of the configuration. */
+export interface AppSettings {
   readonly jwt: JwtSettings;
-  readonly bootstrapAdminKey?: string;
-  readonly bootstrapOrg: string;
   readonly limits: HttpLimits;
-  /** fastify's `trustProxy`: which `X-Forwarded-For` hops to believe for the client address (`false`: none). */
-  readonly trustProxy: boolean | number | string[];
+  readonly redisKeyPrefix: string;
   readonly apiKeyCacheTtlSeconds: number;
-  readonly engineTimeoutMs: number;
-  /** How long `/mcp` waits for the mcp service (over the bus). */
-  readonly mcp: { readonly timeoutMs: number };
-  /** How long the stored policy, flow and group routes wait for the registry service (over the bus). */
-  readonly registryTimeoutMs: number;
+  /** How often API keys' `lastUsedAt` is written (batched; never a write per request). */
+  readonly keyUsageFlushMs?: number;
+  /** fastify's `trustProxy`: which `X-Forwarded-For` hops to believe for the client address (`false`: none). */
+  readonly trustProxy?: boolean | number | string[];
 }
 
-/** Reads the configuration from `env`; throws `ConfigError` naming every bad variable. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const e = loadConfig(GatewayEnv, env);
+/** The app's settings from the gateway's configuration. */
+export function appSettingsOf(c: GatewayConfig): AppSettings {
   return {
-    port: e.PORT,
-    host: e.HOST,
-    databaseUrl: e.DATABASE_URL,
-    redisUrl: e.REDIS_URL,
-    redisKeyPrefix: e.REDIS_KEY_PREFIX,
-    natsUrl: e.NATS_URL,
-    natsSubjectPrefix: e.NATS_SUBJECT_PREFIX,
-    logLevel: e.LOG_LEVEL,
     jwt: {
-      ...(e.AUTH_JWT_SECRET !== undefined ? { secret: e.AUTH_JWT_SECRET } : {}),
-      ...(e.AUTH_JWKS_URL !== undefined ? { jwksUrl: e.AUTH_JWKS_URL } : {}),
-      ...(e.AUTH_ISSUER !== undefined ? { issuer: e.AUTH_ISSUER } : {}),
-      ...(e.AUTH_AUDIENCE !== undefined ? { audience: e.AUTH_AUDIENCE } : {}),
-      orgClaim: e.AUTH_ORG_CLAIM,
+      ...(c.AUTH_JWT_SECRET !== undefined ? { secret: c.AUTH_JWT_SECRET } : {}),
+      ...(c.AUTH_JWKS_URL !== undefined ? { jwksUrl: c.AUTH_JWKS_URL } : {}),
+      ...(c.AUTH_ISSUER !== undefined ? { issuer: c.AUTH_ISSUER } : {}),
+      ...(c.AUTH_AUDIENCE !== undefined ? { audience: c.AUTH_AUDIENCE } : {}),
+      orgClaim: c.AUTH_ORG_CLAIM,
     },
-    ...(e.POLICY_BOOTSTRAP_ADMIN_KEY !== undefined ? { bootstrapAdminKey: e.POLICY_BOOTSTRAP_ADMIN_KEY } : {}),
-    bootstrapOrg: e.POLICY_BOOTSTRAP_ORG,
-    limits: { bodyLimitBytes: e.BODY_LIMIT_BYTES, rateLimitMax: e.RATE_LIMIT_MAX, rateLimitWindowMs: e.RATE_LIMIT_WINDOW, authFailuresMax: e.AUTH_FAILURES_MAX },
-    trustProxy: e.TRUST_PROXY,
-    apiKeyCacheTtlSeconds: e.API_KEY_CACHE_TTL_SECONDS,
-    engineTimeoutMs: e.ENGINE_TIMEOUT_MS,
-    mcp: { timeoutMs: e.MCP_FORWARD_TIMEOUT_MS },
-    registryTimeoutMs: e.REGISTRY_TIMEOUT_MS,
+    limits: {
+      bodyLimitBytes: c.BODY_LIMIT_BYTES,
+      rateLimitMax: c.RATE_LIMIT_MAX,
+      rateLimitWindowMs: c.RATE_LIMIT_WINDOW,
+      authFailuresMax: c.AUTH_FAILURES_MAX,
+    },
+    redisKeyPrefix: c.REDIS_KEY_PREFIX,
+    apiKeyCacheTtlSeconds: c.API_KEY_CACHE_TTL_SECONDS,
+    keyUsageFlushMs: c.KEY_USAGE_FLUSH_MS,
+    trustProxy: c.TRUST_PROXY,
   };
 }

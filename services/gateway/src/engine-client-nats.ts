@@ -13,6 +13,7 @@ import {
 } from '@arbiter/contracts';
 import type { Bus } from '@arbiter/service-kit';
 import type { EngineCallContext, EngineClient } from './engine-client.js';
+import { engineAnswer } from './engine-retry.js';
 
 /**
  * The production {@link EngineClient}: request/reply to the execution service on
@@ -28,25 +29,25 @@ export class NatsEngineClient implements EngineClient {
   /** Sends `exec.run` with the caller, whom the execution service re-checks. */
   run(principal: Principal, body: RunRequest, ctx?: EngineCallContext): Promise<RunResponse> {
     const payload: ExecRunInput = { principal, rule: body.rule, data: body.data };
-    return this.bus.request(ExecSubject.run, payload, RunResponse, this.options(ctx));
+    return engineAnswer(this.bus.request(ExecSubject.run, payload, RunResponse, this.options(ctx)));
   }
 
   /** Sends `exec.validate`. */
   validate(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ValidateResponse> {
     const payload: ExecRuleRequest = { principal, rule: body.rule };
-    return this.bus.request(ExecSubject.validate, payload, ValidateResponse, this.options(ctx));
+    return engineAnswer(this.bus.request(ExecSubject.validate, payload, ValidateResponse, this.options(ctx)));
   }
 
   /** Sends `exec.explain`. */
   explain(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ExplainResponse> {
     const payload: ExecRuleRequest = { principal, rule: body.rule };
-    return this.bus.request(ExecSubject.explain, payload, ExplainResponse, this.options(ctx));
+    return engineAnswer(this.bus.request(ExecSubject.explain, payload, ExplainResponse, this.options(ctx)));
   }
 
   /** Sends `exec.operators`. */
   operators(principal: Principal, ctx?: EngineCallContext): Promise<OperatorsResponse> {
     const payload: ExecOperatorsRequest = { principal };
-    return this.bus.request(ExecSubject.operators, payload, OperatorsResponse, this.options(ctx));
+    return engineAnswer(this.bus.request(ExecSubject.operators, payload, OperatorsResponse, this.options(ctx)));
   }
 
   private options(ctx: EngineCallContext | undefined) {

@@ -32,7 +32,10 @@ export class McpForwarder {
       principal,
       ...(request.method === 'POST' && request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
     };
-    const res = await this.bus.request(McpSubject.http, message, McpHttpResponse, { timeoutMs: this.timeoutMs, requestId: request.requestId });
+    const res = await this.bus.request(McpSubject.http, message, McpHttpResponse, {
+      timeoutMs: this.timeoutMs,
+      requestId: request.requestId,
+    });
     const out: Record<string, string> = {};
     for (const name of FORWARDED_RESPONSE_HEADERS) {
       const value = res.headers[name];

@@ -1,4 +1,8 @@
 import {
+  ExportPage,
+  ExportSubject,
+  type ExportPageRequest,
+  type ExportSection,
   DeleteBaseReply,
   EmptyReply,
   FlowDraftReply,
@@ -29,13 +33,17 @@ import {
   type GroupMemberRemoveRequest,
   type GroupMembersListRequest,
   type GroupUpdateRequest,
+  type ListDeletedRequest,
   type ListQuery,
   type ListRequest,
+  type RecordListQuery,
+  type RecordListRequest,
   type PolicyCreateRequest,
   type PolicyIdRequest,
   type PolicyUpdateRequest,
   type PolicyVersionsRequest,
   type Principal,
+  type RestoreRequest,
   type UpdateFlowBody,
   type UpdateGroupBody,
   type UpdatePolicyBody,
@@ -65,7 +73,12 @@ export interface RecordsClient<R, S, C, U> {
   /** Creates a base with its draft. */
   create(principal: Principal, body: C, ctx?: RegistryCallContext): Promise<R>;
   /** Updates a draft, or publishes it (`outcome: 'published'`). */
-  update(principal: Principal, recordId: string, body: U, ctx?: RegistryCallContext): Promise<{ outcome: 'updated' | 'published'; record: R }>;
+  update(
+    principal: Principal,
+    recordId: string,
+    body: U,
+    ctx?: RegistryCallContext,
+  ): Promise<{ outcome: 'updated' | 'published'; record: R }>;
   /** A draft or version by id. */
   get(principal: Principal, recordId: string, ctx?: RegistryCallContext): Promise<R>;
   /** A page of the base's draft and versions, given any record id of the base. */
@@ -73,9 +86,13 @@ export interface RecordsClient<R, S, C, U> {
   /** The base's existing draft (`created: false`) or a new one from the given version. */
   draft(principal: Principal, recordId: string, ctx?: RegistryCallContext): Promise<{ created: boolean; record: R }>;
   /** A page of the bases the caller sees. */
-  list(principal: Principal, query: ListQuery, ctx?: RegistryCallContext): Promise<Page<S>>;
+  list(principal: Principal, query: RecordListQuery, ctx?: RegistryCallContext): Promise<Page<S>>;
   /** Soft-deletes the base of any of its record ids. */
   remove(principal: Principal, recordId: string, ctx?: RegistryCallContext): Promise<void>;
+  /** Brings a soft-deleted base back (admin), given its base id or any record id; answers its current record. */
+  restore(principal: Principal, id: string, ctx?: RegistryCallContext): Promise<R>;
+  /** A page of the org's soft-deleted bases (admin). */
+  listDeleted(principal: Principal, query: ListQuery, ctx?: RegistryCallContext): Promise<Page<S>>;
 }
 
 /** Groups of policy and flow bases in the registry. */
@@ -110,6 +127,8 @@ export interface RegistryClient {
   readonly policies: PoliciesClient;
   readonly flows: FlowsClient;
   readonly groups: GroupsClient;
+  /** A page of one section of the caller's org for `GET /export` (admin; issue 15 item 6). */
+  exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage>;
 }
 
 /**
@@ -129,34 +148,49 @@ export class NatsRegistryClient implements RegistryClient {
   ) {
     const send = this.send.bind(this);
     this.policies = {
-      create: (principal, body, ctx) => send(RegistrySubject.policyCreate, { principal, ...body } satisfies PolicyCreateRequest, PolicyRecord, ctx),
+      create: (principal, body, ctx) =>
+        send(RegistrySubject.policyCreate, { principal, ...body } satisfies PolicyCreateRequest, PolicyRecord, ctx),
       update: (principal, policyId, body, ctx) =>
         send(RegistrySubject.policyUpdate, { principal, policyId, ...body } satisfies PolicyUpdateRequest, PolicyUpdateReply, ctx),
-      get: (principal, policyId, ctx) => send(RegistrySubject.policyGet, { principal, policyId } satisfies PolicyIdRequest, PolicyRecord, ctx),
+      get: (principal, policyId, ctx) =>
+        send(RegistrySubject.policyGet, { principal, policyId } satisfies PolicyIdRequest, PolicyRecord, ctx),
       versions: (principal, policyId, query, ctx) =>
         send(RegistrySubject.policyVersions, { principal, policyId, ...query } satisfies PolicyVersionsRequest, PolicyRecordPage, ctx),
-      draft: (principal, policyId, ctx) => send(RegistrySubject.policyDraft, { principal, policyId } satisfies PolicyIdRequest, PolicyDraftReply, ctx),
-      list: (principal, query, ctx) => send(RegistrySubject.policyList, { principal, ...query } satisfies ListRequest, PolicySummaryPage, ctx),
+      draft: (principal, policyId, ctx) =>
+        send(RegistrySubject.policyDraft, { principal, policyId } satisfies PolicyIdRequest, PolicyDraftReply, ctx),
+      list: (principal, query, ctx) =>
+        send(RegistrySubject.policyList, { principal, ...query } satisfies RecordListRequest, PolicySummaryPage, ctx),
       remove: async (principal, policyId, ctx) => {
         await send(RegistrySubject.policyDelete, { principal, policyId } satisfies PolicyIdRequest, DeleteBaseReply, ctx);
       },
+      restore: (principal, id, ctx) => send(RegistrySubject.policyRestore, { principal, id } satisfies RestoreRequest, PolicyRecord, ctx),
+      listDeleted: (principal, query, ctx) =>
+        send(RegistrySubject.policyListDeleted, { principal, ...query } satisfies ListDeletedRequest, PolicySummaryPage, ctx),
     };
     this.flows = {
-      create: (principal, body, ctx) => send(RegistrySubject.flowCreate, { principal, ...body } satisfies FlowCreateRequest, FlowRecord, ctx),
-      update: (principal, flowId, body, ctx) => send(RegistrySubject.flowUpdate, { principal, flowId, ...body } satisfies FlowUpdateRequest, FlowUpdateReply, ctx),
+      create: (principal, body, ctx) =>
+        send(RegistrySubject.flowCreate, { principal, ...body } satisfies FlowCreateRequest, FlowRecord, ctx),
+      update: (principal, flowId, body, ctx) =>
+        send(RegistrySubject.flowUpdate, { principal, flowId, ...body } satisfies FlowUpdateRequest, FlowUpdateReply, ctx),
       get: (principal, flowId, ctx) => send(RegistrySubject.flowGet, { principal, flowId } satisfies FlowIdRequest, FlowRecord, ctx),
       versions: (principal, flowId, query, ctx) =>
         send(RegistrySubject.flowVersions, { principal, flowId, ...query } satisfies FlowVersionsRequest, FlowRecordPage, ctx),
-      draft: (principal, flowId, ctx) => send(RegistrySubject.flowDraft, { principal, flowId } satisfies FlowIdRequest, FlowDraftReply, ctx),
-      list: (principal, query, ctx) => send(RegistrySubject.flowList, { principal, ...query } satisfies ListRequest, FlowSummaryPage, ctx),
+      draft: (principal, flowId, ctx) =>
+        send(RegistrySubject.flowDraft, { principal, flowId } satisfies FlowIdRequest, FlowDraftReply, ctx),
+      list: (principal, query, ctx) =>
+        send(RegistrySubject.flowList, { principal, ...query } satisfies RecordListRequest, FlowSummaryPage, ctx),
       remove: async (principal, flowId, ctx) => {
         await send(RegistrySubject.flowDelete, { principal, flowId } satisfies FlowIdRequest, DeleteBaseReply, ctx);
       },
+      restore: (principal, id, ctx) => send(RegistrySubject.flowRestore, { principal, id } satisfies RestoreRequest, FlowRecord, ctx),
+      listDeleted: (principal, query, ctx) =>
+        send(RegistrySubject.flowListDeleted, { principal, ...query } satisfies ListDeletedRequest, FlowSummaryPage, ctx),
     };
     this.groups = {
       create: (principal, body, ctx) => send(RegistrySubject.groupCreate, { principal, ...body } satisfies GroupCreateRequest, Group, ctx),
       get: (principal, groupId, ctx) => send(RegistrySubject.groupGet, { principal, groupId } satisfies GroupIdRequest, Group, ctx),
-      update: (principal, groupId, body, ctx) => send(RegistrySubject.groupUpdate, { principal, groupId, ...body } satisfies GroupUpdateRequest, Group, ctx),
+      update: (principal, groupId, body, ctx) =>
+        send(RegistrySubject.groupUpdate, { principal, groupId, ...body } satisfies GroupUpdateRequest, Group, ctx),
       remove: async (principal, groupId, ctx) => {
         await send(RegistrySubject.groupDelete, { principal, groupId } satisfies GroupIdRequest, EmptyReply, ctx);
       },
@@ -173,7 +207,17 @@ export class NatsRegistryClient implements RegistryClient {
     };
   }
 
-  private send<T>(subject: RegistrySubject, payload: unknown, reply: z.ZodType<T>, ctx: RegistryCallContext | undefined): Promise<T> {
+  exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage> {
+    const request: ExportPageRequest = { principal, section, ...(cursor !== undefined ? { cursor } : {}) };
+    return this.send(ExportSubject, request, ExportPage, ctx);
+  }
+
+  private send<T>(
+    subject: RegistrySubject | typeof ExportSubject,
+    payload: unknown,
+    reply: z.ZodType<T>,
+    ctx: RegistryCallContext | undefined,
+  ): Promise<T> {
     const opts: RequestOptions = { timeoutMs: this.timeoutMs, ...(ctx?.requestId !== undefined ? { requestId: ctx.requestId } : {}) };
     return this.bus.request(subject, payload, reply, opts);
   }

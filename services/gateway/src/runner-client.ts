@@ -11,6 +11,7 @@ import {
 } from '@arbiter/contracts';
 import type { Bus } from '@arbiter/service-kit';
 import type { EngineCallContext } from './engine-client.js';
+import { engineAnswer } from './engine-retry.js';
 
 /** What a stored run names: a base (its current runnable record) or an exact record. */
 export type RunBy = 'base' | 'record';
@@ -40,18 +41,18 @@ export class NatsRunnerClient implements RunnerClient {
   runPolicy(principal: Principal, by: RunBy, id: string, data: RunData, ctx?: EngineCallContext): Promise<StoredPolicyRunResponse> {
     const payload: StoredRunInput = { principal, id, data };
     const subject = by === 'base' ? StoredRunSubject.policyByBase : StoredRunSubject.policyByRecord;
-    return this.bus.request(subject, payload, StoredPolicyRunResponse, this.options(ctx));
+    return engineAnswer(this.bus.request(subject, payload, StoredPolicyRunResponse, this.options(ctx)));
   }
 
   runFlow(principal: Principal, by: RunBy, id: string, data: RunData, ctx?: EngineCallContext): Promise<StoredFlowRunResponse> {
     const payload: StoredRunInput = { principal, id, data };
     const subject = by === 'base' ? StoredRunSubject.flowByBase : StoredRunSubject.flowByRecord;
-    return this.bus.request(subject, payload, StoredFlowRunResponse, this.options(ctx));
+    return engineAnswer(this.bus.request(subject, payload, StoredFlowRunResponse, this.options(ctx)));
   }
 
   testFlow(principal: Principal, body: FlowTestBody, ctx?: EngineCallContext): Promise<FlowRunResponse> {
     const payload: FlowTestInput = { principal, definition: body.definition, data: body.data };
-    return this.bus.request(StoredRunSubject.flowTest, payload, FlowRunResponse, this.options(ctx));
+    return engineAnswer(this.bus.request(StoredRunSubject.flowTest, payload, FlowRunResponse, this.options(ctx)));
   }
 
   private options(ctx: EngineCallContext | undefined) {

@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { isArbiterError } from '@arbiter/contracts';
-import { ensureDatabase, migrateLatest } from '../src/db/database.js';
+import { ensureDatabase } from '@arbiter/service-kit';
+import { migrateGateway } from '../src/migrate.js';
 import { bootstrapIdentity, createOrgWithAdmin } from '../src/identity/bootstrap.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { startGateway, withKey } from './support/gateway.js';
@@ -31,7 +32,7 @@ const me = (key: string) => app.inject({ method: 'GET', url: '/me', headers: wit
 describe('first start', () => {
   it('creating the database and migrating again are no-ops', async () => {
     await ensureDatabase(db.url);
-    await migrateLatest(db.db);
+    await migrateGateway(db.db);
     const tables = await db.db.raw("select tablename from pg_tables where schemaname = 'public' order by 1");
     expect(tables.rows.map((r: { tablename: string }) => r.tablename)).toEqual(
       expect.arrayContaining(['api_keys', 'memberships', 'org_settings', 'orgs', 'users', 'gateway_knex_migrations']),
@@ -102,9 +103,13 @@ describe('create-org', () => {
     expect(stdout).toContain('Created org `cli-org` with admin `root`');
     expect((await me(key!)).json()).toMatchObject({ orgId: 'cli-org', userId: 'root', role: 'admin' });
 
-    const dup = await run(process.execPath, [script, 'create-org', 'cli-org'], { env: { ...process.env, DATABASE_URL: db.url } }).catch((e: { code: number; stderr: string }) => e);
+    const dup = await run(process.execPath, [script, 'create-org', 'cli-org'], { env: { ...process.env, DATABASE_URL: db.url } }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(dup).toMatchObject({ code: 1, stderr: 'error: org `cli-org` already exists\n' });
-    const usage = await run(process.execPath, [script], { env: { ...process.env, DATABASE_URL: db.url } }).catch((e: { code: number; stderr: string }) => e);
+    const usage = await run(process.execPath, [script], { env: { ...process.env, DATABASE_URL: db.url } }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(usage).toMatchObject({ code: 2 });
   });
 });

@@ -1,25 +1,33 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '@arbiter/service-kit';
-import { readConfig } from '../src/config.js';
+import { ConfigError, loadConfig } from '@arbiter/service-kit';
+import { appSettingsOf, GatewayConfig } from '../src/config.js';
 
-describe('readConfig', () => {
+/** The app settings the gateway derives from `env`, plus the configuration itself. */
+function readConfig(env: NodeJS.ProcessEnv) {
+  const config = loadConfig(GatewayConfig, env);
+  return { ...config, ...appSettingsOf(config) };
+}
+
+describe('the gateway configuration', () => {
   it('applies the documented defaults', () => {
     const c = readConfig({});
     expect(c).toMatchObject({
-      port: 8080,
-      host: '0.0.0.0',
-      databaseUrl: 'postgres://postgres@127.0.0.1:5432/policy_service',
-      redisUrl: 'redis://127.0.0.1:6379',
-      natsUrl: 'nats://127.0.0.1:4222',
-      natsSubjectPrefix: 'arbiter',
-      bootstrapOrg: 'default',
+      PORT: 8080,
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/policy_service',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      NATS_URL: 'nats://127.0.0.1:4222',
+      NATS_SUBJECT_PREFIX: 'arbiter',
+      POLICY_BOOTSTRAP_ORG: 'default',
+      OPS_PORT: 0,
       jwt: { orgClaim: 'org' },
       limits: { bodyLimitBytes: 1048576, rateLimitMax: 6000, rateLimitWindowMs: 60_000, authFailuresMax: 20 },
       trustProxy: false,
       apiKeyCacheTtlSeconds: 60,
-      engineTimeoutMs: 2000,
+      redisKeyPrefix: 'arbiter:gateway:',
+      ENGINE_TIMEOUT_MS: 2000,
     });
-    expect(c.bootstrapAdminKey).toBeUndefined();
+    expect(c.POLICY_BOOTSTRAP_ADMIN_KEY).toBeUndefined();
     expect(c.jwt.secret).toBeUndefined();
   });
 
@@ -38,10 +46,10 @@ describe('readConfig', () => {
       RATE_LIMIT_WINDOW: '1000',
     });
     expect(c).toMatchObject({
-      port: 9000,
+      PORT: 9000,
       jwt: { secret: 's'.repeat(32), issuer: 'https://idp', audience: 'arbiter', orgClaim: 'tenant' },
-      bootstrapAdminKey: 'k'.repeat(40),
-      bootstrapOrg: 'acme',
+      POLICY_BOOTSTRAP_ADMIN_KEY: 'k'.repeat(40),
+      POLICY_BOOTSTRAP_ORG: 'acme',
       limits: { bodyLimitBytes: 2048, rateLimitMax: 5, rateLimitWindowMs: 1000 },
     });
     expect(c.jwt.jwksUrl).toBeUndefined();

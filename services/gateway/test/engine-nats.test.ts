@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ArbiterError, ExecOperatorsRequest, ExecRuleRequest, ExecRunRequest, ExecSubject } from '@arbiter/contracts';
 import { connectBus, createLogger, defineEndpoint, type Bus } from '@arbiter/service-kit';
+import { testServers } from '@arbiter/test-kit';
 import { NatsEngineClient } from '../src/engine-client-nats.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { newOrg, problem, startGateway, withKey } from './support/gateway.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const NATS_URL = testServers().nats;
 const prefix = `arbiter-test-${randomBytes(4).toString('hex')}`;
 const logger = createLogger({ service: 'gateway-test', level: 'silent' });
 
@@ -97,9 +98,18 @@ describe('engine over NATS', () => {
         requestId: 'nats-1',
       });
 
-      expect((await app.inject({ method: 'POST', url: '/validate', headers: withKey(key), payload: { rule: 'r' } })).json()).toEqual({ valid: true, error: null });
-      expect((await app.inject({ method: 'POST', url: '/explain', headers: withKey(key), payload: { rule: 'r' } })).json()).toEqual({ rule_count: 0, rules: [], error: null });
-      expect((await app.inject({ method: 'GET', url: '/operators', headers: withKey(key) })).json()).toEqual([{ operator: 'equals', forms: ['is'] }]);
+      expect((await app.inject({ method: 'POST', url: '/validate', headers: withKey(key), payload: { rule: 'r' } })).json()).toEqual({
+        valid: true,
+        error: null,
+      });
+      expect((await app.inject({ method: 'POST', url: '/explain', headers: withKey(key), payload: { rule: 'r' } })).json()).toEqual({
+        rule_count: 0,
+        rules: [],
+        error: null,
+      });
+      expect((await app.inject({ method: 'GET', url: '/operators', headers: withKey(key) })).json()).toEqual([
+        { operator: 'equals', forms: ['is'] },
+      ]);
     } finally {
       await exec.stop();
     }
@@ -118,7 +128,11 @@ describe('engine over NATS', () => {
   it('passes an error envelope of the execution service through as its problem', async () => {
     const exec = await startFakeExecution({ fail: new ArbiterError('payload_too_large', 'data is nested deeper than 64 levels') });
     try {
-      expect(problem(await runRule())).toMatchObject({ status: 413, code: 'payload_too_large', detail: 'data is nested deeper than 64 levels' });
+      expect(problem(await runRule())).toMatchObject({
+        status: 413,
+        code: 'payload_too_large',
+        detail: 'data is nested deeper than 64 levels',
+      });
     } finally {
       await exec.stop();
     }

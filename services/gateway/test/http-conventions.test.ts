@@ -29,7 +29,12 @@ afterAll(async () => {
 
 describe('request bodies', () => {
   it('answers 413 for a body over the limit (1 MiB)', async () => {
-    const res = await app.inject({ method: 'POST', url: '/run', headers: withKey(adminKey), payload: { rule: 'x'.repeat(1024 * 1024 + 1), data: {} } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/run',
+      headers: withKey(adminKey),
+      payload: { rule: 'x'.repeat(1024 * 1024 + 1), data: {} },
+    });
     expect(problem(res)).toMatchObject({ status: 413, code: 'payload_too_large', detail: 'request body is larger than the limit' });
   });
 
@@ -44,12 +49,22 @@ describe('request bodies', () => {
   });
 
   it('answers 400 for an empty JSON body', async () => {
-    const res = await app.inject({ method: 'POST', url: '/run', headers: { ...withKey(adminKey), 'content-type': 'application/json' }, payload: '' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/run',
+      headers: { ...withKey(adminKey), 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(problem(res)).toMatchObject({ status: 400, code: 'bad_request' });
   });
 
   it.each(['text/plain', 'application/x-www-form-urlencoded', 'application/xml'])('answers 415 for content type %s', async (type) => {
-    const res = await app.inject({ method: 'POST', url: '/run', headers: { ...withKey(adminKey), 'content-type': type }, payload: 'rule=x' });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/run',
+      headers: { ...withKey(adminKey), 'content-type': type },
+      payload: 'rule=x',
+    });
     expect(problem(res)).toMatchObject({ status: 415, code: 'unsupported_media_type' });
   });
 
@@ -79,9 +94,17 @@ describe('request bodies', () => {
 
   it('answers 400 for a bad query or path parameter, naming it', async () => {
     const q = await app.inject({ method: 'GET', url: '/users?limit=500', headers: withKey(adminKey) });
-    expect(q.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [expect.objectContaining({ path: 'querystring.limit' })] });
+    expect(q.json()).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      errors: [expect.objectContaining({ path: 'querystring.limit' })],
+    });
     const p = await app.inject({ method: 'DELETE', url: '/apikeys/not-a-uuid', headers: withKey(adminKey) });
-    expect(p.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: [expect.objectContaining({ path: 'params.apiKeyId' })] });
+    expect(p.json()).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      errors: [expect.objectContaining({ path: 'params.apiKeyId' })],
+    });
   });
 });
 
@@ -124,9 +147,18 @@ describe('problem documents and request ids', () => {
 
   it('answers an unexpected fault with a generic 500 and logs it with the request id', async () => {
     engine.failWith = 'crash';
-    const res = await app.inject({ method: 'POST', url: '/validate', headers: { ...withKey(adminKey), 'x-request-id': 'crash-1' }, payload: { rule: 'x' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/validate',
+      headers: { ...withKey(adminKey), 'x-request-id': 'crash-1' },
+      payload: { rule: 'x' },
+    });
     engine.failWith = undefined;
-    expect(problem(res)).toMatchObject({ status: 500, code: 'internal', detail: 'internal error; the request id is logged with the cause' });
+    expect(problem(res)).toMatchObject({
+      status: 500,
+      code: 'internal',
+      detail: 'internal error; the request id is logged with the cause',
+    });
     expect(res.body).not.toContain('secret internals');
     const logged = logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.requestId === 'crash-1' && l.level === 50);
     expect(logged).toBeDefined();
@@ -134,7 +166,12 @@ describe('problem documents and request ids', () => {
   });
 
   it('forwards the request id to the engine', async () => {
-    await app.inject({ method: 'POST', url: '/explain', headers: { ...withKey(adminKey), 'x-request-id': 'fwd-1' }, payload: { rule: 'x' } });
+    await app.inject({
+      method: 'POST',
+      url: '/explain',
+      headers: { ...withKey(adminKey), 'x-request-id': 'fwd-1' },
+      payload: { rule: 'x' },
+    });
     expect(engine.calls.at(-1)).toMatchObject({ op: 'explain', requestId: 'fwd-1' });
   });
 
@@ -160,9 +197,18 @@ describe('engine endpoints', () => {
   });
 
   it('serves validate, explain and operators', async () => {
-    expect((await app.inject({ method: 'POST', url: '/validate', headers: withKey(adminKey), payload: { rule: 'a' } })).json()).toEqual({ valid: true, error: null });
-    expect((await app.inject({ method: 'POST', url: '/explain', headers: withKey(adminKey), payload: { rule: 'a' } })).json()).toEqual({ rule_count: 0, rules: [], error: null });
-    expect((await app.inject({ method: 'GET', url: '/operators', headers: withKey(adminKey) })).json()).toEqual([{ operator: 'equals', forms: ['is equal to'] }]);
+    expect((await app.inject({ method: 'POST', url: '/validate', headers: withKey(adminKey), payload: { rule: 'a' } })).json()).toEqual({
+      valid: true,
+      error: null,
+    });
+    expect((await app.inject({ method: 'POST', url: '/explain', headers: withKey(adminKey), payload: { rule: 'a' } })).json()).toEqual({
+      rule_count: 0,
+      rules: [],
+      error: null,
+    });
+    expect((await app.inject({ method: 'GET', url: '/operators', headers: withKey(adminKey) })).json()).toEqual([
+      { operator: 'equals', forms: ['is equal to'] },
+    ]);
   });
 });
 
@@ -179,7 +225,8 @@ describe('rate limiting', () => {
       const key = (await newViewKey('limited')).key;
       const other = (await newViewKey('other')).key;
       const statuses = [];
-      for (const a of [first, second, first]) statuses.push((await a.inject({ method: 'GET', url: '/me', headers: withKey(key) })).statusCode);
+      for (const a of [first, second, first])
+        statuses.push((await a.inject({ method: 'GET', url: '/me', headers: withKey(key) })).statusCode);
       expect(statuses).toEqual([200, 200, 200]);
       const limited = await second.inject({ method: 'GET', url: '/me', headers: withKey(key) });
       expect(problem(limited)).toMatchObject({ status: 429, code: 'rate_limited' });
@@ -200,7 +247,7 @@ describe('rate limiting', () => {
       expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 429]);
       expect(answers.map((a) => a.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0']);
       expect(answers.every((a) => a.headers['x-ratelimit-limit'] === '3')).toBe(true);
-      expect(Number(answers[0]!.headers['x-ratelimit-reset'])).toBeGreaterThan(55);
+      expect(Number(answers[0].headers['x-ratelimit-reset'])).toBeGreaterThan(55);
     } finally {
       await limited.close();
     }
@@ -219,7 +266,8 @@ describe('rate limiting', () => {
       const created = await newViewKey('round-trips');
       expect((await limited.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).statusCode).toBe(200);
       sent.length = 0;
-      for (let i = 0; i < 3; i++) expect((await limited.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).statusCode).toBe(200);
+      for (let i = 0; i < 3; i++)
+        expect((await limited.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).statusCode).toBe(200);
       expect(sent).toEqual(['evalsha', 'evalsha', 'evalsha']);
       expect(await redis.redis.get(`${redis.prefix}ratelimit:key:${hashApiKey(created.key)}`)).toBe('4');
       expect(await redis.redis.exists(`${redis.prefix}ratelimit:key:${created.apiKeyId}`)).toBe(0);
@@ -251,7 +299,9 @@ describe('rate limiting', () => {
     try {
       const key = (await newViewKey('burst')).key;
       await redis.redis.del(`${redis.prefix}apikey:${hashApiKey(key)}`);
-      const answers = await Promise.all(Array.from({ length: 12 }, () => limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })));
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })),
+      );
       expect(answers.filter((a) => a.statusCode === 200)).toHaveLength(5);
       expect(answers.filter((a) => a.statusCode === 429)).toHaveLength(7);
       const remaining = answers.filter((a) => a.statusCode === 200).map((a) => a.headers['x-ratelimit-remaining']);
@@ -266,7 +316,8 @@ describe('rate limiting', () => {
     try {
       const token = await signToken({ sub: 'limited-user', org: 'acme' });
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await limited.inject({ method: 'GET', url: '/me', headers: withToken(token) })).statusCode);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await limited.inject({ method: 'GET', url: '/me', headers: withToken(token) })).statusCode);
       expect(statuses).toEqual([200, 200, 429]);
       const other = await signToken({ sub: 'other-user', org: 'acme' });
       expect((await limited.inject({ method: 'GET', url: '/me', headers: withToken(other) })).statusCode).toBe(200);
@@ -280,13 +331,18 @@ describe('rate limiting', () => {
     try {
       const cached = (await newViewKey('cached')).key;
       const uncached = (await newViewKey('uncached')).key;
-      const from = (remoteAddress: string, key: string) => limited.inject({ method: 'GET', url: '/me', headers: withKey(key), remoteAddress });
+      const from = (remoteAddress: string, key: string) =>
+        limited.inject({ method: 'GET', url: '/me', headers: withKey(key), remoteAddress });
       expect((await from('10.0.0.1', cached)).statusCode).toBe(200);
       const guesses = [];
       for (let i = 0; i < 4; i++) guesses.push(await from('10.0.0.1', `arb_guess_${i}_${'x'.repeat(40)}`));
       expect(guesses.map((g) => g.statusCode)).toEqual([401, 401, 401, 429]);
-      expect(problem(guesses[3]!)).toMatchObject({ status: 429, code: 'rate_limited', detail: expect.stringContaining('too many unknown API keys from this address') });
-      expect(Number(guesses[3]!.headers['retry-after'])).toBeGreaterThan(0);
+      expect(problem(guesses[3])).toMatchObject({
+        status: 429,
+        code: 'rate_limited',
+        detail: expect.stringContaining('too many unknown API keys from this address'),
+      });
+      expect(Number(guesses[3].headers['retry-after'])).toBeGreaterThan(0);
       // a key in the cache still works from that address; one that would need the database waits
       expect((await from('10.0.0.1', cached)).statusCode).toBe(200);
       expect((await from('10.0.0.1', uncached)).statusCode).toBe(429);
@@ -305,7 +361,12 @@ describe('rate limiting', () => {
     const behindProxy = await startGateway(db, redis, { limits: { authFailuresMax: 2 }, trustProxy: true });
     const direct = await startGateway(db, redis, { limits: { authFailuresMax: 2 } });
     try {
-      const trusted = [await send(behindProxy, 1, '198.51.100.1'), await send(behindProxy, 2, '198.51.100.2'), await send(behindProxy, 3, '198.51.100.1'), await send(behindProxy, 4, '198.51.100.1')];
+      const trusted = [
+        await send(behindProxy, 1, '198.51.100.1'),
+        await send(behindProxy, 2, '198.51.100.2'),
+        await send(behindProxy, 3, '198.51.100.1'),
+        await send(behindProxy, 4, '198.51.100.1'),
+      ];
       expect(trusted.map((r) => r.statusCode)).toEqual([401, 401, 401, 429]);
       const ignored = [await send(direct, 5, '198.51.100.7'), await send(direct, 6, '198.51.100.8'), await send(direct, 7, '198.51.100.9')];
       expect(ignored.map((r) => r.statusCode)).toEqual([401, 401, 429]);
@@ -338,9 +399,33 @@ describe('OpenAPI and probes', () => {
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(Object.keys(doc.paths).sort()).toEqual(
-      ['/apikeys', '/apikeys/{apiKeyId}', '/explain', '/healthz', '/me', '/operators', '/org/settings', '/readyz', '/run', '/users', '/users/{userId}', '/validate'].sort(),
+      [
+        '/apikeys',
+        '/apikeys/{apiKeyId}',
+        '/explain',
+        '/healthz',
+        '/me',
+        '/operators',
+        '/org/settings',
+        '/readyz',
+        '/run',
+        '/users',
+        '/users/{userId}',
+        '/validate',
+      ].sort(),
     );
-    expect(Object.keys(doc.paths['/run'].post.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '429', '503', '504']);
+    expect(Object.keys(doc.paths['/run'].post.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '413',
+      '415',
+      '422',
+      '429',
+      '503',
+      '504',
+    ]);
     expect(doc.paths['/run'].post.responses['401'].content).toHaveProperty(['application/problem+json']);
     expect(doc.paths['/run'].post.security).toEqual([{ apiKey: [] }]);
     expect(doc.paths['/run'].post.requestBody.content['application/json'].schema).toMatchObject({

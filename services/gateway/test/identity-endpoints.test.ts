@@ -45,14 +45,24 @@ describe('/users', () => {
   });
 
   it('PUT accepts IdP subjects with special characters', async () => {
-    const res = await app.inject({ method: 'PUT', url: `/users/${encodeURIComponent('auth0|5f7c8ec7c33c6c004bbafe82')}`, headers: withKey(adminKey), payload: { role: 'viewer' } });
+    const res = await app.inject({
+      method: 'PUT',
+      url: `/users/${encodeURIComponent('auth0|5f7c8ec7c33c6c004bbafe82')}`,
+      headers: withKey(adminKey),
+      payload: { role: 'viewer' },
+    });
     expect(res.json()).toMatchObject({ userId: 'auth0|5f7c8ec7c33c6c004bbafe82' });
   });
 
   it('PUT refuses an unknown role or extra fields (400)', async () => {
     const bad = await app.inject({ method: 'PUT', url: '/users/dana', headers: withKey(adminKey), payload: { role: 'owner' } });
     expect(bad.json()).toMatchObject({ status: 400, errors: [expect.objectContaining({ path: 'body.role' })] });
-    const extra = await app.inject({ method: 'PUT', url: '/users/dana', headers: withKey(adminKey), payload: { role: 'viewer', org: 'beta' } });
+    const extra = await app.inject({
+      method: 'PUT',
+      url: '/users/dana',
+      headers: withKey(adminKey),
+      payload: { role: 'viewer', org: 'beta' },
+    });
     expect(extra.json()).toMatchObject({ status: 400, errors: [expect.objectContaining({ path: 'body.org', code: 'unrecognized_key' })] });
   });
 
@@ -60,9 +70,15 @@ describe('/users', () => {
     const org = 'solo';
     const soloKey = await newOrg(db, org, 'only');
     const demote = await app.inject({ method: 'PUT', url: '/users/only', headers: withKey(soloKey), payload: { role: 'viewer' } });
-    expect(problem(demote)).toMatchObject({ status: 409, code: 'conflict', detail: '`only` is the last admin of org `solo`; make another member admin first' });
+    expect(problem(demote)).toMatchObject({
+      status: 409,
+      code: 'conflict',
+      detail: '`only` is the last admin of org `solo`; make another member admin first',
+    });
     await app.inject({ method: 'PUT', url: '/users/second', headers: withKey(soloKey), payload: { role: 'admin' } });
-    expect((await app.inject({ method: 'PUT', url: '/users/only', headers: withKey(soloKey), payload: { role: 'viewer' } })).statusCode).toBe(200);
+    expect(
+      (await app.inject({ method: 'PUT', url: '/users/only', headers: withKey(soloKey), payload: { role: 'viewer' } })).statusCode,
+    ).toBe(200);
   });
 
   it('GET pages with limit and an opaque cursor, ordered by user id', async () => {
@@ -74,7 +90,10 @@ describe('/users', () => {
     let pages = 0;
     do {
       const url: string = `/users?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = (await app.inject({ method: 'GET', url, headers: withKey(adminKey) })).json() as { items: Array<{ userId: string }>; nextCursor: string | null };
+      const page = (await app.inject({ method: 'GET', url, headers: withKey(adminKey) })).json() as {
+        items: Array<{ userId: string }>;
+        nextCursor: string | null;
+      };
       expect(page.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.items.map((i) => i.userId));
       cursor = page.nextCursor;
@@ -96,9 +115,15 @@ describe('/users', () => {
 
 describe('/apikeys', () => {
   it('POST answers 201 with the secret once; GET lists own keys without secrets; the key works', async () => {
-    const res = await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: '  ci pipeline ', scopes: ['view', 'edit'] } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/apikeys',
+      headers: withKey(adminKey),
+      payload: { name: '  ci pipeline ', scopes: ['view', 'edit'] },
+    });
     expect(res.statusCode).toBe(201);
     const created = res.json();
+    const me = (await app.inject({ method: 'GET', url: '/me', headers: withKey(adminKey) })).json<{ apiKeyId: string }>();
     expect(created).toEqual({
       apiKeyId: expect.any(String),
       key: expect.stringMatching(/^arb_[A-Za-z0-9_-]{43}$/),
@@ -106,12 +131,27 @@ describe('/apikeys', () => {
       scopes: ['view', 'edit'],
       createdAt: expect.any(String),
       expiresAt: null,
+      createdWithKeyId: me.apiKeyId,
+      owner: 'admin',
+      lastUsedAt: null,
     });
     const list = await app.inject({ method: 'GET', url: '/apikeys', headers: withKey(adminKey) });
     expect(list.body).not.toContain(created.key);
     const listed = list.json().items.find((k: { apiKeyId: string }) => k.apiKeyId === created.apiKeyId);
-    expect(listed).toEqual({ apiKeyId: created.apiKeyId, name: 'ci pipeline', scopes: ['view', 'edit'], createdAt: created.createdAt, expiresAt: null });
-    expect((await app.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).json()).toMatchObject({ apiKeyId: created.apiKeyId, scopes: ['view', 'edit'] });
+    expect(listed).toEqual({
+      apiKeyId: created.apiKeyId,
+      name: 'ci pipeline',
+      scopes: ['view', 'edit'],
+      createdAt: created.createdAt,
+      expiresAt: null,
+      createdWithKeyId: me.apiKeyId,
+      owner: 'admin',
+      lastUsedAt: null,
+    });
+    expect((await app.inject({ method: 'GET', url: '/me', headers: withKey(created.key) })).json()).toMatchObject({
+      apiKeyId: created.apiKeyId,
+      scopes: ['view', 'edit'],
+    });
   });
 
   it.each([
@@ -124,7 +164,11 @@ describe('/apikeys', () => {
     ['an unknown field', { name: 'k', scopes: ['view'], userId: 'someone' }, 'body.userId'],
   ])('POST refuses %s (400)', async (_what, payload, path) => {
     const res = await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload });
-    expect(res.json()).toMatchObject({ status: 400, code: 'validation_failed', errors: expect.arrayContaining([expect.objectContaining({ path })]) });
+    expect(res.json()).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      errors: expect.arrayContaining([expect.objectContaining({ path })]),
+    });
   });
 
   it('GET lists only the caller’s own keys, not other members’', async () => {
@@ -144,7 +188,9 @@ describe('/apikeys', () => {
     expect(problem(byGreta)).toMatchObject({ status: 403, code: 'forbidden' });
 
     const token = await signToken({ sub: 'fred', org: 'acme' });
-    const spare = (await app.inject({ method: 'POST', url: '/apikeys', headers: withToken(token), payload: { name: 'spare', scopes: ['view'] } })).json();
+    const spare = (
+      await app.inject({ method: 'POST', url: '/apikeys', headers: withToken(token), payload: { name: 'spare', scopes: ['view'] } })
+    ).json();
     expect((await app.inject({ method: 'DELETE', url: `/apikeys/${spare.apiKeyId}`, headers: withKey(fredKey) })).statusCode).toBe(204);
     expect((await app.inject({ method: 'DELETE', url: `/apikeys/${spare.apiKeyId}`, headers: withKey(fredKey) })).statusCode).toBe(204); // idempotent
 
@@ -153,27 +199,59 @@ describe('/apikeys', () => {
     const fredsKeys = (await app.inject({ method: 'GET', url: '/apikeys', headers: withToken(token) })).json().items;
     expect(fredsKeys).toEqual([]);
 
-    const unknown = await app.inject({ method: 'DELETE', url: '/apikeys/01900000-0000-7000-8000-000000000000', headers: withKey(adminKey) });
-    expect(problem(unknown)).toMatchObject({ status: 404, code: 'not_found', detail: 'API key `01900000-0000-7000-8000-000000000000` not found' });
+    const unknown = await app.inject({
+      method: 'DELETE',
+      url: '/apikeys/01900000-0000-7000-8000-000000000000',
+      headers: withKey(adminKey),
+    });
+    expect(problem(unknown)).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      detail: 'API key `01900000-0000-7000-8000-000000000000` not found',
+    });
   });
 });
 
 describe('/org/settings', () => {
-  it('any member reads; only an admin writes; unknown fields are refused', async () => {
+  it('only an admin reads and writes (DESIGN.md §3); unknown fields are refused', async () => {
     const viewerKey = await memberKey(app, adminKey, 'acme', 'hal', 'viewer', ['view']);
-    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(viewerKey) })).json()).toEqual({ governanceApproval: false });
+    expect(problem(await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(viewerKey) }))).toMatchObject({
+      status: 403,
+      code: 'forbidden',
+    });
+    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(adminKey) })).json()).toEqual({
+      governanceApproval: false,
+    });
 
-    const put = await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: true } });
+    const put = await app.inject({
+      method: 'PUT',
+      url: '/org/settings',
+      headers: withKey(adminKey),
+      payload: { governanceApproval: true },
+    });
     expect(put.json()).toEqual({ governanceApproval: true });
-    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(viewerKey) })).json()).toEqual({ governanceApproval: true });
+    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(adminKey) })).json()).toEqual({
+      governanceApproval: true,
+    });
 
-    expect(problem(await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(viewerKey), payload: { governanceApproval: false } })).status).toBe(403);
-    const bad = await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: 'yes' } });
+    expect(
+      problem(
+        await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(viewerKey), payload: { governanceApproval: false } }),
+      ).status,
+    ).toBe(403);
+    const bad = await app.inject({
+      method: 'PUT',
+      url: '/org/settings',
+      headers: withKey(adminKey),
+      payload: { governanceApproval: 'yes' },
+    });
     expect(bad.json()).toMatchObject({ status: 400, errors: [expect.objectContaining({ path: 'body.governanceApproval' })] });
   });
 
   it('settings are per org', async () => {
     const otherKey = await newOrg(db, 'other-org');
-    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(otherKey) })).json()).toEqual({ governanceApproval: false });
+    expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(otherKey) })).json()).toEqual({
+      governanceApproval: false,
+    });
   });
 });

@@ -61,16 +61,25 @@ describe('bearer JWT authentication', () => {
   });
 
   it.each([
-    ['a wrong signature', () => signToken({ sub: 'admin', org: 'acme' }, { secret: 'another-secret-of-at-least-32-characters!!' }), 'signature does not verify'],
+    [
+      'a wrong signature',
+      () => signToken({ sub: 'admin', org: 'acme' }, { secret: 'another-secret-of-at-least-32-characters!!' }),
+      'signature does not verify',
+    ],
     ['a wrong issuer', () => signToken({ sub: 'admin', org: 'acme' }, { issuer: 'https://evil.test' }), 'claim `iss` is not accepted'],
     ['no issuer', () => signToken({ sub: 'admin', org: 'acme' }, { issuer: '' }), 'claim `iss` is missing'],
     ['a wrong audience', () => signToken({ sub: 'admin', org: 'acme' }, { audience: 'someone-else' }), 'claim `aud` is not accepted'],
-    ['an expired token', () => signToken({ sub: 'admin', org: 'acme' }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }), 'token expired'],
+    [
+      'an expired token',
+      () => signToken({ sub: 'admin', org: 'acme' }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+      'token expired',
+    ],
     ['no org claim', () => signToken({ sub: 'admin' }), 'claim `org` must name the org'],
     ['no sub', () => signToken({ org: 'acme' }), 'claim `sub` is missing'],
     [
       'an unsigned (alg none) token',
-      async () => new UnsecuredJWT({ sub: 'admin', org: 'acme' }).setIssuer(JWT_ISSUER).setAudience(JWT_AUDIENCE).setExpirationTime('5m').encode(),
+      async () =>
+        new UnsecuredJWT({ sub: 'admin', org: 'acme' }).setIssuer(JWT_ISSUER).setAudience(JWT_AUDIENCE).setExpirationTime('5m').encode(),
       undefined,
     ],
     ['garbage', async () => 'not.a.jwt', undefined],
@@ -101,12 +110,19 @@ describe('bearer JWT authentication', () => {
   it('verifies tokens against the identity provider JWKS (ES256), with a custom org claim', async () => {
     const { publicKey, privateKey } = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
-    const idp: Server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    const idp: Server = createServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })),
+    );
     await new Promise<void>((r) => idp.listen(0, '127.0.0.1', r));
     const jwksUrl = `http://127.0.0.1:${(idp.address() as AddressInfo).port}/jwks.json`;
     const withJwks = await appWithJwt({ jwksUrl, issuer: JWT_ISSUER, orgClaim: 'https://arbiter/org' });
     const sign = (kid: string, key = privateKey) =>
-      new SignJWT({ 'https://arbiter/org': 'acme' }).setProtectedHeader({ alg: 'ES256', kid }).setSubject('admin').setIssuer(JWT_ISSUER).setExpirationTime('5m').sign(key);
+      new SignJWT({ 'https://arbiter/org': 'acme' })
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .setSubject('admin')
+        .setIssuer(JWT_ISSUER)
+        .setExpirationTime('5m')
+        .sign(key);
     try {
       const ok = await withJwks.inject({ method: 'GET', url: '/me', headers: withToken(await sign('k1')) });
       expect(ok.json()).toEqual({ orgId: 'acme', userId: 'admin', role: 'admin' });
@@ -114,7 +130,10 @@ describe('bearer JWT authentication', () => {
       const forged = await withJwks.inject({ method: 'GET', url: '/me', headers: withToken(await sign('k1', other.privateKey)) });
       expect(problem(forged)).toMatchObject({ status: 401, detail: 'invalid bearer token: signature does not verify' });
       // an HS256 token is refused when the server trusts the JWKS only
-      expect(problem(await withJwks.inject({ method: 'GET', url: '/me', headers: withToken(await signToken({ sub: 'admin', org: 'acme' })) })).status).toBe(401);
+      expect(
+        problem(await withJwks.inject({ method: 'GET', url: '/me', headers: withToken(await signToken({ sub: 'admin', org: 'acme' })) }))
+          .status,
+      ).toBe(401);
     } finally {
       await withJwks.close();
       await new Promise((r) => idp.close(r));
@@ -125,8 +144,15 @@ describe('bearer JWT authentication', () => {
     const down = await appWithJwt({ jwksUrl: 'http://127.0.0.1:9/jwks.json', orgClaim: 'org' });
     try {
       const { privateKey } = await generateKeyPair('ES256');
-      const token = await new SignJWT({ org: 'acme' }).setProtectedHeader({ alg: 'ES256', kid: 'x' }).setSubject('admin').setExpirationTime('5m').sign(privateKey);
-      expect(problem(await down.inject({ method: 'GET', url: '/me', headers: withToken(token) }))).toMatchObject({ status: 503, code: 'dependency_unavailable' });
+      const token = await new SignJWT({ org: 'acme' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'x' })
+        .setSubject('admin')
+        .setExpirationTime('5m')
+        .sign(privateKey);
+      expect(problem(await down.inject({ method: 'GET', url: '/me', headers: withToken(token) }))).toMatchObject({
+        status: 503,
+        code: 'dependency_unavailable',
+      });
     } finally {
       await down.close();
     }

@@ -11,10 +11,29 @@ import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken
 const ID = '0190a0b0-0000-7000-8000-000000000001';
 const BASE = '0190a0b0-0000-7000-8000-000000000002';
 const at = '2025-01-01T00:00:00.000Z';
-const meta = { baseId: BASE, name: 'p', description: '', schema: null, version: null, basedOnVersion: null, createdAt: at, createdBy: 'admin', updatedAt: at, updatedBy: 'admin', publishedAt: null, publishedBy: null };
+const meta = {
+  baseId: BASE,
+  name: 'p',
+  description: '',
+  schema: null,
+  version: null,
+  basedOnVersion: null,
+  createdAt: at,
+  createdBy: 'admin',
+  updatedAt: at,
+  updatedBy: 'admin',
+  publishedAt: null,
+  publishedBy: null,
+};
 const draft: PolicyRecord = { policyId: ID, ...meta, status: 'draft', rule: 'A **x** passes if the __a__ of the **x** is 1.', tests: [] };
 const version: PolicyRecord = { ...draft, status: 'published', version: 1, publishedAt: at, publishedBy: 'admin' };
-const flow: FlowRecord = { flowId: ID, ...meta, status: 'draft', definition: { start: 'r', nodes: { r: { type: 'return', value: true } } }, tests: [] };
+const flow: FlowRecord = {
+  flowId: ID,
+  ...meta,
+  status: 'draft',
+  definition: { start: 'r', nodes: { r: { type: 'return', value: true } } },
+  tests: [],
+};
 const group: Group = { groupId: ID, name: 'g', description: '', createdBy: 'admin', createdAt: at, updatedAt: at };
 
 /** A registry stand-in: records each call and answers fixed records, or fails with `failWith`. */
@@ -31,12 +50,19 @@ class StubRegistry implements RegistryClient {
 
   readonly policies: RegistryClient['policies'] = {
     create: (...a) => this.act('policies.create', a, draft),
-    update: (...a) => this.act('policies.update', a, a[2].status === 'draft' ? { outcome: 'updated' as const, record: draft } : { outcome: 'published' as const, record: version }),
+    update: (...a) =>
+      this.act(
+        'policies.update',
+        a,
+        a[2].status === 'draft' ? { outcome: 'updated' as const, record: draft } : { outcome: 'published' as const, record: version },
+      ),
     get: (...a) => this.act('policies.get', a, this.current),
     versions: (...a) => this.act('policies.versions', a, { items: [draft, version], nextCursor: null }),
     draft: (...a) => this.act('policies.draft', a, { created: this.draftCreated, record: draft }),
     list: (...a) => this.act('policies.list', a, { items: [], nextCursor: null }),
     remove: (...a) => this.act('policies.remove', a, undefined),
+    restore: (...a) => this.act('policies.restore', a, version),
+    listDeleted: (...a) => this.act('policies.listDeleted', a, { items: [], nextCursor: null }),
   };
   readonly flows: RegistryClient['flows'] = {
     create: (...a) => this.act('flows.create', a, flow),
@@ -46,14 +72,18 @@ class StubRegistry implements RegistryClient {
     draft: (...a) => this.act('flows.draft', a, { created: false, record: flow }),
     list: (...a) => this.act('flows.list', a, { items: [], nextCursor: null }),
     remove: (...a) => this.act('flows.remove', a, undefined),
+    restore: (...a) => this.act('flows.restore', a, flow),
+    listDeleted: (...a) => this.act('flows.listDeleted', a, { items: [], nextCursor: null }),
   };
+  exportPage: RegistryClient['exportPage'] = (...a) => this.act('exportPage', a, { items: [], nextCursor: null });
   readonly groups: RegistryClient['groups'] = {
     create: (...a) => this.act('groups.create', a, group),
     get: (...a) => this.act('groups.get', a, group),
     update: (...a) => this.act('groups.update', a, group),
     remove: (...a) => this.act('groups.remove', a, undefined),
     list: (...a) => this.act('groups.list', a, { items: [group], nextCursor: null }),
-    addMember: (...a) => this.act('groups.addMember', a, { groupId: ID, memberId: BASE, memberType: 'policy' as const, addedBy: 'admin', addedAt: at }),
+    addMember: (...a) =>
+      this.act('groups.addMember', a, { groupId: ID, memberId: BASE, memberType: 'policy' as const, addedBy: 'admin', addedAt: at }),
     removeMember: (...a) => this.act('groups.removeMember', a, undefined),
     policies: (...a) => this.act('groups.policies', a, { items: [], nextCursor: null }),
     flows: (...a) => this.act('groups.flows', a, { items: [], nextCursor: null }),
@@ -91,7 +121,9 @@ beforeEach(() => {
 });
 
 const setGovernance = async (on: boolean) =>
-  expect((await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: on } })).statusCode).toBe(200);
+  expect(
+    (await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: on } })).statusCode,
+  ).toBe(200);
 
 describe('status codes', () => {
   it.each([
@@ -124,11 +156,33 @@ describe('status codes', () => {
 
   it('forwards the path ids, the body and the list query with its defaults', async () => {
     await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'draft', name: 'n' } });
-    await app.inject({ method: 'GET', url: '/policies?q=abc&limit=7&unknown=1', headers: withKey(adminKey) });
+    await app.inject({
+      method: 'GET',
+      url: `/policies?q=abc&limit=7&status=draft&createdBy=eve&group=${BASE}&sort=-updatedAt&all=true`,
+      headers: withKey(adminKey),
+    });
     await app.inject({ method: 'GET', url: `/policy/${ID}/versions`, headers: withKey(adminKey) });
     await app.inject({ method: 'DELETE', url: `/group/${ID}/member/${BASE}`, headers: withKey(adminKey) });
-    expect(registry.calls.map((c) => c.args.slice(0, -1))).toEqual([[ID, { status: 'draft', name: 'n' }], [{ q: 'abc', limit: 7 }], [ID, { limit: 50 }], [ID, BASE]]);
-    expect(registry.calls[0]!.args.at(-1)).toEqual({ requestId: expect.any(String) });
+    // a base id goes to the registry as it is: it answers the base's current record
+    await app.inject({ method: 'GET', url: `/flow/${BASE}`, headers: withKey(adminKey) });
+    expect(registry.calls.map((c) => c.args.slice(0, -1))).toEqual([
+      [ID, { status: 'draft', name: 'n' }],
+      [{ q: 'abc', limit: 7, status: 'draft', createdBy: 'eve', group: BASE, sort: '-updatedAt', all: true }],
+      [ID, { limit: 50 }],
+      [ID, BASE],
+      [BASE],
+    ]);
+    expect(registry.calls[0].args.at(-1)).toEqual({ requestId: expect.any(String) });
+  });
+
+  it('answers 400 for unknown or bad list parameters, before asking the registry (issue 15 item 4)', async () => {
+    for (const query of ['unknown=1', 'sort=id', 'status=deleted', 'group=x', 'all=yes', 'createdBy=']) {
+      for (const list of ['/policies', '/flows']) {
+        const res = await app.inject({ method: 'GET', url: `${list}?${query}`, headers: withKey(adminKey) });
+        expect([res.statusCode, problem(res).code], `${list}?${query}`).toEqual([400, 'validation_failed']);
+      }
+    }
+    expect(registry.calls).toEqual([]);
   });
 
   it('accepts a bearer token as well as an API key', async () => {
@@ -139,7 +193,11 @@ describe('status codes', () => {
 
 describe('refusals', () => {
   it('answers 401 without credentials, before asking the registry', async () => {
-    for (const [method, url] of [['GET', '/policies'], ['POST', '/group'], ['DELETE', `/flow/${ID}`]] as const) {
+    for (const [method, url] of [
+      ['GET', '/policies'],
+      ['POST', '/group'],
+      ['DELETE', `/flow/${ID}`],
+    ] as const) {
       expect(problem(await app.inject({ method, url, ...(method === 'POST' ? { payload: { name: 'g' } } : {}) })).status).toBe(401);
     }
     expect(registry.calls).toEqual([]);
@@ -183,7 +241,11 @@ describe('refusals', () => {
     ['dependency_unavailable', 503],
     ['timeout', 504],
   ] as Array<[ErrorCode, number]>)('passes the registry error %s on as %i with its reasons', async (code, status) => {
-    registry.failWith = new ArbiterError(code, `registry says ${code}`, code === 'cannot_publish' ? [{ code: 'test_failed', message: 'test `t` failed' }] : undefined);
+    registry.failWith = new ArbiterError(
+      code,
+      `registry says ${code}`,
+      code === 'cannot_publish' ? [{ code: 'test_failed', message: 'test `t` failed' }] : undefined,
+    );
     const res = await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
     expect(res.statusCode).toBe(status);
     expect(res.json()).toMatchObject({ code, detail: `registry says ${code}` });
@@ -197,25 +259,45 @@ describe('governance approval on', () => {
 
   it('refuses a publish with 409 not_approved and changes nothing (no update sent)', async () => {
     for (const key of [adminKey, editorKey]) {
-      const res = await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(key), payload: { status: 'published', name: 'edited too' } });
+      const res = await app.inject({
+        method: 'PUT',
+        url: `/policy/${ID}`,
+        headers: withKey(key),
+        payload: { status: 'published', name: 'edited too' },
+      });
       expect(problem(res)).toMatchObject({ status: 409, code: 'not_approved' });
-      expect(problem(res).detail).toBe('org `acme` requires governance approval to publish, and the review workflow is not available in this version: nothing was published');
+      expect(problem(res).detail).toBe(
+        'org `acme` requires governance approval to publish, and the review workflow is not available in this version: nothing was published',
+      );
     }
     expect(registry.calls.map((c) => c.op)).toEqual(['policies.get', 'policies.get']);
   });
 
   it('still answers 404 for an unknown id, 403 to a viewer and 409 version_immutable for a version', async () => {
     registry.failWith = new ArbiterError('not_found', 'policy `x` not found');
-    expect(problem(await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } })).status).toBe(404);
+    expect(
+      problem(await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } }))
+        .status,
+    ).toBe(404);
     registry.failWith = undefined;
-    expect(problem(await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(viewerKey), payload: { status: 'published' } })).code).toBe('forbidden');
+    expect(
+      problem(await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(viewerKey), payload: { status: 'published' } }))
+        .code,
+    ).toBe('forbidden');
     registry.current = version;
-    expect(problem(await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } })).code).toBe('version_immutable');
+    expect(
+      problem(await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } })).code,
+    ).toBe('version_immutable');
     expect(registry.calls.map((c) => c.op)).not.toContain('policies.update');
   });
 
   it('lets draft updates through', async () => {
-    const res = await app.inject({ method: 'PUT', url: `/flow/${ID}`, headers: withKey(adminKey), payload: { status: 'draft', name: 'n' } });
+    const res = await app.inject({
+      method: 'PUT',
+      url: `/flow/${ID}`,
+      headers: withKey(adminKey),
+      payload: { status: 'draft', name: 'n' },
+    });
     expect(res.statusCode).toBe(200);
     expect(registry.calls.map((c) => c.op)).toEqual(['flows.update']);
   });
@@ -255,7 +337,25 @@ describe('OpenAPI', () => {
         expect(op.responses['401'].content).toHaveProperty(['application/problem+json']);
       }
     }
-    expect(Object.keys(doc.paths['/policy/{policyId}'].put.responses).sort()).toEqual(['200', '201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '503', '504']);
-    expect(doc.paths['/policy'].post.requestBody.content['application/json'].schema).toMatchObject({ additionalProperties: false, required: ['name', 'rule'] });
+    expect(Object.keys(doc.paths['/policy/{policyId}'].put.responses).sort()).toEqual([
+      '200',
+      '201',
+      '202',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '503',
+      '504',
+    ]);
+    expect(doc.paths['/policy'].post.requestBody.content['application/json'].schema).toMatchObject({
+      additionalProperties: false,
+      required: ['name', 'rule'],
+    });
   });
 });

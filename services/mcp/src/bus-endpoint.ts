@@ -1,8 +1,8 @@
 import { defineEndpoint, type Bus } from '@arbiter/service-kit';
 import { hasCapability, McpHttpRequest, McpSubject, type McpHttpResponse } from '@arbiter/contracts';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { Logger } from './logger.js';
-import { describeRpc, RpcCode } from './http-util.js';
+import type { Logger } from 'pino';
+import { describeRpc, RpcCode } from './rpc.js';
 import { createToolServer } from './tools.js';
 
 /** What the `mcp.http` endpoint needs. */

@@ -18,7 +18,7 @@ import type { Bus } from '@arbiter/service-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from './logger.js';
+import type { Logger } from 'pino';
 import type { z } from 'zod';
 
 /** What one request's MCP server needs. */
@@ -63,7 +63,7 @@ export function createToolServer(deps: ToolDeps): McpServer {
       title: 'Evaluate rules',
       description:
         'Evaluates a policy (rule text) against a JSON data object. Returns {result, outcomes, trace, error}: ' +
-        '`result` is the golden rule\'s value, `outcomes` maps each rule\'s outcome name to its value, `trace` ' +
+        "`result` is the golden rule's value, `outcomes` maps each rule's outcome name to its value, `trace` " +
         'lists the evaluation steps one line per string, and `error` is null or the message of a parse error, ' +
         'missing selector or missing property (then `result` is false and `outcomes` is {}).',
       inputSchema: EvaluateRulesArgs,
@@ -71,10 +71,15 @@ export function createToolServer(deps: ToolDeps): McpServer {
       annotations: READ_ONLY,
     },
     async ({ rule, data }) =>
-      call(ExecSubject.run, { principal: deps.principal, rule, data, trace: true } satisfies ExecRunInput, RunResponse, (r): EvaluateRulesResult => {
-        const error = r.error ?? null;
-        return { result: r.result, outcomes: error === null ? (r.outcomes ?? {}) : {}, trace: r.trace, error };
-      }),
+      call(
+        ExecSubject.run,
+        { principal: deps.principal, rule, data, trace: true } satisfies ExecRunInput,
+        RunResponse,
+        (r): EvaluateRulesResult => {
+          const error = r.error ?? null;
+          return { result: r.result, outcomes: error === null ? (r.outcomes ?? {}) : {}, trace: r.trace, error };
+        },
+      ),
   );
 
   server.registerTool(
@@ -117,7 +122,13 @@ export function createToolServer(deps: ToolDeps): McpServer {
       annotations: READ_ONLY,
     },
     async () =>
-      call(ExecSubject.operators, { principal: deps.principal }, OperatorsResponse, (operators): ListOperatorsResult => ({ operators }), (s) => s.operators),
+      call(
+        ExecSubject.operators,
+        { principal: deps.principal },
+        OperatorsResponse,
+        (operators): ListOperatorsResult => ({ operators }),
+        (s) => s.operators,
+      ),
   );
 
   return server;

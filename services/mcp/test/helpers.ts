@@ -1,36 +1,23 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { Redis } from 'ioredis';
 import { fileURLToPath } from 'node:url';
-import { encodePrincipalHeader, McpHeader, OperatorsResponse, type Principal } from '@arbiter/contracts';
-import { connectBus, createLogger } from '@arbiter/service-kit';
+import { McpHttpResponse, McpSubject, OperatorsResponse, type McpHttpRequest, type Principal } from '@arbiter/contracts';
+import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
+import { deleteRedisKeys, randomPrefix as newPrefix, testServers } from '@arbiter/test-kit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpConfig } from '../src/config.js';
-import { startMcp, type RunningMcp } from '../src/start.js';
+import { startMcp, type RunningMcp } from '../src/service.js';
 
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-export const INTERNAL_TOKEN = 'test-internal-token-0123456789';
+export const { nats: NATS_URL, redis: REDIS_URL } = testServers();
 
 const EXECUTION_MAIN = fileURLToPath(new URL('../../execution/dist/main.js', import.meta.url));
 
 /** A subject prefix no other test file uses. */
-export function randomPrefix(): string {
-  return `test_mcp_${randomBytes(6).toString('hex')}`;
-}
+export const randomPrefix = (): string => newPrefix('test_mcp');
 
 /** A viewer's API-key principal, as the gateway would send it. */
 export const VIEWER: Principal = { orgId: 'acme', userId: 'mara', role: 'viewer', apiKeyId: 'key-1', scopes: ['view'] };
-
-/** Headers the gateway adds for `principal`, with the internal token unless it is `null`. */
-export function gatewayHeaders(principal: Principal = VIEWER, token: string | null = INTERNAL_TOKEN): Record<string, string> {
-  return {
-    [McpHeader.principal]: encodePrincipalHeader(principal),
-    ...(token === null ? {} : { [McpHeader.internalToken]: token }),
-  };
-}
 
 /** Every log line written to a capturing logger. */
 export interface LogCapture {
@@ -45,33 +32,10 @@ export function captureLogger(): LogCapture {
   return { lines, logger };
 }
 
-/** Starts the mcp service in-process on a free port. */
-export async function startTestMcp(prefix: string, logger: LogCapture['logger'], internalToken: string | undefined = INTERNAL_TOKEN): Promise<RunningMcp> {
-  const config = McpConfig.parse({
-    NATS_URL,
-    NATS_SUBJECT_PREFIX: prefix,
-    MCP_PORT: '0',
-    HOST: '127.0.0.1',
-    MCP_TIMEOUT_MS: '5000',
-    ...(internalToken === undefined ? {} : { MCP_INTERNAL_TOKEN: internalToken }),
-  });
-  return startMcp(config, logger);
-}
-
-/** Removes what the execution service wrote under `prefix` (its rule index), once it has stopped. */
-async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true });
-  await redis.connect();
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
+/** Starts the mcp service in-process on `prefix`. */
+export async function startTestMcp(prefix: string, logger: LogCapture['logger']): Promise<RunningMcp> {
+  const config = McpConfig.parse({ NATS_URL, NATS_SUBJECT_PREFIX: prefix, MCP_TIMEOUT_MS: '5000' });
+  return startMcp(inProcessKit('mcp', config, { logger }));
 }
 
 /** A real execution service process (`services/execution/dist/main.js`) on `prefix`. */
@@ -102,15 +66,22 @@ export async function startExecution(prefix: string): Promise<ExecutionProcess> 
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
-    await deleteRedisKeys(prefix);
+    await deleteRedisKeys(REDIS_URL, `${prefix}:`); // what the execution service wrote (its rule index)
   };
-  const bus = await connectBus({ url: NATS_URL, prefix, name: 'mcp-test-probe', logger: createLogger({ service: 'probe', level: 'silent' }) });
+  const bus = await connectBus({
+    url: NATS_URL,
+    prefix,
+    name: 'mcp-test-probe',
+    logger: createLogger({ service: 'probe', level: 'silent' }),
+  });
   try {
     const deadline = Date.now() + 30_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`execution service exited with ${child.exitCode}: ${stderr}`);
       try {
-        await bus.request('exec.operators', {}, OperatorsResponse, { timeoutMs: 2000 });
+        await bus.request('exec.operators', { principal: { orgId: 'acme', userId: 'probe', role: 'viewer' } }, OperatorsResponse, {
+          timeoutMs: 2000,
+        });
         break;
       } catch (err) {
         if (Date.now() > deadline) throw err;
@@ -126,16 +97,49 @@ export async function startExecution(prefix: string): Promise<ExecutionProcess> 
   return { stop };
 }
 
-/** The address of a running service's MCP endpoint, with an optional query string. */
-export function mcpUrl(mcp: RunningMcp, query = ''): URL {
-  return new URL(`http://127.0.0.1:${mcp.port}/mcp${query}`);
+/** Sends one MCP HTTP exchange over the bus, as the gateway's `/mcp` route does, and returns the reply. */
+export function exchange(bus: Bus, message: McpHttpRequest, requestId?: string): Promise<McpHttpResponse> {
+  return bus.request(McpSubject.http, message, McpHttpResponse, { timeoutMs: 10_000, ...(requestId ? { requestId } : {}) });
 }
 
-/** An official SDK client connected over Streamable HTTP with `headers` on every request. */
-export async function connectClient(url: URL, headers: Record<string, string>): Promise<Client> {
+/**
+ * A `fetch` that carries each request of an MCP client over the bus as the gateway does (the MCP
+ * headers and body, plus `principal`), so the official SDK client talks to the production endpoint.
+ */
+export function busFetch(bus: Bus, principal: Principal): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id']) {
+      const value = request.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    const body = request.method === 'POST' ? await request.text() : undefined;
+    const reply = await exchange(bus, {
+      method: request.method as McpHttpRequest['method'],
+      headers,
+      principal,
+      ...(body !== undefined ? { body } : {}),
+    });
+    return new Response(reply.status === 202 ? null : reply.body, { status: reply.status, headers: reply.headers });
+  };
+}
+
+/** An official SDK client talking Streamable HTTP to the mcp service over `bus`, as `principal`. */
+export async function connectClient(bus: Bus, principal: Principal = VIEWER): Promise<Client> {
   const client = new Client({ name: 'arbiter-mcp-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL('http://gateway.test/mcp'), { fetch: busFetch(bus, principal) }));
   return client;
+}
+
+/** A client-side bus on `prefix` (what the gateway would be). */
+export function clientBus(prefix: string): Promise<Bus> {
+  return connectBus({
+    url: NATS_URL,
+    prefix,
+    name: 'mcp-test-client',
+    logger: createLogger({ service: 'mcp-test-client', level: 'silent' }),
+  });
 }
 
 /** The JSON of a tool result's first text content item. */

@@ -1,12 +1,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningMcp } from '../src/start.js';
+import type { Bus } from '@arbiter/service-kit';
+import type { RunningMcp } from '../src/service.js';
 import {
   captureLogger,
+  clientBus,
   connectClient,
   firstText,
-  gatewayHeaders,
-  mcpUrl,
   randomPrefix,
   startExecution,
   startTestMcp,
@@ -21,18 +21,21 @@ const BROKEN_RULE = 'A **user** is adult if the __age__ of the **user** is at le
 
 let execution: ExecutionProcess;
 let mcp: RunningMcp;
+let bus: Bus;
 let client: Client;
 
 beforeAll(async () => {
   const prefix = randomPrefix();
   execution = await startExecution(prefix);
   mcp = await startTestMcp(prefix, captureLogger().logger);
-  client = await connectClient(mcpUrl(mcp), gatewayHeaders());
+  bus = await clientBus(prefix);
+  client = await connectClient(bus);
 });
 
 afterAll(async () => {
   await client?.close();
-  await mcp?.stop();
+  await bus?.close();
+  await mcp?.close();
   await execution?.stop();
 });
 
@@ -166,8 +169,26 @@ describe('explain_rule', () => {
           selector: 'member',
           outcome: 'double points',
           conditions: [
-            { type: 'comparison', selector: 'member', property: 'tier', operator: 'is equal to', value: 'gold', logical_op: null, optional: false, negated: false },
-            { type: 'comparison', selector: 'member', property: 'visits', operator: 'is less than', value: '20', logical_op: 'or', optional: false, negated: true },
+            {
+              type: 'comparison',
+              selector: 'member',
+              property: 'tier',
+              operator: 'is equal to',
+              value: 'gold',
+              logical_op: null,
+              optional: false,
+              negated: false,
+            },
+            {
+              type: 'comparison',
+              selector: 'member',
+              property: 'visits',
+              operator: 'is less than',
+              value: '20',
+              logical_op: 'or',
+              optional: false,
+              negated: true,
+            },
           ],
         },
       ],

@@ -1,4 +1,7 @@
 import {
+  ExportPageRequest,
+  ExportSubject,
+  type ExportPage,
   FlowCreateRequest,
   FlowIdRequest,
   FlowUpdateRequest,
@@ -9,19 +12,24 @@ import {
   GroupMemberRemoveRequest,
   GroupMembersListRequest,
   GroupUpdateRequest,
+  ListDeletedRequest,
   ListRequest,
+  RecordListRequest,
   PolicyCreateRequest,
   PolicyIdRequest,
   PolicyUpdateRequest,
   PolicyVersionsRequest,
+  PublishReviewedRequest,
   RegistrySubject,
   ResolveRequest,
+  RestoreRequest,
   type DeleteBaseReply,
   type EmptyReply,
   type FlowDraftReply,
   type FlowRecord,
   type FlowRecordPage,
   type FlowSummaryPage,
+  type FlowPublishReviewedReply,
   type FlowUpdateReply,
   type Group,
   type GroupMember,
@@ -30,10 +38,19 @@ import {
   type PolicyRecord,
   type PolicyRecordPage,
   type PolicySummaryPage,
+  type PolicyPublishReviewedReply,
   type PolicyUpdateReply,
 } from '@arbiter/contracts';
 import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
-import { toFlowRecord, toFlowSummary, toPolicyRecord, toPolicySummary } from './domain/mappers.js';
+import {
+  toDeletedFlowSummary,
+  toDeletedPolicySummary,
+  toFlowRecord,
+  toFlowSummary,
+  toPolicyRecord,
+  toPolicySummary,
+} from './domain/mappers.js';
+import type { ExportService } from './export-service.js';
 import type { GroupsService } from './groups-service.js';
 import type { RecordsService } from './records-service.js';
 import type { GroupRow } from './repositories/groups.js';
@@ -43,10 +60,18 @@ export interface RegistryServices {
   policies: RecordsService;
   flows: RecordsService;
   groups: GroupsService;
+  exports: ExportService;
 }
 
 function toGroup(g: GroupRow): Group {
-  return { groupId: g.id, name: g.name, description: g.description, createdBy: g.createdBy, createdAt: g.createdAt.toISOString(), updatedAt: g.updatedAt.toISOString() };
+  return {
+    groupId: g.id,
+    name: g.name,
+    description: g.description,
+    createdBy: g.createdBy,
+    createdAt: g.createdAt.toISOString(),
+    updatedAt: g.updatedAt.toISOString(),
+  };
 }
 
 /** The `registry` NATS service: thin handlers from {@link RegistrySubject} to the services. */
@@ -94,9 +119,9 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       }),
       policy_list: defineEndpoint({
         subject: RegistrySubject.policyList,
-        request: ListRequest,
-        handler: async ({ principal, ...query }): Promise<PolicySummaryPage> => {
-          const page = await policies.list(principal, query);
+        request: RecordListRequest,
+        handler: async ({ principal, group, ...query }): Promise<PolicySummaryPage> => {
+          const page = await policies.list(principal, { ...query, groupId: group });
           return { items: page.items.map(toPolicySummary), nextCursor: page.nextCursor };
         },
       }),
@@ -109,6 +134,14 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         subject: RegistrySubject.policyResolve,
         request: ResolveRequest,
         handler: async (req) => policies.resolve(req),
+      }),
+      policy_publish_reviewed: defineEndpoint({
+        subject: RegistrySubject.policyPublishReviewed,
+        request: PublishReviewedRequest,
+        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId }): Promise<PolicyPublishReviewedReply> => {
+          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId);
+          return { outcome: out.outcome, record: toPolicyRecord(out.record) };
+        },
       }),
       flow_create: defineEndpoint({
         subject: RegistrySubject.flowCreate,
@@ -147,9 +180,9 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       }),
       flow_list: defineEndpoint({
         subject: RegistrySubject.flowList,
-        request: ListRequest,
-        handler: async ({ principal, ...query }): Promise<FlowSummaryPage> => {
-          const page = await flows.list(principal, query);
+        request: RecordListRequest,
+        handler: async ({ principal, group, ...query }): Promise<FlowSummaryPage> => {
+          const page = await flows.list(principal, { ...query, groupId: group });
           return { items: page.items.map(toFlowSummary), nextCursor: page.nextCursor };
         },
       }),
@@ -162,6 +195,20 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         subject: RegistrySubject.flowResolve,
         request: ResolveRequest,
         handler: async (req) => flows.resolve(req),
+      }),
+      flow_publish_reviewed: defineEndpoint({
+        subject: RegistrySubject.flowPublishReviewed,
+        request: PublishReviewedRequest,
+        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId }): Promise<FlowPublishReviewedReply> => {
+          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId);
+          return { outcome: out.outcome, record: toFlowRecord(out.record) };
+        },
+      }),
+      ...restoreEndpoints(s),
+      export_page: defineEndpoint({
+        subject: ExportSubject,
+        request: ExportPageRequest,
+        handler: async ({ principal, ...query }): Promise<ExportPage> => s.exports.page(principal, query),
       }),
       group_create: defineEndpoint({
         subject: RegistrySubject.groupCreate,
@@ -229,5 +276,37 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         },
       }),
     },
+  };
+}
+
+/** Restore and the lists of deleted bases (issue 15 item 5), admin only. */
+function restoreEndpoints({ policies, flows }: RegistryServices): ServiceDef['endpoints'] {
+  return {
+    policy_restore: defineEndpoint({
+      subject: RegistrySubject.policyRestore,
+      request: RestoreRequest,
+      handler: async ({ principal, id }): Promise<PolicyRecord> => toPolicyRecord(await policies.restore(principal, id)),
+    }),
+    policy_list_deleted: defineEndpoint({
+      subject: RegistrySubject.policyListDeleted,
+      request: ListDeletedRequest,
+      handler: async ({ principal, ...query }): Promise<PolicySummaryPage> => {
+        const page = await policies.listDeleted(principal, query);
+        return { items: page.items.map(toDeletedPolicySummary), nextCursor: page.nextCursor };
+      },
+    }),
+    flow_restore: defineEndpoint({
+      subject: RegistrySubject.flowRestore,
+      request: RestoreRequest,
+      handler: async ({ principal, id }): Promise<FlowRecord> => toFlowRecord(await flows.restore(principal, id)),
+    }),
+    flow_list_deleted: defineEndpoint({
+      subject: RegistrySubject.flowListDeleted,
+      request: ListDeletedRequest,
+      handler: async ({ principal, ...query }): Promise<FlowSummaryPage> => {
+        const page = await flows.listDeleted(principal, query);
+        return { items: page.items.map(toDeletedFlowSummary), nextCursor: page.nextCursor };
+      },
+    }),
   };
 }

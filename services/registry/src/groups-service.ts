@@ -1,12 +1,23 @@
 import { ArbiterError, type ArbiterEvent, type MemberType, type Principal } from '@arbiter/contracts';
+import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { isAdmin, requireCapability } from './domain/access.js';
 import { decodeCursor, pageFrom } from './domain/cursor.js';
 import { makeEvent } from './domain/events.js';
 import { isUuid, newId } from './domain/ids.js';
-import { deleteGroup, deleteMember, findGroup, findMember, insertGroup, insertMember, listGroups, updateGroup, type GroupRow, type MemberRow } from './repositories/groups.js';
-import { enqueueEvents } from './repositories/outbox.js';
+import {
+  deleteGroup,
+  deleteMember,
+  findGroup,
+  findMember,
+  insertGroup,
+  insertMember,
+  listGroups,
+  updateGroup,
+  type GroupRow,
+  type MemberRow,
+} from './repositories/groups.js';
 import { findBase } from './repositories/records.js';
 
 const GroupCursor = z.object({ id: z.uuid() });
@@ -17,13 +28,21 @@ const GroupCursor = z.object({ id: z.uuid() });
  * names a base and survives the base's soft deletion (hidden from the member lists).
  */
 export class GroupsService {
-  constructor(private readonly deps: { db: Knex; kickRelay(): void }) {}
+  constructor(private readonly deps: { db: Knex; events: EventOutbox<Knex.Transaction> }) {}
 
   /** Creates a group. */
   async create(p: Principal, input: { name: string; description: string }): Promise<GroupRow> {
     requireCapability(p, 'edit', 'create groups');
     const now = new Date();
-    const group: GroupRow = { id: newId(), orgId: p.orgId, name: input.name, description: input.description, createdBy: p.userId, createdAt: now, updatedAt: now };
+    const group: GroupRow = {
+      id: newId(),
+      orgId: p.orgId,
+      name: input.name,
+      description: input.description,
+      createdBy: p.userId,
+      createdAt: now,
+      updatedAt: now,
+    };
     await this.commit(async (trx) => {
       await insertGroup(trx, group);
       return [makeEvent(p, 'created', { type: 'group', id: group.id }, { name: group.name }, now)];
@@ -45,7 +64,15 @@ export class GroupsService {
       await this.loadManaged(trx, p, groupId);
       const now = new Date();
       updated = await updateGroup(trx, groupId, set, now);
-      return [makeEvent(p, 'edited', { type: 'group', id: groupId }, { fields: Object.keys(set).filter((k) => set[k as keyof typeof set] !== undefined) }, now)];
+      return [
+        makeEvent(
+          p,
+          'edited',
+          { type: 'group', id: groupId },
+          { fields: Object.keys(set).filter((k) => set[k as keyof typeof set] !== undefined) },
+          now,
+        ),
+      ];
     });
     return updated!;
   }
@@ -61,11 +88,19 @@ export class GroupsService {
   }
 
   /** A page of the org's groups, newest first, optionally by name. */
-  async list(p: Principal, query: { limit: number; cursor?: string; q?: string }): Promise<{ items: GroupRow[]; nextCursor: string | null }> {
+  async list(
+    p: Principal,
+    query: { limit: number; cursor?: string; q?: string },
+  ): Promise<{ items: GroupRow[]; nextCursor: string | null }> {
     requireCapability(p, 'view', 'list groups');
     const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor, GroupCursor).id;
     const rows = await listGroups(this.deps.db, { orgId: p.orgId, q: query.q, beforeId: before, limit: query.limit });
-    return pageFrom(rows, query.limit, (r) => r, (last) => ({ id: last.id }));
+    return pageFrom(
+      rows,
+      query.limit,
+      (r) => r,
+      (last) => ({ id: last.id }),
+    );
   }
 
   /** Adds a live policy or flow base of the org (creator or admin); 409 when it is already a member. Emits `assigned`. */
@@ -76,7 +111,8 @@ export class GroupsService {
     await this.commit(async (trx) => {
       await this.loadManaged(trx, p, groupId);
       const base = isUuid(member.memberId) ? await findBase(trx, member.memberId, p.orgId, member.memberType) : null;
-      if (!base || base.deletedAt !== null) throw new ArbiterError('not_found', `${member.memberType} base \`${member.memberId}\` not found`);
+      if (!base || base.deletedAt !== null)
+        throw new ArbiterError('not_found', `${member.memberType} base \`${member.memberId}\` not found`);
       if (!(await insertMember(trx, { ...row, orgId: p.orgId }))) {
         throw new ArbiterError('conflict', `${member.memberType} base \`${member.memberId}\` is already a member of group \`${groupId}\``);
       }
@@ -92,7 +128,8 @@ export class GroupsService {
       await this.loadManaged(trx, p, groupId);
       const member = isUuid(memberId) ? await findMember(trx, groupId, memberId) : null;
       const base = member ? await findBase(trx, memberId, p.orgId, member.memberType) : null;
-      if (!member || !base || base.deletedAt !== null) throw new ArbiterError('not_found', `\`${memberId}\` is not a member of group \`${groupId}\``);
+      if (!member || !base || base.deletedAt !== null)
+        throw new ArbiterError('not_found', `\`${memberId}\` is not a member of group \`${groupId}\``);
       await deleteMember(trx, groupId, memberId);
       return [makeEvent(p, 'edited', { type: 'group', id: groupId }, { removedMemberId: memberId, memberType: member.memberType })];
     });
@@ -121,8 +158,8 @@ export class GroupsService {
 
   private async commit(fn: (trx: Knex.Transaction) => Promise<ArbiterEvent[]>): Promise<void> {
     await this.deps.db.transaction(async (trx) => {
-      await enqueueEvents(trx, await fn(trx));
+      await this.deps.events.enqueue(trx, await fn(trx));
     });
-    this.deps.kickRelay();
+    this.deps.events.committed();
   }
 }

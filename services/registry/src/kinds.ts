@@ -1,28 +1,32 @@
-import type { FlowPolicyNode, FlowTest, PolicyTest } from '@arbiter/contracts';
+import type { ErrorReason, FlowDefinition, FlowPolicyNode, FlowTest, PolicyTest } from '@arbiter/contracts';
 import { validateDefinition } from '@arbiter/flow';
 import type { Knex } from 'knex';
 import type { PublishChecks } from './checks/check-pool.js';
 import { flowNodeProblems, type NodeTarget } from './domain/flow-checks.js';
 import type { KindSpec } from './records-service.js';
-import { findBase, findRecordWithBase, findVersion, getRecord } from './repositories/records.js';
+import { findBase, findRecordWithBase, findVersion, getRecord, liveReferences } from './repositories/records.js';
 
 /** Policies: any rule text may be saved; publishing runs the policy checks (in a worker, with a deadline). */
 export function policyKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'policy',
     saveProblems: () => [],
+    referenceProblems: () => Promise.resolve([]),
     publishProblems: (content) => checks.policy({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
   };
 }
 
 /**
- * Flows: the definition must be a valid DAG to be saved; publishing also resolves the nodes (here,
+ * Flows: the definition must be a valid DAG whose policy nodes name live policies of the org to be
+ * saved; publishing also resolves the nodes (here,
  * in the publishing transaction) and then runs the saved tests (in a worker, with a deadline).
  */
 export function flowKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'flow',
     saveProblems: (content) => (content.definition ? validateDefinition(content.definition) : []),
+    referenceProblems: (content, db, orgId) =>
+      content.definition ? nodeReferenceProblems(db, orgId, content.definition) : Promise.resolve([]),
     publishProblems: async (content, trx, orgId) => {
       const flow = { definition: content.definition!, schema: content.schema, tests: content.tests as FlowTest[] };
       const { problems, targets } = await flowNodeProblems(flow, (node, nodeId) => lookupNode(trx, orgId, node, nodeId));
@@ -49,4 +53,46 @@ async function lookupNode(trx: Knex.Transaction, orgId: string, node: FlowPolicy
     return { ok: false, code: 'unknown_version', message: `node \`${nodeId}\`: policy base \`${base.id}\` has no version ${node.version}` };
   }
   return { ok: true, policyId: record.id, version: record.version, rule: record.rule ?? '' };
+}
+
+/**
+ * The policy nodes of a definition that name a missing, deleted or other-org policy, or a pinned
+ * version that does not exist (issue 15 item 7): 400 at save, with the node's field as path.
+ */
+async function nodeReferenceProblems(db: Knex, orgId: string, definition: FlowDefinition): Promise<ErrorReason[]> {
+  const nodes = Object.entries(definition.nodes).flatMap(([id, node]) => (node.type === 'policy' ? [[id, node] as const] : []));
+  if (nodes.length === 0) return [];
+  const found = await liveReferences(db, orgId, 'policy', {
+    recordIds: nodes.flatMap(([, n]) => (n.policyId === undefined ? [] : [n.policyId])),
+    baseIds: nodes.flatMap(([, n]) => (n.baseId === undefined ? [] : [n.baseId])),
+    versions: nodes.flatMap(([, n]) =>
+      n.baseId === undefined || n.version === undefined ? [] : [[n.baseId, n.version] as [string, number]],
+    ),
+  });
+  const problems: ErrorReason[] = [];
+  for (const [id, node] of nodes) {
+    const path = `definition.nodes.${id}`;
+    if (node.policyId !== undefined) {
+      if (!found.recordIds.has(node.policyId)) {
+        problems.push({
+          code: 'unknown_policy',
+          message: `node \`${id}\`: policy \`${node.policyId}\` does not exist`,
+          path: `${path}.policyId`,
+        });
+      }
+    } else if (!found.baseIds.has(node.baseId!)) {
+      problems.push({
+        code: 'unknown_policy',
+        message: `node \`${id}\`: policy base \`${node.baseId}\` does not exist`,
+        path: `${path}.baseId`,
+      });
+    } else if (node.version !== undefined && !found.versions.has(`${node.baseId}:${node.version}`)) {
+      problems.push({
+        code: 'unknown_version',
+        message: `node \`${id}\`: policy base \`${node.baseId}\` has no version ${node.version}`,
+        path: `${path}.version`,
+      });
+    }
+  }
+  return problems;
 }

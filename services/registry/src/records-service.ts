@@ -5,32 +5,38 @@ import {
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
   type Principal,
+  RecordListSort,
   type RunnableKind,
 } from '@arbiter/contracts';
+import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { isImmutableVersionError, isUniqueViolation } from './db/errors.js';
 import { isAdmin, requireCapability } from './domain/access.js';
 import { decodeCursor, pageFrom } from './domain/cursor.js';
 import { makeEvent } from './domain/events.js';
+import { contentHashOf } from './domain/hash.js';
 import { isUuid, newId } from './domain/ids.js';
-import { enqueueEvents } from './repositories/outbox.js';
 import {
   findBase,
+  findCurrentOfBase,
   findDraft,
   findRecordWithBase,
-  findVersion,
   getRecord,
   insertBaseWithDraft,
   insertRecord,
   listBases,
   listRecordsOfBase,
+  listDeletedBases,
   lockBase,
   publishDraft,
   touchBase,
+  undeleteBase,
   updateDraft,
   type BaseListRow,
+  type DeletedBaseListRow,
   type BaseRow,
+  type BaseListOrder,
   type RecordContent,
   type RecordRow,
 } from './repositories/records.js';
@@ -46,6 +52,8 @@ export interface KindSpec {
   kind: RunnableKind;
   /** Problems that make content unsavable (400 `validation_failed`); none for policies. */
   saveProblems(content: Partial<RecordContent>): ErrorReason[];
+  /** Problems of what the content names in the org (400 `validation_failed`), checked at save after {@link saveProblems}. */
+  referenceProblems(content: Partial<RecordContent>, db: Knex, orgId: string): Promise<ErrorReason[]>;
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
 }
@@ -54,8 +62,8 @@ export interface KindSpec {
 export interface RecordsDeps {
   db: Knex;
   index: RunnableIndexWriter;
-  /** Asks the outbox relay to publish soon. */
-  kickRelay(): void;
+  /** The transactional outbox the events of each change go to. */
+  events: EventOutbox<Knex.Transaction>;
 }
 
 /** A change made in one transaction: its result, the events it caused and the base it touched. */
@@ -67,7 +75,9 @@ interface Change<T> {
 }
 
 const VersionCursor = z.object({ v: z.number().int() });
-const BaseCursor = z.object({ id: z.uuid() });
+/** A list cursor: the order it was made for (`s`, absent for the default), the last sort value and base id. */
+const BaseCursor = z.object({ s: RecordListSort.optional(), k: z.string().max(1000).optional(), id: z.uuid() });
+const DeletedCursor = z.object({ at: z.iso.datetime(), id: z.uuid() });
 /** Cursor position after the draft: every version comes next. */
 const AFTER_DRAFT = 2 ** 31 - 1;
 
@@ -90,7 +100,7 @@ export class RecordsService {
   /** Creates a base with its draft (any editor). */
   async create(p: Principal, content: RecordContent): Promise<RecordRow> {
     requireCapability(p, 'edit', `create ${plural(this.kind)}`);
-    this.assertSavable(content);
+    await this.assertSavable(p, content);
     return this.commit(async (trx) => {
       const now = new Date();
       const baseId = newId();
@@ -109,24 +119,44 @@ export class RecordsService {
         publishedAt: null,
         publishedBy: null,
       };
-      await insertBaseWithDraft(trx, { id: baseId, orgId: p.orgId, kind: this.kind, createdBy: p.userId, createdAt: now, currentRecordId: draft.id }, draft);
+      await insertBaseWithDraft(
+        trx,
+        { id: baseId, orgId: p.orgId, kind: this.kind, createdBy: p.userId, createdAt: now, currentRecordId: draft.id },
+        draft,
+      );
       return { result: draft, baseId, events: [makeEvent(p, 'created', this.resource(draft), { name: draft.name }, now)] };
     });
   }
 
-  /** A record by id: any member of the org, whoever owns it (spec §2.2). */
-  async get(p: Principal, recordId: string): Promise<RecordRow> {
+  /**
+   * A record by id, or by base id the base's current record (its latest version, else its draft):
+   * any member of the org, whoever owns it (spec §2.2, issue 15 item 3).
+   */
+  async get(p: Principal, id: string): Promise<RecordRow> {
     requireCapability(p, 'view', `view ${plural(this.kind)}`);
-    return (await this.loadLive(p, recordId)).record;
+    if (!isUuid(id)) throw new ArbiterError('not_found', `${this.kind} \`${id}\` not found`);
+    const found =
+      (await findRecordWithBase(this.deps.db, id, p.orgId, this.kind)) ?? (await findCurrentOfBase(this.deps.db, id, p.orgId, this.kind));
+    if (!found || found.base.deletedAt !== null) throw new ArbiterError('not_found', `${this.kind} \`${id}\` not found`);
+    return found.record;
   }
 
   /** A page of the base's records, given any record id: the draft first, then versions newest first. */
-  async versions(p: Principal, recordId: string, page: { limit: number; cursor?: string }): Promise<{ items: RecordRow[]; nextCursor: string | null }> {
+  async versions(
+    p: Principal,
+    recordId: string,
+    page: { limit: number; cursor?: string },
+  ): Promise<{ items: RecordRow[]; nextCursor: string | null }> {
     requireCapability(p, 'view', `view ${plural(this.kind)}`);
     const { base } = await this.loadLive(p, recordId);
     const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, VersionCursor).v;
     const rows = await listRecordsOfBase(this.deps.db, base.id, { afterVersion: after, limit: page.limit });
-    return pageFrom(rows, page.limit, (r) => r, (last) => ({ v: last.version ?? AFTER_DRAFT }));
+    return pageFrom(
+      rows,
+      page.limit,
+      (r) => r,
+      (last) => ({ v: last.version ?? AFTER_DRAFT }),
+    );
   }
 
   /**
@@ -168,11 +198,20 @@ export class RecordsService {
    * non-owner edits a never-published draft; 422 with every reason when it cannot be published,
    * in which case nothing changes (the edits roll back too).
    */
-  async update(p: Principal, recordId: string, status: 'draft' | 'published', patch: Partial<RecordContent>): Promise<{ outcome: 'updated' | 'published'; record: RecordRow }> {
-    requireCapability(p, status === 'published' ? 'publish' : 'edit', status === 'published' ? `publish ${plural(this.kind)}` : `edit ${plural(this.kind)}`);
+  async update(
+    p: Principal,
+    recordId: string,
+    status: 'draft' | 'published',
+    patch: Partial<RecordContent>,
+  ): Promise<{ outcome: 'updated' | 'published'; record: RecordRow }> {
+    requireCapability(
+      p,
+      status === 'published' ? 'publish' : 'edit',
+      status === 'published' ? `publish ${plural(this.kind)}` : `edit ${plural(this.kind)}`,
+    );
     const found = await this.loadLive(p, recordId);
     const edits = definedFields(patch);
-    if (status === 'draft') this.assertSavable(edits);
+    if (status === 'draft') await this.assertSavable(p, edits);
     return this.commit<{ outcome: 'updated' | 'published'; record: RecordRow }>(async (trx) => {
       const base = await this.lockLive(trx, found.base.id, recordId);
       const record = (await getRecord(trx, recordId))!;
@@ -190,14 +229,42 @@ export class RecordsService {
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
-      const problems = await this.spec.publishProblems({ ...record, ...edits }, trx, p.orgId);
-      if (problems.length > 0) {
-        throw new ArbiterError('cannot_publish', `${this.kind} \`${record.id}\` cannot be published: ${problems.length} problem${problems.length === 1 ? '' : 's'}`, problems);
+      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {});
+      return { result: { outcome: 'published', record: published }, baseId: base.id, events };
+    });
+  }
+
+  /**
+   * Publishes a reviewed draft for the governance service (issue 11): within the transaction that
+   * holds the base's row lock, which every edit takes too, the draft's content hash must still be
+   * `expectedContentHash` (else 409 `review_stale`, nothing written), then the same checks and
+   * the same version as a `PUT` publish, with the review request id in the `published` event.
+   * A retry after the draft became that version answers it (`already_published`), never a second one.
+   */
+  async publishReviewed(
+    p: Principal,
+    recordId: string,
+    expectedContentHash: string,
+    reviewRequestId: string,
+  ): Promise<{ outcome: 'published' | 'already_published'; record: RecordRow }> {
+    requireCapability(p, 'publish', `publish ${plural(this.kind)}`);
+    const found = await this.loadLive(p, recordId);
+    return this.commit<{ outcome: 'published' | 'already_published'; record: RecordRow }>(async (trx) => {
+      const base = await this.lockLive(trx, found.base.id, recordId);
+      const record = (await getRecord(trx, recordId))!;
+      const hash = contentHashOf(record);
+      if (record.status !== 'draft') {
+        if (hash === expectedContentHash) return { result: { outcome: 'already_published', record }, events: [] };
+        throw immutable(this.kind, record);
       }
-      const version = (base.latestVersion ?? 0) + 1;
-      const published = await publishDraft(trx, recordId, version, edits, p.userId, now);
-      await touchBase(trx, base.id, { latestVersion: version, currentRecordId: recordId });
-      events.push(makeEvent(p, 'published', this.resource(published), { version }, now));
+      if (hash !== expectedContentHash) {
+        throw new ArbiterError(
+          'review_stale',
+          `${this.kind} draft \`${record.id}\` changed after it was approved: submit it for approval again; nothing was published`,
+        );
+      }
+      const events: ArbiterEvent[] = [];
+      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId });
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }
@@ -216,22 +283,110 @@ export class RecordsService {
   }
 
   /**
-   * A page of the bases the caller sees (spec §2.2): published ones, and never-published ones it
-   * created; deleted never. Newest first, optionally by name or within a group.
+   * Brings a soft-deleted base back with all its records (admin; issue 15 item 5), given its base id
+   * or any of its record ids. 404 for unknown or other-org ids, 409 `conflict` when it is not
+   * deleted. Emits `restored`; answers the base's current record (latest version, else the draft).
    */
-  async list(p: Principal, query: { limit: number; cursor?: string; q?: string; groupId?: string }): Promise<{ items: BaseListRow[]; nextCursor: string | null }> {
+  async restore(p: Principal, id: string): Promise<RecordRow> {
+    requireCapability(p, 'admin', `restore ${plural(this.kind)}`);
+    const notFound = new ArbiterError('not_found', `${this.kind} \`${id}\` not found`);
+    if (!isUuid(id)) throw notFound;
+    const baseId =
+      (await findRecordWithBase(this.deps.db, id, p.orgId, this.kind))?.base.id ??
+      (await findBase(this.deps.db, id, p.orgId, this.kind))?.id;
+    if (baseId === undefined) throw notFound;
+    return this.commit(async (trx) => {
+      const base = await lockBase(trx, baseId);
+      if (base.deletedAt === null) {
+        throw new ArbiterError('conflict', `${this.kind} \`${id}\` is not deleted: there is nothing to restore`);
+      }
+      await undeleteBase(trx, base.id);
+      const current = (await getRecord(trx, base.currentRecordId))!;
+      const event = makeEvent(
+        p,
+        'restored',
+        { type: this.kind, id: base.id, baseId: base.id },
+        { name: current.name, deletedAt: base.deletedAt.toISOString() },
+        new Date(),
+      );
+      return { result: current, baseId: base.id, events: [event] };
+    });
+  }
+
+  /** A page of the org's soft-deleted bases (admin), most recently deleted first, optionally by name. */
+  async listDeleted(
+    p: Principal,
+    query: { limit: number; cursor?: string; q?: string },
+  ): Promise<{ items: DeletedBaseListRow[]; nextCursor: string | null }> {
+    requireCapability(p, 'admin', `list deleted ${plural(this.kind)}`);
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, DeletedCursor);
+    const rows = await listDeletedBases(this.deps.db, {
+      orgId: p.orgId,
+      kind: this.kind,
+      q: query.q,
+      before: after === undefined ? undefined : { deletedAt: new Date(after.at), id: after.id },
+      limit: query.limit,
+    });
+    return pageFrom(
+      rows,
+      query.limit,
+      (r) => r,
+      (last) => ({ at: last.deletedAt.toISOString(), id: last.base.id }),
+    );
+  }
+
+  /**
+   * A page of the bases the caller sees (spec §2.2): published ones, and never-published ones it
+   * created (every one for an admin asking `all`); deleted never. Newest first or in `sort`,
+   * optionally by name, status, creator or group (issue 15 item 4). The cursor carries the order
+   * it was made for and the last row's sort value, so pages stay stable for every order.
+   */
+  async list(
+    p: Principal,
+    query: {
+      limit: number;
+      cursor?: string;
+      q?: string;
+      groupId?: string;
+      status?: 'draft' | 'published';
+      createdBy?: string;
+      sort?: RecordListSort;
+      all?: boolean;
+    },
+  ): Promise<{ items: BaseListRow[]; nextCursor: string | null }> {
     requireCapability(p, 'view', `list ${plural(this.kind)}`);
-    const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor, BaseCursor).id;
+    if (query.all === true && !isAdmin(p)) {
+      throw new ArbiterError('forbidden', `only an admin may list colleagues' never-published ${plural(this.kind)} (\`all=true\`)`);
+    }
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, BaseCursor);
+    if (after !== undefined && after.s !== query.sort) {
+      throw new ArbiterError('bad_request', `the cursor was made for another \`sort\`: ask for the first page again`);
+    }
+    const order: BaseListOrder | undefined =
+      query.sort === undefined ? undefined : { by: query.sort.endsWith('name') ? 'name' : 'updatedAt', desc: query.sort.startsWith('-') };
     const rows = await listBases(this.deps.db, {
       orgId: p.orgId,
       kind: this.kind,
       userId: p.userId,
+      all: query.all,
       q: query.q,
-      beforeId: before,
+      status: query.status,
+      createdBy: query.createdBy,
       groupId: query.groupId,
+      order,
+      after: after === undefined ? undefined : { key: after.k, id: after.id },
       limit: query.limit,
     });
-    return pageFrom(rows, query.limit, (r) => r, (last) => ({ id: last.base.id }));
+    return pageFrom(
+      rows,
+      query.limit,
+      (r) => r,
+      (last) => ({
+        ...(query.sort === undefined ? {} : { s: query.sort }),
+        ...(order === undefined ? {} : { k: order.by === 'name' ? last.current.name : last.current.updatedAt.toISOString() }),
+        id: last.base.id,
+      }),
+    );
   }
 
   /**
@@ -239,29 +394,63 @@ export class RecordsService {
    * exact record, the pinned version, or the current runnable one. 404 for unknown, deleted or
    * other-org ids (a deleted base's tombstones are written on the way).
    */
-  async resolve(req: { orgId: string; baseId?: string; recordId?: string; version?: number }): Promise<LivePolicyRecordEntry | LiveFlowRecordEntry> {
+  async resolve(req: {
+    principal: Principal;
+    baseId?: string;
+    recordId?: string;
+    version?: number;
+  }): Promise<LivePolicyRecordEntry | LiveFlowRecordEntry> {
+    requireCapability(req.principal, 'view', `run ${plural(this.kind)}`);
+    const orgId = req.principal.orgId;
     const id = req.recordId ?? req.baseId!;
     const notFound = new ArbiterError('not_found', `${this.kind} \`${id}\` not found`);
     if (!isUuid(id)) throw notFound;
     let base: BaseRow | null;
-    if (req.recordId !== undefined) base = (await findRecordWithBase(this.deps.db, req.recordId, req.orgId, this.kind))?.base ?? null;
-    else base = await findBase(this.deps.db, id, req.orgId, this.kind);
+    if (req.recordId !== undefined) base = (await findRecordWithBase(this.deps.db, req.recordId, orgId, this.kind))?.base ?? null;
+    else base = await findBase(this.deps.db, id, orgId, this.kind);
     if (!base) throw notFound;
     const entries = await this.refreshIndex(base.id);
     if (!entries || entries.base.state === 'deleted') throw notFound;
-    const recordId =
-      req.recordId ?? (req.version !== undefined ? entries.base.versions[String(req.version)] : entries.base.recordId);
+    const recordId = req.recordId ?? (req.version !== undefined ? entries.base.versions[String(req.version)] : entries.base.recordId);
     const entry = entries.records.find((r) => r.key.endsWith(`:${recordId}`))?.value;
     if (!entry || entry.state !== 'live') throw notFound;
     return entry;
+  }
+
+  /** Checks and publishes a locked draft as the base's next version; pushes the `published` event. */
+  private async publishLocked(
+    p: Principal,
+    trx: Knex.Transaction,
+    base: BaseRow,
+    record: RecordRow,
+    edits: Partial<RecordContent>,
+    now: Date,
+    events: ArbiterEvent[],
+    details: Record<string, unknown>,
+  ): Promise<RecordRow> {
+    const problems = await this.spec.publishProblems({ ...record, ...edits }, trx, p.orgId);
+    if (problems.length > 0) {
+      throw new ArbiterError(
+        'cannot_publish',
+        `${this.kind} \`${record.id}\` cannot be published: ${problems.length} problem${problems.length === 1 ? '' : 's'}`,
+        problems,
+      );
+    }
+    const version = (base.latestVersion ?? 0) + 1;
+    const published = await publishDraft(trx, record.id, version, edits, p.userId, now);
+    await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
+    events.push(makeEvent(p, 'published', this.resource(published), { version, ...details }, now));
+    return published;
   }
 
   private resource(r: RecordRow) {
     return { type: this.kind, id: r.id, baseId: r.baseId };
   }
 
-  private assertSavable(content: Partial<RecordContent>): void {
-    const problems = this.spec.saveProblems(content);
+  /** The content's own problems, else those of what it names (only a valid content is looked up). */
+  private async assertSavable(p: Principal, content: Partial<RecordContent>): Promise<void> {
+    let problems = this.spec.saveProblems(content);
+    if (problems.length === 0) problems = await this.spec.referenceProblems(content, this.deps.db, p.orgId);
     if (problems.length > 0) {
       throw new ArbiterError('validation_failed', `invalid ${this.kind}: ${problems.map((x) => x.message).join('; ')}`, problems);
     }
@@ -285,7 +474,12 @@ export class RecordsService {
     try {
       return await this.deps.index.refresh(this.kind, baseId);
     } catch (err) {
-      throw new ArbiterError('dependency_unavailable', `the runnable index could not be updated for base \`${baseId}\`: it is retried in the background`, undefined, { cause: err });
+      throw new ArbiterError(
+        'dependency_unavailable',
+        `the runnable index could not be updated for base \`${baseId}\`: it is retried in the background`,
+        undefined,
+        { cause: err },
+      );
     }
   }
 
@@ -295,15 +489,17 @@ export class RecordsService {
     try {
       change = await this.deps.db.transaction(async (trx) => {
         const c = await fn(trx);
-        await enqueueEvents(trx, c.events);
+        await this.deps.events.enqueue(trx, c.events);
         return c;
       });
     } catch (err) {
-      if (isImmutableVersionError(err)) throw new ArbiterError('version_immutable', `${this.kind} versions are immutable`, undefined, { cause: err });
-      if (isUniqueViolation(err)) throw new ArbiterError('conflict', `a concurrent change to this ${this.kind} won: retry`, undefined, { cause: err });
+      if (isImmutableVersionError(err))
+        throw new ArbiterError('version_immutable', `${this.kind} versions are immutable`, undefined, { cause: err });
+      if (isUniqueViolation(err))
+        throw new ArbiterError('conflict', `a concurrent change to this ${this.kind} won: retry`, undefined, { cause: err });
       throw err;
     }
-    if (change.events.length > 0) this.deps.kickRelay();
+    if (change.events.length > 0) this.deps.events.committed();
     if (change.baseId !== undefined) await this.refreshIndex(change.baseId);
     return change.result;
   }
@@ -318,6 +514,5 @@ function immutable(kind: RunnableKind, record: RecordRow): ArbiterError {
 
 /** The fields of a patch that were given (undefined means "leave as is"; null clears a schema). */
 function definedFields(patch: Partial<RecordContent>): Partial<RecordContent> {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<RecordContent>;
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined));
 }
-

@@ -1,7 +1,7 @@
 import type { RunnableKind } from '@arbiter/contracts';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
-import type { Logger } from './logger.js';
+import type { Logger } from 'pino';
 import { indexEntries, type IndexEntries } from './domain/index-entries.js';
 import { allRecordsOfBase, getBase } from './repositories/records.js';
 

@@ -1,74 +1,108 @@
-import { createRequire } from 'node:module';
-import { connectBus, connectRedis, type Bus } from '@arbiter/service-kit';
+import {
+  closeRedis,
+  connectServiceBus,
+  connectRedis,
+  databaseOptionsOf,
+  ensureDatabase,
+  ensureEventStream,
+  EventRelay,
+  openDatabase,
+  PgOutbox,
+  redisOptionsOf,
+  type Bus,
+  type RunningService,
+  type ServiceKit,
+} from '@arbiter/service-kit';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
-import type { Logger } from './logger.js';
 import type { RegistryConfig } from './config.js';
 import { PublishChecks } from './checks/check-pool.js';
-import { ensureDatabase, migrateLatest, openDatabase } from './db/database.js';
 import { registryService } from './endpoints.js';
-import { OutboxRelay } from './events/outbox-relay.js';
-import { ensureEventStream } from './events/stream.js';
 import { GroupsService } from './groups-service.js';
 import { flowKind, policyKind } from './kinds.js';
+import { migrateRegistry } from './migrate.js';
 import { RecordsService } from './records-service.js';
+import { ExportService } from './export-service.js';
 import { RunnableIndexWriter } from './runnable-index.js';
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
+/** The registry's outbox table. */
+export const OUTBOX_TABLE = 'registry_outbox';
 
-/** A running registry. */
-export interface Registry {
+/** A running registry, with its connections exposed for tests. */
+export interface Registry extends RunningService {
   bus: Bus;
   db: Knex;
   redis: Redis;
-  relay: OutboxRelay;
+  relay: EventRelay;
   index: RunnableIndexWriter;
-  /** Connected to NATS and Redis. */
-  ready(): boolean;
-  /** Stops taking requests, finishes in-flight ones, stops the outbox relay (unsent events wait in PostgreSQL), closes every connection. */
-  stop(): Promise<void>;
 }
 
 /**
  * Starts the registry: creates the database if missing and migrates it, connects Redis and NATS,
  * ensures the events stream, starts the outbox relay and serves the `registry.*` subjects in the
- * `registry` queue group.
+ * `registry` queue group. Closes what it opened when a step fails.
  */
-export async function startRegistry(config: RegistryConfig, logger: Logger, opts: { name?: string } = {}): Promise<Registry> {
-  await ensureDatabase(config.DATABASE_URL);
-  const db = openDatabase(config.DATABASE_URL, config.REGISTRY_DB_POOL_MAX);
+export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Registry> {
+  const { config, logger } = kit;
+  await ensureDatabase(config.DATABASE_URL, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
+  const db = openDatabase(config.DATABASE_URL, databaseOptionsOf(config));
   let redis: Redis | undefined;
   let bus: Bus | undefined;
   try {
-    await migrateLatest(db);
-    redis = await connectRedis(config.REDIS_URL, logger);
-    bus = await connectBus({ url: config.NATS_URL, prefix: config.NATS_SUBJECT_PREFIX, name: opts.name ?? 'registry', logger });
+    await migrateRegistry(db);
+    redis = await connectRedis(config.REDIS_URL, logger, redisOptionsOf(config));
+    bus = await connectServiceBus(kit);
     await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX);
   } catch (err) {
-    await Promise.allSettled([db.destroy(), bus?.close(), redis?.quit()]);
+    await Promise.allSettled([db.destroy(), bus?.close(), redis && closeRedis(redis)]);
     throw err;
   }
-  const relay = new OutboxRelay(bus.nc, db, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'outbox' }), config.REGISTRY_OUTBOX_INTERVAL_MS);
-  const index = new RunnableIndexWriter(redis, db, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'index' }), config.REGISTRY_INDEX_RETRY_MS);
-  const kickRelay = () => relay.kick();
-  const checks = new PublishChecks({ threads: config.REGISTRY_CHECK_THREADS, timeoutMs: config.REGISTRY_CHECK_TIMEOUT_MS });
+  const liveBus = bus;
+  const liveRedis = redis;
+  const outbox = new PgOutbox(db, OUTBOX_TABLE);
+  const relay = new EventRelay(bus.nc, outbox, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'outbox' }), {
+    intervalMs: config.REGISTRY_OUTBOX_INTERVAL_MS,
+    canPublish: () => liveBus.connected(),
+    metrics: kit.metrics,
+  });
+  const events = { enqueue: outbox.enqueue.bind(outbox), committed: () => relay.kick() };
+  const index = new RunnableIndexWriter(
+    redis,
+    db,
+    config.NATS_SUBJECT_PREFIX,
+    logger.child({ component: 'index' }),
+    config.REGISTRY_INDEX_RETRY_MS,
+  );
+  const checks = new PublishChecks({
+    threads: config.REGISTRY_CHECK_THREADS,
+    timeoutMs: config.REGISTRY_CHECK_TIMEOUT_MS,
+    stepBudget: config.EXEC_STEP_BUDGET,
+  });
   const services = {
-    policies: new RecordsService({ db, index, kickRelay }, policyKind(checks)),
-    flows: new RecordsService({ db, index, kickRelay }, flowKind(checks)),
-    groups: new GroupsService({ db, kickRelay }),
+    policies: new RecordsService({ db, index, events }, policyKind(checks)),
+    flows: new RecordsService({ db, index, events }, flowKind(checks)),
+    groups: new GroupsService({ db, events }),
+    exports: new ExportService(db),
+  };
+  const stopAll = async (): Promise<void> => {
+    await liveBus.close().catch(() => undefined);
+    await relay.stop();
+    await checks.close();
+    index.close();
+    await closeRedis(liveRedis);
+    await db.destroy();
   };
   try {
-    await bus.serve(registryService(services, version));
+    // Workers load the engine before the first publish, so their start-up never counts against a check's deadline.
+    await checks.warmUp();
+    await bus.serve(registryService(services, kit.version));
   } catch (err) {
-    await Promise.allSettled([relay.stop(), bus.close(), redis.quit(), db.destroy(), checks.close()]);
-    index.close();
+    await stopAll();
     throw err;
   }
   relay.kick();
   logger.info({ prefix: config.NATS_SUBJECT_PREFIX }, 'registry service started');
 
-  const liveBus = bus;
-  const liveRedis = redis;
   let stopping: Promise<void> | undefined;
   return {
     bus: liveBus,
@@ -77,14 +111,6 @@ export async function startRegistry(config: RegistryConfig, logger: Logger, opts
     relay,
     index,
     ready: () => liveBus.connected() && liveRedis.status === 'ready',
-    stop: () =>
-      (stopping ??= (async () => {
-        await liveBus.close().catch(() => undefined);
-        await relay.stop();
-        await checks.close();
-        index.close();
-        await liveRedis.quit().catch(() => liveRedis.disconnect());
-        await db.destroy();
-      })()),
+    close: () => (stopping ??= stopAll()),
   };
 }

@@ -8,7 +8,9 @@ import { z } from 'zod';
 
 describe('missingSchemaPaths', () => {
   const schema = {
-    $defs: { person: { type: 'object', properties: { dateOfBirth: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } } } },
+    $defs: {
+      person: { type: 'object', properties: { dateOfBirth: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } } },
+    },
     type: 'object',
     properties: {
       applicant: { $ref: '#/$defs/person' },
@@ -17,7 +19,14 @@ describe('missingSchemaPaths', () => {
   };
 
   it('matches written names by key candidates and follows $ref, allOf and items', () => {
-    expect(missingSchemaPaths(schema, [['applicant', 'date of birth'], ['order', 'total'], ['order', 'lines', '[]', 'qty'], ['applicant', 'tags', '[]']])).toEqual([]);
+    expect(
+      missingSchemaPaths(schema, [
+        ['applicant', 'date of birth'],
+        ['order', 'total'],
+        ['order', 'lines', '[]', 'qty'],
+        ['applicant', 'tags', '[]'],
+      ]),
+    ).toEqual([]);
   });
 
   it('reports where a path stops matching', () => {
@@ -29,6 +38,20 @@ describe('missingSchemaPaths', () => {
     expect(formatPath(['order', 'lines', '[]', 'price'])).toBe('order.lines[].price');
   });
 
+  it.each([...Object.getOwnPropertyNames(Object.prototype), ...Object.getOwnPropertyNames(Array.prototype)])(
+    'never finds prototype member `%s` as a schema property or $ref target',
+    (name) => {
+      expect(missingSchemaPaths(schema, [[name], ['applicant', name]])).toEqual([
+        { path: [name], missingAt: 0 },
+        { path: ['applicant', name], missingAt: 1 },
+      ]);
+      const viaRef = { type: 'object', properties: { x: { $ref: `#/${name}/properties` } } };
+      expect(missingSchemaPaths(viaRef, [['x', 'y']])).toEqual([{ path: ['x', 'y'], missingAt: 1 }]);
+      // and an own property of that name is found
+      expect(missingSchemaPaths({ type: 'object', properties: { [name]: {} } }, [[name]])).toEqual([]);
+    },
+  );
+
   it('survives a self-referencing schema', () => {
     const loop = { $ref: '#', properties: { a: { $ref: '#' } } };
     expect(missingSchemaPaths(loop, [['a', 'a', 'a'], ['b']])).toEqual([{ path: ['b'], missingAt: 0 }]);
@@ -38,7 +61,10 @@ describe('missingSchemaPaths', () => {
 describe('compileSchema', () => {
   it('uses 2020-12 by default and draft-07 by `$schema`', () => {
     expect(compileSchema({ type: 'array', prefixItems: [{ type: 'string' }] })).toMatchObject({ ok: true, dialect: '2020-12' });
-    expect(compileSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' })).toMatchObject({ ok: true, dialect: 'draft-07' });
+    expect(compileSchema({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' })).toMatchObject({
+      ok: true,
+      dialect: 'draft-07',
+    });
   });
 
   it('refuses invalid schemas and unresolvable refs, and knows formats', () => {
@@ -47,12 +73,44 @@ describe('compileSchema', () => {
     const email = compileSchema({ type: 'string', format: 'email' });
     expect(email.ok && email.validate('not an email')).toBe(false);
   });
+
+  it('matches `pattern` and `patternProperties` with RE2: `^(a+)+$` is linear, not a second of backtracking', () => {
+    for (const $schema of [undefined, 'http://json-schema.org/draft-07/schema#']) {
+      const compiled = compileSchema({ ...($schema ? { $schema } : {}), type: 'string', pattern: '^(a+)+$' });
+      if (!compiled.ok) throw new Error(compiled.message);
+      const started = performance.now();
+      expect(compiled.validate(`${'a'.repeat(5000)}!`)).toBe(false);
+      expect(performance.now() - started).toBeLessThan(200);
+      expect(compiled.validate('aaa')).toBe(true);
+    }
+    const props = compileSchema({ type: 'object', patternProperties: { '^x_(a+)+$': { type: 'number' } } });
+    expect(props.ok && props.validate({ x_aa: 1 })).toBe(true);
+    expect(props.ok && props.validate({ x_aa: 'no' })).toBe(false);
+  });
+
+  it('refuses a pattern RE2 does not support (a backreference), saying why', () => {
+    const compiled = compileSchema({ type: 'string', pattern: '(a)\\1' });
+    expect(compiled).toMatchObject({ ok: false });
+    expect(!compiled.ok && compiled.message).toContain('backreferences such as `\\1` are not supported (RE2 syntax)');
+  });
 });
 
 describe('policyPublishProblems', () => {
   it('is empty for a sound policy', () => {
     const rule = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18.';
-    expect(policyPublishProblems({ rule, schema: null, tests: [{ name: 't', data: { applicant: { age: 18 } }, expect: true }] })).toEqual([]);
+    expect(policyPublishProblems({ rule, schema: null, tests: [{ name: 't', data: { applicant: { age: 18 } }, expect: true }] })).toEqual(
+      [],
+    );
+  });
+
+  it('fails a saved test that needs more steps than the budget (the run would answer budget_exceeded)', () => {
+    const rule = 'if any of o.items satisfies (any of o.items satisfies (its.p == 5)) -> ok.';
+    const tests = [{ name: 'big', data: { o: { items: Array.from({ length: 100 }, () => ({ p: 1 })) } }, expect: false }];
+    // 100 × (100 comparisons + 100 inner elements) + 100 outer elements = 20,100 steps.
+    expect(policyPublishProblems({ rule, schema: null, tests }, 20_100)).toEqual([]);
+    expect(policyPublishProblems({ rule, schema: null, tests }, 20_099)).toEqual([
+      { code: 'test_failed', message: 'test `big`: Budget exceeded: the evaluation needs more than 20099 steps', path: 'tests.0' },
+    ]);
   });
 
   it('does not run tests of a rule that does not parse', () => {

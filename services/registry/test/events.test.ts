@@ -11,7 +11,7 @@ import {
   eventSubject,
 } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureEventStream } from '../src/events/stream.js';
+import { ensureEventStream } from '@arbiter/service-kit';
 import { ADULT_RULE, as, eventually, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -41,7 +41,11 @@ describe('events', () => {
     await env.call(S.policyUpdate, { principal: admin, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply);
     const next = await env.call(S.policyDraft, { principal: editor, policyId: draft.policyId }, PolicyDraftReply);
     const group = await env.call(S.groupCreate, { principal: editor, name: 'evented group' }, Group);
-    await env.call(S.groupMemberAdd, { principal: editor, groupId: group.groupId, memberId: draft.baseId, memberType: 'policy' }, GroupMember);
+    await env.call(
+      S.groupMemberAdd,
+      { principal: editor, groupId: group.groupId, memberId: draft.baseId, memberType: 'policy' },
+      GroupMember,
+    );
     await env.call(S.policyDelete, { principal: admin, policyId: draft.policyId }, DeleteBaseReply);
 
     const events = await eventsAbout([draft.baseId, group.groupId], 7);
@@ -58,9 +62,13 @@ describe('events', () => {
       expect(ArbiterEvent.parse(e)).toEqual(e);
       expect(e.orgId).toBe('acme');
     }
-    expect(events[1]!.details).toEqual({ fields: ['description'] });
-    expect(events[2]!).toMatchObject({ actor: { userId: 'admin', apiKeyId: admin.apiKeyId }, details: { version: 1 }, resource: { baseId: draft.baseId } });
-    expect(events[5]!.details).toEqual({ memberId: draft.baseId, memberType: 'policy' });
+    expect(events[1].details).toEqual({ fields: ['description'] });
+    expect(events[2]).toMatchObject({
+      actor: { userId: 'admin', apiKeyId: admin.apiKeyId },
+      details: { version: 1 },
+      resource: { baseId: draft.baseId },
+    });
+    expect(events[5].details).toEqual({ memberId: draft.baseId, memberType: 'policy' });
 
     // subjects carry the kind with spaces as `_`; the message id is the event id (dedupe)
     const info = await env.jsm.streams.info(env.streamName);
@@ -69,18 +77,40 @@ describe('events', () => {
     expect(stored!.subject).toBe(eventSubject(env.prefix, first.orgId, first.kind));
     expect(stored!.header.get('Nats-Msg-Id')).toBe(first.eventId);
     expect(eventSubject('arbiter', 'acme', 'approval requested')).toBe('arbiter.events.acme.approval_requested');
-    expect(EventKind.options).toEqual(['created', 'edited', 'approval requested', 'approved', 'rejected', 'published', 'assigned', 'executed', 'deleted']);
+    expect(EventKind.options).toEqual([
+      'created',
+      'edited',
+      'approval requested',
+      'approved',
+      'rejected',
+      'published',
+      'assigned',
+      'executed',
+      'deleted',
+      'key created',
+      'key revoked',
+      'member removed',
+      'settings changed',
+      'restored',
+    ]);
   });
 
   it('a rolled-back change leaves no event behind', async () => {
     const draft = await env.call(S.policyCreate, { principal: admin, name: 'unpublishable', rule: 'A **x** is.' }, PolicyRecord);
-    await env.fail(S.policyUpdate, { principal: admin, policyId: draft.policyId, status: 'published', description: 'edit rolled back too' });
+    await env.fail(S.policyUpdate, {
+      principal: admin,
+      policyId: draft.policyId,
+      status: 'published',
+      description: 'edit rolled back too',
+    });
     const rows = await env.sql('registry_outbox').whereRaw(`payload->'resource'->>'baseId' = ?`, [draft.baseId]);
     expect(rows.map((r: { payload: ArbiterEvent }) => r.payload.kind)).toEqual(['created']);
   });
 
   it('an event is not lost when JetStream refuses it: the relay retries until the stream is back', async () => {
-    await eventually(async () => expect(await env.sql('registry_outbox').whereNull('sent_at').count({ n: '*' }).first()).toEqual({ n: '0' }));
+    await eventually(async () =>
+      expect(await env.sql('registry_outbox').whereNull('sent_at').count({ n: '*' }).first()).toEqual({ n: '0' }),
+    );
     await env.jsm.streams.delete(env.streamName);
     const draft = await env.call(S.policyCreate, { principal: editor, name: 'while the stream is gone', rule: ADULT_RULE }, PolicyRecord);
     // the relay tried and failed at least once; the event waits in the outbox

@@ -56,19 +56,35 @@ describe('flows', () => {
   it('creates, publishes with passing tests, versions and drafts like policies', async () => {
     const adult = await publishedPolicy(ADULT_RULE);
     const rich = await publishedPolicy(RICH_RULE);
-    const draft = await env.call(S.flowCreate, { principal: publisher, name: 'Loan', definition: definition(adult.baseId, rich.baseId, 1), tests }, FlowRecord);
+    const draft = await env.call(
+      S.flowCreate,
+      { principal: publisher, name: 'Loan', definition: definition(adult.baseId, rich.baseId, 1), tests },
+      FlowRecord,
+    );
     expect(draft).toMatchObject({ status: 'draft', version: null, name: 'Loan', tests });
     const v1 = await env.call(S.flowUpdate, { principal: publisher, flowId: draft.flowId, status: 'published' }, FlowUpdateReply);
     expect(v1).toMatchObject({ outcome: 'published', record: { flowId: draft.flowId, version: 1, status: 'published' } });
     const d2 = await env.call(S.flowDraft, { principal: editor, flowId: draft.flowId }, FlowDraftReply);
     expect(d2).toMatchObject({ created: true, record: { basedOnVersion: 1, status: 'draft' } });
+    // by base id: the latest version, not the newer draft (issue 15 item 3); 404 in another org and as a policy
+    expect(await env.call(S.flowGet, { principal: as('viewer'), flowId: draft.baseId }, FlowRecord)).toEqual(v1.record);
+    expect((await env.fail(S.flowGet, { principal: as('viewer', { orgId: 'other' }), flowId: draft.baseId })).code).toBe('not_found');
+    expect((await env.fail(S.policyGet, { principal: admin, policyId: draft.baseId })).code).toBe('not_found');
     const listed = await env.call(S.flowList, { principal: as('viewer'), q: 'loan' }, FlowSummaryPage);
     expect(listed.items.map((i) => [i.flowId, i.version, i.draftId])).toEqual([[draft.flowId, 1, d2.record.flowId]]);
-    expect((await env.fail(S.flowUpdate, { principal: admin, flowId: draft.flowId, status: 'draft', name: 'x' })).code).toBe('version_immutable');
+    expect((await env.fail(S.flowUpdate, { principal: admin, flowId: draft.flowId, status: 'draft', name: 'x' })).code).toBe(
+      'version_immutable',
+    );
     const base = RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'flow', draft.baseId)))!));
     expect(base).toMatchObject({ state: 'live', recordId: draft.flowId, version: 1 });
-    const entry = await env.call(S.flowResolve, { orgId: 'acme', baseId: draft.baseId }, FlowRecordEntry);
-    expect(entry).toMatchObject({ state: 'live', kind: 'flow', recordId: draft.flowId, version: 1, definition: definition(adult.baseId, rich.baseId, 1) });
+    const entry = await env.call(S.flowResolve, { principal: as('viewer'), baseId: draft.baseId }, FlowRecordEntry);
+    expect(entry).toMatchObject({
+      state: 'live',
+      kind: 'flow',
+      recordId: draft.flowId,
+      version: 1,
+      definition: definition(adult.baseId, rich.baseId, 1),
+    });
   });
 
   it('refuses to save a definition that is not a valid DAG (400 with every problem)', async () => {
@@ -87,37 +103,93 @@ describe('flows', () => {
       ['cycle', 'nodes.a'],
       ['unreachable_node', 'nodes.lost'],
     ]);
-    const shape = await env.fail(S.flowCreate, { principal: editor, name: 'bad', definition: { start: 'a', nodes: { a: { type: 'jump' } } } });
+    const shape = await env.fail(S.flowCreate, {
+      principal: editor,
+      name: 'bad',
+      definition: { start: 'a', nodes: { a: { type: 'jump' } } },
+    });
     expect(shape.code).toBe('bad_request');
   });
 
-  it('422 when nodes do not resolve (deleted, other org, missing version) and when tests fail', async () => {
+  it('refuses to save a draft whose nodes do not resolve (deleted, missing, other org, missing version): 400 naming each node', async () => {
     const adult = await publishedPolicy(ADULT_RULE);
     const doomed = await publishedPolicy(RICH_RULE);
     const foreign = await publishedPolicy(RICH_RULE, as('publisher', { orgId: 'other' }));
     await env.call(S.policyDelete, { principal: admin, policyId: doomed.policyId }, DeleteBaseReply);
+    const missing = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
     const def = {
       start: 'a',
       nodes: {
         a: { type: 'policy', baseId: adult.baseId, version: 7, onTrue: 'b', onFalse: 'no' },
         b: { type: 'policy', baseId: doomed.baseId, onTrue: 'c', onFalse: 'no' },
-        c: { type: 'policy', policyId: foreign.policyId, onTrue: 'yes', onFalse: 'no' },
+        c: { type: 'policy', policyId: foreign.policyId, onTrue: 'd', onFalse: 'no' },
+        d: { type: 'policy', policyId: missing, onTrue: 'e', onFalse: 'no' },
+        e: { type: 'policy', baseId: adult.baseId, version: 1, onTrue: 'f', onFalse: 'no' },
+        f: { type: 'policy', policyId: adult.policyId, onTrue: 'yes', onFalse: 'no' },
         yes: { type: 'return', value: true },
         no: { type: 'return', value: false },
       },
     };
-    const draft = await env.call(S.flowCreate, { principal: publisher, name: 'unresolvable', definition: def }, FlowRecord);
+    const problems = [
+      {
+        code: 'unknown_version',
+        message: `node \`a\`: policy base \`${adult.baseId}\` has no version 7`,
+        path: 'definition.nodes.a.version',
+      },
+      { code: 'unknown_policy', message: `node \`b\`: policy base \`${doomed.baseId}\` does not exist`, path: 'definition.nodes.b.baseId' },
+      { code: 'unknown_policy', message: `node \`c\`: policy \`${foreign.policyId}\` does not exist`, path: 'definition.nodes.c.policyId' },
+      { code: 'unknown_policy', message: `node \`d\`: policy \`${missing}\` does not exist`, path: 'definition.nodes.d.policyId' },
+    ];
+    const created = await env.fail(S.flowCreate, { principal: publisher, name: 'unresolvable', definition: def });
+    expect(created.code).toBe('validation_failed');
+    expect(created.errors).toEqual(problems);
+    expect(await env.sql('registry_records').where({ name: 'unresolvable' }).count({ n: '*' }).first()).toEqual({ n: '0' });
+    // the same on a draft update, and the draft is unchanged
+    const ok = await env.call(
+      S.flowCreate,
+      { principal: publisher, name: 'resolvable', definition: definition(adult.baseId, adult.baseId, 1) },
+      FlowRecord,
+    );
+    const updated = await env.fail(S.flowUpdate, { principal: publisher, flowId: ok.flowId, status: 'draft', definition: def });
+    expect([updated.code, updated.errors]).toEqual(['validation_failed', problems]);
+    expect(await env.call(S.flowGet, { principal: editor, flowId: ok.flowId }, FlowRecord)).toEqual(ok);
+    // a draft that names only live policies saves
+    const fine = {
+      start: 'a',
+      nodes: { a: { type: 'policy', policyId: adult.policyId, onTrue: 'yes', onFalse: 'no' }, yes: def.nodes.yes, no: def.nodes.no },
+    };
+    expect(
+      (await env.call(S.flowUpdate, { principal: publisher, flowId: ok.flowId, status: 'draft', definition: fine }, FlowUpdateReply))
+        .outcome,
+    ).toBe('updated');
+  });
+
+  it("422 when a node's policy was deleted after the draft was saved, and when tests fail", async () => {
+    const adult = await publishedPolicy(ADULT_RULE);
+    const doomed = await publishedPolicy(RICH_RULE);
+    const draft = await env.call(
+      S.flowCreate,
+      { principal: publisher, name: 'orphaned', definition: definition(adult.baseId, doomed.baseId) },
+      FlowRecord,
+    );
+    await env.call(S.policyDelete, { principal: admin, policyId: doomed.policyId }, DeleteBaseReply);
     const err = await env.fail(S.flowUpdate, { principal: publisher, flowId: draft.flowId, status: 'published' });
     expect(err.code).toBe('cannot_publish');
     expect(err.errors).toEqual([
-      { code: 'unknown_version', message: `node \`a\`: policy base \`${adult.baseId}\` has no version 7`, path: 'nodes.a' },
-      { code: 'unknown_policy', message: `node \`b\`: policy base \`${doomed.baseId}\` does not exist`, path: 'nodes.b' },
-      { code: 'unknown_policy', message: `node \`c\`: policy \`${foreign.policyId}\` does not exist`, path: 'nodes.c' },
+      { code: 'unknown_policy', message: `node \`rich\`: policy base \`${doomed.baseId}\` does not exist`, path: 'nodes.rich' },
     ]);
 
     const rich = await publishedPolicy(RICH_RULE);
-    const wrong = [...tests.slice(0, 1), { name: 'wrong', data: { applicant: { age: 30, income: 5 } }, expect: true }, { name: 'no data', data: {}, expect: false }];
-    const failing = await env.call(S.flowCreate, { principal: publisher, name: 'failing', definition: definition(adult.baseId, rich.baseId), tests: wrong }, FlowRecord);
+    const wrong = [
+      ...tests.slice(0, 1),
+      { name: 'wrong', data: { applicant: { age: 30, income: 5 } }, expect: true },
+      { name: 'no data', data: {}, expect: false },
+    ];
+    const failing = await env.call(
+      S.flowCreate,
+      { principal: publisher, name: 'failing', definition: definition(adult.baseId, rich.baseId), tests: wrong },
+      FlowRecord,
+    );
     const err2 = await env.fail(S.flowUpdate, { principal: publisher, flowId: failing.flowId, status: 'published' });
     expect(err2.errors).toEqual([
       { code: 'test_failed', message: 'test `wrong`: expected `true`, got `manual review`', path: 'tests.1' },
@@ -129,22 +201,43 @@ describe('flows', () => {
   it('a node on a base runs its current runnable record (the draft when never published)', async () => {
     const draftOnly = await env.call(S.policyCreate, { principal: publisher, name: 'draft only', rule: ADULT_RULE }, PolicyRecord);
     const rich = await publishedPolicy(RICH_RULE);
-    const flow = await env.call(S.flowCreate, { principal: publisher, name: 'uses draft', definition: definition(draftOnly.baseId, rich.baseId), tests }, FlowRecord);
-    expect((await env.call(S.flowUpdate, { principal: publisher, flowId: flow.flowId, status: 'published' }, FlowUpdateReply)).record.version).toBe(1);
+    const flow = await env.call(
+      S.flowCreate,
+      { principal: publisher, name: 'uses draft', definition: definition(draftOnly.baseId, rich.baseId), tests },
+      FlowRecord,
+    );
+    expect(
+      (await env.call(S.flowUpdate, { principal: publisher, flowId: flow.flowId, status: 'published' }, FlowUpdateReply)).record.version,
+    ).toBe(1);
     // a newer policy version changes what the flow's tests see at the next publish
-    const v1 = await env.call(S.policyUpdate, { principal: publisher, policyId: draftOnly.policyId, status: 'published' }, PolicyUpdateReply);
+    const v1 = await env.call(
+      S.policyUpdate,
+      { principal: publisher, policyId: draftOnly.policyId, status: 'published' },
+      PolicyUpdateReply,
+    );
     const d = await env.call(S.policyDraft, { principal: publisher, policyId: v1.record.policyId }, PolicyDraftReply);
-    await env.call(S.policyUpdate, { principal: publisher, policyId: d.record.policyId, status: 'published', rule: ADULT_RULE.replace('18', '40') }, PolicyUpdateReply);
+    await env.call(
+      S.policyUpdate,
+      { principal: publisher, policyId: d.record.policyId, status: 'published', rule: ADULT_RULE.replace('18', '40') },
+      PolicyUpdateReply,
+    );
     const next = await env.call(S.flowDraft, { principal: publisher, flowId: flow.flowId }, FlowDraftReply);
     const err = await env.fail(S.flowUpdate, { principal: publisher, flowId: next.record.flowId, status: 'published' });
-    expect(err.errors).toEqual([{ code: 'test_failed', message: 'test `rich adult`: expected `true`, got `manual review`', path: 'tests.0' }]);
+    expect(err.errors).toEqual([
+      { code: 'test_failed', message: 'test `rich adult`: expected `true`, got `manual review`', path: 'tests.0' },
+    ]);
   });
 
   it('deleting a flow base hides it everywhere', async () => {
-    const flow = await env.call(S.flowCreate, { principal: editor, name: 'gone flow', definition: { start: 'x', nodes: { x: { type: 'return', value: true } } } }, FlowRecord);
+    const flow = await env.call(
+      S.flowCreate,
+      { principal: editor, name: 'gone flow', definition: { start: 'x', nodes: { x: { type: 'return', value: true } } } },
+      FlowRecord,
+    );
     await env.call(S.flowDelete, { principal: admin, flowId: flow.flowId }, DeleteBaseReply);
-    for (const subject of [S.flowGet, S.flowVersions, S.flowDraft]) expect((await env.fail(subject, { principal: editor, flowId: flow.flowId })).code).toBe('not_found');
-    expect((await env.fail(S.flowResolve, { orgId: 'acme', recordId: flow.flowId })).code).toBe('not_found');
+    for (const subject of [S.flowGet, S.flowVersions, S.flowDraft])
+      expect((await env.fail(subject, { principal: editor, flowId: flow.flowId })).code).toBe('not_found');
+    expect((await env.fail(S.flowResolve, { principal: as('viewer'), recordId: flow.flowId })).code).toBe('not_found');
     expect((await env.call(S.flowList, { principal: editor, q: 'gone flow' }, FlowSummaryPage)).items).toEqual([]);
   });
 });

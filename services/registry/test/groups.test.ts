@@ -27,7 +27,8 @@ const colleague = as('editor', { userId: 'colleague' });
 const admin = as('admin');
 
 const policy = async (principal = editor, name = 'p') => env.call(S.policyCreate, { principal, name, rule: ADULT_RULE }, PolicyRecord);
-const publish = async (id: string) => (await env.call(S.policyUpdate, { principal: admin, policyId: id, status: 'published' }, PolicyUpdateReply)).record;
+const publish = async (id: string) =>
+  (await env.call(S.policyUpdate, { principal: admin, policyId: id, status: 'published' }, PolicyUpdateReply)).record;
 const add = (groupId: string, memberId: string, memberType: 'policy' | 'flow' = 'policy', principal = editor) =>
   env.call(S.groupMemberAdd, { principal, groupId, memberId, memberType }, GroupMember);
 const members = async (groupId: string, principal = editor) =>
@@ -50,13 +51,25 @@ describe('groups', () => {
     const p = await publish((await policy()).policyId);
     const member = await add(g.groupId, p.baseId);
     expect(member).toMatchObject({ groupId: g.groupId, memberId: p.baseId, memberType: 'policy', addedBy: 'editor' });
-    expect((await env.fail(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId: p.baseId, memberType: 'policy' })).code).toBe('conflict');
-    expect((await env.fail(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId: p.baseId, memberType: 'flow' })).code).toBe('not_found');
-    expect((await env.fail(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId: 'nope', memberType: 'policy' })).code).toBe('not_found');
-    const flow = await env.call(S.flowCreate, { principal: editor, name: 'f', definition: { start: 'x', nodes: { x: { type: 'return', value: true } } } }, FlowRecord);
+    expect(
+      (await env.fail(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId: p.baseId, memberType: 'policy' })).code,
+    ).toBe('conflict');
+    expect((await env.fail(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId: p.baseId, memberType: 'flow' })).code).toBe(
+      'not_found',
+    );
+    expect((await env.fail(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId: 'nope', memberType: 'policy' })).code).toBe(
+      'not_found',
+    );
+    const flow = await env.call(
+      S.flowCreate,
+      { principal: editor, name: 'f', definition: { start: 'x', nodes: { x: { type: 'return', value: true } } } },
+      FlowRecord,
+    );
     await add(g.groupId, flow.baseId, 'flow');
     expect(await members(g.groupId)).toEqual([p.baseId]);
-    expect((await env.call(S.groupFlows, { principal: editor, groupId: g.groupId }, FlowSummaryPage)).items.map((i) => i.baseId)).toEqual([flow.baseId]);
+    expect((await env.call(S.groupFlows, { principal: editor, groupId: g.groupId }, FlowSummaryPage)).items.map((i) => i.baseId)).toEqual([
+      flow.baseId,
+    ]);
   });
 
   it('member lists follow visibility: a never-published member shows for its creator only', async () => {
@@ -77,9 +90,15 @@ describe('groups', () => {
     await add(g.groupId, doomed.baseId);
     await env.call(S.policyDelete, { principal: admin, policyId: doomed.policyId }, DeleteBaseReply);
     expect(await members(g.groupId)).toEqual([keep.baseId]);
-    expect(await env.sql('registry_group_members').where({ group_id: g.groupId }).pluck('base_id')).toEqual(expect.arrayContaining([keep.baseId, doomed.baseId]));
-    expect((await env.fail(S.groupMemberRemove, { principal: editor, groupId: g.groupId, memberId: doomed.baseId })).code).toBe('not_found');
-    expect((await env.fail(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId: doomed.baseId, memberType: 'policy' })).code).toBe('not_found');
+    expect(await env.sql('registry_group_members').where({ group_id: g.groupId }).pluck('base_id')).toEqual(
+      expect.arrayContaining([keep.baseId, doomed.baseId]),
+    );
+    expect((await env.fail(S.groupMemberRemove, { principal: editor, groupId: g.groupId, memberId: doomed.baseId })).code).toBe(
+      'not_found',
+    );
+    expect(
+      (await env.fail(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId: doomed.baseId, memberType: 'policy' })).code,
+    ).toBe('not_found');
   });
 
   it('removing a member and deleting a group (with its memberships)', async () => {

@@ -21,7 +21,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-type Outcome = 'ok' | 'forbidden' | 'not_found';
+type Outcome = 'ok' | 'forbidden' | 'not_found' | 'validation_failed';
 const callers: Record<string, Principal> = {
   viewer: as('viewer'),
   editor: as('editor'),
@@ -33,7 +33,7 @@ const callers: Record<string, Principal> = {
 const owner = as('editor', { userId: 'owner' });
 const boss = as('admin', { userId: 'boss' });
 
-async function outcome(p: Promise<unknown>): Promise<Outcome | string> {
+async function outcome(p: Promise<unknown>): Promise<string> {
   try {
     await p;
     return 'ok';
@@ -52,13 +52,23 @@ async function policyFixture() {
 
 const flowDefinition = (baseId: string) => ({
   start: 'a',
-  nodes: { a: { type: 'policy', baseId, onTrue: 'yes', onFalse: 'no' }, yes: { type: 'return', value: true }, no: { type: 'return', value: false } },
+  nodes: {
+    a: { type: 'policy', baseId, onTrue: 'yes', onFalse: 'no' },
+    yes: { type: 'return', value: true },
+    no: { type: 'return', value: false },
+  },
 });
 
 async function flowFixture() {
   const policy = await policyFixture();
-  const draft = await env.call(S.flowCreate, { principal: owner, name: 'Matrix flow', definition: flowDefinition(policy.baseId) }, FlowRecord);
-  const v1 = (await env.call(S.flowUpdate, { principal: boss, flowId: draft.flowId, status: 'published' }, z.object({ record: FlowRecord }))).record;
+  const draft = await env.call(
+    S.flowCreate,
+    { principal: owner, name: 'Matrix flow', definition: flowDefinition(policy.baseId) },
+    FlowRecord,
+  );
+  const v1 = (
+    await env.call(S.flowUpdate, { principal: boss, flowId: draft.flowId, status: 'published' }, z.object({ record: FlowRecord }))
+  ).record;
   const next = (await env.call(S.flowDraft, { principal: owner, flowId: v1.flowId }, FlowDraftReply)).record;
   return { versionId: v1.flowId, draftId: next.flowId, baseId: v1.baseId, policyBaseId: policy.baseId };
 }
@@ -66,50 +76,143 @@ async function flowFixture() {
 async function groupFixture() {
   const group = await env.call(S.groupCreate, { principal: owner, name: 'Matrix group' }, Group);
   const policy = await policyFixture();
-  await env.call(S.groupMemberAdd, { principal: owner, groupId: group.groupId, memberId: policy.baseId, memberType: 'policy' }, GroupMember);
+  await env.call(
+    S.groupMemberAdd,
+    { principal: owner, groupId: group.groupId, memberId: policy.baseId, memberType: 'policy' },
+    GroupMember,
+  );
   return { groupId: group.groupId, memberBaseId: policy.baseId };
 }
 
 const any = z.unknown();
-const row = (viewer: Outcome, editor: Outcome, publisher: Outcome, admin: Outcome, auditor: Outcome, orgB: Outcome) => ({ viewer, editor, publisher, admin, auditor, orgB });
+const row = (viewer: Outcome, editor: Outcome, publisher: Outcome, admin: Outcome, auditor: Outcome, orgB: Outcome) => ({
+  viewer,
+  editor,
+  publisher,
+  admin,
+  auditor,
+  orgB,
+});
 
-const policyMatrix: Array<[string, ReturnType<typeof row>, (p: Principal, f: Awaited<ReturnType<typeof policyFixture>>) => Promise<unknown>]> = [
-  ['create', row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'ok'), (p) => env.call(S.policyCreate, { principal: p, name: 'x', rule: ADULT_RULE }, any)],
-  ['get version', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.policyGet, { principal: p, policyId: f.versionId }, any)],
-  ['get draft', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.policyGet, { principal: p, policyId: f.draftId }, any)],
-  ['versions', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.policyVersions, { principal: p, policyId: f.versionId }, any)],
-  ['draft', row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.policyDraft, { principal: p, policyId: f.versionId }, any)],
-  ['update draft', row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.policyUpdate, { principal: p, policyId: f.draftId, status: 'draft', description: 'x' }, any)],
-  ['publish', row('forbidden', 'forbidden', 'ok', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.policyUpdate, { principal: p, policyId: f.draftId, status: 'published' }, any)],
+const policyMatrix: Array<
+  [string, ReturnType<typeof row>, (p: Principal, f: Awaited<ReturnType<typeof policyFixture>>) => Promise<unknown>]
+> = [
+  [
+    'create',
+    row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'ok'),
+    (p) => env.call(S.policyCreate, { principal: p, name: 'x', rule: ADULT_RULE }, any),
+  ],
+  [
+    'get version',
+    row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'),
+    (p, f) => env.call(S.policyGet, { principal: p, policyId: f.versionId }, any),
+  ],
+  [
+    'get draft',
+    row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'),
+    (p, f) => env.call(S.policyGet, { principal: p, policyId: f.draftId }, any),
+  ],
+  [
+    'versions',
+    row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'),
+    (p, f) => env.call(S.policyVersions, { principal: p, policyId: f.versionId }, any),
+  ],
+  [
+    'draft',
+    row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'not_found'),
+    (p, f) => env.call(S.policyDraft, { principal: p, policyId: f.versionId }, any),
+  ],
+  [
+    'update draft',
+    row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'not_found'),
+    (p, f) => env.call(S.policyUpdate, { principal: p, policyId: f.draftId, status: 'draft', description: 'x' }, any),
+  ],
+  [
+    'publish',
+    row('forbidden', 'forbidden', 'ok', 'ok', 'forbidden', 'not_found'),
+    (p, f) => env.call(S.policyUpdate, { principal: p, policyId: f.draftId, status: 'published' }, any),
+  ],
   ['list', row('ok', 'ok', 'ok', 'ok', 'ok', 'ok'), (p) => env.call(S.policyList, { principal: p }, any)],
-  ['delete', row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.policyDelete, { principal: p, policyId: f.draftId }, any)],
+  [
+    'delete',
+    row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'),
+    (p, f) => env.call(S.policyDelete, { principal: p, policyId: f.draftId }, any),
+  ],
 ];
 
-const flowMatrix: Array<[string, ReturnType<typeof row>, (p: Principal, f: Awaited<ReturnType<typeof flowFixture>>) => Promise<unknown>]> = [
-  ['create', row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'ok'), (p, f) => env.call(S.flowCreate, { principal: p, name: 'x', definition: flowDefinition(f.policyBaseId) }, any)],
-  ['get', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.flowGet, { principal: p, flowId: f.versionId }, any)],
-  ['versions', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.flowVersions, { principal: p, flowId: f.draftId }, any)],
-  ['draft', row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.flowDraft, { principal: p, flowId: f.versionId }, any)],
-  ['update draft', row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.flowUpdate, { principal: p, flowId: f.draftId, status: 'draft', description: 'x' }, any)],
-  ['publish', row('forbidden', 'forbidden', 'ok', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.flowUpdate, { principal: p, flowId: f.draftId, status: 'published' }, any)],
-  ['list', row('ok', 'ok', 'ok', 'ok', 'ok', 'ok'), (p) => env.call(S.flowList, { principal: p }, any)],
-  ['delete', row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.flowDelete, { principal: p, flowId: f.versionId }, any)],
-];
+const flowMatrix: Array<[string, ReturnType<typeof row>, (p: Principal, f: Awaited<ReturnType<typeof flowFixture>>) => Promise<unknown>]> =
+  [
+    [
+      'create',
+      // another org's admin may create flows, but not on this org's policy (issue 15 item 7)
+      row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'validation_failed'),
+      (p, f) => env.call(S.flowCreate, { principal: p, name: 'x', definition: flowDefinition(f.policyBaseId) }, any),
+    ],
+    ['get', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.flowGet, { principal: p, flowId: f.versionId }, any)],
+    [
+      'versions',
+      row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'),
+      (p, f) => env.call(S.flowVersions, { principal: p, flowId: f.draftId }, any),
+    ],
+    [
+      'draft',
+      row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'not_found'),
+      (p, f) => env.call(S.flowDraft, { principal: p, flowId: f.versionId }, any),
+    ],
+    [
+      'update draft',
+      row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'not_found'),
+      (p, f) => env.call(S.flowUpdate, { principal: p, flowId: f.draftId, status: 'draft', description: 'x' }, any),
+    ],
+    [
+      'publish',
+      row('forbidden', 'forbidden', 'ok', 'ok', 'forbidden', 'not_found'),
+      (p, f) => env.call(S.flowUpdate, { principal: p, flowId: f.draftId, status: 'published' }, any),
+    ],
+    ['list', row('ok', 'ok', 'ok', 'ok', 'ok', 'ok'), (p) => env.call(S.flowList, { principal: p }, any)],
+    [
+      'delete',
+      row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'),
+      (p, f) => env.call(S.flowDelete, { principal: p, flowId: f.versionId }, any),
+    ],
+  ];
 
 // Group changes belong to the group's creator (`owner`) or an admin: the `editor` column is another editor.
-const groupMatrix: Array<[string, ReturnType<typeof row>, (p: Principal, f: Awaited<ReturnType<typeof groupFixture>>) => Promise<unknown>]> = [
+const groupMatrix: Array<
+  [string, ReturnType<typeof row>, (p: Principal, f: Awaited<ReturnType<typeof groupFixture>>) => Promise<unknown>]
+> = [
   ['create', row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'ok'), (p) => env.call(S.groupCreate, { principal: p, name: 'g' }, any)],
   ['get', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.groupGet, { principal: p, groupId: f.groupId }, any)],
   ['list', row('ok', 'ok', 'ok', 'ok', 'ok', 'ok'), (p) => env.call(S.groupList, { principal: p }, any)],
-  ['policies', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.groupPolicies, { principal: p, groupId: f.groupId }, any)],
+  [
+    'policies',
+    row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'),
+    (p, f) => env.call(S.groupPolicies, { principal: p, groupId: f.groupId }, any),
+  ],
   ['flows', row('ok', 'ok', 'ok', 'ok', 'ok', 'not_found'), (p, f) => env.call(S.groupFlows, { principal: p, groupId: f.groupId }, any)],
-  ['update', row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.groupUpdate, { principal: p, groupId: f.groupId, name: 'renamed' }, any)],
-  ['member add', row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'), async (p, f) => {
-    const other = await policyFixture();
-    return env.call(S.groupMemberAdd, { principal: p, groupId: f.groupId, memberId: other.baseId, memberType: 'policy' }, any);
-  }],
-  ['member remove', row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.groupMemberRemove, { principal: p, groupId: f.groupId, memberId: f.memberBaseId }, any)],
-  ['delete', row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'), (p, f) => env.call(S.groupDelete, { principal: p, groupId: f.groupId }, any)],
+  [
+    'update',
+    row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'),
+    (p, f) => env.call(S.groupUpdate, { principal: p, groupId: f.groupId, name: 'renamed' }, any),
+  ],
+  [
+    'member add',
+    row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'),
+    async (p, f) => {
+      const other = await policyFixture();
+      return env.call(S.groupMemberAdd, { principal: p, groupId: f.groupId, memberId: other.baseId, memberType: 'policy' }, any);
+    },
+  ],
+  [
+    'member remove',
+    row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'),
+    (p, f) => env.call(S.groupMemberRemove, { principal: p, groupId: f.groupId, memberId: f.memberBaseId }, any),
+  ],
+  [
+    'delete',
+    row('forbidden', 'forbidden', 'forbidden', 'ok', 'forbidden', 'not_found'),
+    (p, f) => env.call(S.groupDelete, { principal: p, groupId: f.groupId }, any),
+  ],
 ];
 
 describe.each([
@@ -119,7 +222,8 @@ describe.each([
 ] as const)('%s permission matrix', (_kind, matrix, fixture) => {
   it.each(matrix.map(([op, expected, run]) => [op, expected, run] as const))('%s', async (_op, expected, run) => {
     const got: Record<string, string> = {};
-    for (const who of Object.keys(callers)) got[who] = await outcome((run as (p: Principal, f: unknown) => Promise<unknown>)(callers[who]!, await fixture()));
+    for (const who of Object.keys(callers))
+      got[who] = await outcome((run as (p: Principal, f: unknown) => Promise<unknown>)(callers[who], await fixture()));
     expect(got).toEqual(expected);
   });
 });
@@ -128,7 +232,9 @@ describe('special cells', () => {
   it('the group creator (an editor) manages its group', async () => {
     const f = await groupFixture();
     expect(await outcome(env.call(S.groupUpdate, { principal: owner, groupId: f.groupId, description: 'mine' }, any))).toBe('ok');
-    expect(await outcome(env.call(S.groupMemberRemove, { principal: owner, groupId: f.groupId, memberId: f.memberBaseId }, any))).toBe('ok');
+    expect(await outcome(env.call(S.groupMemberRemove, { principal: owner, groupId: f.groupId, memberId: f.memberBaseId }, any))).toBe(
+      'ok',
+    );
     expect(await outcome(env.call(S.groupDelete, { principal: owner, groupId: f.groupId }, any))).toBe('ok');
   });
 
@@ -139,18 +245,24 @@ describe('special cells', () => {
     expect(await outcome(env.call(S.policyDelete, { principal: key, policyId: f.versionId }, any))).toBe('forbidden');
     expect(await outcome(env.call(S.policyGet, { principal: key, policyId: f.versionId }, any))).toBe('ok');
     const publishKey = as('editor', { scopes: ['view', 'edit', 'publish'] });
-    expect(await outcome(env.call(S.policyUpdate, { principal: publishKey, policyId: f.draftId, status: 'published' }, any))).toBe('forbidden');
+    expect(await outcome(env.call(S.policyUpdate, { principal: publishKey, policyId: f.draftId, status: 'published' }, any))).toBe(
+      'forbidden',
+    );
   });
 
   it('org B sees nothing of org A in lists', async () => {
     await policyFixture();
-    await env.call(S.policyCreate, { principal: callers.orgB!, name: 'b', rule: ADULT_RULE }, any);
-    await env.call(S.flowCreate, { principal: callers.orgB!, name: 'b', definition: { start: 'x', nodes: { x: { type: 'return', value: true } } } }, any);
-    await env.call(S.groupCreate, { principal: callers.orgB!, name: 'b' }, any);
+    await env.call(S.policyCreate, { principal: callers.orgB, name: 'b', rule: ADULT_RULE }, any);
+    await env.call(
+      S.flowCreate,
+      { principal: callers.orgB, name: 'b', definition: { start: 'x', nodes: { x: { type: 'return', value: true } } } },
+      any,
+    );
+    await env.call(S.groupCreate, { principal: callers.orgB, name: 'b' }, any);
     const items = z.object({ items: z.array(z.object({ createdBy: z.string() })) });
     // org B only ever sees what its own user made
     for (const subject of [S.policyList, S.flowList, S.groupList]) {
-      const page = await env.call(subject, { principal: callers.orgB!, limit: 200 }, items);
+      const page = await env.call(subject, { principal: callers.orgB, limit: 200 }, items);
       expect(page.items.length).toBeGreaterThan(0);
       expect(new Set(page.items.map((i) => i.createdBy))).toEqual(new Set(['intruder']));
     }
@@ -158,7 +270,11 @@ describe('special cells', () => {
 
   it('org B cannot add org A bases to its own group', async () => {
     const a = await policyFixture();
-    const bGroup = await env.call(S.groupCreate, { principal: callers.orgB!, name: 'b' }, Group);
-    expect(await outcome(env.call(S.groupMemberAdd, { principal: callers.orgB!, groupId: bGroup.groupId, memberId: a.baseId, memberType: 'policy' }, any))).toBe('not_found');
+    const bGroup = await env.call(S.groupCreate, { principal: callers.orgB, name: 'b' }, Group);
+    expect(
+      await outcome(
+        env.call(S.groupMemberAdd, { principal: callers.orgB, groupId: bGroup.groupId, memberId: a.baseId, memberType: 'policy' }, any),
+      ),
+    ).toBe('not_found');
   });
 });

@@ -1,5 +1,7 @@
 import {
   DeleteBaseReply,
+  Group,
+  GroupMember,
   PolicyDraftReply,
   PolicyRecord,
   PolicyRecordPage,
@@ -31,9 +33,12 @@ const create = (principal = editor, body: Record<string, unknown> = {}) =>
   env.call(S.policyCreate, { principal, name: 'Adult check', rule: ADULT_RULE, ...body }, PolicyRecord);
 const publish = (id: string, principal = publisher, body: Record<string, unknown> = {}) =>
   env.call(S.policyUpdate, { principal, policyId: id, status: 'published', ...body }, PolicyUpdateReply);
-const list = (principal = editor, query: Record<string, unknown> = {}) => env.call(S.policyList, { principal, ...query }, PolicySummaryPage);
-const baseEntry = async (baseId: string) => RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'policy', baseId)))!));
-const recordEntry = async (id: string) => PolicyRecordEntry.parse(JSON.parse((await env.redis.get(runnableRecordKey(env.prefix, 'policy', id)))!));
+const list = (principal = editor, query: Record<string, unknown> = {}) =>
+  env.call(S.policyList, { principal, ...query }, PolicySummaryPage);
+const baseEntry = async (baseId: string) =>
+  RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'policy', baseId)))!));
+const recordEntry = async (id: string) =>
+  PolicyRecordEntry.parse(JSON.parse((await env.redis.get(runnableRecordKey(env.prefix, 'policy', id)))!));
 
 describe('drafts and versions', () => {
   it('creates a draft with the record shape of DESIGN.md §5', async () => {
@@ -57,14 +62,27 @@ describe('drafts and versions', () => {
 
   it('updates a draft with status draft, then publishes it as version 1, consuming the draft', async () => {
     const draft = await create();
-    const edited = await env.call(S.policyUpdate, { principal: editor, policyId: draft.policyId, status: 'draft', description: 'new' }, PolicyUpdateReply);
+    const edited = await env.call(
+      S.policyUpdate,
+      { principal: editor, policyId: draft.policyId, status: 'draft', description: 'new' },
+      PolicyUpdateReply,
+    );
     expect(edited.outcome).toBe('updated');
     expect(edited.record.description).toBe('new');
     const out = await publish(draft.policyId);
     expect(out.outcome).toBe('published');
-    expect(out.record).toMatchObject({ policyId: draft.policyId, baseId: draft.baseId, status: 'published', version: 1, publishedBy: 'publisher', description: 'new' });
-    const versions = await env.call(S.policyVersions, { principal: editor, policyId: draft.baseId === draft.policyId ? draft.policyId : draft.policyId }, PolicyRecordPage);
-    expect(versions.items.map((r) => [r.status, r.version])).toEqual([['published', 1]]);
+    expect(out.record).toMatchObject({
+      policyId: draft.policyId,
+      baseId: draft.baseId,
+      status: 'published',
+      version: 1,
+      publishedBy: 'publisher',
+      description: 'new',
+    });
+    // Publishing consumed the draft: the base now holds exactly one record, version 1, under the draft's id.
+    const versions = await env.call(S.policyVersions, { principal: editor, policyId: draft.policyId }, PolicyRecordPage);
+    expect(versions.items.map((r) => [r.policyId, r.status, r.version])).toEqual([[draft.policyId, 'published', 1]]);
+    expect(versions.nextCursor).toBeNull();
   });
 
   it('applies content fields before publishing in the same PUT', async () => {
@@ -78,7 +96,11 @@ describe('drafts and versions', () => {
     const first = await env.call(S.policyDraft, { principal: editor, policyId: v1.policyId }, PolicyDraftReply);
     expect(first.created).toBe(true);
     expect(first.record).toMatchObject({ status: 'draft', basedOnVersion: 1, rule: v1.rule, baseId: v1.baseId });
-    await env.call(S.policyUpdate, { principal: editor, policyId: first.record.policyId, status: 'draft', description: 'unsaved work' }, PolicyUpdateReply);
+    await env.call(
+      S.policyUpdate,
+      { principal: editor, policyId: first.record.policyId, status: 'draft', description: 'unsaved work' },
+      PolicyUpdateReply,
+    );
     const again = await env.call(S.policyDraft, { principal: colleague, policyId: v1.policyId }, PolicyDraftReply);
     expect(again.created).toBe(false);
     expect(again.record.policyId).toBe(first.record.policyId);
@@ -97,12 +119,16 @@ describe('drafts and versions', () => {
     }
     const all = await env.call(S.policyVersions, { principal: editor, policyId: id }, PolicyRecordPage);
     expect(all.items.map((r) => r.version)).toEqual([null, 3, 2, 1]);
-    const byOldVersion = await env.call(S.policyVersions, { principal: editor, policyId: all.items[3]!.policyId }, PolicyRecordPage);
+    const byOldVersion = await env.call(S.policyVersions, { principal: editor, policyId: all.items[3].policyId }, PolicyRecordPage);
     expect(byOldVersion).toEqual(all);
     const seen: (number | null)[] = [];
     let cursor: string | undefined;
     do {
-      const page: PolicyRecordPage = await env.call(S.policyVersions, { principal: editor, policyId: id, limit: 1, ...(cursor ? { cursor } : {}) }, PolicyRecordPage);
+      const page: PolicyRecordPage = await env.call(
+        S.policyVersions,
+        { principal: editor, policyId: id, limit: 1, ...(cursor ? { cursor } : {}) },
+        PolicyRecordPage,
+      );
       seen.push(...page.items.map((r) => r.version));
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
@@ -121,7 +147,9 @@ describe('drafts and versions', () => {
 
   it('the database refuses UPDATE and DELETE of a published record (trigger)', async () => {
     const v1 = (await publish((await create()).policyId)).record;
-    await expect(env.sql('registry_records').where({ id: v1.policyId }).update({ rule: 'changed' })).rejects.toMatchObject({ code: 'AR409' });
+    await expect(env.sql('registry_records').where({ id: v1.policyId }).update({ rule: 'changed' })).rejects.toMatchObject({
+      code: 'AR409',
+    });
     await expect(env.sql('registry_records').where({ id: v1.policyId }).delete()).rejects.toMatchObject({ code: 'AR409' });
     expect((await env.call(S.policyGet, { principal: editor, policyId: v1.policyId }, PolicyRecord)).rule).toBe(ADULT_RULE);
   });
@@ -131,10 +159,35 @@ describe('drafts and versions', () => {
     const draft = (await env.call(S.policyDraft, { principal: editor, policyId: v1.policyId }, PolicyDraftReply)).record;
     const row = await env.sql('registry_records').where({ id: draft.policyId }).first();
     const { randomUUID } = await import('node:crypto');
-    await expect(env.sql('registry_records').insert({ ...row, id: randomUUID() })).rejects.toMatchObject({ code: '23505', constraint: 'registry_records_one_draft' });
+    await expect(env.sql('registry_records').insert({ ...row, id: randomUUID() })).rejects.toMatchObject({
+      code: '23505',
+      constraint: 'registry_records_one_draft',
+    });
     await expect(
-      env.sql('registry_records').insert({ ...row, id: randomUUID(), status: 'published', version: 1, published_at: new Date(), published_by: 'x' }),
+      env
+        .sql('registry_records')
+        .insert({ ...row, id: randomUUID(), status: 'published', version: 1, published_at: new Date(), published_by: 'x' }),
     ).rejects.toMatchObject({ code: '23505', constraint: 'registry_records_version_unique' });
+  });
+
+  it('GET by base id answers the current record: the draft before the first version, then the latest version (issue 15 item 3)', async () => {
+    const draft = await create(editor, { name: 'By base' });
+    expect(await env.call(S.policyGet, { principal: as('viewer'), policyId: draft.baseId }, PolicyRecord)).toEqual(draft);
+    const v1 = (await publish(draft.policyId)).record;
+    const next = (await env.call(S.policyDraft, { principal: editor, policyId: v1.policyId }, PolicyDraftReply)).record;
+    expect(next.policyId).not.toBe(v1.policyId);
+    expect(await env.call(S.policyGet, { principal: editor, policyId: draft.baseId }, PolicyRecord)).toEqual(v1);
+    const v2 = (await publish(next.policyId, publisher, { description: 'second' })).record;
+    expect(v2.version).toBe(2);
+    expect(await env.call(S.policyGet, { principal: editor, policyId: draft.baseId }, PolicyRecord)).toEqual(v2);
+    // other org, unknown base id, wrong role
+    expect((await env.fail(S.policyGet, { principal: as('admin', { orgId: 'other' }), policyId: draft.baseId })).code).toBe('not_found');
+    expect((await env.fail(S.policyGet, { principal: editor, policyId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' })).code).toBe('not_found');
+    expect((await env.fail(S.flowGet, { principal: editor, flowId: draft.baseId })).code).toBe('not_found');
+    expect((await env.fail(S.policyGet, { principal: as('editor', { scopes: ['edit'] }), policyId: draft.baseId })).code).toBe('forbidden');
+    // a deleted base is gone by base id too
+    await env.call(S.policyDelete, { principal: admin, policyId: v2.policyId }, DeleteBaseReply);
+    expect((await env.fail(S.policyGet, { principal: admin, policyId: draft.baseId })).code).toBe('not_found');
   });
 
   it('rejects unknown body fields and answers 404 for ids that are not UUIDs', async () => {
@@ -146,33 +199,68 @@ describe('drafts and versions', () => {
 describe('publishing checks', () => {
   const schema = {
     type: 'object',
-    properties: { applicant: { type: 'object', properties: { age: { type: 'integer' }, date_of_birth: { type: 'string', format: 'date' } } } },
+    properties: {
+      applicant: { type: 'object', properties: { age: { type: 'integer' }, date_of_birth: { type: 'string', format: 'date' } } },
+    },
   };
 
   it('publishes with a schema that holds every read path (key candidates: snake_case)', async () => {
-    const rule = 'An **applicant** is known if the __date of birth__ of the **applicant** is a valid date and the __age__ of the **applicant** is at least 0.';
-    const draft = await create(editor, { rule, schema, tests: [{ name: 'ok', data: { applicant: { age: 3, date_of_birth: '2020-01-01' } }, expect: true }] });
+    const rule =
+      'An **applicant** is known if the __date of birth__ of the **applicant** is a valid date and the __age__ of the **applicant** is at least 0.';
+    const draft = await create(editor, {
+      rule,
+      schema,
+      tests: [{ name: 'ok', data: { applicant: { age: 3, date_of_birth: '2020-01-01' } }, expect: true }],
+    });
     expect((await publish(draft.policyId)).record.version).toBe(1);
   });
 
   it('follows arrays through `items`', async () => {
     const rule = 'An **order** is cheap if any of the __items__ of the **order** satisfies (its __unit price__ is less than 10).';
-    const arraySchema = { type: 'object', properties: { order: { type: 'object', properties: { items: { type: 'array', items: { type: 'object', properties: { unitPrice: { type: 'number' } } } } } } } };
+    const arraySchema = {
+      type: 'object',
+      properties: {
+        order: {
+          type: 'object',
+          properties: { items: { type: 'array', items: { type: 'object', properties: { unitPrice: { type: 'number' } } } } },
+        },
+      },
+    };
     expect((await publish((await create(editor, { rule, schema: arraySchema })).policyId)).record.version).toBe(1);
     const noItems = { type: 'object', properties: { order: { type: 'object', properties: { items: { type: 'array' } } } } };
-    const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: (await create(editor, { rule, schema: noItems })).policyId, status: 'published' });
-    expect(err.errors).toEqual([{ code: 'schema_path_missing', message: 'the rule reads `order.items[].unit price` but the schema has no `order.items[]`', path: 'rule' }]);
+    const err = await env.fail(S.policyUpdate, {
+      principal: publisher,
+      policyId: (await create(editor, { rule, schema: noItems })).policyId,
+      status: 'published',
+    });
+    expect(err.errors).toEqual([
+      {
+        code: 'schema_path_missing',
+        message: 'the rule reads `order.items[].unit price` but the schema has no `order.items[]`',
+        path: 'rule',
+      },
+    ]);
   });
 
   it('422 lists every reason (bad schema path, failing tests) and changes nothing, edits included', async () => {
-    const rule = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18 and the __income__ of the **applicant** is greater than 0.';
+    const rule =
+      'An **applicant** is adult if the __age__ of the **applicant** is at least 18 and the __income__ of the **applicant** is greater than 0.';
     const tests = [
       { name: 'adult', data: { applicant: { age: 30, income: 1 } }, expect: true },
       { name: 'wrong expectation', data: { applicant: { age: 10, income: 1 } }, expect: true },
       { name: 'missing data', data: { applicant: { age: 30 } }, expect: true },
     ];
-    const draft = await create(editor, { rule, schema: { type: 'object', properties: { applicant: { type: 'object', properties: { age: { type: 'integer' } } } } }, tests });
-    const err = await env.fail(S.policyUpdate, { principal: admin, policyId: draft.policyId, status: 'published', name: 'Edited in the same PUT' });
+    const draft = await create(editor, {
+      rule,
+      schema: { type: 'object', properties: { applicant: { type: 'object', properties: { age: { type: 'integer' } } } } },
+      tests,
+    });
+    const err = await env.fail(S.policyUpdate, {
+      principal: admin,
+      policyId: draft.policyId,
+      status: 'published',
+      name: 'Edited in the same PUT',
+    });
     expect(err.code).toBe('cannot_publish');
     expect(err.status).toBe(422);
     expect(err.errors).toEqual([
@@ -184,7 +272,10 @@ describe('publishing checks', () => {
   });
 
   it('422 for a rule that does not parse and an invalid schema, together', async () => {
-    const draft = await create(editor, { rule: 'A **x** is a if the __y__ of the **x** is.', schema: { type: 'object', properties: { x: { type: 'nope' } } } });
+    const draft = await create(editor, {
+      rule: 'A **x** is a if the __y__ of the **x** is.',
+      schema: { type: 'object', properties: { x: { type: 'nope' } } },
+    });
     const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: draft.policyId, status: 'published' });
     expect(err.errors?.map((e) => e.code)).toEqual(['parse_error', 'invalid_schema']);
     expect(err.errors?.[0]?.message).toBe('Parse error: line 1, column 42: `is` needs a value, a list or a path after it');
@@ -194,15 +285,27 @@ describe('publishing checks', () => {
 
   it('422 when the rule has several golden rules', async () => {
     const rule = 'A **x** is a if the __y__ of the **x** is 1.\nA **x** is b if the __y__ of the **x** is 2.';
-    const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: (await create(editor, { rule })).policyId, status: 'published' });
+    const err = await env.fail(S.policyUpdate, {
+      principal: publisher,
+      policyId: (await create(editor, { rule })).policyId,
+      status: 'published',
+    });
     expect(err.errors).toEqual([{ code: 'parse_error', message: expect.stringContaining('multiple golden rules'), path: 'rule' }]);
   });
 
   it('accepts draft-07 schemas by `$schema` and refuses other dialects', async () => {
-    const d7 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { applicant: { properties: { age: {} } } } };
+    const d7 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { applicant: { properties: { age: {} } } },
+    };
     expect((await publish((await create(editor, { schema: d7 })).policyId)).record.version).toBe(1);
     const d4 = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' };
-    const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: (await create(editor, { schema: d4 })).policyId, status: 'published' });
+    const err = await env.fail(S.policyUpdate, {
+      principal: publisher,
+      policyId: (await create(editor, { schema: d4 })).policyId,
+      status: 'published',
+    });
     expect(err.errors?.map((e) => e.code)).toEqual(['invalid_schema']);
   });
 
@@ -210,7 +313,13 @@ describe('publishing checks', () => {
     const s = { type: 'object', properties: { applicant: { type: 'object', properties: { age: { type: 'integer' } } } } };
     const draft = await create(editor, { schema: s, tests: [{ name: 'string age', data: { applicant: { age: 'x' } }, expect: false }] });
     const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: draft.policyId, status: 'published' });
-    expect(err.errors).toEqual([{ code: 'test_failed', message: 'test `string age`: data does not match the schema: /applicant/age must be integer', path: 'tests.0' }]);
+    expect(err.errors).toEqual([
+      {
+        code: 'test_failed',
+        message: 'test `string age`: data does not match the schema: /applicant/age must be integer',
+        path: 'tests.0',
+      },
+    ]);
   });
 });
 
@@ -225,7 +334,9 @@ describe('ownership and listing', () => {
     await publish(draft.policyId);
     for (const who of [editor, colleague, as('viewer'), as('auditor')]) {
       const page = await list(who, { q: 'Ownership probe' });
-      expect(page.items.map((i) => [i.baseId, i.status, i.version, i.latestVersion, i.draftId])).toEqual([[draft.baseId, 'published', 1, 1, null]]);
+      expect(page.items.map((i) => [i.baseId, i.status, i.version, i.latestVersion, i.draftId])).toEqual([
+        [draft.baseId, 'published', 1, 1, null],
+      ]);
     }
   });
 
@@ -233,11 +344,22 @@ describe('ownership and listing', () => {
     const draft = await create(editor);
     const err = await env.fail(S.policyUpdate, { principal: colleague, policyId: draft.policyId, status: 'draft', description: 'x' });
     expect(err.code).toBe('forbidden');
-    expect((await env.call(S.policyUpdate, { principal: admin, policyId: draft.policyId, status: 'draft', description: 'by admin' }, PolicyUpdateReply)).record.description).toBe('by admin');
+    expect(
+      (
+        await env.call(
+          S.policyUpdate,
+          { principal: admin, policyId: draft.policyId, status: 'draft', description: 'by admin' },
+          PolicyUpdateReply,
+        )
+      ).record.description,
+    ).toBe('by admin');
     // once published, the base is org-level: any editor edits its draft
     const v1 = await publish(draft.policyId);
     const next = (await env.call(S.policyDraft, { principal: colleague, policyId: v1.record.policyId }, PolicyDraftReply)).record;
-    expect((await env.call(S.policyUpdate, { principal: editor, policyId: next.policyId, status: 'draft', description: 'y' }, PolicyUpdateReply)).record.description).toBe('y');
+    expect(
+      (await env.call(S.policyUpdate, { principal: editor, policyId: next.policyId, status: 'draft', description: 'y' }, PolicyUpdateReply))
+        .record.description,
+    ).toBe('y');
   });
 
   it('pages newest first with an opaque cursor and searches names case-insensitively, `%` literal', async () => {
@@ -259,6 +381,84 @@ describe('ownership and listing', () => {
   });
 });
 
+describe('list filters and orders (issue 15 item 4)', () => {
+  const org = 'lists';
+  const ed = as('editor', { orgId: org });
+  const mate = as('editor', { orgId: org, userId: 'mate' });
+  const pub = as('publisher', { orgId: org });
+  const boss = as('admin', { orgId: org });
+  const ids = (page: { items: { baseId: string }[] }) => page.items.map((i) => i.baseId);
+  let a: string, b: string, c: string, d: string, groupId: string;
+
+  beforeAll(async () => {
+    // a (charlie, editor, published), b (alpha, mate, never published), c (bravo, editor, never published), d (delta, publisher, published)
+    a = (await publish((await create(ed, { name: 'charlie' })).policyId, pub)).record.baseId;
+    b = (await create(mate, { name: 'alpha' })).baseId;
+    c = (await create(ed, { name: 'bravo' })).baseId;
+    d = (await publish((await create(pub, { name: 'delta' })).policyId, pub)).record.baseId;
+    groupId = (await env.call(S.groupCreate, { principal: ed, name: 'listed' }, Group)).groupId;
+    await env.call(S.groupMemberAdd, { principal: ed, groupId, memberId: a, memberType: 'policy' }, GroupMember);
+    await env.call(S.groupMemberAdd, { principal: ed, groupId, memberId: c, memberType: 'policy' }, GroupMember);
+  });
+
+  it('filters by status, creator and group, within what the caller sees', async () => {
+    expect(ids(await list(ed))).toEqual([d, c, a]);
+    expect(ids(await list(ed, { status: 'published' }))).toEqual([d, a]);
+    expect(ids(await list(ed, { status: 'draft' }))).toEqual([c]);
+    expect(ids(await list(ed, { createdBy: 'editor' }))).toEqual([c, a]);
+    expect(ids(await list(ed, { createdBy: 'mate' }))).toEqual([]);
+    expect(ids(await list(ed, { group: groupId }))).toEqual([c, a]);
+    expect(ids(await list(mate, { group: groupId }))).toEqual([a]);
+    expect(ids(await list(ed, { group: groupId, status: 'published', q: 'char' }))).toEqual([a]);
+    // another org's view of the same group id is empty
+    expect(ids(await list(as('admin', { orgId: 'other' }), { group: groupId, all: true }))).toEqual([]);
+  });
+
+  it('all=true shows an admin every never-published draft; 403 for anyone else', async () => {
+    expect(ids(await list(boss))).toEqual([d, a]);
+    expect(ids(await list(boss, { all: true }))).toEqual([d, c, b, a]);
+    expect(ids(await list(boss, { all: 'true', status: 'draft' }))).toEqual([c, b]);
+    expect(ids(await list(boss, { all: 'false' }))).toEqual([d, a]);
+    for (const who of [ed, pub, as('viewer', { orgId: org })])
+      expect((await env.fail(S.policyList, { principal: who, all: true })).code).toBe('forbidden');
+  });
+
+  it('sorts by name or updatedAt either way, with cursors that stay in that order', async () => {
+    const walk = async (sort: string) => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await list(boss, { all: true, sort, limit: 1, ...(cursor ? { cursor } : {}) });
+        seen.push(...ids(page));
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+      return seen;
+    };
+    expect(ids(await list(boss, { all: true, sort: 'name' }))).toEqual([b, c, a, d]);
+    expect(await walk('name')).toEqual([b, c, a, d]);
+    expect(await walk('-name')).toEqual([d, a, c, b]);
+    // editing c's draft (its current record) moves it last by updatedAt
+    await env.call(
+      S.policyUpdate,
+      { principal: ed, policyId: (await list(ed, { q: 'bravo' })).items[0].policyId, status: 'draft', description: 'x' },
+      PolicyUpdateReply,
+    );
+    const byUpdate = ids(await list(boss, { all: true, sort: 'updatedAt' }));
+    expect(byUpdate.at(-1)).toBe(c);
+    expect(await walk('updatedAt')).toEqual(byUpdate);
+    expect(await walk('-updatedAt')).toEqual([...byUpdate].reverse());
+  });
+
+  it('refuses a cursor of another order, unknown parameters and bad values (400)', async () => {
+    const page = await list(boss, { all: true, sort: 'name', limit: 1 });
+    expect((await env.fail(S.policyList, { principal: boss, all: true, sort: '-name', cursor: page.nextCursor })).code).toBe('bad_request');
+    expect((await env.fail(S.policyList, { principal: boss, cursor: page.nextCursor })).code).toBe('bad_request');
+    for (const bad of [{ unknown: 1 }, { sort: 'id' }, { status: 'deleted' }, { group: 'not-a-uuid' }, { all: 'yes' }, { createdBy: '' }]) {
+      expect((await env.fail(S.policyList, { principal: boss, ...bad })).code).toBe('bad_request');
+    }
+  });
+});
+
 describe('soft delete', () => {
   it('deleting any record id hides the whole base everywhere, by base and exact version id', async () => {
     const v1 = (await publish((await create(editor, { name: 'Doomed' })).policyId)).record;
@@ -269,9 +469,9 @@ describe('soft delete', () => {
         expect((await env.fail(subject, { principal: admin, policyId: id })).code).toBe('not_found');
       }
       expect((await env.fail(S.policyUpdate, { principal: admin, policyId: id, status: 'draft' })).code).toBe('not_found');
-      expect((await env.fail(S.policyResolve, { orgId: 'acme', recordId: id })).code).toBe('not_found');
+      expect((await env.fail(S.policyResolve, { principal: as('viewer'), recordId: id })).code).toBe('not_found');
     }
-    expect((await env.fail(S.policyResolve, { orgId: 'acme', baseId: v1.baseId })).code).toBe('not_found');
+    expect((await env.fail(S.policyResolve, { principal: as('viewer'), baseId: v1.baseId })).code).toBe('not_found');
     expect((await list(editor, { q: 'Doomed' })).items).toEqual([]);
     // the rows are kept (soft delete); the index holds tombstones
     expect(await env.sql('registry_records').where({ base_id: v1.baseId }).count({ n: '*' }).first()).toEqual({ n: '2' });
@@ -288,7 +488,7 @@ describe('concurrency', () => {
     const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(won).toHaveLength(1);
     expect(lost).toHaveLength(1);
-    expect(['version_immutable', 'conflict']).toContain(lost[0]!.reason.code);
+    expect(['version_immutable', 'conflict']).toContain(lost[0].reason.code);
     const versions = await env.sql('registry_records').where({ base_id: draft.baseId }).select('version', 'status');
     expect(versions).toEqual([{ version: 1, status: 'published' }]);
   });
@@ -307,14 +507,33 @@ describe('concurrency', () => {
 describe('runnable index', () => {
   it('is current when the reply arrives: draft first, then each new version', async () => {
     const draft = await create();
-    expect(await baseEntry(draft.baseId)).toMatchObject({ state: 'live', recordId: draft.policyId, version: null, schemaHash: null, versions: {} });
+    expect(await baseEntry(draft.baseId)).toMatchObject({
+      state: 'live',
+      recordId: draft.policyId,
+      version: null,
+      schemaHash: null,
+      versions: {},
+    });
     const entry = await recordEntry(draft.policyId);
-    expect(entry).toMatchObject({ state: 'live', kind: 'policy', orgId: 'acme', baseId: draft.baseId, rule: ADULT_RULE, status: 'draft', version: null });
+    expect(entry).toMatchObject({
+      state: 'live',
+      kind: 'policy',
+      orgId: 'acme',
+      baseId: draft.baseId,
+      rule: ADULT_RULE,
+      status: 'draft',
+      version: null,
+    });
     const { createHash } = await import('node:crypto');
     expect(entry.state === 'live' && entry.ruleHash).toBe(createHash('sha256').update(ADULT_RULE).digest('hex'));
 
     const v1 = (await publish(draft.policyId)).record;
-    expect(await baseEntry(draft.baseId)).toMatchObject({ state: 'live', recordId: v1.policyId, version: 1, versions: { '1': v1.policyId } });
+    expect(await baseEntry(draft.baseId)).toMatchObject({
+      state: 'live',
+      recordId: v1.policyId,
+      version: 1,
+      versions: { '1': v1.policyId },
+    });
     const d2 = (await env.call(S.policyDraft, { principal: editor, policyId: v1.policyId }, PolicyDraftReply)).record;
     const rule2 = 'An **applicant** is adult if the __age__ of the **applicant** is at least 21.';
     await env.call(S.policyUpdate, { principal: editor, policyId: d2.policyId, status: 'draft', rule: rule2 }, PolicyUpdateReply);
@@ -322,21 +541,36 @@ describe('runnable index', () => {
     expect(await baseEntry(draft.baseId)).toMatchObject({ recordId: v1.policyId, version: 1 });
     expect(await recordEntry(d2.policyId)).toMatchObject({ rule: rule2, status: 'draft' });
     const v2 = (await publish(d2.policyId)).record;
-    expect(await baseEntry(draft.baseId)).toMatchObject({ recordId: v2.policyId, version: 2, versions: { '1': v1.policyId, '2': v2.policyId } });
+    expect(await baseEntry(draft.baseId)).toMatchObject({
+      recordId: v2.policyId,
+      version: 2,
+      versions: { '1': v1.policyId, '2': v2.policyId },
+    });
   });
 
   it('resolve rebuilds a cold index from PostgreSQL and keeps other orgs out', async () => {
     const v1 = (await publish((await create()).policyId)).record;
     const draft = (await env.call(S.policyDraft, { principal: editor, policyId: v1.policyId }, PolicyDraftReply)).record;
-    await env.redis.del(runnableBaseKey(env.prefix, 'policy', v1.baseId), runnableRecordKey(env.prefix, 'policy', v1.policyId), runnableRecordKey(env.prefix, 'policy', draft.policyId));
-    const byBase = await env.call(S.policyResolve, { orgId: 'acme', baseId: v1.baseId }, PolicyRecordEntry);
+    await env.redis.del(
+      runnableBaseKey(env.prefix, 'policy', v1.baseId),
+      runnableRecordKey(env.prefix, 'policy', v1.policyId),
+      runnableRecordKey(env.prefix, 'policy', draft.policyId),
+    );
+    const byBase = await env.call(S.policyResolve, { principal: as('viewer'), baseId: v1.baseId }, PolicyRecordEntry);
     expect(byBase).toMatchObject({ state: 'live', recordId: v1.policyId, version: 1, rule: ADULT_RULE });
     expect(await baseEntry(v1.baseId)).toMatchObject({ recordId: v1.policyId });
-    expect(await env.call(S.policyResolve, { orgId: 'acme', recordId: draft.policyId }, PolicyRecordEntry)).toMatchObject({ recordId: draft.policyId, status: 'draft' });
-    expect(await env.call(S.policyResolve, { orgId: 'acme', baseId: v1.baseId, version: 1 }, PolicyRecordEntry)).toMatchObject({ recordId: v1.policyId });
-    expect((await env.fail(S.policyResolve, { orgId: 'acme', baseId: v1.baseId, version: 9 })).code).toBe('not_found');
-    expect((await env.fail(S.policyResolve, { orgId: 'other', baseId: v1.baseId })).code).toBe('not_found');
-    expect((await env.fail(S.policyResolve, { orgId: 'acme', baseId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' })).code).toBe('not_found');
+    expect(await env.call(S.policyResolve, { principal: as('viewer'), recordId: draft.policyId }, PolicyRecordEntry)).toMatchObject({
+      recordId: draft.policyId,
+      status: 'draft',
+    });
+    expect(await env.call(S.policyResolve, { principal: as('viewer'), baseId: v1.baseId, version: 1 }, PolicyRecordEntry)).toMatchObject({
+      recordId: v1.policyId,
+    });
+    expect((await env.fail(S.policyResolve, { principal: as('viewer'), baseId: v1.baseId, version: 9 })).code).toBe('not_found');
+    expect((await env.fail(S.policyResolve, { principal: as('viewer', { orgId: 'other' }), baseId: v1.baseId })).code).toBe('not_found');
+    expect((await env.fail(S.policyResolve, { principal: as('viewer'), baseId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' })).code).toBe(
+      'not_found',
+    );
   });
 
   it('never replaces an entry with an older revision', async () => {
@@ -344,7 +578,7 @@ describe('runnable index', () => {
     const key = runnableBaseKey(env.prefix, 'policy', v1.baseId);
     const current = RunnableBaseEntry.parse(JSON.parse((await env.redis.get(key))!));
     await env.redis.set(key, JSON.stringify({ ...current, rev: current.rev + 100, recordId: 'from-the-future' }));
-    await env.call(S.policyResolve, { orgId: 'acme', baseId: v1.baseId }, PolicyRecordEntry);
+    await env.call(S.policyResolve, { principal: as('viewer'), baseId: v1.baseId }, PolicyRecordEntry);
     expect((await baseEntry(v1.baseId)).state === 'live' && (await baseEntry(v1.baseId))).toMatchObject({ recordId: 'from-the-future' });
   });
 });

@@ -4,7 +4,8 @@ import { ADULT_RULE, as, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
 beforeAll(async () => {
-  env = await startTestEnv();
+  // The step budget out of reach: these tests are about the deadline, the last resort.
+  env = await startTestEnv({ EXEC_STEP_BUDGET: String(Number.MAX_SAFE_INTEGER) });
 });
 afterAll(async () => {
   await env?.close();
@@ -24,8 +25,10 @@ const TIMED_OUT = {
   path: 'tests',
 };
 
-const createPolicy = (rule: string, tests: unknown[] = []) => env.call(S.policyCreate, { principal: publisher, name: 'p', rule, tests }, PolicyRecord);
-const publishPolicy = (policyId: string) => env.call(S.policyUpdate, { principal: publisher, policyId, status: 'published' }, PolicyUpdateReply);
+const createPolicy = (rule: string, tests: unknown[] = []) =>
+  env.call(S.policyCreate, { principal: publisher, name: 'p', rule, tests }, PolicyRecord);
+const publishPolicy = (policyId: string) =>
+  env.call(S.policyUpdate, { principal: publisher, policyId, status: 'published' }, PolicyUpdateReply);
 
 describe('publish checks run in a worker with a deadline (the evaluation time-out)', () => {
   it('a policy whose saved test runs too long is refused (422), and the registry answers other requests meanwhile', async () => {
@@ -59,7 +62,43 @@ describe('publish checks run in a worker with a deadline (the evaluation time-ou
     const err = await env.fail(S.flowUpdate, { principal: publisher, flowId: draft.flowId, status: 'published' });
     expect([err.code, err.status]).toEqual(['cannot_publish', 422]);
     expect(err.errors).toEqual([TIMED_OUT]);
-    const quick = await env.call(S.flowCreate, { principal: publisher, name: 'g', definition, tests: [{ name: 'small', data: { order: { items: [{ price: 1 }] } }, expect: false }] }, FlowRecord);
-    expect((await env.call(S.flowUpdate, { principal: publisher, flowId: quick.flowId, status: 'published' }, FlowUpdateReply)).record.version).toBe(1);
+    const quick = await env.call(
+      S.flowCreate,
+      {
+        principal: publisher,
+        name: 'g',
+        definition,
+        tests: [{ name: 'small', data: { order: { items: [{ price: 1 }] } }, expect: false }],
+      },
+      FlowRecord,
+    );
+    expect(
+      (await env.call(S.flowUpdate, { principal: publisher, flowId: quick.flowId, status: 'published' }, FlowUpdateReply)).record.version,
+    ).toBe(1);
+  });
+});
+
+describe('publish checks run saved tests within the step budget (EXEC_STEP_BUDGET, as a run would)', () => {
+  let budgeted: TestEnv;
+  beforeAll(async () => {
+    budgeted = await startTestEnv({ EXEC_STEP_BUDGET: '100000' });
+  });
+  afterAll(async () => {
+    await budgeted?.close();
+  });
+
+  it('a saved test that needs more steps fails at once with the budget message (422), not at the deadline', async () => {
+    const slow = await budgeted.call(
+      S.policyCreate,
+      { principal: publisher, name: 'p', rule: CUBIC_RULE, tests: [SLOW_TEST] },
+      PolicyRecord,
+    );
+    const started = performance.now();
+    const err = await budgeted.fail(S.policyUpdate, { principal: publisher, policyId: slow.policyId, status: 'published' });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect([err.code, err.status]).toEqual(['cannot_publish', 422]);
+    expect(err.errors).toEqual([
+      { code: 'test_failed', message: 'test `slow`: Budget exceeded: the evaluation needs more than 100000 steps', path: 'tests.0' },
+    ]);
   });
 });

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { ArbiterError, eventStreamName, isArbiterError, type ArbiterEvent, type Principal, type Role } from '@arbiter/contracts';
-import { connectBus, createLogger, type Bus } from '@arbiter/service-kit';
+import { type ArbiterError, eventStreamName, isArbiterError, type ArbiterEvent, type Principal, type Role } from '@arbiter/contracts';
+import { deleteRedisKeys, randomPrefix, testServers, withDatabase } from '@arbiter/test-kit';
+import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
 import knex, { type Knex } from 'knex';
@@ -8,9 +8,7 @@ import { z } from 'zod';
 import { RegistryConfig } from '../src/config.js';
 import { startRegistry, type Registry } from '../src/service.js';
 
-const PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const { postgres: PG_URL, nats: NATS_URL, redis: REDIS_URL } = testServers();
 const anyReply = z.unknown();
 
 /** A registry running in-process against its own database, subject prefix, Redis keys and stream. */
@@ -33,35 +31,31 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-function withDatabase(url: string, name: string): string {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
 /** Starts a registry for one test file; `close()` removes everything it made. */
-export async function startTestEnv(): Promise<TestEnv> {
-  const id = randomBytes(6).toString('hex');
-  const database = `arbiter_test_${id}`;
-  const prefix = `test_reg_${id}`;
+/** Starts a registry on its own database and subject prefix; `env` overrides its configuration. */
+export async function startTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
+  const prefix = randomPrefix('test_reg');
+  const database = prefix.replace('test_reg_', 'arbiter_test_');
   const config = RegistryConfig.parse({
     NATS_URL,
     REDIS_URL,
     DATABASE_URL: withDatabase(PG_URL, database),
     NATS_SUBJECT_PREFIX: prefix,
     LOG_LEVEL: 'silent',
-    REGISTRY_DB_POOL_MAX: '5',
+    DB_POOL_MAX: '5',
     REGISTRY_OUTBOX_INTERVAL_MS: '100',
+    ...env,
   });
   const logger = createLogger({ service: 'registry-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const registry = await startRegistry(config, logger);
+  const registry = await startRegistry(inProcessKit('registry', config, { logger }));
   const client = await connectBus({ url: NATS_URL, prefix, name: 'registry-test-client', logger });
   const sql = knex({ client: 'pg', connection: config.DATABASE_URL, pool: { min: 0, max: 2 } });
   const redis = new Redis(REDIS_URL);
   const jsm = await jetstreamManager(client.nc);
   const streamName = eventStreamName(prefix);
 
-  const call = <T>(subject: string, payload: unknown, reply: z.ZodType<T>) => client.request(subject, payload, reply, { timeoutMs: 20_000 });
+  const call = <T>(subject: string, payload: unknown, reply: z.ZodType<T>) =>
+    client.request(subject, payload, reply, { timeoutMs: 20_000 });
   const fail = async (subject: string, payload: unknown): Promise<ArbiterError> => {
     try {
       await client.request(subject, payload, anyReply, { timeoutMs: 20_000 });
@@ -92,17 +86,12 @@ export async function startTestEnv(): Promise<TestEnv> {
     fail,
     events,
     async close() {
-      await registry.stop();
+      await registry.close();
       await jsm.streams.delete(streamName).catch(() => undefined);
       await client.close();
       await sql.destroy();
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-        if (keys.length > 0) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
       redis.disconnect();
+      await deleteRedisKeys(REDIS_URL, `${prefix}:`);
       const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
       try {
         await admin.raw('drop database if exists ?? with (force)', [database]);
@@ -113,25 +102,13 @@ export async function startTestEnv(): Promise<TestEnv> {
   };
 }
 
-
-
 /** A caller of org `orgId` with `role`; the user id defaults to the role's name. */
 export function as(role: Role, opts: { orgId?: string; userId?: string; scopes?: Principal['scopes'] } = {}): Principal {
   return { orgId: opts.orgId ?? 'acme', userId: opts.userId ?? role, role, ...(opts.scopes ? { scopes: opts.scopes } : {}) };
 }
 
-/** Polls `check` until it stops throwing (or the deadline passes, rethrowing its last error). Not a timing assertion. */
-export async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
+/** Polls a check until it stops throwing, with a deadline (not a timing assertion). */
+export { eventually } from '@arbiter/test-kit';
 
 /** A rule with one golden rule reading `applicant.age`. */
 export const ADULT_RULE = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18.';

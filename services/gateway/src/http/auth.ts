@@ -58,13 +58,12 @@ export function authenticate(app: FastifyInstance, authenticator: Authenticator,
 
 /** Route hook refusing callers whose effective rights (role ∩ key scopes) lack `scope`. */
 export function requireCapability(scope: Scope): onRequestHookHandler {
-  return async function checkCapability(request) {
+  return function checkCapability(request, _reply, done) {
     const principal = principalOf(request);
-    if (!hasCapability(principal, scope)) {
-      const why = !ROLE_CAPABILITIES[principal.role].includes(scope)
-        ? `role \`${principal.role}\` does not include \`${scope}\``
-        : `the API key lacks scope \`${scope}\``;
-      throw new ArbiterError('forbidden', `${why}; this endpoint needs \`${scope}\``);
-    }
+    if (hasCapability(principal, scope)) return done();
+    const why = !ROLE_CAPABILITIES[principal.role].includes(scope)
+      ? `role \`${principal.role}\` does not include \`${scope}\``
+      : `the API key lacks scope \`${scope}\``;
+    done(new ArbiterError('forbidden', `${why}; this endpoint needs \`${scope}\``));
   };
 }

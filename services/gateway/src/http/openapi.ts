@@ -7,15 +7,18 @@ import { ExplainedCondition, ProblemDetails } from '@arbiter/contracts';
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 
 const WHY: Record<number, string> = {
-  400: 'Malformed JSON, or a body, query or path that does not match the schema (`errors` lists the fields)',
+  400:
+    'Malformed JSON, or a body, query or path that does not match the schema (`errors` lists the fields); ' +
+    'JSON nested deeper than 256 levels (`too_deep`), U+0000 in any text or the URL (`nul_character`), a `__proto__` key (`forbidden_key`)',
   401: 'No credential, or an unknown, revoked or expired API key, or an invalid bearer token',
   403: 'The role or the API key scopes do not allow this',
   404: 'Unknown, or in another org',
   409: 'Conflicts with the current state',
   413: 'Request body larger than the limit',
   415: 'Request body is not `application/json`',
-  429: 'Rate limit of the key (or user) exceeded; see `retry-after`',
-  503: 'A dependency (execution service, database, Redis) is unavailable',
+  422: 'Publishing checks failed (`cannot_publish`), or the answer is larger than the bus allows (`result_too_large`)',
+  429: 'Rate limit of the key (or user) exceeded, or too many of its evaluations in progress; see `retry-after`',
+  503: 'A dependency (execution service, database, Redis, NATS) is unavailable; see `retry-after`',
   504: 'The execution service did not answer in time',
 };
 

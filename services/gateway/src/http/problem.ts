@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ArbiterError, isArbiterError, type ErrorCode, type ErrorReason, type ProblemDetails } from '@arbiter/contracts';
+import { isDatabaseUnavailable } from '@arbiter/service-kit';
 
 /** Media type of every error answer (RFC 9457). */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -13,6 +16,7 @@ const TITLES: Record<ErrorCode, string> = {
   validation_failed: 'Validation failed',
   unauthenticated: 'Unauthenticated',
   forbidden: 'Forbidden',
+  separation_of_duties: 'Separation of duties',
   not_found: 'Not found',
   conflict: 'Conflict',
   review_stale: 'Review is stale',
@@ -21,11 +25,15 @@ const TITLES: Record<ErrorCode, string> = {
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   cannot_publish: 'Cannot publish',
+  result_too_large: 'Result too large',
   rate_limited: 'Too many requests',
   dependency_unavailable: 'Dependency unavailable',
   timeout: 'Timed out',
   internal: 'Internal error',
 };
+
+/** `retry-after` of a 503 (a dependency down): long enough not to hammer it, short enough to recover soon. */
+const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
 /** An error whose answer tells the client when to try again (`retry-after`, in seconds). */
 export class RetryLaterError extends ArbiterError {
@@ -59,6 +67,9 @@ export function problemOf(err: ArbiterError, requestId: string): ProblemDetails 
 export function toArbiterError(err: unknown): ArbiterError {
   if (isArbiterError(err)) return err;
   if (hasZodFastifySchemaValidationErrors(err)) return validationError(err);
+  if (isDatabaseUnavailable(err)) {
+    return new ArbiterError('dependency_unavailable', 'the database is unavailable; retry later', undefined, { cause: err });
+  }
   const fe = err as Partial<FastifyError>;
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -71,6 +82,12 @@ export function toArbiterError(err: unknown): ArbiterError {
       return new ArbiterError('bad_request', 'request body is empty but the content type is `application/json`', undefined, { cause: err });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ArbiterError('bad_request', 'request body size does not match `content-length`', undefined, { cause: err });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ArbiterError('validation_failed', 'a path parameter is longer than 300 characters', [
+        { code: 'too_long', message: 'longer than 300 characters', path: 'params' },
+      ]);
+    case 'FST_ERR_BAD_URL':
+      return new ArbiterError('bad_request', 'the URL is not valid (a bad percent-encoding?)', undefined, { cause: err });
     default:
       break;
   }
@@ -79,12 +96,17 @@ export function toArbiterError(err: unknown): ArbiterError {
     return new ArbiterError('bad_request', 'request body is not valid JSON', undefined, { cause: err });
   }
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 && fe.code?.startsWith('FST_')) {
-    return new ArbiterError(fe.statusCode === 404 ? 'not_found' : 'bad_request', oneLine(fe.message ?? 'bad request'), undefined, { cause: err });
+    return new ArbiterError(fe.statusCode === 404 ? 'not_found' : 'bad_request', oneLine(fe.message ?? 'bad request'), undefined, {
+      cause: err,
+    });
   }
   return new ArbiterError('internal', 'internal error; the request id is logged with the cause', undefined, { cause: err });
 }
 
-function validationError(err: { validation: Array<{ instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }>; validationContext?: string }): ArbiterError {
+function validationError(err: {
+  validation: Array<{ instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }>;
+  validationContext?: string;
+}): ArbiterError {
   const where = err.validationContext ?? 'body';
   const reasons: ErrorReason[] = [];
   for (const v of err.validation) {
@@ -93,7 +115,9 @@ function validationError(err: { validation: Array<{ instancePath: string; messag
     if (unknownKeys.length > 0) {
       for (const k of unknownKeys) reasons.push({ code: 'unrecognized_key', message: 'unknown field', path: `${base}.${k}` });
     } else {
-      reasons.push({ code: v.keyword, message: oneLine(v.message ?? 'invalid value'), path: base });
+      // A refinement names its reason in `params.reason` (e.g. `too_deep`); zod calls them all `custom`.
+      const custom = v.keyword === 'custom' ? (v.params.params as { reason?: unknown } | undefined)?.reason : undefined;
+      reasons.push({ code: typeof custom === 'string' ? custom : v.keyword, message: oneLine(v.message ?? 'invalid value'), path: base });
     }
   }
   const first = reasons[0];
@@ -111,7 +135,11 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, thrown
   if (err.status >= 500) request.log.error({ err: thrown, code: err.code }, `request failed: ${err.code}`);
   else request.log.info({ code: err.code, status: err.status, detail: err.message }, 'request refused');
   if (err instanceof RetryLaterError) reply.header('retry-after', String(err.retryAfterSeconds));
-  return reply.status(err.status).type(PROBLEM_CONTENT_TYPE).send(problemOf(err, String(request.id)));
+  else if (err.status === 503) reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
+  return reply
+    .status(err.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send(problemOf(err, String(request.id)));
 }
 
 /** Makes every error and unknown route of `app` answer with a problem document. */
@@ -120,4 +148,38 @@ export function installProblemHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) =>
     sendProblem(request, reply, new ArbiterError('not_found', `no route \`${request.method} ${request.url.split('?')[0]}\``)),
   );
+}
+
+/**
+ * fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (malformed request line or
+ * headers, a body shorter than its `content-length` followed by more bytes, headers too large)
+ * gets a problem document too, then the connection is closed.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  const code: ErrorCode = 'bad_request';
+  let detail = 'the request is not valid HTTP (e.g. a body that does not match `content-length`, or a malformed header)';
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    detail = 'the request was not received in time';
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    detail = 'the request headers are too large';
+  }
+  const body = JSON.stringify({
+    type: PROBLEM_TYPE_BASE + code,
+    title: TITLES[code],
+    status,
+    detail,
+    code,
+    instance: randomUUID(),
+  });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : status === 408 ? 'Request Timeout' : 'Request Header Fields Too Large'}\r\n` +
+        `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -1,5 +1,5 @@
 import { ArbiterError, type Principal } from '@arbiter/contracts';
-import type { Db } from '../db/database.js';
+import type { Db } from '@arbiter/service-kit';
 import { findGrantByHash, type ApiKeyGrant } from '../repositories/api-keys.js';
 import { ensureMember } from '../repositories/members.js';
 import { orgExists } from '../repositories/orgs.js';
@@ -11,6 +11,10 @@ import type { TokenVerifier } from './jwt.js';
 
 /** Longest `x-api-key` value looked up; anything longer cannot be one of ours. */
 const MAX_KEY_LENGTH = 512;
+/** After a failed re-read of a grant (database down), the next attempt for that key waits this long. */
+const REVALIDATE_BACKOFF_MS = 5000;
+/** Keys whose re-read is in flight or backing off; bounded, since only cached (known) keys enter. */
+const MAX_TRACKED_REVALIDATIONS = 10_000;
 
 /** An API-key caller, counted in the key's rate-limit bucket by the same lookup. */
 export interface ApiKeyCaller {
@@ -20,6 +24,9 @@ export interface ApiKeyCaller {
 
 /** Turns a credential into the caller's {@link Principal}, or throws `unauthenticated`. */
 export class Authenticator {
+  /** Key hash → time before which no re-read starts (in flight, or backing off after a failure). */
+  private readonly revalidating = new Map<string, number>();
+
   constructor(
     private readonly db: Db,
     private readonly cache: ApiKeyCache,
@@ -27,6 +34,9 @@ export class Authenticator {
     /** Unknown keys one address may send per rate-limit window before its cache misses are refused. */
     private readonly unknownKeysMax: number,
     private readonly now: () => Date = () => new Date(),
+    private readonly log: (err: unknown, message: string) => void = () => undefined,
+    /** Told of every key that authenticated (when it was last used, written in batches). */
+    private readonly usage?: { used(apiKeyId: string): void },
   ) {}
 
   /**
@@ -36,12 +46,20 @@ export class Authenticator {
    * the request against the key's rate limit, refused or not. Unknown keys are counted per address:
    * past {@link unknownKeysMax} in a window, that address's keys are looked up in the cache only
    * (429 on a miss), so guessing keys cannot keep the database busy.
+   *
+   * A cached grant older than the cache TTL is still used for this request and re-read in the
+   * background, so a key in use keeps working through a PostgreSQL outage (its cache entry's TTL
+   * restarts on every use), while revocations and role changes, which overwrite the entry, still
+   * reach every replica at once.
    */
   async byApiKey(key: string, address: string): Promise<ApiKeyCaller> {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw invalidKey();
     const keyHash = hashApiKey(key);
     const cached = await this.cache.getCounted(keyHash, address);
-    if (cached.hit) return { principal: this.principalOf(cached.grant), rateCount: cached.rateCount };
+    if (cached.hit) {
+      if (Date.now() - cached.filledAt.getTime() > this.cache.ttlMs) this.revalidate(keyHash);
+      return { principal: this.principalOf(cached.grant), rateCount: cached.rateCount };
+    }
     if (cached.unknownKeys.current >= this.unknownKeysMax) {
       const seconds = Math.max(1, Math.ceil(cached.unknownKeys.ttl / 1000));
       throw new RetryLaterError('rate_limited', `too many unknown API keys from this address; retry in ${seconds} s`, seconds);
@@ -68,13 +86,41 @@ export class Authenticator {
     return { orgId, userId, role };
   }
 
+  /** Re-reads a stale grant into the cache, at most one read per key at a time, backing off after a failure. */
+  private revalidate(keyHash: string): void {
+    const now = Date.now();
+    if ((this.revalidating.get(keyHash) ?? 0) > now) return;
+    if (this.revalidating.size >= MAX_TRACKED_REVALIDATIONS) {
+      for (const [hash, until] of this.revalidating) if (until <= now) this.revalidating.delete(hash);
+      if (this.revalidating.size >= MAX_TRACKED_REVALIDATIONS) return;
+    }
+    this.revalidating.set(keyHash, Number.POSITIVE_INFINITY);
+    findGrantByHash(this.db, keyHash)
+      .then((grant) => (grant === undefined ? this.cache.delete(keyHash) : this.cache.overwrite(keyHash, grant)))
+      .then(
+        () => this.revalidating.delete(keyHash),
+        (err: unknown) => {
+          this.revalidating.set(keyHash, Date.now() + REVALIDATE_BACKOFF_MS);
+          this.log(err, 'could not re-read a cached API-key grant; the cached one stays in use');
+        },
+      );
+  }
+
   private principalOf(grant: ApiKeyGrant): Principal {
     if (grant.revokedAt !== null) throw new ArbiterError('unauthenticated', 'the API key has been revoked');
     if (grant.expiresAt !== null && grant.expiresAt.getTime() <= this.now().getTime()) {
       throw new ArbiterError('unauthenticated', 'the API key has expired');
     }
     if (grant.role === null) throw new ArbiterError('unauthenticated', 'the owner of the API key is no longer a member');
-    return { orgId: grant.orgId, userId: grant.userId, role: grant.role, apiKeyId: grant.apiKeyId, scopes: grant.scopes };
+    this.usage?.used(grant.apiKeyId);
+    return {
+      orgId: grant.orgId,
+      userId: grant.userId,
+      role: grant.role,
+      apiKeyId: grant.apiKeyId,
+      scopes: grant.scopes,
+      ...(grant.expiresAt !== null ? { keyExpiresAt: grant.expiresAt.toISOString() } : {}),
+    };
   }
 }
 

@@ -57,7 +57,11 @@ export async function bootstrapIdentity(db: Knex, opts: { orgId: string; adminKe
  * Creates a new org with `adminUserId` as its admin and returns the admin's first key
  * (`conflict` when the org already exists).
  */
-export async function createOrgWithAdmin(db: Knex, orgIdInput: string, adminUserIdInput: string): Promise<{ orgId: string; userId: string; key: string }> {
+export async function createOrgWithAdmin(
+  db: Knex,
+  orgIdInput: string,
+  adminUserIdInput: string,
+): Promise<{ orgId: string; userId: string; key: string }> {
   const orgId = parseOrgId(orgIdInput);
   const user = UserId.safeParse(adminUserIdInput);
   if (!user.success) throw new ArbiterError('bad_request', `invalid user id \`${adminUserIdInput}\`: ${user.error.issues[0]?.message}`);

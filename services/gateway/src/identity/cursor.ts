@@ -20,7 +20,12 @@ export function decodeCursor(cursor: string | undefined): string | undefined {
 }
 
 /** Splits `limit + 1` fetched rows into a page and the cursor of the next page (null at the end). */
-export function pageFrom<R, T>(rows: R[], limit: number, keyOf: (row: R) => string, map: (row: R) => T): { items: T[]; nextCursor: string | null } {
+export function pageFrom<R, T>(
+  rows: R[],
+  limit: number,
+  keyOf: (row: R) => string,
+  map: (row: R) => T,
+): { items: T[]; nextCursor: string | null } {
   const more = rows.length > limit;
   const kept = more ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];

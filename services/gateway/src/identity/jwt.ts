@@ -59,7 +59,8 @@ export function createTokenVerifier(settings: JwtSettings): TokenVerifier {
 
 function describeJoseError(err: joseErrors.JOSEError): string {
   if (err instanceof joseErrors.JWTExpired) return 'token expired';
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `claim \`${err.claim}\` ${err.reason === 'missing' ? 'is missing' : 'is not accepted'}`;
+  if (err instanceof joseErrors.JWTClaimValidationFailed)
+    return `claim \`${err.claim}\` ${err.reason === 'missing' ? 'is missing' : 'is not accepted'}`;
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'signature does not verify';
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'algorithm not allowed';
   if (err instanceof joseErrors.JWKSNoMatchingKey) return 'no matching signing key';

@@ -6,12 +6,25 @@ import type { ApiKeyGrant } from '../repositories/api-keys.js';
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /**
-     * KEYS: grant, bucket, the address's unknown-key bucket; ARGV: window ms →
-     * `[grant, current, ttl]`, or `['', unknown keys, their bucket's ttl]` when no grant is cached (nothing counted).
+     * KEYS: grant, bucket, the address's unknown-key bucket; ARGV: window ms, cache ttl s →
+     * `[grant, current, ttl]` (the grant's cache ttl restarted), or `['', unknown keys, their
+     * bucket's ttl]` when no grant is cached (nothing counted).
      */
-    arbiterGetGrantCounted(grantKey: string, bucket: string, failures: string, windowMs: number): Result<[string, number, number], Context>;
+    arbiterGetGrantCounted(
+      grantKey: string,
+      bucket: string,
+      failures: string,
+      windowMs: number,
+      cacheTtlSeconds: number,
+    ): Result<[string, number, number], Context>;
     /** KEYS: grant, bucket; ARGV: grant, cache ttl s, window ms → `[current, ttl]`. */
-    arbiterFillGrantCounted(grantKey: string, bucket: string, grant: string, cacheTtlSeconds: number, windowMs: number): Result<[number, number], Context>;
+    arbiterFillGrantCounted(
+      grantKey: string,
+      bucket: string,
+      grant: string,
+      cacheTtlSeconds: number,
+      windowMs: number,
+    ): Result<[number, number], Context>;
   }
 }
 
@@ -20,6 +33,7 @@ local grant = redis.call('GET', KEYS[1])
 if not grant then
   return {'', tonumber(redis.call('GET', KEYS[3]) or '0'), redis.call('PTTL', KEYS[3])}
 end
+redis.call('EXPIRE', KEYS[1], ARGV[2])
 local counted = count(KEYS[2], ARGV[1])
 return {grant, counted[1], counted[2]}
 `;
@@ -30,10 +44,11 @@ return count(KEYS[2], ARGV[3])
 `;
 
 /**
- * What a cache lookup found: the grant, with the request counted in the key's rate-limit bucket;
- * or a miss, with how many unknown keys the caller's address sent in this window.
+ * What a cache lookup found: the grant (read from the database at `filledAt`), with the request
+ * counted in the key's rate-limit bucket; or a miss, with how many unknown keys the caller's
+ * address sent in this window.
  */
-export type CachedLookup = { hit: true; grant: ApiKeyGrant; rateCount: RateCount } | { hit: false; unknownKeys: RateCount };
+export type CachedLookup = { hit: true; grant: ApiKeyGrant; filledAt: Date; rateCount: RateCount } | { hit: false; unknownKeys: RateCount };
 
 interface CachedGrant {
   apiKeyId: string;
@@ -43,12 +58,16 @@ interface CachedGrant {
   expiresAt: string | null;
   revokedAt: string | null;
   role: Role | null;
+  /** When the grant was read from the database (ISO 8601); absent in entries of older versions. */
+  filledAt?: string;
 }
 
 /**
  * Shared (Redis) cache of API-key grants keyed by the key hash, so every replica sees the same
  * entry. Reads fill with SET NX; revocations and role changes overwrite with SET, so a request
- * that read the database before the change cannot put a stale grant back afterwards.
+ * that read the database before the change cannot put a stale grant back afterwards. Every hit
+ * restarts the entry's TTL, so a key in use stays cached (and usable through a database outage);
+ * the authenticator re-reads grants older than the TTL in the background.
  *
  * A request's lookup also counts it in the key's rate-limit bucket, in the same script: one
  * Redis round trip authenticates and rate-limits an API-key request.
@@ -67,19 +86,30 @@ export class ApiKeyCache {
     defineCountCommand(redis);
   }
 
+  /** How long a grant is trusted before it is read again (and how long an unused entry stays). */
+  get ttlMs(): number {
+    return this.ttlSeconds * 1000;
+  }
+
   /** Looks `keyHash` up for a caller at `address`; see {@link CachedLookup}. */
   async getCounted(keyHash: string, address: string): Promise<CachedLookup> {
     const reply = await unavailableOnError(
-      this.redis.arbiterGetGrantCounted(this.keyOf(keyHash), this.buckets.ofKeyHash(keyHash), this.buckets.ofUnknownKeysFrom(address), this.buckets.windowMs),
+      this.redis.arbiterGetGrantCounted(
+        this.keyOf(keyHash),
+        this.buckets.ofKeyHash(keyHash),
+        this.buckets.ofUnknownKeysFrom(address),
+        this.buckets.windowMs,
+        this.ttlSeconds,
+      ),
     );
     if (reply[0] === '') return { hit: false, unknownKeys: rateCountOf([reply[1], reply[2]]) };
-    const c = JSON.parse(reply[0]) as CachedGrant;
+    const { filledAt, ...c } = JSON.parse(reply[0]) as CachedGrant;
     const grant: ApiKeyGrant = {
       ...c,
       expiresAt: c.expiresAt === null ? null : new Date(c.expiresAt),
       revokedAt: c.revokedAt === null ? null : new Date(c.revokedAt),
     };
-    return { hit: true, grant, rateCount: rateCountOf([reply[1], reply[2]]) };
+    return { hit: true, grant, filledAt: new Date(filledAt ?? 0), rateCount: rateCountOf([reply[1], reply[2]]) };
   }
 
   /** Counts an unknown key sent from `address`. */
@@ -90,7 +120,13 @@ export class ApiKeyCache {
   /** Caches a grant read from the database unless an entry is already there, and counts the request. */
   async fillCounted(keyHash: string, grant: ApiKeyGrant): Promise<RateCount> {
     const reply = await unavailableOnError(
-      this.redis.arbiterFillGrantCounted(this.keyOf(keyHash), this.buckets.ofKeyHash(keyHash), this.encode(grant), this.ttlSeconds, this.buckets.windowMs),
+      this.redis.arbiterFillGrantCounted(
+        this.keyOf(keyHash),
+        this.buckets.ofKeyHash(keyHash),
+        this.encode(grant),
+        this.ttlSeconds,
+        this.buckets.windowMs,
+      ),
     );
     return rateCountOf(reply);
   }
@@ -118,6 +154,7 @@ export class ApiKeyCache {
       expiresAt: g.expiresAt?.toISOString() ?? null,
       revokedAt: g.revokedAt?.toISOString() ?? null,
       role: g.role,
+      filledAt: new Date().toISOString(),
     };
     return JSON.stringify(c);
   }

@@ -1,5 +1,5 @@
 import type { Role, Scope } from '@arbiter/contracts';
-import type { Db } from '../db/database.js';
+import type { Db } from '@arbiter/service-kit';
 
 /** An API key as stored, without its hash. */
 export interface ApiKeyRow {
@@ -11,6 +11,10 @@ export interface ApiKeyRow {
   readonly createdAt: Date;
   readonly expiresAt: Date | null;
   readonly revokedAt: Date | null;
+  /** The key this one was created with; null when created with a bearer token (or at bootstrap). */
+  readonly createdWithKeyId: string | null;
+  /** When the key was last used, to within the usage flush interval; null when never. */
+  readonly lastUsedAt: Date | null;
 }
 
 /** What authentication needs about a key: the row plus the owner's current role. */
@@ -34,9 +38,22 @@ interface RawKey {
   created_at: Date;
   expires_at: Date | null;
   revoked_at: Date | null;
+  created_with_key_id: string | null;
+  last_used_at: Date | null;
 }
 
-const KEY_COLUMNS = ['id', 'org_id', 'user_id', 'name', 'scopes', 'created_at', 'expires_at', 'revoked_at'];
+const KEY_COLUMNS = [
+  'id',
+  'org_id',
+  'user_id',
+  'name',
+  'scopes',
+  'created_at',
+  'expires_at',
+  'revoked_at',
+  'created_with_key_id',
+  'last_used_at',
+];
 
 const toRow = (r: RawKey): ApiKeyRow => ({
   apiKeyId: r.id,
@@ -47,12 +64,23 @@ const toRow = (r: RawKey): ApiKeyRow => ({
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   revokedAt: r.revoked_at,
+  createdWithKeyId: r.created_with_key_id,
+  lastUsedAt: r.last_used_at,
 });
 
 /** Stores a new key (its secret only as `keyHash`). */
 export async function insertApiKey(
   db: Db,
-  key: { apiKeyId: string; orgId: string; userId: string; name: string; scopes: Scope[]; keyHash: string; expiresAt: Date | null },
+  key: {
+    apiKeyId: string;
+    orgId: string;
+    userId: string;
+    name: string;
+    scopes: Scope[];
+    keyHash: string;
+    expiresAt: Date | null;
+    createdWithKeyId?: string;
+  },
 ): Promise<ApiKeyRow> {
   const rows: RawKey[] = await db('api_keys')
     .insert({
@@ -63,6 +91,7 @@ export async function insertApiKey(
       scopes: key.scopes,
       key_hash: key.keyHash,
       expires_at: key.expiresAt,
+      created_with_key_id: key.createdWithKeyId ?? null,
     })
     .returning(KEY_COLUMNS);
   const row = rows[0];
@@ -72,12 +101,13 @@ export async function insertApiKey(
 
 /** The grant behind a key hash, joined with the owner's current role; undefined when unknown. */
 export async function findGrantByHash(db: Db, keyHash: string): Promise<ApiKeyGrant | undefined> {
-  const row = await db('api_keys as k')
+  const row = (await db('api_keys as k')
     .leftJoin('memberships as m', function joinOwner() {
       this.on('m.org_id', '=', 'k.org_id').andOn('m.user_id', '=', 'k.user_id');
     })
     .where('k.key_hash', keyHash)
-    .first('k.id', 'k.org_id', 'k.user_id', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'm.role');
+    .first('k.id', 'k.org_id', 'k.user_id', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'm.role')) as
+    (Pick<RawKey, 'id' | 'org_id' | 'user_id' | 'scopes' | 'expires_at' | 'revoked_at'> & { role: Role | null }) | undefined;
   if (!row) return undefined;
   return {
     apiKeyId: row.id,
@@ -96,6 +126,30 @@ export async function findApiKey(db: Db, orgId: string, apiKeyId: string): Promi
   return row ? toRow(row) : undefined;
 }
 
+/** One page of the org's keys that are not revoked, every owner's, ordered by id (creation order). */
+export async function listOrgApiKeys(db: Db, orgId: string, page: { afterId?: string; limit: number }): Promise<ApiKeyRow[]> {
+  const q = db('api_keys').where({ org_id: orgId }).whereNull('revoked_at');
+  if (page.afterId !== undefined) q.andWhere('id', '>', page.afterId);
+  const rows: RawKey[] = await q.orderBy('id', 'asc').limit(page.limit).select(KEY_COLUMNS);
+  return rows.map(toRow);
+}
+
+/** Ids of the member's keys that are not revoked. */
+export async function activeKeyIdsOfMember(db: Db, orgId: string, userId: string): Promise<string[]> {
+  const rows: Array<{ id: string }> = await db('api_keys').where({ org_id: orgId, user_id: userId }).whereNull('revoked_at').select('id');
+  return rows.map((r) => r.id);
+}
+
+/** Records when keys were last used, in one statement (a later time never moves back). */
+export async function touchLastUsed(db: Db, uses: ReadonlyMap<string, Date>): Promise<void> {
+  if (uses.size === 0) return;
+  await db.raw(
+    `update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.at), u.at)
+       from unnest(?::uuid[], ?::timestamptz[]) as u(id, at) where k.id = u.id`,
+    [[...uses.keys()], [...uses.values()]],
+  );
+}
+
 /** One page of a user's keys that are not revoked, ordered by id (creation order). */
 export async function listOwnApiKeys(
   db: Db,
@@ -109,16 +163,35 @@ export async function listOwnApiKeys(
   return rows.map(toRow);
 }
 
+/** A key touched by a revocation. */
+export interface RevokedKey {
+  apiKeyId: string;
+  keyHash: string;
+  name: string;
+  userId: string;
+  /** False when the key was already revoked before this call. */
+  newlyRevoked: boolean;
+}
+
 /**
- * Marks the key revoked (keeping the first revocation time) and returns the hash, so the caller
- * can invalidate caches; undefined when the key is not in that org.
+ * Revokes the key and every key created from it, transitively, keeping each one's first revocation
+ * time. Returns every key of that lineage (with its hash, so the caller can refresh caches, and
+ * whether this call revoked it); nothing when the key is not in that org.
  */
-export async function revokeApiKey(db: Db, orgId: string, apiKeyId: string): Promise<string | undefined> {
-  const rows: Array<{ key_hash: string }> = await db('api_keys')
-    .where({ org_id: orgId, id: apiKeyId })
-    .update({ revoked_at: db.raw('coalesce(revoked_at, now())') })
-    .returning(['key_hash']);
-  return rows[0]?.key_hash;
+export async function revokeApiKeyAndDescendants(db: Db, orgId: string, apiKeyId: string): Promise<RevokedKey[]> {
+  const result = (await db.raw(
+    `with recursive lineage(id) as (
+       select id from api_keys where org_id = ? and id = ?
+       union
+       select k.id from api_keys k join lineage l on k.created_with_key_id = l.id
+     ),
+     before as (select id, revoked_at from api_keys where id in (select id from lineage) for update)
+     update api_keys k set revoked_at = coalesce(k.revoked_at, now())
+       from before b where k.id = b.id
+     returning k.id, k.key_hash, k.name, k.user_id, b.revoked_at is null as newly_revoked`,
+    [orgId, apiKeyId],
+  )) as { rows: Array<{ id: string; key_hash: string; name: string; user_id: string; newly_revoked: boolean }> };
+  return result.rows.map((r) => ({ apiKeyId: r.id, keyHash: r.key_hash, name: r.name, userId: r.user_id, newlyRevoked: r.newly_revoked }));
 }
 
 /** Hashes of every key the user holds in the org (to refresh cached grants after a role change). */
@@ -129,14 +202,16 @@ export async function keyHashesOfMember(db: Db, orgId: string, userId: string): 
 
 /** Whether the org has an active key with scope `admin` owned by one of its admins. */
 export async function hasActiveAdminKey(db: Db, orgId: string): Promise<boolean> {
-  const row = await db('api_keys as k')
+  const row: unknown = await db('api_keys as k')
     .join('memberships as m', function joinOwner() {
       this.on('m.org_id', '=', 'k.org_id').andOn('m.user_id', '=', 'k.user_id');
     })
     .where('k.org_id', orgId)
     .andWhere('m.role', 'admin')
     .whereNull('k.revoked_at')
-    .andWhere((w) => w.whereNull('k.expires_at').orWhere('k.expires_at', '>', db.fn.now()))
+    .andWhere((w) => {
+      void w.whereNull('k.expires_at').orWhere('k.expires_at', '>', db.fn.now());
+    })
     .andWhereRaw("'admin' = any(k.scopes)")
     .first('k.id');
   return row !== undefined;

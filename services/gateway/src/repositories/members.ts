@@ -1,5 +1,5 @@
 import type { Role } from '@arbiter/contracts';
-import type { Db } from '../db/database.js';
+import type { Db } from '@arbiter/service-kit';
 
 /** A membership row: one role per user and org. */
 export interface MemberRow {
@@ -26,10 +26,21 @@ const toMember = (r: RawMember): MemberRow => ({
   updatedAt: r.updated_at,
 });
 
+/** The membership, or undefined when the user is not a member of the org. */
+export async function findMember(db: Db, orgId: string, userId: string): Promise<MemberRow | undefined> {
+  const row = (await db('memberships').where({ org_id: orgId, user_id: userId }).first()) as RawMember | undefined;
+  return row ? toMember(row) : undefined;
+}
+
+/** Removes the membership; false when there was none. */
+export async function deleteMember(db: Db, orgId: string, userId: string): Promise<boolean> {
+  return (await db('memberships').where({ org_id: orgId, user_id: userId }).delete()) > 0;
+}
+
 /** The member's role in the org, or undefined when not a member. */
 export async function findRole(db: Db, orgId: string, userId: string): Promise<Role | undefined> {
-  const row = await db('memberships').where({ org_id: orgId, user_id: userId }).first('role');
-  return row?.role as Role | undefined;
+  const row = (await db('memberships').where({ org_id: orgId, user_id: userId }).first('role')) as Pick<RawMember, 'role'> | undefined;
+  return row?.role;
 }
 
 /**
@@ -47,12 +58,7 @@ export async function ensureMember(db: Db, orgId: string, userId: string, role: 
 }
 
 /** Sets the member's role, adding the member when new; `created` tells which. */
-export async function upsertMember(
-  db: Db,
-  orgId: string,
-  userId: string,
-  role: Role,
-): Promise<{ member: MemberRow; created: boolean }> {
+export async function upsertMember(db: Db, orgId: string, userId: string, role: Role): Promise<{ member: MemberRow; created: boolean }> {
   await db('users').insert({ id: userId }).onConflict('id').ignore();
   const rows: Array<RawMember & { inserted: boolean }> = await db('memberships')
     .insert({ org_id: orgId, user_id: userId, role })
@@ -66,18 +72,17 @@ export async function upsertMember(
 
 /** Locks the org's admin memberships for the transaction and returns their user ids. */
 export async function lockAdmins(trx: Db, orgId: string): Promise<string[]> {
-  const rows = await trx('memberships').where({ org_id: orgId, role: 'admin' }).forUpdate().select('user_id');
-  return rows.map((r: { user_id: string }) => r.user_id);
+  const rows = (await trx('memberships').where({ org_id: orgId, role: 'admin' }).forUpdate().select('user_id')) as Pick<
+    RawMember,
+    'user_id'
+  >[];
+  return rows.map((r) => r.user_id);
 }
 
 /** One page of members ordered by user id, starting after `afterUserId`. */
-export async function listMembers(
-  db: Db,
-  orgId: string,
-  page: { afterUserId?: string; limit: number },
-): Promise<MemberRow[]> {
+export async function listMembers(db: Db, orgId: string, page: { afterUserId?: string; limit: number }): Promise<MemberRow[]> {
   const q = db('memberships').where({ org_id: orgId });
   if (page.afterUserId !== undefined) q.andWhere('user_id', '>', page.afterUserId);
-  const rows: RawMember[] = await q.orderBy('user_id', 'asc').limit(page.limit).select();
+  const rows = (await q.orderBy('user_id', 'asc').limit(page.limit).select()) as RawMember[];
   return rows.map(toMember);
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { Db } from '@arbiter/service-kit';
 
 /** Settings of one org. */
 export interface OrgSettingsRow {
@@ -7,7 +7,8 @@ export interface OrgSettingsRow {
 
 /** The org's settings (defaults when the row is missing). */
 export async function getOrgSettings(db: Db, orgId: string): Promise<OrgSettingsRow> {
-  const row = await db('org_settings').where({ org_id: orgId }).first('governance_approval');
+  const row = (await db('org_settings').where({ org_id: orgId }).first('governance_approval')) as
+    { governance_approval: boolean } | undefined;
   return { governanceApproval: row?.governance_approval ?? false };
 }
 

@@ -1,8 +1,8 @@
-import type { Db } from '../db/database.js';
+import type { Db } from '@arbiter/service-kit';
 
 /** Whether the organization exists. */
 export async function orgExists(db: Db, orgId: string): Promise<boolean> {
-  const row = await db('orgs').where({ id: orgId }).first('id');
+  const row: unknown = await db('orgs').where({ id: orgId }).first('id');
   return row !== undefined;
 }
 

@@ -30,9 +30,11 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
       tags,
       security,
       summary: 'Evaluate an unsaved rule against data',
-      description: 'A rule that fails to parse or reads missing data answers 200 with `result:false`, `error` and `errorCode`.',
+      description:
+        'A rule that fails to parse, reads missing data or needs more steps than its budget (`budget_exceeded`, EXEC_TRACE_STEP_BUDGET) ' +
+        'answers 200 with `result:false`, `error` and `errorCode`. 429 with `retry-after` when the key already has EXEC_CALLER_MAX evaluations in progress.',
       body: RunRequest,
-      response: { 200: RunResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+      response: { 200: RunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
     handler: async (request) => engine.run(principalOf(request), request.body, { requestId: request.id }),
   });

@@ -7,28 +7,34 @@ export interface ReadinessCheck {
   readonly check: () => Promise<void>;
 }
 
-/** A Prometheus registry, as far as `/metrics` needs it. */
-export interface MetricsSource {
-  readonly contentType: string;
-  metrics(): Promise<string>;
-}
-
 /** Dependencies of {@link healthRoutes}. */
 export interface HealthRoutesOptions {
   readonly checks: readonly ReadinessCheck[];
-  readonly metrics?: MetricsSource;
+}
+
+/** Each readiness check gets this long, so `/readyz` answers within a second even when a dependency hangs. */
+const CHECK_DEADLINE_MS = 900;
+
+/** Resolves when `check` does, rejects when it fails or takes longer than the deadline. */
+async function withinDeadline(check: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_DEADLINE_MS} ms`)), CHECK_DEADLINE_MS);
+  });
+  try {
+    await Promise.race([check(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const Health = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), z.enum(['ok', 'failed'])).optional() });
 
-/** `GET /healthz` (the process is up), `GET /readyz` (every dependency answers; else 503) and `GET /metrics`. */
-export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, { checks, metrics }) => {
-  if (metrics) {
-    app.get('/metrics', { config: { rateLimit: false }, schema: { hide: true } }, async (_request, reply) =>
-      reply.type(metrics.contentType).send(await metrics.metrics()),
-    );
-  }
-
+/**
+ * `GET /healthz` (the process is up) and `GET /readyz` (every dependency answers; else 503). Metrics
+ * are not served on the public port: the ops server serves them on `OPS_PORT` with the other services'.
+ */
+export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, { checks }) => {
   app.get('/healthz', {
     config: { rateLimit: false },
     schema: { tags: ['health'], summary: 'Liveness', response: { 200: Health } },
@@ -42,7 +48,7 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
       const results = await Promise.all(
         checks.map(async (c) => {
           try {
-            await c.check();
+            await withinDeadline(c.check);
             return [c.name, 'ok'] as const;
           } catch (err) {
             request.log.warn({ err, check: c.name }, `readiness check failed: ${c.name}`);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
+  ApiKeyListQuery,
   ApiKeyPage,
   CreateApiKeyRequest,
   CreatedApiKey,
@@ -52,6 +53,36 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
     handler: async (request) => identity.listMembers(principalOf(request), request.query),
   });
 
+  app.get('/users/:userId', {
+    onRequest: isAdmin,
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'One member of the caller org (admin)',
+      params: z.object({ userId: UserId }),
+      response: { 200: Member, ...errorResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => identity.getMember(principalOf(request), request.params.userId),
+  });
+
+  app.delete('/users/:userId', {
+    onRequest: isAdmin,
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'Remove a member from the caller org and revoke their API keys (admin)',
+      description:
+        'The keys stop working on the very next request on every replica. The last admin cannot be removed (409). ' +
+        'Events: `member removed`, and `key revoked` for each key.',
+      params: z.object({ userId: UserId }),
+      response: { 204: z.undefined().describe('Removed'), ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
+    },
+    handler: async (request, reply) => {
+      await identity.removeMember(principalOf(request), request.params.userId);
+      return reply.status(204).send();
+    },
+  });
+
   app.put('/users/:userId', {
     onRequest: isAdmin,
     schema: {
@@ -85,11 +116,14 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
     schema: {
       tags: ['identity'],
       security,
-      summary: 'List the caller own API keys that are not revoked (never the secrets)',
-      querystring: PageQuery,
-      response: { 200: ApiKeyPage, ...errorResponses(400, 401, 429) },
+      summary: 'List the caller own API keys that are not revoked, or with `all=true` every key of the org (admin); never the secrets',
+      querystring: ApiKeyListQuery,
+      response: { 200: ApiKeyPage, ...errorResponses(400, 401, 403, 429) },
     },
-    handler: async (request) => identity.listKeys(principalOf(request), request.query),
+    handler: async (request) => {
+      const { all, ...page } = request.query;
+      return identity.listKeys(principalOf(request), page, { all: all === true });
+    },
   });
 
   app.delete('/apikeys/:apiKeyId', {
@@ -108,11 +142,12 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
   });
 
   app.get('/org/settings', {
+    onRequest: isAdmin,
     schema: {
       tags: ['identity'],
       security,
-      summary: 'Settings of the caller org',
-      response: { 200: OrgSettings, ...errorResponses(401, 429) },
+      summary: 'Settings of the caller org (admin)',
+      response: { 200: OrgSettings, ...errorResponses(401, 403, 429) },
     },
     handler: async (request) => identity.getSettings(principalOf(request)),
   });

@@ -57,7 +57,11 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { 
       // The mcp service's JSON-RPC body goes out as is, not through a response schema: the typed
       // reply only knows the problem bodies documented above.
       const raw = reply as unknown as FastifyReply;
-      return raw.status(res.status).headers(res.headers).serializer((s: string) => s).send(res.body);
+      return raw
+        .status(res.status)
+        .headers(res.headers)
+        .serializer((s: string) => s)
+        .send(res.body);
     },
   });
 };

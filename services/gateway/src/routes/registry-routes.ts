@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { FastifyTypeProviderDefault } from 'fastify';
+import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   ArbiterError,
@@ -7,23 +7,29 @@ import {
   CreatePolicyBody,
   FlowRecord,
   FlowRecordPage,
+  FlowReview,
   FlowSummaryPage,
   hasCapability,
-  ListQuery,
+  RecordListHttpQuery,
   PolicyRecord,
   PolicyRecordPage,
+  PolicyReview,
   PolicySummaryPage,
   RecordIdParam,
+  type RecordListQuery,
   UpdateFlowBody,
   UpdatePolicyBody,
   VersionsQuery,
+  type ListQuery,
   type Principal,
+  type RecordReview,
   type RecordStatus,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { Page, RecordsClient, RegistryCallContext, RegistryClient } from '../registry-client.js';
+import { reviewBody, type GovernanceClient } from '../governance-client.js';
 
 /** Dependencies of {@link registryRoutes}. */
 export interface RegistryRoutesOptions {
@@ -31,33 +37,49 @@ export interface RegistryRoutesOptions {
   readonly registry: RegistryClient;
   /** Whether the org's `governanceApproval` setting is on (publishing then needs a review). */
   readonly governanceApproval: (orgId: string) => Promise<boolean>;
+  /**
+   * The governance service: with it, a publish under governance is submitted for review (202) and
+   * drafts in record bodies carry their `review`; without it such a publish is refused (409 `not_approved`).
+   */
+  readonly governance?: GovernanceClient;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+
+/** What a flow draft's save checks beyond its schema (issue 15 item 7), for the OpenAPI descriptions. */
+const FLOW_REFERENCES =
+  ` A flow draft (created, or updated with \`status:"draft"\`) whose policy node names a missing, deleted or other-org policy, or a ` +
+  `missing pinned version, is refused with 400 \`validation_failed\` (reasons \`unknown_policy\`, \`unknown_version\`, path ` +
+  `\`definition.nodes.<id>.baseId|policyId|version\`).`;
 
 /**
  * The stored policy and flow endpoints of spec §4.1 and §4.2 (without the review endpoints):
  * API key or bearer JWT. Authorization, ownership and tenancy are decided by the registry; the
  * capability hooks here only save it a round trip.
  */
-export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = async (app, { authenticator, registry, governanceApproval }) => {
+export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = async (
+  app,
+  { authenticator, registry, governanceApproval, governance },
+) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
-  recordRoutes(app, governanceApproval, {
+  recordRoutes(app, governanceApproval, governance, {
     noun: 'policy',
     plural: 'policies',
     idParam: 'policyId',
     record: PolicyRecord,
+    review: PolicyReview,
     recordPage: PolicyRecordPage,
     summaryPage: PolicySummaryPage,
     createBody: CreatePolicyBody,
     updateBody: UpdatePolicyBody,
     client: registry.policies,
   });
-  recordRoutes(app, governanceApproval, {
+  recordRoutes(app, governanceApproval, governance, {
     noun: 'flow',
     plural: 'flows',
     idParam: 'flowId',
     record: FlowRecord,
+    review: FlowReview,
     recordPage: FlowRecordPage,
     summaryPage: FlowSummaryPage,
     createBody: CreateFlowBody,
@@ -67,11 +89,12 @@ export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = asyn
 };
 
 /** What differs between the policy and the flow routes. */
-interface KindRoutes<R extends { status: RecordStatus }, S, C, U extends { status: RecordStatus }> {
+interface KindRoutes<R extends StoredRecord, S, C, U extends { status: RecordStatus }> {
   noun: 'policy' | 'flow';
   plural: 'policies' | 'flows';
   idParam: 'policyId' | 'flowId';
   record: z.ZodType<R>;
+  review: z.ZodType;
   recordPage: z.ZodType<Page<R>>;
   summaryPage: z.ZodType<Page<S>>;
   createBody: z.ZodType<C>;
@@ -81,13 +104,17 @@ interface KindRoutes<R extends { status: RecordStatus }, S, C, U extends { statu
 
 type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
 
+/** What the routes read of a record: its status and what names its review. */
+type StoredRecord = { status: RecordStatus; baseId: string; contentHash?: string | undefined; review?: RecordReview | undefined };
+
 /** Route generics of one record id in the path. */
 type IdParams = { Params: Record<string, string> };
 
 /** Registers the seven routes of one kind (`/policy...` or `/flow...`). */
-function recordRoutes<R extends { status: RecordStatus }, S, C, U extends { status: RecordStatus }>(
+function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordStatus }>(
   zodApp: ZodApp,
   governanceApproval: (orgId: string) => Promise<boolean>,
+  governance: GovernanceClient | undefined,
   k: KindRoutes<R, S, C, U>,
 ): void {
   // The zod schemas still validate and document every route at run time; the request types come
@@ -98,8 +125,29 @@ function recordRoutes<R extends { status: RecordStatus }, S, C, U extends { stat
   const tags = [plural];
   const params = z.object({ [idParam]: RecordIdParam });
   const one = `/${noun}/:${idParam}`;
-  const idOf = (p: Record<string, string>): string => p[idParam]!;
+  const idOf = (p: Record<string, string>): string => p[idParam];
   const ctx = (request: { id: string }): RegistryCallContext => ({ requestId: request.id });
+  const recordIdOf = (r: R): string => (r as unknown as Record<string, string>)[idParam];
+
+  /**
+   * Adds `review` to the drafts among `records` (one governance call). Best effort: when the
+   * governance service does not answer, the records go out without it and the request succeeds.
+   */
+  const withReviews = async (request: FastifyRequest, records: R[]): Promise<R[]> => {
+    const drafts = records.filter((r) => r.status === 'draft' && r.contentHash !== undefined);
+    if (governance === undefined || drafts.length === 0) return records;
+    try {
+      const refs = drafts.map((r) => ({ recordId: recordIdOf(r), baseId: r.baseId, contentHash: r.contentHash! }));
+      const found = new Map((await governance.summaries(principalOf(request), noun, refs, ctx(request))).map((s) => [s.recordId, s]));
+      return records.map((r) => {
+        const s = found.get(recordIdOf(r));
+        return s === undefined || r.status !== 'draft' ? r : { ...r, review: { state: s.state, requestId: s.requestId, stale: s.stale } };
+      });
+    } catch (err) {
+      request.log.warn({ err }, 'review states left out: the governance service did not answer');
+      return records;
+    }
+  };
 
   app.post<{ Body: C }>(`/${noun}`, {
     onRequest: requireCapability('edit'),
@@ -107,35 +155,61 @@ function recordRoutes<R extends { status: RecordStatus }, S, C, U extends { stat
       tags,
       security,
       summary: `Create a ${noun}: its base and its draft (editor and up)`,
-      description: `The draft is owned by its creator until it is first published: only the creator lists it, any member of the org can load it by id.`,
+      description:
+        `The draft is owned by its creator until it is first published: only the creator lists it, any member of the org can load it by id.` +
+        (noun === 'flow' ? FLOW_REFERENCES : ''),
       body: k.createBody,
       response: { 201: k.record, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
     },
-    handler: async (request, reply) => reply.status(201).send(await client.create(principalOf(request), request.body as C, ctx(request))),
+    handler: async (request, reply) => {
+      const created = await client.create(principalOf(request), request.body as C, ctx(request));
+      // A new draft was never submitted: its review state is known without asking.
+      const review: RecordReview = { state: 'draft', requestId: null, stale: false };
+      return reply.status(201).send(governance === undefined ? created : { ...created, review });
+    },
   });
 
   app.put<IdParams & { Body: U }>(one, {
     schema: {
       tags,
       security,
-      summary: `Update the draft (\`status:"draft"\`, 200) or publish it as a new version (\`status:"published"\`, 201)`,
+      summary: `Update the draft (\`status:"draft"\`, 200) or publish it (\`status:"published"\`: 201 new version, or 202 submitted for review)`,
       description:
         `Given fields are applied first. Publishing (publisher or admin) consumes the draft: the record becomes the next version. ` +
-        `A version is immutable (409 \`version_immutable\`). Publishing checks every problem at once (422 \`cannot_publish\`, nothing changed). ` +
-        `When the org has governance approval on, publishing needs a review, which this version does not offer: 409 \`not_approved\`, nothing changed.`,
+        `A version is immutable (409 \`version_immutable\`). Publishing checks every problem at once (422 \`cannot_publish\`, nothing changed).` +
+        (noun === 'flow' ? FLOW_REFERENCES : '') +
+        ` ` +
+        `When the org has governance approval on, publishing needs a review: the given fields are saved, then the draft is submitted for approval ` +
+        `(editor and up) and the answer is its review summary (202, state \`pending_approval\`); 409 \`conflict\` when it is already pending or approved ` +
+        `as it is; 503 when the governance service is down. Then \`POST .../review/approve\` and \`.../review/publish\`.`,
       params,
       body: k.updateBody,
-      response: { 200: k.record, 201: k.record, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503, 504) },
+      response: {
+        200: k.record,
+        201: k.record,
+        202: k.review,
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503, 504),
+      },
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
       const recordId = idOf(request.params);
       const body = request.body as U;
       if (body.status !== 'draft' && (await governanceApproval(principal.orgId))) {
-        await refuseUnreviewedPublish(principal, noun, await client.get(principal, recordId, ctx(request)), recordId);
+        if (governance === undefined) {
+          await refuseUnreviewedPublish(principal, noun, await client.get(principal, recordId, ctx(request)), recordId);
+        } else {
+          // Given fields are saved first (as a draft edit), then the draft as saved is submitted.
+          if (Object.keys(body).some((key) => key !== 'status')) {
+            await client.update(principal, recordId, { ...body, status: 'draft' }, ctx(request));
+          }
+          const summary = await governance.submit(principal, noun, recordId, ctx(request));
+          return reply.status(202).send(reviewBody(summary));
+        }
       }
       const out = await client.update(principal, recordId, body, ctx(request));
-      return reply.status(out.outcome === 'published' ? 201 : 200).send(out.record);
+      if (out.outcome === 'published') return reply.status(201).send(out.record);
+      return reply.status(200).send((await withReviews(request, [out.record]))[0]);
     },
   });
 
@@ -144,11 +218,15 @@ function recordRoutes<R extends { status: RecordStatus }, S, C, U extends { stat
     schema: {
       tags,
       security,
-      summary: `A ${noun} draft or version by its record id`,
+      summary: `A ${noun} draft or version by its record id, or the base's current record by its base id`,
+      description:
+        `Given a base id (as flows, groups and run URLs name a ${noun}), the answer is the base's latest version, ` +
+        `else its draft when it was never published. 404 for unknown, deleted or other-org ids.`,
       params,
       response: { 200: k.record, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
     },
-    handler: async (request) => client.get(principalOf(request), idOf(request.params), ctx(request)),
+    handler: async (request) =>
+      (await withReviews(request, [await client.get(principalOf(request), idOf(request.params), ctx(request))]))[0],
   });
 
   app.get<IdParams & { Querystring: VersionsQuery }>(`${one}/versions`, {
@@ -162,7 +240,10 @@ function recordRoutes<R extends { status: RecordStatus }, S, C, U extends { stat
       querystring: VersionsQuery,
       response: { 200: k.recordPage, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
     },
-    handler: async (request) => client.versions(principalOf(request), idOf(request.params), request.query, ctx(request)),
+    handler: async (request) => {
+      const page = await client.versions(principalOf(request), idOf(request.params), request.query, ctx(request));
+      return { items: await withReviews(request, page.items), nextCursor: page.nextCursor };
+    },
   });
 
   app.get<IdParams>(`${one}/draft`, {
@@ -177,21 +258,32 @@ function recordRoutes<R extends { status: RecordStatus }, S, C, U extends { stat
     },
     handler: async (request, reply) => {
       const out = await client.draft(principalOf(request), idOf(request.params), ctx(request));
-      return reply.status(out.created ? 201 : 200).send(out.record);
+      return reply.status(out.created ? 201 : 200).send((await withReviews(request, [out.record]))[0]);
     },
   });
 
-  app.get<{ Querystring: ListQuery }>(`/${plural}`, {
+  app.get<{ Querystring: RecordListHttpQuery }>(`/${plural}`, {
     onRequest: requireCapability('view'),
     schema: {
       tags,
       security,
-      summary: `List the ${plural} the caller sees, newest first`,
-      description: `Published ${plural} of the org, plus the never-published ones the caller created. Deleted ones never.`,
-      querystring: ListQuery,
+      summary: `List the ${plural} the caller sees, newest first or by \`sort\``,
+      description:
+        `Published ${plural} of the org, plus the never-published ones the caller created (every one with \`all=true\`, admins only: ` +
+        `403 otherwise). Filters \`q\` (name), \`status\` (of the current record: \`draft\` means never published), ` +
+        `\`createdBy\`, \`group\`; \`sort\` \`name\`, \`-name\`, \`updatedAt\`, \`-updatedAt\`. A cursor only continues the order it was ` +
+        `made for (400 otherwise). Unknown parameters answer 400. Deleted ones never, except with ` +
+        `\`deleted=true\` (admin only, else 403; with \`limit\`, \`cursor\` and \`q\` only): then the org's soft-deleted ${plural}, most recently deleted first, with ` +
+        `\`deletedAt\` and \`deletedBy\`; \`POST /${noun}/{${idParam}}/restore\` brings one back.`,
+      querystring: RecordListHttpQuery,
       response: { 200: k.summaryPage, ...errorResponses(400, 401, 403, 429, 503, 504) },
     },
-    handler: async (request) => client.list(principalOf(request), request.query, ctx(request)),
+    handler: async (request) =>
+      listOrDeleted(
+        request.query,
+        (query) => client.list(principalOf(request), query, ctx(request)),
+        (query) => client.listDeleted(principalOf(request), query, ctx(request)),
+      ),
   });
 
   app.delete<IdParams>(one, {
@@ -217,15 +309,50 @@ function recordRoutes<R extends { status: RecordStatus }, S, C, U extends { stat
  * whole, after the same checks the registry would make first: the record exists (404), the caller
  * may submit (403), it is a draft (409 `version_immutable`).
  */
-async function refuseUnreviewedPublish(principal: Principal, noun: string, record: { status: RecordStatus }, recordId: string): Promise<never> {
+async function refuseUnreviewedPublish(
+  principal: Principal,
+  noun: string,
+  record: { status: RecordStatus },
+  recordId: string,
+): Promise<never> {
   if (!hasCapability(principal, 'edit')) {
-    throw new ArbiterError('forbidden', `role \`${principal.role}\`${principal.scopes ? ' with this key' : ''} may not submit ${noun} publish requests: it needs the \`edit\` right`);
+    throw new ArbiterError(
+      'forbidden',
+      `role \`${principal.role}\`${principal.scopes ? ' with this key' : ''} may not submit ${noun} publish requests: it needs the \`edit\` right`,
+    );
   }
   if (record.status !== 'draft') {
-    throw new ArbiterError('version_immutable', `\`${recordId}\` is a published version: versions are immutable, edit the base's draft instead`);
+    throw new ArbiterError(
+      'version_immutable',
+      `\`${recordId}\` is a published version: versions are immutable, edit the base's draft instead`,
+    );
   }
   throw new ArbiterError(
     'not_approved',
     `org \`${principal.orgId}\` requires governance approval to publish, and the review workflow is not available in this version: nothing was published`,
   );
+}
+
+/** `GET /policies` / `GET /flows`: the ordinary list, or with `deleted=true` the deleted bases (issue 15 item 5). */
+function listOrDeleted<T>(
+  query: RecordListHttpQuery,
+  list: (q: RecordListQuery) => Promise<T>,
+  listDeleted: (q: ListQuery) => Promise<T>,
+): Promise<T> {
+  const { deleted, ...rest } = query;
+  if (deleted !== 'true') return list(rest);
+  const { limit, cursor, q, ...others } = rest;
+  const unsupported = Object.keys(others).filter((name) => others[name as keyof typeof others] !== undefined);
+  if (unsupported.length > 0) {
+    throw new ArbiterError(
+      'validation_failed',
+      `\`deleted=true\` lists deleted bases by \`limit\`, \`cursor\` and \`q\` only`,
+      unsupported.map((name) => ({
+        code: 'not_with_deleted',
+        message: 'does not apply to the list of deleted bases',
+        path: `querystring.${name}`,
+      })),
+    );
+  }
+  return listDeleted({ limit, ...(cursor !== undefined ? { cursor } : {}), ...(q !== undefined ? { q } : {}) });
 }

@@ -16,7 +16,7 @@ export interface StoredRunRoutesOptions {
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
 const tags = ['execution'];
 const ENGINE_RESULTS =
-  'Engine outcomes are results, not HTTP errors: a rule that fails to parse, missing data, or data that breaks the policy\'s JSON Schema ' +
+  "Engine outcomes are results, not HTTP errors: a rule that fails to parse, missing data, or data that breaks the policy's JSON Schema " +
   '(`errorCode:"schema_mismatch"`, `error` naming the first failing path) answer 200 with `result:false`, `error` and `errorCode`.';
 const FLOW_RESULTS =
   'A policy node names a base (its current runnable record, or the pinned `version`) or an exact `policyId`. A node whose policy is deleted, ' +
@@ -34,7 +34,7 @@ const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.d
 export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = async (app, { authenticator, runner }) => {
   authenticate(app, authenticator, 'api-key-only');
   const canView = requireCapability('view');
-  const policyErrors = errorResponses(400, 401, 403, 404, 413, 415, 429, 503, 504);
+  const policyErrors = errorResponses(400, 401, 403, 404, 413, 415, 422, 429, 503, 504);
 
   app.post('/run/policy/:baseId', {
     onRequest: canView,
@@ -48,7 +48,8 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       body: RunData,
       response: { 200: StoredPolicyRunResponse, ...policyErrors },
     },
-    handler: async (request) => runner.runPolicy(principalOf(request), 'base', request.params.baseId, request.body, { requestId: request.id }),
+    handler: async (request) =>
+      runner.runPolicy(principalOf(request), 'base', request.params.baseId, request.body, { requestId: request.id }),
   });
 
   app.post('/run/policy_version/:policyId', {
@@ -63,7 +64,8 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       body: RunData,
       response: { 200: StoredPolicyRunResponse, ...policyErrors },
     },
-    handler: async (request) => runner.runPolicy(principalOf(request), 'record', request.params.policyId, request.body, { requestId: request.id }),
+    handler: async (request) =>
+      runner.runPolicy(principalOf(request), 'record', request.params.policyId, request.body, { requestId: request.id }),
   });
 
   app.post('/run/flow/:baseId', {
@@ -78,7 +80,8 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       body: RunData,
       response: { 200: StoredFlowRunResponse, ...policyErrors },
     },
-    handler: async (request) => runner.runFlow(principalOf(request), 'base', request.params.baseId, request.body, { requestId: request.id }),
+    handler: async (request) =>
+      runner.runFlow(principalOf(request), 'base', request.params.baseId, request.body, { requestId: request.id }),
   });
 
   app.post('/run/flow_version/:flowId', {
@@ -93,7 +96,8 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       body: RunData,
       response: { 200: StoredFlowRunResponse, ...policyErrors },
     },
-    handler: async (request) => runner.runFlow(principalOf(request), 'record', request.params.flowId, request.body, { requestId: request.id }),
+    handler: async (request) =>
+      runner.runFlow(principalOf(request), 'record', request.params.flowId, request.body, { requestId: request.id }),
   });
 
   app.post('/flow/test', {
@@ -107,7 +111,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
         `The definition must be a valid DAG (start exists, every branch resolves, no cycles, no unreachable nodes, both branches on every policy node): ` +
         `otherwise 400 \`validation_failed\` listing every problem. ${FLOW_RESULTS} No \`executed\` event: nothing stored ran as a flow.`,
       body: FlowTestBody,
-      response: { 200: FlowRunResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+      response: { 200: FlowRunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
     handler: async (request) => runner.testFlow(principalOf(request), request.body, { requestId: request.id }),
   });

@@ -1,4 +1,11 @@
-import { ArbiterError, type ErrorCode, type ExplainResponse, type OperatorsResponse, type RunResponse, type ValidateResponse } from '@arbiter/contracts';
+import {
+  ArbiterError,
+  type ErrorCode,
+  type ExplainResponse,
+  type OperatorsResponse,
+  type RunResponse,
+  type ValidateResponse,
+} from '@arbiter/contracts';
 import type { EngineClient } from '../../src/engine-client.js';
 
 /**

@@ -1,11 +1,13 @@
+import type { Registry } from 'prom-client';
 import { Writable } from 'node:stream';
 import { SignJWT } from 'jose';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createLogger } from '@arbiter/service-kit';
 import { buildApp, type AppConfig } from '../../src/app.js';
 import type { EngineClient } from '../../src/engine-client.js';
-import type { EventSink } from '../../src/events/event-sink.js';
+import type { AuditClient } from '../../src/audit-client.js';
 import type { RegistryClient } from '../../src/registry-client.js';
+import type { GovernanceClient } from '../../src/governance-client.js';
 import { createOrgWithAdmin } from '../../src/identity/bootstrap.js';
 import { StubEngine } from './engines.js';
 import type { TestDatabase, TestRedis } from './servers.js';
@@ -19,7 +21,12 @@ export const JWT_AUDIENCE = 'arbiter';
 export class LogCapture extends Writable {
   readonly lines: string[] = [];
   override _write(chunk: Buffer, _enc: string, done: () => void): void {
-    this.lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+    this.lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    );
     done();
   }
   /** Every captured line as one string. */
@@ -36,10 +43,16 @@ export interface GatewayOptions {
   now?: () => Date;
   /** Serves the stored policy, flow and group routes with this registry. */
   registry?: RegistryClient;
-  /** Receives the gateway's own audit events. */
-  events?: EventSink;
+  /** Serves `/audit` and `/audit/export` with this audit client. */
+  audit?: AuditClient;
+  /** Serves the review routes (with a registry) with this governance service. */
+  governance?: GovernanceClient;
   /** fastify's `trustProxy` (TRUST_PROXY). */
   trustProxy?: boolean | number | string[];
+  /** API_KEY_CACHE_TTL_SECONDS (60 by default). */
+  cacheTtlSeconds?: number;
+  /** Prometheus registry for the request metrics and `/metrics`. */
+  metrics?: Registry;
 }
 
 /** A gateway app wired to the file's real database and Redis. */
@@ -48,10 +61,14 @@ export async function startGateway(db: TestDatabase, redis: TestRedis, opts: Gat
     jwt: { secret: JWT_SECRET, issuer: JWT_ISSUER, audience: JWT_AUDIENCE, orgClaim: 'org' },
     limits: { bodyLimitBytes: 1024 * 1024, rateLimitMax: 10_000, rateLimitWindowMs: 60_000, authFailuresMax: 20, ...opts.limits },
     redisKeyPrefix: redis.prefix,
-    apiKeyCacheTtlSeconds: 60,
+    apiKeyCacheTtlSeconds: opts.cacheTtlSeconds ?? 60,
     ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
   };
-  const logger = createLogger({ service: 'gateway-test', level: opts.logs ? 'info' : 'silent', ...(opts.logs ? { destination: opts.logs } : {}) });
+  const logger = createLogger({
+    service: 'gateway-test',
+    level: opts.logs ? 'info' : 'silent',
+    ...(opts.logs ? { destination: opts.logs } : {}),
+  });
   const app = await buildApp({
     config,
     logger,
@@ -60,7 +77,9 @@ export async function startGateway(db: TestDatabase, redis: TestRedis, opts: Gat
     engine: opts.engine ?? new StubEngine(),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.registry ? { registry: opts.registry } : {}),
-    ...(opts.events ? { events: opts.events } : {}),
+    ...(opts.audit ? { audit: opts.audit } : {}),
+    ...(opts.governance ? { governance: opts.governance } : {}),
+    ...(opts.metrics ? { metrics: opts.metrics } : {}),
   });
   await app.ready();
   return app;
@@ -101,16 +120,26 @@ export async function memberKey(
   role: string,
   scopes: string[],
 ): Promise<string> {
-  const put = await app.inject({ method: 'PUT', url: `/users/${encodeURIComponent(userId)}`, headers: withKey(adminKey), payload: { role } });
+  const put = await app.inject({
+    method: 'PUT',
+    url: `/users/${encodeURIComponent(userId)}`,
+    headers: withKey(adminKey),
+    payload: { role },
+  });
   if (put.statusCode >= 300) throw new Error(`PUT /users failed: ${put.statusCode} ${put.body}`);
   const token = await signToken({ sub: userId, org });
-  const created = await app.inject({ method: 'POST', url: '/apikeys', headers: withToken(token), payload: { name: `${userId} key`, scopes } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/apikeys',
+    headers: withToken(token),
+    payload: { name: `${userId} key`, scopes },
+  });
   if (created.statusCode !== 201) throw new Error(`POST /apikeys failed: ${created.statusCode} ${created.body}`);
   return created.json().key as string;
 }
 
 /** Asserts-free view of a problem answer for compact expectations. */
 export function problem(res: LightMyRequestResponse): { status: number; code: string; detail: string; contentType: string | undefined } {
-  const body = res.json() as { status: number; code: string; detail: string };
+  const body = res.json<{ status: number; code: string; detail: string }>();
   return { status: res.statusCode, code: body.code, detail: body.detail, contentType: res.headers['content-type'] as string | undefined };
 }

@@ -23,7 +23,7 @@ export class InProcessEngine implements EngineClient {
   }
 
   async explain(_p: unknown, body: { rule: string }): Promise<ExplainResponse> {
-    return explain(body.rule) as ExplainResponse;
+    return explain(body.rule);
   }
 
   async operators(): Promise<OperatorsResponse> {

@@ -1,10 +1,11 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ErrorReason } from '@arbiter/contracts';
+import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import type { FlowContent, FoundTarget } from '../domain/flow-checks.js';
 import type { PolicyContent } from '../domain/policy-checks.js';
 import type { CheckResult, CheckTask } from './tasks.js';
+
+const WARM_UP_RULE = 'A **thing** is ok if the __size__ of the **thing** is 1.';
 
 /** Options of {@link PublishChecks}. */
 export interface PublishChecksOptions {
@@ -12,13 +13,10 @@ export interface PublishChecksOptions {
   threads: number;
   /** Time allowed per saved test, and once more for compiling the rules (the evaluation time-out). */
   timeoutMs: number;
+  /** Steps each saved test may take (`EXEC_STEP_BUDGET`, as in a run; a flow test's nodes share it). */
+  stepBudget: number;
   /** The worker module; the compiled one next to this module (or in `dist/` when running from sources) unless a test needs another. */
   workerFile?: URL;
-}
-
-function defaultWorkerFile(): URL {
-  const sibling = new URL('./worker.js', import.meta.url);
-  return existsSync(fileURLToPath(sibling)) ? sibling : new URL('../../dist/checks/worker.js', import.meta.url);
 }
 
 /**
@@ -32,21 +30,29 @@ export class PublishChecks {
 
   constructor(private readonly opts: PublishChecksOptions) {
     this.pool = new Piscina({
-      filename: (opts.workerFile ?? defaultWorkerFile()).href,
+      filename: (opts.workerFile ?? builtWorkerFile(import.meta.url, './worker.js')).href,
       minThreads: opts.threads,
       maxThreads: opts.threads,
       recordTiming: false,
     });
   }
 
+  /** Starts every worker (loading the rule engine) with a generous deadline of its own; call before serving. */
+  async warmUp(bootTimeoutMs = 30_000): Promise<void> {
+    const probe: CheckTask = { kind: 'policy', content: { rule: WARM_UP_RULE, schema: null, tests: [] }, stepBudget: this.opts.stepBudget };
+    await Promise.all(
+      Array.from({ length: this.opts.threads }, () => this.pool.run(probe, { signal: AbortSignal.timeout(bootTimeoutMs) })),
+    );
+  }
+
   /** The reasons `content` cannot be published as a policy (see `policyPublishProblems`). */
   policy(content: PolicyContent): Promise<ErrorReason[]> {
-    return this.run({ kind: 'policy', content }, content.tests.length);
+    return this.run({ kind: 'policy', content, stepBudget: this.opts.stepBudget }, content.tests.length);
   }
 
   /** The saved tests of a flow whose nodes resolved to `targets` that do not pass. */
   flowTests(content: FlowContent, targets: Map<string, FoundTarget>): Promise<ErrorReason[]> {
-    return this.run({ kind: 'flowTests', content, targets: [...targets] }, content.tests.length);
+    return this.run({ kind: 'flowTests', content, targets: [...targets], stepBudget: this.opts.stepBudget }, content.tests.length);
   }
 
   /** Lets running checks finish, then ends the threads. */

@@ -6,8 +6,8 @@ import type { CheckResult, CheckTask } from './tasks.js';
 export default async function runCheck(task: CheckTask): Promise<CheckResult> {
   switch (task.kind) {
     case 'policy':
-      return policyPublishProblems(task.content);
+      return policyPublishProblems(task.content, task.stepBudget);
     case 'flowTests':
-      return flowTestProblems(task.content, new Map(task.targets));
+      return flowTestProblems(task.content, new Map(task.targets), task.stepBudget);
   }
 }

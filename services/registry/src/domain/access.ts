@@ -3,7 +3,10 @@ import { ArbiterError, hasCapability, type Principal, type Scope } from '@arbite
 /** Throws `forbidden` unless the caller's effective rights include `scope`; `action` completes "may not …". */
 export function requireCapability(principal: Principal, scope: Scope, action: string): void {
   if (!hasCapability(principal, scope)) {
-    throw new ArbiterError('forbidden', `role \`${principal.role}\`${principal.scopes ? ' with this key' : ''} may not ${action}: it needs the \`${scope}\` right`);
+    throw new ArbiterError(
+      'forbidden',
+      `role \`${principal.role}\`${principal.scopes ? ' with this key' : ''} may not ${action}: it needs the \`${scope}\` right`,
+    );
   }
 }
 

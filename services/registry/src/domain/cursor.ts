@@ -16,8 +16,13 @@ export function decodeCursor<T>(cursor: string, schema: z.ZodType<T>): T {
 }
 
 /** Splits a `limit + 1` fetch into the page and the cursor of the next one (null on the last page). */
-export function pageFrom<R, I>(rows: R[], limit: number, toItem: (r: R) => I, cursorOf: (last: R) => object): { items: I[]; nextCursor: string | null } {
+export function pageFrom<R, I>(
+  rows: R[],
+  limit: number,
+  toItem: (r: R) => I,
+  cursorOf: (last: R) => object,
+): { items: I[]; nextCursor: string | null } {
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
-  return { items: page.map(toItem), nextCursor: more ? encodeCursor(cursorOf(page[page.length - 1]!)) : null };
+  return { items: page.map(toItem), nextCursor: more ? encodeCursor(cursorOf(page[page.length - 1])) : null };
 }

@@ -1,6 +1,6 @@
 import type { ErrorReason, FlowDefinition, FlowPolicyNode, FlowTest } from '@arbiter/contracts';
 import { runFlow, validateDefinition, type ResolvedPolicy } from '@arbiter/flow';
-import { compile, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
+import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
 import { schemaProblems, testFailure, testSchemaProblem } from './policy-checks.js';
 
 /** What publishing a flow checks. */
@@ -11,7 +11,8 @@ export interface FlowContent {
 }
 
 /** The policy record a flow node runs, or why it cannot be found. */
-export type NodeTarget = { ok: true; policyId: string; version: number | null; rule: string } | { ok: false; code: string; message: string };
+export type NodeTarget =
+  { ok: true; policyId: string; version: number | null; rule: string } | { ok: false; code: string; message: string };
 
 /** Looks up the live policy record of a node (same org, base not deleted); supplied by the caller. */
 export type NodeLookup = (node: FlowPolicyNode, nodeId: string) => Promise<NodeTarget>;
@@ -25,7 +26,10 @@ export type FoundTarget = Extract<NodeTarget, { ok: true }>;
  * (`unknown_policy`, `unknown_version`), the schema is valid. Also the node targets, by node id,
  * that {@link flowTestProblems} runs the saved tests with.
  */
-export async function flowNodeProblems(content: FlowContent, lookup: NodeLookup): Promise<{ problems: ErrorReason[]; targets: Map<string, FoundTarget> }> {
+export async function flowNodeProblems(
+  content: FlowContent,
+  lookup: NodeLookup,
+): Promise<{ problems: ErrorReason[]; targets: Map<string, FoundTarget> }> {
   const problems: ErrorReason[] = [...validateDefinition(content.definition)];
   const targets = new Map<string, FoundTarget>();
   for (const [nodeId, node] of Object.entries(content.definition.nodes)) {
@@ -39,7 +43,11 @@ export async function flowNodeProblems(content: FlowContent, lookup: NodeLookup)
 }
 
 /** Every saved test that does not give its expected result (`test_failed`), run against `targets`. */
-export async function flowTestProblems(content: FlowContent, targets: Map<string, FoundTarget>): Promise<ErrorReason[]> {
+export async function flowTestProblems(
+  content: FlowContent,
+  targets: Map<string, FoundTarget>,
+  stepBudget: number = DEFAULT_STEP_BUDGET,
+): Promise<ErrorReason[]> {
   const problems: ErrorReason[] = [];
   const { compiled } = schemaProblems(content.schema);
   const policies = new Map<string, CompiledPolicy | Error>();
@@ -59,10 +67,10 @@ export async function flowTestProblems(content: FlowContent, targets: Map<string
     return {
       policyId: target.policyId,
       version: target.version,
-      run: (data) =>
+      run: (data, budget) =>
         ready instanceof Error
           ? { result: false, outcomes: {}, trace: [], error: ready.message, errorCode: 'parse_error' }
-          : ready.evaluate(data),
+          : ready.evaluate(data, { stepBudget: budget }),
     };
   };
   for (const [i, test] of content.tests.entries()) {
@@ -71,7 +79,7 @@ export async function flowTestProblems(content: FlowContent, targets: Map<string
       problems.push(schemaProblem);
       continue;
     }
-    const out = await runFlow(content.definition, test.data, resolve);
+    const out = await runFlow(content.definition, test.data, resolve, stepBudget);
     const failure = testFailure(test.name, test.expect, out);
     if (failure) problems.push({ code: 'test_failed', message: failure, path: `tests.${i}` });
   }

@@ -37,7 +37,10 @@ export function indexEntries(prefix: string, base: BaseRow, records: RecordRow[]
       rev: base.revision,
       baseKey,
       base: { state: 'deleted', ...common },
-      records: records.map((r) => ({ key: runnableRecordKey(prefix, base.kind, r.id), value: { state: 'deleted', ...common, recordId: r.id } })),
+      records: records.map((r) => ({
+        key: runnableRecordKey(prefix, base.kind, r.id),
+        value: { state: 'deleted', ...common, recordId: r.id },
+      })),
     };
   }
   const current = records.find((r) => r.id === base.currentRecordId);

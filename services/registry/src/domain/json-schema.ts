@@ -1,6 +1,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { schemaRegExp } from '@arbiter/rule-lang';
 import type { ValidateFunction } from 'ajv';
 
 // INVARIANT: ajv and ajv-formats are CommonJS modules whose `module.exports` also carries the
@@ -17,7 +18,10 @@ export type SchemaDialect = '2020-12' | 'draft-07';
 
 function newAjv(dialect: SchemaDialect) {
   // strict: false, so annotations such as `example` or `x-…` keywords do not make a schema invalid.
-  const ajv = dialect === 'draft-07' ? new Ajv07({ strict: false, allErrors: true }) : new Ajv2020({ strict: false, allErrors: true });
+  const ajv =
+    dialect === 'draft-07'
+      ? new Ajv07({ strict: false, allErrors: true, code: { regExp: schemaRegExp } })
+      : new Ajv2020({ strict: false, allErrors: true, code: { regExp: schemaRegExp } });
   addFormats(ajv);
   return ajv;
 }
@@ -35,7 +39,7 @@ export function compileSchema(schema: Record<string, unknown>): CompiledSchema {
   if (declared !== undefined) {
     if (typeof declared === 'string' && DRAFT_07.has(declared)) dialect = 'draft-07';
     else if (!(typeof declared === 'string' && DRAFT_2020.has(declared))) {
-      return { ok: false, message: `unsupported \`$schema\` \`${String(declared)}\`: use JSON Schema 2020-12 or draft-07` };
+      return { ok: false, message: `unsupported \`$schema\` \`${JSON.stringify(declared)}\`: use JSON Schema 2020-12 or draft-07` };
     }
   }
   const ajv = newAjv(dialect);

@@ -1,5 +1,6 @@
 import type { FlowRecord, FlowSummary, FlowTest, PolicyRecord, PolicySummary, PolicyTest } from '@arbiter/contracts';
-import type { BaseListRow, RecordRow } from '../repositories/records.js';
+import type { BaseListRow, DeletedBaseListRow, RecordRow } from '../repositories/records.js';
+import { contentHashOf } from './hash.js';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -18,6 +19,7 @@ function meta(r: RecordRow) {
     updatedBy: r.updatedBy,
     publishedAt: iso(r.publishedAt),
     publishedBy: r.publishedBy,
+    contentHash: contentHashOf(r),
   };
 }
 
@@ -54,4 +56,14 @@ export function toPolicySummary(row: BaseListRow): PolicySummary {
 /** A flow base in a list. */
 export function toFlowSummary(row: BaseListRow): FlowSummary {
   return { flowId: row.current.id, draftId: row.draftId, ...summaryMeta(row) };
+}
+
+/** A deleted policy base in a list (`?deleted=true`). */
+export function toDeletedPolicySummary(row: DeletedBaseListRow): PolicySummary {
+  return { ...toPolicySummary(row), deletedAt: row.deletedAt.toISOString(), deletedBy: row.deletedBy };
+}
+
+/** A deleted flow base in a list (`?deleted=true`). */
+export function toDeletedFlowSummary(row: DeletedBaseListRow): FlowSummary {
+  return { ...toFlowSummary(row), deletedAt: row.deletedAt.toISOString(), deletedBy: row.deletedBy };
 }

@@ -1,5 +1,5 @@
 import type { ErrorReason, PolicyTest } from '@arbiter/contracts';
-import { compile, isRuleParseError, readPaths, type CompiledPolicy } from '@arbiter/rule-lang';
+import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, readPaths, type CompiledPolicy } from '@arbiter/rule-lang';
 import { compileSchema, schemaMismatch, type CompiledSchema } from './json-schema.js';
 import { formatPath, missingSchemaPaths } from './schema-paths.js';
 
@@ -25,20 +25,26 @@ export function testFailure(name: string, expected: unknown, got: { result: unkn
 }
 
 /** Reason of a saved test whose data breaks the schema, or null. */
-export function testSchemaProblem(compiled: CompiledSchema | null, test: { name: string; data: unknown }, index: number): ErrorReason | null {
+export function testSchemaProblem(
+  compiled: CompiledSchema | null,
+  test: { name: string; data: unknown },
+  index: number,
+): ErrorReason | null {
   if (!compiled?.ok) return null;
   const mismatch = schemaMismatch(compiled.validate, test.data);
-  return mismatch === null ? null : { code: 'test_failed', message: `test \`${test.name}\`: data does not match the schema: ${mismatch}`, path: `tests.${index}` };
+  return mismatch === null
+    ? null
+    : { code: 'test_failed', message: `test \`${test.name}\`: data does not match the schema: ${mismatch}`, path: `tests.${index}` };
 }
 
 /**
  * Every reason a policy cannot be published (DESIGN.md §5), empty when it can: the rule parses and
  * checks with exactly one golden rule (`parse_error`); the schema, when present, is valid
  * (`invalid_schema`) and holds every path the rule reads (`schema_path_missing`); every saved test
- * passes (`test_failed`, including test data that breaks the schema). Tests are not run when the
- * rule does not parse.
+ * passes (`test_failed`, including test data that breaks the schema, and a test that needs more
+ * than `stepBudget` steps: `budget_exceeded` in a run). Tests are not run when the rule does not parse.
  */
-export function policyPublishProblems(content: PolicyContent): ErrorReason[] {
+export function policyPublishProblems(content: PolicyContent, stepBudget: number = DEFAULT_STEP_BUDGET): ErrorReason[] {
   const problems: ErrorReason[] = [];
   let policy: CompiledPolicy | null = null;
   try {
@@ -66,7 +72,7 @@ export function policyPublishProblems(content: PolicyContent): ErrorReason[] {
         problems.push(schemaProblem);
         return;
       }
-      const failure = testFailure(test.name, test.expect, policy.evaluate(test.data));
+      const failure = testFailure(test.name, test.expect, policy.evaluate(test.data, { stepBudget }));
       if (failure) problems.push({ code: 'test_failed', message: failure, path: `tests.${i}` });
     });
   }

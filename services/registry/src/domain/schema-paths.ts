@@ -4,13 +4,16 @@ type Schema = Record<string, unknown>;
 
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** `obj[key]` when `key` is an own property: names from rules and `$ref`s never reach `Object.prototype` (`__proto__`, `constructor`). */
+const own = (obj: Schema, key: string): unknown => (Object.hasOwn(obj, key) ? obj[key] : undefined);
+
 /** Follows a local `$ref` (`#/…` JSON pointer) within `root`; undefined for anything else. */
 function deref(root: Schema, ref: unknown): Schema | undefined {
   if (typeof ref !== 'string' || !ref.startsWith('#')) return undefined;
   let node: unknown = root;
   for (const raw of ref.slice(1).split('/').slice(1)) {
     const token = decodeURIComponent(raw).replaceAll('~1', '/').replaceAll('~0', '~');
-    node = isSchema(node) ? node[token] : undefined;
+    node = isSchema(node) ? own(node, token) : undefined;
   }
   return isSchema(node) ? node : undefined;
 }
@@ -39,7 +42,10 @@ function step(root: Schema, schema: Schema, name: string): Schema[] {
     }
     const props = s.properties;
     if (!isSchema(props)) continue;
-    for (const key of keyCandidates(name)) if (isSchema(props[key])) out.push(props[key]);
+    for (const key of keyCandidates(name)) {
+      const sub = own(props, key);
+      if (isSchema(sub)) out.push(sub);
+    }
   }
   return out;
 }
@@ -56,7 +62,7 @@ export function missingSchemaPaths(schema: Schema, paths: string[][]): { path: s
     let here: Schema[] = [schema];
     for (let i = 0; i < path.length; i++) {
       if (path[i] === ELEMENT && i === path.length - 1) break;
-      here = here.flatMap((s) => step(schema, s, path[i]!));
+      here = here.flatMap((s) => step(schema, s, path[i]));
       if (here.length === 0) {
         missing.push({ path, missingAt: i });
         break;

@@ -1,5 +1,5 @@
 import type { MemberType } from '@arbiter/contracts';
-import type { Db } from '../db/database.js';
+import type { Db } from '@arbiter/service-kit';
 
 /** A group as stored. */
 export interface GroupRow {
@@ -21,9 +21,27 @@ export interface MemberRow {
   addedAt: Date;
 }
 
-type Raw = Record<string, any>;
+/** `registry_groups` columns as pg returns them. */
+interface GroupColumns {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
 
-function groupOf(r: Raw): GroupRow {
+/** `registry_group_members` columns as pg returns them. */
+interface MemberColumns {
+  group_id: string;
+  base_id: string;
+  member_type: MemberType;
+  added_by: string;
+  added_at: Date;
+}
+
+function groupOf(r: GroupColumns): GroupRow {
   return {
     id: r.id,
     orgId: r.org_id,
@@ -35,7 +53,7 @@ function groupOf(r: Raw): GroupRow {
   };
 }
 
-function memberOf(r: Raw): MemberRow {
+function memberOf(r: MemberColumns): MemberRow {
   return { groupId: r.group_id, baseId: r.base_id, memberType: r.member_type, addedBy: r.added_by, addedAt: r.added_at };
 }
 
@@ -56,16 +74,20 @@ export async function insertGroup(db: Db, g: GroupRow): Promise<void> {
 export async function findGroup(db: Db, id: string, orgId: string, lock = false): Promise<GroupRow | null> {
   const q = db('registry_groups').where({ id, org_id: orgId });
   if (lock) q.forUpdate();
-  const row = await q.first();
+  const row = (await q.first()) as GroupColumns | undefined;
   return row ? groupOf(row) : null;
 }
 
 /** Changes a group's metadata. */
 export async function updateGroup(db: Db, id: string, set: { name?: string; description?: string }, at: Date): Promise<GroupRow> {
-  const [row] = await db('registry_groups')
+  const [row] = (await db('registry_groups')
     .where({ id })
-    .update({ ...(set.name !== undefined ? { name: set.name } : {}), ...(set.description !== undefined ? { description: set.description } : {}), updated_at: at })
-    .returning('*');
+    .update({
+      ...(set.name !== undefined ? { name: set.name } : {}),
+      ...(set.description !== undefined ? { description: set.description } : {}),
+      updated_at: at,
+    })
+    .returning('*')) as GroupColumns[];
   return groupOf(row);
 }
 
@@ -79,14 +101,21 @@ export async function listGroups(db: Db, opts: { orgId: string; q?: string; befo
   const q = db('registry_groups').where({ org_id: opts.orgId });
   if (opts.q !== undefined) q.andWhereRaw(`name ilike ? escape '\\'`, [`%${opts.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
   if (opts.beforeId !== undefined) q.andWhere('id', '<', opts.beforeId);
-  const rows = await q.orderBy('id', 'desc').limit(opts.limit + 1);
+  const rows = (await q.orderBy('id', 'desc').limit(opts.limit + 1)) as GroupColumns[];
   return rows.map(groupOf);
 }
 
 /** Adds a membership; false when the base is already a member. */
 export async function insertMember(db: Db, m: MemberRow & { orgId: string }): Promise<boolean> {
   const rows = await db('registry_group_members')
-    .insert({ group_id: m.groupId, org_id: m.orgId, base_id: m.baseId, member_type: m.memberType, added_by: m.addedBy, added_at: m.addedAt })
+    .insert({
+      group_id: m.groupId,
+      org_id: m.orgId,
+      base_id: m.baseId,
+      member_type: m.memberType,
+      added_by: m.addedBy,
+      added_at: m.addedAt,
+    })
     .onConflict(['group_id', 'base_id'])
     .ignore()
     .returning('base_id');
@@ -95,7 +124,7 @@ export async function insertMember(db: Db, m: MemberRow & { orgId: string }): Pr
 
 /** A membership, if any. */
 export async function findMember(db: Db, groupId: string, baseId: string): Promise<MemberRow | null> {
-  const row = await db('registry_group_members').where({ group_id: groupId, base_id: baseId }).first();
+  const row = (await db('registry_group_members').where({ group_id: groupId, base_id: baseId }).first()) as MemberColumns | undefined;
   return row ? memberOf(row) : null;
 }
 

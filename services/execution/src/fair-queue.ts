@@ -1,0 +1,273 @@
+/**
+ * The evaluation queue of the execution service: bounded, per caller, served by deficit round robin.
+ *
+ * Why: the worker pool is small (cores − 1 threads). With piscina's single FIFO queue, one caller
+ * sending slow rules back to back filled it, and everyone else's requests waited behind them (and,
+ * with the deadline counted from submission, timed out). Here every caller (API key, else user)
+ * has its own queue; the pool is handed at most as many tasks as it has threads, and each free
+ * thread takes the next task of the next caller in turn, so a caller waits for at most one task of
+ * each other caller, however many they sent.
+ *
+ * Deficit round robin by worker time: each caller has a deficit (ms of worker time it may still
+ * use); a caller whose deficit is not positive skips its turn and earns `quantumMs`; a finished task
+ * charges its measured run time. A caller whose tasks are slow (up to its step budget) therefore
+ * gets proportionally fewer turns than one whose tasks take microseconds, while the pool never idles
+ * when there is work. A caller's state goes when it has nothing queued or running (bounded by the
+ * number of callers with work, itself bounded by `maxQueued`).
+ *
+ * Limits (DESIGN-like decisions, README "Fair scheduling"):
+ * - per caller, at most `perKeyMax` tasks queued or running: past it `rate_limited` (429, the
+ *   caller's own excess; the gateway adds `retry-after: 1`);
+ * - in all, at most `maxQueued` tasks waiting: past it `dependency_unavailable` (503: the service
+ *   is overloaded, `retry-after`);
+ * - a task waits at most `maxWaitMs` for a thread: past it `dependency_unavailable` (503), so the
+ *   caller hears back before its own deadline. The run deadline starts when a thread takes it.
+ */
+
+import { ArbiterError } from '@arbiter/contracts';
+import { Deadlines, type DeadlineSignal } from './deadlines.js';
+
+/** Options of {@link FairQueue}. */
+export interface FairQueueOptions {
+  /** Tasks running at once (the pool's ready threads; see {@link FairQueue.setSlots}). */
+  slots: number;
+  /** Tasks one caller may have queued or running. */
+  perKeyMax: number;
+  /** Tasks waiting in all. */
+  maxQueued: number;
+  /** Longest wait for a thread. */
+  maxWaitMs: number;
+  /** Worker time (ms) a caller earns per turn; default 1. */
+  quantumMs?: number;
+  /** The clock (ms); default `performance.now`. */
+  now?: () => number;
+}
+
+interface Waiting {
+  readonly start: () => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (err: unknown) => void;
+  readonly wait: DeadlineSignal;
+  /** Set when it left the queue early (its wait expired). */
+  gone: boolean;
+}
+
+interface Caller {
+  readonly key: string;
+  /** FIFO of waiting tasks (`head` is the next); entries that expired are skipped. */
+  items: Waiting[];
+  head: number;
+  /** Live waiting tasks (items not gone). */
+  queued: number;
+  running: number;
+  /** Worker time (ms) it may still use before skipping turns. */
+  deficit: number;
+  /** Whether it is in the round-robin ring (while it has tasks waiting or running). */
+  inRing: boolean;
+}
+
+/** A snapshot for metrics and tests. */
+export interface FairQueueStats {
+  queued: number;
+  running: number;
+  callers: number;
+}
+
+export class FairQueue {
+  private readonly callers = new Map<string, Caller>();
+  /** Callers with tasks waiting or running, in turn order. */
+  private ring: Caller[] = [];
+  private next = 0;
+  private queued = 0;
+  private running = 0;
+  private readonly quantum: number;
+  private readonly now: () => number;
+  private readonly waits: Deadlines;
+  private closed = false;
+  private slots: number;
+
+  constructor(private readonly opts: FairQueueOptions) {
+    this.slots = opts.slots;
+    this.quantum = opts.quantumMs ?? 1;
+    this.now = opts.now ?? (() => performance.now());
+    this.waits = new Deadlines(opts.maxWaitMs, this.now);
+  }
+
+  /**
+   * Runs `start` for caller `key` when its turn comes and a slot is free; resolves or rejects as the
+   * promise `start` returns does. Rejects at once with `rate_limited` (the caller has `perKeyMax`
+   * tasks) or `dependency_unavailable` (queue full, or closed), later with `dependency_unavailable`
+   * when no slot freed within `maxWaitMs`.
+   */
+  submit<T>(key: string, start: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
+    const caller = this.callers.get(key);
+    if (caller !== undefined && caller.queued + caller.running >= this.opts.perKeyMax) {
+      return Promise.reject(
+        new ArbiterError('rate_limited', `too many evaluations in progress for this caller (at most ${this.opts.perKeyMax} at a time)`),
+      );
+    }
+    if (this.queued >= this.opts.maxQueued && this.running >= this.slots) {
+      return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation queue is full; try again shortly'));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const c = caller ?? this.addCaller(key);
+      const item: Waiting = {
+        start,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        wait: this.waits.start(),
+        gone: false,
+      };
+      item.wait.addEventListener('abort', () => this.expire(c, item));
+      c.items.push(item);
+      c.queued++;
+      this.queued++;
+      if (!c.inRing) {
+        c.inRing = true;
+        this.ring.push(c);
+      }
+      this.pump();
+    });
+  }
+
+  /** Changes how many tasks may run at once (threads that are ready); more start at once if there is work. */
+  setSlots(slots: number): void {
+    this.slots = Math.max(0, slots);
+    this.pump();
+  }
+
+  /** Queued and running tasks, and callers with any. */
+  stats(): FairQueueStats {
+    return { queued: this.queued, running: this.running, callers: this.callers.size };
+  }
+
+  /** Refuses new tasks and fails the waiting ones; running ones finish. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.ring) {
+      for (let i = c.head; i < c.items.length; i++) {
+        const item = c.items[i];
+        if (item.gone) continue;
+        item.gone = true;
+        item.wait.settle();
+        item.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
+      }
+    }
+    this.ring = [];
+    this.callers.clear();
+    this.queued = 0;
+    this.waits.close();
+  }
+
+  private addCaller(key: string): Caller {
+    const c: Caller = { key, items: [], head: 0, queued: 0, running: 0, deficit: this.quantum, inRing: false };
+    this.callers.set(key, c);
+    return c;
+  }
+
+  private expire(c: Caller, item: Waiting): void {
+    if (item.gone) return;
+    item.gone = true;
+    c.queued--;
+    this.queued--;
+    item.reject(
+      new ArbiterError('dependency_unavailable', `no evaluation thread was free within ${this.opts.maxWaitMs} ms; try again shortly`),
+    );
+    this.compact(c);
+    this.forgetIfIdle(c);
+  }
+
+  /** Starts waiting tasks while slots are free, the next caller in turn first. */
+  private pump(): void {
+    while (this.running < this.slots && this.queued > 0 && !this.closed) {
+      const c = this.pick();
+      const item = this.take(c);
+      this.running++;
+      c.running++;
+      item.wait.settle();
+      const started = this.now();
+      let task: Promise<unknown>;
+      try {
+        task = item.start();
+      } catch (err) {
+        task = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
+      void task.then(item.resolve, item.reject).finally(() => {
+        this.running--;
+        c.running--;
+        c.deficit -= this.now() - started;
+        this.forgetIfIdle(c);
+        this.pump();
+      });
+    }
+  }
+
+  /**
+   * The caller whose task starts next (deficit round robin). INVARIANT: some caller in the ring
+   * has a live waiting task (`queued > 0`); callers with tasks only running are passed over.
+   */
+  private pick(): Caller {
+    for (;;) {
+      // One pass: the first caller in turn with a positive deficit; the others earn a quantum.
+      let bestRounds = Infinity;
+      for (let n = 0; n < this.ring.length; n++) {
+        if (this.next >= this.ring.length) this.next = 0;
+        const c = this.ring[this.next];
+        if (c.queued === 0) {
+          // Only running: it keeps its place in turn, but has nothing to start.
+          this.next++;
+          continue;
+        }
+        if (c.deficit > 0) {
+          // Its turn: the next caller goes first next time.
+          this.next++;
+          return c;
+        }
+        c.deficit += this.quantum;
+        bestRounds = Math.min(bestRounds, Math.floor(-c.deficit / this.quantum) + 1);
+        this.next++;
+      }
+      // Nobody could go: give every caller the rounds the closest one needs at once, rather than loop.
+      if (Number.isFinite(bestRounds) && bestRounds > 1) for (const c of this.ring) c.deficit += (bestRounds - 1) * this.quantum;
+    }
+  }
+
+  /** Removes and returns `c`'s next live task. */
+  private take(c: Caller): Waiting {
+    let item = c.items[c.head++];
+    while (item.gone) item = c.items[c.head++];
+    c.queued--;
+    this.queued--;
+    this.compact(c);
+    return item;
+  }
+
+  /** Drops consumed entries. */
+  private compact(c: Caller): void {
+    if (c.queued === 0) {
+      c.items = [];
+      c.head = 0;
+    } else if (c.head > 64 && c.head * 2 > c.items.length) {
+      c.items = c.items.slice(c.head);
+      c.head = 0;
+    }
+  }
+
+  /**
+   * A caller with nothing waiting or running leaves the ring and is forgotten (its deficit with it).
+   * While a task of it runs it keeps its place, so a caller sending one request after another
+   * does not rejoin ahead of callers already waiting.
+   */
+  private forgetIfIdle(c: Caller): void {
+    if (c.queued !== 0 || c.running !== 0) return;
+    if (c.inRing) {
+      c.inRing = false;
+      const at = this.ring.indexOf(c);
+      this.ring.splice(at, 1);
+      if (at < this.next) this.next--;
+    }
+    if (this.callers.get(c.key) === c) this.callers.delete(c.key);
+  }
+}

@@ -1,0 +1,153 @@
+import { isArbiterError } from '@arbiter/contracts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FairQueue } from '../src/fair-queue.js';
+import { rejection } from './helpers.js';
+
+/** A task the test finishes by hand; `order` records the start order. */
+function manual(order: string[], name: string) {
+  let finish!: () => void;
+  const done = new Promise<string>((resolve) => (finish = () => resolve(name)));
+  return { start: () => (order.push(name), done), finish: () => finish() };
+}
+
+/** A clock the test moves. */
+function clock() {
+  let t = 0;
+  return { now: () => t, advance: (ms: number) => (t += ms) };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+let queues: FairQueue[] = [];
+afterEach(() => {
+  for (const q of queues) q.close();
+  queues = [];
+});
+function queue(opts: Partial<ConstructorParameters<typeof FairQueue>[0]> = {}) {
+  const q = new FairQueue({ slots: 1, perKeyMax: 100, maxQueued: 1000, maxWaitMs: 60_000, ...opts });
+  queues.push(q);
+  return q;
+}
+
+describe('FairQueue', () => {
+  it('hands out at most `slots` tasks and takes callers in turn, not in arrival order', async () => {
+    const order: string[] = [];
+    // A clock that stands still: no task costs worker time, so the turns are plain round robin.
+    const q = queue({ slots: 1, now: clock().now });
+    const a = [1, 2, 3, 4].map((i) => manual(order, `a${i}`));
+    const b = [1, 2].map((i) => manual(order, `b${i}`));
+    const results = [...a.map((t) => q.submit('a', t.start)), ...b.map((t) => q.submit('b', t.start))];
+    expect(order).toEqual(['a1']);
+    expect(q.stats()).toEqual({ queued: 5, running: 1, callers: 2 });
+    const byName = new Map([...a, ...b].map((t, i) => [i < 4 ? `a${i + 1}` : `b${i - 3}`, t]));
+    for (let n = 0; n < 6; n++) {
+      byName.get(order[order.length - 1])!.finish();
+      await tick();
+    }
+    await Promise.all(results);
+    // b's first task goes right after the running a1, though three more of a's came first.
+    expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'a4']);
+    expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+  });
+
+  it('gives a caller whose tasks take long fewer turns (deficit round robin by worker time)', async () => {
+    const order: string[] = [];
+    const c = clock();
+    const q = queue({ slots: 1, quantumMs: 1, now: c.now });
+    const slow = [1, 2, 3].map((i) => manual(order, `slow${i}`));
+    const fast = [1, 2, 3, 4, 5].map((i) => manual(order, `fast${i}`));
+    const all = [...slow.map((t) => q.submit('slow', t.start)), ...fast.map((t) => q.submit('fast', t.start))];
+    const byName = new Map([...slow, ...fast].map((t, i) => [i < 3 ? `slow${i + 1}` : `fast${i - 2}`, t]));
+    // Each slow task takes 3 ms of worker time, each fast one nothing.
+    for (let n = 0; n < 8; n++) {
+      const running = order[order.length - 1];
+      if (running.startsWith('slow')) c.advance(3);
+      byName.get(running)!.finish();
+      await tick();
+    }
+    await Promise.all(all);
+    // slow1 cost 3 ms: slow skips turns until it has earned its deficit back (1 ms a turn).
+    expect(order).toEqual(['slow1', 'fast1', 'fast2', 'fast3', 'fast4', 'slow2', 'fast5', 'slow3']);
+  });
+
+  it('refuses a caller past perKeyMax with rate_limited (429), others still admitted', async () => {
+    const order: string[] = [];
+    const q = queue({ slots: 1, perKeyMax: 2 });
+    const t = [1, 2, 3].map((i) => manual(order, `a${i}`));
+    const first = q.submit('a', t[0].start);
+    const second = q.submit('a', t[1].start);
+    const err = await rejection(q.submit('a', t[2].start));
+    expect([err.code, err.status]).toEqual(['rate_limited', 429]);
+    const other = manual(order, 'b1');
+    const admitted = q.submit('b', other.start);
+    t[0].finish();
+    other.finish();
+    t[1].finish();
+    expect(await Promise.all([first, second, admitted])).toEqual(['a1', 'a2', 'b1']);
+  });
+
+  it('refuses with dependency_unavailable (503) when the queue is full', async () => {
+    const order: string[] = [];
+    const q = queue({ slots: 1, maxQueued: 1 });
+    const running = manual(order, 'x');
+    const waiting = manual(order, 'y');
+    const p1 = q.submit('a', running.start);
+    const p2 = q.submit('b', waiting.start);
+    const err = await rejection(q.submit('c', manual(order, 'z').start));
+    expect([err.code, err.status, err.message]).toEqual(['dependency_unavailable', 503, 'the evaluation queue is full; try again shortly']);
+    running.finish();
+    await tick();
+    waiting.finish();
+    await Promise.all([p1, p2]);
+  });
+
+  it('passes a task failure through and keeps serving', async () => {
+    const q = queue();
+    await expect(q.submit('a', () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      q.submit('a', () => {
+        throw new Error('sync boom');
+      }),
+    ).rejects.toThrow('sync boom');
+    expect(await q.submit('a', () => Promise.resolve(42))).toBe(42);
+  });
+
+  it('fails waiting tasks on close and refuses new ones', async () => {
+    const order: string[] = [];
+    const q = queue();
+    const running = manual(order, 'r');
+    const p1 = q.submit('a', running.start);
+    const p2 = rejection(q.submit('b', manual(order, 'w').start));
+    q.close();
+    expect(isArbiterError(await p2, 'dependency_unavailable')).toBe(true);
+    expect((await rejection(q.submit('c', () => Promise.resolve(1)))).code).toBe('dependency_unavailable');
+    running.finish();
+    expect(await p1).toBe('r');
+  });
+
+  it('keeps a caller with a task running in its place: one sending request after request does not rejoin ahead of others', async () => {
+    const order: string[] = [];
+    const q = queue({ slots: 1, now: clock().now });
+    const a1 = manual(order, 'a1');
+    const p1 = q.submit('a', a1.start);
+    // While a1 runs, a's next request arrives, then b's: b still goes first (a just had its turn).
+    const a2 = manual(order, 'a2');
+    const p3 = q.submit('a', a2.start);
+    const b1 = manual(order, 'b1');
+    const p2 = q.submit('b', b1.start);
+    a1.finish();
+    await tick();
+    b1.finish();
+    await tick();
+    a2.finish();
+    await Promise.all([p1, p2, p3]);
+    expect(order).toEqual(['a1', 'b1', 'a2']);
+    expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+  });
+
+  it('keeps no state for callers without work, however many came', async () => {
+    const q = queue({ slots: 4 });
+    await Promise.all(Array.from({ length: 500 }, (_, i) => q.submit(`caller-${i}`, () => Promise.resolve(i))));
+    expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+  });
+});

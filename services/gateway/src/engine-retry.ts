@@ -1,0 +1,17 @@
+import { isArbiterError } from '@arbiter/contracts';
+import { RetryLaterError } from './http/problem.js';
+
+/**
+ * `retry-after` (seconds) of the execution service's per-caller limit (429 `rate_limited`: the
+ * caller already has EXEC_CALLER_MAX evaluations queued or running; each takes at most a task
+ * time-out, usually milliseconds).
+ */
+export const ENGINE_RETRY_AFTER_SECONDS = 1;
+
+/** The engine's answer, with its per-caller limit turned into a 429 that carries `retry-after`. */
+export function engineAnswer<T>(reply: Promise<T>): Promise<T> {
+  return reply.catch((err: unknown) => {
+    if (isArbiterError(err, 'rate_limited')) throw new RetryLaterError('rate_limited', err.message, ENGINE_RETRY_AFTER_SECONDS);
+    throw err;
+  });
+}

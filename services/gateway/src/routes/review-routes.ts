@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import type { FastifyInstance, FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  ArbiterError,
+  FlowRecord,
+  FlowReview,
+  PolicyRecord,
+  PolicyReview,
+  RecordIdParam,
+  ReviewDecisionBody,
+  ReviewPublishBody,
+  type RunnableKind,
+} from '@arbiter/contracts';
+import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { errorResponses } from '../http/openapi.js';
+import type { Authenticator } from '../identity/authenticator.js';
+import { reviewBody, type GovernanceClient } from '../governance-client.js';
+
+/** Dependencies of {@link reviewRoutes}. */
+export interface ReviewRoutesOptions {
+  readonly authenticator: Authenticator;
+  readonly governance: GovernanceClient;
+}
+
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+/**
+ * The review endpoints of spec §4.1/§4.2 (issue 11), thin: the governance service decides. Their
+ * POSTs take an optional body, and an empty body is accepted whatever its `content-type` (clients
+ * commonly send `content-type: application/json` on every call); a non-empty body must be JSON.
+ */
+export const reviewRoutes: FastifyPluginAsyncZod<ReviewRoutesOptions> = async (app, { authenticator, governance }) => {
+  acceptEmptyBodies(app);
+  authenticate(app, authenticator, 'api-key-or-bearer');
+  kindRoutes(app, governance, 'policy', 'policyId', PolicyReview, PolicyRecord);
+  kindRoutes(app, governance, 'flow', 'flowId', FlowReview, FlowRecord);
+};
+
+/** This plugin's body parser: empty (or none) → `{}`; JSON (any `…+json` type) → parsed; anything else → 415. */
+export function acceptEmptyBodies(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    request.body ??= {};
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, {});
+    if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+      return done(new ArbiterError('unsupported_media_type', 'request body must be `application/json` (or empty)'), undefined);
+    }
+    try {
+      done(null, JSON.parse(text) as unknown);
+    } catch {
+      done(new ArbiterError('bad_request', 'request body is not valid JSON'), undefined);
+    }
+  });
+}
+
+type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
+
+function kindRoutes(
+  zodApp: ZodApp,
+  governance: GovernanceClient,
+  kind: RunnableKind,
+  idParam: 'policyId' | 'flowId',
+  review: z.ZodType,
+  record: z.ZodType,
+): void {
+  const app = zodApp.withTypeProvider<FastifyTypeProviderDefault>();
+  const tags = [kind === 'policy' ? 'policies' : 'flows'];
+  const params = z.object({ [idParam]: RecordIdParam });
+  const path = `/${kind}/:${idParam}/review`;
+  type Params = { Params: Record<string, string> };
+  const idOf = (request: FastifyRequest<Params>): string => request.params[idParam];
+  const ctx = (request: { id: string }) => ({ requestId: request.id });
+  const decision = ReviewDecisionBody.optional().describe('Optional; an empty body (any content type) is `{}`');
+
+  app.get<Params>(path, {
+    onRequest: requireCapability('view'),
+    schema: {
+      tags,
+      security,
+      summary: `The review summary of the ${kind}'s draft (a version id answers for its base's draft)`,
+      description:
+        'State `draft` (never submitted, or changed since its latest request: then `stale: true`), `pending_approval`, `approved`, ' +
+        '`rejected` or `published`. 404 when the record is a version and its base has no draft, unless that version was published through review.',
+      params,
+      response: { 200: review, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
+    },
+    handler: async (request) => reviewBody(await governance.get(principalOf(request), kind, idOf(request), ctx(request))),
+  });
+
+  for (const verb of ['approve', 'reject'] as const) {
+    app.post<Params & { Body: ReviewDecisionBody | undefined }>(`${path}/${verb}`, {
+      onRequest: requireCapability('publish'),
+      schema: {
+        tags,
+        security,
+        summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the latest publish request of the ${kind}'s draft (publisher or admin, never its requester)`,
+        description:
+          `403 \`separation_of_duties\` for the requester. 409 \`conflict\` when the latest request is not pending, or is not the given \`requestId\`; ` +
+          `409 \`review_stale\` when the draft changed since it was submitted; 409 \`not_approved\` when it was never submitted.`,
+        params,
+        body: decision,
+        response: { 200: review, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503, 504) },
+      },
+      handler: async (request) => {
+        const body = request.body ?? {};
+        const p = principalOf(request);
+        const out =
+          verb === 'approve'
+            ? await governance.approve(p, kind, idOf(request), body, ctx(request))
+            : await governance.reject(p, kind, idOf(request), body, ctx(request));
+        return reviewBody(out);
+      },
+    });
+  }
+
+  app.post<Params & { Body: ReviewPublishBody | undefined }>(`${path}/publish`, {
+    onRequest: requireCapability('publish'),
+    schema: {
+      tags,
+      security,
+      summary: `Publish the ${kind}'s approved, unchanged draft as a new version (publisher or admin, never the requester)`,
+      description:
+        'Runs the same publish checks as a `PUT` publish (422 `cannot_publish` with every reason). 409 `not_approved` unless the latest request is approved; ' +
+        '409 `review_stale` when the draft changed since (compared inside the registry’s publishing transaction); 409 `conflict` when it was already published. ' +
+        'Answers the new version (201), whose `review` shows state `published`.',
+      params,
+      body: ReviewPublishBody.optional().describe('Optional; an empty body (any content type) is `{}`'),
+      response: { 201: record, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503, 504) },
+    },
+    handler: async (request, reply) => {
+      const out = await governance.publish(principalOf(request), kind, idOf(request), request.body ?? {}, ctx(request));
+      const rev = { state: out.review.state, requestId: out.review.requestId, stale: out.review.stale };
+      return reply.status(201).send({ ...out.record, review: rev });
+    },
+  });
+}

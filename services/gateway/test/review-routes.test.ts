@@ -1,0 +1,356 @@
+/**
+ * The review endpoints and the governed `PUT` (issue 11) against a real registry and a real
+ * governance service, each in-process with its own database, on a subject prefix of this file.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { eventStreamName } from '@arbiter/contracts';
+import { GovernanceConfig } from '@arbiter/governance/config';
+import { startGovernance, type Governance } from '@arbiter/governance/service';
+import { RegistryConfig } from '@arbiter/registry/config';
+import { startRegistry, type Registry } from '@arbiter/registry/service';
+import { connectBus, createLogger, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { testServers, withDatabase as databaseUrl } from '@arbiter/test-kit';
+import { NatsGovernanceClient } from '../src/governance-client.js';
+import { NatsRegistryClient } from '../src/registry-client.js';
+import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
+import { memberKey, newOrg, problem, startGateway, withKey } from './support/gateway.js';
+
+const { postgres: PG_URL, nats: NATS_URL } = testServers();
+const RULE = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18.';
+const UNKNOWN = '0190a0b0-0000-7000-8000-00000000dead';
+
+const withDatabase = (name: string): string => databaseUrl(PG_URL, name);
+
+const id = randomBytes(6).toString('hex');
+const prefix = `test_gwgov_${id}`;
+const logger = createLogger({ service: 'gateway-review-test', level: 'silent' });
+const governanceConfig = GovernanceConfig.parse({
+  NATS_URL,
+  NATS_SUBJECT_PREFIX: prefix,
+  GOVERNANCE_DATABASE_URL: withDatabase(`arbiter_test_gov_${id}`),
+  LOG_LEVEL: 'silent',
+  DB_POOL_MAX: '3',
+});
+
+let db: TestDatabase;
+let redis: TestRedis;
+let registry: Registry;
+let governance: Governance | undefined;
+let bus: Bus;
+let app: FastifyInstance;
+type Member = 'admin' | 'editor' | 'publisher' | 'publisher2' | 'viewer' | 'auditor' | 'publisherViewKey' | 'stranger';
+const keys = {} as Record<Member, string>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  redis = await createTestRedis();
+  const registryConfig = RegistryConfig.parse({
+    NATS_URL,
+    REDIS_URL,
+    NATS_SUBJECT_PREFIX: prefix,
+    DATABASE_URL: withDatabase(`arbiter_test_reg_${id}`),
+    LOG_LEVEL: 'silent',
+    DB_POOL_MAX: '3',
+    // publish checks share the machine with other suites: a slow compile must not fail a publish
+    REGISTRY_CHECK_TIMEOUT_MS: '10000',
+  });
+  registry = await startRegistry(inProcessKit('registry', registryConfig, { logger }));
+  governance = await startGovernance(inProcessKit('governance', governanceConfig, { logger }));
+  bus = await connectBus({ url: NATS_URL, prefix, name: 'gateway-review-test', logger });
+  app = await startGateway(db, redis, {
+    registry: new NatsRegistryClient(bus, 10_000),
+    governance: new NatsGovernanceClient(bus, 15_000),
+  });
+  keys.admin = await newOrg(db, 'acme');
+  keys.editor = await memberKey(app, keys.admin, 'acme', 'eddie', 'editor', ['view', 'edit']);
+  keys.publisher = await memberKey(app, keys.admin, 'acme', 'pat', 'publisher', ['view', 'edit', 'publish']);
+  keys.publisher2 = await memberKey(app, keys.admin, 'acme', 'quinn', 'publisher', ['view', 'edit', 'publish']);
+  keys.viewer = await memberKey(app, keys.admin, 'acme', 'vic', 'viewer', ['view']);
+  keys.auditor = await memberKey(app, keys.admin, 'acme', 'audrey', 'auditor', ['view', 'audit']);
+  keys.publisherViewKey = await memberKey(app, keys.admin, 'acme', 'pia', 'publisher', ['view']);
+  keys.stranger = await newOrg(db, 'globex', 'stranger');
+}, 60_000);
+
+afterAll(async () => {
+  await app?.close();
+  await governance?.close();
+  await registry?.close();
+  if (bus) {
+    const jsm = await jetstreamManager(bus.nc);
+    await jsm.streams.delete(eventStreamName(prefix)).catch(() => undefined);
+    await bus.close();
+  }
+  await redis?.cleanup();
+  await db?.drop();
+  const admin = openDatabase(withDatabase('postgres'), { poolMax: 1 });
+  try {
+    await admin.raw('drop database if exists ?? with (force)', [`arbiter_test_reg_${id}`]);
+    await admin.raw('drop database if exists ?? with (force)', [`arbiter_test_gov_${id}`]);
+  } finally {
+    await admin.destroy();
+  }
+});
+
+type Who = Member | 'nobody';
+const headers = (who: Who, extra: Record<string, string> = {}) => (who === 'nobody' ? extra : { ...withKey(keys[who]), ...extra });
+const call = (method: 'GET' | 'POST' | 'PUT', url: string, who: Who, payload?: unknown, extra: Record<string, string> = {}) =>
+  app.inject({
+    method,
+    url,
+    headers: headers(who, extra),
+    ...(payload !== undefined ? { payload: payload as Record<string, unknown> } : {}),
+  });
+const ok = (res: LightMyRequestResponse, status: number) => {
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json<Record<string, unknown>>();
+};
+const setGovernance = async (on: boolean) => ok(await call('PUT', '/org/settings', 'admin', { governanceApproval: on }), 200);
+const createPolicy = async (who: Who = 'editor') =>
+  ok(await call('POST', '/policy', who, { name: 'p', rule: RULE }), 201) as { policyId: string; baseId: string };
+
+describe('governance off', () => {
+  it('PUT with status published publishes directly (201), as before', async () => {
+    await setGovernance(false);
+    const d = await createPolicy('publisher');
+    expect(ok(await call('PUT', `/policy/${d.policyId}`, 'publisher', { status: 'published' }), 201)).toMatchObject({ version: 1 });
+  });
+});
+
+describe('governance on', () => {
+  beforeAll(() => setGovernance(true));
+
+  it('submit → approve → publish; record bodies and versions show the review state', async () => {
+    const d = await createPolicy();
+    const submitted = ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published', description: 'v1' }), 202);
+    expect(submitted).toMatchObject({
+      policyId: d.policyId,
+      baseId: d.baseId,
+      state: 'pending_approval',
+      requestedBy: 'eddie',
+      stale: false,
+    });
+    expect(Object.keys(submitted).sort()).toEqual(
+      ['baseId', 'comment', 'decidedAt', 'decidedBy', 'policyId', 'requestId', 'requestedAt', 'requestedBy', 'stale', 'state'].sort(),
+    );
+    const record = ok(await call('GET', `/policy/${d.policyId}`, 'viewer'), 200);
+    expect(record).toMatchObject({
+      description: 'v1',
+      status: 'draft',
+      review: { state: 'pending_approval', requestId: submitted.requestId, stale: false },
+    });
+    const versions = ok(await call('GET', `/policy/${d.policyId}/versions`, 'viewer'), 200) as { items: Array<Record<string, unknown>> };
+    expect(versions.items[0]).toMatchObject({ review: { state: 'pending_approval' } });
+
+    // an empty body with content-type application/json is accepted on the body-less POSTs
+    const approved = ok(
+      await call('POST', `/policy/${d.policyId}/review/approve`, 'publisher', undefined, { 'content-type': 'application/json' }),
+      200,
+    );
+    expect(approved).toMatchObject({ state: 'approved', decidedBy: 'pat', requestId: submitted.requestId });
+    const published = ok(
+      await call('POST', `/policy/${d.policyId}/review/publish`, 'publisher2', { requestId: submitted.requestId as string }),
+      201,
+    );
+    expect(published).toMatchObject({
+      policyId: d.policyId,
+      status: 'published',
+      version: 1,
+      publishedBy: 'quinn',
+      review: { state: 'published' },
+    });
+    expect(ok(await call('GET', `/policy/${d.policyId}/review`, 'viewer'), 200)).toMatchObject({ state: 'published' });
+    const twice = problem(await call('POST', `/policy/${d.policyId}/review/publish`, 'publisher2'));
+    expect(twice).toMatchObject({ status: 409, code: 'conflict', contentType: expect.stringMatching(/^application\/problem\+json/) });
+  });
+
+  it('reject → edit → resubmit → approve → publish', async () => {
+    const d = await createPolicy();
+    ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' }), 202);
+    const rejected = ok(
+      await call('POST', `/policy/${d.policyId}/review/reject`, 'publisher', { comment: 'use 21' }, { 'content-type': 'application/json' }),
+      200,
+    );
+    expect(rejected).toMatchObject({ state: 'rejected', comment: 'use 21' });
+    expect(problem(await call('POST', `/policy/${d.policyId}/review/publish`, 'publisher')).code).toBe('not_approved');
+    ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'draft', rule: RULE.replace('18', '21') }), 200);
+    expect(ok(await call('GET', `/policy/${d.policyId}/review`, 'editor'), 200)).toMatchObject({ state: 'draft', stale: true });
+    const again = ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' }), 202);
+    expect(again.requestId).not.toBe(rejected.requestId);
+    ok(await call('POST', `/policy/${d.policyId}/review/approve`, 'publisher', { requestId: again.requestId as string }), 200);
+    expect(ok(await call('POST', `/policy/${d.policyId}/review/publish`, 'publisher', {}), 201)).toMatchObject({
+      rule: RULE.replace('18', '21'),
+    });
+  });
+
+  it('an edit after approval makes the review stale: publish answers 409 review_stale', async () => {
+    const d = await createPolicy();
+    ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' }), 202);
+    ok(await call('POST', `/policy/${d.policyId}/review/approve`, 'publisher'), 200);
+    ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'draft', name: 'renamed' }), 200);
+    expect(ok(await call('GET', `/policy/${d.policyId}`, 'viewer'), 200)).toMatchObject({ review: { state: 'draft', stale: true } });
+    expect(problem(await call('POST', `/policy/${d.policyId}/review/publish`, 'publisher2'))).toMatchObject({
+      status: 409,
+      code: 'review_stale',
+    });
+  });
+
+  it('separation of duties: the requester may not approve, reject or publish (403 separation_of_duties)', async () => {
+    const d = await createPolicy('publisher');
+    ok(await call('PUT', `/policy/${d.policyId}`, 'publisher', { status: 'published' }), 202);
+    for (const verb of ['approve', 'reject', 'publish']) {
+      expect(problem(await call('POST', `/policy/${d.policyId}/review/${verb}`, 'publisher'))).toMatchObject({
+        status: 403,
+        code: 'separation_of_duties',
+      });
+    }
+    ok(await call('POST', `/policy/${d.policyId}/review/approve`, 'admin'), 200);
+  });
+
+  it('bodies: empty with any content type, JSON objects; other media types 415, bad JSON 400, unknown fields 400', async () => {
+    const d = await createPolicy();
+    ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' }), 202);
+    const url = `/policy/${d.policyId}/review/reject`;
+    const raw = (payload: string, contentType: string) =>
+      app.inject({ method: 'POST', url, headers: { ...withKey(keys.publisher), 'content-type': contentType }, payload });
+    expect(problem(await raw('hello', 'text/plain')).status).toBe(415);
+    expect(problem(await raw('{"comment":', 'application/json'))).toMatchObject({ status: 400, code: 'bad_request' });
+    expect(problem(await raw('{"verdict":"no"}', 'application/json'))).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(problem(await raw('{"requestId":"nope"}', 'application/json'))).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(problem(await raw(JSON.stringify({ comment: 'x'.repeat(2001) }), 'application/json')).status).toBe(400);
+    expect(ok(await raw('', 'text/plain'), 200)).toMatchObject({ state: 'rejected' });
+  });
+
+  it('flows have the same endpoints', async () => {
+    const definition = { start: 'r', nodes: { r: { type: 'return', value: true } } };
+    const f = ok(await call('POST', '/flow', 'editor', { name: 'f', definition }), 201) as { flowId: string };
+    expect(ok(await call('PUT', `/flow/${f.flowId}`, 'editor', { status: 'published' }), 202)).toMatchObject({
+      flowId: f.flowId,
+      state: 'pending_approval',
+    });
+    ok(await call('POST', `/flow/${f.flowId}/review/approve`, 'publisher'), 200);
+    expect(ok(await call('POST', `/flow/${f.flowId}/review/publish`, 'publisher'), 201)).toMatchObject({ flowId: f.flowId, version: 1 });
+    expect(ok(await call('GET', `/flow/${f.flowId}/review`, 'viewer'), 200)).toMatchObject({ flowId: f.flowId, state: 'published' });
+  });
+
+  it('permission matrix of the review endpoints for every role, another org and no credentials', async () => {
+    const d = await createPolicy();
+    ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' }), 202);
+    const base = `/policy/${d.policyId}/review`;
+    const status = async (method: 'GET' | 'POST', url: string, who: Who) => (await call(method, url, who)).statusCode;
+    const matrix: Array<[Who, number, number]> = [
+      // who, GET review, POST approve/reject/publish (refused before any state change)
+      ['nobody', 401, 401],
+      ['stranger', 404, 404],
+      ['viewer', 200, 403],
+      ['auditor', 200, 403],
+      ['editor', 200, 403],
+      ['publisherViewKey', 200, 403],
+    ];
+    for (const [who, get, post] of matrix) {
+      expect(await status('GET', base, who), `${who} GET`).toBe(get);
+      for (const verb of ['approve', 'reject', 'publish'])
+        expect(await status('POST', `${base}/${verb}`, who), `${who} ${verb}`).toBe(post);
+    }
+    // publisher and admin may act: publish before approval is a state conflict, approval succeeds
+    for (const who of ['publisher', 'admin'] as const) {
+      expect(await status('GET', base, who)).toBe(200);
+      expect(await status('POST', `${base}/publish`, who)).toBe(409);
+    }
+    expect(await status('POST', `${base}/approve`, 'admin')).toBe(200);
+    // submitting: editor and up; viewers and auditors are refused, another org sees nothing
+    const other = await createPolicy();
+    for (const [who, expected] of [
+      ['viewer', 403],
+      ['auditor', 403],
+      ['stranger', 404],
+      ['nobody', 401],
+    ] as const) {
+      expect((await call('PUT', `/policy/${other.policyId}`, who, { status: 'published' })).statusCode, who).toBe(expected);
+    }
+    // unknown and malformed ids
+    for (const recordId of [UNKNOWN, 'not-an-id']) {
+      expect(problem(await call('GET', `/policy/${recordId}/review`, 'admin')).status).toBe(404);
+      expect(problem(await call('POST', `/policy/${recordId}/review/approve`, 'admin')).status).toBe(404);
+    }
+  });
+
+  it('governance toggled mid-review: pending reviews stay readable, PUT publishes directly while off, and goes to review again when on', async () => {
+    const d = await createPolicy();
+    const pending = ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' }), 202);
+    await setGovernance(false);
+    try {
+      expect(ok(await call('GET', `/policy/${d.policyId}/review`, 'viewer'), 200)).toMatchObject({
+        state: 'pending_approval',
+        requestId: pending.requestId,
+      });
+      // the review endpoints keep working while governance is off
+      ok(await call('POST', `/policy/${d.policyId}/review/approve`, 'publisher'), 200);
+      // but a publisher's PUT publishes at once, the approved review notwithstanding
+      expect(ok(await call('PUT', `/policy/${d.policyId}`, 'publisher', { status: 'published' }), 201)).toMatchObject({ version: 1 });
+    } finally {
+      await setGovernance(true);
+    }
+    const draft = ok(await call('GET', `/policy/${d.policyId}/draft`, 'editor'), 201) as { policyId: string };
+    expect(ok(await call('PUT', `/policy/${draft.policyId}`, 'editor', { status: 'published' }), 202)).toMatchObject({
+      state: 'pending_approval',
+    });
+    expect(problem(await call('PUT', `/policy/${draft.policyId}`, 'publisher', { status: 'published' }))).toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
+  });
+
+  it('the governance service down: review endpoints and governed PUTs answer 503, the rest of the API works, and it recovers', async () => {
+    const d = await createPolicy();
+    await governance!.close();
+    governance = undefined;
+    try {
+      expect(problem(await call('GET', `/policy/${d.policyId}/review`, 'viewer'))).toMatchObject({
+        status: 503,
+        code: 'dependency_unavailable',
+      });
+      expect(problem(await call('POST', `/policy/${d.policyId}/review/approve`, 'publisher')).status).toBe(503);
+      expect(problem(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' })).status).toBe(503);
+      const record = ok(await call('GET', `/policy/${d.policyId}`, 'viewer'), 200);
+      expect(record).not.toHaveProperty('review');
+      ok(await call('GET', `/policy/${d.policyId}/versions`, 'viewer'), 200);
+      ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'draft', description: 'edited while down' }), 200);
+      ok(await call('GET', '/policies', 'editor'), 200);
+      ok(await call('POST', '/policy', 'editor', { name: 'q', rule: RULE }), 201);
+    } finally {
+      governance = await startGovernance(inProcessKit('governance', governanceConfig, { logger }));
+    }
+    expect(ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' }), 202)).toMatchObject({
+      state: 'pending_approval',
+    });
+    expect(ok(await call('GET', `/policy/${d.policyId}`, 'viewer'), 200)).toMatchObject({ review: { state: 'pending_approval' } });
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every review route with its body, answers and problem responses', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect((await new Validator().validate(doc)).errors ?? []).toEqual([]);
+    for (const [noun, id] of [
+      ['policy', 'policyId'],
+      ['flow', 'flowId'],
+    ]) {
+      const path = `/${noun}/{${id}}/review`;
+      expect(Object.keys(doc.paths[path])).toEqual(['get']);
+      expect(doc.paths[path].get.responses['200'].content['application/json'].schema.properties).toHaveProperty(id);
+      for (const verb of ['approve', 'reject', 'publish']) {
+        const op = doc.paths[`${path}/${verb}`].post;
+        expect(op.security).toEqual([{ apiKey: [] }, { bearer: [] }]);
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '404', '409', '503']));
+        expect(op.responses['409'].content).toHaveProperty(['application/problem+json']);
+      }
+      expect(Object.keys(doc.paths[`${path}/publish`].post.responses)).toEqual(expect.arrayContaining(['201', '422']));
+      expect(doc.paths[`/${noun}/{${id}}`].put.responses['202'].content['application/json'].schema.properties).toHaveProperty('state');
+    }
+  });
+});

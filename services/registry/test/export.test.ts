@@ -1,0 +1,108 @@
+import {
+  DeleteBaseReply,
+  ExportPage,
+  ExportSubject,
+  FlowRecord,
+  Group,
+  GroupMember,
+  PolicyDraftReply,
+  PolicyRecord,
+  PolicyUpdateReply,
+  RegistrySubject as S,
+  type BundleBase,
+  type BundleGroup,
+} from '@arbiter/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADULT_RULE, as, startTestEnv, type TestEnv } from './support.js';
+
+let env: TestEnv;
+beforeAll(async () => {
+  env = await startTestEnv();
+});
+afterAll(async () => {
+  await env?.close();
+});
+
+const editor = as('editor', { orgId: 'exporter' });
+const admin = as('admin', { orgId: 'exporter' });
+const page = (section: string, extra: Record<string, unknown> = {}, principal = admin) =>
+  env.call(ExportSubject, { principal, section, ...extra }, ExportPage);
+
+/** Every item of a section, following cursors. */
+async function all(section: string, limit: number): Promise<unknown[]> {
+  const out: unknown[] = [];
+  let cursor: string | undefined;
+  for (let i = 0; i < 100; i++) {
+    const p = await page(section, { limit, ...(cursor ? { cursor } : {}) });
+    out.push(...p.items);
+    if (p.nextCursor === null) return out;
+    cursor = p.nextCursor;
+  }
+  throw new Error('too many pages');
+}
+
+describe('export pages', () => {
+  it('pages the org’s live policies with every version (oldest first, draft last), flows and groups with live members', async () => {
+    const p = await env.call(S.policyCreate, { principal: editor, name: 'Exported', rule: ADULT_RULE }, PolicyRecord);
+    await env.call(S.policyUpdate, { principal: admin, policyId: p.policyId, status: 'published' }, PolicyUpdateReply);
+    const d = (await env.call(S.policyDraft, { principal: editor, policyId: p.policyId }, PolicyDraftReply)).record;
+    await env.call(S.policyUpdate, { principal: admin, policyId: d.policyId, status: 'published', description: 'v2' }, PolicyUpdateReply);
+    const d3 = (await env.call(S.policyDraft, { principal: editor, policyId: p.policyId }, PolicyDraftReply)).record;
+    const gone = await env.call(S.policyCreate, { principal: editor, name: 'Deleted', rule: ADULT_RULE }, PolicyRecord);
+    const other = await env.call(S.policyCreate, { principal: as('editor'), name: 'Other org', rule: ADULT_RULE }, PolicyRecord);
+    const f = await env.call(
+      S.flowCreate,
+      { principal: editor, name: 'Exported flow', definition: { start: 'x', nodes: { x: { type: 'return', value: true } } } },
+      FlowRecord,
+    );
+    const g = await env.call(S.groupCreate, { principal: editor, name: 'Exported group' }, Group);
+    for (const [memberId, memberType] of [
+      [p.baseId, 'policy'],
+      [gone.baseId, 'policy'],
+      [f.baseId, 'flow'],
+    ] as const) {
+      await env.call(S.groupMemberAdd, { principal: editor, groupId: g.groupId, memberId, memberType }, GroupMember);
+    }
+    await env.call(S.policyDelete, { principal: admin, policyId: gone.policyId }, DeleteBaseReply);
+
+    const policies = (await all('policies', 1)) as BundleBase[];
+    expect(policies.map((b) => b.baseId)).toEqual([p.baseId]);
+    expect(policies.map((b) => b.baseId)).not.toContain(other.baseId);
+    expect(policies[0].latestVersion).toBe(2);
+    expect(policies[0].records.map((r) => [r.recordId, r.status, r.version, r.description])).toEqual([
+      [p.policyId, 'published', 1, ''],
+      [d.policyId, 'published', 2, 'v2'],
+      [d3.policyId, 'draft', null, ''], // copied from version 1, the id it was asked from
+    ]);
+    expect(policies[0].records[0]).toMatchObject({ rule: ADULT_RULE, definition: null, schema: null, tests: [], publishedBy: 'admin' });
+
+    const flows = (await all('flows', 5)) as BundleBase[];
+    expect(flows.map((b) => [b.baseId, b.records[0].definition])).toEqual([[f.baseId, f.definition]]);
+
+    const groups = (await all('groups', 5)) as BundleGroup[];
+    expect(groups).toEqual([
+      {
+        groupId: g.groupId,
+        name: 'Exported group',
+        description: '',
+        createdBy: 'editor',
+        createdAt: g.createdAt,
+        members: expect.arrayContaining([
+          { memberId: p.baseId, memberType: 'policy' },
+          { memberId: f.baseId, memberType: 'flow' },
+        ]) as unknown,
+      },
+    ]);
+    expect(groups[0].members).toHaveLength(2);
+  });
+
+  it('admin only (403 otherwise); a bad cursor is 400; unknown sections and limits over the page size are refused', async () => {
+    for (const role of ['editor', 'publisher', 'viewer', 'auditor'] as const) {
+      expect((await env.fail(ExportSubject, { principal: as(role, { orgId: 'exporter' }), section: 'policies' })).code).toBe('forbidden');
+    }
+    expect((await env.fail(ExportSubject, { principal: admin, section: 'policies', cursor: 'junk' })).code).toBe('bad_request');
+    expect((await env.fail(ExportSubject, { principal: admin, section: 'users' })).code).toBe('bad_request');
+    expect((await env.fail(ExportSubject, { principal: admin, section: 'policies', limit: 1000 })).code).toBe('bad_request');
+    expect(await page('policies', {}, as('admin', { orgId: 'empty-org' }))).toEqual({ items: [], nextCursor: null });
+  });
+});
