@@ -79,21 +79,22 @@ export async function measurePaced(
 ): Promise<Measured[]> {
   const agents = targets.map(() => new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? CONNECTIONS * 4 }));
   try {
-    for (const [i, target] of targets.entries()) await sendPaced(agents[i]!, target, opts.rate, (opts.warmup ?? 2) * 1000);
+    for (const [i, target] of targets.entries()) await sendPaced(agents[i], target, opts.rate, (opts.warmup ?? 2) * 1000);
     const rounds = opts.rounds ?? 4;
     const roundMs = ((opts.duration ?? DURATION_S) * 1000) / rounds;
     const answers = targets.map(() => ({ latencies: [] as number[], failures: 0 }));
     for (let round = 0; round < rounds; round++) {
       for (const [i, target] of targets.entries()) {
-        const { latencies, failures } = await sendPaced(agents[i]!, target, opts.rate, roundMs);
-        answers[i]!.latencies.push(...latencies);
-        answers[i]!.failures += failures;
+        const { latencies, failures } = await sendPaced(agents[i], target, opts.rate, roundMs);
+        answers[i].latencies.push(...latencies);
+        answers[i].failures += failures;
       }
     }
     return targets.map((target, i) => {
-      const { latencies, failures } = answers[i]!;
+      const { latencies, failures } = answers[i];
       latencies.sort((a, b) => a - b);
-      const at = (q: number): number => Math.round(10 * (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN)) / 10;
+      const at = (q: number): number =>
+        Math.round(10 * (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN)) / 10;
       return { name: target.name, rps: (latencies.length * 1000) / (roundMs * rounds), p50: at(0.5), p99: at(0.99), failures };
     });
   } finally {
@@ -152,7 +153,7 @@ export function combineRounds(name: string, rounds: Measured[]): Measured {
   return {
     name,
     rps: rounds.reduce((n, r) => n + r.rps, 0) / rounds.length,
-    p50: p50s[Math.floor(p50s.length / 2)]!,
+    p50: p50s[Math.floor(p50s.length / 2)],
     p99: Math.max(...rounds.map((r) => r.p99)),
     failures: rounds.reduce((n, r) => n + r.failures, 0),
   };

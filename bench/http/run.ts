@@ -11,7 +11,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
-import { BENCH_STACK_ENV, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, measurePaced, metricSum, reportFailures, type Measured } from '../load.js';
+import {
+  BENCH_STACK_ENV,
+  CONNECTIONS,
+  DURATION_S,
+  formatRow,
+  jsonLine,
+  measure,
+  measurePaced,
+  metricSum,
+  reportFailures,
+  type Measured,
+} from '../load.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const body = JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA });
@@ -21,9 +32,9 @@ async function startBaseline(...args: string[]): Promise<{ url: string; child: C
   const child = spawn(process.execPath, [path.join(here, 'servers.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const url = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${args[0]} server exited with ${code}`)));
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stdout.on('data', (chunk: Buffer) => {
       const m = /listening (\S+)/.exec(chunk.toString());
-      if (m) resolve(m[1]!);
+      if (m) resolve(m[1]);
     });
   });
   return { url: `${url}/run`, child };
@@ -86,9 +97,15 @@ async function main(): Promise<void> {
     console.log('');
     console.log(`full path / in-process throughput:   ${((full.rps / floor.rps) * 100).toFixed(1)} %   (target >= 35 %)`);
     console.log(`in-process / hello-world throughput: ${((floor.rps / ceiling.rps) * 100).toFixed(1)} %`);
-    console.log(`design skeleton / in-process:        ${((bare.rps / floor.rps) * 100).toFixed(1)} %   (the most any implementation of the design reaches here)`);
-    console.log(`full path / design skeleton:         ${((full.rps / bare.rps) * 100).toFixed(1)} %   (what auth, limits, validation and evaluation cost)`);
-    console.log(`p99 at half the full path's max rate: ${half.p99} ms   (target <= 15 ms; design skeleton at that rate: ${bareHalf.p99} ms)`);
+    console.log(
+      `design skeleton / in-process:        ${((bare.rps / floor.rps) * 100).toFixed(1)} %   (the most any implementation of the design reaches here)`,
+    );
+    console.log(
+      `full path / design skeleton:         ${((full.rps / bare.rps) * 100).toFixed(1)} %   (what auth, limits, validation and evaluation cost)`,
+    );
+    console.log(
+      `p99 at half the full path's max rate: ${half.p99} ms   (target <= 15 ms; design skeleton at that rate: ${bareHalf.p99} ms)`,
+    );
     console.log(`compiles of the repeated rule: ${counters.compiles} (one per worker at most), cache hits: ${counters.hits}`);
     const date = new Date().toISOString();
     for (const m of [...results, half, bareHalf]) console.log(jsonLine('http', m, date));

@@ -6,11 +6,20 @@
 
 import { startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
-import { BENCH_STACK_ENV, combineRounds, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, reportFailures, type Measured } from '../load.js';
+import {
+  BENCH_STACK_ENV,
+  combineRounds,
+  CONNECTIONS,
+  DURATION_S,
+  formatRow,
+  jsonLine,
+  measure,
+  reportFailures,
+  type Measured,
+} from '../load.js';
 
 /** The two loads alternate in rounds so drifting background load hits both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-
 
 async function main(): Promise<void> {
   const stack = await startStack({ services: ['execution', 'mcp', 'gateway'], env: BENCH_STACK_ENV });
@@ -29,7 +38,8 @@ async function main(): Promise<void> {
 
     const check = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...mcpHeaders }, body: mcpBody });
     const text = await check.text();
-    if (check.status !== 200 || !text.includes('"result\\":true')) throw new Error(`evaluate_rules answered ${check.status}: ${text.slice(0, 300)}`);
+    if (check.status !== 200 || !text.includes('"result\\":true'))
+      throw new Error(`evaluate_rules answered ${check.status}: ${text.slice(0, 300)}`);
 
     const runTarget = { url: runUrl, body: runBody, headers: { 'x-api-key': stack.adminKey } };
     const mcpTarget = { url: mcpUrl, body: mcpBody, headers: mcpHeaders };

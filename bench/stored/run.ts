@@ -12,7 +12,18 @@ import { connectBus, createLogger } from '@arbiter/service-kit';
 import pg from 'pg';
 import { PG_ADMIN_URL, startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
-import { BENCH_STACK_ENV, combineRounds, CONNECTIONS, DURATION_S, formatRow, jsonLine, measure, metricSum, reportFailures, type Measured } from '../load.js';
+import {
+  BENCH_STACK_ENV,
+  combineRounds,
+  CONNECTIONS,
+  DURATION_S,
+  formatRow,
+  jsonLine,
+  measure,
+  metricSum,
+  reportFailures,
+  type Measured,
+} from '../load.js';
 
 /** The two loads alternate in this many rounds (DURATION_S split between them), so drifting background load hits both alike. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -32,21 +43,36 @@ async function main(): Promise<void> {
     services: ['execution', 'registry', 'gateway'],
     env: {
       ...BENCH_STACK_ENV,
-      // The outbox relay's idle pass is one transaction a second; it still runs after every commit.
+      // The outbox relays' sweep (every 30 s by default) is the stack's one periodic PostgreSQL
+      // statement; they still run after every commit.
       REGISTRY_OUTBOX_INTERVAL_MS: '600000',
+      GATEWAY_OUTBOX_INTERVAL_MS: '600000',
       API_KEY_CACHE_TTL_SECONDS: '3600',
     },
   });
   const logger = createLogger({ service: 'bench', level: 'silent' });
-  const bus = await connectBus({ url: stack.env.NATS_URL!, prefix: stack.env.NATS_SUBJECT_PREFIX!, name: 'bench-stored', logger });
+  const bus = await connectBus({ url: stack.env.NATS_URL, prefix: stack.env.NATS_SUBJECT_PREFIX, name: 'bench-stored', logger });
   const db = new pg.Client({ connectionString: PG_ADMIN_URL });
   await db.connect();
-  const database = new URL(stack.env.DATABASE_URL!).pathname.slice(1);
-  const xacts = async () => Number((await db.query('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [database])).rows[0].n);
+  const database = new URL(stack.env.DATABASE_URL).pathname.slice(1);
+  const xacts = async () =>
+    Number(
+      (
+        (await db.query('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [database])).rows[0] as {
+          n: string;
+        }
+      ).n,
+    );
   try {
     const principal: Principal = { orgId: stack.orgId, userId: 'admin', role: 'admin' };
-    const draft = await bus.request(RegistrySubject.policyCreate, { principal, name: 'licence', rule: LICENCE_POLICY }, PolicyRecord, { timeoutMs: 20_000 });
-    const v1 = (await bus.request(RegistrySubject.policyUpdate, { principal, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply, { timeoutMs: 20_000 })).record;
+    const draft = await bus.request(RegistrySubject.policyCreate, { principal, name: 'licence', rule: LICENCE_POLICY }, PolicyRecord, {
+      timeoutMs: 20_000,
+    });
+    const v1 = (
+      await bus.request(RegistrySubject.policyUpdate, { principal, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply, {
+        timeoutMs: 20_000,
+      })
+    ).record;
 
     const auth = { 'x-api-key': stack.adminKey };
     const adhocUrl = `${stack.baseUrl}/run`;
@@ -85,13 +111,25 @@ async function main(): Promise<void> {
     for (const m of [adhoc, stored]) console.log(formatRow(m));
     console.log('');
     console.log(`stored / ad hoc throughput:                    ${(ratio * 100).toFixed(1)} %   (target >= 90 %)`);
-    console.log(`PostgreSQL transactions during the load:       ${pgDelta}   (target 0; ${Math.round(stored.rps * slice * ROUNDS)} stored runs)`);
+    console.log(
+      `PostgreSQL transactions during the load:       ${pgDelta}   (target 0; ${Math.round(stored.rps * slice * ROUNDS)} stored runs)`,
+    );
     console.log(`runnable-index misses (registry resolves):      ${misses}`);
     console.log(`worker compiles during the load:                ${storedCompiles}`);
     const date = new Date().toISOString();
     for (const m of [adhoc, stored]) console.log(jsonLine('stored', m, date));
     reportFailures([adhoc, stored]);
-    console.log(JSON.stringify({ bench: 'stored', name: 'ratio', storedOverAdhoc: Number(ratio.toFixed(3)), pgTransactions: pgDelta, indexMisses: misses, compiles: storedCompiles, date }));
+    console.log(
+      JSON.stringify({
+        bench: 'stored',
+        name: 'ratio',
+        storedOverAdhoc: Number(ratio.toFixed(3)),
+        pgTransactions: pgDelta,
+        indexMisses: misses,
+        compiles: storedCompiles,
+        date,
+      }),
+    );
   } finally {
     await db.end();
     await bus.close();

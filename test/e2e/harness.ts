@@ -7,33 +7,20 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { connect } from '@nats-io/transport-node';
 import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { eventStreamName } from '@arbiter/contracts';
+import { deleteRedisKeys, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const PG_ADMIN_URL = process.env.E2E_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const PG_BASE = process.env.E2E_PG_BASE_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+/** The servers every stack shares (each with its own database, prefixes and stream): see test-kit. */
+const { postgres: PG_ADMIN_URL, redis: REDIS_URL, nats: NATS_URL } = testServers();
+export { PG_ADMIN_URL };
 
-export type ServiceName = 'execution' | 'registry' | 'mcp' | 'gateway';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export type ServiceName = 'execution' | 'registry' | 'governance' | 'audit' | 'mcp' | 'gateway';
 
 /** A running stack; `stop()` ends every process and removes the database and keys it made. */
 export interface Stack {
@@ -44,11 +31,13 @@ export interface Stack {
   issuer: string;
   audience: string;
   env: Record<string, string>;
-  /** Address of a back-end service's ops server (`/healthz`, `/readyz`, `/metrics`). */
+  /** Address of a service's ops server (`/healthz`, `/readyz`, `/metrics`). */
   opsUrl(name: ServiceName, opts?: ReplicaOption): string;
   /** Last log lines of a service (for assertions and failure messages). */
   logs(name: ServiceName, opts?: ReplicaOption): string;
   stopService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
+  /** Kills a service process with SIGKILL (no drain, no shutdown hooks) and waits for it to be gone. */
+  killService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
   /** Starts a service; `{replica: 2}` starts a second process of a back-end service beside the first (same queue group). */
   startService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
   /** Runs `services/gateway/dist/admin.js` with the stack's environment. */
@@ -67,6 +56,8 @@ const processKey = (name: ServiceName, opts?: ReplicaOption): string => ((opts?.
 export interface StackOptions {
   services?: ServiceName[];
   env?: Record<string, string>;
+  /** Variables for one service only, over `env` (e.g. each service's own NATS user). */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Extra node flags for every service process (e.g. `--cpu-prof` when profiling). */
   nodeArgs?: string[];
 }
@@ -84,7 +75,7 @@ export async function waitForOk(url: string, timeoutMs = 30_000, headers?: Recor
     } catch (err) {
       last = (err as Error).message;
     }
-    await new Promise((r) => setTimeout(r, 150));
+    await new Promise((r) => setTimeout(r, 150)); // the poll interval, not a wait for something
   }
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (${last})`);
 }
@@ -102,13 +93,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const port = await freePort();
   const adminKey = `arb_e2e_${randomBytes(24).toString('base64url')}`;
   const jwtSecret = randomBytes(32).toString('hex');
-  const mcpPort = await freePort();
   const issuer = 'https://idp.e2e.example';
   const audience = 'arbiter-e2e';
   const env: Record<string, string> = {
     NATS_URL,
     REDIS_URL,
-    DATABASE_URL: `${PG_BASE}/${database}`,
+    DATABASE_URL: withDatabase(PG_ADMIN_URL, database),
+    AUDIT_DATABASE_URL: withDatabase(PG_ADMIN_URL, `${database}_audit`),
+    GOVERNANCE_DATABASE_URL: withDatabase(PG_ADMIN_URL, `${database}_governance`),
     NATS_SUBJECT_PREFIX: prefix,
     REDIS_KEY_PREFIX: `${prefix}:gateway:`,
     LOG_LEVEL: 'info',
@@ -120,31 +112,36 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     AUTH_ISSUER: issuer,
     AUTH_AUDIENCE: audience,
     RATE_LIMIT_MAX: '100000',
-    MCP_INTERNAL_TOKEN: randomBytes(16).toString('hex'),
     ...options.env,
   };
   const children = new Map<string, ChildProcess>();
   const output = new Map<string, string[]>();
   const opsPorts = new Map<string, number>();
-  for (const s of services) if (s !== 'gateway') opsPorts.set(s, await freePort());
+  for (const s of services) opsPorts.set(s, await freePort());
 
   const startService = async (name: ServiceName, opts?: ReplicaOption): Promise<void> => {
     const key = processKey(name, opts);
     if (name === 'gateway' && key !== name) throw new Error('only back-end services have replicas: the gateway owns the HTTP port');
-    if (name !== 'gateway' && !opsPorts.has(key)) opsPorts.set(key, await freePort());
+    if (!opsPorts.has(key)) opsPorts.set(key, await freePort());
     const lines: string[] = [];
     output.set(key, lines);
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'services', name, 'dist/main.js')], {
       cwd: root,
-      env: { ...process.env, ...env, ...(name === 'gateway' ? {} : { PORT: '0', OPS_PORT: String(opsPorts.get(key)) }), ...(name === 'mcp' ? { MCP_PORT: String(key === name ? mcpPort : await freePort()) } : {}) },
+      env: {
+        ...process.env,
+        ...env,
+        ...(name === 'gateway' ? {} : { PORT: '0' }),
+        OPS_PORT: String(opsPorts.get(key)),
+        ...options.serviceEnv?.[name],
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const keep = (chunk: Buffer) => {
       lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
       if (lines.length > 500) lines.splice(0, lines.length - 500);
     };
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
     children.set(key, child);
     const ready = name === 'gateway' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${opsPorts.get(key)}/readyz`;
     await waitForOk(ready, 30_000, undefined, child).catch((err: Error) => {
@@ -153,6 +150,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 
   const stopService = (name: ServiceName, opts?: ReplicaOption): Promise<void> => stopProcess(processKey(name, opts));
+
+  const killService = async (name: ServiceName, opts?: ReplicaOption): Promise<void> => {
+    const key = processKey(name, opts);
+    const child = children.get(key);
+    if (!child) return;
+    children.delete(key);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  };
 
   const stopProcess = async (key: string): Promise<void> => {
     const child = children.get(key);
@@ -172,22 +180,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await admin.connect();
     try {
       await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin.query(`DROP DATABASE IF EXISTS ${database}_audit WITH (FORCE)`);
+      await admin.query(`DROP DATABASE IF EXISTS ${database}_governance WITH (FORCE)`);
     } finally {
       await admin.end();
     }
-    const redis = new Redis(REDIS_URL, { lazyConnect: true });
-    await redis.connect();
-    try {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-        if (keys.length) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    } finally {
-      redis.disconnect();
-    }
-    await deleteEventStream(prefix);
+    await deleteRedisKeys(REDIS_URL, `${prefix}:`);
+    await deleteEventStream(prefix, env.NATS_URL).catch((err: unknown) => {
+      // A stack on its own NATS (stopped by its test, or with credentials) has nothing to clean here.
+      if (env.NATS_URL === NATS_URL) throw err;
+    });
   };
 
   try {
@@ -208,6 +210,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     opsUrl: (name, opts) => `http://127.0.0.1:${opsPorts.get(processKey(name, opts))}`,
     logs: (name, opts) => (output.get(processKey(name, opts)) ?? []).join('\n'),
     stopService,
+    killService,
     startService,
     admin: (args) => {
       const run = spawnSync(process.execPath, [path.join(root, 'services/gateway/dist/admin.js'), ...args], {
@@ -222,8 +225,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 }
 
 /** Deletes the JetStream events stream of a stack's subject prefix (made by the registry), if any. */
-async function deleteEventStream(prefix: string): Promise<void> {
-  const nc = await connect({ servers: NATS_URL });
+async function deleteEventStream(prefix: string, natsUrl: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl });
   try {
     const jsm = await jetstreamManager(nc);
     await jsm.streams.delete(eventStreamName(prefix)).catch((err: unknown) => {

@@ -10,6 +10,7 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventStreamName } from '@arbiter/contracts';
 import { call, startStack, type Stack } from './harness.js';
@@ -21,7 +22,15 @@ type Role = 'viewer' | 'editor' | 'publisher' | 'admin' | 'auditor' | 'orgB';
 const ROLES: Role[] = ['viewer', 'editor', 'publisher', 'admin', 'auditor', 'orgB'];
 /** Org A (`acme`) members and the admin of org B (`globex`); `erin` is a second editor (a colleague). */
 const key = {} as Record<Role | 'erin', string>;
-const USER: Record<Role | 'erin', string> = { viewer: 'vera', editor: 'eddie', publisher: 'pat', admin: 'admin', auditor: 'audrey', orgB: 'boss', erin: 'erin' };
+const USER: Record<Role | 'erin', string> = {
+  viewer: 'vera',
+  editor: 'eddie',
+  publisher: 'pat',
+  admin: 'admin',
+  auditor: 'audrey',
+  orgB: 'boss',
+  erin: 'erin',
+};
 
 const RULE = 'A **driver** gets a licence if the __age__ of the **driver** is at least 17.';
 const ADULT = { name: 'adult', data: { driver: { age: 18 } }, expect: true };
@@ -46,7 +55,10 @@ async function token(sub: string, org = stack.orgId): Promise<string> {
 async function memberKey(userId: string, role: string, scopes: string[]): Promise<string> {
   const put = await call(stack, 'PUT', `/users/${userId}`, { key: stack.adminKey, body: { role } });
   expect([200, 201]).toContain(put.status);
-  const res = await call(stack, 'POST', '/apikeys', { headers: { authorization: `Bearer ${await token(userId)}` }, body: { name: `${userId}-key`, scopes } });
+  const res = await call(stack, 'POST', '/apikeys', {
+    headers: { authorization: `Bearer ${await token(userId)}` },
+    body: { name: `${userId}-key`, scopes },
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.key as string;
 }
@@ -64,12 +76,27 @@ async function raw(url: string, as = key.admin): Promise<{ status: number; text:
   return { status: res.status, text: await res.text() };
 }
 
-const policyBody = (over: Record<string, unknown> = {}) => ({ name: unique('policy'), rule: RULE, schema: SCHEMA, tests: [ADULT], ...over });
+const policyBody = (over: Record<string, unknown> = {}) => ({
+  name: unique('policy'),
+  rule: RULE,
+  schema: SCHEMA,
+  tests: [ADULT],
+  ...over,
+});
 const flowDefinition = (baseId: string) => ({
   start: 'check',
-  nodes: { check: { type: 'policy', baseId, onTrue: 'yes', onFalse: 'review' }, yes: { type: 'return', value: true }, review: { type: 'custom', outcome: 'manual review' } },
+  nodes: {
+    check: { type: 'policy', baseId, onTrue: 'yes', onFalse: 'review' },
+    yes: { type: 'return', value: true },
+    review: { type: 'custom', outcome: 'manual review' },
+  },
 });
-const flowBody = (over: Record<string, unknown> = {}) => ({ name: unique('flow'), definition: flowDefinition(sharedPolicy.baseId), tests: [ADULT], ...over });
+const flowBody = (over: Record<string, unknown> = {}) => ({
+  name: unique('flow'),
+  definition: flowDefinition(sharedPolicy.baseId),
+  tests: [ADULT],
+  ...over,
+});
 
 /** Policy and flow fixtures, created through the API. */
 const KINDS = {
@@ -79,7 +106,11 @@ const KINDS = {
 type Kind = keyof typeof KINDS;
 
 /** A never-published draft created by `as`. */
-async function draftOf(kind: Kind, as = key.admin, over: Record<string, unknown> = {}): Promise<{ id: string; baseId: string; record: any }> {
+async function draftOf(
+  kind: Kind,
+  as = key.admin,
+  over: Record<string, unknown> = {},
+): Promise<{ id: string; baseId: string; record: any }> {
   const k = KINDS[kind];
   const record = await ok(201, 'POST', `/${k.noun}`, as, k.body(over));
   return { id: record[k.idKey], baseId: record.baseId, record };
@@ -108,7 +139,7 @@ async function groupOf(as = key.editor): Promise<string> {
 const baseIds = (page: { items: Array<{ baseId: string }> }) => page.items.map((i) => i.baseId);
 
 beforeAll(async () => {
-  stack = await startStack({ services: ['execution', 'registry', 'gateway'] });
+  stack = await startStack({ services: ['execution', 'registry', 'governance', 'gateway'] });
   key.admin = stack.adminKey;
   key.viewer = await memberKey(USER.viewer, 'viewer', ['view']);
   key.editor = await memberKey(USER.editor, 'editor', ['view', 'edit']);
@@ -120,7 +151,7 @@ beforeAll(async () => {
   key.orgB = /\n\s+(\S+)\s*$/.exec(created.stdout)![1]!;
   const shared = await publishedOf('policy');
   sharedPolicy = { policyId: shared.id, baseId: shared.baseId };
-  nc = await connect({ servers: stack.env.NATS_URL! });
+  nc = await connect({ servers: stack.env.NATS_URL });
 });
 
 afterAll(async () => {
@@ -143,7 +174,14 @@ interface MatrixRow {
   expect: Record<Role, number>;
 }
 
-const A_ONLY = (status: number): Record<Role, number> => ({ viewer: status, editor: status, publisher: status, admin: status, auditor: status, orgB: 404 });
+const A_ONLY = (status: number): Record<Role, number> => ({
+  viewer: status,
+  editor: status,
+  publisher: status,
+  admin: status,
+  auditor: status,
+  orgB: 404,
+});
 const EVERYONE = (status: number): Record<Role, number> => ({ ...A_ONLY(status), orgB: status });
 
 function recordRows(kind: Kind): MatrixRow[] {
@@ -152,17 +190,25 @@ function recordRows(kind: Kind): MatrixRow[] {
     {
       name: `POST /${noun}`,
       prepare: async () => ({ method: 'POST', url: `/${noun}`, body: KINDS[kind].body() }),
-      // org B creates in its own org
-      expect: { viewer: 403, editor: 201, publisher: 201, admin: 201, auditor: 403, orgB: 201 },
+      // org B creates in its own org; a flow naming org A's policy is refused at save (issue 15 item 7)
+      expect: { viewer: 403, editor: 201, publisher: 201, admin: 201, auditor: 403, orgB: kind === 'flow' ? 400 : 201 },
     },
     {
       name: `PUT /${noun}/{id} status draft, draft of a published base`,
-      prepare: async () => ({ method: 'PUT', url: `/${noun}/${(await redraftOf(kind)).id}`, body: { status: 'draft', description: 'edited' } }),
+      prepare: async () => ({
+        method: 'PUT',
+        url: `/${noun}/${(await redraftOf(kind)).id}`,
+        body: { status: 'draft', description: 'edited' },
+      }),
       expect: { viewer: 403, editor: 200, publisher: 200, admin: 200, auditor: 403, orgB: 404 },
     },
     {
       name: `PUT /${noun}/{id} status draft, never-published draft of a colleague`,
-      prepare: async () => ({ method: 'PUT', url: `/${noun}/${(await draftOf(kind, key.erin)).id}`, body: { status: 'draft', description: 'edited' } }),
+      prepare: async () => ({
+        method: 'PUT',
+        url: `/${noun}/${(await draftOf(kind, key.erin)).id}`,
+        body: { status: 'draft', description: 'edited' },
+      }),
       expect: { viewer: 403, editor: 403, publisher: 403, admin: 200, auditor: 403, orgB: 404 },
     },
     {
@@ -220,7 +266,11 @@ const groupRows: MatrixRow[] = [
   { name: 'GET /groups', prepare: async () => ({ method: 'GET', url: '/groups' }), expect: EVERYONE(200) },
   {
     name: 'POST /group/{id}/member',
-    prepare: async () => ({ method: 'POST', url: `/group/${await groupOf()}/member`, body: { memberId: sharedPolicy.baseId, memberType: 'policy' } }),
+    prepare: async () => ({
+      method: 'POST',
+      url: `/group/${await groupOf()}/member`,
+      body: { memberId: sharedPolicy.baseId, memberType: 'policy' },
+    }),
     expect: { viewer: 403, editor: 201, publisher: 403, admin: 201, auditor: 403, orgB: 404 },
   },
   {
@@ -232,7 +282,11 @@ const groupRows: MatrixRow[] = [
     },
     expect: { viewer: 403, editor: 204, publisher: 403, admin: 204, auditor: 403, orgB: 404 },
   },
-  { name: 'GET /group/{id}/policies', prepare: async () => ({ method: 'GET', url: `/group/${await groupOf()}/policies` }), expect: A_ONLY(200) },
+  {
+    name: 'GET /group/{id}/policies',
+    prepare: async () => ({ method: 'GET', url: `/group/${await groupOf()}/policies` }),
+    expect: A_ONLY(200),
+  },
   { name: 'GET /group/{id}/flows', prepare: async () => ({ method: 'GET', url: `/group/${await groupOf()}/flows` }), expect: A_ONLY(200) },
 ];
 
@@ -252,7 +306,10 @@ describe('permission matrix', () => {
   });
 
   it('accepts a bearer JWT as well as an API key', async () => {
-    const res = await call(stack, 'POST', '/policy', { headers: { authorization: `Bearer ${await token(USER.editor)}` }, body: policyBody() });
+    const res = await call(stack, 'POST', '/policy', {
+      headers: { authorization: `Bearer ${await token(USER.editor)}` },
+      body: policyBody(),
+    });
     expect(res.status).toBe(201);
     expect(res.body.createdBy).toBe(USER.editor);
   });
@@ -266,7 +323,9 @@ describe('permission matrix', () => {
     expect((await ok(200, 'GET', '/groups?limit=200', key.orgB)).items.map((i: { groupId: string }) => i.groupId)).not.toContain(g);
     // and org B cannot add org A's base to its own group
     const bGroup = await groupOf(key.orgB);
-    expect((await call(stack, 'POST', `/group/${bGroup}/member`, { key: key.orgB, body: { memberId: p.baseId, memberType: 'policy' } })).status).toBe(404);
+    expect(
+      (await call(stack, 'POST', `/group/${bGroup}/member`, { key: key.orgB, body: { memberId: p.baseId, memberType: 'policy' } })).status,
+    ).toBe(404);
   });
 });
 
@@ -327,22 +386,25 @@ describe('unhappy paths of every endpoint', () => {
     }
   });
 
-  it.each(ENDPOINTS.filter((e) => e.kind).map((e) => [label(e), e] as const))('%s: 404 once the base (or group) is deleted', async (_l, e) => {
-    let url: string;
-    if (e.kind === 'group') {
-      const g = await groupOf(key.admin);
-      await ok(204, 'DELETE', `/group/${g}`, key.admin);
-      url = fill(e.path, g);
-    } else {
-      const r = await redraftOf(e.kind!);
-      await ok(204, 'DELETE', `/${KINDS[e.kind!].noun}/${r.id}`, key.admin);
-      url = fill(e.path, r.versionId); // any record id of the deleted base
-    }
-    const body = e.body?.();
-    const res = await call(stack, e.method, url, { key: key.admin, ...(body !== undefined ? { body } : {}) });
-    expect(res.status, JSON.stringify(res.body)).toBe(404);
-    expect(res.body.code).toBe('not_found');
-  });
+  it.each(ENDPOINTS.filter((e) => e.kind).map((e) => [label(e), e] as const))(
+    '%s: 404 once the base (or group) is deleted',
+    async (_l, e) => {
+      let url: string;
+      if (e.kind === 'group') {
+        const g = await groupOf(key.admin);
+        await ok(204, 'DELETE', `/group/${g}`, key.admin);
+        url = fill(e.path, g);
+      } else {
+        const r = await redraftOf(e.kind!);
+        await ok(204, 'DELETE', `/${KINDS[e.kind!].noun}/${r.id}`, key.admin);
+        url = fill(e.path, r.versionId); // any record id of the deleted base
+      }
+      const body = e.body?.();
+      const res = await call(stack, e.method, url, { key: key.admin, ...(body !== undefined ? { body } : {}) });
+      expect(res.status, JSON.stringify(res.body)).toBe(404);
+      expect(res.body.code).toBe('not_found');
+    },
+  );
 
   it('404 for adding or removing a deleted base as a group member', async () => {
     const g = await groupOf(key.admin);
@@ -350,31 +412,44 @@ describe('unhappy paths of every endpoint', () => {
     await ok(201, 'POST', `/group/${g}/member`, key.admin, { memberId: p.baseId, memberType: 'policy' });
     await ok(204, 'DELETE', `/policy/${p.id}`, key.admin);
     expect((await call(stack, 'DELETE', `/group/${g}/member/${p.baseId}`, { key: key.admin })).status).toBe(404);
-    expect((await call(stack, 'POST', `/group/${g}/member`, { key: key.admin, body: { memberId: p.baseId, memberType: 'policy' } })).status).toBe(404);
+    expect(
+      (await call(stack, 'POST', `/group/${g}/member`, { key: key.admin, body: { memberId: p.baseId, memberType: 'policy' } })).status,
+    ).toBe(404);
     // a record id is not a base id, and a policy base is not a flow
     const other = await publishedOf('policy');
-    expect((await call(stack, 'POST', `/group/${g}/member`, { key: key.admin, body: { memberId: other.baseId, memberType: 'flow' } })).status).toBe(404);
+    expect(
+      (await call(stack, 'POST', `/group/${g}/member`, { key: key.admin, body: { memberId: other.baseId, memberType: 'flow' } })).status,
+    ).toBe(404);
   });
 
-  it.each(ENDPOINTS.filter((e) => e.body).map((e) => [label(e), e] as const))('%s: 400 for malformed JSON, an unknown field or a wrong type', async (_l, e) => {
-    const target = e.kind === 'group' ? await groupOf(key.admin) : e.kind ? (await draftOf(e.kind)).id : '';
-    const url = fill(e.path, target);
-    const good = e.body!() as Record<string, unknown>;
-    const bad = [
-      { rawBody: '{"name": ' },
-      { body: { ...good, surprise: true } },
-      { body: Object.fromEntries(Object.keys(good).map((k) => [k, 12345])) },
-      { body: [] },
-    ];
-    for (const b of bad) {
-      const res = await call(stack, e.method, url, { key: key.admin, ...b });
-      expect(res.status, `${JSON.stringify(b)}: ${JSON.stringify(res.body)}`).toBe(400);
-      expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
-    }
-  });
+  it.each(ENDPOINTS.filter((e) => e.body).map((e) => [label(e), e] as const))(
+    '%s: 400 for malformed JSON, an unknown field or a wrong type',
+    async (_l, e) => {
+      const target = e.kind === 'group' ? await groupOf(key.admin) : e.kind ? (await draftOf(e.kind)).id : '';
+      const url = fill(e.path, target);
+      const good = e.body!() as Record<string, unknown>;
+      const bad = [
+        { rawBody: '{"name": ' },
+        { body: { ...good, surprise: true } },
+        { body: Object.fromEntries(Object.keys(good).map((k) => [k, 12345])) },
+        { body: [] },
+      ];
+      for (const b of bad) {
+        const res = await call(stack, e.method, url, { key: key.admin, ...b });
+        expect(res.status, `${JSON.stringify(b)}: ${JSON.stringify(res.body)}`).toBe(400);
+        expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      }
+    },
+  );
 
   it('400 for list queries out of range', async () => {
-    for (const url of ['/policies?limit=0', '/flows?limit=201', '/groups?limit=x', `/policy/${sharedPolicy.policyId}/versions?limit=500`, '/policies?cursor=']) {
+    for (const url of [
+      '/policies?limit=0',
+      '/flows?limit=201',
+      '/groups?limit=x',
+      `/policy/${sharedPolicy.policyId}/versions?limit=500`,
+      '/policies?cursor=',
+    ]) {
       expect((await call(stack, 'GET', url, { key: key.admin })).status, url).toBe(400);
     }
   });
@@ -383,6 +458,39 @@ describe('unhappy paths of every endpoint', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('ownership and visibility', () => {
+  it('lists filter by status, creator and group, sort by name with stable cursors, all=true for admins, 400 for unknown parameters (issue 15 item 4)', async () => {
+    const stem = unique('lst');
+    const mine = await draftOf('policy', key.erin, { name: `${stem}-b` });
+    const named = await draftOf('policy', key.admin, { name: `${stem}-c` });
+    await ok(201, 'PUT', `/policy/${named.id}`, key.admin, { status: 'published' });
+    const q = `/policies?q=${encodeURIComponent(stem)}`;
+    expect(baseIds(await ok(200, 'GET', `${q}&status=draft`, key.erin))).toEqual([mine.baseId]);
+    expect(baseIds(await ok(200, 'GET', `${q}&status=draft`, key.admin))).toEqual([]);
+    expect(baseIds(await ok(200, 'GET', `${q}&status=draft&all=true`, key.admin))).toEqual([mine.baseId]);
+    expect(baseIds(await ok(200, 'GET', `${q}&createdBy=${USER.erin}`, key.erin))).toEqual([mine.baseId]);
+    expect((await call(stack, 'GET', `${q}&all=true`, { key: key.erin })).status).toBe(403);
+    expect((await call(stack, 'GET', `${q}&all=true`, { key: key.orgB })).body.items ?? []).toEqual([]);
+    const g = await groupOf(key.admin);
+    await ok(201, 'POST', `/group/${g}/member`, key.admin, { memberId: named.baseId, memberType: 'policy' });
+    expect(baseIds(await ok(200, 'GET', `${q}&group=${g}`, key.viewer))).toEqual([named.baseId]);
+    // sort by name, one per page, both ways
+    const walk = async (sort: string) => {
+      const seen: string[] = [];
+      let url = `${q}&all=true&sort=${sort}&limit=1`;
+      for (;;) {
+        const page = await ok(200, 'GET', url, key.admin);
+        seen.push(...baseIds(page));
+        if (page.nextCursor === null) return seen;
+        url = `${q}&all=true&sort=${sort}&limit=1&cursor=${encodeURIComponent(page.nextCursor as string)}`;
+      }
+    };
+    expect(await walk('name')).toEqual([mine.baseId, named.baseId]);
+    expect(await walk('-name')).toEqual([named.baseId, mine.baseId]);
+    for (const bad of ['unknown=1', 'sort=size', 'status=gone', 'group=nope', 'all=maybe']) {
+      for (const list of ['/policies', '/flows']) expect((await call(stack, 'GET', `${list}?${bad}`, { key: key.admin })).status).toBe(400);
+    }
+  });
+
   it('a never-published policy is listed for its creator only, loadable by id by a colleague, and listed for all once published', async () => {
     const name = unique('owned');
     const d = await draftOf('policy', key.erin, { name });
@@ -396,11 +504,18 @@ describe('ownership and visibility', () => {
     expect(baseIds(await ok(200, 'GET', `/group/${g}/policies`, key.editor))).toEqual([]);
     expect(await ok(200, 'GET', `/policy/${d.id}`, key.editor)).toEqual(d.record);
     expect(await ok(200, 'GET', `/policy/${d.id}`, key.viewer)).toEqual(d.record);
+    // by base id: the draft while never published (issue 15 item 3); 404 in another org
+    expect(await ok(200, 'GET', `/policy/${d.baseId}`, key.viewer)).toEqual(d.record);
+    expect((await call(stack, 'GET', `/policy/${d.baseId}`, { key: key.orgB })).status).toBe(404);
+    expect((await call(stack, 'GET', `/flow/${d.baseId}`, { key: key.viewer })).status).toBe(404);
     // only the creator (or an admin) edits it
-    expect((await call(stack, 'PUT', `/policy/${d.id}`, { key: key.editor, body: { status: 'draft', description: 'mine now' } })).status).toBe(403);
+    expect(
+      (await call(stack, 'PUT', `/policy/${d.id}`, { key: key.editor, body: { status: 'draft', description: 'mine now' } })).status,
+    ).toBe(403);
     await ok(200, 'PUT', `/policy/${d.id}`, key.erin, { status: 'draft', description: 'still mine' });
 
-    await ok(201, 'PUT', `/policy/${d.id}`, key.publisher, { status: 'published' });
+    const v1 = await ok(201, 'PUT', `/policy/${d.id}`, key.publisher, { status: 'published' });
+    expect(await ok(200, 'GET', `/policy/${d.baseId}`, key.viewer)).toEqual(v1);
     for (const who of [key.erin, key.editor, key.viewer, key.auditor, key.admin]) {
       expect(baseIds(await ok(200, 'GET', q, who))).toEqual([d.baseId]);
       expect(baseIds(await ok(200, 'GET', `/group/${g}/policies`, who))).toEqual([d.baseId]);
@@ -426,10 +541,15 @@ describe('ownership and visibility', () => {
     const first = await ok(200, 'GET', `/policies?q=${encodeURIComponent(stem)}&limit=2`, key.admin);
     expect(first.items).toHaveLength(2);
     expect(first.nextCursor).toEqual(expect.any(String));
-    const second = await ok(200, 'GET', `/policies?q=${encodeURIComponent(stem)}&limit=2&cursor=${encodeURIComponent(first.nextCursor)}`, key.admin);
+    const second = await ok(
+      200,
+      'GET',
+      `/policies?q=${encodeURIComponent(stem)}&limit=2&cursor=${encodeURIComponent(first.nextCursor)}`,
+      key.admin,
+    );
     expect(second.nextCursor).toBeNull();
     expect([...baseIds(first), ...baseIds(second)].sort()).toEqual(made.map((m) => m.baseId).sort());
-    expect(first.items[0]).toMatchObject({ name: `${stem} 2`, status: 'draft', version: null, latestVersion: null, draftId: made[2]!.id });
+    expect(first.items[0]).toMatchObject({ name: `${stem} 2`, status: 'draft', version: null, latestVersion: null, draftId: made[2].id });
   });
 });
 
@@ -438,7 +558,11 @@ describe('versions', () => {
     const v1 = await publishedOf('policy');
     const before = await raw(`/policy/${v1.id}`);
     expect(before.status).toBe(200);
-    for (const body of [{ status: 'draft', rule: 'A **x** passes if the __a__ of the **x** is 1.' }, { status: 'published' }, { status: 'published', name: 'renamed' }]) {
+    for (const body of [
+      { status: 'draft', rule: 'A **x** passes if the __a__ of the **x** is 1.' },
+      { status: 'published' },
+      { status: 'published', name: 'renamed' },
+    ]) {
       const res = await call(stack, 'PUT', `/policy/${v1.id}`, { key: key.admin, body });
       expect(res.status).toBe(409);
       expect(res.body.code).toBe('version_immutable');
@@ -487,10 +611,17 @@ describe('publish checks', () => {
     ['a rule that does not parse', { rule: 'A **driver** gets a licence if the __age__ of the **driver** is gold.' }, ['parse_error']],
     [
       'a schema missing a path the rule reads, and a failing saved test',
-      { schema: { type: 'object', properties: { driver: { type: 'object', properties: { name: { type: 'string' } } } } }, tests: [{ name: 'minor', data: { driver: { age: 10 } }, expect: true }] },
+      {
+        schema: { type: 'object', properties: { driver: { type: 'object', properties: { name: { type: 'string' } } } } },
+        tests: [{ name: 'minor', data: { driver: { age: 10 } }, expect: true }],
+      },
       ['schema_path_missing', 'test_failed'],
     ],
-    ['an invalid JSON Schema and a failing saved test', { schema: { type: 'nonsense' }, tests: [ADULT, { name: 'wrong', data: { driver: { age: 1 } }, expect: true }] }, ['invalid_schema', 'test_failed']],
+    [
+      'an invalid JSON Schema and a failing saved test',
+      { schema: { type: 'nonsense' }, tests: [ADULT, { name: 'wrong', data: { driver: { age: 1 } }, expect: true }] },
+      ['invalid_schema', 'test_failed'],
+    ],
   ];
 
   it.each(cases)('422 with every reason for %s, and nothing changes', async (_what, content, codes) => {
@@ -498,7 +629,10 @@ describe('publish checks', () => {
     const draftBefore = await raw(`/policy/${d.id}`);
     const versionsBefore = await raw(`/policy/${d.id}/versions`);
     // content edits in the publishing PUT roll back too
-    const res = await call(stack, 'PUT', `/policy/${d.id}`, { key: key.admin, body: { status: 'published', description: 'should not stick' } });
+    const res = await call(stack, 'PUT', `/policy/${d.id}`, {
+      key: key.admin,
+      body: { status: 'published', description: 'should not stick' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('cannot_publish');
     expect(res.body.errors.map((e: { code: string }) => e.code)).toEqual(codes);
@@ -507,8 +641,31 @@ describe('publish checks', () => {
     expect(await raw(`/policy/${d.id}/versions`)).toEqual(versionsBefore);
   });
 
-  it('422 for a flow whose node names an unknown policy, and nothing changes', async () => {
-    const d = await draftOf('flow', key.admin, { definition: flowDefinition(randomUUID()), tests: [] });
+  it('400 at save for a flow draft whose node names an unknown policy, naming the node (issue 15 item 7)', async () => {
+    const missing = randomUUID();
+    const res = await call(stack, 'POST', '/flow', { key: key.admin, body: flowBody({ definition: flowDefinition(missing), tests: [] }) });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([
+      {
+        code: 'unknown_policy',
+        message: `node \`check\`: policy base \`${missing}\` does not exist`,
+        path: 'definition.nodes.check.baseId',
+      },
+    ]);
+    const d = await draftOf('flow', key.admin, { tests: [] });
+    const before = await raw(`/flow/${d.id}`);
+    const edit = await call(stack, 'PUT', `/flow/${d.id}`, {
+      key: key.admin,
+      body: { status: 'draft', definition: flowDefinition(missing) },
+    });
+    expect(edit.status).toBe(400);
+    expect(await raw(`/flow/${d.id}`)).toEqual(before);
+  });
+
+  it('422 for a flow whose node policy was deleted after the draft was saved, and nothing changes', async () => {
+    const p = await publishedOf('policy');
+    const d = await draftOf('flow', key.admin, { definition: flowDefinition(p.baseId), tests: [] });
+    await ok(204, 'DELETE', `/policy/${p.id}`, key.admin);
     const before = await raw(`/flow/${d.id}`);
     const res = await call(stack, 'PUT', `/flow/${d.id}`, { key: key.admin, body: { status: 'published' } });
     expect(res.status).toBe(422);
@@ -519,7 +676,10 @@ describe('publish checks', () => {
   it('400 for a flow definition that is not a valid DAG', async () => {
     const res = await call(stack, 'POST', '/flow', {
       key: key.admin,
-      body: { name: 'cyclic', definition: { start: 'a', nodes: { a: { type: 'policy', baseId: sharedPolicy.baseId, onTrue: 'a', onFalse: 'a' } } } },
+      body: {
+        name: 'cyclic',
+        definition: { start: 'a', nodes: { a: { type: 'policy', baseId: sharedPolicy.baseId, onTrue: 'a', onFalse: 'a' } } },
+      },
     });
     expect(res.status).toBe(400);
   });
@@ -537,7 +697,8 @@ describe('soft delete', () => {
     // deleting by the draft's id deletes the whole base, the version included
     expect((await call(stack, 'DELETE', `/policy/${r.id}`, { key: key.admin })).status).toBe(204);
     for (const id of [r.id, r.versionId]) {
-      for (const url of [`/policy/${id}`, `/policy/${id}/versions`]) expect((await call(stack, 'GET', url, { key: key.admin })).status, url).toBe(404);
+      for (const url of [`/policy/${id}`, `/policy/${id}/versions`])
+        expect((await call(stack, 'GET', url, { key: key.admin })).status, url).toBe(404);
       expect((await call(stack, 'DELETE', `/policy/${id}`, { key: key.admin })).status).toBe(404);
     }
     expect(baseIds(await ok(200, 'GET', `/policies?q=${encodeURIComponent(name)}`, key.admin))).toEqual([]);
@@ -568,7 +729,9 @@ describe('soft delete', () => {
     const p = await publishedOf('policy');
     const g = await groupOf(key.editor);
     await ok(201, 'POST', `/group/${g}/member`, key.editor, { memberId: p.baseId, memberType: 'policy' });
-    expect((await call(stack, 'POST', `/group/${g}/member`, { key: key.editor, body: { memberId: p.baseId, memberType: 'policy' } })).status).toBe(409);
+    expect(
+      (await call(stack, 'POST', `/group/${g}/member`, { key: key.editor, body: { memberId: p.baseId, memberType: 'policy' } })).status,
+    ).toBe(409);
     await ok(204, 'DELETE', `/group/${g}`, key.editor);
     expect((await call(stack, 'GET', `/group/${g}`, { key: key.editor })).status).toBe(404);
     expect((await call(stack, 'GET', `/group/${g}/policies`, { key: key.editor })).status).toBe(404);
@@ -576,41 +739,84 @@ describe('soft delete', () => {
   });
 });
 
-describe('governance approval on', () => {
-  it('refuses a publish with 409 not_approved and publishes nothing', async () => {
+describe('governance approval on (issue 11: the governance service)', () => {
+  it('a publish becomes a review request (202); approve and publish make the version; nothing is published before', async () => {
     const d = await draftOf('policy', key.editor);
-    const draftBefore = await raw(`/policy/${d.id}`);
-    const versionsBefore = await raw(`/policy/${d.id}/versions`);
+    const versions = async () =>
+      ((await ok(200, 'GET', `/policy/${d.id}/versions`, key.admin)) as { items: Array<{ status: string }> }).items.filter(
+        (r) => r.status === 'published',
+      );
+    const versionsBefore = await versions();
     await ok(200, 'PUT', '/org/settings', key.admin, { governanceApproval: true });
     try {
-      for (const who of [key.editor, key.publisher, key.admin]) {
-        const res = await call(stack, 'PUT', `/policy/${d.id}`, { key: who, body: { status: 'published', name: 'renamed on the way' } });
-        expect(res.status).toBe(409);
-        expect(res.body).toMatchObject({ code: 'not_approved', status: 409 });
-        expect(res.body.detail).toMatch(/requires governance approval to publish.*review workflow is not available/);
-      }
       expect((await call(stack, 'PUT', `/policy/${d.id}`, { key: key.viewer, body: { status: 'published' } })).status).toBe(403);
-      expect(await raw(`/policy/${d.id}`)).toEqual(draftBefore);
-      expect(await raw(`/policy/${d.id}/versions`)).toEqual(versionsBefore);
-      // drafts can still be edited
-      await ok(200, 'PUT', `/policy/${d.id}`, key.editor, { status: 'draft', description: 'edited under governance' });
+      const submitted = await call(stack, 'PUT', `/policy/${d.id}`, {
+        key: key.editor,
+        body: { status: 'published', name: 'renamed on the way' },
+      });
+      expect(submitted.status).toBe(202);
+      expect(submitted.body).toMatchObject({ policyId: d.id, state: 'pending_approval', requestedBy: 'eddie', stale: false });
+      expect(await versions()).toEqual(versionsBefore);
+      expect((await call(stack, 'GET', `/policy/${d.id}`, { key: key.viewer })).body).toMatchObject({
+        name: 'renamed on the way',
+        review: { state: 'pending_approval' },
+      });
+      const approved = await call(stack, 'POST', `/policy/${d.id}/review/approve`, {
+        key: key.publisher,
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(approved.status).toBe(200);
+      const published = await call(stack, 'POST', `/policy/${d.id}/review/publish`, { key: key.admin });
+      expect(published.status).toBe(201);
+      expect(published.body).toMatchObject({
+        policyId: d.id,
+        status: 'published',
+        name: 'renamed on the way',
+        review: { state: 'published' },
+      });
       // org B is not governed
       const b = await draftOf('policy', key.orgB);
       await ok(201, 'PUT', `/policy/${b.id}`, key.orgB, { status: 'published' });
     } finally {
       await ok(200, 'PUT', '/org/settings', key.admin, { governanceApproval: false });
     }
-    await ok(201, 'PUT', `/policy/${d.id}`, key.publisher, { status: 'published' });
+  });
+});
+
+describe('the governance service stopped (issue 11)', () => {
+  it('review endpoints answer 503, the rest of the API works, and reviews work again once it is back', async () => {
+    const d = await draftOf('policy', key.editor);
+    await stack.stopService('governance');
+    try {
+      const down = await call(stack, 'GET', `/policy/${d.id}/review`, { key: key.viewer });
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ code: 'dependency_unavailable' });
+      expect((await call(stack, 'POST', `/policy/${d.id}/review/approve`, { key: key.publisher })).status).toBe(503);
+      const record = await ok(200, 'GET', `/policy/${d.id}`, key.viewer);
+      expect(record).not.toHaveProperty('review');
+      await ok(200, 'PUT', `/policy/${d.id}`, key.editor, { status: 'draft', description: 'edited while governance is down' });
+      await ok(200, 'GET', '/policies', key.editor);
+    } finally {
+      await stack.startService('governance');
+    }
+    expect(await ok(200, 'GET', `/policy/${d.id}/review`, key.viewer)).toMatchObject({ state: 'draft', requestId: null });
+    expect(await ok(200, 'GET', `/policy/${d.id}`, key.viewer)).toMatchObject({ review: { state: 'draft' } });
   });
 });
 
 describe('events', () => {
   /** Events of the stack's stream on `subject`, read with a fresh consumer. */
   async function streamEvents(subject: string): Promise<Array<{ msgId: string | undefined; event: any }>> {
-    const stream = eventStreamName(stack.env.NATS_SUBJECT_PREFIX!);
+    const stream = eventStreamName(stack.env.NATS_SUBJECT_PREFIX);
     const jsm = await jetstreamManager(nc);
     const name = `e2e${randomBytes(4).toString('hex')}`;
-    await jsm.consumers.add(stream, { name, ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All, filter_subject: subject, inactive_threshold: 30_000_000_000 });
+    await jsm.consumers.add(stream, {
+      name,
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: subject,
+      inactive_threshold: 30_000_000_000,
+    });
     try {
       const consumer = await jetstream(nc).consumers.get(stream, name);
       const pending = (await consumer.info()).num_pending;
@@ -631,17 +837,22 @@ describe('events', () => {
     await ok(201, 'PUT', `/users/${userId}`, key.admin, { role: 'editor' });
     await ok(200, 'PUT', `/users/${userId}`, key.admin, { role: 'viewer' });
     const subject = `${stack.env.NATS_SUBJECT_PREFIX}.events.acme.assigned`;
-    let mine: Array<{ msgId: string | undefined; event: any }> = [];
-    for (let i = 0; i < 100 && mine.length < 2; i++) {
-      mine = (await streamEvents(subject)).filter((e) => e.event.resource?.type === 'user' && e.event.resource.id === userId);
-      if (mine.length < 2) await new Promise((r) => setTimeout(r, 100));
-    }
+    const mine = await eventually(async () => {
+      const found = (await streamEvents(subject)).filter((e) => e.event.resource?.type === 'user' && e.event.resource.id === userId);
+      expect(found).toHaveLength(2);
+      return found;
+    });
     expect(mine.map((e) => e.event.details)).toEqual([
       { role: 'editor', added: true },
       { role: 'viewer', added: false },
     ]);
     for (const e of mine) {
-      expect(e.event).toMatchObject({ orgId: 'acme', kind: 'assigned', actor: { userId: 'admin' }, resource: { type: 'user', id: userId } });
+      expect(e.event).toMatchObject({
+        orgId: 'acme',
+        kind: 'assigned',
+        actor: { userId: 'admin' },
+        resource: { type: 'user', id: userId },
+      });
       expect(e.msgId).toBe(e.event.eventId);
     }
   });

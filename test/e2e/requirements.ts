@@ -1,0 +1,834 @@
+/**
+ * Every section of the product spec (spec/service-spec.md) and every decision of DESIGN.md, with
+ * the tests that cover it: a file (from the repository root) and the exact titles of `it`/`describe`
+ * blocks in it. requirements.test.ts fails when a file or a title named here does not exist, and
+ * when a requirement has no test; what is known not to be covered yet is listed in KNOWN_GAPS, which
+ * the test prints on every run. When you add a feature, add its tests here; when you close a gap,
+ * move it from KNOWN_GAPS to REQUIREMENTS.
+ */
+
+/** Tests of one file: exact titles of `it(...)` or `describe(...)` blocks (`it.each` titles as written). */
+export interface Coverage {
+  file: string;
+  tests: readonly string[];
+}
+
+export interface Requirement {
+  /** `spec §4.3` or `design §10 keys that make keys`: unique. */
+  id: string;
+  /** What is required, in a line. */
+  title: string;
+  coveredBy: readonly Coverage[];
+}
+
+export interface KnownGap {
+  id: string;
+  title: string;
+  /** Why it has no test yet, and who is building it. */
+  why: string;
+}
+
+const E2E = 'test/e2e';
+const GW = 'services/gateway/test';
+const REG = 'services/registry/test';
+const EXEC = 'services/execution/test';
+const MCP = 'services/mcp/test';
+const KIT = 'libs/service-kit/test';
+const LANG = 'libs/rule-lang/test';
+const FLOW = 'libs/flow/test';
+const AUDIT = 'services/audit/test';
+const GOV = 'services/governance/test';
+
+export const REQUIREMENTS: readonly Requirement[] = [
+  // ---- spec/service-spec.md -------------------------------------------------------------------
+  {
+    id: 'spec §1',
+    title: 'evaluates rules against JSON, stores policies and flows, roles and ownership, runs by API key, MCP, soft delete',
+    coveredBy: [
+      { file: `${E2E}/platform.test.ts`, tests: ['evaluates a rule and returns result and trace'] },
+      {
+        file: `${E2E}/stored-runs.test.ts`,
+        tests: ['runs the draft of a never-published base, then the latest version; an exact version id keeps running its own text'],
+      },
+      { file: `${E2E}/mcp.test.ts`, tests: ['initializes and lists the four tools with input and output schemas'] },
+    ],
+  },
+  {
+    id: 'spec §2.1',
+    title: 'identifiers: baseId across the lifetime, policyId/flowId per record, groupId, memberId',
+    coveredBy: [
+      { file: `${REG}/policies.test.ts`, tests: ['versions accepts any record id, lists the draft first and pages with a cursor'] },
+      { file: `${E2E}/registry.test.ts`, tests: ['GET .../versions lists the draft first, from any record id of the base'] },
+    ],
+  },
+  {
+    id: 'spec §2.2',
+    title: 'policy and flow records (draft or version, status, rule, schema); ownership before and after publish',
+    coveredBy: [
+      {
+        file: `${REG}/policies.test.ts`,
+        tests: [
+          'creates a draft with the record shape of DESIGN.md §5',
+          'a never-published base is listed for its creator only, loadable by id by a colleague; after publish both list it',
+        ],
+      },
+      {
+        file: `${E2E}/registry.test.ts`,
+        tests: [
+          'a never-published policy is listed for its creator only, loadable by id by a colleague, and listed for all once published',
+          'the same holds for flows',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'spec §2.4',
+    title: 'groups: metadata and membership of policy and flow bases',
+    coveredBy: [
+      {
+        file: `${REG}/groups.test.ts`,
+        tests: [
+          'creates, gets, updates and lists groups',
+          'adds policy and flow bases (201 record), 409 on a repeat, 404 for unknown or wrong-kind bases',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'spec §2.5',
+    title: 'API keys are personal, user-owned, with scopes (at least view)',
+    coveredBy: [
+      {
+        file: `${GW}/identity-endpoints.test.ts`,
+        tests: [
+          'POST answers 201 with the secret once; GET lists own keys without secrets; the key works',
+          'GET lists only the caller’s own keys, not other members’',
+        ],
+      },
+      { file: `${GW}/api-key-auth.test.ts`, tests: ['runs with a key that has scope view (200)'] },
+    ],
+  },
+  {
+    id: 'spec §2.6',
+    title: 'POST /run {rule, data} → {result, trace, error?}; the golden rule gives the result',
+    coveredBy: [
+      {
+        file: `${GW}/run-rules.test.ts`,
+        tests: [
+          'evaluates the golden rule and returns trace and outcomes',
+          'answers a parse error as a 200 result with error and errorCode (spec §7)',
+        ],
+      },
+      { file: `${E2E}/platform.test.ts`, tests: ['evaluates a rule and returns result and trace'] },
+    ],
+  },
+  {
+    id: 'spec §2.7',
+    title: 'the rule language: verbose and shorthand rules, paths, labels, references, golden rule, arrays, values, operators',
+    coveredBy: [
+      {
+        file: `${LANG}/corpus.test.ts`,
+        tests: ['every accepted and negative form is used by a case with a true and a false outcome', 'returns exactly the list of §12.3'],
+      },
+      {
+        file: `${LANG}/values/periods.test.ts`,
+        tests: ['§7.3.9: with today 2025-06-15, within 30 days reaches past and future, inclusive'],
+      },
+      { file: `${LANG}/values/patterns.test.ts`, tests: ['compilePattern (§7.3.12 [D-pattern-semantics])'] },
+      { file: `${LANG}/grammar-stale.test.ts`, tests: ['matches what `npm run grammar` produces from grammar/RuleLang.g4'] },
+    ],
+  },
+  {
+    id: 'spec §3 publish without governance',
+    title: 'draft → published by PUT with a non-draft status when governance is off: a new version, organization-level ownership',
+    coveredBy: [
+      {
+        file: `${REG}/policies.test.ts`,
+        tests: [
+          'updates a draft with status draft, then publishes it as version 1, consuming the draft',
+          'a never-published base is listed for its creator only, loadable by id by a colleague; after publish both list it',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'spec §3 draft update and delete',
+    title: 'PUT with status draft updates the draft (edited); DELETE on the base soft-deletes it (admin)',
+    coveredBy: [
+      { file: `${REG}/events.test.ts`, tests: ['every change lands on the stream with the spec kind, subject and message id'] },
+      { file: `${REG}/policies.test.ts`, tests: ['deleting any record id hides the whole base everywhere, by base and exact version id'] },
+    ],
+  },
+  {
+    id: 'spec §3 GET draft',
+    title: 'GET .../draft creates a draft from a version and returns it',
+    coveredBy: [
+      {
+        file: `${REG}/policies.test.ts`,
+        tests: ['GET draft on a version creates one (201) from that version, then returns the same draft (200)'],
+      },
+    ],
+  },
+  {
+    id: 'spec §2.3',
+    title: 'a review summary of a draft with its state (draft, pending_approval, approved, rejected, published)',
+    coveredBy: [
+      {
+        file: `${GOV}/reviews.test.ts`,
+        tests: [
+          'a new draft has review state `draft` and no request',
+          'summaries answer the state of several drafts at once, stale ones as draft',
+        ],
+      },
+      { file: `${GW}/review-routes.test.ts`, tests: ['submit → approve → publish; record bodies and versions show the review state'] },
+    ],
+  },
+  {
+    id: 'spec §3 governance',
+    title:
+      'governance on: draft → pending_approval → approved | rejected → published; staleness after an edit; only an approved, unchanged draft is published',
+    coveredBy: [
+      {
+        file: `${GOV}/reviews.test.ts`,
+        tests: [
+          'draft → pending_approval → approved → published, with the events, actors and request id',
+          'pending_approval → rejected; a rejected draft cannot be published, is edited and submitted again',
+          'approved → edited: the review is stale (state draft), publish answers 409 review_stale, a new approval is needed',
+          'publish is refused without a request (409 not_approved) and while pending (409 not_approved)',
+          'any state → deleted (admin): every review endpoint answers 404 for the deleted base',
+        ],
+      },
+      {
+        file: `${GW}/review-routes.test.ts`,
+        tests: ['PUT with status published publishes directly (201), as before', 'reject → edit → resubmit → approve → publish'],
+      },
+      {
+        file: `${E2E}/registry.test.ts`,
+        tests: ['a publish becomes a review request (202); approve and publish make the version; nothing is published before'],
+      },
+    ],
+  },
+  {
+    id: 'spec §4.1',
+    title: 'policy endpoints: create, update/publish, get, versions, draft, list, delete',
+    coveredBy: [
+      { file: `${GW}/registry-routes.test.ts`, tests: ['forwards the path ids, the body and the list query with its defaults'] },
+      {
+        file: `${REG}/policies.test.ts`,
+        tests: [
+          'applies content fields before publishing in the same PUT',
+          'pages newest first with an opaque cursor and searches names case-insensitively, `%` literal',
+        ],
+      },
+      {
+        file: `${E2E}/registry.test.ts`,
+        tests: [
+          'never change after publish: PUT on a version is 409 and the version reads byte-identical',
+          'pages lists with limit and cursor and searches by name',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'spec §4.2',
+    title: 'flow endpoints: the same as policies, for flows',
+    coveredBy: [
+      {
+        file: `${REG}/flows.test.ts`,
+        tests: ['creates, publishes with passing tests, versions and drafts like policies', 'deleting a flow base hides it everywhere'],
+      },
+      { file: `${E2E}/registry.test.ts`, tests: ['the same holds for flows', 'works the same for flows'] },
+    ],
+  },
+  {
+    id: 'spec §4.1/§4.2 review endpoints',
+    title: 'GET …/review, POST …/review/approve|reject|publish for policies and flows, with roles and tenants',
+    coveredBy: [
+      {
+        file: `${GW}/review-routes.test.ts`,
+        tests: [
+          'flows have the same endpoints',
+          'permission matrix of the review endpoints for every role, another org and no credentials',
+          'documents every review route with its body, answers and problem responses',
+        ],
+      },
+      {
+        file: `${GOV}/reviews.test.ts`,
+        tests: ['flows go through the same workflow', 'another org, unknown and malformed ids answer 404; a malformed request 400'],
+      },
+    ],
+  },
+  {
+    id: 'spec §4.3',
+    title: 'execution endpoints: /run, /run/policy/{baseId}, /run/policy_version/{policyId}, flow forms, /flow/test; executed events',
+    coveredBy: [
+      {
+        file: `${E2E}/stored-runs.test.ts`,
+        tests: [
+          'runs the draft of a never-published base, then the latest version; an exact version id keeps running its own text',
+          'runs a flow by base and by version; nodes by base, pinned version or exact id; /flow/test runs a definition unsaved',
+          'publishes aggregated `executed` events on the stream for runs of stored resources',
+        ],
+      },
+      { file: `${EXEC}/stored-runs.test.ts`, tests: ['runs a published version by base and the draft by its own id'] },
+    ],
+  },
+  {
+    id: 'spec §4.4',
+    title: 'soft delete of the whole base from any record id; hidden from lists and groups; no load or run, by exact id either',
+    coveredBy: [
+      {
+        file: `${E2E}/registry.test.ts`,
+        tests: [
+          'hides the whole base: 404 by every record id and version id, gone from lists and group lists, membership kept, second DELETE 404',
+        ],
+      },
+      { file: `${E2E}/stored-runs.test.ts`, tests: ['answers 404 by base id and by exact version id once the base is deleted'] },
+      { file: `${REG}/groups.test.ts`, tests: ['a deleted base vanishes from group lists but its membership row is kept'] },
+    ],
+  },
+  {
+    id: 'spec §4.5',
+    title: 'group endpoints: create, get, update, delete, list, add and remove members, member lists',
+    coveredBy: [
+      {
+        file: `${REG}/groups.test.ts`,
+        tests: [
+          'creates, gets, updates and lists groups',
+          'member lists follow visibility: a never-published member shows for its creator only',
+          'removing a member and deleting a group (with its memberships)',
+          'pages groups with a cursor',
+        ],
+      },
+      { file: `${E2E}/registry.test.ts`, tests: ['deleting a group removes its memberships but not the members'] },
+    ],
+  },
+  {
+    id: 'spec §4.6',
+    title: 'GET /audit: tenant-scoped audit events for admins and auditors',
+    coveredBy: [
+      {
+        file: `${GW}/audit-routes.test.ts`,
+        tests: [
+          'gives admins and auditors their org, newest first, with cursor pages',
+          'refuses viewers, editors and publishers (403), and no credentials (401)',
+          'shows another org only its own events',
+        ],
+      },
+      { file: `${AUDIT}/query.test.ts`, tests: ['filters by kind (several), actor, resource type, resource id, base id and time range'] },
+    ],
+  },
+  {
+    id: 'spec §4.7',
+    title: 'MCP: POST /mcp, Streamable HTTP, the four tools with their argument and result shapes',
+    coveredBy: [
+      {
+        file: `${MCP}/tools.test.ts`,
+        tests: [
+          'lists the four tools, each with an input and an output schema',
+          'evaluates a rule: result, outcomes, string trace, error null; text content = structured content',
+          'explains a rule (LANGUAGE.md §12.2 example)',
+          'returns the exact spec array as text and wraps it as {operators} in structured content',
+        ],
+      },
+      {
+        file: `${E2E}/mcp.test.ts`,
+        tests: ['evaluate_rules returns result, outcomes, trace and error:null, with the same JSON as text'],
+      },
+    ],
+  },
+  {
+    id: 'spec §5',
+    title: 'authentication: x-api-key with view on execution, three ways for MCP, personal keys, roles, role and ownership checks',
+    coveredBy: [
+      {
+        file: `${GW}/api-key-auth.test.ts`,
+        tests: ['refuses a request without a key (401 problem)', 'refuses a key without scope view on every execution endpoint (403)'],
+      },
+      { file: `${E2E}/mcp.test.ts`, tests: ['accepts the key as x-mcp-api-key, x-api-key and the api_key query parameter'] },
+      {
+        file: `${REG}/policies.test.ts`,
+        tests: ['only the owner or an admin edits a never-published draft'],
+      },
+      { file: `${E2E}/platform.test.ts`, tests: ["a key cannot exceed its owner's role, and demoting the owner demotes the key"] },
+    ],
+  },
+  {
+    id: 'spec §6 published so far',
+    title: 'events of the spec kinds for every change and run (created, edited, published, assigned, executed, deleted)',
+    coveredBy: [
+      { file: `${REG}/events.test.ts`, tests: ['every change lands on the stream with the spec kind, subject and message id'] },
+      {
+        file: `${GW}/identity-events.test.ts`,
+        tests: ['records a role assignment as `assigned`, with the actor and whether the member was added'],
+      },
+      { file: `${E2E}/registry.test.ts`, tests: ['a role assignment puts an `assigned` event on the JetStream stream'] },
+      { file: `${EXEC}/stored-runs.test.ts`, tests: ['aggregates runs per record and actor and publishes them on the stream'] },
+    ],
+  },
+  {
+    id: 'spec §6 review events',
+    title: 'approval requested, approved and rejected events',
+    coveredBy: [
+      {
+        file: `${GOV}/events.test.ts`,
+        tests: [
+          'approval requested, rejected and approved land on the stream with actor, request id, subject and message id',
+          'an event is not lost while JetStream refuses it: the relay retries until the stream is back',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'spec §7',
+    title: 'engine errors are results (parse error, missing selector, missing property); deleted bases refused; no key refused',
+    coveredBy: [
+      {
+        file: `${GW}/run-rules.test.ts`,
+        tests: [
+          'answers a parse error as a 200 result with error and errorCode (spec §7)',
+          'answers missing data as a 200 result with an errorCode',
+        ],
+      },
+      { file: `${E2E}/stored-runs.test.ts`, tests: ['reports engine errors as 200 results'] },
+      { file: `${E2E}/mcp.test.ts`, tests: ['refuses no key with 401 before any MCP processing'] },
+    ],
+  },
+  {
+    id: 'spec §8',
+    title: 'limits (the spec leaves them open; DESIGN §4 fixes them): body size, rule size, data depth, time-out, rate limit',
+    coveredBy: [
+      {
+        file: `${GW}/http-conventions.test.ts`,
+        tests: [
+          'answers 413 for a body over the limit (1 MiB)',
+          'answers 429 past RATE_LIMIT_MAX per key, shared by replicas through Redis, other keys unaffected',
+        ],
+      },
+      {
+        file: `${EXEC}/service.test.ts`,
+        tests: [
+          'refuses an oversized rule with payload_too_large before any worker sees it',
+          'refuses data nested deeper than the limit with validation_failed',
+        ],
+      },
+      { file: `${EXEC}/engine-pool.test.ts`, tests: ['aborts a runaway evaluation with timeout, replacing the worker'] },
+      {
+        file: `${E2E}/edge-hardening.test.ts`,
+        tests: [
+          'answers a 14,000-item trace with the trace cut and a marker (was 500)',
+          'limits saved-test data to a run data depth (64) although the body is within the edge limit',
+          'answers an over-long path parameter as a problem (was a bare 414 FST_ERR_MAX_PARAM_LENGTH)',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'spec §9',
+    title:
+      'versioning: one base, many records; versions from drafts; runs by base use the latest version, else the draft; versions never deleted alone',
+    coveredBy: [
+      {
+        file: `${REG}/policies.test.ts`,
+        tests: [
+          'a version never changes: PUT answers 409 version_immutable and the row stays as published',
+          'the database refuses UPDATE and DELETE of a published record (trigger)',
+        ],
+      },
+      {
+        file: `${E2E}/stored-runs.test.ts`,
+        tests: ['never serves a stale version: 5 publishes, each followed at once by 100 runs spread over both replicas'],
+      },
+    ],
+  },
+
+  // ---- DESIGN.md ------------------------------------------------------------------------------
+  {
+    id: 'design §1 shape',
+    title: 'libs without I/O, services on the bus; each service starts alone; first start creates the database and migrates',
+    coveredBy: [
+      { file: `${LANG}/boundary.test.ts`, tests: ['never imports node:fs, node:net, nats, pg or ioredis'] },
+      { file: `${KIT}/database.test.ts`, tests: ['creates a missing database once, even when many processes race'] },
+      { file: `${GW}/bootstrap.test.ts`, tests: ['creating the database and migrating again are no-ops'] },
+    ],
+  },
+  {
+    id: 'design §1 every service',
+    title: 'JSON logs, /healthz and /readyz, Prometheus metrics, graceful shutdown, clear start-up failures',
+    coveredBy: [
+      { file: `${KIT}/logger.test.ts`, tests: ['writes JSON lines naming the service'] },
+      {
+        file: `${KIT}/ops-server.test.ts`,
+        tests: [
+          'answers /readyz from the ready callback, 503 when it says no or throws',
+          'serves Prometheus text with registered and default metrics, labelled by service',
+        ],
+      },
+      { file: `${KIT}/shutdown.test.ts`, tests: ['runs the shutdown once on the first signal, then exits 0'] },
+      {
+        file: `${E2E}/startup.test.ts`,
+        tests: ['%s with its dependencies unreachable exits 1 with one fatal JSON line', '%s with a bad variable exits 1 naming it'],
+      },
+    ],
+  },
+  {
+    id: 'design §1 test servers',
+    title: 'tests use the running servers when they answer (env URLs first), testcontainers when Docker is there, else one clear message',
+    coveredBy: [
+      {
+        file: 'libs/test-kit/test/servers.test.ts',
+        tests: [
+          'uses the running servers when all three answer, whatever Docker says',
+          'starts only the servers that did not answer when Docker is available',
+          'with neither, fails the run with the one message',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'design §1 failures of the servers',
+    title: 'killing or freezing NATS, Redis, PostgreSQL or a service: clean answers (no 500), recovery by itself, no lost event',
+    coveredBy: [
+      {
+        file: `${E2E}/faults/faults.test.ts`,
+        tests: ['answers every request cleanly through each fault, recovers by itself and loses no event'],
+      },
+      {
+        file: `${GW}/database-outage.test.ts`,
+        tests: ['keeps a key in use working past the cache TTL, answers 503 with retry-after for what needs the database, and recovers'],
+      },
+    ],
+  },
+  {
+    id: 'design §1 operations',
+    title: 'NATS credentials and per-service permissions, Redis password; dashboards and alerts on the metrics the services expose',
+    coveredBy: [
+      {
+        file: `${E2E}/nats-auth.test.ts`,
+        tests: [
+          'runs the whole stack: create, publish, stored run, MCP, events in the stream',
+          'refuses a client without credentials, or with a wrong password',
+        ],
+      },
+      { file: `${KIT}/credentials.test.ts`, tests: ['authenticates with the password in REDIS_URL and is refused without it'] },
+      { file: `${E2E}/observability.test.ts`, tests: ['queries only metrics that the running services expose'] },
+    ],
+  },
+  {
+    id: 'design §2',
+    title: 'the bus: request/reply with queue groups, reply envelopes, principals re-checked; events after commit with unique ids',
+    coveredBy: [
+      {
+        file: `${KIT}/bus.test.ts`,
+        tests: ['shares requests between replicas, each request handled once', 'carries a handler ArbiterError across the bus'],
+      },
+      { file: `${EXEC}/service.test.ts`, tests: ['re-checks the caller: a principal without view is refused, one with view runs'] },
+      {
+        file: `${KIT}/event-relay.test.ts`,
+        tests: [
+          'publishes committed events in order, each under its subject with its id as message id, and marks them sent',
+          'writes nothing when the change rolls back',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'design §3',
+    title: 'identity: org roles, bearer JWT and personal API keys (role ∩ scopes), revocation at once, bootstrap, identity endpoints',
+    coveredBy: [
+      {
+        file: `${GW}/jwt-auth.test.ts`,
+        tests: [
+          'accepts a valid token; the role comes from the membership table, not the token',
+          'provisions an unknown user of a known org as a viewer',
+        ],
+      },
+      {
+        file: `${GW}/api-key-auth.test.ts`,
+        tests: [
+          'a demoted owner’s key loses the rights on the very next request, on every replica',
+          'a revoked key is refused on the very next request, including on another replica (401)',
+        ],
+      },
+      { file: `${GW}/bootstrap.test.ts`, tests: ['ensures the org, the admin and exactly that key, idempotently'] },
+      {
+        file: `${GW}/people-and-org-keys.test.ts`,
+        tests: ['removes the member and revokes their keys at once (and keys made with them), with events'],
+      },
+      {
+        file: `${GW}/identity-endpoints.test.ts`,
+        tests: [
+          'PUT adds a new member (201), then changes the role (200)',
+          'only an admin reads and writes (DESIGN.md §3); unknown fields are refused',
+        ],
+      },
+      {
+        file: `${E2E}/platform.test.ts`,
+        tests: ['refuses an expired key with 401', 'refuses JWTs with a wrong signature, issuer, audience or expiry with 401'],
+      },
+    ],
+  },
+  {
+    id: 'design §4',
+    title:
+      'HTTP conventions: validated bodies, RFC 9457 problems, engine outcomes as 200, cursor lists, OpenAPI at /openapi.json and /docs',
+    coveredBy: [
+      {
+        file: `${GW}/http-conventions.test.ts`,
+        tests: [
+          'answers 400 listing every failing field: unknown fields, wrong types, missing fields',
+          'answers unknown routes with a 404 problem',
+          'serves a valid OpenAPI 3.1 document listing every route',
+          'serves the interactive docs at /docs',
+        ],
+      },
+      { file: 'libs/contracts/test/errors-doc.test.ts', tests: ['documents every error code with its status, and nothing else'] },
+    ],
+  },
+  {
+    id: 'design §5',
+    title: 'policies and flows: records, publish checks (parse, schema paths, saved tests), drafts, delete, flow DAGs, run answers',
+    coveredBy: [
+      {
+        file: `${REG}/policies.test.ts`,
+        tests: [
+          '422 lists every reason (bad schema path, failing tests) and changes nothing, edits included',
+          'two simultaneous publishes of one draft make exactly one version; the loser gets 409',
+        ],
+      },
+      {
+        file: `${REG}/publish-deadline.test.ts`,
+        tests: ['a policy whose saved test runs too long is refused (422), and the registry answers other requests meanwhile'],
+      },
+      { file: `${FLOW}/validate.test.ts`, tests: ['lists every problem at once'] },
+      { file: `${FLOW}/run.test.ts`, tests: ['reaches the shared custom node from both paths'] },
+      {
+        file: `${E2E}/stored-runs.test.ts`,
+        tests: ['validates the data against the policy schema: a mismatch is a 200 result naming the first failing path'],
+      },
+    ],
+  },
+  {
+    id: 'design §5 review',
+    title: 'review summary, the approver is not the requester, review_stale, resubmission after rejection, races',
+    coveredBy: [
+      {
+        file: `${GOV}/reviews.test.ts`,
+        tests: [
+          'the requester may not approve, reject or publish their own request, whatever their role',
+          'a rejected draft may be submitted again unchanged',
+          'two publishers publishing the same approved request at once make exactly one version',
+          'an edit racing a publish (200 runs): the publish is refused or the version is exactly the approved content',
+        ],
+      },
+      {
+        file: `${GW}/review-routes.test.ts`,
+        tests: ['separation of duties: the requester may not approve, reject or publish (403 separation_of_duties)'],
+      },
+    ],
+  },
+  {
+    id: 'design §6',
+    title: 'groups are org-wide; editors create; creator or admin manages; member lists follow visibility',
+    coveredBy: [
+      {
+        file: `${REG}/permissions.test.ts`,
+        tests: ['the group creator (an editor) manages its group', 'org B cannot add org A bases to its own group'],
+      },
+      { file: `${REG}/groups.test.ts`, tests: ['member lists follow visibility: a never-published member shows for its creator only'] },
+    ],
+  },
+  {
+    id: 'design §7 events',
+    title: 'events {eventId, orgId, kind, at, actor, resource, details} on one stream; executed batched off the hot path; none lost',
+    coveredBy: [
+      {
+        file: `${REG}/events.test.ts`,
+        tests: ['an event is not lost when JetStream refuses it: the relay retries until the stream is back'],
+      },
+      {
+        file: `${EXEC}/stored-runs.test.ts`,
+        tests: ['keeps closed windows in memory, bounded, while the outbox cannot be written, and writes them once it can'],
+      },
+      { file: `${E2E}/stored-runs.test.ts`, tests: ['runs 200 warm stored policies and flows with no statement in the stack database'] },
+    ],
+  },
+  {
+    id: 'design §7 audit',
+    title:
+      'a durable audit consumer into PostgreSQL (idempotent, nothing lost while it is down); GET /audit filters and pages, newest first',
+    coveredBy: [
+      {
+        file: `${AUDIT}/ingest.test.ts`,
+        tests: [
+          'stores every kind once with its actor, resource and details',
+          'stores a redelivered event once (same event id, a new message)',
+        ],
+      },
+      {
+        file: `${AUDIT}/faults.test.ts`,
+        tests: ['kill -9 of the audit process while thousands of events flow: after a restart every event is stored once'],
+      },
+      {
+        file: `${E2E}/audit.test.ts`,
+        tests: [
+          'records each kind once, with the actor and the resource',
+          'keeps runs and edits working while the audit service is down; the trail catches up',
+        ],
+      },
+      { file: `${AUDIT}/query.test.ts`, tests: ['pages with a cursor, and a page stays right while new events arrive'] },
+    ],
+  },
+  {
+    id: 'design §8',
+    title: 'MCP: stateless Streamable HTTP, the four tools with output schemas and structuredContent, the official SDK client',
+    coveredBy: [
+      { file: `${MCP}/tools.test.ts`, tests: ['initializes with the official client'] },
+      {
+        file: `${E2E}/mcp.test.ts`,
+        tests: [
+          'initializes and lists the four tools with input and output schemas',
+          'answers GET with 405 (stateless server), and 503 while no mcp replica runs',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'design §9',
+    title: 'engineering habits: real servers in integration and e2e tests, isolated per file; no timed assertions',
+    coveredBy: [{ file: `${E2E}/requirements.test.ts`, tests: ['no test mocks a module, skips, or leaves a todo'] }],
+  },
+  {
+    id: 'design §10 keys that make keys',
+    title: 'a view-only key makes no keys; a key makes keys within its scopes and expiry; revoking revokes what it made',
+    coveredBy: [
+      {
+        file: `${GW}/api-key-auth.test.ts`,
+        tests: [
+          'refuses a key that can only read: a short-lived view key cannot mint a permanent one (403, nothing created)',
+          'gives a key made with an expiring key that expiry, refuses a later one, accepts an earlier one',
+          'revokes every key made from a revoked key, transitively, on the very next request on every replica',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'design §10 evaluation budget',
+    title: 'steps counted; past EXEC_STEP_BUDGET a budget_exceeded result (HTTP 200); the deadline counts from when a worker starts',
+    coveredBy: [
+      { file: `${LANG}/budget.test.ts`, tests: ['stops with budget_exceeded, quickly, in every mode (issue 13 reproduction)'] },
+      {
+        file: `${EXEC}/service.test.ts`,
+        tests: [
+          'stops a runaway evaluation with budget_exceeded as a result, no time-out, the worker kept',
+          'is configurable (EXEC_STEP_BUDGET, EXEC_TRACE_STEP_BUDGET)',
+        ],
+      },
+      {
+        file: `${EXEC}/engine-pool.test.ts`,
+        tests: ['counts the deadline from when a worker starts a task: one queued behind a slow task does not time out'],
+      },
+      { file: `${FLOW}/run.test.ts`, tests: ['shares one budget across the policy nodes of a run'] },
+      {
+        file: `${E2E}/fairness.test.ts`,
+        tests: [
+          'answers 200 budget_exceeded, and the next ordinary runs succeed (the issue reproduction)',
+          'answers 429 with retry-after past the per-caller limit (EXEC_CALLER_MAX), other keys unaffected',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'design §10 governance service',
+    title: 'governance in its own service; the registry refuses a governed publish without an approved, unchanged review (content hash)',
+    coveredBy: [
+      {
+        file: 'services/registry/test/publish-reviewed.test.ts',
+        tests: ['a changed draft is refused (409 review_stale) and nothing is written'],
+      },
+      {
+        file: `${GW}/review-routes.test.ts`,
+        tests: ['the governance service down: review endpoints and governed PUTs answer 503, the rest of the API works, and it recovers'],
+      },
+      {
+        file: `${GOV}/reviews.test.ts`,
+        tests: ['review requests answer 503 dependency_unavailable, the registry is unaffected, and it recovers'],
+      },
+    ],
+  },
+  {
+    id: 'design §10 audit kinds',
+    title: 'key created, key revoked, member removed, settings changed recorded in the trail',
+    coveredBy: [
+      { file: `${GW}/identity-events.test.ts`, tests: ['records key creation and revocation (once) without the secret'] },
+      { file: `${E2E}/audit.test.ts`, tests: ['records each kind once, with the actor and the resource'] },
+    ],
+  },
+  {
+    id: 'design §10 operations endpoints',
+    title: '/metrics on the ops port',
+    coveredBy: [
+      { file: `${KIT}/ops-server.test.ts`, tests: ['serves Prometheus text with registered and default metrics, labelled by service'] },
+      {
+        file: `${GW}/request-metrics.test.ts`,
+        tests: ['count answers by method, route pattern and status, and time them, with bounded labels'],
+      },
+    ],
+  },
+  {
+    id: 'issue 15 restore',
+    title: 'an admin restores a soft-deleted policy or flow base with its versions and lists deleted bases; events for both',
+    coveredBy: [
+      {
+        file: `${REG}/restore.test.ts`,
+        tests: [
+          'brings a deleted base back with its versions and draft, by base id or any record id; runs resolve again',
+          '409 when the base is not deleted; 404 for unknown, non-UUID and other-org ids; 403 below admin',
+          'emits `restored` through the outbox, after `deleted`',
+        ],
+      },
+      {
+        file: `${GW}/restore-routes.test.ts`,
+        tests: [
+          'accepts an empty body whatever the content type, `{}` as JSON; refuses other bodies',
+          '401 without credentials, 403 below admin, 404 unknown or other org, 409 when not deleted',
+          'admins list deleted bases with deletedAt/deletedBy; others 403; other orgs see none',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'issue 15 export',
+    title: 'GET /export (admin): the org’s policies and flows with every version, tests and schemas, and groups, as one JSON bundle',
+    coveredBy: [
+      {
+        file: `${REG}/export.test.ts`,
+        tests: [
+          'pages the org’s live policies with every version (oldest first, draft last), flows and groups with live members',
+          'admin only (403 otherwise); a bad cursor is 400; unknown sections and limits over the page size are refused',
+        ],
+      },
+      {
+        file: `${GW}/restore-routes.test.ts`,
+        tests: [
+          'answers the org’s bundle: policies with every version, flows, groups; more than one registry page',
+          '401 without credentials, 403 below admin, 400 unknown query parameters; another org gets its own (empty) bundle',
+        ],
+      },
+    ],
+  },
+];
+
+/** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */
+export const KNOWN_GAPS: readonly KnownGap[] = [
+  {
+    id: 'design §10 batch evaluation',
+    title: 'POST /run/batch and the stored batch forms, item limits, rate limits per item',
+    why: 'not built yet',
+  },
+  {
+    id: 'issue 15 import',
+    title: 'POST /import (dry run: what would be created or conflict; else load keeping version numbers) and rules pull/push',
+    why: 'not built yet (branch restore-export stopped after export)',
+  },
+];
