@@ -12,7 +12,18 @@ export {
   OperatorsResponse,
 } from './engine.js';
 export { ExecSubject } from './subjects.js';
-export { ExecRunRequest, type ExecRunInput, ExecRuleRequest, ExecOperatorsRequest } from './exec.js';
+export {
+  ExecRunRequest,
+  type ExecRunInput,
+  ExecRuleRequest,
+  ExecOperatorsRequest,
+  ExecBatchItemSubject,
+  EXEC_BATCH_MAX_ITEMS,
+  ExecBatchItem,
+  ExecBatchRequest,
+  ExecBatchResult,
+  ExecBatchReply,
+} from './exec.js';
 export { ROLE_CAPABILITIES, capabilitiesOf, hasCapability } from './access.js';
 export { ProblemDetails, PageQuery, pageOf } from './http.js';
 export {

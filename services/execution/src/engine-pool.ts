@@ -2,8 +2,17 @@ import { ArbiterError, type ExecRunRequest, type Principal } from '@arbiter/cont
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
-import { FairQueue, type FairQueueStats } from './fair-queue.js';
-import type { EngineTask, EngineTaskResult, RunOutcome, StepBudgetState, StoredRunTask, WorkerConfig } from './tasks.js';
+import { FairQueue, type FairQueueStats, type JobOutcome } from './fair-queue.js';
+import type {
+  BatchItemResult,
+  BatchTask,
+  EngineTask,
+  EngineTaskResult,
+  RunOutcome,
+  StepBudgetState,
+  StoredRunTask,
+  WorkerConfig,
+} from './tasks.js';
 
 /** Options of {@link EnginePool}. */
 export interface EnginePoolOptions {
@@ -23,6 +32,11 @@ export interface EnginePoolOptions {
   queueMax?: number;
   /** Longest wait for a thread (then `dependency_unavailable`); default 800 ms. */
   queueWaitMs?: number;
+  /**
+   * Evaluations (`run`, `runStored`) handed to one worker as one piscina task when several wait
+   * for a free thread (1 turns coalescing off); default 32.
+   */
+  batchMax?: number;
   /** The worker module; the built `worker.js` beside this module unless a test needs another. */
   workerFile?: URL;
 }
@@ -34,6 +48,7 @@ export const POOL_DEFAULTS = {
   perCallerMax: 64,
   queueMax: 1000,
   queueWaitMs: 800,
+  batchMax: 32,
 } as const;
 
 /** The caller a task is queued for: its API key, else its user; tasks without a principal share one queue. */
@@ -50,7 +65,8 @@ export function callerKey(principal: Principal | undefined): string {
  * resort. `dependency_unavailable` once the pool is closed, `internal` when a worker fails.
  */
 export class EnginePool {
-  private readonly pool: Piscina<EngineTask, unknown>;
+  private readonly pool: Piscina<EngineTask | BatchTask, unknown>;
+  private readonly batchMax: number;
   private readonly deadlines: Deadlines;
   private readonly queue: FairQueue;
   private readonly stepBudget: number;
@@ -73,11 +89,21 @@ export class EnginePool {
     // Tasks go to threads that are ready: none until piscina reports them, and a thread terminated at
     // the deadline is not handed work again until its replacement has loaded the engine, so its boot
     // time never counts against another task's deadline.
+    this.batchMax = opts.batchMax ?? POOL_DEFAULTS.batchMax;
     this.queue = new FairQueue({
       slots: 0,
       perKeyMax: opts.perCallerMax ?? POOL_DEFAULTS.perCallerMax,
       maxQueued: opts.queueMax ?? POOL_DEFAULTS.queueMax,
       maxWaitMs: opts.queueWaitMs ?? POOL_DEFAULTS.queueWaitMs,
+      ...(this.batchMax > 1
+        ? {
+            batch: {
+              max: this.batchMax,
+              maxCostMs: opts.taskTimeoutMs / 4,
+              run: (jobs: unknown[]) => this.startBatch(jobs as EngineTask[]),
+            },
+          }
+        : {}),
     });
     this.pool.on('workerCreate', () => this.queue.setSlots(++this.ready));
     this.pool.on('workerDestroy', () => this.queue.setSlots(--this.ready));
@@ -93,7 +119,7 @@ export class EnginePool {
   /** Evaluates a rule; the outcome says which worker ran it and whether it compiled or hit its cache. */
   run(req: Omit<ExecRunRequest, 'principal'> & { principal?: Principal }): Promise<RunOutcome> {
     const budget = this.budgetFor(req.trace);
-    return this.task(callerKey(req.principal), { op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now, budget });
+    return this.evaluation(callerKey(req.principal), { op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now, budget });
   }
 
   /**
@@ -105,7 +131,11 @@ export class EnginePool {
     task: Omit<StoredRunTask, 'op' | 'budget'>,
     budget: StepBudgetState,
   ): Promise<RunOutcome> {
-    const outcome = await this.task(callerKey(principal), { op: 'runStored', ...task, budget: { limit: budget.limit, used: budget.used } });
+    const outcome = await this.evaluation(callerKey(principal), {
+      op: 'runStored',
+      ...task,
+      budget: { limit: budget.limit, used: budget.used },
+    });
     budget.used = outcome.steps;
     return outcome;
   }
@@ -160,6 +190,49 @@ export class EnginePool {
   private task<K extends EngineTask['op']>(key: string, task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
     if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
     return this.queue.submit<EngineTaskResult[K]>(key, () => this.start<K>(task));
+  }
+
+  /** An evaluation: coalesced with others waiting for a thread when batching is on. */
+  private evaluation(key: string, task: EngineTask & { op: 'run' | 'runStored' }): Promise<RunOutcome> {
+    if (this.batchMax <= 1) return this.task(key, task);
+    if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
+    return this.queue.submitJob<RunOutcome>(key, task);
+  }
+
+  /**
+   * Hands waiting evaluations to one worker. One alone goes as a plain task (deadline as for any
+   * task); several go as one batch task whose items each have the task deadline from when the
+   * worker starts them, and whose whole run is cut at `items × deadline` as the last resort (then
+   * every item answers `timeout`: the worker is replaced and their answers are lost with it).
+   */
+  private async startBatch(tasks: EngineTask[]): Promise<JobOutcome[]> {
+    if (tasks.length === 1) {
+      const started = performance.now();
+      try {
+        return [{ ok: true, value: await this.start(tasks[0]), ms: performance.now() - started }];
+      } catch (err) {
+        return [{ ok: false, error: err, ms: performance.now() - started }];
+      }
+    }
+    const limitMs = this.opts.taskTimeoutMs * tasks.length;
+    const signal = AbortSignal.timeout(limitMs);
+    let results: BatchItemResult[];
+    try {
+      results = (await this.pool.run({ op: 'batch', tasks, itemTimeoutMs: this.opts.taskTimeoutMs } satisfies BatchTask, {
+        signal,
+      })) as BatchItemResult[];
+    } catch (err) {
+      const error = signal.aborted
+        ? new ArbiterError('timeout', `evaluation took longer than ${this.opts.taskTimeoutMs} ms`, undefined, { cause: err })
+        : this.closed
+          ? new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down', undefined, { cause: err })
+          : new ArbiterError('internal', 'evaluation failed: batch', undefined, { cause: err });
+      // The worker time is unknown: each item is charged an equal share of the limit.
+      return tasks.map(() => ({ ok: false, error, ms: limitMs / tasks.length }));
+    }
+    return results.map((r) =>
+      r.ok ? { ok: true, value: r.value, ms: r.ms } : { ok: false, error: new ArbiterError(r.error.code, r.error.message), ms: r.ms },
+    );
   }
 
   /** Hands `task` to a worker, its deadline starting now. */

@@ -5,6 +5,11 @@ import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceC
 import { MIN_API_KEY_LENGTH } from './identity/api-key-secret.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
 
 /** Environment of the gateway: the shared parts plus its own variables (README: Configuration). */
 export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig, OpsConfig], {
@@ -47,6 +52,8 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   /** How often the time each API key was last used is written (one UPDATE for every key used since). */
   KEY_USAGE_FLUSH_MS: positiveInt(30_000),
   ENGINE_TIMEOUT_MS: positiveInt(2000),
+  /** Send the evaluations received in one event-loop turn to the execution service as one `exec.batch` message. */
+  EXEC_COALESCE: booleanFlag(true),
   MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),
   REGISTRY_TIMEOUT_MS: positiveInt(5000),
   /** Deadline of an `audit.query` (one page of `GET /audit`, or of an export). */

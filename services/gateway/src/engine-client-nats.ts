@@ -22,7 +22,7 @@ import { engineAnswer } from './engine-retry.js';
  */
 export class NatsEngineClient implements EngineClient {
   constructor(
-    private readonly bus: Bus,
+    private readonly bus: Pick<Bus, 'request'>,
     private readonly timeoutMs: number,
   ) {}
 
