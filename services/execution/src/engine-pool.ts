@@ -72,6 +72,8 @@ export class EnginePool {
   private readonly stepBudget: number;
   private readonly traceStepBudget: number;
   private closed = false;
+  /** Batch tasks handed to workers, and the evaluations they carried. */
+  private readonly batches = { tasks: 0, items: 0 };
   /** Threads ready to take a task. */
   private ready = 0;
 
@@ -173,6 +175,11 @@ export class EnginePool {
     await this.pool.run({ op: 'operators' } satisfies EngineTask, { signal: AbortSignal.timeout(bootTimeoutMs) });
   }
 
+  /** Batch tasks handed to workers so far (several evaluations in one piscina task), and the evaluations they carried. */
+  batchStats(): { tasks: number; items: number } {
+    return { ...this.batches };
+  }
+
   /** Tasks waiting and running, and callers with any. */
   stats(): FairQueueStats {
     return this.queue.stats();
@@ -214,6 +221,8 @@ export class EnginePool {
         return [{ ok: false, error: err, ms: performance.now() - started }];
       }
     }
+    this.batches.tasks++;
+    this.batches.items += tasks.length;
     const limitMs = this.opts.taskTimeoutMs * tasks.length;
     const signal = AbortSignal.timeout(limitMs);
     let results: BatchItemResult[];
