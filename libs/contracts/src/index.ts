@@ -155,6 +155,13 @@ export {
 export {
   StoredRunSubject,
   RunData,
+  RUN_BATCH_DEFAULT_MAX_ITEMS,
+  RunBatchRequest,
+  StoredRunBatchRequest,
+  batchRunResponse,
+  RunBatchResponse,
+  StoredPolicyBatchResponse,
+  StoredFlowBatchResponse,
   StoredRunRequest,
   type StoredRunInput,
   FlowTestBody,

@@ -4,7 +4,7 @@ import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
 import { FairQueue, type FairQueueStats, type JobOutcome } from './fair-queue.js';
 import type {
-  BatchItemResult,
+  BatchProgress,
   BatchTask,
   EngineTask,
   EngineTaskResult,
@@ -72,6 +72,9 @@ export class EnginePool {
   private readonly stepBudget: number;
   private readonly traceStepBudget: number;
   private closed = false;
+  /** Where a running batch's early answers go, by batch id. */
+  private readonly progress = new Map<number, (progress: BatchProgress) => void>();
+  private nextBatch = 0;
   /** Batch tasks handed to workers, and the evaluations they carried. */
   private readonly batches = { tasks: 0, items: 0 };
   /** Threads ready to take a task. */
@@ -102,12 +105,15 @@ export class EnginePool {
             batch: {
               max: this.batchMax,
               maxCostMs: opts.taskTimeoutMs / 4,
-              run: (jobs: unknown[]) => this.startBatch(jobs as EngineTask[]),
+              run: (jobs: unknown[], settle) => this.startBatch(jobs as EngineTask[], settle),
             },
           }
         : {}),
     });
     this.pool.on('workerCreate', () => this.queue.setSlots(++this.ready));
+    this.pool.on('message', (message: BatchProgress) => {
+      if (typeof message?.batch === 'number') this.progress.get(message.batch)?.(message);
+    });
     this.pool.on('workerDestroy', () => this.queue.setSlots(--this.ready));
     this.stepBudget = opts.stepBudget ?? POOL_DEFAULTS.stepBudget;
     this.traceStepBudget = opts.traceStepBudget ?? POOL_DEFAULTS.traceStepBudget;
@@ -209,39 +215,58 @@ export class EnginePool {
   /**
    * Hands waiting evaluations to one worker. One alone goes as a plain task (deadline as for any
    * task); several go as one batch task whose items each have the task deadline from when the
-   * worker starts them, and whose whole run is cut at `items × deadline` as the last resort (then
-   * every item answers `timeout`: the worker is replaced and their answers are lost with it).
+   * worker starts them. Items are settled as their answers come (posted early when the batch runs
+   * long); the whole task is cut at `items × deadline` as the last resort, and the items not
+   * answered by then answer `timeout` (the worker is replaced).
    */
-  private async startBatch(tasks: EngineTask[]): Promise<JobOutcome[]> {
+  private async startBatch(tasks: EngineTask[], settle: (index: number, outcome: JobOutcome) => void): Promise<void> {
     if (tasks.length === 1) {
       const started = performance.now();
       try {
-        return [{ ok: true, value: await this.start(tasks[0]), ms: performance.now() - started }];
+        settle(0, { ok: true, value: await this.start(tasks[0]), ms: performance.now() - started });
       } catch (err) {
-        return [{ ok: false, error: err, ms: performance.now() - started }];
+        settle(0, { ok: false, error: err, ms: performance.now() - started });
       }
+      return;
     }
+    const id = this.nextBatch++;
     this.batches.tasks++;
     this.batches.items += tasks.length;
+    let left = tasks.length;
+    let allAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (allAnswered = resolve));
+    const apply = ({ from, results }: BatchProgress) => {
+      results.forEach((r, i) => {
+        settle(
+          from + i,
+          r.ok ? { ok: true, value: r.value, ms: r.ms } : { ok: false, error: new ArbiterError(r.error.code, r.error.message), ms: r.ms },
+        );
+      });
+      left -= results.length;
+      if (left <= 0) allAnswered();
+    };
+    this.progress.set(id, apply);
     const limitMs = this.opts.taskTimeoutMs * tasks.length;
     const signal = AbortSignal.timeout(limitMs);
-    let results: BatchItemResult[];
     try {
-      results = (await this.pool.run({ op: 'batch', tasks, itemTimeoutMs: this.opts.taskTimeoutMs } satisfies BatchTask, {
-        signal,
-      })) as BatchItemResult[];
+      apply(
+        (await this.pool.run({ op: 'batch', id, tasks, itemTimeoutMs: this.opts.taskTimeoutMs } satisfies BatchTask, {
+          signal,
+        })) as BatchProgress,
+      );
+      // Answers posted before the task returned come on another port: wait for them.
+      await answered;
     } catch (err) {
       const error = signal.aborted
         ? new ArbiterError('timeout', `evaluation took longer than ${this.opts.taskTimeoutMs} ms`, undefined, { cause: err })
         : this.closed
           ? new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down', undefined, { cause: err })
           : new ArbiterError('internal', 'evaluation failed: batch', undefined, { cause: err });
-      // The worker time is unknown: each item is charged an equal share of the limit.
-      return tasks.map(() => ({ ok: false, error, ms: limitMs / tasks.length }));
+      // Items not answered: their worker time is unknown, each is charged an equal share of the limit.
+      tasks.forEach((_, i) => settle(i, { ok: false, error, ms: limitMs / tasks.length }));
+    } finally {
+      this.progress.delete(id);
     }
-    return results.map((r) =>
-      r.ok ? { ok: true, value: r.value, ms: r.ms } : { ok: false, error: new ArbiterError(r.error.code, r.error.message), ms: r.ms },
-    );
   }
 
   /** Hands `task` to a worker, its deadline starting now. */

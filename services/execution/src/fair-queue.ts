@@ -44,9 +44,11 @@ export interface FairQueueOptions {
   /**
    * Coalescing of jobs (see {@link FairQueue.submitJob}): when a slot frees, up to `max` waiting
    * jobs, taken in the same fair order as single tasks, start together as one `run` call, which
-   * settles each job and says how much worker time each took (charged to its caller).
+   * settles each job as soon as it is done (`settle`, with the worker time it took, charged to its
+   * caller); the batch's slot frees when the promise `run` returns settles (a job it left unsettled
+   * then fails with that promise's error, or `internal`).
    */
-  batch?: { max: number; maxCostMs: number; run: (jobs: unknown[]) => Promise<JobOutcome[]> };
+  batch?: { max: number; maxCostMs: number; run: (jobs: unknown[], settle: (index: number, outcome: JobOutcome) => void) => Promise<void> };
 }
 
 /** How one job of a batch ended, and the worker time (ms) it took. */
@@ -284,25 +286,38 @@ export class FairQueue {
       c.running++;
       item.wait.settle();
     }
-    let run: Promise<JobOutcome[]>;
+    const settled = new Array<boolean>(members.length).fill(false);
+    const settle = (index: number, outcome: JobOutcome) => {
+      const member = members[index];
+      if (member === undefined || settled[index]) return;
+      settled[index] = true;
+      const { c, item, prepaid } = member;
+      c.deficit -= outcome.ms - prepaid;
+      c.costMs = c.costMs === 0 ? outcome.ms : (3 * c.costMs + outcome.ms) / 4;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    };
+    let run: Promise<void>;
     try {
-      run = batch.run(members.map((m) => m.item.job));
+      run = batch.run(
+        members.map((m) => m.item.job),
+        settle,
+      );
     } catch (err) {
       run = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
     void run
       .then(
-        (outcomes) =>
-          members.forEach(({ c, item, prepaid }, i) => {
-            const outcome = outcomes[i];
-            c.deficit -= outcome.ms - prepaid;
-            c.costMs = c.costMs === 0 ? outcome.ms : (3 * c.costMs + outcome.ms) / 4;
-            if (outcome.ok) item.resolve(outcome.value);
-            else item.reject(outcome.error);
-          }),
-        (err: unknown) => members.forEach(({ item }) => item.reject(err)),
+        () => new ArbiterError('internal', 'evaluation failed: the batch left a job unanswered'),
+        (err: unknown) => err,
       )
-      .finally(() => {
+      .then((unanswered) => {
+        members.forEach(({ item }, i) => {
+          if (!settled[i]) {
+            settled[i] = true;
+            item.reject(unanswered);
+          }
+        });
         this.running--;
         for (const { c } of members) {
           c.running--;

@@ -27,6 +27,8 @@ export type SingleTask = EngineTask;
  */
 export interface BatchTask {
   op: 'batch';
+  /** Names the batch in its progress messages. */
+  id: number;
   tasks: EngineTask[];
   itemTimeoutMs: number;
 }
@@ -39,6 +41,17 @@ export interface ItemFailure {
 
 /** One batch item's answer and the worker time (ms) it took, which the fair queue charges its caller. */
 export type BatchItemResult = { ok: true; value: unknown; ms: number } | { ok: false; error: ItemFailure; ms: number };
+
+/**
+ * Answers of a batch's items `from`, `from + 1`, …: posted by the worker (`parentPort`, with
+ * `batch` set) as soon as items are done when a batch runs long, so their callers need not wait
+ * for the rest; the task's own result carries the items not posted.
+ */
+export interface BatchProgress {
+  batch?: number;
+  from: number;
+  results: BatchItemResult[];
+}
 
 /**
  * A run of a stored policy: the worker looks its compiled policy up by `hash` (the sha256 of

@@ -156,10 +156,13 @@ describe('FairQueue', () => {
     function batches(cost: (job: string) => number) {
       const started: string[][] = [];
       const finishers: Array<() => void> = [];
-      const run = (jobs: unknown[]) =>
-        new Promise<JobOutcome[]>((resolve) => {
+      const run = (jobs: unknown[], settle: (index: number, outcome: JobOutcome) => void) =>
+        new Promise<void>((resolve) => {
           started.push(jobs as string[]);
-          finishers.push(() => resolve((jobs as string[]).map((j) => ({ ok: true, value: j, ms: cost(j) }))));
+          finishers.push(() => {
+            (jobs as string[]).forEach((j, i) => settle(i, { ok: true, value: j, ms: cost(j) }));
+            resolve();
+          });
         });
       return { started, run, finishNext: () => finishers.shift()!() };
     }
@@ -205,17 +208,19 @@ describe('FairQueue', () => {
       expect(b.started.slice(2).every((jobs) => jobs.length === 1)).toBe(true);
     });
 
-    it('passes a failed job to its own caller only', async () => {
-      const run = (jobs: unknown[]) =>
-        Promise.resolve(
-          (jobs as string[]).map((j): JobOutcome =>
-            j === 'bad' ? { ok: false, error: new Error('bad job'), ms: 0 } : { ok: true, value: j, ms: 0 },
-          ),
-        );
+    it('passes a failed job to its own caller only, and fails a job the batch left unanswered', async () => {
+      const run = async (jobs: unknown[], settle: (index: number, outcome: JobOutcome) => void) => {
+        (jobs as string[]).forEach((j, i) => {
+          if (j === 'bad') settle(i, { ok: false, error: new Error('bad job'), ms: 0 });
+          else if (j !== 'lost') settle(i, { ok: true, value: j, ms: 0 });
+        });
+      };
       const q = queue({ slots: 1, batch: { max: 8, maxCostMs: 100, run } });
-      const [good, bad] = await Promise.allSettled([q.submitJob('a', 'good'), q.submitJob('b', 'bad')]);
+      const [good, bad, lost] = await Promise.allSettled([q.submitJob('a', 'good'), q.submitJob('b', 'bad'), q.submitJob('c', 'lost')]);
       expect(good).toEqual({ status: 'fulfilled', value: 'good' });
       expect(bad).toMatchObject({ status: 'rejected', reason: { message: 'bad job' } });
+      expect(lost).toMatchObject({ status: 'rejected', reason: { code: 'internal' } });
+      expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
     });
   });
 });
