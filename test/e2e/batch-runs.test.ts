@@ -6,6 +6,7 @@
 
 import { PolicyRecord, PolicyUpdateReply, RegistrySubject, FlowRecord, type FlowDefinition, type Principal } from '@arbiter/contracts';
 import { connectBus, createLogger, type Bus } from '@arbiter/service-kit';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, startStack, type Stack } from './harness.js';
@@ -200,6 +201,27 @@ describe('POST /run/policy/{baseId}/batch and the version and flow forms', () =>
       const res = await post(path, { items: applicants(30, 40) });
       expect(res.status, path).toBe(404);
       expect(res.body).toMatchObject({ code: 'not_found', status: 404 });
+    }
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents the batch routes, their 413 and per-item answers, in a valid OpenAPI 3.1 document', async () => {
+    const doc = (await call(stack, 'GET', '/openapi.json')).body;
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    for (const p of [
+      '/run/batch',
+      '/run/policy/{baseId}/batch',
+      '/run/policy_version/{policyId}/batch',
+      '/run/flow/{baseId}/batch',
+      '/run/flow_version/{flowId}/batch',
+    ]) {
+      const op = doc.paths[p]?.post;
+      expect(op, p).toBeDefined();
+      expect(op.security).toEqual([{ apiKey: [] }]);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '413', '429']));
+      expect(op.description).toMatch(/exactly what the single-item endpoint answers/);
     }
   });
 });
