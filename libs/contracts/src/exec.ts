@@ -69,3 +69,17 @@ export type ExecBatchResult = z.infer<typeof ExecBatchResult>;
 /** Reply of `exec.batch`: one result per item, in the items' order. */
 export const ExecBatchReply = z.object({ results: z.array(ExecBatchResult) });
 export type ExecBatchReply = z.infer<typeof ExecBatchReply>;
+
+/**
+ * Request of `exec.run.many`: one rule, many data objects (at most `EXEC_BATCH_MAX_ITEMS`), each
+ * run as `exec.run` would run it; the reply is an {@link ExecBatchReply}, one result per item in order.
+ */
+export const ExecRunManyRequest = z.strictObject({
+  principal: Caller,
+  rule: z.string(),
+  items: z.array(z.record(z.string(), z.unknown())).min(1).max(EXEC_BATCH_MAX_ITEMS),
+  trace: z.boolean().default(true),
+  now: z.iso.datetime({ offset: true }).optional(),
+});
+export type ExecRunManyRequest = z.infer<typeof ExecRunManyRequest>;
+export type ExecRunManyInput = z.input<typeof ExecRunManyRequest>;

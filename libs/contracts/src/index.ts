@@ -23,6 +23,8 @@ export {
   ExecBatchRequest,
   ExecBatchResult,
   ExecBatchReply,
+  ExecRunManyRequest,
+  type ExecRunManyInput,
 } from './exec.js';
 export { ROLE_CAPABILITIES, capabilitiesOf, hasCapability } from './access.js';
 export { ProblemDetails, PageQuery, pageOf } from './http.js';

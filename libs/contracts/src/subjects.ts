@@ -12,5 +12,7 @@ export const ExecSubject = {
    * event-loop turn): one reply carries each item's answer or error, in order.
    */
   batch: 'exec.batch',
+  /** One rule run on many data objects (`POST /run/batch`): the rule crosses the bus once; one result per item. */
+  runMany: 'exec.run.many',
 } as const;
 export type ExecSubject = (typeof ExecSubject)[keyof typeof ExecSubject];

@@ -27,33 +27,43 @@ export function batchEndpoint(items: ReadonlyMap<string, EndpointDef>, maxReplyB
   return defineEndpoint({
     subject: ExecSubject.batch,
     request: ExecBatchRequest,
-    handler: async (req, ctx): Promise<ExecBatchReply> => {
-      const results = await Promise.all(req.items.map((item) => runItem(items, item, ctx)));
-      let room = maxReplyBytes - ENVELOPE_BYTES;
-      return {
-        results: results.map((result) => {
-          const bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
-          if (bytes <= room) {
-            room -= bytes;
-            return result;
-          }
-          return failed(new ArbiterError('result_too_large', 'this answer did not fit in the batch reply; send the request on its own'));
-        }),
-      };
-    },
+    handler: async (req, ctx): Promise<ExecBatchReply> =>
+      fitReply(await Promise.all(req.items.map((item) => runItem(items, item, ctx))), maxReplyBytes),
   });
+}
+
+/** The answer of a batch: results past what fits in `maxReplyBytes` become `result_too_large` (the caller asks for those alone). */
+export function fitReply(results: ExecBatchResult[], maxReplyBytes: number): ExecBatchReply {
+  let room = maxReplyBytes - ENVELOPE_BYTES;
+  return {
+    results: results.map((result) => {
+      const bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
+      if (bytes <= room) {
+        room -= bytes;
+        return result;
+      }
+      return failed(new ArbiterError('result_too_large', 'this answer did not fit in the batch reply; send the request on its own'));
+    }),
+  };
+}
+
+/** One item's answer, or its error (an unexpected one is logged and answered `internal`). */
+export async function settleItem(run: Promise<unknown>, ctx: HandlerContext, subject: string): Promise<ExecBatchResult> {
+  try {
+    return { ok: true, data: await run };
+  } catch (err) {
+    if (!isArbiterError(err)) ctx.logger.error({ err, subject }, 'batch item failed');
+    return failed(isArbiterError(err) ? err : new ArbiterError('internal', 'internal error'));
+  }
 }
 
 async function runItem(items: ReadonlyMap<string, EndpointDef>, item: ExecBatchItem, ctx: HandlerContext): Promise<ExecBatchResult> {
   const endpoint = items.get(item.subject);
-  try {
+  const run = (async () => {
     if (endpoint === undefined) throw new ArbiterError('bad_request', `\`${item.subject}\` cannot be batched`);
-    const request = parseItem(endpoint, item);
-    return { ok: true, data: await endpoint.handler(request, { ...ctx, subject: item.subject, requestId: item.requestId }) };
-  } catch (err) {
-    if (!isArbiterError(err)) ctx.logger.error({ err, subject: item.subject }, 'batch item failed');
-    return failed(isArbiterError(err) ? err : new ArbiterError('internal', 'internal error'));
-  }
+    return endpoint.handler(parseItem(endpoint, item), { ...ctx, subject: item.subject, requestId: item.requestId });
+  })();
+  return settleItem(run, ctx, item.subject);
 }
 
 /** Parses one item as the bus parses a request of its subject: depth first, then JSON, then the schema. */

@@ -1,6 +1,7 @@
 import {
   ExecOperatorsRequest,
   ExecRuleRequest,
+  ExecRunManyRequest,
   ExecRunRequest,
   ExecSubject,
   FlowTestRequest,
@@ -11,7 +12,7 @@ import {
 } from '@arbiter/contracts';
 import { defineEndpoint, type EndpointDef, type ServiceDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
-import { batchEndpoint } from './batch-endpoint.js';
+import { batchEndpoint, fitReply, settleItem } from './batch-endpoint.js';
 import type { EnginePool } from './engine-pool.js';
 import { capTrace, checkDataDepth, checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
@@ -34,7 +35,7 @@ export interface ExecDeps {
 /**
  * The `exec` service in one queue group: `exec.run`, `exec.validate`, `exec.explain`,
  * `exec.operators`, the stored runs `exec.stored.{policy,flow}.{base,record}` and `exec.flow.test`, and
- * `exec.batch` (several evaluations in one message).
+ * `exec.batch` (several evaluations in one message) and `exec.run.many` (one rule, many data objects).
  */
 export function execService(deps: ExecDeps): ServiceDef {
   const { pool, limits, metrics, index, stored } = deps;
@@ -52,26 +53,40 @@ export function execService(deps: ExecDeps): ServiceDef {
     if (isArbiterError(err, 'timeout')) metrics.timeouts.inc();
     throw err;
   };
+  /** Runs one evaluation whose caller and rule size were checked. */
+  const runChecked = async ({ principal, ...req }: ExecRunRequest, size: number) => {
+    try {
+      checkDataDepth(req.data, limits.maxDataDepth);
+    } catch (err) {
+      metrics.refused.inc({ reason: 'data_depth' });
+      throw err;
+    }
+    // Queued under its caller: the fair queue serves callers in turn.
+    const outcome = await pool.run({ principal, ...req }).catch(countTimeout);
+    metrics.countCache(outcome.cache);
+    if (outcome.response.errorCode === 'budget_exceeded') metrics.budgetExceeded.inc();
+    index.note(outcome.hash, size, outcome.cache === 'compile');
+    return { ...outcome.response, trace: capTrace(outcome.response.trace, limits.maxTraceBytes) };
+  };
 
   const endpoints: Record<string, EndpointDef> = {
     run: defineEndpoint({
       subject: ExecSubject.run,
       request: ExecRunRequest,
-      handler: async ({ principal, ...req }) => {
-        requireView(principal);
+      handler: async (req) => {
+        requireView(req.principal);
+        return runChecked(req, ruleSize(req.rule));
+      },
+    }),
+    run_many: defineEndpoint({
+      subject: ExecSubject.runMany,
+      request: ExecRunManyRequest,
+      handler: async ({ items, ...req }, ctx) => {
+        requireView(req.principal);
         const size = ruleSize(req.rule);
-        try {
-          checkDataDepth(req.data, limits.maxDataDepth);
-        } catch (err) {
-          metrics.refused.inc({ reason: 'data_depth' });
-          throw err;
-        }
-        // Queued under its caller: the fair queue serves callers in turn.
-        const outcome = await pool.run({ principal, ...req }).catch(countTimeout);
-        metrics.countCache(outcome.cache);
-        if (outcome.response.errorCode === 'budget_exceeded') metrics.budgetExceeded.inc();
-        index.note(outcome.hash, size, outcome.cache === 'compile');
-        return { ...outcome.response, trace: capTrace(outcome.response.trace, limits.maxTraceBytes) };
+        // All queued in this turn: the pool hands them to a worker together, in fair order with other callers'.
+        const results = await Promise.all(items.map((data) => settleItem(runChecked({ ...req, data }, size), ctx, ExecSubject.runMany)));
+        return fitReply(results, deps.maxReplyBytes ?? 1024 * 1024);
       },
     }),
     validate: defineEndpoint({

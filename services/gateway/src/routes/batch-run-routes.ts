@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  ArbiterError,
   RecordIdParam,
   RUN_BATCH_DEFAULT_MAX_ITEMS,
   RunBatchRequest,
@@ -13,6 +14,7 @@ import {
   type RunData,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { problemOf } from '../http/problem.js';
 import { busValidatedReply } from '../http/bus-validated.js';
 import { errorResponses } from '../http/openapi.js';
 import type { ItemCounter } from '../http/rate-items.js';
@@ -58,6 +60,11 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
   const errors = errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504);
   const storedErrors = errorResponses(400, 401, 403, 404, 413, 415, 422, 429, 503, 504);
 
+  const itemProblem = (request: FastifyRequest, err: ArbiterError) => {
+    if (err.status >= 500) request.log.warn({ err }, 'batch item failed');
+    return problemOf(err, String(request.id));
+  };
+
   /** Checks the size, counts the items in the rate limit, then runs them. */
   async function batch<R>(request: FastifyRequest, items: RunData[], runOne: (principal: Principal, data: RunData) => Promise<R>) {
     checkBatchSize(items.length, maxItems);
@@ -84,7 +91,10 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     },
     handler: async (request) => {
       const { rule, items } = request.body;
-      return batch(request, items, (principal, data) => opts.engine.run(principal, { rule, data }, { requestId: request.id }));
+      checkBatchSize(items.length, maxItems);
+      await opts.items.charge(request, items.length);
+      const answers = await opts.engine.runMany(principalOf(request), rule, items, { requestId: request.id });
+      return { results: answers.map((a) => (a instanceof ArbiterError ? itemProblem(request, a) : a)) };
     },
   });
 
