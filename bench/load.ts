@@ -31,14 +31,14 @@ export interface Measured {
 export async function measure(
   name: string,
   target: { url: string; body: string; headers?: Record<string, string> },
-  opts: { duration?: number } = {},
+  opts: { duration?: number; connections?: number } = {},
 ): Promise<Measured> {
   const result = await autocannon({
     url: target.url,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...target.headers },
     body: target.body,
-    connections: CONNECTIONS,
+    connections: opts.connections ?? CONNECTIONS,
     duration: opts.duration ?? DURATION_S,
   });
   return {
