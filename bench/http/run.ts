@@ -24,7 +24,6 @@ import {
   median,
   metricSum,
   reportFailures,
-  type Measured,
 } from '../load.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
