@@ -15,6 +15,7 @@ import { startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
 import {
   BENCH_STACK_ENV,
+  combineRounds,
   CONNECTIONS,
   DURATION_S,
   formatRow,
@@ -24,6 +25,7 @@ import {
   median,
   metricSum,
   reportFailures,
+  type Measured,
 } from '../load.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -71,6 +73,8 @@ const BATCH_ITEMS = 100;
  * one key would get per-item 429s, answered fast, and the figure would not count evaluations.
  */
 const BATCH_CONNECTIONS = 2;
+/** Alternating rounds of the throughput loads (`BENCH_ROUNDS`). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 /** Rounds of the paced (half-rate) load; the reported p99 is their median. */
 const PACED_ROUNDS = Number(process.env.BENCH_PACED_ROUNDS ?? 5);
 const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(1)} %`;
@@ -111,14 +115,30 @@ async function main(): Promise<void> {
     const execOps = stack.opsUrl('execution');
     const batchesBefore = await metricSum(execOps, 'arbiter_bus_requests_total', 'exec.batch');
     const singlesBefore = await metricSum(execOps, 'arbiter_bus_requests_total', 'exec.run"');
-    const full = await measure('full path, coalescing on', { url: fullUrl, body, headers: auth });
+    // The loads that are compared take turns in rounds, so drifting background load hits them alike.
+    const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+    const loads = [
+      { name: 'full path, coalescing on', target: { url: fullUrl, body, headers: auth } },
+      { name: 'full path, coalescing off', target: { url: offUrl, body, headers: authOff } },
+      { name: 'in-process fastify (floor)', target: { url: inprocess.url, body } },
+      { name: 'design skeleton, per request', target: { url: skeleton.url, body } },
+      { name: 'design skeleton, coalesced', target: { url: coalescedSkeleton.url, body } },
+    ];
+    const rounds: Measured[][] = loads.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, load] of loads.entries()) rounds[i].push(await measure(load.name, load.target, { duration: slice }));
+    }
+    const [full, off, floor, bare, bareCoalesced] = rounds.map((r, i) => combineRounds(loads[i].name, r)) as [
+      Measured,
+      Measured,
+      Measured,
+      Measured,
+      Measured,
+    ];
     const batches = (await metricSum(execOps, 'arbiter_bus_requests_total', 'exec.batch')) - batchesBefore;
     const singles = (await metricSum(execOps, 'arbiter_bus_requests_total', 'exec.run"')) - singlesBefore;
-    const off = await measure('full path, coalescing off', { url: offUrl, body, headers: authOff });
-    const floor = await measure('in-process fastify (floor)', { url: inprocess.url, body });
+    const fullRequests = Math.round(rounds[0].reduce((n, r) => n + r.rps * slice, 0));
     const ceiling = await measure('fastify hello-world (ceiling)', { url: hello.url, body });
-    const bare = await measure('design skeleton, per request', { url: skeleton.url, body });
-    const bareCoalesced = await measure('design skeleton, coalesced', { url: coalescedSkeleton.url, body });
     const batch = await measure(
       `POST /run/batch, ${BATCH_ITEMS} items (${BATCH_CONNECTIONS} conn.)`,
       { url: batchUrl, body: batchBody, headers: auth },
@@ -141,7 +161,10 @@ async function main(): Promise<void> {
       hits: await metricSum(execOps, 'arbiter_exec_cache_hits_total'),
     };
 
-    console.log(`\nPOST /run, ${CONNECTIONS} connections, ${DURATION_S} s each, 7-rule policy, trace on\n`);
+    console.log(`\nPOST /run, ${CONNECTIONS} connections, 7-rule policy, trace on; ${ROUNDS} alternating rounds of ${slice} s:\n`);
+    for (const [i, r] of rounds.entries())
+      console.log(`  ${loads[i].name.padEnd(32)} rounds ${r.map((m) => m.rps.toFixed(0)).join(' / ')} req/s`);
+    console.log('');
     for (const m of results) console.log(formatRow(m, 34));
     console.log('');
     console.log(`full path (coalescing on) / in-process:  ${pct(full.rps, floor.rps)}   (target >= 45 %)`);
@@ -154,8 +177,8 @@ async function main(): Promise<void> {
     );
     console.log(`in-process / hello-world:                 ${pct(floor.rps, ceiling.rps)}`);
     console.log(
-      `exec messages while the full path ran: ${batches} exec.batch + ${singles} exec.run for ${Math.round(full.rps * DURATION_S)} requests ` +
-        `(~${((full.rps * DURATION_S) / Math.max(1, batches + singles)).toFixed(1)} requests a message)`,
+      `exec messages while the full path ran: ${batches} exec.batch + ${singles} exec.run for ${fullRequests} requests ` +
+        `(~${(fullRequests / Math.max(1, batches + singles)).toFixed(1)} requests a message)`,
     );
     const evals = batch.rps * BATCH_ITEMS;
     console.log(
