@@ -36,6 +36,8 @@ import { exportRoutes } from './routes/export-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import type { GovernanceClient } from './governance-client.js';
+import { consoleDistDir } from '@arbiter/console';
+import { consoleRoutes } from './routes/console-routes.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
 export type AppConfig = AppSettings;
@@ -71,6 +73,8 @@ export interface AppDeps {
   readonly version?: string;
   /** Clock, for tests of expiry. */
   readonly now?: () => Date;
+  /** The web console's built files, served at `/console` (default: the `@arbiter/console` package's `dist`). */
+  readonly consoleDir?: string;
 }
 
 /** Longest path parameter (ids; user ids such as `auth0|abc`); longer → 400 `validation_failed`. */
@@ -157,5 +161,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
   }
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });
+  await app.register(consoleRoutes, { root: deps.consoleDir ?? consoleDistDir });
   return app;
 }
