@@ -36,8 +36,7 @@ import { exportRoutes } from './routes/export-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import type { GovernanceClient } from './governance-client.js';
-import { consoleDistDir } from '@arbiter/console';
-import { consoleRoutes } from './routes/console-routes.js';
+import { consoleRoutes, defaultConsoleDir } from './routes/console-routes.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
 export type AppConfig = AppSettings;
@@ -73,7 +72,7 @@ export interface AppDeps {
   readonly version?: string;
   /** Clock, for tests of expiry. */
   readonly now?: () => Date;
-  /** The web console's built files, served at `/console` (default: the `@arbiter/console` package's `dist`). */
+  /** The web console's built files, served at `/console` (default: `dist/` of the `@arbiter/console` package). */
   readonly consoleDir?: string;
 }
 
@@ -161,6 +160,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
   }
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });
-  await app.register(consoleRoutes, { root: deps.consoleDir ?? consoleDistDir });
+  await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   return app;
 }

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -27,6 +28,11 @@ const SECURITY_HEADERS: Record<string, string> = {
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
 };
+
+/** `dist/` of the `@arbiter/console` workspace package (found through its package.json, which every install has). */
+export function defaultConsoleDir(): string {
+  return path.join(path.dirname(createRequire(import.meta.url).resolve('@arbiter/console/package.json')), 'dist');
+}
 
 export interface ConsoleRoutesOptions {
   /** The console's built files (`vite build` output of `@arbiter/console`). */
