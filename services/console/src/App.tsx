@@ -5,6 +5,7 @@ import { matchRoute, navigate, useRoute } from './lib/router.js';
 import { can, SessionContext, type Session } from './lib/session.js';
 import type { Me } from './lib/types.js';
 import { Link } from './components/Link.js';
+import { ErrorBoundary } from './components/ErrorBoundary.js';
 import { SignIn } from './pages/SignIn.js';
 import { Playground } from './pages/Playground.js';
 import { RecordList } from './pages/RecordList.js';
@@ -104,7 +105,9 @@ export function App() {
         </button>
       </header>
       <div id="content">
-        <Page route={route} me={me} />
+        <ErrorBoundary key={route}>
+          <Page route={route} me={me} />
+        </ErrorBoundary>
       </div>
     </SessionContext.Provider>
   );

@@ -4,7 +4,8 @@ export interface Me {
   orgId: string;
   userId: string;
   role: string;
-  scopes: string[];
+  /** Only when signed in with an API key. */
+  scopes?: string[];
   apiKeyId?: string | null;
 }
 
