@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { Api, problemText } from './lib/api.js';
 import { clearCredentials, loadCredentials, saveCredentials, type Credentials } from './lib/credentials.js';
 import { matchRoute, navigate, useRoute } from './lib/router.js';
@@ -8,10 +8,12 @@ import { Link } from './components/Link.js';
 import { ErrorBoundary } from './components/ErrorBoundary.js';
 import { SignIn } from './pages/SignIn.js';
 import { Playground } from './pages/Playground.js';
-import { RecordList } from './pages/RecordList.js';
-import { PolicyPage } from './pages/PolicyPage.js';
-import { FlowPage } from './pages/FlowPage.js';
-import { AuditPage } from './pages/AuditPage.js';
+
+// Pages past the editor load on first visit (the flow graph's layout and the diff stay out of the first bundle).
+const RecordList = lazy(() => import('./pages/RecordList.js').then((m) => ({ default: m.RecordList })));
+const PolicyPage = lazy(() => import('./pages/PolicyPage.js').then((m) => ({ default: m.PolicyPage })));
+const FlowPage = lazy(() => import('./pages/FlowPage.js').then((m) => ({ default: m.FlowPage })));
+const AuditPage = lazy(() => import('./pages/AuditPage.js').then((m) => ({ default: m.AuditPage })));
 
 function Page({ route, me }: { route: string; me: Me }) {
   let m: Record<string, string> | null;
@@ -106,7 +108,9 @@ export function App() {
       </header>
       <div id="content">
         <ErrorBoundary key={route}>
-          <Page route={route} me={me} />
+          <Suspense fallback={<p className="loading">Loading…</p>}>
+            <Page route={route} me={me} />
+          </Suspense>
         </ErrorBoundary>
       </div>
     </SessionContext.Provider>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorLocation, errorRange, traceLineSources } from '../src/lib/rule-syntax.js';
-import { validateDiagnostics } from '../src/editor/rule-extensions.js';
+import { operatorPrefix, validateDiagnostics } from '../src/editor/rule-extensions.js';
 
 const TYPO = 'A **driver** gets a licence if the __age__ of the **driver** is old.';
 
@@ -64,5 +64,17 @@ describe('traceLineSources', () => {
   });
   it('leaves a rule it cannot find unlinked', () => {
     expect(traceLineSources('if a.b > 1 -> ok.', ['rule "other" [golden]', '  x'])).toEqual([null, null]);
+  });
+});
+
+describe('operatorPrefix', () => {
+  it('takes the operator phrase being typed, from its first word', () => {
+    expect(operatorPrefix('the __age__ of the **driver** is at')).toBe('is at');
+    expect(operatorPrefix('if order.total >')).toBe('>');
+    expect(operatorPrefix('the **driver** does not')).toBe('does not');
+  });
+  it('is null when no operator is being typed', () => {
+    expect(operatorPrefix('A **driver** gets a lic')).toBeNull();
+    expect(operatorPrefix('')).toBeNull();
   });
 });

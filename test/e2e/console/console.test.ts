@@ -103,6 +103,18 @@ describe('web console', () => {
     expect(await underline.count()).toBe(0);
   });
 
+  it('completes operator phrases from /operators', async () => {
+    await setEditor('Rule editor', 'A **driver** gets a licence if the __age__ of the **driver** is at');
+    await page.keyboard.press('Control+Space');
+    const option = page.locator('.cm-tooltip-autocomplete li', { hasText: 'is at least' }).first();
+    await option.waitFor();
+    await option.click();
+    await expect(page.getByRole('textbox', { name: 'Rule editor' }).textContent()).resolves.toBe(
+      'A **driver** gets a licence if the __age__ of the **driver** is at least',
+    );
+    await setEditor('Rule editor', RULE);
+  });
+
   it('runs the rule on the data pane and links trace lines to rule lines', async () => {
     await setEditor('Data editor', DATA);
     await page.getByTestId('run').click();
@@ -158,6 +170,13 @@ describe('web console', () => {
     await page.getByRole('combobox', { name: 'Expected result of test 1' }).selectOption('false');
     await page.getByTestId('run-tests').click();
     await expect(page.getByTestId('tests-summary').textContent()).resolves.toBe('1 of 1 failed');
+
+    // publishing checks the saved tests too: the refusal shows the problem's detail and reasons, and nothing changes
+    await page.getByTestId('publish').click();
+    const alert = page.getByRole('alert');
+    await expect(alert.textContent()).resolves.toMatch(/cannot be published: 1 problem: test `test 1`: expected `false`, got `true`/);
+    const current = await call(stack, 'GET', `/policy/${baseId}`, { key: stack.adminKey });
+    expect(current.body).toMatchObject({ status: 'published', version: 1 });
   });
 
   it('finds the policy in the list by name search', async () => {

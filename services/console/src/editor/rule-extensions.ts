@@ -43,12 +43,24 @@ export function ruleLinter(api: Api, onResult?: (reply: ValidateResult | null) =
   ];
 }
 
+/**
+ * The operator being typed before the cursor: from its first word (`is`, `does`, `has`,
+ * `matches`, `equals`, `contains` or a symbol) to the cursor, so `is at` completes to
+ * `is at least` as one phrase; null when no operator is being typed.
+ */
+export function operatorPrefix(lineBefore: string): string | null {
+  const phrase = /(?:^|\s)((?:is|does|has|matches|equals|contains)(?: [a-z]*){0,4}|[<>=!]+)$/i.exec(lineBefore);
+  return phrase ? phrase[1] : null;
+}
+
 /** Completion of the operator phrases from `GET /operators` (loaded once per editor). */
 export function operatorCompletion(api: Api): Extension {
   let loaded: Promise<Operators> | null = null;
   const source = async (context: CompletionContext): Promise<CompletionResult | null> => {
-    const word = context.matchBefore(/[\w<>=!]+$/);
-    if (!word && !context.explicit) return null;
+    const phrase = operatorPrefix(context.state.sliceDoc(context.state.doc.lineAt(context.pos).from, context.pos));
+    // Ctrl-Space anywhere completes from the word before the cursor
+    const word = phrase ?? (context.explicit ? (context.matchBefore(/[a-z]+$/i)?.text ?? '') : null);
+    if (word === null) return null;
     loaded ??= api.get<Operators>('/operators').catch(() => {
       loaded = null;
       return [];
@@ -57,7 +69,7 @@ export function operatorCompletion(api: Api): Extension {
     const options = operators.flatMap((op) =>
       op.forms.map((form) => ({ label: form, detail: op.operator === form ? undefined : op.operator, type: 'keyword' })),
     );
-    return { from: word ? word.from : context.pos, options, validFor: /^[\w<>=!]*$/ };
+    return { from: context.pos - word.length, options, validFor: /^[\w<>=! ]*$/ };
   };
   return autocompletion({ override: [source], activateOnTyping: true });
 }
