@@ -124,6 +124,10 @@ describe('web console', () => {
     // the golden rule's header links to line 1, the eyesight test's to line 2
     await expect(page.getByRole('button', { name: /L2 rule "the eyesight test"/ }).count()).resolves.toBe(1);
     await expect(page.getByRole('button', { name: /L1 rule "a licence"/ }).count()).resolves.toBe(1);
+    // following a trace line (by keyboard) puts the cursor on its rule's line
+    await page.getByRole('button', { name: /L2 rule "the eyesight test"/ }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.locator('.cm-activeLine').first().textContent()).resolves.toContain('passes the eyesight test if');
     await page.getByRole('button', { name: 'Explain' }).click();
     await expect(page.getByTestId('explanation').textContent()).resolves.toContain('licence');
     await shot('editor-run');
