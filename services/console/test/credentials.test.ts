@@ -45,6 +45,12 @@ describe('API helpers', () => {
     ]);
     expect(problemText(publish)).toBe('policy `p` cannot be published: 1 problem: test `senior`: expected `false`, got `true`');
   });
+  it('does not repeat a reason the detail already says', () => {
+    const err = new ApiError(400, 'validation_failed', 'invalid flow: node `a`: policy base `x` does not exist', [
+      { code: 'unknown_policy', message: 'node `a`: policy base `x` does not exist', path: 'definition.nodes.a.baseId' },
+    ]);
+    expect(problemText(err)).toBe('invalid flow: node `a`: policy base `x` does not exist');
+  });
   it('builds query strings from the defined values only', () => {
     expect(query({ limit: 20, q: 'a b', status: '', cursor: undefined })).toBe('?limit=20&q=a+b');
     expect(query({})).toBe('');

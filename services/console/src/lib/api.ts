@@ -15,7 +15,8 @@ export class ApiError extends Error {
 /** The text to show for a failed call: the problem's `detail`, plus its listed reasons. */
 export function problemText(err: unknown): string {
   if (err instanceof ApiError) {
-    const reasons = err.errors.map((e) => e.message).filter(Boolean);
+    // reasons the detail already says are not repeated
+    const reasons = err.errors.map((e) => e.message).filter((m): m is string => !!m && !err.message.includes(m));
     return reasons.length ? `${err.message}: ${reasons.join('; ')}` : err.message;
   }
   return err instanceof Error ? err.message : String(err);
