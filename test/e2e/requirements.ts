@@ -851,6 +851,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
           'completes operator phrases from /operators',
           'runs the rule on the data pane and links trace lines to rule lines',
           'fits a narrow window without sideways scrolling',
+          'keeps the sign-in across a reload of the tab only, and forgets it on sign out',
         ],
       },
       { file: `${E2E}/console/console-review.test.ts`, tests: ['an editor signed in with a bearer token submits a draft for review'] },

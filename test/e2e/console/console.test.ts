@@ -333,4 +333,16 @@ describe('web console', () => {
     expect(overflow).toBeLessThanOrEqual(1);
     await page.setViewportSize({ width: 1280, height: 800 });
   });
+
+  it('keeps the sign-in across a reload of the tab only, and forgets it on sign out', async () => {
+    await page.reload();
+    await page.getByTestId('who').waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('arbiter.console.credentials')")).toContain(stack.adminKey);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByTestId('credential').waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('arbiter.console.credentials')")).toBeNull();
+    await page.reload();
+    await page.getByTestId('credential').waitFor();
+  });
 });
