@@ -817,6 +817,76 @@ export const REQUIREMENTS: readonly Requirement[] = [
       },
     ],
   },
+  {
+    id: 'issue 16 console serving',
+    title: 'the gateway serves the built console at /console (page for client routes, CSP, 404 for a missing asset, 503 when not built)',
+    coveredBy: [
+      {
+        file: `${GW}/console-routes.test.ts`,
+        tests: [
+          'serves the page at /console with a content security policy and no caching',
+          'answers client routes under /console/ with the same page',
+          'answers a missing asset 404 as a problem, not with the page',
+          'never serves a file outside the build folder',
+          'answers 503 naming the fix when the console is not built',
+        ],
+      },
+      {
+        file: `${E2E}/console/console.test.ts`,
+        tests: ['is served at /console with a content security policy, and client routes get the page'],
+      },
+    ],
+  },
+  {
+    id: 'issue 16 console editor',
+    title:
+      'sign in with an API key or bearer token; live /validate diagnostics underlined; /operators completion; run with result, outcomes and linked trace',
+    coveredBy: [
+      {
+        file: `${E2E}/console/console.test.ts`,
+        tests: [
+          'refuses a wrong key with the API problem detail, and never puts the key in the URL',
+          'signs in with an API key (keyboard only)',
+          'underlines a typo at the line and column /validate reports, and clears it when fixed',
+          'completes operator phrases from /operators',
+          'runs the rule on the data pane and links trace lines to rule lines',
+          'fits a narrow window without sideways scrolling',
+          'keeps the sign-in across a reload of the tab only, and forgets it on sign out',
+        ],
+      },
+      { file: `${E2E}/console/console-review.test.ts`, tests: ['an editor signed in with a bearer token submits a draft for review'] },
+      { file: 'services/console/test/rule-syntax.test.ts', tests: ['errorRange', 'traceLineSources', 'operatorPrefix'] },
+    ],
+  },
+  {
+    id: 'issue 16 console policies and flows',
+    title:
+      'in the console: list, search, paging, create, edit draft, saved tests, publish or review, versions diff, delete, flow graph with a run’s path, audit view',
+    coveredBy: [
+      {
+        file: `${E2E}/console/console.test.ts`,
+        tests: [
+          'saves a policy with a test, runs the tests, publishes it and runs it by base id',
+          'shows a failing saved test as failed',
+          'finds the policy in the list by name search',
+          'shows an unknown policy as the API 404 detail, not a blank page',
+          'draws a flow and highlights the path of a test run',
+          'creates a flow, edits its definition as JSON and saves the draft',
+          'pages through the policy list and the audit trail',
+          'shows the audit trail to an admin, with filters',
+        ],
+      },
+      {
+        file: `${E2E}/console/console-review.test.ts`,
+        tests: [
+          'a publisher approves and publishes it',
+          'a publisher rejects a later change with a comment, and the versions diff shows the change',
+          'a viewer sees the policy without editing, publishing or deleting controls',
+          'an admin deletes the policy; it leaves the list and the API answers 404',
+        ],
+      },
+    ],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */

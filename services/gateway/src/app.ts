@@ -38,6 +38,7 @@ import { exportRoutes } from './routes/export-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import type { GovernanceClient } from './governance-client.js';
+import { consoleRoutes, defaultConsoleDir } from './routes/console-routes.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
 export type AppConfig = AppSettings;
@@ -73,6 +74,8 @@ export interface AppDeps {
   readonly version?: string;
   /** Clock, for tests of expiry. */
   readonly now?: () => Date;
+  /** The web console's built files, served at `/console` (default: `dist/` of the `@arbiter/console` package). */
+  readonly consoleDir?: string;
 }
 
 /** Longest path parameter (ids; user ids such as `auth0|abc`); longer → 400 `validation_failed`. */
@@ -167,5 +170,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
   }
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });
+  await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   return app;
 }

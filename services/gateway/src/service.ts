@@ -100,7 +100,9 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
     const shown = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
     const url = `http://${shown}:${config.PORT}`;
     logger.info({ api: url, docs: `${url}/docs`, openapi: `${url}/openapi.json` }, 'gateway listening');
-    process.stdout.write(`Arbiter API:  ${url}\nArbiter docs: ${url}/docs (OpenAPI: ${url}/openapi.json)\n`);
+    process.stdout.write(
+      `Arbiter API:  ${url}\nArbiter docs: ${url}/docs (OpenAPI: ${url}/openapi.json)\nArbiter console: ${url}/console\n`,
+    );
     if (boot.generatedKey !== undefined) {
       // Printed once, outside the JSON logs: the only copy of this secret.
       process.stdout.write(

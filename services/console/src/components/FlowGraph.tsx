@@ -1,0 +1,112 @@
+import { useMemo } from 'react';
+import dagre from '@dagrejs/dagre';
+import type { FlowDefinition } from '../lib/types.js';
+
+type Point = { x: number; y: number };
+
+const NODE_W = 170;
+const NODE_H = 46;
+
+function nodeLabel(id: string, node: FlowDefinition['nodes'][string]): string {
+  if (node.type === 'return') return `${id}: return ${JSON.stringify(node.value)}`;
+  if (node.type === 'custom') return `${id}: “${String(node.outcome)}”`;
+  return `${id}: policy${node.version ? ` v${node.version}` : ''}`;
+}
+
+/** A flow drawn as a DAG (dagre layout, SVG); the nodes and edges of `path` are highlighted. */
+export function FlowGraph({ definition, path = [] }: { definition: FlowDefinition; path?: string[] }) {
+  const layout = useMemo(() => {
+    const g = new dagre.graphlib.Graph({ multigraph: true });
+    g.setGraph({ rankdir: 'TB', nodesep: 30, ranksep: 50, marginx: 10, marginy: 10 });
+    g.setDefaultEdgeLabel(() => ({}));
+    const ids = Object.keys(definition.nodes);
+    for (const id of ids) g.setNode(id, { width: NODE_W, height: NODE_H });
+    const edges: { from: string; to: string; label: string }[] = [];
+    for (const id of ids) {
+      const n = definition.nodes[id];
+      if (!n) continue;
+      for (const [label, to] of [
+        ['true', n.onTrue],
+        ['false', n.onFalse],
+      ] as const) {
+        if (typeof to === 'string' && Object.hasOwn(definition.nodes, to)) {
+          edges.push({ from: id, to, label });
+          g.setEdge(id, to, { label }, label);
+        }
+      }
+    }
+    dagre.layout(g);
+    const graph = g.graph() as { width?: number; height?: number };
+    const at = (id: string) => g.node(id) as { x: number; y: number };
+    const route = (e: { from: string; to: string; label: string }) =>
+      (g.edge({ v: e.from, w: e.to, name: e.label }) as { points?: Point[] }).points ?? [];
+    return {
+      width: (graph.width ?? 200) + 20,
+      height: (graph.height ?? 100) + 20,
+      nodes: ids.map((id) => ({ id, x: at(id).x, y: at(id).y })),
+      edges: edges.map((e) => ({ ...e, points: route(e) })),
+    };
+  }, [definition]);
+
+  const onPath = new Set(path);
+  const pathEdges = new Set(path.slice(1).map((to, i) => `${path[i]}→${to}`));
+  return (
+    <svg
+      className="flow-graph"
+      role="img"
+      aria-label={`Flow graph with ${layout.nodes.length} nodes${path.length ? `; path ${path.join(' → ')}` : ''}`}
+      viewBox={`0 0 ${layout.width} ${layout.height}`}
+      width={layout.width}
+      height={layout.height}
+      data-testid="flow-graph"
+    >
+      <defs>
+        <marker
+          id="arrow"
+          viewBox="0 0 10 10"
+          refX="9"
+          refY="5"
+          markerWidth="9"
+          markerHeight="9"
+          markerUnits="userSpaceOnUse"
+          orient="auto-start-reverse"
+        >
+          <path d="M 0 0 L 10 5 L 0 10 z" fill="currentColor" />
+        </marker>
+      </defs>
+      {layout.edges.map((e) => {
+        const d = e.points.map((p, i) => `${i ? 'L' : 'M'} ${p.x} ${p.y}`).join(' ');
+        const mid = e.points[Math.floor(e.points.length / 2)];
+        const hot = pathEdges.has(`${e.from}→${e.to}`);
+        return (
+          <g key={`${e.from}-${e.label}`} className={hot ? 'edge on-path' : 'edge'}>
+            <path d={d} fill="none" markerEnd="url(#arrow)" />
+            {mid && (
+              <text x={mid.x + 4} y={mid.y - 4}>
+                {e.label}
+              </text>
+            )}
+          </g>
+        );
+      })}
+      {layout.nodes.map((n) => {
+        const node = definition.nodes[n.id];
+        if (!node) return null;
+        return (
+          <g
+            key={n.id}
+            className={`node ${node.type}${onPath.has(n.id) ? ' on-path' : ''}${n.id === definition.start ? ' start' : ''}`}
+            transform={`translate(${n.x - NODE_W / 2}, ${n.y - NODE_H / 2})`}
+            data-node={n.id}
+            data-on-path={onPath.has(n.id) ? 'true' : 'false'}
+          >
+            <rect width={NODE_W} height={NODE_H} rx={8} />
+            <text x={NODE_W / 2} y={NODE_H / 2 + 5} textAnchor="middle">
+              {nodeLabel(n.id, node).slice(0, 26)}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
+  );
+}

@@ -1,0 +1,164 @@
+import { useMemo, useRef, useState } from 'react';
+import { EditorSelection } from '@codemirror/state';
+import type { EditorView } from '@codemirror/view';
+import { json } from '@codemirror/lang-json';
+import { CodeEditor } from '../editor/CodeEditor.js';
+import { ruleExtensions } from '../editor/rule-extensions.js';
+import { useSession } from '../lib/session.js';
+import { traceLineSources } from '../lib/rule-syntax.js';
+import type { ExplainResult, ExplainedCondition, RunResult, ValidateResult } from '../lib/types.js';
+import { ErrorBox } from './ErrorBox.js';
+import { RunResultView } from './RunResultView.js';
+
+/** Parses the data pane; a JSON error is shown, not sent. */
+export function parseData(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(text || '{}') };
+  } catch (err) {
+    return { ok: false, error: `Data is not valid JSON: ${(err as Error).message}` };
+  }
+}
+
+function conditionText(c: ExplainedCondition): string {
+  const parts = [c.negated ? 'not' : '', c.selector, c.property, c.operator, c.value].filter(Boolean);
+  return parts.join(' ') || c.type;
+}
+
+function Conditions({ conditions }: { conditions: ExplainedCondition[] }) {
+  return (
+    <ul>
+      {conditions.map((c, i) => (
+        <li key={i}>
+          {i > 0 && c.logical_op ? <em>{c.logical_op} </em> : null}
+          {conditionText(c)}
+          {c.optional ? <span className="muted"> (if present)</span> : null}
+          {c.conditions && <Conditions conditions={c.conditions} />}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export interface RuleWorkbenchProps {
+  rule: string;
+  onRuleChange: (rule: string) => void;
+  data: string;
+  onDataChange: (data: string) => void;
+  /** Runs with the parsed data; defaults to `POST /run {rule, data}`. */
+  run?: (data: unknown) => Promise<RunResult>;
+  readOnlyNote?: string;
+}
+
+/** Rule editor (highlighting, live diagnostics, completion), data pane, Run and Explain. */
+export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: RuleWorkbenchProps) {
+  const { api } = useSession();
+  const [validation, setValidation] = useState<ValidateResult | null>(null);
+  const [result, setResult] = useState<RunResult | null>(null);
+  const [ranRule, setRanRule] = useState('');
+  const [explain, setExplain] = useState<ExplainResult | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const view = useRef<EditorView | null>(null);
+  const ruleExt = useMemo(() => ruleExtensions(api, setValidation), [api]);
+  const jsonExt = useMemo(() => [json()], []);
+
+  const doRun = async () => {
+    const parsed = parseData(data);
+    if (!parsed.ok) {
+      setError(new Error(parsed.error));
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const r = run ? await run(parsed.value) : await api.post<RunResult>('/run', { rule, data: parsed.value });
+      setResult(r);
+      setRanRule(rule);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const doExplain = async () => {
+    setError(null);
+    try {
+      setExplain(await api.post<ExplainResult>('/explain', { rule }));
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const goToLine = (line: number) => {
+    const v = view.current;
+    if (!v) return;
+    const l = v.state.doc.line(Math.min(line, v.state.doc.lines));
+    v.dispatch({ selection: EditorSelection.cursor(l.from), scrollIntoView: true });
+    v.focus();
+  };
+
+  const sources = useMemo(() => (result?.trace ? traceLineSources(ranRule, result.trace) : []), [result, ranRule]);
+
+  return (
+    <div className="workbench">
+      <div className="panes">
+        <section className="pane" aria-label="Rule">
+          <h2>Rule</h2>
+          <CodeEditor
+            value={rule}
+            onChange={onRuleChange}
+            extensions={ruleExt}
+            label="Rule editor"
+            testId="rule-editor"
+            placeholder="A **customer** gets free shipping if the __total__ of the **order** is greater than 50."
+            onView={(v) => (view.current = v)}
+            minHeight="12rem"
+          />
+          <p className="validation" role="status" data-testid="validation">
+            {validation === null ? '' : validation.valid ? '✓ Valid' : `✗ ${validation.error ?? 'invalid'}`}
+          </p>
+        </section>
+        <section className="pane" aria-label="Data">
+          <h2>Data (JSON)</h2>
+          <CodeEditor
+            value={data}
+            onChange={onDataChange}
+            extensions={jsonExt}
+            label="Data editor"
+            testId="data-editor"
+            minHeight="12rem"
+          />
+        </section>
+      </div>
+      <div className="actions">
+        <button type="button" onClick={() => void doRun()} disabled={busy} data-testid="run">
+          {busy ? 'Running…' : 'Run'}
+        </button>
+        <button type="button" onClick={() => void doExplain()}>
+          Explain
+        </button>
+        <span className="muted">Tip: Ctrl-Space completes operators; Esc then Tab leaves an editor.</span>
+      </div>
+      <ErrorBox error={error} />
+      {result && <RunResultView result={result} sources={sources} onGoToLine={goToLine} />}
+      {explain && (
+        <section className="explain" aria-label="Explanation" data-testid="explanation">
+          <h2>Explanation</h2>
+          {explain.error ? (
+            <p className="error">{explain.error}</p>
+          ) : (
+            <ol>
+              {explain.rules.map((r, i) => (
+                <li key={i}>
+                  <strong>{r.label ? `${r.label}: ` : ''}</strong>A <b>{r.selector}</b> {r.outcome} if
+                  <Conditions conditions={r.conditions} />
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
+      )}
+    </div>
+  );
+}

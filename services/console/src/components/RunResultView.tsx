@@ -1,0 +1,62 @@
+import type { RunResult } from '../lib/types.js';
+
+/** A run's result, outcomes and trace; trace lines that come from a rule line link to it. */
+export function RunResultView({
+  result,
+  sources,
+  onGoToLine,
+}: {
+  result: RunResult;
+  sources?: (number | null)[];
+  onGoToLine?: (line: number) => void;
+}) {
+  const outcomes = Object.entries(result.outcomes ?? {});
+  return (
+    <section className="run-result" aria-label="Run result" data-testid="run-result">
+      <p>
+        Result: <strong data-testid="run-value">{JSON.stringify(result.result)}</strong>
+        {result.version !== undefined && <span className="muted"> (version {result.version ?? 'draft'})</span>}
+      </p>
+      {result.error && (
+        <p className="error" role="status">
+          {result.error}
+          {result.errorCode ? ` (${result.errorCode})` : ''}
+        </p>
+      )}
+      {outcomes.length > 0 && (
+        <table className="outcomes">
+          <caption>Outcomes</caption>
+          <tbody>
+            {outcomes.map(([name, value]) => (
+              <tr key={name}>
+                <th scope="row">{name}</th>
+                <td>{JSON.stringify(value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {result.trace && result.trace.length > 0 && (
+        <details open>
+          <summary>Trace</summary>
+          <ol className="trace" data-testid="trace">
+            {result.trace.map((line, i) => {
+              const source = sources?.[i] ?? null;
+              return (
+                <li key={i}>
+                  {source !== null && onGoToLine ? (
+                    <button type="button" className="trace-link" title={`Go to rule line ${source}`} onClick={() => onGoToLine(source)}>
+                      <span className="line-ref">L{source}</span> <code>{line}</code>
+                    </button>
+                  ) : (
+                    <code>{line}</code>
+                  )}
+                </li>
+              );
+            })}
+          </ol>
+        </details>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,169 @@
+import { useState } from 'react';
+import { json } from '@codemirror/lang-json';
+import { problemText } from '../lib/api.js';
+import { CodeEditor } from '../editor/CodeEditor.js';
+
+export interface SavedTest {
+  name: string;
+  data: unknown;
+  expect: unknown;
+}
+
+export type TestOutcome = { pass: true; got: unknown } | { pass: false; got?: unknown; error?: string };
+
+const jsonExt = [json()];
+
+/**
+ * The saved tests of a draft: run them all against the text being edited and see which fail;
+ * add, edit (as JSON) and remove tests. Changes are saved with the draft.
+ */
+export function TestsPanel({
+  tests,
+  onChange,
+  runOne,
+  editable,
+  newTestData,
+}: {
+  tests: SavedTest[];
+  onChange: (tests: SavedTest[]) => void;
+  runOne: (test: SavedTest) => Promise<unknown>;
+  editable: boolean;
+  newTestData: () => unknown;
+}) {
+  const [outcomes, setOutcomes] = useState<(TestOutcome | null)[]>([]);
+  const [running, setRunning] = useState(false);
+  const [text, setText] = useState(() => JSON.stringify(tests, null, 2));
+  const [textError, setTextError] = useState<string | null>(null);
+  const [editing, setEditing] = useState(false);
+
+  const runAll = async () => {
+    setRunning(true);
+    const results: (TestOutcome | null)[] = [];
+    for (const t of tests) {
+      try {
+        const got = await runOne(t);
+        results.push(JSON.stringify(got) === JSON.stringify(t.expect) ? { pass: true, got } : { pass: false, got });
+      } catch (err) {
+        results.push({ pass: false, error: problemText(err) });
+      }
+    }
+    setOutcomes(results);
+    setRunning(false);
+  };
+
+  const add = () => {
+    const next = [...tests, { name: `test ${tests.length + 1}`, data: newTestData(), expect: true }];
+    onChange(next);
+    setText(JSON.stringify(next, null, 2));
+  };
+
+  const applyText = () => {
+    try {
+      const parsed = JSON.parse(text) as unknown;
+      if (!Array.isArray(parsed)) throw new Error('tests must be a JSON array of {name, data, expect}');
+      onChange(parsed as SavedTest[]);
+      setTextError(null);
+      setEditing(false);
+    } catch (err) {
+      setTextError((err as Error).message);
+    }
+  };
+
+  const failed = outcomes.filter((o) => o && !o.pass).length;
+  return (
+    <section aria-label="Saved tests" className="tests" data-testid="tests">
+      <h2>Saved tests ({tests.length})</h2>
+      <div className="actions">
+        <button type="button" onClick={() => void runAll()} disabled={running || tests.length === 0} data-testid="run-tests">
+          {running ? 'Running…' : 'Run all tests'}
+        </button>
+        {editable && (
+          <>
+            <button type="button" onClick={add} data-testid="add-test">
+              Add test from data pane
+            </button>
+            <button
+              type="button"
+              onClick={() => {
+                setText(JSON.stringify(tests, null, 2));
+                setEditing(!editing);
+              }}
+            >
+              {editing ? 'Close JSON' : 'Edit tests as JSON'}
+            </button>
+          </>
+        )}
+        {outcomes.length > 0 && (
+          <span role="status" data-testid="tests-summary" className={failed ? 'fail' : 'pass'}>
+            {failed ? `${failed} of ${outcomes.length} failed` : `all ${outcomes.length} passed`}
+          </span>
+        )}
+      </div>
+      <table className="list">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Expect</th>
+            <th>Outcome</th>
+            {editable && <th>Remove</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {tests.map((t, i) => {
+            const o = outcomes[i];
+            return (
+              <tr key={i} className={o ? (o.pass ? 'pass' : 'fail') : undefined}>
+                <td>
+                  {editable ? (
+                    <input
+                      aria-label={`Name of test ${i + 1}`}
+                      value={t.name}
+                      onChange={(e) => onChange(tests.map((x, j) => (j === i ? { ...x, name: e.target.value } : x)))}
+                    />
+                  ) : (
+                    t.name
+                  )}
+                </td>
+                <td>
+                  {editable && typeof t.expect === 'boolean' ? (
+                    <select
+                      aria-label={`Expected result of test ${i + 1}`}
+                      value={String(t.expect)}
+                      onChange={(e) => onChange(tests.map((x, j) => (j === i ? { ...x, expect: e.target.value === 'true' } : x)))}
+                    >
+                      <option value="true">true</option>
+                      <option value="false">false</option>
+                    </select>
+                  ) : (
+                    JSON.stringify(t.expect)
+                  )}
+                </td>
+                <td>{o ? (o.pass ? '✓ pass' : `✗ ${o.error ?? `got ${JSON.stringify(o.got)}`}`) : ''}</td>
+                {editable && (
+                  <td>
+                    <button type="button" aria-label={`Remove test ${t.name}`} onClick={() => onChange(tests.filter((_, j) => j !== i))}>
+                      ✕
+                    </button>
+                  </td>
+                )}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      {editing && (
+        <div>
+          <CodeEditor value={text} onChange={setText} extensions={jsonExt} label="Tests as JSON" />
+          {textError && (
+            <p className="error" role="alert">
+              {textError}
+            </p>
+          )}
+          <button type="button" onClick={applyText}>
+            Apply
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,70 @@
+import { useEffect, useRef } from 'react';
+import { EditorState, type Extension } from '@codemirror/state';
+import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection, placeholder as placeholderExt } from '@codemirror/view';
+import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
+import { syntaxHighlighting, defaultHighlightStyle, bracketMatching } from '@codemirror/language';
+
+export interface CodeEditorProps {
+  value: string;
+  onChange: (value: string) => void;
+  /** Language, lint, completion... (read once, when the editor is made). */
+  extensions?: Extension[];
+  label: string;
+  testId?: string;
+  placeholder?: string;
+  /** Called with the view once it exists (to move the cursor from outside, e.g. from a trace line). */
+  onView?: (view: EditorView | null) => void;
+  minHeight?: string;
+}
+
+/**
+ * A CodeMirror 6 editor as a controlled React component. Tab indents; Escape then Tab leaves the
+ * editor (CodeMirror's standard escape hatch), so the page stays keyboard-usable.
+ */
+export function CodeEditor({ value, onChange, extensions = [], label, testId, placeholder, onView, minHeight = '8rem' }: CodeEditorProps) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<EditorView | null>(null);
+  const changed = useRef(onChange);
+  changed.current = onChange;
+
+  useEffect(() => {
+    const state = EditorState.create({
+      doc: value,
+      extensions: [
+        lineNumbers(),
+        history(),
+        drawSelection(),
+        highlightActiveLine(),
+        bracketMatching(),
+        syntaxHighlighting(defaultHighlightStyle, { fallback: true }),
+        keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+        EditorView.lineWrapping,
+        EditorView.contentAttributes.of({ 'aria-label': label, ...(testId ? { 'data-testid': testId } : {}) }),
+        EditorView.theme({ '&': { minHeight }, '.cm-scroller': { minHeight } }),
+        EditorView.updateListener.of((u) => {
+          if (u.docChanged) changed.current(u.state.doc.toString());
+        }),
+        ...(placeholder ? [placeholderExt(placeholder)] : []),
+        ...extensions,
+      ],
+    });
+    const v = new EditorView({ state, parent: host.current! });
+    view.current = v;
+    onView?.(v);
+    return () => {
+      onView?.(null);
+      v.destroy();
+      view.current = null;
+    };
+    // The editor is made once; later `value`s are pushed in by the effect below.
+  }, []);
+
+  useEffect(() => {
+    const v = view.current;
+    if (v && v.state.doc.toString() !== value) {
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    }
+  }, [value]);
+
+  return <div className="code-editor" ref={host} />;
+}

@@ -1,0 +1,80 @@
+import type { Extension } from '@codemirror/state';
+import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
+import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
+import type { EditorView } from '@codemirror/view';
+import type { Api } from '../lib/api.js';
+import { problemText } from '../lib/api.js';
+import { errorLocation, errorRange, ruleLanguage } from '../lib/rule-syntax.js';
+import type { Operators, ValidateResult } from '../lib/types.js';
+
+/** Pause after the last keystroke before the rule is sent to `/validate`. */
+export const VALIDATE_DEBOUNCE_MS = 400;
+
+/** Diagnostics of the rule from the server's parser, underlined at the line and column it reports. */
+export function validateDiagnostics(text: string, reply: ValidateResult): Diagnostic[] {
+  if (reply.valid || !reply.error) return [];
+  const location = errorLocation(reply.error);
+  const { from, to } = location ? errorRange(text, location) : { from: 0, to: Math.min(text.length, 1) };
+  return [{ from, to, severity: 'error', message: reply.error, source: 'validate' }];
+}
+
+/** Live diagnostics: `POST /validate`, debounced by CodeMirror's linter. */
+export function ruleLinter(api: Api, onResult?: (reply: ValidateResult | null) => void): Extension {
+  return [
+    lintGutter(),
+    linter(
+      async (view: EditorView): Promise<Diagnostic[]> => {
+        const text = view.state.doc.toString();
+        if (!text.trim()) {
+          onResult?.(null);
+          return [];
+        }
+        try {
+          const reply = await api.post<ValidateResult>('/validate', { rule: text });
+          onResult?.(reply);
+          return validateDiagnostics(text, reply);
+        } catch (err) {
+          onResult?.({ valid: false, error: problemText(err) });
+          return [{ from: 0, to: Math.min(1, text.length), severity: 'warning', message: `could not validate: ${problemText(err)}` }];
+        }
+      },
+      { delay: VALIDATE_DEBOUNCE_MS },
+    ),
+  ];
+}
+
+/**
+ * The operator being typed before the cursor: from its first word (`is`, `does`, `has`,
+ * `matches`, `equals`, `contains` or a symbol) to the cursor, so `is at` completes to
+ * `is at least` as one phrase; null when no operator is being typed.
+ */
+export function operatorPrefix(lineBefore: string): string | null {
+  const phrase = /(?:^|\s)((?:is|does|has|matches|equals|contains)(?: [a-z]*){0,4}|[<>=!]+)$/i.exec(lineBefore);
+  return phrase ? phrase[1] : null;
+}
+
+/** Completion of the operator phrases from `GET /operators` (loaded once per editor). */
+export function operatorCompletion(api: Api): Extension {
+  let loaded: Promise<Operators> | null = null;
+  const source = async (context: CompletionContext): Promise<CompletionResult | null> => {
+    const phrase = operatorPrefix(context.state.sliceDoc(context.state.doc.lineAt(context.pos).from, context.pos));
+    // Ctrl-Space anywhere completes from the word before the cursor
+    const word = phrase ?? (context.explicit ? (context.matchBefore(/[a-z]+$/i)?.text ?? '') : null);
+    if (word === null) return null;
+    loaded ??= api.get<Operators>('/operators').catch(() => {
+      loaded = null;
+      return [];
+    });
+    const operators = await loaded;
+    const options = operators.flatMap((op) =>
+      op.forms.map((form) => ({ label: form, detail: op.operator === form ? undefined : op.operator, type: 'keyword' })),
+    );
+    return { from: context.pos - word.length, options, validFor: /^[\w<>=! ]*$/ };
+  };
+  return autocompletion({ override: [source], activateOnTyping: true });
+}
+
+/** Everything the rule editor needs: language, live diagnostics, completion. */
+export function ruleExtensions(api: Api, onValidate?: (reply: ValidateResult | null) => void): Extension[] {
+  return [ruleLanguage, ruleLinter(api, onValidate), operatorCompletion(api)];
+}

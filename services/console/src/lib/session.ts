@@ -1,0 +1,29 @@
+import { createContext, useContext } from 'react';
+import type { Api } from './api.js';
+import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
+import type { Role, Scope } from '@arbiter/contracts';
+import type { Me } from './types.js';
+
+export interface Session {
+  api: Api;
+  me: Me;
+  signOut: () => void;
+}
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const s = useContext(SessionContext);
+  if (!s) throw new Error('useSession outside a signed-in page');
+  return s;
+}
+
+/**
+ * Whether the signed-in caller may do what `scope` stands for: the key's scopes, or for a bearer
+ * session (no key, no scopes in `/me`) its role's capabilities. The API decides in the end; this
+ * only hides controls that would be refused.
+ */
+export function can(me: Me, scope: Scope): boolean {
+  const scopes: readonly string[] = me.scopes ?? (Object.hasOwn(ROLE_CAPABILITIES, me.role) ? ROLE_CAPABILITIES[me.role as Role] : []);
+  return scopes.includes(scope);
+}

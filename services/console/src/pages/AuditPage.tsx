@@ -1,0 +1,160 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { query } from '../lib/api.js';
+import { useSession } from '../lib/session.js';
+import type { AuditEvent, Page } from '../lib/types.js';
+import { ErrorBox } from '../components/ErrorBox.js';
+
+const KINDS = [
+  'created',
+  'edited',
+  'approval requested',
+  'approved',
+  'rejected',
+  'published',
+  'assigned',
+  'executed',
+  'deleted',
+  'key created',
+  'key revoked',
+  'member removed',
+  'settings changed',
+  'restored',
+];
+const TYPES = ['policy', 'flow', 'group', 'user', 'apikey', 'org'];
+const PAGE_SIZE = 25;
+
+interface Filters {
+  kind: string;
+  actor: string;
+  resourceType: string;
+  baseId: string;
+  from: string;
+  to: string;
+}
+const EMPTY: Filters = { kind: '', actor: '', resourceType: '', baseId: '', from: '', to: '' };
+
+/** `datetime-local` values are local times; the API takes ISO 8601 instants. */
+const iso = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);
+
+/** The org's audit trail (admins and auditors): filters and paging over `GET /audit`. */
+export function AuditPage() {
+  const { api } = useSession();
+  const [form, setForm] = useState<Filters>(EMPTY);
+  const [filters, setFilters] = useState<Filters>(EMPTY);
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const [page, setPage] = useState<Page<AuditEvent> | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const cursor = cursors[cursors.length - 1];
+
+  useEffect(() => {
+    const abort = new AbortController();
+    setError(null);
+    const q = query({
+      limit: PAGE_SIZE,
+      cursor,
+      kind: filters.kind,
+      actor: filters.actor.trim(),
+      resourceType: filters.resourceType,
+      baseId: filters.baseId.trim(),
+      from: iso(filters.from),
+      to: iso(filters.to),
+    });
+    api.get<Page<AuditEvent>>(`/audit${q}`, abort.signal).then(setPage, (err: unknown) => {
+      if (!abort.signal.aborted) setError(err);
+    });
+    return () => abort.abort();
+  }, [api, filters, cursor]);
+
+  const apply = (e: FormEvent) => {
+    e.preventDefault();
+    setCursors([undefined]);
+    setFilters(form);
+  };
+  const set = (k: keyof Filters) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+
+  return (
+    <main>
+      <h1>Audit trail</h1>
+      <form className="toolbar filters" onSubmit={apply} aria-label="Audit filters">
+        <label>
+          Kind{' '}
+          <select value={form.kind} onChange={set('kind')}>
+            <option value="">any</option>
+            {KINDS.map((k) => (
+              <option key={k}>{k}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Actor <input value={form.actor} onChange={set('actor')} placeholder="user id" />
+        </label>
+        <label>
+          Resource{' '}
+          <select value={form.resourceType} onChange={set('resourceType')}>
+            <option value="">any</option>
+            {TYPES.map((k) => (
+              <option key={k}>{k}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Base id <input value={form.baseId} onChange={set('baseId')} />
+        </label>
+        <label>
+          From <input type="datetime-local" value={form.from} onChange={set('from')} />
+        </label>
+        <label>
+          To <input type="datetime-local" value={form.to} onChange={set('to')} />
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      <ErrorBox error={error} />
+      {page && (
+        <>
+          <table className="list" data-testid="audit-list">
+            <thead>
+              <tr>
+                <th>When</th>
+                <th>Kind</th>
+                <th>Actor</th>
+                <th>Resource</th>
+                <th>Details</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.length === 0 && (
+                <tr>
+                  <td colSpan={5} className="muted">
+                    No events match.
+                  </td>
+                </tr>
+              )}
+              {page.items.map((e) => (
+                <tr key={e.eventId}>
+                  <td>{new Date(e.at).toLocaleString()}</td>
+                  <td>{e.kind}</td>
+                  <td>{e.actor.userId}</td>
+                  <td>
+                    {e.resource.type} <code>{e.resource.id.slice(0, 13)}</code>
+                  </td>
+                  <td>
+                    <code className="details">{JSON.stringify(e.details)}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <nav className="pager" aria-label="Pages">
+            <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+              ← Newer
+            </button>
+            <span>Page {cursors.length}</span>
+            <button type="button" disabled={!page.nextCursor} onClick={() => setCursors([...cursors, page.nextCursor ?? undefined])}>
+              Older →
+            </button>
+          </nav>
+        </>
+      )}
+    </main>
+  );
+}

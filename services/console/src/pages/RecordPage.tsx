@@ -1,0 +1,283 @@
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { json } from '@codemirror/lang-json';
+import { navigate } from '../lib/router.js';
+import { can, useSession } from '../lib/session.js';
+import type { FlowRecord, Page, PolicyRecord } from '../lib/types.js';
+import { CodeEditor } from '../editor/CodeEditor.js';
+import { ErrorBox } from '../components/ErrorBox.js';
+import { Link } from '../components/Link.js';
+import { TestsPanel, type SavedTest } from '../components/TestsPanel.js';
+import { VersionDiff } from '../components/VersionDiff.js';
+import { parseData } from '../components/RuleWorkbench.js';
+
+export type AnyRecord = PolicyRecord | FlowRecord;
+
+/** What differs between the policy and the flow page. */
+export interface RecordKind<R extends AnyRecord> {
+  noun: 'policy' | 'flow';
+  plural: 'policies' | 'flows';
+  idOf: (r: R) => string;
+  /** The editable content as text (the rule, or the definition as JSON). */
+  contentOf: (r: R) => string;
+  /** The body fields for the content text; throws with a message when it is not valid. */
+  contentBody: (text: string) => Record<string, unknown>;
+  /** Runs a saved test against the content being edited; answers the result to compare with `expect`. */
+  runTest: (content: string, data: unknown) => Promise<unknown>;
+}
+
+export interface EditorSlotProps {
+  content: string;
+  setContent: (c: string) => void;
+  data: string;
+  setData: (d: string) => void;
+  baseId: string;
+  editable: boolean;
+}
+
+const jsonExt = [json()];
+
+/** A policy or flow: edit the draft, saved tests, publish or review, versions and diff, delete. */
+export function RecordPage<R extends AnyRecord>({
+  id,
+  kind,
+  renderEditor,
+  initialData,
+}: {
+  id: string;
+  kind: RecordKind<R>;
+  renderEditor: (p: EditorSlotProps) => ReactNode;
+  initialData: string;
+}) {
+  const { api, me } = useSession();
+  const [records, setRecords] = useState<R[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [content, setContent] = useState('');
+  const [schema, setSchema] = useState('null');
+  const [tests, setTests] = useState<SavedTest[]>([]);
+  const [data, setData] = useState(initialData);
+  const [comment, setComment] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [loadCount, setLoadCount] = useState(0);
+
+  const load = useCallback(async () => {
+    const rec = await api.get<R>(`/${kind.noun}/${encodeURIComponent(id)}`);
+    const page = await api.get<Page<R>>(`/${kind.noun}/${kind.idOf(rec)}/versions?limit=50`);
+    setRecords(page.items);
+    const editing = page.items.find((r) => r.status === 'draft') ?? page.items[0] ?? rec;
+    setName(editing.name);
+    setDescription(editing.description);
+    setContent(kind.contentOf(editing));
+    setSchema(JSON.stringify(editing.schema, null, 2));
+    setTests(editing.tests);
+    const first = editing.tests[0];
+    if (first) setData(JSON.stringify(first.data, null, 2));
+    setLoadCount((n) => n + 1);
+  }, [api, id, kind]);
+
+  useEffect(() => {
+    load().catch(setError);
+  }, [load]);
+
+  const draft = records?.find((r) => r.status === 'draft') ?? null;
+  const latest = records?.find((r) => r.status === 'published') ?? null;
+  const baseId = (draft ?? latest)?.baseId ?? id;
+
+  const act = async (what: () => Promise<string | null>) => {
+    setBusy(true);
+    setError(null);
+    setNotice(null);
+    try {
+      const message = await what();
+      await load();
+      setNotice(message);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const body = (status: 'draft' | 'published') => {
+    const parsedSchema = parseData(schema);
+    if (!parsedSchema.ok) throw new Error(`Schema: ${parsedSchema.error}`);
+    return { status, name, description, ...kind.contentBody(content), schema: parsedSchema.value, tests };
+  };
+
+  const save = () =>
+    act(async () => {
+      await api.put(`/${kind.noun}/${kind.idOf(draft!)}`, body('draft'));
+      return 'Draft saved.';
+    });
+  const publish = () =>
+    act(async () => {
+      const res = await api.request<{ version?: number; state?: string }>('PUT', `/${kind.noun}/${kind.idOf(draft!)}`, body('published'));
+      return res.status === 202
+        ? 'Submitted for review: a publisher or admin other than you approves it.'
+        : `Published version ${res.body.version}.`;
+    });
+  const newDraft = () =>
+    act(async () => {
+      await api.get(`/${kind.noun}/${kind.idOf(latest!)}/draft`);
+      return 'A new draft was made from the latest version.';
+    });
+  const review = (step: 'approve' | 'reject' | 'publish') =>
+    act(async () => {
+      const res = await api.request<{ state?: string; version?: number }>(
+        'POST',
+        `/${kind.noun}/${kind.idOf(draft!)}/review/${step}`,
+        step === 'publish' ? {} : comment ? { comment } : {},
+      );
+      return step === 'publish' ? `Published version ${res.body.version}.` : `Review ${res.body.state ?? step}.`;
+    });
+  const remove = async () => {
+    if (!window.confirm(`Delete “${name}” with all its versions? An admin can restore it later.`)) return;
+    setError(null);
+    try {
+      await api.delete(`/${kind.noun}/${kind.idOf((draft ?? latest)!)}`);
+      navigate(`/${kind.plural}`);
+    } catch (err) {
+      setError(err);
+    }
+  };
+
+  const diffable = useMemo(
+    () =>
+      (records ?? []).map((r) => ({
+        label: r.status === 'draft' ? 'draft' : `version ${r.version}`,
+        text: `${kind.contentOf(r)}\n\n# schema\n${JSON.stringify(r.schema, null, 2)}\n\n# tests\n${JSON.stringify(r.tests, null, 2)}\n`,
+      })),
+    [records, kind],
+  );
+
+  if (!records) {
+    return (
+      <main>
+        <p>
+          <Link to={`/${kind.plural}`}>← {kind.plural}</Link>
+        </p>
+        <ErrorBox error={error} />
+        {!error && <p className="loading">Loading…</p>}
+      </main>
+    );
+  }
+
+  const editable = draft !== null && can(me, 'edit');
+  const reviewState = draft?.review?.state;
+  return (
+    <main>
+      <p>
+        <Link to={`/${kind.plural}`}>← {kind.plural === 'policies' ? 'Policies' : 'Flows'}</Link>
+      </p>
+      <h1 data-testid="record-title">
+        {name} <span className="badge">{latest ? `v${latest.version} published` : 'never published'}</span>
+        {draft && (
+          <span className="badge draft">draft{reviewState && reviewState !== 'draft' ? `: ${reviewState.replace('_', ' ')}` : ''}</span>
+        )}
+        {draft?.review?.stale && <span className="badge fail">changed since the request</span>}
+      </h1>
+      <p className="muted">
+        Base id <code data-testid="base-id">{baseId}</code>
+      </p>
+      <ErrorBox error={error} />
+      {notice && (
+        <p className="notice" role="status" data-testid="notice">
+          {notice}
+        </p>
+      )}
+      <div className="actions">
+        {editable && (
+          <>
+            <button type="button" onClick={() => void save()} disabled={busy} data-testid="save">
+              Save draft
+            </button>
+            <button type="button" onClick={() => void publish()} disabled={busy} data-testid="publish">
+              Publish (or submit for review)
+            </button>
+          </>
+        )}
+        {!draft && latest && can(me, 'edit') && (
+          <button type="button" onClick={() => void newDraft()} disabled={busy} data-testid="new-draft">
+            Edit: new draft from v{latest.version}
+          </button>
+        )}
+        {draft && can(me, 'publish') && (reviewState === 'pending_approval' || reviewState === 'approved') && (
+          <span className="review-actions">
+            <label>
+              Comment <input value={comment} onChange={(e) => setComment(e.target.value)} />
+            </label>
+            {reviewState === 'pending_approval' && (
+              <>
+                <button type="button" onClick={() => void review('approve')} disabled={busy}>
+                  Approve
+                </button>
+                <button type="button" onClick={() => void review('reject')} disabled={busy}>
+                  Reject
+                </button>
+              </>
+            )}
+            {reviewState === 'approved' && (
+              <button type="button" onClick={() => void review('publish')} disabled={busy}>
+                Publish approved draft
+              </button>
+            )}
+          </span>
+        )}
+        {can(me, 'admin') && (
+          <button type="button" className="danger" onClick={() => void remove()}>
+            Delete
+          </button>
+        )}
+      </div>
+      <div className="meta-fields">
+        <label className="field">
+          Name <input value={name} onChange={(e) => setName(e.target.value)} readOnly={!editable} />
+        </label>
+        <label className="field">
+          Description <input value={description} onChange={(e) => setDescription(e.target.value)} readOnly={!editable} />
+        </label>
+      </div>
+      <div key={loadCount}>{renderEditor({ content, setContent, data, setData, baseId, editable })}</div>
+      <details>
+        <summary>JSON Schema of the data</summary>
+        <CodeEditor key={`schema-${loadCount}`} value={schema} onChange={setSchema} extensions={jsonExt} label="JSON Schema" />
+      </details>
+      <TestsPanel
+        key={`tests-${loadCount}`}
+        tests={tests}
+        onChange={setTests}
+        editable={editable}
+        runOne={(t) => kind.runTest(content, t.data)}
+        newTestData={() => {
+          const parsed = parseData(data);
+          return parsed.ok ? parsed.value : {};
+        }}
+      />
+      <section aria-label="Versions" className="versions">
+        <h2>Versions</h2>
+        <table className="list" data-testid="versions">
+          <thead>
+            <tr>
+              <th>Record</th>
+              <th>Published</th>
+              <th>Updated by</th>
+            </tr>
+          </thead>
+          <tbody>
+            {records.map((r) => (
+              <tr key={kind.idOf(r)}>
+                <td>{r.status === 'draft' ? 'draft' : `version ${r.version}`}</td>
+                <td>{r.publishedAt ? `${new Date(r.publishedAt).toLocaleString()} by ${r.publishedBy}` : '—'}</td>
+                <td>{(r as { updatedBy?: string }).updatedBy ?? r.createdBy}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <h3>Compare</h3>
+        <VersionDiff records={diffable} />
+      </section>
+    </main>
+  );
+}
