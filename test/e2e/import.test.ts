@@ -50,9 +50,9 @@ beforeAll(async () => {
   const draft = await ok(201, 'POST', '/policy', key.adminA, { name: a.policyName, rule: RULE, schema: SCHEMA, tests: [ADULT] });
   const v1 = await ok(201, 'PUT', `/policy/${draft.policyId}`, key.adminA, { status: 'published' });
   const d2 = await ok(201, 'GET', `/policy/${v1.policyId}/draft`, key.adminA);
-  await ok(200, 'PUT', `/policy/${d2.policyId}`, key.adminA, { rule: RULE_V2, status: 'published' });
+  await ok(201, 'PUT', `/policy/${d2.policyId}`, key.adminA, { rule: RULE_V2, status: 'published' });
   const d3 = await ok(201, 'GET', `/policy/${v1.policyId}/draft`, key.adminA);
-  await ok(200, 'PUT', `/policy/${d3.policyId}`, key.adminA, { description: 'work in progress' });
+  await ok(200, 'PUT', `/policy/${d3.policyId}`, key.adminA, { description: 'work in progress', status: 'draft' });
   a.policy = await ok(200, 'GET', `/policy/${draft.baseId}`, key.adminA);
   a.flowName = unique('route');
   const flowDraft = await ok(201, 'POST', '/flow', key.adminA, {
@@ -60,7 +60,7 @@ beforeAll(async () => {
     definition: {
       start: 'check',
       nodes: {
-        check: { type: 'policy', baseId: draft.baseId, onTrue: 'yes', onFalse: 'review' },
+        check: { type: 'policy', baseId: draft.baseId, onTrue: 'pinned', onFalse: 'review' },
         pinned: { type: 'policy', policyId: v1.policyId, onTrue: 'yes', onFalse: 'review' },
         yes: { type: 'return', value: true },
         review: { type: 'custom', outcome: 'manual review' },
@@ -68,11 +68,11 @@ beforeAll(async () => {
     },
     tests: [ADULT],
   });
-  a.flow = await ok(200, 'PUT', `/flow/${flowDraft.flowId}`, key.adminA, { status: 'published' });
+  a.flow = await ok(201, 'PUT', `/flow/${flowDraft.flowId}`, key.adminA, { status: 'published' });
   a.groupName = unique('motor');
   a.groupId = (await ok(201, 'POST', '/group', key.adminA, { name: a.groupName })).groupId;
-  await ok(201, 'POST', `/group/${a.groupId}/members`, key.adminA, { memberId: draft.baseId, memberType: 'policy' });
-  await ok(201, 'POST', `/group/${a.groupId}/members`, key.adminA, { memberId: a.flow.baseId, memberType: 'flow' });
+  await ok(201, 'POST', `/group/${a.groupId}/member`, key.adminA, { memberId: draft.baseId, memberType: 'policy' });
+  await ok(201, 'POST', `/group/${a.groupId}/member`, key.adminA, { memberId: a.flow.baseId, memberType: 'flow' });
 });
 
 afterAll(async () => {
@@ -129,7 +129,7 @@ describe('POST /import (issue 15 item 6)', () => {
     expect(p.records.map((r: any) => [r.status, r.version, r.rule, r.description])).toEqual([
       ['published', 1, RULE, ''],
       ['published', 2, RULE_V2, ''],
-      ['draft', null, RULE_V2, 'work in progress'],
+      ['draft', null, RULE, 'work in progress'], // drafted from version 1
     ]);
     const source = bundle.policies[0];
     expect(p.records.map((r: any) => r.recordId)).not.toContain(source.records[0].recordId);
