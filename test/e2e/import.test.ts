@@ -178,7 +178,10 @@ describe('POST /import (issue 15 item 6)', () => {
     const policyItem = plan.items.find((i: any) => i.type === 'policy');
     expect(policyItem).toMatchObject({ action: 'conflict', reason: expect.stringContaining(`named "${a.policyName}"`) });
     // The flow names that policy, which is not imported: a conflict naming it too.
-    expect(plan.items.find((i: any) => i.type === 'flow')).toMatchObject({ action: 'conflict', reason: expect.stringContaining(a.policy.baseId) });
+    expect(plan.items.find((i: any) => i.type === 'flow')).toMatchObject({
+      action: 'conflict',
+      reason: expect.stringContaining(a.policy.baseId),
+    });
 
     const refused = await call(stack, 'POST', '/import', { key: key.adminC, body: bundle });
     expect(refused.status).toBe(409);
@@ -193,7 +196,9 @@ describe('POST /import (issue 15 item 6)', () => {
     const bundle = await exportOf(key.adminA);
     const flowsOnly = { ...bundle, policies: [], groups: [] };
     const plan = await ok(200, 'POST', '/import?dryRun=true', key.adminC, flowsOnly);
-    expect(plan.items).toEqual([expect.objectContaining({ type: 'flow', action: 'conflict', reason: expect.stringContaining(a.policy.baseId) })]);
+    expect(plan.items).toEqual([
+      expect.objectContaining({ type: 'flow', action: 'conflict', reason: expect.stringContaining(a.policy.baseId) }),
+    ]);
   });
 
   it('unhappy paths: no key 401, non-admin 403, malformed 400, wrong formatVersion 400, unknown key 400, too large 413; nothing changes', async () => {
@@ -256,7 +261,7 @@ describe('rules pull / rules push', () => {
     }
   });
 
-  it('prints the problem detail of an HTTP error, and a missing key is a usage error', () => {
+  it('prints the problem detail of an HTTP error, a missing key is a usage error, an empty directory imports nothing', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'rules-pull-'));
     try {
       const denied = cli(['pull', '--url', stack.baseUrl, '--key', 'arb_wrong', '--dir', dir]);
@@ -266,8 +271,10 @@ describe('rules pull / rules push', () => {
       expect(noKey.status).toBe(2);
       expect(noKey.stderr).toContain('ARBITER_API_KEY');
       writeFileSync(path.join(dir, 'arbiter-bundle.json'), '{"format": "arbiter-bundle", "formatVersion": 1, "orgId": "x"}\n');
-      const conflict = cli(['push', '--url', stack.baseUrl, '--key', key.adminC, '--dir', dir]);
-      expect(conflict.status, conflict.stdout).toBe(0);
+      // A directory with only the header pushes an empty bundle: nothing to do.
+      const empty = cli(['push', '--url', stack.baseUrl, '--key', key.adminC, '--dir', dir]);
+      expect(empty.status, empty.stderr).toBe(0);
+      expect(empty.stdout).toBe('imported: 0 created, 0 unchanged\n');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

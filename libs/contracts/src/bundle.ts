@@ -200,7 +200,12 @@ export const ImportItem = z.object({
   name: z.string(),
   sourceId: z.string().describe('Base or group id in the bundle'),
   action: ImportAction,
-  targetId: z.string().nullable().describe('Base or group id in the target org: the new id once created, the existing one when unchanged; null in a dry run for `create` and for conflicts'),
+  targetId: z
+    .string()
+    .nullable()
+    .describe(
+      'Base or group id in the target org: the new id once created, the existing one when unchanged; null in a dry run for `create` and for conflicts',
+    ),
   reason: z.string().optional().describe('Why it conflicts or is unchanged'),
 });
 export type ImportItem = z.infer<typeof ImportItem>;

@@ -39,8 +39,20 @@ const BUNDLE = {
       latestVersion: 2,
       records: [
         record({}),
-        record({ recordId: '01a20911-468a-77b2-9c35-000000000002', version: 2, basedOnVersion: 1, rule: 'A **x** is ok if the __y__ of the **x** is 1.' }),
-        record({ recordId: '01a20911-468a-77b2-9c35-000000000003', status: 'draft', version: null, publishedAt: null, publishedBy: null, rule: 'no newline at the end\n' }),
+        record({
+          recordId: '01a20911-468a-77b2-9c35-000000000002',
+          version: 2,
+          basedOnVersion: 1,
+          rule: 'A **x** is ok if the __y__ of the **x** is 1.',
+        }),
+        record({
+          recordId: '01a20911-468a-77b2-9c35-000000000003',
+          status: 'draft',
+          version: null,
+          publishedAt: null,
+          publishedBy: null,
+          rule: 'no newline at the end\n',
+        }),
       ],
     },
   ],
@@ -59,13 +71,23 @@ const BUNDLE = {
           publishedAt: null,
           publishedBy: null,
           rule: null,
-          definition: { start: 'a', nodes: { a: { type: 'policy', baseId: POLICY_BASE, onTrue: 'y', onFalse: 'y' }, y: { type: 'return', value: true } } },
+          definition: {
+            start: 'a',
+            nodes: { a: { type: 'policy', baseId: POLICY_BASE, onTrue: 'y', onFalse: 'y' }, y: { type: 'return', value: true } },
+          },
         }),
       ],
     },
   ],
   groups: [
-    { groupId: '01a20911-0000-7000-8000-000000000002', name: 'zeta', description: '', createdBy: 'admin', createdAt: '2026-11-23T15:40:56.842Z', members: [] },
+    {
+      groupId: '01a20911-0000-7000-8000-000000000002',
+      name: 'zeta',
+      description: '',
+      createdBy: 'admin',
+      createdAt: '2026-11-23T15:40:56.842Z',
+      members: [],
+    },
     {
       groupId: '01a20911-0000-7000-8000-000000000001',
       name: 'alpha',
@@ -123,7 +145,9 @@ describe('bundleToFiles / filesToBundle', () => {
     const files = bundleToFiles(BUNDLE);
     const missingRule: FileTree = new Map(files);
     missingRule.delete('policies/driving-licence-037e0df9/v2.rule');
-    expect(() => filesToBundle(missingRule, new Date())).toThrow(new BundleFileError('policies/driving-licence-037e0df9/v2.rule is missing'));
+    expect(() => filesToBundle(missingRule, new Date())).toThrow(
+      new BundleFileError('policies/driving-licence-037e0df9/v2.rule is missing'),
+    );
     const escaping: FileTree = new Map(files);
     escaping.set('policies/driving-licence-037e0df9/policy.json', JSON.stringify({ records: [{ ruleFile: '../../etc/passwd' }] }));
     expect(() => filesToBundle(escaping, new Date())).toThrow(/ruleFile/);
@@ -137,7 +161,12 @@ describe('bundleToFiles / filesToBundle', () => {
 
 /** A CLI whose gateway answers `answer` and whose directory is an in-memory tree. */
 function cliWith(answer: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Response) {
-  const out = { stdout: '', stderr: '', tree: new Map() as FileTree, calls: [] as Array<{ url: string; headers: Record<string, string>; body?: string }> };
+  const out = {
+    stdout: '',
+    stderr: '',
+    tree: new Map() as FileTree,
+    calls: [] as Array<{ url: string; headers: Record<string, string>; body?: string }>,
+  };
   const remote: RemoteIo = {
     fetch: (url, init) => {
       out.calls.push({ url, headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}) });
@@ -161,7 +190,8 @@ function cliWith(answer: (url: string, init: { method: string; headers: Record<s
   return { io, out };
 }
 
-const json = (status: number, body: unknown, type = 'application/json') => new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
+const json = (status: number, body: unknown, type = 'application/json') =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': type } });
 
 describe('rules pull / push against a stand-in gateway', () => {
   it('pull sends the key from the environment, writes the files, and never prints the key', async () => {
@@ -181,7 +211,14 @@ describe('rules pull / push against a stand-in gateway', () => {
       conflicts: 1,
       items: [
         { type: 'policy', name: 'Driving licence', sourceId: POLICY_BASE, action: 'create', targetId: null },
-        { type: 'flow', name: 'Route / check!', sourceId: FLOW_BASE, action: 'conflict', targetId: null, reason: 'a live flow named "Route / check!" exists' },
+        {
+          type: 'flow',
+          name: 'Route / check!',
+          sourceId: FLOW_BASE,
+          action: 'conflict',
+          targetId: null,
+          reason: 'a live flow named "Route / check!" exists',
+        },
       ],
     };
     const { io, out } = cliWith(() => json(200, plan));
@@ -189,7 +226,11 @@ describe('rules pull / push against a stand-in gateway', () => {
     expect(await runCli(['push', '--url', 'http://gw.example', '--key', 'arb_given', '--dry-run'], io)).toBe(1);
     expect(out.calls[0]!.url).toBe('http://gw.example/import?dryRun=true');
     expect(out.calls[0]!.headers['x-api-key']).toBe('arb_given');
-    expect(JSON.parse(out.calls[0]!.body!)).toEqual({ ...BUNDLE, exportedAt: '2026-12-01T00:00:00.000Z', groups: [BUNDLE.groups[1], BUNDLE.groups[0]] });
+    expect(JSON.parse(out.calls[0]!.body!)).toEqual({
+      ...BUNDLE,
+      exportedAt: '2026-12-01T00:00:00.000Z',
+      groups: [BUNDLE.groups[1], BUNDLE.groups[0]],
+    });
     expect(out.stdout).toBe(
       'create     policy  Driving licence\n' +
         'conflict   flow    Route / check!  (a live flow named "Route / check!" exists)\n' +
@@ -198,7 +239,13 @@ describe('rules pull / push against a stand-in gateway', () => {
   });
 
   it('prints the problem title, detail and reasons of an HTTP error and exits 1', async () => {
-    const problem = { type: 'urn:x', title: 'Conflict', status: 409, detail: 'the bundle conflicts', errors: [{ code: 'import_conflict', message: 'policy "a": taken', path: POLICY_BASE }] };
+    const problem = {
+      type: 'urn:x',
+      title: 'Conflict',
+      status: 409,
+      detail: 'the bundle conflicts',
+      errors: [{ code: 'import_conflict', message: 'policy "a": taken', path: POLICY_BASE }],
+    };
     const { io, out } = cliWith(() => json(409, problem, 'application/problem+json'));
     out.tree = bundleToFiles(BUNDLE);
     expect(await runCli(['push', '--url', 'http://gw.example', '--key', 'arb_secret'], io)).toBe(1);

@@ -141,12 +141,23 @@ function importEvents(p: Principal, sourceOrgId: string, plan: ImportPlan, at: D
         p,
         'imported',
         { type: b.kind, id: b.currentRecordId, baseId: b.id },
-        { name: b.records.find((r) => r.id === b.currentRecordId)!.name, sourceOrgId, sourceBaseId: b.originBaseId, records: b.records.length },
+        {
+          name: b.records.find((r) => r.id === b.currentRecordId)!.name,
+          sourceOrgId,
+          sourceBaseId: b.originBaseId,
+          records: b.records.length,
+        },
         at,
       ),
     ),
     ...plan.groups.map((g) =>
-      makeEvent(p, 'imported', { type: 'group', id: g.id }, { name: g.name, sourceOrgId, sourceGroupId: g.originGroupId, members: g.members.length }, at),
+      makeEvent(
+        p,
+        'imported',
+        { type: 'group', id: g.id },
+        { name: g.name, sourceOrgId, sourceGroupId: g.originGroupId, members: g.members.length },
+        at,
+      ),
     ),
   ];
 }

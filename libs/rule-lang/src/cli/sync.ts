@@ -65,7 +65,9 @@ async function httpFailure(command: string, res: Response): Promise<CommandOutpu
   const reasons = Array.isArray(problem.errors)
     ? problem.errors
         .slice(0, 50)
-        .map((e: { message?: unknown; path?: unknown }) => `  - ${String(e.message)}${e.path !== undefined ? ` (${String(e.path)})` : ''}\n`)
+        .map(
+          (e: { message?: unknown; path?: unknown }) => `  - ${String(e.message)}${e.path !== undefined ? ` (${String(e.path)})` : ''}\n`,
+        )
         .join('')
     : '';
   return failed(`${head}${title}${detail}\n${reasons}`);
@@ -104,7 +106,8 @@ export async function runPull(opts: SyncOptions, io: RemoteIo): Promise<CommandO
   try {
     files = bundleToFiles(JSON.parse(await res.text()));
   } catch (err) {
-    if (err instanceof SyntaxError || err instanceof BundleFileError) return failed(`rules pull: the export is not a bundle: ${err.message}\n`);
+    if (err instanceof SyntaxError || err instanceof BundleFileError)
+      return failed(`rules pull: the export is not a bundle: ${err.message}\n`);
     throw err;
   }
   try {

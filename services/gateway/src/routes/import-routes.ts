@@ -48,7 +48,7 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
           'bundle) or a `conflict` (a live base or group of that name; an earlier import at another version; a flow naming ' +
           'a policy that is neither imported nor in the org). A dry run changes nothing. A real import with any conflict ' +
           'is 409 with every conflict in `errors` and changes nothing; else one transaction. Version numbers, statuses, ' +
-          'tests, schemas and the records\' authors and times are kept; the importer owns the new bases and groups. ' +
+          "tests, schemas and the records' authors and times are kept; the importer owns the new bases and groups. " +
           `At most ${IMPORT_MAX_BYTES} bytes (413 beyond: import in parts).`,
         querystring: ImportQuery,
         body: ImportBundle,

@@ -1,11 +1,4 @@
-import type {
-  FlowDefinition,
-  ImportBundle,
-  ImportFlowBase,
-  ImportItem,
-  ImportPolicyBase,
-  RunnableKind,
-} from '@arbiter/contracts';
+import type { FlowDefinition, ImportBundle, ImportFlowBase, ImportItem, ImportPolicyBase, RunnableKind } from '@arbiter/contracts';
 import type { ImportedBaseRow, ImportedGroupRow, KnownBase } from '../repositories/import.js';
 import type { RecordRow } from '../repositories/records.js';
 
@@ -134,7 +127,8 @@ export function planImport(
       return { item: item('unchanged', known.id, `already in this org as \`${known.id}\` at the same version`), create: false };
     }
     const sameName = lookups.liveNames[kind].get(name);
-    if (sameName !== undefined) return { item: item('conflict', null, `a live ${kind} named "${name}" exists: \`${sameName}\``), create: false };
+    if (sameName !== undefined)
+      return { item: item('conflict', null, `a live ${kind} named "${name}" exists: \`${sameName}\``), create: false };
     const id = newId();
     baseIds.set(b.baseId, id);
     baseKinds.set(b.baseId, kind);
@@ -188,7 +182,12 @@ export function planImport(
     for (const b of list) {
       let { item, create } = planBase(kind, b);
       if (create && namesSeen[kind].has(item.name)) {
-        item = { ...item, action: 'conflict', targetId: null, reason: `the bundle has two ${kind}s named "${item.name}"` };
+        item = {
+          ...item,
+          action: 'conflict',
+          targetId: null,
+          reason: `the bundle has two ${kind === 'policy' ? 'policies' : 'flows'} named "${item.name}"`,
+        };
         create = false;
       }
       namesSeen[kind].add(item.name);

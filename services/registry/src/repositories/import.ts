@@ -156,7 +156,13 @@ function chunks<T>(rows: T[]): T[][] {
 }
 
 /** Inserts imported bases (with their records) and groups (with their members); the caller's transaction makes it atomic. */
-export async function insertImported(db: Db, bases: ImportedBaseRow[], groups: ImportedGroupRow[], addedBy: string, at: Date): Promise<void> {
+export async function insertImported(
+  db: Db,
+  bases: ImportedBaseRow[],
+  groups: ImportedGroupRow[],
+  addedBy: string,
+  at: Date,
+): Promise<void> {
   for (const part of chunks(bases)) {
     await db('registry_bases').insert(
       part.map((b) => ({
