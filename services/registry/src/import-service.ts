@@ -120,7 +120,7 @@ export class ImportService {
     const worker = async (): Promise<void> => {
       for (let b = queue.shift(); b !== undefined; b = queue.shift()) {
         await this.deps.index.refresh(b.kind, b.id).catch((err: unknown) => {
-          this.deps.logger.warn({ err, baseId: b!.id }, 'runnable index not written after import: retried in the background');
+          this.deps.logger.warn({ err, baseId: b.id }, 'runnable index not written after import: retried in the background');
         });
       }
     };

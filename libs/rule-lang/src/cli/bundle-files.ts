@@ -109,7 +109,8 @@ export function bundleToFiles(bundle: unknown): FileTree {
     files.set(`${dir}/policy.json`, stableJson(meta));
   }
   for (const base of section(bundle, 'flows')) files.set(`flows/${dirOf(base, 'a flow')}/flow.json`, stableJson(base));
-  const groups = [...section(bundle, 'groups')].sort((x, y) => String(x.name).localeCompare(String(y.name)));
+  const nameOf = (g: JsonObject): string => (typeof g.name === 'string' ? g.name : '');
+  const groups = [...section(bundle, 'groups')].sort((x, y) => nameOf(x).localeCompare(nameOf(y)));
   files.set(GROUPS_FILE, stableJson(groups));
   return files;
 }

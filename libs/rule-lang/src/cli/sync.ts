@@ -66,7 +66,8 @@ async function httpFailure(command: string, res: Response): Promise<CommandOutpu
     ? problem.errors
         .slice(0, 50)
         .map(
-          (e: { message?: unknown; path?: unknown }) => `  - ${String(e.message)}${e.path !== undefined ? ` (${String(e.path)})` : ''}\n`,
+          (e: { message?: unknown; path?: unknown }) =>
+            `  - ${typeof e.message === 'string' ? e.message : JSON.stringify(e.message)}${typeof e.path === 'string' ? ` (${e.path})` : ''}\n`,
         )
         .join('')
     : '';

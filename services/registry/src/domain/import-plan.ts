@@ -28,7 +28,7 @@ type Base = ImportPolicyBase | ImportFlowBase;
 /** The current record of a bundle base: its latest version, else its draft. */
 function currentOf(b: Base): Base['records'][number] {
   const versions = b.records.filter((r) => r.version !== null);
-  if (versions.length === 0) return b.records[0]!;
+  if (versions.length === 0) return b.records[0];
   return versions.reduce((a, r) => (r.version! > a.version! ? r : a));
 }
 
@@ -207,7 +207,7 @@ export function planImport(
           ),
     );
     if (missing.length > 0) {
-      const [nodeId, field, id] = missing[0]!;
+      const [nodeId, field, id] = missing[0];
       item.action = 'conflict';
       item.targetId = null;
       baseKinds.delete(b.baseId);
