@@ -835,6 +835,13 @@ export const REQUIREMENTS: readonly Requirement[] = [
         ],
       },
       {
+        file: `${REG}/import.test.ts`,
+        tests: [
+          'loads into the target org in one transaction, queues one `imported` event per base, remembers the origin',
+          'a conflicting import writes nothing (no base, no record, no outbox row)',
+        ],
+      },
+      {
         file: `${REG}/import-plan.test.ts`,
         tests: [
           'creates every base and group with new ids, keeps versions and authors, remaps flow references and members',
