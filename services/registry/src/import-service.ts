@@ -80,20 +80,20 @@ export class ImportService {
     const all = [...bundle.policies, ...bundle.flows];
     const names = (list: typeof all) => [...new Set(list.map((b) => b.records.map((r) => r.name)).flat())];
     const refs = new Set<string>();
+    const namedBases = new Set<string>(all.map((b) => b.baseId));
     for (const b of bundle.flows)
       for (const r of b.records)
         for (const node of Object.values(r.definition.nodes)) {
           if (node.type !== 'policy') continue;
-          if (node.baseId !== undefined) refs.add(node.baseId);
+          if (node.baseId !== undefined) {
+            refs.add(node.baseId);
+            namedBases.add(node.baseId);
+          }
           if (node.policyId !== undefined) refs.add(node.policyId);
         }
+    for (const g of bundle.groups) for (const m of g.members) namedBases.add(m.memberId);
     const lookups: ImportLookups = {
-      knownBases: await knownBases(
-        db,
-        p.orgId,
-        bundle.orgId,
-        all.map((b) => b.baseId),
-      ),
+      knownBases: await knownBases(db, p.orgId, bundle.orgId, [...namedBases]),
       liveNames: {
         policy: await liveBaseNames(db, p.orgId, 'policy', names(bundle.policies)),
         flow: await liveBaseNames(db, p.orgId, 'flow', names(bundle.flows)),

@@ -178,6 +178,21 @@ describe('planImport', () => {
     expect(orphan.items.find((i) => i.type === 'group')).toMatchObject({ action: 'conflict', reason: expect.stringContaining(P) });
   });
 
+  it('a flow or group may name a base imported by an earlier part, which resolves to its new id', () => {
+    const b = bundle();
+    b.policies = [];
+    b.flows[0]!.records[0]!.definition!.nodes.b = { type: 'return', value: true };
+    const lookups = empty();
+    lookups.knownBases.set(P, { id: 'earlier-p', kind: 'policy', latestVersion: 1, records: new Map() });
+    const plan = planImport(b, lookups, target, ids());
+    expect(plan.items.map((i) => [i.type, i.action])).toEqual([
+      ['flow', 'create'],
+      ['group', 'create'],
+    ]);
+    expect(plan.bases[0]!.records[0]!.definition!.nodes.a).toMatchObject({ baseId: 'earlier-p' });
+    expect(plan.groups[0]!.members[0]).toEqual({ baseId: 'earlier-p', memberType: 'policy' });
+  });
+
   it('a flow may name a policy base that lives in the org itself', () => {
     const b = bundle();
     b.policies = [];

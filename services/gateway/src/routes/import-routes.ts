@@ -17,8 +17,8 @@ const tooLarge = (bytes: number | string): ArbiterError =>
   new ArbiterError(
     'payload_too_large',
     `the bundle is ${bytes} bytes: an import takes at most ${IMPORT_MAX_BYTES} bytes (it crosses the bus in one message). ` +
-      'Import it in parts, each with its flows and groups together with the policies they name: a base imported by an ' +
-      'earlier part is `unchanged` and its new id is still used',
+      'Import it in parts (e.g. the policies first, then the flows and groups): flow nodes and group members that name ' +
+      'a base by its `baseId` resolve to a base imported from the same org by an earlier part',
   );
 
 /**

@@ -4,7 +4,7 @@ import type { RecordRow } from '../repositories/records.js';
 
 /** What the target org already holds that the bundle's ids and names meet (looked up before planning). */
 export interface ImportLookups {
-  /** Bases of the org a bundle base maps to, by source base id (see `knownBases`). */
+  /** Bases of the org that bases of the bundle, or named by it (flow nodes, group members), map to, by source base id (see `knownBases`). */
   knownBases: Map<string, KnownBase>;
   /** Live bases by current name, per kind. */
   liveNames: Record<RunnableKind, Map<string, string>>;
@@ -194,6 +194,13 @@ export function planImport(
       items.push(item);
       if (create) created.push([kind, b, item]);
     }
+  }
+  // Bases the bundle only names (flow nodes, group members) resolve to their earlier import, so a
+  // large org can be imported in parts.
+  for (const [sourceId, known] of lookups.knownBases) {
+    if (seenIds.has(sourceId)) continue;
+    baseIds.set(sourceId, known.id);
+    baseKinds.set(sourceId, known.kind);
   }
   // Flow references are checked once every policy is mapped.
   for (const [kind, b, item] of created) {
