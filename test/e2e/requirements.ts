@@ -839,6 +839,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
         tests: [
           'loads into the target org in one transaction, queues one `imported` event per base, remembers the origin',
           'a conflicting import writes nothing (no base, no record, no outbox row)',
+          'imports in parts: a later part’s flow naming a policy of an earlier part resolves to the imported copy',
         ],
       },
       {

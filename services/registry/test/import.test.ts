@@ -3,6 +3,7 @@
 import {
   ExportPage,
   ExportSubject,
+  FlowRecord,
   ImportReply,
   ImportSubject,
   PolicyRecord,
@@ -65,6 +66,29 @@ describe('registry.import', () => {
     const again = await env.call(ImportSubject, { principal: target, bundle, dryRun: false }, ImportReply);
     expect(again).toMatchObject({ created: 0, unchanged: 1 });
     expect(await env.sql('registry_bases').where({ org_id: 'import-target' }).count({ n: '*' })).toEqual([{ n: '1' }]);
+  });
+
+  it('imports in parts: a later part’s flow naming a policy of an earlier part resolves to the imported copy', async () => {
+    const from = as('admin', { orgId: 'parts-source' });
+    const into = as('admin', { orgId: 'parts-target' });
+    const p = await env.call(S.policyCreate, { principal: from, name: 'Part one', rule: ADULT_RULE }, PolicyRecord);
+    const definition = {
+      start: 'a',
+      nodes: { a: { type: 'policy', baseId: p.baseId, onTrue: 'y', onFalse: 'y' }, y: { type: 'return', value: true } },
+    };
+    await env.call(S.flowCreate, { principal: from, name: 'Part two', definition }, FlowRecord);
+    const whole = await bundleOf(from);
+    const flows = await env.call(ExportSubject, { principal: from, section: 'flows' }, ExportPage);
+    const first = await env.call(ImportSubject, { principal: into, bundle: whole, dryRun: false }, ImportReply);
+    const copy = first.items[0]!.targetId!;
+    const second = await env.call(
+      ImportSubject,
+      { principal: into, bundle: { ...whole, policies: [], flows: flows.items }, dryRun: false },
+      ImportReply,
+    );
+    expect(second.items).toEqual([expect.objectContaining({ type: 'flow', action: 'create' })]);
+    const flow = await env.call(S.flowGet, { principal: into, flowId: second.items[0]!.targetId! }, FlowRecord);
+    expect(flow.definition.nodes.a).toMatchObject({ baseId: copy });
   });
 
   it('a conflicting import writes nothing (no base, no record, no outbox row)', async () => {
