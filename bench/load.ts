@@ -31,14 +31,14 @@ export interface Measured {
 export async function measure(
   name: string,
   target: { url: string; body: string; headers?: Record<string, string> },
-  opts: { duration?: number } = {},
+  opts: { duration?: number; connections?: number } = {},
 ): Promise<Measured> {
   const result = await autocannon({
     url: target.url,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...target.headers },
     body: target.body,
-    connections: CONNECTIONS,
+    connections: opts.connections ?? CONNECTIONS,
     duration: opts.duration ?? DURATION_S,
   });
   return {
@@ -100,6 +100,42 @@ export async function measurePaced(
   } finally {
     for (const agent of agents) agent.destroy();
   }
+}
+
+/**
+ * Like {@link measurePaced}, keeping each round apart: `rounds` rounds in which the targets take
+ * turns (alternating, so drifting background load hits them alike), each target at its own steady
+ * rate for `duration / rounds` seconds. Returns, per target, one figure per round.
+ */
+export async function measurePacedRounds(
+  targets: Array<PacedTarget & { rate: number }>,
+  opts: { duration?: number; rounds?: number; warmup?: number; maxSockets?: number },
+): Promise<Measured[][]> {
+  const agents = targets.map(() => new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? CONNECTIONS * 4 }));
+  try {
+    for (const [i, target] of targets.entries()) await sendPaced(agents[i], target, target.rate, (opts.warmup ?? 2) * 1000);
+    const rounds = opts.rounds ?? 5;
+    const roundMs = ((opts.duration ?? DURATION_S) * 1000) / rounds;
+    const out: Measured[][] = targets.map(() => []);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, target] of targets.entries()) {
+        const { latencies, failures } = await sendPaced(agents[i], target, target.rate, roundMs);
+        latencies.sort((a, b) => a - b);
+        const at = (q: number): number =>
+          Math.round(10 * (latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN)) / 10;
+        out[i].push({ name: target.name, rps: (latencies.length * 1000) / roundMs, p50: at(0.5), p99: at(0.99), failures });
+      }
+    }
+    return out;
+  } finally {
+    for (const agent of agents) agent.destroy();
+  }
+}
+
+/** The median of `values` (the lower middle one of an even count). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 /** Sends at `rate` for `durationMs` through `agent`, open loop; resolves once every answer is in. */

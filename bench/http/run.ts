@@ -2,7 +2,9 @@
  * `npm run bench:http`: POST /run through the full path (gateway → NATS → execution → worker)
  * beside, in the same run, one fastify process evaluating the same compiled policy in-process
  * (the floor of having no microservices), a fastify hello-world (the HTTP ceiling) and the design
- * skeleton: the same hops (HTTP → NATS → worker thread) doing no work at all.
+ * skeleton: the same hops (HTTP → NATS → worker thread) doing no work at all, per request and
+ * coalesced per event-loop turn; the full path with EXEC_COALESCE on and off (two stacks); and
+ * `POST /run/batch` with 100 items, as evaluations per second.
  * Prints requests/s, p50 and p99 of each and the ratios. Needs the built services.
  */
 
@@ -13,12 +15,14 @@ import { startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
 import {
   BENCH_STACK_ENV,
+  combineRounds,
   CONNECTIONS,
   DURATION_S,
   formatRow,
   jsonLine,
   measure,
-  measurePaced,
+  measurePacedRounds,
+  median,
   metricSum,
   reportFailures,
   type Measured,
@@ -43,11 +47,14 @@ async function startBaseline(...args: string[]): Promise<{ url: string; child: C
 /**
  * The design skeleton: HTTP → NATS → worker thread → back, in two processes like gateway and
  * execution, answering every request with `response` (the real reply, so the same bytes move).
+ * `coalesced`: the gateway side sends one turn's requests as one NATS message, the execution side
+ * answers it with one piscina task and one reply (what the full path does with EXEC_COALESCE on).
  */
-async function startSkeleton(response: unknown): Promise<{ url: string; children: ChildProcess[] }> {
-  const subject = `bench.skeleton.${process.pid}`;
-  const exec = await startBaseline('skeleton-exec', subject, JSON.stringify(response));
-  const gateway = await startBaseline('skeleton-gateway', subject);
+async function startSkeleton(response: unknown, coalesced = false): Promise<{ url: string; children: ChildProcess[] }> {
+  const subject = `bench.skeleton${coalesced ? '.coalesced' : ''}.${process.pid}`;
+  const suffix = coalesced ? '-coalesced' : '';
+  const exec = await startBaseline(`skeleton-exec${suffix}`, subject, JSON.stringify(response));
+  const gateway = await startBaseline(`skeleton-gateway${suffix}`, subject);
   return { url: gateway.url, children: [exec.child, gateway.child] };
 }
 
@@ -58,61 +65,147 @@ async function checkAnswer(url: string, headers: Record<string, string>): Promis
   return json;
 }
 
+/** Items of the `/run/batch` load. */
+const BATCH_ITEMS = 100;
+/**
+ * Connections of the `/run/batch` load: each call has RUN_BATCH_WAVE (32) evaluations in flight,
+ * and one key may have EXEC_CALLER_MAX (64) in the execution service; more calls at once on the
+ * one key would get per-item 429s, answered fast, and the figure would not count evaluations.
+ */
+const BATCH_CONNECTIONS = 2;
+/** Alternating rounds of the throughput loads (`BENCH_ROUNDS`). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+/** Rounds of the paced (half-rate) load; the reported p99 is their median. */
+const PACED_ROUNDS = Number(process.env.BENCH_PACED_ROUNDS ?? 5);
+const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(1)} %`;
+
 async function main(): Promise<void> {
-  const stack = await startStack({ services: ['execution', 'gateway'], env: BENCH_STACK_ENV });
+  // Two stacks, alike but for EXEC_COALESCE, so both settings are measured in the same run.
+  const stack = await startStack({ services: ['execution', 'gateway'], env: { ...BENCH_STACK_ENV, EXEC_COALESCE: 'true' } });
+  const stackOff = await startStack({ services: ['execution', 'gateway'], env: { ...BENCH_STACK_ENV, EXEC_COALESCE: 'false' } });
   const inprocess = await startBaseline('inprocess');
   const hello = await startBaseline('hello');
   const fullUrl = `${stack.baseUrl}/run`;
+  const offUrl = `${stackOff.baseUrl}/run`;
   const auth = { 'x-api-key': stack.adminKey };
-  const skeleton = await startSkeleton(await checkAnswer(fullUrl, auth));
+  const authOff = { 'x-api-key': stackOff.adminKey };
+  const batchUrl = `${stack.baseUrl}/run/batch`;
+  const batchBody = JSON.stringify({ rule: LICENCE_POLICY, items: Array.from({ length: BATCH_ITEMS }, () => LICENCE_DATA) });
+  const answer = await checkAnswer(fullUrl, auth);
+  const skeleton = await startSkeleton(answer);
+  const coalescedSkeleton = await startSkeleton(answer, true);
   try {
+    await checkAnswer(offUrl, authOff);
     await checkAnswer(inprocess.url, {});
     await checkAnswer(skeleton.url, {});
+    await checkAnswer(coalescedSkeleton.url, {});
+    const batchCheck = await fetch(batchUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: batchBody });
+    const batchJson = (await batchCheck.json()) as { results?: Array<{ result?: boolean }> };
+    if (batchCheck.status !== 200 || batchJson.results?.length !== BATCH_ITEMS || !batchJson.results.every((r) => r.result === true)) {
+      throw new Error(`/run/batch answered ${batchCheck.status} ${JSON.stringify(batchJson).slice(0, 200)}`);
+    }
     // Warm-up: JIT, connection pools, every worker's compile cache.
     await measure('warm-up', { url: fullUrl, body, headers: auth }, { duration: 2 });
+    await measure('warm-up', { url: offUrl, body, headers: authOff }, { duration: 2 });
+    await measure('warm-up', { url: batchUrl, body: batchBody, headers: auth }, { duration: 2, connections: BATCH_CONNECTIONS });
     await measure('warm-up', { url: inprocess.url, body }, { duration: 2 });
     await measure('warm-up', { url: skeleton.url, body }, { duration: 2 });
+    await measure('warm-up', { url: coalescedSkeleton.url, body }, { duration: 2 });
 
-    const results: Measured[] = [];
-    results.push(await measure('full path (gateway→NATS→worker)', { url: fullUrl, body, headers: auth }));
-    results.push(await measure('in-process fastify (floor)', { url: inprocess.url, body }));
-    results.push(await measure('fastify hello-world (ceiling)', { url: hello.url, body }));
-    results.push(await measure('design skeleton (hops, no work)', { url: skeleton.url, body }));
-    const [full, floor, ceiling, bare] = results as [Measured, Measured, Measured, Measured];
+    const execOps = stack.opsUrl('execution');
+    const batchesBefore = await metricSum(execOps, 'arbiter_bus_requests_total', 'exec.batch');
+    const singlesBefore = await metricSum(execOps, 'arbiter_bus_requests_total', 'exec.run"');
+    // The loads that are compared take turns in rounds, so drifting background load hits them alike.
+    const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+    const loads = [
+      { name: 'full path, coalescing on', target: { url: fullUrl, body, headers: auth } },
+      { name: 'full path, coalescing off', target: { url: offUrl, body, headers: authOff } },
+      { name: 'in-process fastify (floor)', target: { url: inprocess.url, body } },
+      { name: 'design skeleton, per request', target: { url: skeleton.url, body } },
+      { name: 'design skeleton, coalesced', target: { url: coalescedSkeleton.url, body } },
+    ];
+    const rounds: Measured[][] = loads.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, load] of loads.entries()) rounds[i].push(await measure(load.name, load.target, { duration: slice }));
+    }
+    const [full, off, floor, bare, bareCoalesced] = rounds.map((r, i) => combineRounds(loads[i].name, r)) as [
+      Measured,
+      Measured,
+      Measured,
+      Measured,
+      Measured,
+    ];
+    const batches = (await metricSum(execOps, 'arbiter_bus_requests_total', 'exec.batch')) - batchesBefore;
+    const singles = (await metricSum(execOps, 'arbiter_bus_requests_total', 'exec.run"')) - singlesBefore;
+    const fullRequests = Math.round(rounds[0].reduce((n, r) => n + r.rps * slice, 0));
+    const ceiling = await measure('fastify hello-world (ceiling)', { url: hello.url, body });
+    const batch = await measure(
+      `POST /run/batch, ${BATCH_ITEMS} items (${BATCH_CONNECTIONS} conn.)`,
+      { url: batchUrl, body: batchBody, headers: auth },
+      { connections: BATCH_CONNECTIONS },
+    );
+    const results = [full, off, floor, ceiling, bare, bareCoalesced, batch];
+
+    // p99 at half the full path's max rate: PACED_ROUNDS alternating rounds, each printed; the median counts.
     const halfRate = Math.max(1, Math.floor(full.rps / 2));
-    const [half, bareHalf] = (await measurePaced(
+    const paced = await measurePacedRounds(
       [
-        { name: 'full path at half its max rate', url: fullUrl, body, headers: auth },
-        { name: 'design skeleton at the same rate', url: skeleton.url, body },
+        { name: 'full path (on) at half its max rate', url: fullUrl, body, headers: auth, rate: halfRate },
+        { name: 'full path (off) at the same rate', url: offUrl, body, headers: authOff, rate: halfRate },
+        { name: 'design skeleton at the same rate', url: skeleton.url, body, rate: halfRate },
       ],
-      { rate: halfRate },
-    )) as [Measured, Measured];
+      { rounds: PACED_ROUNDS, duration: PACED_ROUNDS * 3 },
+    );
     const counters = {
-      compiles: await metricSum(stack.opsUrl('execution'), 'arbiter_exec_compiles_total'),
-      hits: await metricSum(stack.opsUrl('execution'), 'arbiter_exec_cache_hits_total'),
+      compiles: await metricSum(execOps, 'arbiter_exec_compiles_total'),
+      hits: await metricSum(execOps, 'arbiter_exec_cache_hits_total'),
     };
 
-    console.log(`\nPOST /run, ${CONNECTIONS} connections, ${DURATION_S} s each, 7-rule policy, trace on\n`);
-    for (const m of [...results, half, bareHalf]) console.log(formatRow(m, 34));
+    console.log(`\nPOST /run, ${CONNECTIONS} connections, 7-rule policy, trace on; ${ROUNDS} alternating rounds of ${slice} s:\n`);
+    for (const [i, r] of rounds.entries())
+      console.log(`  ${loads[i].name.padEnd(32)} rounds ${r.map((m) => m.rps.toFixed(0)).join(' / ')} req/s`);
     console.log('');
-    console.log(`full path / in-process throughput:   ${((full.rps / floor.rps) * 100).toFixed(1)} %   (target >= 35 %)`);
-    console.log(`in-process / hello-world throughput: ${((floor.rps / ceiling.rps) * 100).toFixed(1)} %`);
+    for (const m of results) console.log(formatRow(m, 34));
+    console.log('');
+    console.log(`full path (coalescing on) / in-process:  ${pct(full.rps, floor.rps)}   (target >= 45 %)`);
+    console.log(`full path (coalescing off) / in-process: ${pct(off.rps, floor.rps)}`);
+    console.log(`coalescing on / off:                     ${(full.rps / off.rps).toFixed(2)}x`);
+    console.log(`design skeleton per request / in-process: ${pct(bare.rps, floor.rps)}`);
+    console.log(`design skeleton coalesced / in-process:   ${pct(bareCoalesced.rps, floor.rps)}`);
     console.log(
-      `design skeleton / in-process:        ${((bare.rps / floor.rps) * 100).toFixed(1)} %   (the most any implementation of the design reaches here)`,
+      `full path (on) / coalesced skeleton:      ${pct(full.rps, bareCoalesced.rps)}   (what auth, limits, validation and evaluation cost)`,
     );
+    console.log(`in-process / hello-world:                 ${pct(floor.rps, ceiling.rps)}`);
     console.log(
-      `full path / design skeleton:         ${((full.rps / bare.rps) * 100).toFixed(1)} %   (what auth, limits, validation and evaluation cost)`,
+      `exec messages while the full path ran: ${batches} exec.batch + ${singles} exec.run for ${fullRequests} requests ` +
+        `(~${(fullRequests / Math.max(1, batches + singles)).toFixed(1)} requests a message)`,
     );
+    const evals = batch.rps * BATCH_ITEMS;
     console.log(
-      `p99 at half the full path's max rate: ${half.p99} ms   (target <= 15 ms; design skeleton at that rate: ${bareHalf.p99} ms)`,
+      `POST /run/batch (${BATCH_ITEMS} items): ${evals.toFixed(0)} evaluations/s = ${(evals / full.rps).toFixed(1)}x single POST /run   (target >= 10x)`,
     );
+    console.log(`\np99 at half the full path's max rate (${halfRate} req/s), ${PACED_ROUNDS} alternating rounds:`);
+    for (const rounds of paced) {
+      console.log(
+        `  ${rounds[0].name.padEnd(36)} rounds p99 ${rounds.map((r) => `${r.p99}`).join(' / ')} ms   median ${median(rounds.map((r) => r.p99))} ms`,
+      );
+    }
+    console.log(`  (target: median p99 of the full path <= 15 ms)`);
     console.log(`compiles of the repeated rule: ${counters.compiles} (one per worker at most), cache hits: ${counters.hits}`);
     const date = new Date().toISOString();
-    for (const m of [...results, half, bareHalf]) console.log(jsonLine('http', m, date));
-    reportFailures([...results, half, bareHalf]);
+    const pacedMedians = paced.map((rounds) => ({
+      ...rounds[0],
+      p50: median(rounds.map((r) => r.p50)),
+      p99: median(rounds.map((r) => r.p99)),
+      rps: rounds[0].rps,
+      failures: rounds.reduce((n, r) => n + r.failures, 0),
+    }));
+    for (const m of [...results, ...pacedMedians]) console.log(jsonLine('http', m, date));
+    reportFailures([...results, ...pacedMedians]);
   } finally {
-    for (const child of [inprocess.child, hello.child, ...skeleton.children]) child.kill('SIGTERM');
+    for (const child of [inprocess.child, hello.child, ...skeleton.children, ...coalescedSkeleton.children]) child.kill('SIGTERM');
     await stack.stop();
+    await stackOff.stop();
   }
 }
 

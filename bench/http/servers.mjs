@@ -4,6 +4,10 @@
 //   node servers.mjs skeleton-exec SUBJECT RESPONSE_JSON — the design's execution side with no work:
 //       a queue-group subscriber handing each request to a piscina worker that returns RESPONSE_JSON
 //   node servers.mjs skeleton-gateway SUBJECT — fastify forwarding each POST /run body over NATS to SUBJECT
+//   node servers.mjs skeleton-gateway-coalesced SUBJECT — the same, sending the bodies received in one
+//       event-loop turn as one NATS message (flushed in setImmediate, no timer)
+//   node servers.mjs skeleton-exec-coalesced SUBJECT RESPONSE_JSON — answers such a message with one
+//       piscina task for the whole batch and one reply
 // The two skeleton processes are the bare hops of DESIGN.md (HTTP → NATS → worker thread and back)
 // without authentication, rate limiting, validation or evaluation: what any implementation of the
 // design pays on this machine before doing anything.
@@ -38,7 +42,27 @@ if (mode === 'inprocess') {
     const reply = await nc.request(subject, JSON.stringify(req.body), { timeout: 5000 });
     return reply.json().data;
   });
-} else if (mode === 'skeleton-exec') {
+} else if (mode === 'skeleton-gateway-coalesced') {
+  const nc = await connect({ servers: NATS_URL, noAsyncTraces: true });
+  const subject = process.argv[3];
+  let turn = [];
+  const flush = () => {
+    const batch = turn;
+    turn = [];
+    nc.request(subject, `[${batch.map((b) => b.body).join(',')}]`, { timeout: 5000 }).then(
+      (reply) => reply.json().data.forEach((data, i) => batch[i].resolve(data)),
+      (err) => batch.forEach((b) => b.reject(err)),
+    );
+  };
+  app.post(
+    '/run',
+    (req) =>
+      new Promise((resolve, reject) => {
+        if (turn.push({ body: JSON.stringify(req.body), resolve, reject }) === 1) setImmediate(flush);
+      }),
+  );
+} else if (mode === 'skeleton-exec' || mode === 'skeleton-exec-coalesced') {
+  const coalesced = mode === 'skeleton-exec-coalesced';
   const nc = await connect({ servers: NATS_URL, noAsyncTraces: true });
   const size = Math.max(1, availableParallelism() - 1); // the execution service's default pool size
   const pool = new Piscina({
@@ -50,8 +74,9 @@ if (mode === 'inprocess') {
   nc.subscribe(process.argv[3], {
     queue: 'skeleton',
     callback: (_err, msg) => {
-      const { rule, data } = msg.json();
-      pool.run({ rule, data }).then((response) => msg.respond(JSON.stringify({ ok: true, data: response })));
+      const body = msg.json();
+      const task = coalesced ? { items: body.map(({ rule, data }) => ({ rule, data })) } : { rule: body.rule, data: body.data };
+      pool.run(task).then((response) => msg.respond(JSON.stringify({ ok: true, data: response })));
     },
   });
   await nc.flush();
@@ -61,7 +86,7 @@ if (mode === 'inprocess') {
   console.error('usage: servers.mjs inprocess|hello|skeleton-gateway SUBJECT|skeleton-exec SUBJECT RESPONSE_JSON');
   process.exit(2);
 }
-if (mode !== 'skeleton-exec') {
+if (mode !== 'skeleton-exec' && mode !== 'skeleton-exec-coalesced') {
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   console.log(`listening ${address}`);
   process.on('SIGTERM', () => app.close().then(() => process.exit(0)));

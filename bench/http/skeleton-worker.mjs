@@ -4,6 +4,6 @@ import { workerData } from 'node:worker_threads';
 
 const canned = workerData.response;
 
-export default function answer() {
-  return canned;
+export default function answer(task) {
+  return task.items ? task.items.map(() => canned) : canned;
 }

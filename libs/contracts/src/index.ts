@@ -12,7 +12,20 @@ export {
   OperatorsResponse,
 } from './engine.js';
 export { ExecSubject } from './subjects.js';
-export { ExecRunRequest, type ExecRunInput, ExecRuleRequest, ExecOperatorsRequest } from './exec.js';
+export {
+  ExecRunRequest,
+  type ExecRunInput,
+  ExecRuleRequest,
+  ExecOperatorsRequest,
+  ExecBatchItemSubject,
+  EXEC_BATCH_MAX_ITEMS,
+  ExecBatchItem,
+  ExecBatchRequest,
+  ExecBatchResult,
+  ExecBatchReply,
+  ExecRunManyRequest,
+  type ExecRunManyInput,
+} from './exec.js';
 export { ROLE_CAPABILITIES, capabilitiesOf, hasCapability } from './access.js';
 export { ProblemDetails, PageQuery, pageOf } from './http.js';
 export {
@@ -144,6 +157,13 @@ export {
 export {
   StoredRunSubject,
   RunData,
+  RUN_BATCH_DEFAULT_MAX_ITEMS,
+  RunBatchRequest,
+  StoredRunBatchRequest,
+  batchRunResponse,
+  RunBatchResponse,
+  StoredPolicyBatchResponse,
+  StoredFlowBatchResponse,
   StoredRunRequest,
   type StoredRunInput,
   FlowTestBody,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { RunResponse } from './engine.js';
 import { FlowDefinition, FlowRunResponse } from './flow.js';
 import { Principal } from './principal.js';
+import { ProblemDetails } from './http.js';
 import { RecordIdParam } from './registry.js';
 
 /**
@@ -98,3 +99,38 @@ export const ExecutedDetails = z.object({
   to: z.iso.datetime(),
 });
 export type ExecutedDetails = z.infer<typeof ExecutedDetails>;
+
+/** Default of the gateway's `RUN_BATCH_MAX_ITEMS`: data objects one batch call may carry (more → 413). */
+export const RUN_BATCH_DEFAULT_MAX_ITEMS = 1000;
+
+/** Body of `POST /run/batch`: one unsaved rule and the data objects to run it on, in order. Unknown keys are rejected. */
+export const RunBatchRequest = z.strictObject({
+  rule: z.string().describe('Policy rule text'),
+  items: z.array(RunData).min(1).describe('Data objects, each evaluated as by `POST /run`; at most RUN_BATCH_MAX_ITEMS (413 beyond)'),
+});
+export type RunBatchRequest = z.infer<typeof RunBatchRequest>;
+
+/** Body of the stored batch runs (`POST /run/policy/{baseId}/batch`, …): the data objects, in order. Unknown keys are rejected. */
+export const StoredRunBatchRequest = z.strictObject({
+  items: z
+    .array(RunData)
+    .min(1)
+    .describe('Data objects, each run as by the single-item endpoint; at most RUN_BATCH_MAX_ITEMS (413 beyond)'),
+});
+export type StoredRunBatchRequest = z.infer<typeof StoredRunBatchRequest>;
+
+/**
+ * Answer of a batch run: `results[i]` is what the single-item endpoint would have answered for
+ * `items[i]`: its 200 body (engine outcomes such as a parse error included), or, for an item that
+ * failed on its own (data nested too deep, the per-key evaluation limit, a time-out), its RFC 9457
+ * problem object.
+ */
+export function batchRunResponse<T extends z.ZodType>(item: T) {
+  return z.object({ results: z.array(z.union([item, ProblemDetails])) });
+}
+export const RunBatchResponse = batchRunResponse(RunResponse);
+export type RunBatchResponse = z.infer<typeof RunBatchResponse>;
+export const StoredPolicyBatchResponse = batchRunResponse(StoredPolicyRunResponse);
+export type StoredPolicyBatchResponse = z.infer<typeof StoredPolicyBatchResponse>;
+export const StoredFlowBatchResponse = batchRunResponse(StoredFlowRunResponse);
+export type StoredFlowBatchResponse = z.infer<typeof StoredFlowBatchResponse>;

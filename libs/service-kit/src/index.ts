@@ -23,6 +23,7 @@ export {
   type ServiceDef,
 } from './bus.js';
 export { connectServiceBus } from './service-bus.js';
+export { ExecCoalescer, type ExecCoalescerOptions, type CoalescerStats } from './exec-coalescer.js';
 export { startOpsServer, type OpsServer } from './ops-server.js';
 export { createRegistry } from './metrics.js';
 export { onShutdown, type ShutdownOptions } from './shutdown.js';

@@ -16,6 +16,8 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   EXEC_QUEUE_MAX: positiveInt().default(1000),
   /** Longest wait for a thread; past it 503. Plus EXEC_TASK_TIMEOUT_MS it stays under the gateway's ENGINE_TIMEOUT_MS. */
   EXEC_QUEUE_WAIT_MS: positiveInt().default(800),
+  /** Evaluations waiting for a thread that go to one worker together as one task (1: one task each). */
+  EXEC_BATCH_MAX: positiveInt().default(32),
   /** Compiled policies each worker keeps. */
   EXEC_CACHE_SIZE: positiveInt().default(1000),
   /** How often the rule-hash index is written to Redis. */

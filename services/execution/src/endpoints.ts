@@ -1,6 +1,7 @@
 import {
   ExecOperatorsRequest,
   ExecRuleRequest,
+  ExecRunManyRequest,
   ExecRunRequest,
   ExecSubject,
   FlowTestRequest,
@@ -9,8 +10,9 @@ import {
   StoredRunSubject,
   type OperatorsResponse,
 } from '@arbiter/contracts';
-import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
+import { defineEndpoint, type EndpointDef, type ServiceDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
+import { batchEndpoint, fitReply, settleItem } from './batch-endpoint.js';
 import type { EnginePool } from './engine-pool.js';
 import { capTrace, checkDataDepth, checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
@@ -26,11 +28,14 @@ export interface ExecDeps {
   /** Runs of stored policies and flows (`exec.stored.*`, `exec.flow.test`). */
   stored: StoredRunner;
   version: string;
+  /** The bus's max payload: an `exec.batch` reply stays under it. */
+  maxReplyBytes?: number;
 }
 
 /**
  * The `exec` service in one queue group: `exec.run`, `exec.validate`, `exec.explain`,
- * `exec.operators`, and the stored runs `exec.stored.{policy,flow}.{base,record}` and `exec.flow.test`.
+ * `exec.operators`, the stored runs `exec.stored.{policy,flow}.{base,record}` and `exec.flow.test`, and
+ * `exec.batch` (several evaluations in one message) and `exec.run.many` (one rule, many data objects).
  */
 export function execService(deps: ExecDeps): ServiceDef {
   const { pool, limits, metrics, index, stored } = deps;
@@ -48,87 +53,112 @@ export function execService(deps: ExecDeps): ServiceDef {
     if (isArbiterError(err, 'timeout')) metrics.timeouts.inc();
     throw err;
   };
+  /** Runs one evaluation whose caller and rule size were checked. */
+  const runChecked = async ({ principal, ...req }: ExecRunRequest, size: number) => {
+    try {
+      checkDataDepth(req.data, limits.maxDataDepth);
+    } catch (err) {
+      metrics.refused.inc({ reason: 'data_depth' });
+      throw err;
+    }
+    // Queued under its caller: the fair queue serves callers in turn.
+    const outcome = await pool.run({ principal, ...req }).catch(countTimeout);
+    metrics.countCache(outcome.cache);
+    if (outcome.response.errorCode === 'budget_exceeded') metrics.budgetExceeded.inc();
+    index.note(outcome.hash, size, outcome.cache === 'compile');
+    return { ...outcome.response, trace: capTrace(outcome.response.trace, limits.maxTraceBytes) };
+  };
 
+  const endpoints: Record<string, EndpointDef> = {
+    run: defineEndpoint({
+      subject: ExecSubject.run,
+      request: ExecRunRequest,
+      handler: async (req) => {
+        requireView(req.principal);
+        return runChecked(req, ruleSize(req.rule));
+      },
+    }),
+    run_many: defineEndpoint({
+      subject: ExecSubject.runMany,
+      request: ExecRunManyRequest,
+      handler: async ({ items, ...req }, ctx) => {
+        requireView(req.principal);
+        const size = ruleSize(req.rule);
+        // All queued in this turn: the pool hands them to a worker together, in fair order with other callers'.
+        const results = await Promise.all(items.map((data) => settleItem(runChecked({ ...req, data }, size), ctx, ExecSubject.runMany)));
+        return fitReply(results, deps.maxReplyBytes ?? 1024 * 1024);
+      },
+    }),
+    validate: defineEndpoint({
+      subject: ExecSubject.validate,
+      request: ExecRuleRequest,
+      handler: async (req) => {
+        requireView(req.principal);
+        ruleSize(req.rule);
+        return pool.validate(req.principal, req.rule).catch(countTimeout);
+      },
+    }),
+    explain: defineEndpoint({
+      subject: ExecSubject.explain,
+      request: ExecRuleRequest,
+      handler: async (req) => {
+        requireView(req.principal);
+        ruleSize(req.rule);
+        return pool.explain(req.principal, req.rule).catch(countTimeout);
+      },
+    }),
+    stored_policy_base: defineEndpoint({
+      subject: StoredRunSubject.policyByBase,
+      request: StoredRunRequest,
+      handler: (req) => (requireView(req.principal), stored.runPolicy(req, 'base').catch(countTimeout)),
+    }),
+    stored_policy_record: defineEndpoint({
+      subject: StoredRunSubject.policyByRecord,
+      request: StoredRunRequest,
+      handler: (req) => (requireView(req.principal), stored.runPolicy(req, 'record').catch(countTimeout)),
+    }),
+    stored_flow_base: defineEndpoint({
+      subject: StoredRunSubject.flowByBase,
+      request: StoredRunRequest,
+      handler: (req) => (requireView(req.principal), stored.runFlow(req, 'base').catch(countTimeout)),
+    }),
+    stored_flow_record: defineEndpoint({
+      subject: StoredRunSubject.flowByRecord,
+      request: StoredRunRequest,
+      handler: (req) => (requireView(req.principal), stored.runFlow(req, 'record').catch(countTimeout)),
+    }),
+    flow_test: defineEndpoint({
+      subject: StoredRunSubject.flowTest,
+      request: FlowTestRequest,
+      handler: (req) => (requireView(req.principal), stored.testFlow(req).catch(countTimeout)),
+    }),
+    operators: defineEndpoint({
+      subject: ExecSubject.operators,
+      request: ExecOperatorsRequest,
+      handler: async (req) => {
+        requireView(req.principal);
+        operators ??= pool.operators(req.principal).catch((err: unknown) => {
+          operators = undefined;
+          throw err;
+        });
+        return operators;
+      },
+    }),
+  };
+  const batchable = new Map<string, EndpointDef>(
+    [
+      endpoints.run,
+      endpoints.stored_policy_base,
+      endpoints.stored_policy_record,
+      endpoints.stored_flow_base,
+      endpoints.stored_flow_record,
+    ].map((e) => [e.subject, e]),
+  );
+  endpoints.batch = batchEndpoint(batchable, deps.maxReplyBytes ?? 1024 * 1024);
   return {
     name: 'exec',
     version: deps.version,
     description: 'Evaluates, validates and explains policy rules in a worker pool',
-    endpoints: {
-      run: defineEndpoint({
-        subject: ExecSubject.run,
-        request: ExecRunRequest,
-        handler: async ({ principal, ...req }) => {
-          requireView(principal);
-          const size = ruleSize(req.rule);
-          try {
-            checkDataDepth(req.data, limits.maxDataDepth);
-          } catch (err) {
-            metrics.refused.inc({ reason: 'data_depth' });
-            throw err;
-          }
-          // Queued under its caller: the fair queue serves callers in turn.
-          const outcome = await pool.run({ principal, ...req }).catch(countTimeout);
-          metrics.countCache(outcome.cache);
-          if (outcome.response.errorCode === 'budget_exceeded') metrics.budgetExceeded.inc();
-          index.note(outcome.hash, size, outcome.cache === 'compile');
-          return { ...outcome.response, trace: capTrace(outcome.response.trace, limits.maxTraceBytes) };
-        },
-      }),
-      validate: defineEndpoint({
-        subject: ExecSubject.validate,
-        request: ExecRuleRequest,
-        handler: async (req) => {
-          requireView(req.principal);
-          ruleSize(req.rule);
-          return pool.validate(req.principal, req.rule).catch(countTimeout);
-        },
-      }),
-      explain: defineEndpoint({
-        subject: ExecSubject.explain,
-        request: ExecRuleRequest,
-        handler: async (req) => {
-          requireView(req.principal);
-          ruleSize(req.rule);
-          return pool.explain(req.principal, req.rule).catch(countTimeout);
-        },
-      }),
-      stored_policy_base: defineEndpoint({
-        subject: StoredRunSubject.policyByBase,
-        request: StoredRunRequest,
-        handler: (req) => (requireView(req.principal), stored.runPolicy(req, 'base').catch(countTimeout)),
-      }),
-      stored_policy_record: defineEndpoint({
-        subject: StoredRunSubject.policyByRecord,
-        request: StoredRunRequest,
-        handler: (req) => (requireView(req.principal), stored.runPolicy(req, 'record').catch(countTimeout)),
-      }),
-      stored_flow_base: defineEndpoint({
-        subject: StoredRunSubject.flowByBase,
-        request: StoredRunRequest,
-        handler: (req) => (requireView(req.principal), stored.runFlow(req, 'base').catch(countTimeout)),
-      }),
-      stored_flow_record: defineEndpoint({
-        subject: StoredRunSubject.flowByRecord,
-        request: StoredRunRequest,
-        handler: (req) => (requireView(req.principal), stored.runFlow(req, 'record').catch(countTimeout)),
-      }),
-      flow_test: defineEndpoint({
-        subject: StoredRunSubject.flowTest,
-        request: FlowTestRequest,
-        handler: (req) => (requireView(req.principal), stored.testFlow(req).catch(countTimeout)),
-      }),
-      operators: defineEndpoint({
-        subject: ExecSubject.operators,
-        request: ExecOperatorsRequest,
-        handler: async (req) => {
-          requireView(req.principal);
-          operators ??= pool.operators(req.principal).catch((err: unknown) => {
-            operators = undefined;
-            throw err;
-          });
-          return operators;
-        },
-      }),
-    },
+    endpoints,
   };
 }

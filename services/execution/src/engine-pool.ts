@@ -2,8 +2,17 @@ import { ArbiterError, type ExecRunRequest, type Principal } from '@arbiter/cont
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
-import { FairQueue, type FairQueueStats } from './fair-queue.js';
-import type { EngineTask, EngineTaskResult, RunOutcome, StepBudgetState, StoredRunTask, WorkerConfig } from './tasks.js';
+import { FairQueue, type FairQueueStats, type JobOutcome } from './fair-queue.js';
+import type {
+  BatchProgress,
+  BatchTask,
+  EngineTask,
+  EngineTaskResult,
+  RunOutcome,
+  StepBudgetState,
+  StoredRunTask,
+  WorkerConfig,
+} from './tasks.js';
 
 /** Options of {@link EnginePool}. */
 export interface EnginePoolOptions {
@@ -23,6 +32,11 @@ export interface EnginePoolOptions {
   queueMax?: number;
   /** Longest wait for a thread (then `dependency_unavailable`); default 800 ms. */
   queueWaitMs?: number;
+  /**
+   * Evaluations (`run`, `runStored`) handed to one worker as one piscina task when several wait
+   * for a free thread (1 turns coalescing off); default 32.
+   */
+  batchMax?: number;
   /** The worker module; the built `worker.js` beside this module unless a test needs another. */
   workerFile?: URL;
 }
@@ -34,6 +48,7 @@ export const POOL_DEFAULTS = {
   perCallerMax: 64,
   queueMax: 1000,
   queueWaitMs: 800,
+  batchMax: 32,
 } as const;
 
 /** The caller a task is queued for: its API key, else its user; tasks without a principal share one queue. */
@@ -50,12 +65,18 @@ export function callerKey(principal: Principal | undefined): string {
  * resort. `dependency_unavailable` once the pool is closed, `internal` when a worker fails.
  */
 export class EnginePool {
-  private readonly pool: Piscina<EngineTask, unknown>;
+  private readonly pool: Piscina<EngineTask | BatchTask, unknown>;
+  private readonly batchMax: number;
   private readonly deadlines: Deadlines;
   private readonly queue: FairQueue;
   private readonly stepBudget: number;
   private readonly traceStepBudget: number;
   private closed = false;
+  /** Where a running batch's early answers go, by batch id. */
+  private readonly progress = new Map<number, (progress: BatchProgress) => void>();
+  private nextBatch = 0;
+  /** Batch tasks handed to workers, and the evaluations they carried. */
+  private readonly batches = { tasks: 0, items: 0 };
   /** Threads ready to take a task. */
   private ready = 0;
 
@@ -73,13 +94,26 @@ export class EnginePool {
     // Tasks go to threads that are ready: none until piscina reports them, and a thread terminated at
     // the deadline is not handed work again until its replacement has loaded the engine, so its boot
     // time never counts against another task's deadline.
+    this.batchMax = opts.batchMax ?? POOL_DEFAULTS.batchMax;
     this.queue = new FairQueue({
       slots: 0,
       perKeyMax: opts.perCallerMax ?? POOL_DEFAULTS.perCallerMax,
       maxQueued: opts.queueMax ?? POOL_DEFAULTS.queueMax,
       maxWaitMs: opts.queueWaitMs ?? POOL_DEFAULTS.queueWaitMs,
+      ...(this.batchMax > 1
+        ? {
+            batch: {
+              max: this.batchMax,
+              maxCostMs: opts.taskTimeoutMs / 4,
+              run: (jobs: unknown[], settle) => this.startBatch(jobs as EngineTask[], settle),
+            },
+          }
+        : {}),
     });
     this.pool.on('workerCreate', () => this.queue.setSlots(++this.ready));
+    this.pool.on('message', (message: BatchProgress) => {
+      if (typeof message?.batch === 'number') this.progress.get(message.batch)?.(message);
+    });
     this.pool.on('workerDestroy', () => this.queue.setSlots(--this.ready));
     this.stepBudget = opts.stepBudget ?? POOL_DEFAULTS.stepBudget;
     this.traceStepBudget = opts.traceStepBudget ?? POOL_DEFAULTS.traceStepBudget;
@@ -93,7 +127,7 @@ export class EnginePool {
   /** Evaluates a rule; the outcome says which worker ran it and whether it compiled or hit its cache. */
   run(req: Omit<ExecRunRequest, 'principal'> & { principal?: Principal }): Promise<RunOutcome> {
     const budget = this.budgetFor(req.trace);
-    return this.task(callerKey(req.principal), { op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now, budget });
+    return this.evaluation(callerKey(req.principal), { op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now, budget });
   }
 
   /**
@@ -105,7 +139,11 @@ export class EnginePool {
     task: Omit<StoredRunTask, 'op' | 'budget'>,
     budget: StepBudgetState,
   ): Promise<RunOutcome> {
-    const outcome = await this.task(callerKey(principal), { op: 'runStored', ...task, budget: { limit: budget.limit, used: budget.used } });
+    const outcome = await this.evaluation(callerKey(principal), {
+      op: 'runStored',
+      ...task,
+      budget: { limit: budget.limit, used: budget.used },
+    });
     budget.used = outcome.steps;
     return outcome;
   }
@@ -143,6 +181,11 @@ export class EnginePool {
     await this.pool.run({ op: 'operators' } satisfies EngineTask, { signal: AbortSignal.timeout(bootTimeoutMs) });
   }
 
+  /** Batch tasks handed to workers so far (several evaluations in one piscina task), and the evaluations they carried. */
+  batchStats(): { tasks: number; items: number } {
+    return { ...this.batches };
+  }
+
   /** Tasks waiting and running, and callers with any. */
   stats(): FairQueueStats {
     return this.queue.stats();
@@ -160,6 +203,70 @@ export class EnginePool {
   private task<K extends EngineTask['op']>(key: string, task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
     if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
     return this.queue.submit<EngineTaskResult[K]>(key, () => this.start<K>(task));
+  }
+
+  /** An evaluation: coalesced with others waiting for a thread when batching is on. */
+  private evaluation(key: string, task: EngineTask & { op: 'run' | 'runStored' }): Promise<RunOutcome> {
+    if (this.batchMax <= 1) return this.task(key, task);
+    if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
+    return this.queue.submitJob<RunOutcome>(key, task);
+  }
+
+  /**
+   * Hands waiting evaluations to one worker. One alone goes as a plain task (deadline as for any
+   * task); several go as one batch task whose items each have the task deadline from when the
+   * worker starts them. Items are settled as their answers come (posted early when the batch runs
+   * long); the whole task is cut at `items × deadline` as the last resort, and the items not
+   * answered by then answer `timeout` (the worker is replaced).
+   */
+  private async startBatch(tasks: EngineTask[], settle: (index: number, outcome: JobOutcome) => void): Promise<void> {
+    if (tasks.length === 1) {
+      const started = performance.now();
+      try {
+        settle(0, { ok: true, value: await this.start(tasks[0]), ms: performance.now() - started });
+      } catch (err) {
+        settle(0, { ok: false, error: err, ms: performance.now() - started });
+      }
+      return;
+    }
+    const id = this.nextBatch++;
+    this.batches.tasks++;
+    this.batches.items += tasks.length;
+    let left = tasks.length;
+    let allAnswered!: () => void;
+    const answered = new Promise<void>((resolve) => (allAnswered = resolve));
+    const apply = ({ from, results }: BatchProgress) => {
+      results.forEach((r, i) => {
+        settle(
+          from + i,
+          r.ok ? { ok: true, value: r.value, ms: r.ms } : { ok: false, error: new ArbiterError(r.error.code, r.error.message), ms: r.ms },
+        );
+      });
+      left -= results.length;
+      if (left <= 0) allAnswered();
+    };
+    this.progress.set(id, apply);
+    const limitMs = this.opts.taskTimeoutMs * tasks.length;
+    const signal = AbortSignal.timeout(limitMs);
+    try {
+      apply(
+        (await this.pool.run({ op: 'batch', id, tasks, itemTimeoutMs: this.opts.taskTimeoutMs } satisfies BatchTask, {
+          signal,
+        })) as BatchProgress,
+      );
+      // Answers posted before the task returned come on another port: wait for them.
+      await answered;
+    } catch (err) {
+      const error = signal.aborted
+        ? new ArbiterError('timeout', `evaluation took longer than ${this.opts.taskTimeoutMs} ms`, undefined, { cause: err })
+        : this.closed
+          ? new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down', undefined, { cause: err })
+          : new ArbiterError('internal', 'evaluation failed: batch', undefined, { cause: err });
+      // Items not answered: their worker time is unknown, each is charged an equal share of the limit.
+      tasks.forEach((_, i) => settle(i, { ok: false, error, ms: limitMs / tasks.length }));
+    } finally {
+      this.progress.delete(id);
+    }
   }
 
   /** Hands `task` to a worker, its deadline starting now. */

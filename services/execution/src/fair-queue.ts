@@ -41,10 +41,24 @@ export interface FairQueueOptions {
   quantumMs?: number;
   /** The clock (ms); default `performance.now`. */
   now?: () => number;
+  /**
+   * Coalescing of jobs (see {@link FairQueue.submitJob}): when a slot frees, up to `max` waiting
+   * jobs, taken in the same fair order as single tasks, start together as one `run` call, which
+   * settles each job as soon as it is done (`settle`, with the worker time it took, charged to its
+   * caller); the batch's slot frees when the promise `run` returns settles (a job it left unsettled
+   * then fails with that promise's error, or `internal`).
+   */
+  batch?: { max: number; maxCostMs: number; run: (jobs: unknown[], settle: (index: number, outcome: JobOutcome) => void) => Promise<void> };
 }
 
+/** How one job of a batch ended, and the worker time (ms) it took. */
+export type JobOutcome = { ok: true; value: unknown; ms: number } | { ok: false; error: unknown; ms: number };
+
 interface Waiting {
-  readonly start: () => Promise<unknown>;
+  /** A task started on its own; `null` for a job. */
+  readonly start: (() => Promise<unknown>) | null;
+  /** What a job hands to `batch.run` (set when `start` is null). */
+  readonly job: unknown;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: unknown) => void;
   readonly wait: DeadlineSignal;
@@ -64,6 +78,8 @@ interface Caller {
   deficit: number;
   /** Whether it is in the round-robin ring (while it has tasks waiting or running). */
   inRing: boolean;
+  /** Recent worker time (ms) of one of its jobs (moving average): what a job prepays when batched. */
+  costMs: number;
 }
 
 /** A snapshot for metrics and tests. */
@@ -85,6 +101,8 @@ export class FairQueue {
   private readonly waits: Deadlines;
   private closed = false;
   private slots: number;
+  /** Set while a deferred pump is scheduled (jobs submitted in one turn wait for it, so they start together). */
+  private pumpScheduled = false;
 
   constructor(private readonly opts: FairQueueOptions) {
     this.slots = opts.slots;
@@ -100,20 +118,44 @@ export class FairQueue {
    * when no slot freed within `maxWaitMs`.
    */
   submit<T>(key: string, start: () => Promise<T>): Promise<T> {
-    if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
+    const refused = this.refusal(key);
+    if (refused !== undefined) return Promise.reject(refused);
+    return this.enqueue<T>(key, this.callers.get(key), start, undefined);
+  }
+
+  /**
+   * Like {@link submit}, for a job run by the `batch` option: the queue does not start it at once
+   * but after the current event-loop turn (`setImmediate`, no timer delay), so jobs submitted in
+   * the same turn start together in one batch. Needs the `batch` option.
+   */
+  submitJob<T>(key: string, job: unknown): Promise<T> {
+    if (this.opts.batch === undefined) throw new Error('FairQueue.submitJob needs the `batch` option');
+    const refused = this.refusal(key);
+    if (refused !== undefined) return Promise.reject(refused);
+    return this.enqueue<T>(key, this.callers.get(key), null, job);
+  }
+
+  private refusal(key: string): ArbiterError | undefined {
+    if (this.closed) return new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
     const caller = this.callers.get(key);
     if (caller !== undefined && caller.queued + caller.running >= this.opts.perKeyMax) {
-      return Promise.reject(
-        new ArbiterError('rate_limited', `too many evaluations in progress for this caller (at most ${this.opts.perKeyMax} at a time)`),
+      return new ArbiterError(
+        'rate_limited',
+        `too many evaluations in progress for this caller (at most ${this.opts.perKeyMax} at a time)`,
       );
     }
     if (this.queued >= this.opts.maxQueued && this.running >= this.slots) {
-      return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation queue is full; try again shortly'));
+      return new ArbiterError('dependency_unavailable', 'the evaluation queue is full; try again shortly');
     }
+    return undefined;
+  }
+
+  private enqueue<T>(key: string, caller: Caller | undefined, start: (() => Promise<unknown>) | null, job: unknown): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const c = caller ?? this.addCaller(key);
       const item: Waiting = {
         start,
+        job,
         resolve: resolve as (value: unknown) => void,
         reject,
         wait: this.waits.start(),
@@ -127,6 +169,16 @@ export class FairQueue {
         c.inRing = true;
         this.ring.push(c);
       }
+      if (start !== null) this.pump();
+      else this.schedulePump();
+    });
+  }
+
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
       this.pump();
     });
   }
@@ -162,7 +214,7 @@ export class FairQueue {
   }
 
   private addCaller(key: string): Caller {
-    const c: Caller = { key, items: [], head: 0, queued: 0, running: 0, deficit: this.quantum, inRing: false };
+    const c: Caller = { key, items: [], head: 0, queued: 0, running: 0, deficit: this.quantum, inRing: false, costMs: 0 };
     this.callers.set(key, c);
     return c;
   }
@@ -179,11 +231,15 @@ export class FairQueue {
     this.forgetIfIdle(c);
   }
 
-  /** Starts waiting tasks while slots are free, the next caller in turn first. */
+  /** Starts waiting tasks while slots are free, the next caller in turn first; waiting jobs start in batches. */
   private pump(): void {
     while (this.running < this.slots && this.queued > 0 && !this.closed) {
       const c = this.pick();
       const item = this.take(c);
+      if (item.start === null) {
+        this.startBatch(c, item);
+        continue;
+      }
       this.running++;
       c.running++;
       item.wait.settle();
@@ -202,6 +258,83 @@ export class FairQueue {
         this.pump();
       });
     }
+  }
+
+  /**
+   * Starts `first` with up to `batch.max − 1` more waiting jobs as one slot's work. The others are
+   * taken in turn from callers whose deficit is still positive (no turns are earned for a batch),
+   * each prepaying its caller's recent cost per job, and gathering stops once the batch's expected
+   * cost reaches `batch.maxCostMs`: a caller with slow jobs cannot fill a batch that others' fast
+   * jobs wait in. Each job settles alone and charges its caller its own worker time.
+   */
+  private startBatch(firstCaller: Caller, first: Waiting): void {
+    const batch = this.opts.batch!;
+    const members: Array<{ c: Caller; item: Waiting; prepaid: number }> = [];
+    const add = (c: Caller, item: Waiting) => {
+      members.push({ c, item, prepaid: c.costMs });
+      c.deficit -= c.costMs;
+      return c.costMs;
+    };
+    let expected = add(firstCaller, first);
+    while (members.length < batch.max && this.queued > 0 && expected < batch.maxCostMs) {
+      const c = this.pickReady();
+      if (c === undefined) break;
+      expected += add(c, this.take(c));
+    }
+    this.running++;
+    for (const { c, item } of members) {
+      c.running++;
+      item.wait.settle();
+    }
+    const settled = new Array<boolean>(members.length).fill(false);
+    const settle = (index: number, outcome: JobOutcome) => {
+      const member = members[index];
+      if (member === undefined || settled[index]) return;
+      settled[index] = true;
+      const { c, item, prepaid } = member;
+      c.deficit -= outcome.ms - prepaid;
+      c.costMs = c.costMs === 0 ? outcome.ms : (3 * c.costMs + outcome.ms) / 4;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    };
+    let run: Promise<void>;
+    try {
+      run = batch.run(
+        members.map((m) => m.item.job),
+        settle,
+      );
+    } catch (err) {
+      run = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    void run
+      .then(
+        () => new ArbiterError('internal', 'evaluation failed: the batch left a job unanswered'),
+        (err: unknown) => err,
+      )
+      .then((unanswered) => {
+        members.forEach(({ item }, i) => {
+          if (!settled[i]) {
+            settled[i] = true;
+            item.reject(unanswered);
+          }
+        });
+        this.running--;
+        for (const { c } of members) {
+          c.running--;
+          this.forgetIfIdle(c);
+        }
+        this.pump();
+      });
+  }
+
+  /** The next caller in turn whose deficit is positive and whose next task is a job, if any (no turns earned). */
+  private pickReady(): Caller | undefined {
+    for (let n = 0; n < this.ring.length; n++) {
+      if (this.next >= this.ring.length) this.next = 0;
+      const c = this.ring[this.next++];
+      if (c.queued > 0 && c.deficit > 0 && this.peek(c).start === null) return c;
+    }
+    return undefined;
   }
 
   /**
@@ -232,6 +365,13 @@ export class FairQueue {
       // Nobody could go: give every caller the rounds the closest one needs at once, rather than loop.
       if (Number.isFinite(bestRounds) && bestRounds > 1) for (const c of this.ring) c.deficit += (bestRounds - 1) * this.quantum;
     }
+  }
+
+  /** `c`'s next live task, left in place. */
+  private peek(c: Caller): Waiting {
+    let at = c.head;
+    while (c.items[at].gone) at++;
+    return c.items[at];
   }
 
   /** Removes and returns `c`'s next live task. */

@@ -62,6 +62,7 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
     perCallerMax: config.EXEC_CALLER_MAX,
     queueMax: config.EXEC_QUEUE_MAX,
     queueWaitMs: config.EXEC_QUEUE_WAIT_MS,
+    batchMax: config.EXEC_BATCH_MAX,
     ...(opts.workerFile ? { workerFile: opts.workerFile } : {}),
   });
   const redis = createRedis(config.REDIS_URL, logger, redisOptionsOf(config));
@@ -101,7 +102,8 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
     });
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
     const stored = new StoredRunner({ resolver, pool, events, metrics, limits });
-    await bus.serve(execService({ pool, metrics, index, stored, version: kit.version, limits }));
+    const maxReplyBytes = bus.nc.info?.max_payload ?? 1024 * 1024;
+    await bus.serve(execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
     // Events a stopped replica left in the outbox go out now, not at the first sweep.
     liveRelay.kick();
   } catch (err) {

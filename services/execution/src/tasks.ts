@@ -17,6 +17,42 @@ export type EngineTask =
   | { op: 'explain'; rule: string }
   | { op: 'operators' };
 
+/** A single task of any kind (what a {@link BatchTask} carries). */
+export type SingleTask = EngineTask;
+
+/**
+ * Several tasks handed to one worker as one piscina task (the pool's coalescing): the worker runs
+ * them in order, each with its own deadline of `itemTimeoutMs` counted from when it starts it, and
+ * answers each one's result or error.
+ */
+export interface BatchTask {
+  op: 'batch';
+  /** Names the batch in its progress messages. */
+  id: number;
+  tasks: EngineTask[];
+  itemTimeoutMs: number;
+}
+
+/** A failure of one batch item, as it crosses the thread boundary (rebuilt as an `ArbiterError`). */
+export interface ItemFailure {
+  code: 'timeout' | 'internal';
+  message: string;
+}
+
+/** One batch item's answer and the worker time (ms) it took, which the fair queue charges its caller. */
+export type BatchItemResult = { ok: true; value: unknown; ms: number } | { ok: false; error: ItemFailure; ms: number };
+
+/**
+ * Answers of a batch's items `from`, `from + 1`, …: posted by the worker (`parentPort`, with
+ * `batch` set) as soon as items are done when a batch runs long, so their callers need not wait
+ * for the rest; the task's own result carries the items not posted.
+ */
+export interface BatchProgress {
+  batch?: number;
+  from: number;
+  results: BatchItemResult[];
+}
+
 /**
  * A run of a stored policy: the worker looks its compiled policy up by `hash` (the sha256 of
  * `rule` computed by the registry) and only parses `rule` on a miss; when `schema` is given the

@@ -1,6 +1,6 @@
 import { isArbiterError } from '@arbiter/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FairQueue } from '../src/fair-queue.js';
+import { FairQueue, type JobOutcome } from '../src/fair-queue.js';
 import { rejection } from './helpers.js';
 
 /** A task the test finishes by hand; `order` records the start order. */
@@ -149,5 +149,78 @@ describe('FairQueue', () => {
     const q = queue({ slots: 4 });
     await Promise.all(Array.from({ length: 500 }, (_, i) => q.submit(`caller-${i}`, () => Promise.resolve(i))));
     expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+  });
+
+  describe('jobs (coalesced into batches)', () => {
+    /** A batch runner the test finishes by hand; each job costs what `cost` says (ms). */
+    function batches(cost: (job: string) => number) {
+      const started: string[][] = [];
+      const finishers: Array<() => void> = [];
+      const run = (jobs: unknown[], settle: (index: number, outcome: JobOutcome) => void) =>
+        new Promise<void>((resolve) => {
+          started.push(jobs as string[]);
+          finishers.push(() => {
+            (jobs as string[]).forEach((j, i) => settle(i, { ok: true, value: j, ms: cost(j) }));
+            resolve();
+          });
+        });
+      return { started, run, finishNext: () => finishers.shift()!() };
+    }
+
+    it("starts one turn's jobs together after the turn, in fair order, and settles each alone", async () => {
+      const b = batches(() => 0);
+      const q = queue({ slots: 1, now: clock().now, batch: { max: 4, maxCostMs: 100, run: b.run } });
+      const all = [q.submitJob('a', 'a1'), q.submitJob('a', 'a2'), q.submitJob('a', 'a3'), q.submitJob('b', 'b1'), q.submitJob('c', 'c1')];
+      // Nothing starts within the turn: jobs of the same turn go together.
+      expect(b.started).toEqual([]);
+      await tick();
+      expect(b.started).toEqual([['a1', 'b1', 'c1', 'a2']]);
+      b.finishNext();
+      await tick();
+      expect(b.started[1]).toEqual(['a3']);
+      b.finishNext();
+      expect(await Promise.all(all)).toEqual(['a1', 'a2', 'a3', 'b1', 'c1']);
+      expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+    });
+
+    it('keeps a caller with slow jobs from filling a batch others wait in (jobs prepay their recent cost)', async () => {
+      const b = batches((job) => (job.startsWith('slow') ? 50 : 0));
+      const q = queue({ slots: 1, quantumMs: 1, now: clock().now, batch: { max: 8, maxCostMs: 20, run: b.run } });
+      const first = [q.submitJob('slow', 'slow1'), q.submitJob('fast', 'fast1')];
+      await tick();
+      expect(b.started).toEqual([['slow1', 'fast1']]);
+      // While the first batch runs, both callers queue more.
+      const more = [
+        ...[2, 3, 4, 5].map((i) => q.submitJob('slow', `slow${i}`)),
+        ...[2, 3, 4, 5].map((i) => q.submitJob('fast', `fast${i}`)),
+      ];
+      b.finishNext();
+      await Promise.all(first);
+      await tick();
+      // slow1 cost 50 ms: slow's deficit is spent, so the next batch is fast's jobs only.
+      expect(b.started[1]).toEqual(['fast2', 'fast3', 'fast4', 'fast5']);
+      while (q.stats().queued + q.stats().running > 0) {
+        b.finishNext();
+        await tick();
+      }
+      await Promise.all(more);
+      // Slow's jobs then come one per batch: each prepays 50 ms, past the batch's 20 ms of expected cost.
+      expect(b.started.slice(2).every((jobs) => jobs.length === 1)).toBe(true);
+    });
+
+    it('passes a failed job to its own caller only, and fails a job the batch left unanswered', async () => {
+      const run = async (jobs: unknown[], settle: (index: number, outcome: JobOutcome) => void) => {
+        (jobs as string[]).forEach((j, i) => {
+          if (j === 'bad') settle(i, { ok: false, error: new Error('bad job'), ms: 0 });
+          else if (j !== 'lost') settle(i, { ok: true, value: j, ms: 0 });
+        });
+      };
+      const q = queue({ slots: 1, batch: { max: 8, maxCostMs: 100, run } });
+      const [good, bad, lost] = await Promise.allSettled([q.submitJob('a', 'good'), q.submitJob('b', 'bad'), q.submitJob('c', 'lost')]);
+      expect(good).toEqual({ status: 'fulfilled', value: 'good' });
+      expect(bad).toMatchObject({ status: 'rejected', reason: { message: 'bad job' } });
+      expect(lost).toMatchObject({ status: 'rejected', reason: { code: 'internal' } });
+      expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+    });
   });
 });

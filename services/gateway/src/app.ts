@@ -17,6 +17,8 @@ import { KeyUsage } from './identity/key-usage.js';
 import { IdentityService } from './identity/identity-service.js';
 import { ApiKeyCache } from './identity/key-cache.js';
 import { engineRoutes } from './routes/engine-routes.js';
+import { batchRunRoutes } from './routes/batch-run-routes.js';
+import { ItemCounter } from './http/rate-items.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health-routes.js';
 import { instrumentRequests } from './http/metrics.js';
 import type { Registry } from 'prom-client';
@@ -143,6 +145,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(engineRoutes, { authenticator, engine: deps.engine });
   if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp });
   if (deps.runner) await app.register(storedRunRoutes, { authenticator, runner: deps.runner });
+  await app.register(batchRunRoutes, {
+    authenticator,
+    engine: deps.engine,
+    ...(deps.runner ? { runner: deps.runner } : {}),
+    items: new ItemCounter(deps.redis, buckets, config.limits.rateLimitMax),
+    ...(config.limits.runBatchMaxItems !== undefined ? { maxItems: config.limits.runBatchMaxItems } : {}),
+    ...(config.limits.runBatchWave !== undefined ? { wave: config.limits.runBatchWave } : {}),
+  });
   if (deps.registry) {
     const governanceApproval = async (orgId: string) => (await getOrgSettings(deps.db, orgId)).governanceApproval;
     const governance = deps.governance;

@@ -5,6 +5,11 @@ import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceC
 import { MIN_API_KEY_LENGTH } from './identity/api-key-secret.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const booleanFlag = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
 
 /** Environment of the gateway: the shared parts plus its own variables (README: Configuration). */
 export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig, OpsConfig], {
@@ -47,6 +52,12 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   /** How often the time each API key was last used is written (one UPDATE for every key used since). */
   KEY_USAGE_FLUSH_MS: positiveInt(30_000),
   ENGINE_TIMEOUT_MS: positiveInt(2000),
+  /** Data objects one batch run (`POST /run/batch`, `…/batch`) may carry; more → 413. */
+  RUN_BATCH_MAX_ITEMS: positiveInt(1000),
+  /** Items of one batch run in flight at once (under the execution service's per-caller EXEC_CALLER_MAX, 64). */
+  RUN_BATCH_WAVE: positiveInt(32),
+  /** Send the evaluations received in one event-loop turn to the execution service as one `exec.batch` message. */
+  EXEC_COALESCE: booleanFlag(true),
   MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),
   REGISTRY_TIMEOUT_MS: positiveInt(5000),
   /** Deadline of an `audit.query` (one page of `GET /audit`, or of an export). */
@@ -85,6 +96,10 @@ export interface HttpLimits {
    * miss the key cache get 429 without a database lookup.
    */
   readonly authFailuresMax: number;
+  /** Data objects one batch run may carry (more → 413); default 1000. */
+  readonly runBatchMaxItems?: number;
+  /** Items of one batch run in flight at once; default 32. */
+  readonly runBatchWave?: number;
 }
 
 /** The options of the HTTP app ({@link buildApp}), grouped by concern: what it needs of the configuration. */
@@ -114,6 +129,8 @@ export function appSettingsOf(c: GatewayConfig): AppSettings {
       rateLimitMax: c.RATE_LIMIT_MAX,
       rateLimitWindowMs: c.RATE_LIMIT_WINDOW,
       authFailuresMax: c.AUTH_FAILURES_MAX,
+      runBatchMaxItems: c.RUN_BATCH_MAX_ITEMS,
+      runBatchWave: c.RUN_BATCH_WAVE,
     },
     redisKeyPrefix: c.REDIS_KEY_PREFIX,
     apiKeyCacheTtlSeconds: c.API_KEY_CACHE_TTL_SECONDS,

@@ -1,4 +1,5 @@
 import type {
+  ArbiterError,
   ExplainResponse,
   OperatorsResponse,
   Principal,
@@ -17,6 +18,16 @@ import type {
 export interface EngineClient {
   /** Evaluates an unsaved rule against data (`POST /run`). */
   run(principal: Principal, body: RunRequest, ctx?: EngineCallContext): Promise<RunResponse>;
+  /**
+   * Evaluates one unsaved rule against many data objects (`POST /run/batch`): in order, each
+   * item's answer, or the error its own `run` would have thrown.
+   */
+  runMany(
+    principal: Principal,
+    rule: string,
+    items: readonly RunRequest['data'][],
+    ctx?: EngineCallContext,
+  ): Promise<Array<RunResponse | ArbiterError>>;
   /** Checks a rule's syntax (`POST /validate`). */
   validate(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ValidateResponse>;
   /** Describes a rule's structure (`POST /explain`). */

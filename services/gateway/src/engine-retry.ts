@@ -11,7 +11,11 @@ export const ENGINE_RETRY_AFTER_SECONDS = 1;
 /** The engine's answer, with its per-caller limit turned into a 429 that carries `retry-after`. */
 export function engineAnswer<T>(reply: Promise<T>): Promise<T> {
   return reply.catch((err: unknown) => {
-    if (isArbiterError(err, 'rate_limited')) throw new RetryLaterError('rate_limited', err.message, ENGINE_RETRY_AFTER_SECONDS);
-    throw err;
+    throw engineError(err);
   });
+}
+
+/** The engine's per-caller limit as a 429 that carries `retry-after`; any other error unchanged. */
+export function engineError<E>(err: E): E | RetryLaterError {
+  return isArbiterError(err, 'rate_limited') ? new RetryLaterError('rate_limited', err.message, ENGINE_RETRY_AFTER_SECONDS) : err;
 }

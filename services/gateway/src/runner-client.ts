@@ -34,7 +34,7 @@ export interface RunnerClient {
 /** The production {@link RunnerClient}: request/reply to the execution service on `<prefix>.exec.stored.*` and `exec.flow.test`. */
 export class NatsRunnerClient implements RunnerClient {
   constructor(
-    private readonly bus: Bus,
+    private readonly bus: Pick<Bus, 'request'>,
     private readonly timeoutMs: number,
   ) {}
 

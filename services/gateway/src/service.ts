@@ -11,6 +11,7 @@ import {
   type Bus,
   type RunningService,
   type ServiceKit,
+  ExecCoalescer,
 } from '@arbiter/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -71,14 +72,15 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
       metrics: kit.metrics,
     });
     relay.kick();
+    const exec = new ExecCoalescer(liveBus, { enabled: config.EXEC_COALESCE });
     app = await buildApp({
       config: appSettingsOf(config),
       logger,
       db,
       redis,
-      engine: new NatsEngineClient(liveBus, config.ENGINE_TIMEOUT_MS),
+      engine: new NatsEngineClient(exec, config.ENGINE_TIMEOUT_MS, config.RUN_BATCH_WAVE),
       mcp: new McpForwarder(liveBus, config.MCP_FORWARD_TIMEOUT_MS),
-      runner: new NatsRunnerClient(liveBus, config.ENGINE_TIMEOUT_MS),
+      runner: new NatsRunnerClient(exec, config.ENGINE_TIMEOUT_MS),
       registry: new NatsRegistryClient(liveBus, config.REGISTRY_TIMEOUT_MS),
       audit: new NatsAuditClient(liveBus, config.AUDIT_TIMEOUT_MS),
       governance: new NatsGovernanceClient(liveBus, config.GOVERNANCE_TIMEOUT_MS),

@@ -409,6 +409,7 @@ describe('OpenAPI and probes', () => {
         '/org/settings',
         '/readyz',
         '/run',
+        '/run/batch',
         '/users',
         '/users/{userId}',
         '/validate',

@@ -1,4 +1,4 @@
-import { connectServiceBus, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
+import { connectServiceBus, ExecCoalescer, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
 import { mcpBusEndpoint } from './bus-endpoint.js';
 import type { McpConfig } from './config.js';
 
@@ -19,7 +19,14 @@ export async function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> 
       name: 'mcp',
       version: kit.version,
       description: 'MCP rule tools (Streamable HTTP over the bus)',
-      endpoints: { http: mcpBusEndpoint({ bus, logger, timeoutMs: config.MCP_TIMEOUT_MS, version: kit.version }) },
+      endpoints: {
+        http: mcpBusEndpoint({
+          bus: new ExecCoalescer(bus, { enabled: config.EXEC_COALESCE }),
+          logger,
+          timeoutMs: config.MCP_TIMEOUT_MS,
+          version: kit.version,
+        }),
+      },
     });
   } catch (err) {
     await bus.close();

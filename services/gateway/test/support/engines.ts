@@ -25,6 +25,17 @@ export class StubEngine implements EngineClient {
     return { result: true, trace: ['rule 1: true'], outcomes: { ok: true } };
   }
 
+  async runMany(
+    p: unknown,
+    rule: string,
+    items: readonly Record<string, unknown>[],
+    ctx?: { requestId?: string },
+  ): Promise<Array<RunResponse | ArbiterError>> {
+    const answers: Array<RunResponse | ArbiterError> = [];
+    for (const data of items) answers.push(await this.run(p, { rule, data }, ctx).catch((err: unknown) => err as ArbiterError));
+    return answers;
+  }
+
   async validate(_p: unknown, body: { rule: string }, ctx?: { requestId?: string }): Promise<ValidateResponse> {
     this.record('validate', body, ctx);
     return { valid: !body.rule.includes('@@'), error: body.rule.includes('@@') ? 'Parse error' : null };

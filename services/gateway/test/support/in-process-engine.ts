@@ -18,6 +18,10 @@ export class InProcessEngine implements EngineClient {
     };
   }
 
+  async runMany(p: unknown, rule: string, items: readonly Record<string, unknown>[]): Promise<RunResponse[]> {
+    return Promise.all(items.map((data) => this.run(p, { rule, data })));
+  }
+
   async validate(_p: unknown, body: { rule: string }): Promise<ValidateResponse> {
     return validate(body.rule);
   }

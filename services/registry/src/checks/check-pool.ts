@@ -23,10 +23,13 @@ export interface PublishChecksOptions {
  * Runs the rule-compiling and test-running part of publish checks in worker threads, with a
  * deadline: a saved test whose rule and data take too long (a quantifier nested over a large
  * array can take seconds) costs the publish a `test_failed` reason, never the registry's event loop.
- * Past the deadline the worker is terminated and replaced.
+ * Past the deadline the worker is terminated and replaced, and the replacement loads the rule engine
+ * before the next check's deadline starts: a cold worker must not fail the next publish.
  */
 export class PublishChecks {
   private readonly pool: Piscina<CheckTask, CheckResult>;
+  /** Set while replacement workers load the engine after a deadline terminated one. */
+  private rewarming: Promise<void> | undefined;
 
   constructor(private readonly opts: PublishChecksOptions) {
     this.pool = new Piscina({
@@ -61,12 +64,16 @@ export class PublishChecks {
   }
 
   private async run(task: CheckTask, tests: number): Promise<ErrorReason[]> {
+    if (this.rewarming) await this.rewarming;
     const deadlineMs = this.opts.timeoutMs * (tests + 1);
     const signal = AbortSignal.timeout(deadlineMs);
     try {
       return await this.pool.run(task, { signal });
     } catch (err) {
       if (!signal.aborted) throw err;
+      this.rewarming ??= this.warmUp()
+        .catch(() => undefined)
+        .finally(() => (this.rewarming = undefined));
       return [
         {
           code: 'test_failed',

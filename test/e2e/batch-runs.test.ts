@@ -1,0 +1,227 @@
+/**
+ * End-to-end: batch runs (issue 14): `POST /run/batch` and the `…/batch` forms of the stored-run
+ * routes, through gateway → NATS (`exec.batch`, coalesced) → execution → Redis runnable index.
+ * Each entry must be what the single-item endpoint answers; limits and the rate limit count items.
+ */
+
+import { PolicyRecord, PolicyUpdateReply, RegistrySubject, FlowRecord, type FlowDefinition, type Principal } from '@arbiter/contracts';
+import { connectBus, createLogger, type Bus } from '@arbiter/service-kit';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { call, startStack, type Stack } from './harness.js';
+
+let stack: Stack;
+let bus: Bus;
+let auditOnlyKey: string;
+let orgBKey: string;
+
+const MAX_ITEMS = 50;
+const RATE_MAX = 400;
+const admin: Principal = { orgId: 'acme', userId: 'admin', role: 'admin' };
+const ADULT = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18.';
+
+const registry = <T>(subject: string, payload: Record<string, unknown>, reply: z.ZodType<T>) =>
+  bus.request(subject, { principal: admin, ...payload }, reply, { timeoutMs: 20_000 });
+const createPolicy = (rule: string) =>
+  registry(RegistrySubject.policyCreate, { name: `p-${Math.random().toString(36).slice(2)}`, rule, schema: null }, PolicyRecord);
+async function publish(draftId: string): Promise<PolicyRecord> {
+  const reply = await registry(RegistrySubject.policyUpdate, { policyId: draftId, status: 'published' }, PolicyUpdateReply);
+  return reply.record;
+}
+const flowOf = (baseId: string): FlowDefinition => ({
+  start: 'n1',
+  nodes: {
+    n1: { type: 'policy', baseId, onTrue: 'ok', onFalse: 'review' },
+    ok: { type: 'return', value: true },
+    review: { type: 'custom', outcome: 'manual review' },
+  },
+});
+
+const post = (path: string, body: unknown, key: string | null = stack.adminKey) =>
+  call(stack, 'POST', path, { ...(key !== null ? { key } : {}), body });
+const applicants = (...ages: number[]) => ages.map((age) => ({ applicant: { age } }));
+/** A value nested `depth` levels deep. */
+function nested(depth: number): Record<string, unknown> {
+  let v: Record<string, unknown> = {};
+  for (let i = 1; i < depth; i++) v = { a: v };
+  return v;
+}
+
+async function viewKey(name: string): Promise<string> {
+  const res = await call(stack, 'POST', '/apikeys', { key: stack.adminKey, body: { name, scopes: ['view'] } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.key as string;
+}
+
+beforeAll(async () => {
+  stack = await startStack({
+    services: ['execution', 'registry', 'gateway'],
+    env: { RUN_BATCH_MAX_ITEMS: String(MAX_ITEMS), RATE_LIMIT_MAX: String(RATE_MAX), MAX_DATA_DEPTH: '16' },
+  });
+  bus = await connectBus({
+    url: stack.env.NATS_URL,
+    prefix: stack.env.NATS_SUBJECT_PREFIX,
+    name: 'e2e-batch-runs',
+    logger: createLogger({ service: 'e2e', level: 'silent' }),
+  });
+  const key = await call(stack, 'POST', '/apikeys', { key: stack.adminKey, body: { name: 'audit only', scopes: ['audit'] } });
+  expect(key.status, JSON.stringify(key.body)).toBe(201);
+  auditOnlyKey = key.body.key as string;
+  const created = stack.admin(['create-org', 'globex', '--admin', 'boss']);
+  expect(created.status, created.stderr).toBe(0);
+  orgBKey = /\n\s+(\S+)\s*$/.exec(created.stdout)![1]!;
+}, 120_000);
+
+afterAll(async () => {
+  await bus?.close();
+  await stack?.stop();
+});
+
+describe('POST /run/batch', () => {
+  it('answers every item in order, each exactly what POST /run answers for it', async () => {
+    const items = [...applicants(30, 12, 18, 17), {}, { applicant: { age: 'old' } }];
+    const res = await post('/run/batch', { rule: ADULT, items });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.results).toHaveLength(items.length);
+    for (const [i, data] of items.entries()) {
+      const single = await post('/run', { rule: ADULT, data });
+      expect(single.status).toBe(200);
+      expect(res.body.results[i], `item ${i}`).toEqual(single.body);
+    }
+    expect(res.body.results.map((r: { result: boolean }) => r.result)).toEqual([true, false, true, false, false, false]);
+    expect(res.body.results[4].errorCode).toBe('missing_selector');
+  });
+
+  it('answers an engine error as each item’s 200 body, and an item that fails on its own as its problem, neighbours unharmed', async () => {
+    const parse = await post('/run/batch', { rule: 'this is not a rule', items: applicants(1, 2) });
+    expect(parse.status).toBe(200);
+    expect(parse.body.results.map((r: { errorCode: string }) => r.errorCode)).toEqual(['parse_error', 'parse_error']);
+
+    const res = await post('/run/batch', { rule: ADULT, items: [...applicants(40), nested(30), ...applicants(5)] });
+    expect(res.status).toBe(200);
+    expect(res.body.results[0]).toMatchObject({ result: true });
+    expect(res.body.results[1]).toMatchObject({
+      status: 400,
+      code: 'validation_failed',
+      type: expect.stringContaining('validation_failed'),
+    });
+    expect(res.body.results[1].detail).toMatch(/nested deeper than 16 levels/);
+    expect(res.body.results[2]).toMatchObject({ result: false });
+    // The single endpoint answers that item with the same problem.
+    const single = await post('/run', { rule: ADULT, data: nested(30) });
+    expect([single.status, single.body.code, single.body.detail]).toEqual([400, 'validation_failed', res.body.results[1].detail]);
+  });
+
+  it('runs more items than one wave or one bus message, in order', async () => {
+    const ages = Array.from({ length: MAX_ITEMS }, (_, i) => i);
+    const res = await post('/run/batch', { rule: ADULT, items: applicants(...ages) });
+    expect(res.status).toBe(200);
+    expect(res.body.results.map((r: { result: boolean }) => r.result)).toEqual(ages.map((a) => a >= 18));
+  });
+
+  it('refuses more than RUN_BATCH_MAX_ITEMS items with 413, and bad calls as the single endpoint does', async () => {
+    const tooMany = await post('/run/batch', { rule: ADULT, items: applicants(...Array.from({ length: MAX_ITEMS + 1 }, () => 30)) });
+    expect([tooMany.status, tooMany.body.code]).toEqual([413, 'payload_too_large']);
+    expect(tooMany.body.detail).toBe(`a batch may carry at most ${MAX_ITEMS} items; this one has ${MAX_ITEMS + 1}`);
+    expect(tooMany.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect((await post('/run/batch', { rule: ADULT, items: applicants(30) }, null)).status).toBe(401);
+    expect((await post('/run/batch', { rule: ADULT, items: applicants(30) }, 'arb_not_a_key_0123456789abcdef')).status).toBe(401);
+    expect((await post('/run/batch', { rule: ADULT, items: applicants(30) }, auditOnlyKey)).status).toBe(403);
+    for (const body of [
+      { rule: ADULT },
+      { rule: ADULT, items: [] },
+      { rule: ADULT, items: [1, 2] },
+      { rule: ADULT, items: {} },
+      { items: applicants(1) },
+      { rule: ADULT, items: applicants(1), extra: 1 },
+    ]) {
+      const res = await post('/run/batch', body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.code).toBe('validation_failed');
+    }
+  });
+
+  it('counts every item in the rate limit: a key is refused once its items pass RATE_LIMIT_MAX', async () => {
+    const key = await viewKey('batch-rate');
+    const items = applicants(...Array.from({ length: 45 }, () => 30));
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await post('/run/batch', { rule: ADULT, items }, key)).status);
+    // 8 calls × 45 items = 360 ≤ 400; the 9th brings the count to 405.
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 429, 429]);
+    const single = await post('/run', { rule: ADULT, data: applicants(30)[0] }, key);
+    expect(single.status).toBe(429);
+    expect(single.headers.get('retry-after')).not.toBeNull();
+    // Another key is not affected.
+    expect((await post('/run/batch', { rule: ADULT, items: applicants(30) }, await viewKey('batch-rate-other'))).status).toBe(200);
+  });
+});
+
+describe('POST /run/policy/{baseId}/batch and the version and flow forms', () => {
+  it('answers each item as the single stored run does, by base, by version, and for flows', async () => {
+    const v1 = await publish((await createPolicy(ADULT)).policyId);
+    const flow = await registry(
+      RegistrySubject.flowCreate,
+      { name: `f-${Math.random().toString(36).slice(2)}`, definition: flowOf(v1.baseId) },
+      FlowRecord,
+    );
+    const items = [...applicants(30, 3), {}];
+    for (const path of [
+      `/run/policy/${v1.baseId}`,
+      `/run/policy_version/${v1.policyId}`,
+      `/run/flow/${flow.baseId}`,
+      `/run/flow_version/${flow.flowId}`,
+    ]) {
+      const res = await post(`${path}/batch`, { items });
+      expect(res.status, `${path} ${JSON.stringify(res.body)}`).toBe(200);
+      for (const [i, data] of items.entries()) {
+        const single = await post(path, data);
+        expect(single.status).toBe(200);
+        expect(res.body.results[i], `${path} item ${i}`).toEqual(single.body);
+      }
+    }
+  });
+
+  it('answers 404 for an unknown, other-org or deleted base and 400/401/403/413 like /run/batch', async () => {
+    const v1 = await publish((await createPolicy(ADULT)).policyId);
+    const items = applicants(30);
+    expect((await post(`/run/policy/${v1.baseId}/batch`, { items }, orgBKey)).status).toBe(404);
+    expect((await post(`/run/policy/019a0000-0000-7000-8000-000000000000/batch`, { items })).status).toBe(404);
+    expect((await post(`/run/policy/not-a-uuid/batch`, { items })).status).toBe(404);
+    expect((await post(`/run/flow_version/${v1.policyId}/batch`, { items })).status).toBe(404);
+    expect((await post(`/run/policy/${v1.baseId}/batch`, { items }, null)).status).toBe(401);
+    expect((await post(`/run/policy/${v1.baseId}/batch`, { items }, auditOnlyKey)).status).toBe(403);
+    expect((await post(`/run/policy/${v1.baseId}/batch`, { items: [] })).status).toBe(400);
+    expect((await post(`/run/policy/${v1.baseId}/batch`, items)).status).toBe(400);
+    expect(
+      (await post(`/run/policy/${v1.baseId}/batch`, { items: applicants(...Array.from({ length: MAX_ITEMS + 1 }, () => 1)) })).status,
+    ).toBe(413);
+    await registry(RegistrySubject.policyDelete, { policyId: v1.policyId }, z.unknown());
+    for (const path of [`/run/policy/${v1.baseId}/batch`, `/run/policy_version/${v1.policyId}/batch`]) {
+      const res = await post(path, { items: applicants(30, 40) });
+      expect(res.status, path).toBe(404);
+      expect(res.body).toMatchObject({ code: 'not_found', status: 404 });
+    }
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents the batch routes, their 413 and per-item answers, in a valid OpenAPI 3.1 document', async () => {
+    const doc = (await call(stack, 'GET', '/openapi.json')).body;
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    for (const p of [
+      '/run/batch',
+      '/run/policy/{baseId}/batch',
+      '/run/policy_version/{policyId}/batch',
+      '/run/flow/{baseId}/batch',
+      '/run/flow_version/{flowId}/batch',
+    ]) {
+      const op = doc.paths[p]?.post;
+      expect(op, p).toBeDefined();
+      expect(op.security).toEqual([{ apiKey: [] }]);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '413', '429']));
+      expect(op.description).toMatch(/exactly what the single-item endpoint answers/);
+    }
+  });
+});
