@@ -887,6 +887,52 @@ export const REQUIREMENTS: readonly Requirement[] = [
       },
     ],
   },
+  {
+    id: 'issue 15 import',
+    title: 'POST /import (dry run: what would be created or conflict; else load keeping version numbers) and rules pull/push',
+    coveredBy: [
+      {
+        file: `${E2E}/import.test.ts`,
+        tests: [
+          'dry run into org B lists what would be created and changes nothing',
+          'imports into org B with new ids, versions, draft, tests, schema, remapped flow references and group members; runnable by new base ids',
+          'importing the same bundle again duplicates nothing: every item is unchanged',
+          'conflicts: a live base of the same name; a real import answers 409 listing them and changes nothing',
+          'a flow naming a policy that is neither in the bundle nor in the org is a conflict naming it',
+          'unhappy paths: no key 401, non-admin 403, malformed 400, wrong formatVersion 400, unknown key 400, too large 413; nothing changes',
+          'pull writes one directory per policy and flow, push --dry-run prints the plan, push imports into another org',
+          'prints the problem detail of an HTTP error, a missing key is a usage error, an empty directory imports nothing',
+        ],
+      },
+      {
+        file: `${REG}/import.test.ts`,
+        tests: [
+          'loads into the target org in one transaction, queues one `imported` event per base, remembers the origin',
+          'a conflicting import writes nothing (no base, no record, no outbox row)',
+          'imports in parts: a later part’s flow naming a policy of an earlier part resolves to the imported copy',
+        ],
+      },
+      {
+        file: `${REG}/import-plan.test.ts`,
+        tests: [
+          'creates every base and group with new ids, keeps versions and authors, remaps flow references and members',
+          'a base imported before at the same version is unchanged and flows resolve to it; another version is a conflict',
+        ],
+      },
+      {
+        file: `${LANG}/cli-bundle-files.test.ts`,
+        tests: [
+          'writes one directory per base, one .rule file per version and the draft, sorted JSON; reads back the same bundle',
+          'refuses files that cannot be reassembled, naming the file',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'issue 15 groups on records',
+    title: 'GET /policy/{id} and GET /flow/{id} (record or base id) carry the groups containing the base',
+    coveredBy: [{ file: `${E2E}/import.test.ts`, tests: ['carry the live groups containing the base, by record id and by base id'] }],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */
@@ -895,10 +941,5 @@ export const KNOWN_GAPS: readonly KnownGap[] = [
     id: 'design §10 batch evaluation',
     title: 'POST /run/batch and the stored batch forms, item limits, rate limits per item',
     why: 'not built yet',
-  },
-  {
-    id: 'issue 15 import',
-    title: 'POST /import (dry run: what would be created or conflict; else load keeping version numbers) and rules pull/push',
-    why: 'not built yet (branch restore-export stopped after export)',
   },
 ];

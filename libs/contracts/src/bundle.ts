@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
 import { pageOf } from './http.js';
 import { Principal } from './principal.js';
-import { JsonSchemaValue, RecordStatus } from './registry.js';
+import { FlowTest, JsonSchemaValue, PolicyTest, RecordStatus } from './registry.js';
 
 /**
  * Export and import of an org's policies, flows and groups (issue 15 item 6). `GET /export`
@@ -84,3 +84,138 @@ export type ExportPageRequest = z.input<typeof ExportPageRequest>;
 /** Reply of `registry.export`: bases (policies, flows) or groups, by id, with the next page's cursor. */
 export const ExportPage = pageOf(z.union([BundleBase, BundleGroup]));
 export type ExportPage = z.infer<typeof ExportPage>;
+
+/**
+ * Largest `POST /import` body (bytes). The bundle crosses the bus to the registry in one message and
+ * NATS refuses messages above its max payload (1 MiB by default): this leaves room for the envelope.
+ * A larger org is imported in parts (see {@link ImportSubject}).
+ */
+export const IMPORT_MAX_BYTES = 1_000_000;
+
+/** The registry's import subject: a whole bundle in one request, one transaction. */
+export const ImportSubject = 'registry.import' as const;
+
+const MAX_BUNDLE_ITEMS = 10_000;
+const Author = z.string().min(1).max(300);
+const ImportName = z.string().trim().min(1).max(200);
+
+/** The fields every imported record has, policy or flow. */
+const importRecordFields = {
+  recordId: z.uuid(),
+  status: RecordStatus,
+  version: z.number().int().min(1).nullable(),
+  basedOnVersion: z.number().int().min(1).nullable(),
+  name: ImportName,
+  description: z.string().max(2000),
+  schema: JsonSchemaValue,
+  createdAt: z.iso.datetime(),
+  createdBy: Author,
+  updatedAt: z.iso.datetime(),
+  updatedBy: Author,
+  publishedAt: z.iso.datetime().nullable(),
+  publishedBy: Author.nullable(),
+};
+
+/** A draft is unnumbered and unpublished; a version has a number and who published it when. */
+function lifecycleOk(r: { status: string; version: number | null; publishedAt: string | null; publishedBy: string | null }): boolean {
+  return r.status === 'draft'
+    ? r.version === null && r.publishedAt === null && r.publishedBy === null
+    : r.version !== null && r.publishedAt !== null && r.publishedBy !== null;
+}
+const lifecycleMessage = 'a draft has no `version`, `publishedAt`, `publishedBy`; a published record has all three';
+
+/** A policy record of an imported bundle (strict: unknown keys are refused). */
+export const ImportPolicyRecord = z
+  .strictObject({ ...importRecordFields, rule: z.string().max(65536), definition: z.null(), tests: z.array(PolicyTest).max(100) })
+  .refine(lifecycleOk, lifecycleMessage);
+
+/** A flow record of an imported bundle (strict). */
+export const ImportFlowRecord = z
+  .strictObject({ ...importRecordFields, rule: z.null(), definition: FlowDefinition, tests: z.array(FlowTest).max(100) })
+  .refine(lifecycleOk, lifecycleMessage);
+
+function importBase<R extends z.ZodType>(record: R) {
+  return z.strictObject({
+    baseId: z.uuid(),
+    createdBy: Author,
+    createdAt: z.iso.datetime(),
+    latestVersion: z.number().int().min(1).nullable(),
+    records: z.array(record).min(1).max(MAX_BUNDLE_ITEMS),
+  });
+}
+
+/** A policy base of an imported bundle. */
+export const ImportPolicyBase = importBase(ImportPolicyRecord);
+export type ImportPolicyBase = z.infer<typeof ImportPolicyBase>;
+/** A flow base of an imported bundle. */
+export const ImportFlowBase = importBase(ImportFlowRecord);
+export type ImportFlowBase = z.infer<typeof ImportFlowBase>;
+
+/** A group of an imported bundle. */
+export const ImportGroup = z.strictObject({
+  groupId: z.uuid(),
+  name: ImportName,
+  description: z.string().max(2000),
+  createdBy: Author,
+  createdAt: z.iso.datetime(),
+  members: z.array(z.strictObject({ memberId: z.uuid(), memberType: z.enum(['policy', 'flow']) })).max(MAX_BUNDLE_ITEMS),
+});
+export type ImportGroup = z.infer<typeof ImportGroup>;
+
+/**
+ * Body of `POST /import`: a bundle exactly as `GET /export` writes it, validated strictly (unknown
+ * keys, another `format` or `formatVersion` are refused).
+ */
+export const ImportBundle = z.strictObject({
+  format: z.literal('arbiter-bundle'),
+  formatVersion: z.literal(1),
+  orgId: z.string().min(1).max(300),
+  exportedAt: z.iso.datetime(),
+  policies: z.array(ImportPolicyBase).max(MAX_BUNDLE_ITEMS),
+  flows: z.array(ImportFlowBase).max(MAX_BUNDLE_ITEMS),
+  groups: z.array(ImportGroup).max(MAX_BUNDLE_ITEMS),
+});
+export type ImportBundle = z.infer<typeof ImportBundle>;
+
+/** Query of `POST /import`. */
+export const ImportQuery = z.strictObject({
+  dryRun: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .describe('`true`: answer the plan and change nothing'),
+});
+
+/** Request of `registry.import` (admin). */
+export const ImportRequest = z.strictObject({ principal: Principal, dryRun: z.boolean(), bundle: ImportBundle });
+export type ImportRequest = z.input<typeof ImportRequest>;
+
+/** What the import does (or would do) with one base or group of the bundle. */
+export const ImportAction = z.enum(['create', 'conflict', 'unchanged']);
+export type ImportAction = z.infer<typeof ImportAction>;
+
+/** One line of an import plan. */
+export const ImportItem = z.object({
+  type: z.enum(['policy', 'flow', 'group']),
+  name: z.string(),
+  sourceId: z.string().describe('Base or group id in the bundle'),
+  action: ImportAction,
+  targetId: z
+    .string()
+    .nullable()
+    .describe(
+      'Base or group id in the target org: the new id once created, the existing one when unchanged; null in a dry run for `create` and for conflicts',
+    ),
+  reason: z.string().optional().describe('Why it conflicts or is unchanged'),
+});
+export type ImportItem = z.infer<typeof ImportItem>;
+
+/** Reply of `registry.import` and body of `POST /import`. */
+export const ImportReply = z.object({
+  dryRun: z.boolean(),
+  created: z.number().int(),
+  unchanged: z.number().int(),
+  conflicts: z.number().int(),
+  items: z.array(ImportItem),
+});
+export type ImportReply = z.infer<typeof ImportReply>;

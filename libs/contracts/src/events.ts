@@ -20,6 +20,7 @@ export const EventKind = z.enum([
   'member removed',
   'settings changed',
   'restored',
+  'imported',
 ]);
 export type EventKind = z.infer<typeof EventKind>;
 

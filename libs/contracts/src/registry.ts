@@ -118,6 +118,10 @@ const recordMeta = {
     .string()
     .optional()
     .describe('sha256 of the publishable content (name, description, rule or definition, schema, tests); changes with every edit'),
+  groups: z
+    .array(z.object({ groupId: z.uuid(), name: z.string() }))
+    .optional()
+    .describe('The groups containing the base (on `GET /policy/{id}` and `GET /flow/{id}`; issue 15 item 3)'),
   review: RecordReview.optional().describe('Drafts only: the review state (issue 11); absent when the governance service did not answer'),
 };
 

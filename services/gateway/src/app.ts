@@ -35,6 +35,7 @@ import { registryRoutes } from './routes/registry-routes.js';
 import type { AuditClient } from './audit-client.js';
 import { auditRoutes } from './routes/audit-routes.js';
 import { exportRoutes } from './routes/export-routes.js';
+import { importRoutes } from './routes/import-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import type { GovernanceClient } from './governance-client.js';
@@ -167,6 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (governance) await app.register(reviewRoutes, { authenticator, governance });
     await app.register(restoreRoutes, { authenticator, registry: deps.registry });
     await app.register(exportRoutes, { authenticator, registry: deps.registry });
+    await app.register(importRoutes, { authenticator, registry: deps.registry });
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
   }
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });

@@ -1,6 +1,10 @@
 import {
   ExportPage,
   ExportSubject,
+  ImportReply,
+  ImportSubject,
+  type ImportBundle,
+  type ImportRequest,
   type ExportPageRequest,
   type ExportSection,
   DeleteBaseReply,
@@ -129,6 +133,8 @@ export interface RegistryClient {
   readonly groups: GroupsClient;
   /** A page of one section of the caller's org for `GET /export` (admin; issue 15 item 6). */
   exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage>;
+  /** `POST /import` (admin; issue 15 item 6): plans (`dryRun`) or loads a bundle into the caller's org. */
+  importBundle(principal: Principal, bundle: ImportBundle, dryRun: boolean, ctx?: RegistryCallContext): Promise<ImportReply>;
 }
 
 /**
@@ -145,6 +151,8 @@ export class NatsRegistryClient implements RegistryClient {
   constructor(
     private readonly bus: Bus,
     private readonly timeoutMs: number,
+    /** Deadline of an import: one transaction over a whole bundle takes longer than one record's change. */
+    private readonly importTimeoutMs: number = Math.max(timeoutMs, 30_000),
   ) {
     const send = this.send.bind(this);
     this.policies = {
@@ -212,13 +220,19 @@ export class NatsRegistryClient implements RegistryClient {
     return this.send(ExportSubject, request, ExportPage, ctx);
   }
 
+  importBundle(principal: Principal, bundle: ImportBundle, dryRun: boolean, ctx?: RegistryCallContext): Promise<ImportReply> {
+    const request: ImportRequest = { principal, bundle, dryRun };
+    return this.send(ImportSubject, request, ImportReply, ctx, this.importTimeoutMs);
+  }
+
   private send<T>(
-    subject: RegistrySubject | typeof ExportSubject,
+    subject: RegistrySubject | typeof ExportSubject | typeof ImportSubject,
     payload: unknown,
     reply: z.ZodType<T>,
     ctx: RegistryCallContext | undefined,
+    timeoutMs: number = this.timeoutMs,
   ): Promise<T> {
-    const opts: RequestOptions = { timeoutMs: this.timeoutMs, ...(ctx?.requestId !== undefined ? { requestId: ctx.requestId } : {}) };
+    const opts: RequestOptions = { timeoutMs, ...(ctx?.requestId !== undefined ? { requestId: ctx.requestId } : {}) };
     return this.bus.request(subject, payload, reply, opts);
   }
 }

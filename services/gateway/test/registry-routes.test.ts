@@ -76,6 +76,8 @@ class StubRegistry implements RegistryClient {
     listDeleted: (...a) => this.act('flows.listDeleted', a, { items: [], nextCursor: null }),
   };
   exportPage: RegistryClient['exportPage'] = (...a) => this.act('exportPage', a, { items: [], nextCursor: null });
+  importBundle: RegistryClient['importBundle'] = (...a) =>
+    this.act('importBundle', a, { dryRun: true, created: 0, unchanged: 0, conflicts: 0, items: [] });
   readonly groups: RegistryClient['groups'] = {
     create: (...a) => this.act('groups.create', a, group),
     get: (...a) => this.act('groups.get', a, group),

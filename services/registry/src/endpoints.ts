@@ -1,6 +1,9 @@
 import {
   ExportPageRequest,
   ExportSubject,
+  ImportRequest,
+  ImportSubject,
+  type ImportReply,
   type ExportPage,
   FlowCreateRequest,
   FlowIdRequest,
@@ -52,6 +55,7 @@ import {
 } from './domain/mappers.js';
 import type { ExportService } from './export-service.js';
 import type { GroupsService } from './groups-service.js';
+import type { ImportService } from './import-service.js';
 import type { RecordsService } from './records-service.js';
 import type { GroupRow } from './repositories/groups.js';
 
@@ -61,6 +65,7 @@ export interface RegistryServices {
   flows: RecordsService;
   groups: GroupsService;
   exports: ExportService;
+  imports: ImportService;
 }
 
 function toGroup(g: GroupRow): Group {
@@ -99,7 +104,10 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_get: defineEndpoint({
         subject: RegistrySubject.policyGet,
         request: PolicyIdRequest,
-        handler: async ({ principal, policyId }): Promise<PolicyRecord> => toPolicyRecord(await policies.get(principal, policyId)),
+        handler: async ({ principal, policyId }): Promise<PolicyRecord> => {
+          const record = await policies.get(principal, policyId);
+          return { ...toPolicyRecord(record), groups: (await groups.ofBases(principal, [record.baseId])).get(record.baseId) ?? [] };
+        },
       }),
       policy_versions: defineEndpoint({
         subject: RegistrySubject.policyVersions,
@@ -160,7 +168,10 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_get: defineEndpoint({
         subject: RegistrySubject.flowGet,
         request: FlowIdRequest,
-        handler: async ({ principal, flowId }): Promise<FlowRecord> => toFlowRecord(await flows.get(principal, flowId)),
+        handler: async ({ principal, flowId }): Promise<FlowRecord> => {
+          const record = await flows.get(principal, flowId);
+          return { ...toFlowRecord(record), groups: (await groups.ofBases(principal, [record.baseId])).get(record.baseId) ?? [] };
+        },
       }),
       flow_versions: defineEndpoint({
         subject: RegistrySubject.flowVersions,
@@ -209,6 +220,11 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         subject: ExportSubject,
         request: ExportPageRequest,
         handler: async ({ principal, ...query }): Promise<ExportPage> => s.exports.page(principal, query),
+      }),
+      import_bundle: defineEndpoint({
+        subject: ImportSubject,
+        request: ImportRequest,
+        handler: async ({ principal, bundle, dryRun }): Promise<ImportReply> => s.imports.run(principal, bundle, dryRun),
       }),
       group_create: defineEndpoint({
         subject: RegistrySubject.groupCreate,

@@ -11,6 +11,7 @@ import {
   deleteMember,
   findGroup,
   findMember,
+  groupsOfBases,
   insertGroup,
   insertMember,
   listGroups,
@@ -48,6 +49,11 @@ export class GroupsService {
       return [makeEvent(p, 'created', { type: 'group', id: group.id }, { name: group.name }, now)];
     });
     return group;
+  }
+
+  /** The groups containing each of the bases (issue 15 item 3), in one look-up; bases of no group are absent. */
+  async ofBases(p: Principal, baseIds: string[]): Promise<Map<string, { groupId: string; name: string }[]>> {
+    return groupsOfBases(this.deps.db, p.orgId, baseIds);
   }
 
   /** A group of the caller's org. */

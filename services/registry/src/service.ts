@@ -23,6 +23,7 @@ import { flowKind, policyKind } from './kinds.js';
 import { migrateRegistry } from './migrate.js';
 import { RecordsService } from './records-service.js';
 import { ExportService } from './export-service.js';
+import { ImportService } from './import-service.js';
 import { RunnableIndexWriter } from './runnable-index.js';
 
 /** The registry's outbox table. */
@@ -83,6 +84,7 @@ export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Re
     flows: new RecordsService({ db, index, events }, flowKind(checks)),
     groups: new GroupsService({ db, events }),
     exports: new ExportService(db),
+    imports: new ImportService({ db, index, events, logger: logger.child({ component: 'import' }) }),
   };
   const stopAll = async (): Promise<void> => {
     await liveBus.close().catch(() => undefined);

@@ -92,6 +92,7 @@ describe('events', () => {
       'member removed',
       'settings changed',
       'restored',
+      'imported',
     ]);
   });
 

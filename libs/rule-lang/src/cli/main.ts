@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { text } from 'node:stream/consumers';
 import { ExitCode } from './output.js';
 import { runCli, type CliIo } from './run.js';
+import { readTree, writeTree } from './tree-fs.js';
 
 /** Writes to a stream, waiting for 'drain' when its buffer is full. */
 function writer(stream: NodeJS.WriteStream): (chunk: string) => void | Promise<void> {
@@ -28,6 +29,13 @@ const io: CliIo = {
   stdinLines: () => createInterface({ input: process.stdin, crlfDelay: Infinity }),
   stdout: writer(process.stdout),
   stderr: writer(process.stderr),
+  remote: {
+    fetch: (url, init) => fetch(url, init),
+    env: (name) => process.env[name],
+    readTree,
+    writeTree,
+    now: () => new Date(),
+  },
 };
 
 try {

@@ -7,6 +7,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { runCheck, runEval, runTests } from './commands.js';
 import { runJsonl } from './jsonl.js';
 import { CliUsageError, ExitCode, parseNow, parseStepBudget, type CommandOutput } from './output.js';
+import { runPull, runPush, type RemoteIo } from './sync.js';
 import { COMMAND_USAGE, MAIN_USAGE } from './usage.js';
 
 /** The outside world as the CLI sees it. */
@@ -18,6 +19,8 @@ export interface CliIo {
   /** Writes to stdout; may return a promise that settles when the stream can take more. */
   stdout(chunk: string): void | Promise<void>;
   stderr(chunk: string): void | Promise<void>;
+  /** HTTP, environment and directory access for `pull` and `push` (absent: those commands are unavailable). */
+  remote?: RemoteIo;
 }
 
 type Command = keyof typeof COMMAND_USAGE;
@@ -39,6 +42,19 @@ const OPTIONS = {
     now: { type: 'string' },
     'step-budget': { type: 'string' },
     verbose: { type: 'boolean', short: 'v' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  pull: {
+    url: { type: 'string' },
+    key: { type: 'string' },
+    dir: { type: 'string', default: 'rules' },
+    help: { type: 'boolean', short: 'h' },
+  },
+  push: {
+    url: { type: 'string' },
+    key: { type: 'string' },
+    dir: { type: 'string', default: 'rules' },
+    'dry-run': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
 } as const satisfies Record<Command, ParseArgsConfig['options']>;
@@ -161,6 +177,18 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
         ...(now && { now }),
         ...(stepBudget !== undefined && { stepBudget }),
       });
+    }
+    case 'pull':
+    case 'push': {
+      const { values, positionals } = parse(command, args);
+      if (values.help) return ok(COMMAND_USAGE[command]);
+      if (positionals.length > 0) throw new CliUsageError(`unexpected argument \`${positionals[0]}\``);
+      if (values.url === undefined) throw new CliUsageError('missing --url URL (the gateway, e.g. http://localhost:3000)');
+      if (io.remote === undefined) throw new CliUsageError(`\`${command}\` is not available here`, { showUsage: false });
+      const opts = { url: values.url, key: values.key, dir: values.dir };
+      return command === 'pull'
+        ? runPull(opts, io.remote)
+        : runPush({ ...opts, dryRun: (values as { 'dry-run'?: boolean })['dry-run'] === true }, io.remote);
     }
   }
 }

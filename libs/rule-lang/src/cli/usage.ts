@@ -13,6 +13,8 @@ Commands:
   eval    evaluate a rule file against a data file, or JSON lines from stdin (--jsonl)
   check   check a rule file for syntax and static errors
   test    run saved cases against a rule file
+  pull    write an org's policies, flows and groups into a directory (GET /export)
+  push    load a pulled directory into an org (POST /import), or plan it (--dry-run)
   help    show help for a command (rules help <command>)
 
 Run \`rules <command> --help\` for a command's options.
@@ -21,7 +23,7 @@ ${EXIT_CODES}
 `;
 
 /** Help of each command, by name. */
-export const COMMAND_USAGE: Readonly<Record<'eval' | 'check' | 'test', string>> = {
+export const COMMAND_USAGE: Readonly<Record<'eval' | 'check' | 'test' | 'pull' | 'push', string>> = {
   eval: `Usage: rules eval --rule FILE --data FILE [--now ISO] [--step-budget N] [--no-trace]
        rules eval --jsonl [--now ISO] [--step-budget N] [--no-trace] < requests.jsonl
 
@@ -79,5 +81,45 @@ Exit codes:
   0  every case passed
   1  a case failed, or the rule does not parse
   2  usage error: bad arguments, unreadable file, malformed cases file
+`,
+  pull: `Usage: rules pull --url URL [--key KEY] [--dir DIR]
+
+Writes the org's bundle (GET /export, admin) into DIR (default: rules) as files Git can diff:
+  arbiter-bundle.json                the format and the source org
+  policies/<name>-<id>/policy.json   each policy with its versions, draft, tests and schema;
+  policies/<name>-<id>/v1.rule …     the rule text of each version and of the draft (draft.rule)
+  flows/<name>-<id>/flow.json        each flow with its versions and draft
+  groups.json                        the groups and their members
+JSON keys are sorted. DIR must be empty or an earlier pull (whose files are replaced).
+
+Options:
+      --url URL   the gateway, e.g. http://localhost:3000
+      --key KEY   an admin API key (default: the ARBITER_API_KEY environment variable)
+      --dir DIR   the directory (default: rules)
+  -h, --help      show this help
+
+Exit codes:
+  0  pulled
+  1  the gateway refused (its problem detail is printed) or could not be reached
+  2  usage error: bad arguments, no API key
+`,
+  push: `Usage: rules push --url URL [--key KEY] [--dir DIR] [--dry-run]
+
+Reads a pulled directory back into a bundle and loads it into the key's org (POST /import,
+admin). Each policy, flow and group is created (new ids), unchanged (imported before at the
+same version), or a conflict (e.g. a live policy of that name); any conflict refuses the
+whole import. Prints one line per item and a summary.
+
+Options:
+      --url URL   the gateway, e.g. http://localhost:3000
+      --key KEY   an admin API key (default: the ARBITER_API_KEY environment variable)
+      --dir DIR   the directory (default: rules)
+      --dry-run   print what would happen; change nothing
+  -h, --help      show this help
+
+Exit codes:
+  0  imported (or, with --dry-run, nothing conflicts)
+  1  conflicts, a refusal of the gateway (its problem detail is printed), or no answer
+  2  usage error: bad arguments, no API key
 `,
 };

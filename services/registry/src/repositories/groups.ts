@@ -132,3 +132,21 @@ export async function findMember(db: Db, groupId: string, baseId: string): Promi
 export async function deleteMember(db: Db, groupId: string, baseId: string): Promise<void> {
   await db('registry_group_members').where({ group_id: groupId, base_id: baseId }).delete();
 }
+
+/** The groups of each of `baseIds` (one query for all of them), by name: base id → `{groupId, name}`s. */
+export async function groupsOfBases(db: Db, orgId: string, baseIds: string[]): Promise<Map<string, { groupId: string; name: string }[]>> {
+  const out = new Map<string, { groupId: string; name: string }[]>();
+  if (baseIds.length === 0) return out;
+  const rows = (await db('registry_group_members as m')
+    .join('registry_groups as g', 'g.id', 'm.group_id')
+    .where('m.org_id', orgId)
+    .whereIn('m.base_id', baseIds)
+    .orderBy(['g.name', 'g.id'])
+    .select('m.base_id', 'g.id', 'g.name')) as { base_id: string; id: string; name: string }[];
+  for (const r of rows) {
+    const list = out.get(r.base_id) ?? [];
+    list.push({ groupId: r.id, name: r.name });
+    out.set(r.base_id, list);
+  }
+  return out;
+}

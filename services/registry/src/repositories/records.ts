@@ -170,7 +170,12 @@ export async function insertBaseWithDraft(
 
 /** Inserts a record (a draft). */
 export async function insertRecord(db: Db, r: RecordRow): Promise<void> {
-  await db('registry_records').insert({
+  await db('registry_records').insert(recordInsertColumns(r));
+}
+
+/** The `registry_records` columns of a new record. */
+export function recordInsertColumns(r: RecordRow): Record<string, unknown> {
+  return {
     id: r.id,
     base_id: r.baseId,
     kind: r.kind,
@@ -184,7 +189,7 @@ export async function insertRecord(db: Db, r: RecordRow): Promise<void> {
     updated_by: r.updatedBy,
     published_at: r.publishedAt,
     published_by: r.publishedBy,
-  });
+  };
 }
 
 /** A record and its base, by record id within one org and kind; deleted bases included. */

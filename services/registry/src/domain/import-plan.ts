@@ -1,0 +1,265 @@
+import type { FlowDefinition, ImportBundle, ImportFlowBase, ImportItem, ImportPolicyBase, RunnableKind } from '@arbiter/contracts';
+import type { ImportedBaseRow, ImportedGroupRow, KnownBase } from '../repositories/import.js';
+import type { RecordRow } from '../repositories/records.js';
+
+/** What the target org already holds that the bundle's ids and names meet (looked up before planning). */
+export interface ImportLookups {
+  /** Bases of the org that bases of the bundle, or named by it (flow nodes, group members), map to, by source base id (see `knownBases`). */
+  knownBases: Map<string, KnownBase>;
+  /** Live bases by current name, per kind. */
+  liveNames: Record<RunnableKind, Map<string, string>>;
+  /** Policy base and record ids named by flows that are live in the org itself. */
+  orgPolicies: { bases: Set<string>; records: Set<string> };
+  /** Groups of the org a bundle group maps to, by source group id. */
+  knownGroups: Map<string, string>;
+  /** Groups of the org by name. */
+  groupNames: Map<string, string>;
+}
+
+/** The plan of an import: one item per base and group, and the rows to insert when nothing conflicts. */
+export interface ImportPlan {
+  items: ImportItem[];
+  bases: ImportedBaseRow[];
+  groups: ImportedGroupRow[];
+}
+
+type Base = ImportPolicyBase | ImportFlowBase;
+
+/** The current record of a bundle base: its latest version, else its draft. */
+function currentOf(b: Base): Base['records'][number] {
+  const versions = b.records.filter((r) => r.version !== null);
+  if (versions.length === 0) return b.records[0];
+  return versions.reduce((a, r) => (r.version! > a.version! ? r : a));
+}
+
+/** Why a bundle base cannot be stored as it is (duplicate versions, two drafts, a wrong `latestVersion`), if it cannot. */
+function inconsistency(b: Base): string | undefined {
+  const versions = b.records.flatMap((r) => (r.version === null ? [] : [r.version]));
+  if (new Set(versions).size !== versions.length) return 'the bundle numbers two records of it with the same version';
+  if (b.records.length - versions.length > 1) return 'the bundle has two drafts of it';
+  const latest = versions.length === 0 ? null : Math.max(...versions);
+  if (latest !== b.latestVersion) return `its \`latestVersion\` is ${b.latestVersion} but its newest record is version ${latest}`;
+  return undefined;
+}
+
+/** The policy references of a flow definition, as `[nodeId, kind, id]`. */
+function policyRefs(def: FlowDefinition): [string, 'baseId' | 'policyId', string][] {
+  const out: [string, 'baseId' | 'policyId', string][] = [];
+  for (const [nodeId, node] of Object.entries(def.nodes)) {
+    if (node.type !== 'policy') continue;
+    if (node.baseId !== undefined) out.push([nodeId, 'baseId', node.baseId]);
+    if (node.policyId !== undefined) out.push([nodeId, 'policyId', node.policyId]);
+  }
+  return out;
+}
+
+/** `def` with its policy references replaced by their ids in the target org. */
+function remapDefinition(def: FlowDefinition, baseIds: Map<string, string>, recordIds: Map<string, string>): FlowDefinition {
+  const nodes: FlowDefinition['nodes'] = {};
+  for (const [nodeId, node] of Object.entries(def.nodes)) {
+    if (node.type !== 'policy') nodes[nodeId] = node;
+    else
+      nodes[nodeId] = {
+        ...node,
+        ...(node.baseId !== undefined ? { baseId: baseIds.get(node.baseId) ?? node.baseId } : {}),
+        ...(node.policyId !== undefined ? { policyId: recordIds.get(node.policyId) ?? node.policyId } : {}),
+      };
+  }
+  return { start: def.start, nodes };
+}
+
+/**
+ * Plans loading `bundle` into the caller's org (issue 15 item 6), with no I/O: each base or group
+ * is created (new ids), unchanged (imported before at the same latest version, or the same org's
+ * own base), or a conflict (a live base or group of that name, an earlier import at another
+ * version, an inconsistent base, a flow naming a policy neither imported nor in the org, a group
+ * member not imported). Version numbers, statuses and the records' authors and times are kept;
+ * the bases and groups are owned by the importer (`importer`).
+ */
+export function planImport(
+  bundle: ImportBundle,
+  lookups: ImportLookups,
+  target: { orgId: string; importer: string },
+  newId: () => string,
+): ImportPlan {
+  const items: ImportItem[] = [];
+  const bases: ImportedBaseRow[] = [];
+  const groups: ImportedGroupRow[] = [];
+  const baseIds = new Map<string, string>();
+  const baseKinds = new Map<string, RunnableKind>();
+  const recordIds = new Map<string, string>();
+  const seenIds = new Set<string>();
+
+  const planBase = (kind: RunnableKind, b: Base): { item: ImportItem; create: boolean } => {
+    const name = currentOf(b).name;
+    const item = (action: ImportItem['action'], targetId: string | null, reason?: string): ImportItem => ({
+      type: kind,
+      name,
+      sourceId: b.baseId,
+      action,
+      targetId,
+      ...(reason !== undefined ? { reason } : {}),
+    });
+    if (seenIds.has(b.baseId)) return { item: item('conflict', null, `base \`${b.baseId}\` is twice in the bundle`), create: false };
+    seenIds.add(b.baseId);
+    const bad = inconsistency(b);
+    if (bad !== undefined) return { item: item('conflict', null, bad), create: false };
+    const known = lookups.knownBases.get(b.baseId);
+    if (known !== undefined) {
+      if (known.kind !== kind) return { item: item('conflict', null, `\`${b.baseId}\` is a ${known.kind} in this org`), create: false };
+      if (known.latestVersion !== b.latestVersion) {
+        return {
+          item: item(
+            'conflict',
+            known.id,
+            `already in this org as \`${known.id}\` at version ${known.latestVersion ?? 'none'}; the bundle has version ` +
+              `${b.latestVersion ?? 'none'}: an import does not merge versions into an existing base`,
+          ),
+          create: false,
+        };
+      }
+      baseIds.set(b.baseId, known.id);
+      baseKinds.set(b.baseId, kind);
+      for (const r of b.records) {
+        const id = known.records.get(r.version ?? 'draft');
+        if (id !== undefined) recordIds.set(r.recordId, id);
+      }
+      return { item: item('unchanged', known.id, `already in this org as \`${known.id}\` at the same version`), create: false };
+    }
+    const sameName = lookups.liveNames[kind].get(name);
+    if (sameName !== undefined)
+      return { item: item('conflict', null, `a live ${kind} named "${name}" exists: \`${sameName}\``), create: false };
+    const id = newId();
+    baseIds.set(b.baseId, id);
+    baseKinds.set(b.baseId, kind);
+    for (const r of b.records) recordIds.set(r.recordId, newId());
+    return { item: item('create', id), create: true };
+  };
+
+  const toRows = (kind: RunnableKind, b: Base): ImportedBaseRow => {
+    const id = baseIds.get(b.baseId)!;
+    const records: RecordRow[] = b.records.map((r) => ({
+      id: recordIds.get(r.recordId)!,
+      baseId: id,
+      kind,
+      status: r.status,
+      version: r.version,
+      basedOnVersion: r.basedOnVersion,
+      name: r.name,
+      description: r.description,
+      rule: r.rule,
+      definition: r.definition === null ? null : remapDefinition(r.definition, baseIds, recordIds),
+      schema: r.schema,
+      tests: r.tests,
+      createdAt: new Date(r.createdAt),
+      createdBy: r.createdBy,
+      updatedAt: new Date(r.updatedAt),
+      updatedBy: r.updatedBy,
+      publishedAt: r.publishedAt === null ? null : new Date(r.publishedAt),
+      publishedBy: r.publishedBy,
+    }));
+    return {
+      id,
+      orgId: target.orgId,
+      kind,
+      createdBy: target.importer,
+      createdAt: new Date(b.createdAt),
+      latestVersion: b.latestVersion,
+      currentRecordId: recordIds.get(currentOf(b).recordId)!,
+      originOrgId: bundle.orgId,
+      originBaseId: b.baseId,
+      records,
+    };
+  };
+
+  const namesSeen: Record<RunnableKind, Set<string>> = { policy: new Set(), flow: new Set() };
+  const sections: [RunnableKind, Base[]][] = [
+    ['policy', bundle.policies],
+    ['flow', bundle.flows],
+  ];
+  const created: [RunnableKind, Base, ImportItem][] = [];
+  for (const [kind, list] of sections) {
+    for (const b of list) {
+      let { item, create } = planBase(kind, b);
+      if (create && namesSeen[kind].has(item.name)) {
+        item = {
+          ...item,
+          action: 'conflict',
+          targetId: null,
+          reason: `the bundle has two ${kind === 'policy' ? 'policies' : 'flows'} named "${item.name}"`,
+        };
+        create = false;
+      }
+      namesSeen[kind].add(item.name);
+      items.push(item);
+      if (create) created.push([kind, b, item]);
+    }
+  }
+  // Bases the bundle only names (flow nodes, group members) resolve to their earlier import, so a
+  // large org can be imported in parts.
+  for (const [sourceId, known] of lookups.knownBases) {
+    if (seenIds.has(sourceId)) continue;
+    baseIds.set(sourceId, known.id);
+    baseKinds.set(sourceId, known.kind);
+  }
+  // Flow references are checked once every policy is mapped.
+  for (const [kind, b, item] of created) {
+    const missing = b.records.flatMap((r) =>
+      r.definition === null
+        ? []
+        : policyRefs(r.definition).filter(([, field, id]) =>
+            field === 'baseId'
+              ? !baseIds.has(id) && !lookups.orgPolicies.bases.has(id)
+              : !recordIds.has(id) && !lookups.orgPolicies.records.has(id),
+          ),
+    );
+    if (missing.length > 0) {
+      const [nodeId, field, id] = missing[0];
+      item.action = 'conflict';
+      item.targetId = null;
+      baseKinds.delete(b.baseId);
+      item.reason = `node \`${nodeId}\` names policy ${field === 'baseId' ? 'base' : 'record'} \`${id}\`, which is neither imported nor in this org`;
+      continue;
+    }
+    bases.push(toRows(kind, b));
+  }
+
+  const groupNamesSeen = new Set<string>();
+  for (const g of bundle.groups) {
+    const item = (action: ImportItem['action'], targetId: string | null, reason?: string): ImportItem => ({
+      type: 'group',
+      name: g.name,
+      sourceId: g.groupId,
+      action,
+      targetId,
+      ...(reason !== undefined ? { reason } : {}),
+    });
+    const known = lookups.knownGroups.get(g.groupId);
+    const sameName = lookups.groupNames.get(g.name);
+    const notMapped = g.members.find((m) => baseKinds.get(m.memberId) !== m.memberType);
+    if (seenIds.has(g.groupId)) items.push(item('conflict', null, `group \`${g.groupId}\` is twice in the bundle`));
+    else if (known !== undefined) items.push(item('unchanged', known, `already in this org as \`${known}\``));
+    else if (sameName !== undefined) items.push(item('conflict', null, `a group named "${g.name}" exists: \`${sameName}\``));
+    else if (groupNamesSeen.has(g.name)) items.push(item('conflict', null, `the bundle has two groups named "${g.name}"`));
+    else if (notMapped !== undefined)
+      items.push(item('conflict', null, `member ${notMapped.memberType} \`${notMapped.memberId}\` is neither imported nor in this org`));
+    else {
+      const id = newId();
+      items.push(item('create', id));
+      groups.push({
+        id,
+        orgId: target.orgId,
+        name: g.name,
+        description: g.description,
+        createdBy: target.importer,
+        createdAt: new Date(g.createdAt),
+        originOrgId: bundle.orgId,
+        originGroupId: g.groupId,
+        members: g.members.map((m) => ({ baseId: baseIds.get(m.memberId)!, memberType: m.memberType })),
+      });
+    }
+    seenIds.add(g.groupId);
+    groupNamesSeen.add(g.name);
+  }
+  return { items, bases, groups };
+}

@@ -1,0 +1,163 @@
+import { ArbiterError, type ArbiterEvent, type ImportBundle, type ImportReply, type Principal, type ErrorReason } from '@arbiter/contracts';
+import { validateDefinition } from '@arbiter/flow';
+import type { EventOutbox } from '@arbiter/service-kit';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { requireCapability } from './domain/access.js';
+import { makeEvent } from './domain/events.js';
+import { newId } from './domain/ids.js';
+import { planImport, type ImportLookups, type ImportPlan } from './domain/import-plan.js';
+import {
+  groupNames,
+  insertImported,
+  knownBases,
+  knownGroups,
+  liveBaseNames,
+  livePolicyIds,
+  lockOrgImports,
+} from './repositories/import.js';
+import type { RunnableIndexWriter } from './runnable-index.js';
+
+/** What the import needs around it. */
+export interface ImportDeps {
+  db: Knex;
+  index: RunnableIndexWriter;
+  events: EventOutbox<Knex.Transaction>;
+  logger: Logger;
+}
+
+/** Runnable-index writes in flight at once after an import. */
+const INDEX_CONCURRENCY = 8;
+
+/** Every structural problem of the bundle's flow definitions (400 before anything is looked up). */
+function definitionProblems(bundle: ImportBundle): ErrorReason[] {
+  return bundle.flows.flatMap((b, i) =>
+    b.records.flatMap((r, j) =>
+      validateDefinition(r.definition).map((p) => ({ ...p, path: `flows.${i}.records.${j}.definition${p.path ? `.${p.path}` : ''}` })),
+    ),
+  );
+}
+
+/**
+ * Import of a bundle into the caller's org (issue 15 item 6), admin only. A dry run answers the
+ * plan; a real import plans again inside one transaction that holds the org's import lock,
+ * refuses with 409 (listing every conflict) when anything conflicts, else inserts every created
+ * base, record, group and membership and queues one `imported` event for each base and group.
+ */
+export class ImportService {
+  constructor(private readonly deps: ImportDeps) {}
+
+  async run(p: Principal, bundle: ImportBundle, dryRun: boolean): Promise<ImportReply> {
+    requireCapability(p, 'admin', 'import bundles');
+    const bad = definitionProblems(bundle);
+    if (bad.length > 0) throw new ArbiterError('validation_failed', `the bundle has ${bad.length} invalid flow definition(s)`, bad);
+    if (dryRun) return reply(true, await this.plan(this.deps.db, p, bundle));
+    const plan = await this.deps.db.transaction(async (trx) => {
+      await lockOrgImports(trx, p.orgId);
+      const planned = await this.plan(trx, p, bundle);
+      const conflicts = planned.items.filter((i) => i.action === 'conflict');
+      if (conflicts.length > 0) {
+        throw new ArbiterError(
+          'conflict',
+          `the bundle conflicts with this org in ${conflicts.length} place(s); nothing was imported: ${conflicts
+            .slice(0, 5)
+            .map((c) => `${c.type} "${c.name}": ${c.reason}`)
+            .join('; ')}`,
+          conflicts.map((c) => ({ code: 'import_conflict', message: `${c.type} "${c.name}": ${c.reason}`, path: c.sourceId })),
+        );
+      }
+      const now = new Date();
+      await insertImported(trx, planned.bases, planned.groups, p.userId, now);
+      await this.deps.events.enqueue(trx, importEvents(p, bundle.orgId, planned, now));
+      return planned;
+    });
+    if (plan.bases.length + plan.groups.length > 0) this.deps.events.committed();
+    await this.refreshIndex(plan);
+    return reply(false, plan);
+  }
+
+  private async plan(db: Knex, p: Principal, bundle: ImportBundle): Promise<ImportPlan> {
+    const all = [...bundle.policies, ...bundle.flows];
+    const names = (list: typeof all) => [...new Set(list.map((b) => b.records.map((r) => r.name)).flat())];
+    const refs = new Set<string>();
+    const namedBases = new Set<string>(all.map((b) => b.baseId));
+    for (const b of bundle.flows)
+      for (const r of b.records)
+        for (const node of Object.values(r.definition.nodes)) {
+          if (node.type !== 'policy') continue;
+          if (node.baseId !== undefined) {
+            refs.add(node.baseId);
+            namedBases.add(node.baseId);
+          }
+          if (node.policyId !== undefined) refs.add(node.policyId);
+        }
+    for (const g of bundle.groups) for (const m of g.members) namedBases.add(m.memberId);
+    const lookups: ImportLookups = {
+      knownBases: await knownBases(db, p.orgId, bundle.orgId, [...namedBases]),
+      liveNames: {
+        policy: await liveBaseNames(db, p.orgId, 'policy', names(bundle.policies)),
+        flow: await liveBaseNames(db, p.orgId, 'flow', names(bundle.flows)),
+      },
+      orgPolicies: await livePolicyIds(db, p.orgId, [...refs]),
+      knownGroups: await knownGroups(
+        db,
+        p.orgId,
+        bundle.orgId,
+        bundle.groups.map((g) => g.groupId),
+      ),
+      groupNames: await groupNames(
+        db,
+        p.orgId,
+        bundle.groups.map((g) => g.name),
+      ),
+    };
+    return planImport(bundle, lookups, { orgId: p.orgId, importer: p.userId }, newId);
+  }
+
+  /** Writes the new bases' runnable entries; a failed write is retried in the background by the index writer. */
+  private async refreshIndex(plan: ImportPlan): Promise<void> {
+    const queue = [...plan.bases];
+    const worker = async (): Promise<void> => {
+      for (let b = queue.shift(); b !== undefined; b = queue.shift()) {
+        await this.deps.index.refresh(b.kind, b.id).catch((err: unknown) => {
+          this.deps.logger.warn({ err, baseId: b.id }, 'runnable index not written after import: retried in the background');
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: INDEX_CONCURRENCY }, worker));
+  }
+}
+
+function reply(dryRun: boolean, plan: ImportPlan): ImportReply {
+  const count = (a: string) => plan.items.filter((i) => i.action === a).length;
+  const items = dryRun ? plan.items.map((i) => (i.action === 'create' ? { ...i, targetId: null } : i)) : plan.items;
+  return { dryRun, created: count('create'), unchanged: count('unchanged'), conflicts: count('conflict'), items };
+}
+
+function importEvents(p: Principal, sourceOrgId: string, plan: ImportPlan, at: Date): ArbiterEvent[] {
+  return [
+    ...plan.bases.map((b) =>
+      makeEvent(
+        p,
+        'imported',
+        { type: b.kind, id: b.currentRecordId, baseId: b.id },
+        {
+          name: b.records.find((r) => r.id === b.currentRecordId)!.name,
+          sourceOrgId,
+          sourceBaseId: b.originBaseId,
+          records: b.records.length,
+        },
+        at,
+      ),
+    ),
+    ...plan.groups.map((g) =>
+      makeEvent(
+        p,
+        'imported',
+        { type: 'group', id: g.id },
+        { name: g.name, sourceOrgId, sourceGroupId: g.originGroupId, members: g.members.length },
+        at,
+      ),
+    ),
+  ];
+}

@@ -1,0 +1,224 @@
+/** The import planner (issue 15 item 6) without a database: what is created, unchanged or a conflict, and how ids are remapped. */
+
+import { describe, expect, it } from 'vitest';
+import { ImportBundle } from '@arbiter/contracts';
+import { planImport, type ImportLookups } from '../src/domain/import-plan.js';
+
+const P = '00000000-0000-7000-8000-00000000000a';
+const F = '00000000-0000-7000-8000-00000000000b';
+const G = '00000000-0000-7000-8000-00000000000c';
+const R1 = '00000000-0000-7000-8000-000000000001';
+const R2 = '00000000-0000-7000-8000-000000000002';
+const RF = '00000000-0000-7000-8000-000000000003';
+const AT = '2026-11-23T10:00:00.000Z';
+
+const meta = { description: '', schema: null, createdAt: AT, createdBy: 'ann', updatedAt: AT, updatedBy: 'ann' };
+const bundle = (): ImportBundle =>
+  ImportBundle.parse({
+    format: 'arbiter-bundle',
+    formatVersion: 1,
+    orgId: 'acme',
+    exportedAt: AT,
+    policies: [
+      {
+        baseId: P,
+        createdBy: 'ann',
+        createdAt: AT,
+        latestVersion: 1,
+        records: [
+          {
+            ...meta,
+            recordId: R1,
+            status: 'published',
+            version: 1,
+            basedOnVersion: null,
+            name: 'licence',
+            rule: 'r1',
+            definition: null,
+            tests: [],
+            publishedAt: AT,
+            publishedBy: 'ann',
+          },
+          {
+            ...meta,
+            recordId: R2,
+            status: 'draft',
+            version: null,
+            basedOnVersion: 1,
+            name: 'licence v2',
+            rule: 'r2',
+            definition: null,
+            tests: [],
+            publishedAt: null,
+            publishedBy: null,
+          },
+        ],
+      },
+    ],
+    flows: [
+      {
+        baseId: F,
+        createdBy: 'ann',
+        createdAt: AT,
+        latestVersion: null,
+        records: [
+          {
+            ...meta,
+            recordId: RF,
+            status: 'draft',
+            version: null,
+            basedOnVersion: null,
+            name: 'route',
+            rule: null,
+            definition: {
+              start: 'a',
+              nodes: {
+                a: { type: 'policy', baseId: P, onTrue: 'b', onFalse: 'n' },
+                b: { type: 'policy', policyId: R1, onTrue: 'y', onFalse: 'n' },
+                y: { type: 'return', value: true },
+                n: { type: 'return', value: false },
+              },
+            },
+            tests: [],
+            publishedAt: null,
+            publishedBy: null,
+          },
+        ],
+      },
+    ],
+    groups: [
+      {
+        groupId: G,
+        name: 'motor',
+        description: '',
+        createdBy: 'ann',
+        createdAt: AT,
+        members: [
+          { memberId: P, memberType: 'policy' },
+          { memberId: F, memberType: 'flow' },
+        ],
+      },
+    ],
+  });
+
+const empty = (): ImportLookups => ({
+  knownBases: new Map(),
+  liveNames: { policy: new Map(), flow: new Map() },
+  orgPolicies: { bases: new Set(), records: new Set() },
+  knownGroups: new Map(),
+  groupNames: new Map(),
+});
+
+const ids = () => {
+  let n = 0;
+  return () => `10000000-0000-7000-8000-${String(++n).padStart(12, '0')}`;
+};
+const target = { orgId: 'globex', importer: 'boss' };
+
+describe('planImport', () => {
+  it('creates every base and group with new ids, keeps versions and authors, remaps flow references and members', () => {
+    const plan = planImport(bundle(), empty(), target, ids());
+    expect(plan.items.map((i) => [i.type, i.action])).toEqual([
+      ['policy', 'create'],
+      ['flow', 'create'],
+      ['group', 'create'],
+    ]);
+    const [policy, flow] = plan.bases;
+    expect(policy).toMatchObject({ orgId: 'globex', createdBy: 'boss', latestVersion: 1, originOrgId: 'acme', originBaseId: P });
+    expect(policy!.records.map((r) => [r.status, r.version, r.createdBy, r.publishedBy])).toEqual([
+      ['published', 1, 'ann', 'ann'],
+      ['draft', null, 'ann', null],
+    ]);
+    expect(policy!.currentRecordId).toBe(policy!.records[0]!.id);
+    expect(plan.items[0]!.name).toBe('licence');
+    const nodes = flow!.records[0]!.definition!.nodes;
+    expect(nodes.a).toMatchObject({ baseId: policy!.id });
+    expect(nodes.b).toMatchObject({ policyId: policy!.records[0]!.id });
+    expect(plan.groups[0]!.members).toEqual([
+      { baseId: policy!.id, memberType: 'policy' },
+      { baseId: flow!.id, memberType: 'flow' },
+    ]);
+    expect(new Set([P, F, G, R1, R2, RF]).has(policy!.id)).toBe(false);
+  });
+
+  it('a base imported before at the same version is unchanged and flows resolve to it; another version is a conflict', () => {
+    const lookups = empty();
+    const known = {
+      id: 'existing-p',
+      kind: 'policy' as const,
+      latestVersion: 1,
+      records: new Map<number | 'draft', string>([[1, 'existing-r1']]),
+    };
+    lookups.knownBases.set(P, known);
+    const plan = planImport(bundle(), lookups, target, ids());
+    expect(plan.items[0]).toMatchObject({ action: 'unchanged', targetId: 'existing-p' });
+    expect(plan.bases).toHaveLength(1);
+    expect(plan.bases[0]!.records[0]!.definition!.nodes.a).toMatchObject({ baseId: 'existing-p' });
+    expect(plan.bases[0]!.records[0]!.definition!.nodes.b).toMatchObject({ policyId: 'existing-r1' });
+
+    lookups.knownBases.set(P, { ...known, latestVersion: 3 });
+    const other = planImport(bundle(), lookups, target, ids());
+    expect(other.items[0]).toMatchObject({ action: 'conflict', reason: expect.stringContaining('does not merge versions') });
+  });
+
+  it('conflicts: a live name, a group name, a flow naming a policy that is not imported, and a group member that is not', () => {
+    const lookups = empty();
+    lookups.liveNames.policy.set('licence', 'live-p');
+    lookups.groupNames.set('motor', 'live-g');
+    const plan = planImport(bundle(), lookups, target, ids());
+    expect(plan.items.map((i) => i.action)).toEqual(['conflict', 'conflict', 'conflict']);
+    expect(plan.items[0]!.reason).toContain('`live-p`');
+    expect(plan.items[1]!.reason).toContain(`policy base \`${P}\``);
+    expect(plan.items[2]!.reason).toContain('"motor" exists');
+
+    const noPolicy = bundle();
+    noPolicy.policies = [];
+    noPolicy.groups[0]!.members = [{ memberId: P, memberType: 'policy' }];
+    const orphan = planImport(noPolicy, empty(), target, ids());
+    expect(orphan.items.find((i) => i.type === 'group')).toMatchObject({ action: 'conflict', reason: expect.stringContaining(P) });
+  });
+
+  it('a flow or group may name a base imported by an earlier part, which resolves to its new id', () => {
+    const b = bundle();
+    b.policies = [];
+    b.flows[0]!.records[0]!.definition!.nodes.b = { type: 'return', value: true };
+    const lookups = empty();
+    lookups.knownBases.set(P, { id: 'earlier-p', kind: 'policy', latestVersion: 1, records: new Map() });
+    const plan = planImport(b, lookups, target, ids());
+    expect(plan.items.map((i) => [i.type, i.action])).toEqual([
+      ['flow', 'create'],
+      ['group', 'create'],
+    ]);
+    expect(plan.bases[0]!.records[0]!.definition!.nodes.a).toMatchObject({ baseId: 'earlier-p' });
+    expect(plan.groups[0]!.members[0]).toEqual({ baseId: 'earlier-p', memberType: 'policy' });
+  });
+
+  it('a flow may name a policy base that lives in the org itself', () => {
+    const b = bundle();
+    b.policies = [];
+    const lookups = empty();
+    lookups.orgPolicies.bases.add(P);
+    lookups.orgPolicies.records.add(R1);
+    const plan = planImport({ ...b, groups: [] }, lookups, target, ids());
+    expect(plan.items).toEqual([expect.objectContaining({ type: 'flow', action: 'create' })]);
+    expect(plan.bases[0]!.records[0]!.definition!.nodes.a).toMatchObject({ baseId: P });
+  });
+
+  it('an inconsistent base (wrong latestVersion, two drafts, a version twice) and duplicate names are conflicts', () => {
+    const wrongLatest = bundle();
+    wrongLatest.policies[0]!.latestVersion = 2;
+    expect(planImport(wrongLatest, empty(), target, ids()).items[0]).toMatchObject({
+      action: 'conflict',
+      reason: expect.stringContaining('latestVersion'),
+    });
+    const twoDrafts = bundle();
+    twoDrafts.policies[0]!.records.push({ ...twoDrafts.policies[0]!.records[1]!, recordId: '00000000-0000-7000-8000-0000000000ff' });
+    expect(planImport(twoDrafts, empty(), target, ids()).items[0]!.reason).toContain('two drafts');
+    const twice = bundle();
+    twice.policies.push({ ...twice.policies[0]!, baseId: '00000000-0000-7000-8000-0000000000ee' });
+    expect(planImport(twice, empty(), target, ids()).items[1]).toMatchObject({
+      action: 'conflict',
+      reason: expect.stringContaining('two policies named'),
+    });
+  });
+});
