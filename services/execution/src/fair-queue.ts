@@ -93,7 +93,8 @@ interface Waiting {
   readonly chunked: Chunked | null;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: unknown) => void;
-  readonly wait: DeadlineSignal;
+  /** Its wait limit (a chunked job gets a new one while its caller's other work runs). */
+  wait: DeadlineSignal;
   /** Set when it left the queue early (its wait expired). */
   gone: boolean;
 }
@@ -165,7 +166,8 @@ export class FairQueue {
    * worker time. Resolves when every chunk's `run` resolved; rejects with the first chunk's error
    * (chunks not started then are dropped), or as {@link submit} refuses, counting the job once
    * against `perKeyMax` and its items against `perKeyItemsMax` and `maxQueuedItems`. The wait limit
-   * applies until its first chunk starts.
+   * applies until its first chunk starts, and only while none of its caller's work runs: behind the
+   * same caller's earlier jobs it waits on.
    */
   submitChunked(key: string, total: number, run: (from: number, to: number) => Promise<void>): Promise<void> {
     const refused = this.refusal(key, total);
@@ -290,6 +292,13 @@ export class FairQueue {
 
   private expire(c: Caller, item: Waiting): void {
     if (item.gone) return;
+    if (item.chunked !== null && c.running > 0 && !this.closed) {
+      // Waiting behind its caller's own running work (e.g. the other messages of the same batch
+      // call), not for a thread: the caller is being served, so the job waits on.
+      item.wait = this.waits.start();
+      item.wait.addEventListener('abort', () => this.expire(c, item));
+      return;
+    }
     item.gone = true;
     c.queued--;
     this.queued--;

@@ -278,6 +278,32 @@ describe('FairQueue', () => {
       expect(q2.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
     });
 
+    it("lets a job wait past maxWaitMs behind its own caller's running work, not behind others'", async () => {
+      const c = clock();
+      const log: string[] = [];
+      const q = queue({ slots: 1, maxWaitMs: 100, now: c.now, chunk: { maxItems: 4, firstItems: 4, targetMs: 1 } });
+      const first = chunkedRun(log, 'first');
+      const firstDone = q.submitChunked('a', 4, first.run);
+      const second = q.submitChunked('a', 4, async () => undefined);
+      c.advance(150);
+      // The deadline timer (100 ms of real time) fires while the first job still runs.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(q.stats()).toEqual({ queued: 1, running: 1, callers: 1 });
+      // a's first job runs: its second job waits on.
+      first.finishNext();
+      await firstDone;
+      await second;
+      // Behind another caller's work, the wait limit holds.
+      const other = manual(log, 'b1');
+      const running = q.submit('b', other.start);
+      const late = q.submitChunked('a', 4, async () => undefined);
+      c.advance(150);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect((await rejection(late)).code).toBe('dependency_unavailable');
+      other.finish();
+      await running;
+    });
+
     it('rejects a job whose chunk failed and drops its chunks not started', async () => {
       const log: string[] = [];
       const q = queue({ slots: 1, chunk: { maxItems: 2, firstItems: 2, targetMs: 1 } });
