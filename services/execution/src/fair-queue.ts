@@ -115,6 +115,10 @@ interface Caller {
   costMs: number;
   /** Items of its chunked jobs queued or running. */
   itemLoad: number;
+  /** Its chunked jobs not over; of them, those still in its queue; and their chunks running. */
+  chunkedJobs: number;
+  chunkedQueued: number;
+  chunksRunning: number;
 }
 
 /** A snapshot for metrics and tests. */
@@ -175,6 +179,8 @@ export class FairQueue {
     const chunked: Chunked = { total, next: 0, running: 0, perItemMs: 0, run, settled: false, released: false };
     const caller = this.callers.get(key) ?? this.addCaller(key);
     caller.itemLoad += total;
+    caller.chunkedJobs++;
+    caller.chunkedQueued++;
     this.items += total;
     return this.enqueue<void>(key, caller, null, undefined, chunked);
   }
@@ -191,6 +197,11 @@ export class FairQueue {
     return this.enqueue<T>(key, this.callers.get(key), null, job, null);
   }
 
+  /** Tasks of `c` against `perKeyMax`: a chunked job counts once, however many of its chunks run. */
+  private load(c: Caller): number {
+    return c.queued - c.chunkedQueued + c.running - c.chunksRunning + c.chunkedJobs;
+  }
+
   private refusal(key: string, items = 0): ArbiterError | undefined {
     if (this.closed) return new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
     const caller = this.callers.get(key);
@@ -201,7 +212,7 @@ export class FairQueue {
     if (items > 0 && this.items + items > (this.opts.maxQueuedItems ?? Infinity)) {
       return new ArbiterError('dependency_unavailable', 'the evaluation queue is full; try again shortly');
     }
-    if (caller !== undefined && caller.queued + caller.running >= this.opts.perKeyMax) {
+    if (caller !== undefined && this.load(caller) >= this.opts.perKeyMax) {
       return new ArbiterError(
         'rate_limited',
         `too many evaluations in progress for this caller (at most ${this.opts.perKeyMax} at a time)`,
@@ -285,7 +296,20 @@ export class FairQueue {
   }
 
   private addCaller(key: string): Caller {
-    const c: Caller = { key, items: [], head: 0, queued: 0, running: 0, deficit: this.quantum, inRing: false, costMs: 0, itemLoad: 0 };
+    const c: Caller = {
+      key,
+      items: [],
+      head: 0,
+      queued: 0,
+      running: 0,
+      deficit: this.quantum,
+      inRing: false,
+      costMs: 0,
+      itemLoad: 0,
+      chunkedJobs: 0,
+      chunkedQueued: 0,
+      chunksRunning: 0,
+    };
     this.callers.set(key, c);
     return c;
   }
@@ -303,6 +327,7 @@ export class FairQueue {
     c.queued--;
     this.queued--;
     if (item.chunked !== null) {
+      c.chunkedQueued--;
       item.chunked.settled = true;
       this.release(c, item.chunked);
     }
@@ -357,10 +382,14 @@ export class FairQueue {
     const from = job.next;
     const to = Math.min(job.total, from + size);
     job.next = to;
-    if (to === job.total) this.take(c);
+    if (to === job.total) {
+      this.take(c);
+      c.chunkedQueued--;
+    }
     item.wait.settle();
     this.running++;
     c.running++;
+    c.chunksRunning++;
     job.running++;
     const started = this.now();
     let run: Promise<void>;
@@ -378,6 +407,7 @@ export class FairQueue {
         const ms = this.now() - started;
         this.running--;
         c.running--;
+        c.chunksRunning--;
         job.running--;
         c.deficit -= ms;
         job.perItemMs = ms / (to - from);
@@ -396,6 +426,7 @@ export class FairQueue {
     if (job.next < job.total && !item.gone) {
       item.gone = true;
       c.queued--;
+      c.chunkedQueued--;
       this.queued--;
       this.compact(c);
     }
@@ -408,6 +439,7 @@ export class FairQueue {
   private release(c: Caller, job: Chunked): void {
     if (job.released || this.closed) return;
     job.released = true;
+    c.chunkedJobs--;
     c.itemLoad -= job.total;
     this.items -= job.total;
   }

@@ -10,6 +10,7 @@ import {
 import { connectBus, ExecCoalescer, inProcessKit, loadConfig, type Bus } from '@arbiter/service-kit';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fitReply } from '../src/batch-endpoint.js';
 import { ExecConfig } from '../src/config.js';
 import { startExecution, type Execution } from '../src/service.js';
 import { ADULT_RULE, dropKeys, nested, NATS_URL, randomPrefix, rejection, REDIS_URL, runawayRule, silentLogger } from './helpers.js';
@@ -300,5 +301,19 @@ describe('ExecCoalescer', () => {
     const stats = coalescer.stats();
     expect(stats.batchedItems + stats.single).toBe(10);
     expect(stats.batches).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('fitReply', () => {
+  it('keeps a reply under the limit with the markers of the answers that did not fit counted, in order', () => {
+    const answer = (i: number): ExecBatchResult => ({ ok: true, data: { result: true, outcomes: {}, trace: [`${i}`.padEnd(9_000, 'x')] } });
+    const results = Array.from({ length: 256 }, (_, i) => answer(i));
+    const limit = 100_000;
+    const reply = fitReply(results, limit);
+    expect(Buffer.byteLength(JSON.stringify({ ok: true, data: reply }), 'utf8')).toBeLessThanOrEqual(limit);
+    const fitted = reply.results.filter((r) => r.ok).length;
+    expect(fitted).toBeGreaterThan(0);
+    expect(reply.results.slice(0, fitted)).toEqual(results.slice(0, fitted));
+    expect(reply.results.slice(fitted).every((r) => errCode(r) === 'result_too_large')).toBe(true);
   });
 });

@@ -246,6 +246,17 @@ describe('FairQueue', () => {
       expect(log).toEqual(['big[0,4)']);
       // One job against perKeyMax (1): a second call of the same caller is refused, not its 10 items.
       expect((await rejection(q.submitChunked('a', 1, big.run))).code).toBe('rate_limited');
+      const q2 = queue({ slots: 2, perKeyMax: 2, now: clock().now, chunk: { maxItems: 2, firstItems: 2, targetMs: 1 } });
+      const two = chunkedRun([], 'two');
+      // Two chunks of the first job running at once still count once: a second job is taken.
+      const jobs = [q2.submitChunked('a', 10, two.run), q2.submitChunked('a', 10, two.run)];
+      expect(q2.stats()).toMatchObject({ running: 2 });
+      expect((await rejection(q2.submitChunked('a', 1, two.run))).code).toBe('rate_limited');
+      for (let n = 0; n < 10; n++) {
+        two.finishNext();
+        await tick();
+      }
+      await Promise.all(jobs);
       big.finishNext();
       await tick();
       expect(log).toEqual(['big[0,4)', 'b1']);
