@@ -76,7 +76,7 @@ export class NatsEngineClient implements EngineClient {
     let size = waiting.length;
     while (waiting.length > 0) {
       const pending = waiting.slice(0, size);
-      const payload: ExecRunManyInput = { principal, rule, items: pending.map((i) => chunk[i]!) };
+      const payload: ExecRunManyInput = { principal, rule, items: pending.map((i) => chunk[i]) };
       let reply: ExecBatchReply;
       try {
         reply = await engineAnswer(this.bus.request(ExecSubject.runMany, payload, ExecBatchReply, this.options(ctx)));
@@ -91,7 +91,7 @@ export class NatsEngineClient implements EngineClient {
       }
       const again: number[] = [];
       for (const [k, result] of reply.results.entries()) {
-        const i = pending[k]!;
+        const i = pending[k];
         if (result.ok) {
           const parsed = RunResponse.safeParse(result.data);
           results[i] = parsed.success ? parsed.data : new ArbiterError('internal', `malformed reply from \`${ExecSubject.runMany}\``);
