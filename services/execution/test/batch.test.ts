@@ -223,7 +223,8 @@ describe('exec.run.many per-item deadline', () => {
     const client = await connectBus({ url: NATS_URL, prefix, name: 'exec-many-deadline-client', logger });
     try {
       const rule = runawayRule(3);
-      const slow = { x: { n: Array.from({ length: 150 }, (_, i) => i) } };
+      // ~8 million steps: well past 100 ms even on a quiet machine.
+      const slow = { x: { n: Array.from({ length: 200 }, (_, i) => i) } };
       const fast = { x: { n: [1] } };
       // The rule compiled first: a cold worker's first compile may itself take longer than 100 ms on a loaded machine.
       for (let attempt = 0; attempt < 5; attempt++) {
@@ -234,7 +235,8 @@ describe('exec.run.many per-item deadline', () => {
         if (ok) break;
         while (exec.pool.readyThreads < 1) await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      const items = [fast, slow, fast, fast, fast];
+      // 20 items: the last-resort cut of the chunk (items × deadline, 2 s) stays far off.
+      const items = [fast, slow, ...Array.from({ length: 18 }, () => fast)];
       const { results } = await client.request(ExecSubject.runMany, { principal: alice, rule, trace: false, items }, ExecBatchReply, {
         timeoutMs: 10_000,
       });
