@@ -68,16 +68,59 @@ async function checkAnswer(url: string, headers: Record<string, string>): Promis
 /** Items of the `/run/batch` load. */
 const BATCH_ITEMS = 100;
 /**
- * Connections of the `/run/batch` load: each call has RUN_BATCH_WAVE (32) evaluations in flight,
- * and one key may have EXEC_CALLER_MAX (64) in the execution service; more calls at once on the
- * one key would get per-item 429s, answered fast, and the figure would not count evaluations.
+ * Connections of the `/run/batch` load (`BENCH_BATCH_CONNECTIONS`): each call of 100 items is one
+ * `exec.run.many` message, one job of the key's EXEC_CALLER_MAX (64) in the execution service.
  */
-const BATCH_CONNECTIONS = 2;
+const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 4);
 /** Alternating rounds of the throughput loads (`BENCH_ROUNDS`). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 /** Rounds of the paced (half-rate) load; the reported p99 is their median. */
 const PACED_ROUNDS = Number(process.env.BENCH_PACED_ROUNDS ?? 5);
 const pct = (a: number, b: number) => `${((a / b) * 100).toFixed(1)} %`;
+
+/**
+ * `BENCH_ONLY=batch`: only single `POST /run` and `POST /run/batch` on one stack, in alternating
+ * rounds (paired), and their ratio in evaluations per second.
+ */
+async function batchOnly(): Promise<void> {
+  const stack = await startStack({ services: ['execution', 'gateway'], env: { ...BENCH_STACK_ENV, EXEC_COALESCE: 'true' } });
+  const auth = { 'x-api-key': stack.adminKey };
+  const batchBody = JSON.stringify({ rule: LICENCE_POLICY, items: Array.from({ length: BATCH_ITEMS }, () => LICENCE_DATA) });
+  try {
+    await checkAnswer(`${stack.baseUrl}/run`, auth);
+    const loads = [
+      { name: 'POST /run', target: { url: `${stack.baseUrl}/run`, body, headers: auth }, connections: CONNECTIONS },
+      {
+        name: `POST /run/batch, ${BATCH_ITEMS} items`,
+        target: { url: `${stack.baseUrl}/run/batch`, body: batchBody, headers: auth },
+        connections: BATCH_CONNECTIONS,
+      },
+    ];
+    for (const load of loads) await measure('warm-up', load.target, { duration: 2, connections: load.connections });
+    const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
+    const rounds: Measured[][] = loads.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [i, load] of loads.entries()) {
+        rounds[i].push(await measure(load.name, load.target, { duration: slice, connections: load.connections }));
+      }
+    }
+    const [single, batch] = rounds.map((r, i) => combineRounds(loads[i].name, r)) as [Measured, Measured];
+    console.log(`\n${ROUNDS} alternating rounds of ${slice} s (POST /run ${CONNECTIONS} conn., /run/batch ${BATCH_CONNECTIONS} conn.):\n`);
+    for (const [i, r] of rounds.entries())
+      console.log(`  ${loads[i].name.padEnd(28)} rounds ${r.map((m) => m.rps.toFixed(0)).join(' / ')} req/s`);
+    console.log('');
+    for (const m of [single, batch]) console.log(formatRow(m, 34));
+    const evals = batch.rps * BATCH_ITEMS;
+    const perRound = rounds[1].map((b, i) => ((b.rps * BATCH_ITEMS) / rounds[0][i].rps).toFixed(1)).join(' / ');
+    console.log(
+      `\nPOST /run/batch (${BATCH_ITEMS} items): ${evals.toFixed(0)} evaluations/s = ${(evals / single.rps).toFixed(1)}x single POST /run` +
+        `   (rounds ${perRound}; target >= 10x)`,
+    );
+    reportFailures([single, batch]);
+  } finally {
+    await stack.stop();
+  }
+}
 
 async function main(): Promise<void> {
   // Two stacks, alike but for EXEC_COALESCE, so both settings are measured in the same run.
@@ -209,4 +252,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+await (process.env.BENCH_ONLY === 'batch' ? batchOnly() : main());

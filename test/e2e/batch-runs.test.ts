@@ -113,7 +113,7 @@ describe('POST /run/batch', () => {
     expect([single.status, single.body.code, single.body.detail]).toEqual([400, 'validation_failed', res.body.results[1].detail]);
   });
 
-  it('runs more items than one wave or one bus message, in order', async () => {
+  it('runs more items than one bus message, in order', async () => {
     const ages = Array.from({ length: MAX_ITEMS }, (_, i) => i);
     const res = await post('/run/batch', { rule: ADULT, items: applicants(...ages) });
     expect(res.status).toBe(200);
@@ -154,6 +154,76 @@ describe('POST /run/batch', () => {
     expect(single.headers.get('retry-after')).not.toBeNull();
     // Another key is not affected.
     expect((await post('/run/batch', { rule: ADULT, items: applicants(30) }, await viewKey('batch-rate-other'))).status).toBe(200);
+  });
+});
+
+describe('POST /run/batch of 1,000 items (one job per bus message, EXEC_CALLER_MAX 4)', () => {
+  let big: Stack;
+  const bigPost = (path: string, body: unknown, key: string) => call(big, 'POST', path, { key, body });
+  /** ~1,000 steps per item: a 1,000-item call keeps the single worker busy for a while. */
+  const HEAVY =
+    'A **x** is big if any of the __n__ of the **x** where (any of the __n__ of the **x** where (its is greater than 1000000)).';
+  const heavyItem = (i: number) => ({ x: { n: Array.from({ length: 32 }, (_, k) => k + i) } });
+  beforeAll(async () => {
+    big = await startStack({
+      services: ['execution', 'gateway'],
+      env: {
+        RUN_BATCH_MAX_ITEMS: '1000',
+        RATE_LIMIT_MAX: '100000',
+        EXEC_POOL_SIZE: '1',
+        EXEC_CALLER_MAX: '4',
+        MAX_DATA_DEPTH: '16',
+        // A loaded test machine: the heavy batch's last message must not pass the gateway's deadline.
+        ENGINE_TIMEOUT_MS: '20000',
+      },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await big?.stop();
+  });
+  const bigKey = async (name: string) => {
+    const res = await call(big, 'POST', '/apikeys', { key: big.adminKey, body: { name, scopes: ['view'] } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.key as string;
+  };
+
+  it('answers all 1,000 items of one call from one key, in order, a bad item alone', async () => {
+    const key = await bigKey('batch-1000');
+    const ages = Array.from({ length: 1000 }, (_, i) => i % 50);
+    const items: Array<Record<string, unknown>> = applicants(...ages);
+    items[500] = nested(30);
+    const res = await bigPost('/run/batch', { rule: ADULT, items }, key);
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
+    expect(res.body.results).toHaveLength(1000);
+    expect(res.body.results[500]).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(res.body.results.map((r: { result?: boolean; code?: string }) => r.code ?? r.result)).toEqual(
+      ages.map((age, i) => (i === 500 ? 'validation_failed' : age >= 18)),
+    );
+  });
+
+  it("serves another key's POST /run while a 1,000-item batch of heavy items runs", async () => {
+    const [a, b] = await Promise.all([bigKey('batch-big'), bigKey('batch-other')]);
+    const finished: string[] = [];
+    const batch = bigPost('/run/batch', { rule: HEAVY, items: Array.from({ length: 1000 }, (_, i) => heavyItem(i)) }, a).then((res) => {
+      finished.push('batch');
+      return res;
+    });
+    // The other key's runs go in turn between the batch's chunks: they are answered before the batch is.
+    const singles: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await bigPost('/run', { rule: ADULT, data: { applicant: { age: 20 + i } } }, b);
+      singles.push(res.status);
+      expect(res.body.result).toBe(true);
+    }
+    finished.push('singles');
+    const res = await batch;
+    expect(singles).toEqual([200, 200, 200]);
+    expect(res.status).toBe(200);
+    const kinds = new Set(
+      res.body.results.map((r: { result?: boolean; code?: string; errorCode?: string }) => r.code ?? r.errorCode ?? r.result),
+    );
+    expect([...kinds]).toEqual([false]);
+    expect(finished).toEqual(['singles', 'batch']);
   });
 });
 

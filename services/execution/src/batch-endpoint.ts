@@ -32,17 +32,26 @@ export function batchEndpoint(items: ReadonlyMap<string, EndpointDef>, maxReplyB
   });
 }
 
-/** The answer of a batch: results past what fits in `maxReplyBytes` become `result_too_large` (the caller asks for those alone). */
+/**
+ * The answer of a batch: results past what fits in `maxReplyBytes` become `result_too_large` (the
+ * caller asks for those again). Room for every item's marker is kept from the start and given
+ * back as an item fits, so the markers themselves never take the reply past the limit.
+ */
 export function fitReply(results: ExecBatchResult[], maxReplyBytes: number): ExecBatchReply {
-  let room = maxReplyBytes - ENVELOPE_BYTES;
+  // Mostly everything fits: one serialization of the whole instead of one per result.
+  if (Buffer.byteLength(JSON.stringify(results), 'utf8') <= maxReplyBytes - ENVELOPE_BYTES) return { results };
+  const tooLarge = failed(new ArbiterError('result_too_large', 'this answer did not fit in the batch reply; send the request on its own'));
+  // Each entry also takes a comma in the array.
+  const markerBytes = Buffer.byteLength(JSON.stringify(tooLarge), 'utf8') + 1;
+  let room = maxReplyBytes - ENVELOPE_BYTES - markerBytes * results.length;
   return {
     results: results.map((result) => {
-      const bytes = Buffer.byteLength(JSON.stringify(result), 'utf8');
-      if (bytes <= room) {
-        room -= bytes;
+      const bytes = Buffer.byteLength(JSON.stringify(result), 'utf8') + 1;
+      if (bytes <= room + markerBytes) {
+        room -= bytes - markerBytes;
         return result;
       }
-      return failed(new ArbiterError('result_too_large', 'this answer did not fit in the batch reply; send the request on its own'));
+      return tooLarge;
     }),
   };
 }

@@ -16,6 +16,10 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   EXEC_QUEUE_MAX: positiveInt().default(1000),
   /** Longest wait for a thread; past it 503. Plus EXEC_TASK_TIMEOUT_MS it stays under the gateway's ENGINE_TIMEOUT_MS. */
   EXEC_QUEUE_WAIT_MS: positiveInt().default(800),
+  /** Items of `exec.run.many` messages one caller may have queued or running (each message is one task of EXEC_CALLER_MAX); past it 429. */
+  EXEC_CALLER_ITEMS_MAX: positiveInt().default(4096),
+  /** Items of `exec.run.many` messages queued or running in all; past it 503. */
+  EXEC_QUEUE_ITEMS_MAX: positiveInt().default(16_384),
   /** Evaluations waiting for a thread that go to one worker together as one task (1: one task each). */
   EXEC_BATCH_MAX: positiveInt().default(32),
   /** Compiled policies each worker keeps. */

@@ -1,4 +1,5 @@
 import {
+  ArbiterError,
   ExecOperatorsRequest,
   ExecRuleRequest,
   ExecRunManyRequest,
@@ -8,11 +9,12 @@ import {
   isArbiterError,
   StoredRunRequest,
   StoredRunSubject,
+  type ExecBatchResult,
   type OperatorsResponse,
 } from '@arbiter/contracts';
 import { defineEndpoint, type EndpointDef, type ServiceDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
-import { batchEndpoint, fitReply, settleItem } from './batch-endpoint.js';
+import { batchEndpoint, fitReply } from './batch-endpoint.js';
 import type { EnginePool } from './engine-pool.js';
 import { capTrace, checkDataDepth, checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
@@ -81,11 +83,35 @@ export function execService(deps: ExecDeps): ServiceDef {
     run_many: defineEndpoint({
       subject: ExecSubject.runMany,
       request: ExecRunManyRequest,
-      handler: async ({ items, ...req }, ctx) => {
+      handler: async ({ items, ...req }) => {
         requireView(req.principal);
         const size = ruleSize(req.rule);
-        // All queued in this turn: the pool hands them to a worker together, in fair order with other callers'.
-        const results = await Promise.all(items.map((data) => settleItem(runChecked({ ...req, data }, size), ctx, ExecSubject.runMany)));
+        const results = new Array<ExecBatchResult>(items.length);
+        const runnable: number[] = [];
+        items.forEach((data, i) => {
+          try {
+            checkDataDepth(data, limits.maxDataDepth);
+            runnable.push(i);
+          } catch (err) {
+            metrics.refused.inc({ reason: 'data_depth' });
+            results[i] = { ok: false, error: (err as ArbiterError).toWire() };
+          }
+        });
+        if (runnable.length > 0) {
+          // One queue job for the whole message: the rule compiled once per worker task, the items evaluated in a loop.
+          const outcome = await pool.runMany({ ...req, items: runnable.map((i) => items[i]) });
+          metrics.countCache(outcome.cache);
+          index.note(outcome.hash, size, outcome.cache === 'compile');
+          outcome.results.forEach((r, k) => {
+            if (r.ok) {
+              if (r.response.errorCode === 'budget_exceeded') metrics.budgetExceeded.inc();
+              results[runnable[k]] = { ok: true, data: { ...r.response, trace: capTrace(r.response.trace, limits.maxTraceBytes) } };
+            } else {
+              if (r.error.code === 'timeout') metrics.timeouts.inc();
+              results[runnable[k]] = { ok: false, error: new ArbiterError(r.error.code, r.error.message).toWire() };
+            }
+          });
+        }
         return fitReply(results, deps.maxReplyBytes ?? 1024 * 1024);
       },
     }),

@@ -8,6 +8,10 @@ import type {
   BatchTask,
   EngineTask,
   EngineTaskResult,
+  ItemFailure,
+  RunManyItem,
+  RunManyResult,
+  RunManyTask,
   RunOutcome,
   StepBudgetState,
   StoredRunTask,
@@ -37,6 +41,10 @@ export interface EnginePoolOptions {
    * for a free thread (1 turns coalescing off); default 32.
    */
   batchMax?: number;
+  /** Items of `runMany` calls one caller may have queued or running (past it `rate_limited`); default 4096. */
+  perCallerItemsMax?: number;
+  /** Items of `runMany` calls queued or running in all (past it `dependency_unavailable`); default 16384. */
+  queueItemsMax?: number;
   /** The worker module; the built `worker.js` beside this module unless a test needs another. */
   workerFile?: URL;
 }
@@ -49,7 +57,21 @@ export const POOL_DEFAULTS = {
   queueMax: 1000,
   queueWaitMs: 800,
   batchMax: 32,
+  perCallerItemsMax: 4096,
+  queueItemsMax: 16_384,
 } as const;
+
+/** Items of a `runMany` call per worker task: the first chunk, and the most; later ones aim at `RUN_MANY_TARGET_MS` of work. */
+const RUN_MANY_FIRST_ITEMS = 16;
+const RUN_MANY_MAX_ITEMS = 256;
+const RUN_MANY_TARGET_MS = 20;
+
+/** What {@link EnginePool.runMany} answers: each item's outcome in order, the rule's hash, and whether a worker compiled it. */
+export interface RunManyOutcome {
+  hash: string;
+  cache: 'compile' | 'hit';
+  results: RunManyItem[];
+}
 
 /** The caller a task is queued for: its API key, else its user; tasks without a principal share one queue. */
 export function callerKey(principal: Principal | undefined): string {
@@ -65,7 +87,7 @@ export function callerKey(principal: Principal | undefined): string {
  * resort. `dependency_unavailable` once the pool is closed, `internal` when a worker fails.
  */
 export class EnginePool {
-  private readonly pool: Piscina<EngineTask | BatchTask, unknown>;
+  private readonly pool: Piscina<EngineTask | BatchTask | RunManyTask, unknown>;
   private readonly batchMax: number;
   private readonly deadlines: Deadlines;
   private readonly queue: FairQueue;
@@ -100,6 +122,13 @@ export class EnginePool {
       perKeyMax: opts.perCallerMax ?? POOL_DEFAULTS.perCallerMax,
       maxQueued: opts.queueMax ?? POOL_DEFAULTS.queueMax,
       maxWaitMs: opts.queueWaitMs ?? POOL_DEFAULTS.queueWaitMs,
+      perKeyItemsMax: opts.perCallerItemsMax ?? POOL_DEFAULTS.perCallerItemsMax,
+      maxQueuedItems: opts.queueItemsMax ?? POOL_DEFAULTS.queueItemsMax,
+      chunk: {
+        maxItems: RUN_MANY_MAX_ITEMS,
+        firstItems: RUN_MANY_FIRST_ITEMS,
+        targetMs: Math.min(RUN_MANY_TARGET_MS, opts.taskTimeoutMs / 4),
+      },
       ...(this.batchMax > 1
         ? {
             batch: {
@@ -128,6 +157,61 @@ export class EnginePool {
   run(req: Omit<ExecRunRequest, 'principal'> & { principal?: Principal }): Promise<RunOutcome> {
     const budget = this.budgetFor(req.trace);
     return this.evaluation(callerKey(req.principal), { op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now, budget });
+  }
+
+  /**
+   * Evaluates one rule on each of `items` as ONE fair-queue job (one task against the caller's
+   * limit, its items against the item limits), run in chunks: each chunk is one worker task that
+   * compiles or finds the rule once and evaluates the items in a loop, each with its own step
+   * budget, deadline and error, and is one turn of the caller's charged its worker time. Rejects
+   * only as the queue refuses (`rate_limited`, `dependency_unavailable`); a chunk that failed in the
+   * worker answers its error for each of its items.
+   */
+  async runMany(req: {
+    principal?: Principal;
+    rule: string;
+    items: Array<Record<string, unknown>>;
+    trace: boolean;
+    now?: string;
+  }): Promise<RunManyOutcome> {
+    if (this.closed) throw new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
+    const results = new Array<RunManyItem>(req.items.length);
+    const out: RunManyOutcome = { hash: '', cache: 'hit', results };
+    const budgetLimit = this.budgetFor(req.trace).limit;
+    await this.queue.submitChunked(callerKey(req.principal), req.items.length, async (from, to) => {
+      const task: RunManyTask = {
+        op: 'runMany',
+        rule: req.rule,
+        items: req.items.slice(from, to),
+        trace: req.trace,
+        ...(req.now !== undefined ? { now: req.now } : {}),
+        budgetLimit,
+        itemTimeoutMs: this.opts.taskTimeoutMs,
+      };
+      const chunk = await this.startMany(task);
+      if ('failure' in chunk) {
+        for (let i = from; i < to; i++) results[i] = { ok: false, error: chunk.failure, ms: 0 };
+        return;
+      }
+      out.hash = chunk.hash;
+      if (chunk.cache === 'compile') out.cache = 'compile';
+      chunk.results.forEach((r, i) => (results[from + i] = r));
+    });
+    return out;
+  }
+
+  /** Hands a chunk to a worker; cut at items × deadline as the last resort (the worker is replaced). */
+  private async startMany(task: RunManyTask): Promise<RunManyResult | { failure: ItemFailure }> {
+    this.batches.tasks++;
+    this.batches.items += task.items.length;
+    const signal = AbortSignal.timeout(this.opts.taskTimeoutMs * task.items.length);
+    try {
+      return (await this.pool.run(task, { signal })) as RunManyResult;
+    } catch {
+      if (signal.aborted) return { failure: { code: 'timeout', message: `evaluation took longer than ${this.opts.taskTimeoutMs} ms` } };
+      if (this.closed) return { failure: { code: 'dependency_unavailable', message: 'the evaluation pool is shut down' } };
+      return { failure: { code: 'internal', message: 'evaluation failed: run' } };
+    }
   }
 
   /**

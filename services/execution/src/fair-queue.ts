@@ -22,6 +22,11 @@
  *   is overloaded, `retry-after`);
  * - a task waits at most `maxWaitMs` for a thread: past it `dependency_unavailable` (503), so the
  *   caller hears back before its own deadline. The run deadline starts when a thread takes it.
+ * - a chunked job (one `exec.run.many` message: many items, {@link FairQueue.submitChunked}) counts
+ *   as one task against `perKeyMax` and `maxQueued`, and its items count against `perKeyItemsMax`
+ *   and `maxQueuedItems` (past them `rate_limited` / `dependency_unavailable`), so one call of many
+ *   items runs while what waits stays bounded. It runs a chunk at a time, each chunk one turn
+ *   charged its worker time, so other callers' tasks go between its chunks.
  */
 
 import { ArbiterError } from '@arbiter/contracts';
@@ -49,6 +54,31 @@ export interface FairQueueOptions {
    * then fails with that promise's error, or `internal`).
    */
   batch?: { max: number; maxCostMs: number; run: (jobs: unknown[], settle: (index: number, outcome: JobOutcome) => void) => Promise<void> };
+  /** Items of chunked jobs one caller may have queued or running; default unbounded. */
+  perKeyItemsMax?: number;
+  /** Items of chunked jobs queued or running in all; default unbounded. */
+  maxQueuedItems?: number;
+  /**
+   * Chunks of a chunked job: at most `maxItems` items, the first `firstItems`, later ones as many
+   * as the job's measured time per item says fit in `targetMs` of worker time; default 256, 16, 20.
+   */
+  chunk?: { maxItems: number; firstItems: number; targetMs: number };
+}
+
+/** A job of many items run a chunk at a time (see {@link FairQueue.submitChunked}). */
+interface Chunked {
+  readonly total: number;
+  /** The first item not yet handed out. */
+  next: number;
+  /** Chunks started and not settled. */
+  running: number;
+  /** Worker time (ms) of one item, from the last chunk done; 0 until one is. */
+  perItemMs: number;
+  readonly run: (from: number, to: number) => Promise<void>;
+  /** Set once the job's promise was settled. */
+  settled: boolean;
+  /** Set once its items no longer count against the limits. */
+  released: boolean;
 }
 
 /** How one job of a batch ended, and the worker time (ms) it took. */
@@ -59,9 +89,12 @@ interface Waiting {
   readonly start: (() => Promise<unknown>) | null;
   /** What a job hands to `batch.run` (set when `start` is null). */
   readonly job: unknown;
+  /** A chunked job (`start` is null then too). */
+  readonly chunked: Chunked | null;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: unknown) => void;
-  readonly wait: DeadlineSignal;
+  /** Its wait limit (a chunked job gets a new one while its caller's other work runs). */
+  wait: DeadlineSignal;
   /** Set when it left the queue early (its wait expired). */
   gone: boolean;
 }
@@ -80,6 +113,12 @@ interface Caller {
   inRing: boolean;
   /** Recent worker time (ms) of one of its jobs (moving average): what a job prepays when batched. */
   costMs: number;
+  /** Items of its chunked jobs queued or running. */
+  itemLoad: number;
+  /** Its chunked jobs not over; of them, those still in its queue; and their chunks running. */
+  chunkedJobs: number;
+  chunkedQueued: number;
+  chunksRunning: number;
 }
 
 /** A snapshot for metrics and tests. */
@@ -96,6 +135,8 @@ export class FairQueue {
   private next = 0;
   private queued = 0;
   private running = 0;
+  /** Items of chunked jobs queued or running. */
+  private items = 0;
   private readonly quantum: number;
   private readonly now: () => number;
   private readonly waits: Deadlines;
@@ -120,7 +161,28 @@ export class FairQueue {
   submit<T>(key: string, start: () => Promise<T>): Promise<T> {
     const refused = this.refusal(key);
     if (refused !== undefined) return Promise.reject(refused);
-    return this.enqueue<T>(key, this.callers.get(key), start, undefined);
+    return this.enqueue<T>(key, this.callers.get(key), start, undefined, null);
+  }
+
+  /**
+   * Queues one job of `total` items for caller `key`, run by `run(from, to)` a chunk of items at a
+   * time, each chunk a turn of its own (so other callers' tasks run between them) charged its
+   * worker time. Resolves when every chunk's `run` resolved; rejects with the first chunk's error
+   * (chunks not started then are dropped), or as {@link submit} refuses, counting the job once
+   * against `perKeyMax` and its items against `perKeyItemsMax` and `maxQueuedItems`. The wait limit
+   * applies until its first chunk starts, and only while none of its caller's work runs: behind the
+   * same caller's earlier jobs it waits on.
+   */
+  submitChunked(key: string, total: number, run: (from: number, to: number) => Promise<void>): Promise<void> {
+    const refused = this.refusal(key, total);
+    if (refused !== undefined) return Promise.reject(refused);
+    const chunked: Chunked = { total, next: 0, running: 0, perItemMs: 0, run, settled: false, released: false };
+    const caller = this.callers.get(key) ?? this.addCaller(key);
+    caller.itemLoad += total;
+    caller.chunkedJobs++;
+    caller.chunkedQueued++;
+    this.items += total;
+    return this.enqueue<void>(key, caller, null, undefined, chunked);
   }
 
   /**
@@ -132,13 +194,25 @@ export class FairQueue {
     if (this.opts.batch === undefined) throw new Error('FairQueue.submitJob needs the `batch` option');
     const refused = this.refusal(key);
     if (refused !== undefined) return Promise.reject(refused);
-    return this.enqueue<T>(key, this.callers.get(key), null, job);
+    return this.enqueue<T>(key, this.callers.get(key), null, job, null);
   }
 
-  private refusal(key: string): ArbiterError | undefined {
+  /** Tasks of `c` against `perKeyMax`: a chunked job counts once, however many of its chunks run. */
+  private load(c: Caller): number {
+    return c.queued - c.chunkedQueued + c.running - c.chunksRunning + c.chunkedJobs;
+  }
+
+  private refusal(key: string, items = 0): ArbiterError | undefined {
     if (this.closed) return new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
     const caller = this.callers.get(key);
-    if (caller !== undefined && caller.queued + caller.running >= this.opts.perKeyMax) {
+    const perKeyItems = this.opts.perKeyItemsMax ?? Infinity;
+    if (items > 0 && (caller?.itemLoad ?? 0) + items > perKeyItems) {
+      return new ArbiterError('rate_limited', `too many items in progress for this caller (at most ${perKeyItems} at a time)`);
+    }
+    if (items > 0 && this.items + items > (this.opts.maxQueuedItems ?? Infinity)) {
+      return new ArbiterError('dependency_unavailable', 'the evaluation queue is full; try again shortly');
+    }
+    if (caller !== undefined && this.load(caller) >= this.opts.perKeyMax) {
       return new ArbiterError(
         'rate_limited',
         `too many evaluations in progress for this caller (at most ${this.opts.perKeyMax} at a time)`,
@@ -150,12 +224,19 @@ export class FairQueue {
     return undefined;
   }
 
-  private enqueue<T>(key: string, caller: Caller | undefined, start: (() => Promise<unknown>) | null, job: unknown): Promise<T> {
+  private enqueue<T>(
+    key: string,
+    caller: Caller | undefined,
+    start: (() => Promise<unknown>) | null,
+    job: unknown,
+    chunked: Chunked | null,
+  ): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const c = caller ?? this.addCaller(key);
       const item: Waiting = {
         start,
         job,
+        chunked,
         resolve: resolve as (value: unknown) => void,
         reject,
         wait: this.waits.start(),
@@ -169,7 +250,7 @@ export class FairQueue {
         c.inRing = true;
         this.ring.push(c);
       }
-      if (start !== null) this.pump();
+      if (start !== null || chunked !== null) this.pump();
       else this.schedulePump();
     });
   }
@@ -210,20 +291,46 @@ export class FairQueue {
     this.ring = [];
     this.callers.clear();
     this.queued = 0;
+    this.items = 0;
     this.waits.close();
   }
 
   private addCaller(key: string): Caller {
-    const c: Caller = { key, items: [], head: 0, queued: 0, running: 0, deficit: this.quantum, inRing: false, costMs: 0 };
+    const c: Caller = {
+      key,
+      items: [],
+      head: 0,
+      queued: 0,
+      running: 0,
+      deficit: this.quantum,
+      inRing: false,
+      costMs: 0,
+      itemLoad: 0,
+      chunkedJobs: 0,
+      chunkedQueued: 0,
+      chunksRunning: 0,
+    };
     this.callers.set(key, c);
     return c;
   }
 
   private expire(c: Caller, item: Waiting): void {
     if (item.gone) return;
+    if (item.chunked !== null && c.running > 0 && !this.closed) {
+      // Waiting behind its caller's own running work (e.g. the other messages of the same batch
+      // call), not for a thread: the caller is being served, so the job waits on.
+      item.wait = this.waits.start();
+      item.wait.addEventListener('abort', () => this.expire(c, item));
+      return;
+    }
     item.gone = true;
     c.queued--;
     this.queued--;
+    if (item.chunked !== null) {
+      c.chunkedQueued--;
+      item.chunked.settled = true;
+      this.release(c, item.chunked);
+    }
     item.reject(
       new ArbiterError('dependency_unavailable', `no evaluation thread was free within ${this.opts.maxWaitMs} ms; try again shortly`),
     );
@@ -235,6 +342,11 @@ export class FairQueue {
   private pump(): void {
     while (this.running < this.slots && this.queued > 0 && !this.closed) {
       const c = this.pick();
+      const head = this.peek(c);
+      if (head.chunked !== null) {
+        this.startChunk(c, head, head.chunked);
+        continue;
+      }
       const item = this.take(c);
       if (item.start === null) {
         this.startBatch(c, item);
@@ -258,6 +370,78 @@ export class FairQueue {
         this.pump();
       });
     }
+  }
+
+  /**
+   * Starts the next chunk of `job` (the head of `c`'s queue) as one turn. The job leaves the queue
+   * with its last chunk; it settles when all its chunks have, or at the first that failed.
+   */
+  private startChunk(c: Caller, item: Waiting, job: Chunked): void {
+    const chunk = this.opts.chunk ?? { maxItems: 256, firstItems: 16, targetMs: 20 };
+    const size = job.perItemMs > 0 ? Math.max(1, Math.min(chunk.maxItems, Math.floor(chunk.targetMs / job.perItemMs))) : chunk.firstItems;
+    const from = job.next;
+    const to = Math.min(job.total, from + size);
+    job.next = to;
+    if (to === job.total) {
+      this.take(c);
+      c.chunkedQueued--;
+    }
+    item.wait.settle();
+    this.running++;
+    c.running++;
+    c.chunksRunning++;
+    job.running++;
+    const started = this.now();
+    let run: Promise<void>;
+    try {
+      run = job.run(from, to);
+    } catch (err) {
+      run = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    void run
+      .then(
+        () => undefined,
+        (err: unknown) => this.failChunked(c, item, job, err),
+      )
+      .then(() => {
+        const ms = this.now() - started;
+        this.running--;
+        c.running--;
+        c.chunksRunning--;
+        job.running--;
+        c.deficit -= ms;
+        job.perItemMs = ms / (to - from);
+        if (job.next === job.total && job.running === 0) {
+          this.release(c, job);
+          if (!job.settled) item.resolve(undefined);
+          job.settled = true;
+        }
+        this.forgetIfIdle(c);
+        this.pump();
+      });
+  }
+
+  /** A chunk failed: the job rejects, and its chunks not started leave the queue. */
+  private failChunked(c: Caller, item: Waiting, job: Chunked, err: unknown): void {
+    if (job.next < job.total && !item.gone) {
+      item.gone = true;
+      c.queued--;
+      c.chunkedQueued--;
+      this.queued--;
+      this.compact(c);
+    }
+    job.next = job.total;
+    if (!job.settled) item.reject(err);
+    job.settled = true;
+  }
+
+  /** Gives back the item counts of a chunked job that is over. */
+  private release(c: Caller, job: Chunked): void {
+    if (job.released || this.closed) return;
+    job.released = true;
+    c.chunkedJobs--;
+    c.itemLoad -= job.total;
+    this.items -= job.total;
   }
 
   /**
@@ -332,7 +516,10 @@ export class FairQueue {
     for (let n = 0; n < this.ring.length; n++) {
       if (this.next >= this.ring.length) this.next = 0;
       const c = this.ring[this.next++];
-      if (c.queued > 0 && c.deficit > 0 && this.peek(c).start === null) return c;
+      if (c.queued > 0 && c.deficit > 0) {
+        const head = this.peek(c);
+        if (head.start === null && head.chunked === null) return c;
+      }
     }
     return undefined;
   }

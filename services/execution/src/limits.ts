@@ -16,6 +16,10 @@ export interface Limits {
  */
 export function capTrace(trace: string[], maxBytes: number): string[] {
   if (trace.length === 0) return trace;
+  // A UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair: 4 bytes for 2 units): short traces need no counting.
+  let units = 0;
+  for (const line of trace) units += line.length + 4;
+  if (units * 3 <= maxBytes) return trace;
   const last = trace[trace.length - 1];
   let used = Buffer.byteLength(last, 'utf8') + 4;
   for (let i = 0; i < trace.length - 1; i++) {

@@ -63,6 +63,8 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
     queueMax: config.EXEC_QUEUE_MAX,
     queueWaitMs: config.EXEC_QUEUE_WAIT_MS,
     batchMax: config.EXEC_BATCH_MAX,
+    perCallerItemsMax: config.EXEC_CALLER_ITEMS_MAX,
+    queueItemsMax: config.EXEC_QUEUE_ITEMS_MAX,
     ...(opts.workerFile ? { workerFile: opts.workerFile } : {}),
   });
   const redis = createRedis(config.REDIS_URL, logger, redisOptionsOf(config));

@@ -17,6 +17,32 @@ export type EngineTask =
   | { op: 'explain'; rule: string }
   | { op: 'operators' };
 
+/**
+ * One rule on many data objects (a chunk of an `exec.run.many` message): the worker compiles or
+ * finds the rule once, then evaluates each item in order with its own step budget of `budgetLimit`
+ * steps and its own error; an item that took longer than `itemTimeoutMs` answers `timeout`.
+ */
+export interface RunManyTask {
+  op: 'runMany';
+  rule: string;
+  items: Array<Record<string, unknown>>;
+  trace: boolean;
+  now?: string;
+  budgetLimit: number;
+  itemTimeoutMs: number;
+}
+
+/** One item's answer of a {@link RunManyTask}, and the worker time (ms) it took. */
+export type RunManyItem = { ok: true; response: RunResponse; steps: number; ms: number } | { ok: false; error: ItemFailure; ms: number };
+
+/** What a worker returns for a {@link RunManyTask}. */
+export interface RunManyResult {
+  hash: string;
+  cache: CacheUse;
+  threadId: number;
+  results: RunManyItem[];
+}
+
 /** A single task of any kind (what a {@link BatchTask} carries). */
 export type SingleTask = EngineTask;
 
@@ -35,7 +61,7 @@ export interface BatchTask {
 
 /** A failure of one batch item, as it crosses the thread boundary (rebuilt as an `ArbiterError`). */
 export interface ItemFailure {
-  code: 'timeout' | 'internal';
+  code: 'timeout' | 'internal' | 'dependency_unavailable';
   message: string;
 }
 

@@ -9,6 +9,9 @@ import type {
   BatchTask,
   EngineTask,
   EngineTaskResult,
+  RunManyItem,
+  RunManyResult,
+  RunManyTask,
   RunOutcome,
   StoredRunTask,
   WorkerConfig,
@@ -18,8 +21,34 @@ const cache = new PolicyCache((workerData as WorkerConfig).cacheSize);
 const schemas = new SchemaCache((workerData as WorkerConfig).cacheSize);
 
 /** Piscina task: the only place rules are parsed, compiled and evaluated. */
-export default function runTask(task: EngineTask | BatchTask): EngineTaskResult[EngineTask['op']] | BatchProgress {
-  return task.op === 'batch' ? runBatch(task) : runOne(task);
+export default function runTask(
+  task: EngineTask | BatchTask | RunManyTask,
+): EngineTaskResult[EngineTask['op']] | BatchProgress | RunManyResult {
+  if (task.op === 'batch') return runBatch(task);
+  if (task.op === 'runMany') return runMany(task);
+  return runOne(task);
+}
+
+/** One rule, compiled or found once, on each item in turn: each its own budget, deadline and error. */
+function runMany(task: RunManyTask): RunManyResult {
+  const { hash, entry, cache: use } = cache.lookup(task.rule);
+  const results: RunManyItem[] = [];
+  for (const data of task.items) {
+    const started = performance.now();
+    try {
+      const budget = new StepBudget(task.budgetLimit, 0);
+      const response = evaluate(entry, { data, trace: task.trace, ...(task.now !== undefined ? { now: task.now } : {}) }, budget);
+      const ms = performance.now() - started;
+      results.push(
+        ms > task.itemTimeoutMs
+          ? { ok: false, error: { code: 'timeout', message: `evaluation took longer than ${task.itemTimeoutMs} ms` }, ms }
+          : { ok: true, response, steps: budget.used, ms },
+      );
+    } catch {
+      results.push({ ok: false, error: { code: 'internal', message: 'evaluation failed: run' }, ms: performance.now() - started });
+    }
+  }
+  return { hash, cache: use, threadId, results };
 }
 
 /** How long a batch's finished answers may wait in the worker before they are posted ahead of the rest. */

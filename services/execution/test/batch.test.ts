@@ -10,6 +10,7 @@ import {
 import { connectBus, ExecCoalescer, inProcessKit, loadConfig, type Bus } from '@arbiter/service-kit';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fitReply } from '../src/batch-endpoint.js';
 import { ExecConfig } from '../src/config.js';
 import { startExecution, type Execution } from '../src/service.js';
 import { ADULT_RULE, dropKeys, nested, NATS_URL, randomPrefix, rejection, REDIS_URL, runawayRule, silentLogger } from './helpers.js';
@@ -122,6 +123,33 @@ describe('exec.batch', () => {
     expect(refused.code).toBe('forbidden');
   });
 
+  it('runs 1,000 items of one key sent as 4 concurrent exec.run.many messages: all answered, in order, bad items alone', async () => {
+    const before = exec.pool.batchStats();
+    const ages = Array.from({ length: 1000 }, (_, i) => i % 40);
+    const messages = [0, 1, 2, 3].map((m) =>
+      client.request(
+        ExecSubject.runMany,
+        {
+          principal: alice,
+          rule: ADULT_RULE,
+          trace: false,
+          items: ages.slice(m * 250, m * 250 + 250).map((age, i) => (i === 7 ? nested(20) : { user: { age } })),
+        },
+        ExecBatchReply,
+        { timeoutMs: 10_000 },
+      ),
+    );
+    const results = (await Promise.all(messages)).flatMap((r) => r.results);
+    expect(results).toHaveLength(1000);
+    expect(results.map((r) => errCode(r) ?? okData(r)?.result)).toEqual(
+      ages.map((age, i) => (i % 250 === 7 ? 'validation_failed' : age >= 18)),
+    );
+    // Each message is one queue job run in a few worker tasks (chunks), not one task per item.
+    const stats = exec.pool.batchStats();
+    expect(stats.items - before.items).toBe(996);
+    expect(stats.tasks - before.tasks).toBeLessThan(100);
+  });
+
   it('refuses a batch naming a subject that cannot be batched, or with no items', async () => {
     const validate = { subject: ExecSubject.validate, payload: JSON.stringify({ principal: alice, rule: ADULT_RULE }) };
     expect((await rejection(client.request(ExecSubject.batch, { items: [validate] }, ExecBatchReply))).code).toBe('bad_request');
@@ -174,6 +202,46 @@ describe('exec.batch per-item deadline', () => {
       expect(results[1]).toMatchObject({ ok: false, error: { code: 'timeout', status: 504 } });
       const others = [results[0], ...results.slice(2)];
       expect(others.map((r) => okData(r)?.result)).toEqual(Array.from({ length: 19 }, (_, i) => 10 + 5 * i >= 18));
+    } finally {
+      await client.close();
+      await exec.close();
+      await dropKeys(prefix);
+    }
+  });
+});
+
+describe('exec.run.many per-item deadline', () => {
+  it('answers timeout for the item that ran past EXEC_TASK_TIMEOUT_MS, its neighbours in the same chunk normally', async () => {
+    const prefix = randomPrefix();
+    const exec = await startExecution(
+      inProcessKit(
+        'exec-many-deadline',
+        config(prefix, { EXEC_TASK_TIMEOUT_MS: '100', EXEC_STEP_BUDGET: String(Number.MAX_SAFE_INTEGER) }),
+        { logger, metrics: new Registry() },
+      ),
+    );
+    const client = await connectBus({ url: NATS_URL, prefix, name: 'exec-many-deadline-client', logger });
+    try {
+      const rule = runawayRule(3);
+      // ~8 million steps: well past 100 ms even on a quiet machine.
+      const slow = { x: { n: Array.from({ length: 200 }, (_, i) => i) } };
+      const fast = { x: { n: [1] } };
+      // The rule compiled first: a cold worker's first compile may itself take longer than 100 ms on a loaded machine.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const ok = await client.request(ExecSubject.run, { principal: alice, rule, data: fast }, RunResponse, { timeoutMs: 10_000 }).then(
+          () => true,
+          () => false,
+        );
+        if (ok) break;
+        while (exec.pool.readyThreads < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      // 20 items: the last-resort cut of the chunk (items × deadline, 2 s) stays far off.
+      const items = [fast, slow, ...Array.from({ length: 18 }, () => fast)];
+      const { results } = await client.request(ExecSubject.runMany, { principal: alice, rule, trace: false, items }, ExecBatchReply, {
+        timeoutMs: 10_000,
+      });
+      expect(results[1]).toMatchObject({ ok: false, error: { code: 'timeout', status: 504 } });
+      expect([results[0], ...results.slice(2)].every((r) => r.ok)).toBe(true);
     } finally {
       await client.close();
       await exec.close();
@@ -235,5 +303,19 @@ describe('ExecCoalescer', () => {
     const stats = coalescer.stats();
     expect(stats.batchedItems + stats.single).toBe(10);
     expect(stats.batches).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('fitReply', () => {
+  it('keeps a reply under the limit with the markers of the answers that did not fit counted, in order', () => {
+    const answer = (i: number): ExecBatchResult => ({ ok: true, data: { result: true, outcomes: {}, trace: [`${i}`.padEnd(9_000, 'x')] } });
+    const results = Array.from({ length: 256 }, (_, i) => answer(i));
+    const limit = 100_000;
+    const reply = fitReply(results, limit);
+    expect(Buffer.byteLength(JSON.stringify({ ok: true, data: reply }), 'utf8')).toBeLessThanOrEqual(limit);
+    const fitted = reply.results.filter((r) => r.ok).length;
+    expect(fitted).toBeGreaterThan(0);
+    expect(reply.results.slice(0, fitted)).toEqual(results.slice(0, fitted));
+    expect(reply.results.slice(fitted).every((r) => errCode(r) === 'result_too_large')).toBe(true);
   });
 });

@@ -223,4 +223,109 @@ describe('FairQueue', () => {
       expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
     });
   });
+
+  describe('chunked jobs (exec.run.many)', () => {
+    /** A chunked job whose chunks the test finishes by hand; `chunks` records each started chunk. */
+    function chunkedRun(log: string[], name: string) {
+      const pending: Array<() => void> = [];
+      const run = (from: number, to: number) =>
+        new Promise<void>((resolve) => {
+          log.push(`${name}[${from},${to})`);
+          pending.push(resolve);
+        });
+      return { run, finishNext: () => pending.shift()?.() };
+    }
+
+    it("runs a job of many items a chunk per turn, other callers' tasks between its chunks, counted once per caller", async () => {
+      const log: string[] = [];
+      const q = queue({ slots: 1, perKeyMax: 1, now: clock().now, chunk: { maxItems: 4, firstItems: 4, targetMs: 1 } });
+      const big = chunkedRun(log, 'big');
+      const done = q.submitChunked('a', 10, big.run);
+      const b = manual(log, 'b1');
+      const other = q.submit('b', b.start);
+      expect(log).toEqual(['big[0,4)']);
+      // One job against perKeyMax (1): a second call of the same caller is refused, not its 10 items.
+      expect((await rejection(q.submitChunked('a', 1, big.run))).code).toBe('rate_limited');
+      const q2 = queue({ slots: 2, perKeyMax: 2, now: clock().now, chunk: { maxItems: 2, firstItems: 2, targetMs: 1 } });
+      const two = chunkedRun([], 'two');
+      // Two chunks of the first job running at once still count once: a second job is taken.
+      const jobs = [q2.submitChunked('a', 10, two.run), q2.submitChunked('a', 10, two.run)];
+      expect(q2.stats()).toMatchObject({ running: 2 });
+      expect((await rejection(q2.submitChunked('a', 1, two.run))).code).toBe('rate_limited');
+      for (let n = 0; n < 10; n++) {
+        two.finishNext();
+        await tick();
+      }
+      await Promise.all(jobs);
+      big.finishNext();
+      await tick();
+      expect(log).toEqual(['big[0,4)', 'b1']);
+      b.finish();
+      await other;
+      await tick();
+      expect(log[2]).toMatch(/^big\[4,/);
+      while (q.stats().running > 0) {
+        big.finishNext();
+        await tick();
+      }
+      await done;
+      expect(log.filter((l) => l.startsWith('big')).length).toBeGreaterThanOrEqual(3);
+      expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+    });
+
+    it('bounds the items a caller and everyone may have queued, and frees them when a job is done', async () => {
+      const q = queue({ slots: 0, perKeyItemsMax: 100, maxQueuedItems: 150 });
+      const log: string[] = [];
+      const first = q.submitChunked('a', 80, chunkedRun(log, 'a').run);
+      expect((await rejection(q.submitChunked('a', 21, chunkedRun(log, 'a2').run))).code).toBe('rate_limited');
+      const second = q.submitChunked('b', 70, chunkedRun(log, 'b').run);
+      expect((await rejection(q.submitChunked('c', 1, chunkedRun(log, 'c').run))).code).toBe('dependency_unavailable');
+      q.close();
+      await expect(first).rejects.toMatchObject({ code: 'dependency_unavailable' });
+      await expect(second).rejects.toMatchObject({ code: 'dependency_unavailable' });
+      const q2 = queue({ slots: 1, perKeyItemsMax: 100, chunk: { maxItems: 100, firstItems: 100, targetMs: 1 } });
+      await q2.submitChunked('a', 100, async () => undefined);
+      await q2.submitChunked('a', 100, async () => undefined);
+      expect(q2.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+    });
+
+    it("lets a job wait past maxWaitMs behind its own caller's running work, not behind others'", async () => {
+      const c = clock();
+      const log: string[] = [];
+      const q = queue({ slots: 1, maxWaitMs: 100, now: c.now, chunk: { maxItems: 4, firstItems: 4, targetMs: 1 } });
+      const first = chunkedRun(log, 'first');
+      const firstDone = q.submitChunked('a', 4, first.run);
+      const second = q.submitChunked('a', 4, async () => undefined);
+      c.advance(150);
+      // The deadline timer (100 ms of real time) fires while the first job still runs.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(q.stats()).toEqual({ queued: 1, running: 1, callers: 1 });
+      // a's first job runs: its second job waits on.
+      first.finishNext();
+      await firstDone;
+      await second;
+      // Behind another caller's work, the wait limit holds.
+      const other = manual(log, 'b1');
+      const running = q.submit('b', other.start);
+      const late = q.submitChunked('a', 4, async () => undefined);
+      c.advance(150);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      expect((await rejection(late)).code).toBe('dependency_unavailable');
+      other.finish();
+      await running;
+    });
+
+    it('rejects a job whose chunk failed and drops its chunks not started', async () => {
+      const log: string[] = [];
+      const q = queue({ slots: 1, chunk: { maxItems: 2, firstItems: 2, targetMs: 1 } });
+      const job = q.submitChunked('a', 6, async (from, to) => {
+        log.push(`[${from},${to})`);
+        if (from === 2) throw new Error('chunk failed');
+      });
+      await expect(job).rejects.toThrow('chunk failed');
+      await tick();
+      expect(log).toEqual(['[0,2)', '[2,4)']);
+      expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
-import { OrgId } from '@arbiter/contracts';
+import { EXEC_BATCH_MAX_ITEMS, OrgId } from '@arbiter/contracts';
 import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 import { MIN_API_KEY_LENGTH } from './identity/api-key-secret.js';
 
@@ -54,8 +54,16 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   ENGINE_TIMEOUT_MS: positiveInt(2000),
   /** Data objects one batch run (`POST /run/batch`, `…/batch`) may carry; more → 413. */
   RUN_BATCH_MAX_ITEMS: positiveInt(1000),
-  /** Items of one batch run in flight at once (under the execution service's per-caller EXEC_CALLER_MAX, 64). */
+  /**
+   * Items of a stored-run batch (`/run/policy…/batch`, `/run/flow…/batch`) in flight at once: each is
+   * its own evaluation, so keep it under the execution service's per-caller EXEC_CALLER_MAX (64).
+   */
   RUN_BATCH_WAVE: positiveInt(32),
+  /**
+   * Items of `POST /run/batch` per `exec.run.many` message (at most 256; a message also stays under
+   * 512 KiB of data), all of a call's messages sent at once: each is one job in the execution queue.
+   */
+  RUN_BATCH_CHUNK: z.coerce.number().int().positive().max(EXEC_BATCH_MAX_ITEMS).default(EXEC_BATCH_MAX_ITEMS),
   /** Send the evaluations received in one event-loop turn to the execution service as one `exec.batch` message. */
   EXEC_COALESCE: booleanFlag(true),
   MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),

@@ -1,5 +1,6 @@
 import {
   ArbiterError,
+  EXEC_BATCH_MAX_ITEMS,
   ExecBatchReply,
   ExecSubject,
   isArbiterError,
@@ -28,8 +29,8 @@ export class NatsEngineClient implements EngineClient {
   constructor(
     private readonly bus: Pick<Bus, 'request'>,
     private readonly timeoutMs: number,
-    /** Items per `exec.run.many` message (and so in flight per batch call). */
-    private readonly chunkItems = 32,
+    /** Items per `exec.run.many` message (at most the contract's EXEC_BATCH_MAX_ITEMS, 256). */
+    private readonly chunkItems = EXEC_BATCH_MAX_ITEMS,
     /** Bytes of data per `exec.run.many` message, under NATS's max payload (1 MiB by default) with the rule. */
     private readonly chunkBytes = 512 * 1024,
   ) {}
@@ -42,9 +43,10 @@ export class NatsEngineClient implements EngineClient {
 
   /**
    * Sends the items in chunks of at most `chunkItems` items and about `chunkBytes` bytes of data,
-   * one `exec.run.many` message each (the rule crosses the bus once per chunk), one chunk at a
-   * time so a call has at most `chunkItems` evaluations in the execution service's queue. An
-   * answer too large for its chunk's reply is asked for again alone.
+   * one `exec.run.many` message each (the rule crosses the bus once per chunk), all chunks at
+   * once: the execution service queues each message as one job (its items count against the
+   * caller's item limit, not one by one against EXEC_CALLER_MAX), so a 1,000-item call is four
+   * messages in flight. Answers too large for their message's reply are asked for again.
    */
   async runMany(
     principal: Principal,
@@ -52,28 +54,55 @@ export class NatsEngineClient implements EngineClient {
     items: readonly RunRequest['data'][],
     ctx?: EngineCallContext,
   ): Promise<Array<RunResponse | ArbiterError>> {
-    const results: Array<RunResponse | ArbiterError> = [];
-    for (const chunk of chunksOf(items, this.chunkItems, this.chunkBytes)) {
-      const payload: ExecRunManyInput = { principal, rule, items: chunk };
+    const chunks = [...chunksOf(items, Math.min(this.chunkItems, EXEC_BATCH_MAX_ITEMS), this.chunkBytes)];
+    const answers = await Promise.all(chunks.map((chunk) => this.runChunk(principal, rule, chunk, ctx)));
+    return answers.flat();
+  }
+
+  /**
+   * One chunk as `exec.run.many` messages, one after another: items whose answers did not fit in a
+   * reply (`result_too_large`) are sent again, in messages of as many items as fitted the last one,
+   * until each is answered; an item first in its message had the whole reply to itself, so its
+   * `result_too_large` stands.
+   */
+  private async runChunk(
+    principal: Principal,
+    rule: string,
+    chunk: readonly RunRequest['data'][],
+    ctx: EngineCallContext | undefined,
+  ): Promise<Array<RunResponse | ArbiterError>> {
+    const results = new Array<RunResponse | ArbiterError>(chunk.length);
+    let waiting = chunk.map((_, i) => i);
+    let size = waiting.length;
+    while (waiting.length > 0) {
+      const pending = waiting.slice(0, size);
+      const payload: ExecRunManyInput = { principal, rule, items: pending.map((i) => chunk[i]) };
       let reply: ExecBatchReply;
       try {
         reply = await engineAnswer(this.bus.request(ExecSubject.runMany, payload, ExecBatchReply, this.options(ctx)));
       } catch (err) {
-        // The whole chunk failed (e.g. time-out, no replica, a rule too large): each item answers that.
-        const error = toError(err);
-        for (let i = 0; i < chunk.length; i++) results.push(error);
-        continue;
+        // The whole message failed (e.g. time-out, no replica, a rule too large): each item answers that.
+        for (const i of waiting) results[i] = toError(err);
+        break;
       }
-      for (const [i, result] of reply.results.entries()) {
+      if (reply.results.length !== pending.length) {
+        for (const i of waiting) results[i] = new ArbiterError('internal', `malformed reply from \`${ExecSubject.runMany}\``);
+        break;
+      }
+      const again: number[] = [];
+      for (const [k, result] of reply.results.entries()) {
+        const i = pending[k];
         if (result.ok) {
           const parsed = RunResponse.safeParse(result.data);
-          results.push(parsed.success ? parsed.data : new ArbiterError('internal', `malformed reply from \`${ExecSubject.runMany}\``));
-        } else if (result.error.code === 'result_too_large') {
-          results.push(await this.run(principal, { rule, data: chunk[i] }, ctx).catch((err: unknown) => toError(err)));
+          results[i] = parsed.success ? parsed.data : new ArbiterError('internal', `malformed reply from \`${ExecSubject.runMany}\``);
+        } else if (result.error.code === 'result_too_large' && k > 0) {
+          again.push(i);
         } else {
-          results.push(engineError(ArbiterError.fromWire(result.error)));
+          results[i] = engineError(ArbiterError.fromWire(result.error));
         }
       }
+      size = Math.max(1, Math.min(size, pending.length - again.length));
+      waiting = [...again, ...waiting.slice(pending.length)];
     }
     return results;
   }

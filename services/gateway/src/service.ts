@@ -78,7 +78,7 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
       logger,
       db,
       redis,
-      engine: new NatsEngineClient(exec, config.ENGINE_TIMEOUT_MS, config.RUN_BATCH_WAVE),
+      engine: new NatsEngineClient(exec, config.ENGINE_TIMEOUT_MS, config.RUN_BATCH_CHUNK),
       mcp: new McpForwarder(liveBus, config.MCP_FORWARD_TIMEOUT_MS),
       runner: new NatsRunnerClient(exec, config.ENGINE_TIMEOUT_MS),
       registry: new NatsRegistryClient(liveBus, config.REGISTRY_TIMEOUT_MS),
