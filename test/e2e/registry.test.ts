@@ -502,10 +502,12 @@ describe('ownership and visibility', () => {
     expect(baseIds(await ok(200, 'GET', q, key.admin))).toEqual([]);
     expect(baseIds(await ok(200, 'GET', `/group/${g}/policies`, key.erin))).toEqual([d.baseId]);
     expect(baseIds(await ok(200, 'GET', `/group/${g}/policies`, key.editor))).toEqual([]);
-    expect(await ok(200, 'GET', `/policy/${d.id}`, key.editor)).toEqual(d.record);
-    expect(await ok(200, 'GET', `/policy/${d.id}`, key.viewer)).toEqual(d.record);
+    // a single-record GET also names the groups the base is in (issue 15 item 3)
+    const loaded = { ...d.record, groups: [{ groupId: g, name: expect.any(String) }] };
+    expect(await ok(200, 'GET', `/policy/${d.id}`, key.editor)).toEqual(loaded);
+    expect(await ok(200, 'GET', `/policy/${d.id}`, key.viewer)).toEqual(loaded);
     // by base id: the draft while never published (issue 15 item 3); 404 in another org
-    expect(await ok(200, 'GET', `/policy/${d.baseId}`, key.viewer)).toEqual(d.record);
+    expect(await ok(200, 'GET', `/policy/${d.baseId}`, key.viewer)).toEqual(loaded);
     expect((await call(stack, 'GET', `/policy/${d.baseId}`, { key: key.orgB })).status).toBe(404);
     expect((await call(stack, 'GET', `/flow/${d.baseId}`, { key: key.viewer })).status).toBe(404);
     // only the creator (or an admin) edits it
@@ -515,7 +517,7 @@ describe('ownership and visibility', () => {
     await ok(200, 'PUT', `/policy/${d.id}`, key.erin, { status: 'draft', description: 'still mine' });
 
     const v1 = await ok(201, 'PUT', `/policy/${d.id}`, key.publisher, { status: 'published' });
-    expect(await ok(200, 'GET', `/policy/${d.baseId}`, key.viewer)).toEqual(v1);
+    expect(await ok(200, 'GET', `/policy/${d.baseId}`, key.viewer)).toEqual({ ...v1, groups: loaded.groups });
     for (const who of [key.erin, key.editor, key.viewer, key.auditor, key.admin]) {
       expect(baseIds(await ok(200, 'GET', q, who))).toEqual([d.baseId]);
       expect(baseIds(await ok(200, 'GET', `/group/${g}/policies`, who))).toEqual([d.baseId]);
@@ -576,7 +578,10 @@ describe('versions', () => {
     expect(await raw(`/policy/${v1.id}`)).toEqual(before);
     const versions = await ok(200, 'GET', `/policy/${v1.id}/versions`, key.viewer);
     expect(versions.items.map((r: { version: number | null }) => r.version)).toEqual([2, 1]);
-    expect(versions.items[1]).toEqual(JSON.parse(before.text));
+    // the list items are the record without `groups`, which only single-record GETs carry
+    const { groups, ...version1 } = JSON.parse(before.text) as Record<string, unknown>;
+    expect(groups).toEqual([]);
+    expect(versions.items[1]).toEqual(version1);
   });
 
   it('GET .../versions lists the draft first, from any record id of the base', async () => {
