@@ -3,6 +3,7 @@ import { query } from '../lib/api.js';
 import { useSession } from '../lib/session.js';
 import type { AuditEvent, Page } from '../lib/types.js';
 import { ErrorBox } from '../components/ErrorBox.js';
+import { CursorPager } from '../components/CursorPager.js';
 
 const KINDS = [
   'created',
@@ -144,15 +145,7 @@ export function AuditPage() {
               ))}
             </tbody>
           </table>
-          <nav className="pager" aria-label="Pages">
-            <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-              ← Newer
-            </button>
-            <span>Page {cursors.length}</span>
-            <button type="button" disabled={!page.nextCursor} onClick={() => setCursors([...cursors, page.nextCursor ?? undefined])}>
-              Older →
-            </button>
-          </nav>
+          <CursorPager cursors={cursors} nextCursor={page.nextCursor} onChange={setCursors} back="← Newer" forward="Older →" />
         </>
       )}
     </main>

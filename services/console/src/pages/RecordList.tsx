@@ -5,6 +5,7 @@ import { can, useSession } from '../lib/session.js';
 import type { FlowRecord, Page, PolicyRecord, Summary } from '../lib/types.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
+import { CursorPager } from '../components/CursorPager.js';
 
 const PAGE_SIZE = 20;
 
@@ -125,15 +126,7 @@ export function RecordList({ kind }: { kind: 'policy' | 'flow' }) {
               ))}
             </tbody>
           </table>
-          <nav className="pager" aria-label="Pages">
-            <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-              ← Previous
-            </button>
-            <span>Page {cursors.length}</span>
-            <button type="button" disabled={!page.nextCursor} onClick={() => setCursors([...cursors, page.nextCursor ?? undefined])}>
-              Next →
-            </button>
-          </nav>
+          <CursorPager cursors={cursors} nextCursor={page.nextCursor} onChange={setCursors} back="← Previous" forward="Next →" />
         </>
       )}
     </main>
