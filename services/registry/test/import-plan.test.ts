@@ -141,6 +141,20 @@ describe('planImport', () => {
     expect(new Set([P, F, G, R1, R2, RF]).has(policy!.id)).toBe(false);
   });
 
+  it('keeps flow nodes named like prototype members (__proto__, constructor) as nodes', () => {
+    const b = bundle();
+    const def = b.flows[0]!.records[0]!.definition!;
+    // JSON.parse makes "__proto__" an own key, as a bundle read from a request body has it
+    def.nodes = JSON.parse(
+      `{"__proto__":{"type":"policy","baseId":"${P}","onTrue":"constructor","onFalse":"constructor"},"constructor":{"type":"return","value":true}}`,
+    ) as typeof def.nodes;
+    def.start = '__proto__';
+    const nodes = planImport(b, empty(), target, ids()).bases[1]!.records[0]!.definition!.nodes;
+    expect(Object.keys(nodes)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(nodes)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(nodes, '__proto__')?.value).toMatchObject({ type: 'policy' });
+  });
+
   it('a base imported before at the same version is unchanged and flows resolve to it; another version is a conflict', () => {
     const lookups = empty();
     const known = {

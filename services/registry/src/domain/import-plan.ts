@@ -55,16 +55,19 @@ function policyRefs(def: FlowDefinition): [string, 'baseId' | 'policyId', string
 
 /** `def` with its policy references replaced by their ids in the target org. */
 function remapDefinition(def: FlowDefinition, baseIds: Map<string, string>, recordIds: Map<string, string>): FlowDefinition {
-  const nodes: FlowDefinition['nodes'] = {};
-  for (const [nodeId, node] of Object.entries(def.nodes)) {
-    if (node.type !== 'policy') nodes[nodeId] = node;
-    else
-      nodes[nodeId] = {
-        ...node,
-        ...(node.baseId !== undefined ? { baseId: baseIds.get(node.baseId) ?? node.baseId } : {}),
-        ...(node.policyId !== undefined ? { policyId: recordIds.get(node.policyId) ?? node.policyId } : {}),
-      };
-  }
+  // Object.fromEntries defines own properties, so a node named like a prototype member stays a node.
+  const nodes: FlowDefinition['nodes'] = Object.fromEntries(
+    Object.entries(def.nodes).map(([nodeId, node]) => [
+      nodeId,
+      node.type !== 'policy'
+        ? node
+        : {
+            ...node,
+            ...(node.baseId !== undefined ? { baseId: baseIds.get(node.baseId) ?? node.baseId } : {}),
+            ...(node.policyId !== undefined ? { policyId: recordIds.get(node.policyId) ?? node.policyId } : {}),
+          },
+    ]),
+  );
   return { start: def.start, nodes };
 }
 
