@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from '@nats-io/transport-node';
 import { ArbiterError } from '@arbiter/contracts';
+import { natsServers } from './config.js';
 import { redactCredentials } from './logger.js';
 
 /**
@@ -38,12 +39,14 @@ export function natsSecurityOf(config: {
 }
 
 /**
- * Connection options every connection of a service uses: reconnect forever after the first success,
- * no async stack capture per request, and the service's credentials and TLS settings.
+ * Connection options every connection of a service uses: every server of `url` (one address, or a
+ * cluster's as a comma-separated list: the first connection tries each in turn, and a lost
+ * connection moves to another), reconnect forever after the first success, no async stack capture
+ * per request, and the service's credentials and TLS settings.
  */
 export function natsConnectionOptions(url: string, name: string, security: NatsSecurity = {}): ConnectionOptions {
   return {
-    servers: url,
+    servers: natsServers(url),
     name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
@@ -55,11 +58,12 @@ export function natsConnectionOptions(url: string, name: string, security: NatsS
   };
 }
 
-/** Opens a NATS connection with {@link natsConnectionOptions}; a failure names the (redacted) address. */
+/** Opens a NATS connection with {@link natsConnectionOptions}; a failure names the (redacted) addresses. */
 export async function connectNats(url: string, name: string, security: NatsSecurity = {}): Promise<NatsConnection> {
   try {
     return await connect(natsConnectionOptions(url, name, security));
   } catch (err) {
-    throw new ArbiterError('dependency_unavailable', `cannot connect to NATS at \`${redactCredentials(url)}\``, undefined, { cause: err });
+    const shown = natsServers(url).map(redactCredentials).join(',');
+    throw new ArbiterError('dependency_unavailable', `cannot connect to NATS at \`${shown}\``, undefined, { cause: err });
   }
 }

@@ -84,7 +84,7 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
     await pool.warmUp();
     bus = await connectServiceBus(kit);
     eventsNc = await connectNats(config.NATS_URL, `${kit.name}-events`, natsSecurityOf(config));
-    await ensureEventStream(eventsNc, prefix);
+    await ensureEventStream(eventsNc, prefix, { replicas: config.EVENTS_STREAM_REPLICAS });
     const liveNc = eventsNc;
     const liveRelay = new EventRelay(eventsNc, outbox, prefix, logger.child({ component: 'outbox' }), {
       canPublish: () => !liveNc.isClosed(),
