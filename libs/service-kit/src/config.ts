@@ -64,6 +64,17 @@ export const NatsConfig = z.object({
    * whose replica count differs is updated to it at start.
    */
   EVENTS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * How often a connection pings its server. Two pings unanswered in a row and the client counts the
+   * server as gone and reconnects to another: a node that froze, or whose host vanished without
+   * closing the socket, is left within two to three intervals (nats.js's own default is 2 minutes).
+   */
+  NATS_PING_INTERVAL_MS: positiveInt().default(10_000),
+  /**
+   * Deadline of opening a connection to one server: a server that accepts the socket but never
+   * answers (frozen) costs this long before the next server of the list is tried.
+   */
+  NATS_CONNECT_TIMEOUT_MS: positiveInt().default(3000),
 });
 
 /** Redis address and the deadlines of its commands. */

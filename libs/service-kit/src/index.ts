@@ -12,7 +12,15 @@ export {
   natsServers,
 } from './config.js';
 export { createLogger, redactUrl, redactCredentials } from './logger.js';
-export { connectNats, natsConnectionOptions, natsSecurityOf, type NatsSecurity } from './nats.js';
+export {
+  connectNats,
+  natsConnectionOptions,
+  natsSecurityOf,
+  natsTuningOf,
+  MAX_PINGS_OUT,
+  type NatsSecurity,
+  type NatsTuning,
+} from './nats.js';
 export {
   connectBus,
   defineEndpoint,

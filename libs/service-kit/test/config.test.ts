@@ -27,6 +27,8 @@ describe('loadConfig', () => {
       DB_CONNECT_TIMEOUT_MS: 2000,
       NATS_SUBJECT_PREFIX: 'arbiter',
       EVENTS_STREAM_REPLICAS: 1,
+      NATS_PING_INTERVAL_MS: 10_000,
+      NATS_CONNECT_TIMEOUT_MS: 3000,
       LOG_LEVEL: 'info',
     });
   });

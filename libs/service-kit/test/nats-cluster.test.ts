@@ -73,6 +73,38 @@ describe('NATS_URL as a list of cluster servers', () => {
   }, 60_000);
 });
 
+describe('a node that stops answering without closing its connections', () => {
+  it('is left for another node within a few ping intervals (NATS_PING_INTERVAL_MS), and requests work again', async () => {
+    const prefix = randomPrefix();
+    const client = await connectBus({ url: cluster.urls, prefix, name: 'frozen-client', logger, tuning: { pingIntervalMs: 300 } });
+    open.push(client);
+    const victim = nodeOf(client.nc)!;
+    // The service sits on another node, so no request can be routed to the frozen one.
+    const elsewhere = cluster.nodes.find((n) => n !== victim)!;
+    const server = await connectBus({ url: elsewhere.url, prefix, name: 'frozen-server', logger });
+    open.push(server);
+    await server.serve({
+      name: 'frozen',
+      version: '1.0.0',
+      endpoints: { ping: defineEndpoint({ subject: 'frozen.ping', request: z.object({}), handler: async () => ({ pong: true }) }) },
+    });
+    const Reply = z.object({ pong: z.boolean() });
+    expect(await client.request('frozen.ping', {}, Reply)).toEqual({ pong: true });
+
+    victim.freeze();
+    try {
+      // nats.js's defaults (pings every 2 minutes; 20 s to give up a connection attempt, and the first
+      // reconnect goes back to the frozen node) would keep the client away far past this deadline.
+      const reply = await eventually(() => client.request('frozen.ping', {}, Reply, { timeoutMs: 1000 }), 15_000);
+      expect(reply).toEqual({ pong: true });
+      expect(client.nc.info?.server_name).not.toBe(victim.name);
+    } finally {
+      victim.thaw();
+      await cluster.healthy();
+    }
+  }, 60_000);
+});
+
 describe('the events stream in a JetStream cluster', () => {
   it('is created with EVENTS_STREAM_REPLICAS copies, and an existing one-copy stream is brought to that count', async () => {
     const nc = await connectNats(cluster.urls, 'stream-test');
