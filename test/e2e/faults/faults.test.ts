@@ -251,6 +251,8 @@ describe('fault suite: a NATS cluster that loses a node', () => {
     try {
       const loadStart = Date.now();
       expect((await jsm.streams.info(stream)).config.num_replicas).toBe(3);
+      // The audit service's durable consumer follows the stream: three copies too.
+      await eventually(async () => expect((await jsm.consumers.info(stream, 'audit')).cluster?.replicas).toHaveLength(2), 20_000);
       await sleep(1500);
       const steady = load.answers.slice();
       mine.push(rowOf(SCENARIO, 'steady load', steady, loadStart, undefined, clusterDefects(steady, loadStart)));
