@@ -10,7 +10,11 @@ export interface Change<T> {
 }
 
 /** Runs `fn` in a transaction that also queues its events in the outbox, then wakes the relay. */
-export async function commitChange<T>(db: Knex, outbox: EventOutbox<Knex.Transaction>, fn: (trx: Knex.Transaction) => Promise<Change<T>>): Promise<T> {
+export async function commitChange<T>(
+  db: Knex,
+  outbox: EventOutbox<Knex.Transaction>,
+  fn: (trx: Knex.Transaction) => Promise<Change<T>>,
+): Promise<T> {
   const change = await db.transaction(async (trx) => {
     const c = await fn(trx);
     await outbox.enqueue(trx, c.events);

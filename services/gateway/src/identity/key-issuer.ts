@@ -1,11 +1,14 @@
 import { v7 as uuidv7 } from 'uuid';
+import { z } from 'zod';
 import {
   ArbiterError,
+  CreateApiKeyRequest,
+  OrgId,
+  UserId,
   capabilitiesOf,
   hasCapability,
   ROLE_CAPABILITIES,
   type ArbiterEvent,
-  type CreateApiKeyRequest,
   type CreatedApiKey,
   type Principal,
   type Role,
@@ -24,6 +27,17 @@ export const DEFAULT_API_KEYS_PER_USER_MAX = 50;
 
 /** The actor named in the audit event of a key issued with `npm run admin -- create-key`. */
 export const ADMIN_CLI_ACTOR = 'admin-cli';
+
+/** Name of a key issued from the command line without `--name`. */
+export const OPERATOR_KEY_NAME = 'issued with the admin command line';
+
+/** What `create-key` accepts: the HTTP body's rules for name and scopes (scopes optional). */
+const OperatorKeyInput = z.object({
+  orgId: OrgId,
+  userId: UserId,
+  name: CreateApiKeyRequest.shape.name,
+  scopes: CreateApiKeyRequest.shape.scopes.optional(),
+});
 
 /** Scopes of a key that may create keys (DESIGN.md §10): anything beyond reading and auditing. */
 const KEY_MAKING_SCOPES: readonly Scope[] = ['edit', 'publish', 'admin'];
@@ -98,15 +112,22 @@ export class KeyIssuer {
   }
 
   /**
-   * Issues a key owned by `userId` in `orgId` from the operator's command line: `scopes` default to
-   * everything the member's role allows. `not_found` when the user is not a member of the org.
+   * Issues a key owned by `userId` in `orgId` from the operator's command line (`npm run admin --
+   * create-key`): `scopes` default to everything the member's role allows, `name` to
+   * {@link OPERATOR_KEY_NAME}. `bad_request` for input that is not valid, `not_found` when the user
+   * is not a member of the org, `forbidden` for scopes past the member's role.
    */
-  async issueAsOperator(orgId: string, userId: string, req: { name: string; scopes?: Scope[] }): Promise<CreatedApiKey> {
+  async issueAsOperator(orgId: string, userId: string, input: { name?: string; scopes?: readonly string[] } = {}): Promise<CreatedApiKey> {
+    const parsed = OperatorKeyInput.safeParse({ orgId, userId, name: input.name ?? OPERATOR_KEY_NAME, scopes: input.scopes });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new ArbiterError('bad_request', `invalid ${issue?.path.join('.') || 'input'}: ${issue?.message ?? 'not valid'}`);
+    }
     return this.mint({
-      orgId,
-      owner: userId,
-      name: req.name,
-      scopes: req.scopes ?? [],
+      orgId: parsed.data.orgId,
+      owner: parsed.data.userId,
+      name: parsed.data.name,
+      scopes: parsed.data.scopes ?? [],
       expiresAt: null,
       actor: { userId: ADMIN_CLI_ACTOR },
       issuedBy: ADMIN_CLI_ACTOR,
