@@ -6,7 +6,7 @@ import { CodeEditor } from '../editor/CodeEditor.js';
 import { ruleExtensions } from '../editor/rule-extensions.js';
 import { useSession } from '../lib/session.js';
 import { traceLineSources } from '../lib/rule-syntax.js';
-import type { ExplainResult, ExplainedCondition, RunResult, ValidateResult } from '../lib/types.js';
+import type { ExplainResponse, ExplainedCondition, RunResponse, ValidateResponse } from '@arbiter/contracts';
 import { ErrorBox } from './ErrorBox.js';
 import { RunResultView } from './RunResultView.js';
 
@@ -45,17 +45,17 @@ export interface RuleWorkbenchProps {
   data: string;
   onDataChange: (data: string) => void;
   /** Runs with the parsed data; defaults to `POST /run {rule, data}`. */
-  run?: (data: unknown) => Promise<RunResult>;
+  run?: (data: unknown) => Promise<RunResponse>;
   readOnlyNote?: string;
 }
 
 /** Rule editor (highlighting, live diagnostics, completion), data pane, Run and Explain. */
 export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: RuleWorkbenchProps) {
   const { api } = useSession();
-  const [validation, setValidation] = useState<ValidateResult | null>(null);
-  const [result, setResult] = useState<RunResult | null>(null);
+  const [validation, setValidation] = useState<ValidateResponse | null>(null);
+  const [result, setResult] = useState<RunResponse | null>(null);
   const [ranRule, setRanRule] = useState('');
-  const [explain, setExplain] = useState<ExplainResult | null>(null);
+  const [explain, setExplain] = useState<ExplainResponse | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const view = useRef<EditorView | null>(null);
@@ -71,7 +71,7 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
     setBusy(true);
     setError(null);
     try {
-      const r = run ? await run(parsed.value) : await api.post<RunResult>('/run', { rule, data: parsed.value });
+      const r = run ? await run(parsed.value) : await api.post<RunResponse>('/run', { rule, data: parsed.value });
       setResult(r);
       setRanRule(rule);
     } catch (err) {
@@ -84,7 +84,7 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
   const doExplain = async () => {
     setError(null);
     try {
-      setExplain(await api.post<ExplainResult>('/explain', { rule }));
+      setExplain(await api.post<ExplainResponse>('/explain', { rule }));
     } catch (err) {
       setError(err);
     }

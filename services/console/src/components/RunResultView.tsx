@@ -1,4 +1,4 @@
-import type { RunResult } from '../lib/types.js';
+import type { RunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
 
 /** A run's result, outcomes and trace; trace lines that come from a rule line link to it. */
 export function RunResultView({
@@ -6,7 +6,7 @@ export function RunResultView({
   sources,
   onGoToLine,
 }: {
-  result: RunResult;
+  result: RunResponse | StoredPolicyRunResponse;
   sources?: (number | null)[];
   onGoToLine?: (line: number) => void;
 }) {
@@ -15,7 +15,7 @@ export function RunResultView({
     <section className="run-result" aria-label="Run result" data-testid="run-result">
       <p>
         Result: <strong data-testid="run-value">{JSON.stringify(result.result)}</strong>
-        {result.version !== undefined && <span className="muted"> (version {result.version ?? 'draft'})</span>}
+        {'version' in result && <span className="muted"> (version {result.version ?? 'draft'})</span>}
       </p>
       {result.error && (
         <p className="error" role="status">

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
 import type { Api } from '../lib/api.js';
-import type { FlowDefinition, FlowRecord, FlowRunResult } from '../lib/types.js';
+import type { FlowDefinition, FlowRecord, FlowRunResponse } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { FlowGraph } from '../components/FlowGraph.js';
 import { ErrorBox } from '../components/ErrorBox.js';
@@ -31,7 +31,7 @@ function flowKind(api: Api): RecordKind<FlowRecord> {
       }
     },
     runTest: async (text, data) => {
-      const r = await api.post<FlowRunResult>('/flow/test', { definition: parseDefinition(text), data });
+      const r = await api.post<FlowRunResponse>('/flow/test', { definition: parseDefinition(text), data });
       if (r.error) throw new Error(r.error);
       return r.result;
     },
@@ -43,7 +43,7 @@ const jsonExt = [json()];
 /** The flow's definition (JSON), its graph, and test runs whose path is highlighted on the graph. */
 function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotProps) {
   const { api } = useSession();
-  const [result, setResult] = useState<FlowRunResult | null>(null);
+  const [result, setResult] = useState<FlowRunResponse | null>(null);
   const [error, setError] = useState<unknown>(null);
   const definition = useMemo(() => {
     try {
@@ -58,10 +58,10 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
     const parsed = parseData(data);
     if (!parsed.ok) return setError(new Error(parsed.error));
     try {
-      if (stored) setResult(await api.post<FlowRunResult>(`/run/flow/${baseId}`, parsed.value));
+      if (stored) setResult(await api.post<FlowRunResponse>(`/run/flow/${baseId}`, parsed.value));
       else {
         if (!definition) throw new Error('The definition is not valid JSON');
-        setResult(await api.post<FlowRunResult>('/flow/test', { definition, data: parsed.value }));
+        setResult(await api.post<FlowRunResponse>('/flow/test', { definition, data: parsed.value }));
       }
     } catch (err) {
       setError(err);

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react
 import { json } from '@codemirror/lang-json';
 import { navigate } from '../lib/router.js';
 import { can, useSession } from '../lib/session.js';
-import type { FlowRecord, Page, PolicyRecord } from '../lib/types.js';
+import type { FlowRecord, Page, PolicyRecord } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
