@@ -14,6 +14,7 @@ const RecordList = lazy(() => import('./pages/RecordList.js').then((m) => ({ def
 const PolicyPage = lazy(() => import('./pages/PolicyPage.js').then((m) => ({ default: m.PolicyPage })));
 const FlowPage = lazy(() => import('./pages/FlowPage.js').then((m) => ({ default: m.FlowPage })));
 const AuditPage = lazy(() => import('./pages/AuditPage.js').then((m) => ({ default: m.AuditPage })));
+const PeoplePage = lazy(() => import('./pages/PeoplePage.js').then((m) => ({ default: m.PeoplePage })));
 
 function Page({ route, me }: { route: string; me: MeResponse }) {
   let m: Record<string, string> | null;
@@ -23,6 +24,7 @@ function Page({ route, me }: { route: string; me: MeResponse }) {
   if (route === '/flows') return <RecordList kind="flow" />;
   if ((m = matchRoute('/flows/:id', route))) return <FlowPage key={m.id} id={m.id ?? ''} />;
   if (route === '/audit' && can(me, 'audit')) return <AuditPage />;
+  if (route === '/people' && can(me, 'admin')) return <PeoplePage />;
   return (
     <main>
       <h1>Not found</h1>
@@ -85,6 +87,7 @@ export function App() {
     ['/flows', 'Flows', route.startsWith('/flows')],
   ];
   if (can(me, 'audit')) nav.push(['/audit', 'Audit', route === '/audit']);
+  if (can(me, 'admin')) nav.push(['/people', 'People', route === '/people']);
   return (
     <SessionContext.Provider value={session}>
       <a className="skip" href="#content">

@@ -46,16 +46,47 @@ export interface RuleWorkbenchProps {
   onDataChange: (data: string) => void;
   /** Runs with the parsed data; defaults to `POST /run {rule, data}`. */
   run?: (data: unknown) => Promise<RunResponse>;
-  readOnlyNote?: string;
+  /** Why the rule cannot be edited here (shown above the editor, which then ignores typing); null: editable. */
+  readOnlyReason?: string | null;
+  /** Put the cursor in the rule editor when it is made. */
+  autoFocus?: boolean;
+}
+
+/**
+ * Why a result on screen no longer matches the editors, or null while it does: a result stays
+ * visible after an edit (to compare), marked so it is never mistaken for the current rule's.
+ */
+export function staleness(
+  ran: { rule: string; data?: string },
+  now: { rule: string; data?: string },
+  validation: ValidateResponse | null,
+): string | null {
+  if (ran.rule !== now.rule) {
+    return validation && !validation.valid && validation.error !== null
+      ? 'Out of date: the rule changed since this run and no longer parses'
+      : 'Out of date: the rule changed since this run';
+  }
+  if (ran.data !== undefined && ran.data !== now.data) return 'Out of date: the data changed since this run';
+  return null;
 }
 
 /** Rule editor (highlighting, live diagnostics, completion), data pane, Run and Explain. */
-export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: RuleWorkbenchProps) {
+export function RuleWorkbench({
+  rule,
+  onRuleChange,
+  data,
+  onDataChange,
+  run,
+  readOnlyReason = null,
+  autoFocus = false,
+}: RuleWorkbenchProps) {
   const { api } = useSession();
   const [validation, setValidation] = useState<ValidateResponse | null>(null);
   const [result, setResult] = useState<RunResponse | null>(null);
   const [ranRule, setRanRule] = useState('');
+  const [ranData, setRanData] = useState('');
   const [explain, setExplain] = useState<ExplainResponse | null>(null);
+  const [explainedRule, setExplainedRule] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const view = useRef<EditorView | null>(null);
@@ -74,6 +105,7 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
       const r = run ? await run(parsed.value) : await api.post<RunResponse>('/run', { rule, data: parsed.value });
       setResult(r);
       setRanRule(rule);
+      setRanData(data);
     } catch (err) {
       setError(err);
     } finally {
@@ -85,6 +117,7 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
     setError(null);
     try {
       setExplain(await api.post<ExplainResponse>('/explain', { rule }));
+      setExplainedRule(rule);
     } catch (err) {
       setError(err);
     }
@@ -99,12 +132,19 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
   };
 
   const sources = useMemo(() => (result?.trace ? traceLineSources(ranRule, result.trace) : []), [result, ranRule]);
+  const resultStale = result ? staleness({ rule: ranRule, data: ranData }, { rule, data }, validation) : null;
+  const explainStale = explain ? staleness({ rule: explainedRule }, { rule }, validation) : null;
 
   return (
     <div className="workbench">
       <div className="panes">
         <section className="pane" aria-label="Rule">
           <h2>Rule</h2>
+          {readOnlyReason && (
+            <p className="read-only-note" role="note" data-testid="read-only-note">
+              {readOnlyReason}
+            </p>
+          )}
           <CodeEditor
             value={rule}
             onChange={onRuleChange}
@@ -114,6 +154,8 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
             placeholder="A **customer** gets free shipping if the __total__ of the **order** is greater than 50."
             onView={(v) => (view.current = v)}
             minHeight="12rem"
+            readOnly={readOnlyReason !== null}
+            autoFocus={autoFocus}
           />
           <p className="validation" role="status" data-testid="validation">
             {validation === null ? '' : validation.valid ? '✓ Valid' : `✗ ${validation.error ?? 'invalid'}`}
@@ -141,10 +183,20 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
         <span className="muted">Tip: Ctrl-Space completes operators; Esc then Tab leaves an editor.</span>
       </div>
       <ErrorBox error={error} />
-      {result && <RunResultView result={result} sources={sources} onGoToLine={goToLine} />}
+      {result && <RunResultView result={result} sources={sources} onGoToLine={resultStale ? undefined : goToLine} stale={resultStale} />}
       {explain && (
-        <section className="explain" aria-label="Explanation" data-testid="explanation">
+        <section
+          className={explainStale ? 'explain stale' : 'explain'}
+          aria-label="Explanation"
+          data-testid="explanation"
+          data-stale={explainStale !== null}
+        >
           <h2>Explanation</h2>
+          {explainStale && (
+            <p className="stale-note" role="status" data-testid="explanation-stale">
+              {explainStale}: explain again.
+            </p>
+          )}
           {explain.error ? (
             <p className="error">{explain.error}</p>
           ) : (

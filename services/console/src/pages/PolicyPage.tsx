@@ -23,7 +23,7 @@ function policyKind(api: Api): RecordKind<PolicyRecord> {
 }
 
 /** The stored policy's editor: the draft's rule in the workbench, and a run of the stored policy by base id. */
-function PolicyEditor({ content, setContent, data, setData, baseId }: EditorSlotProps) {
+function PolicyEditor({ content, setContent, data, setData, baseId, readOnlyReason }: EditorSlotProps) {
   const { api } = useSession();
   const [stored, setStored] = useState<StoredPolicyRunResponse | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -39,7 +39,7 @@ function PolicyEditor({ content, setContent, data, setData, baseId }: EditorSlot
   };
   return (
     <>
-      <RuleWorkbench rule={content} onRuleChange={setContent} data={data} onDataChange={setData} />
+      <RuleWorkbench rule={content} onRuleChange={setContent} data={data} onDataChange={setData} readOnlyReason={readOnlyReason} />
       <section aria-label="Stored run" className="stored-run">
         <h2>Run the stored policy</h2>
         <p className="muted">Runs what callers get at POST /run/policy/{baseId}: the latest version (the draft if never published).</p>
