@@ -122,7 +122,7 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
       description:
         'How a user without an identity provider gets a first key. The scopes must be within the member role ' +
         '(and within the rights of the caller), else 403; a user who is not a member of the caller org is 404. ' +
-        'Issued with an API key, the new key never outlives that key and is revoked with it (keys that make keys). ' +
+        'The issued key belongs to the member and stands alone: revoking or expiring the issuing key leaves it working. ' +
         'Past `APIKEYS_PER_USER_MAX` live keys of the member: 409 `too_many_api_keys`. Event: `key created`, ' +
         'with the issuer as actor and in `details.issuedBy`.',
       params: z.object({ userId: UserId }),
