@@ -16,4 +16,4 @@ export {
 } from './run.js';
 export type { FlowProblem, FlowProblemCode } from './problems.js';
 export { compileTable, type CompiledTable, type TableCompilation } from './table/compile.js';
-export { TABLE_CONFLICT, TABLE_NOT_UNIQUE } from './table/evaluate.js';
+export { evaluateTable, TABLE_CONFLICT, TABLE_NOT_UNIQUE, type TableOutcome, type TableRunOptions } from './table/evaluate.js';

@@ -42,7 +42,7 @@ const json = (v: unknown): string => JSON.stringify(v);
  */
 export function evaluateTable(nodeId: string, table: CompiledTable, data: unknown, budget: StepBudgetLike, options: TableRunOptions): TableOutcome {
   const { node } = table;
-  const run = table.cells.begin(data, { stepBudget: budget, trace: options.trace, ...(options.now !== undefined ? { now: options.now } : {}) });
+  const run = table.cells.begin(data, { stepBudget: budget, trace: options.trace, now: options.now });
   const lines: string[] | null = options.trace ? [`table "${nodeId}" [${node.hitPolicy}${node.aggregation ? ` ${node.aggregation}` : ''}]: ${node.rules.length} rules`] : null;
   const matched: number[] = [];
   try {
@@ -61,8 +61,7 @@ export function evaluateTable(nodeId: string, table: CompiledTable, data: unknow
     run.end();
   }
   const cells: TableCellRun[] = options.trace ? run.cells.map((c) => ({ rule: c.row, input: c.column, result: c.result })) : [];
-  const noMatch = noMatchResult(table);
-  if (run.error !== null) return fail(lines, cells, matched, noMatch, run.error.message, run.error.code);
+  if (run.error !== null) return fail(lines, cells, matched, noMatchResult(table), run.error.message, run.error.code);
 
   const outputs = table.outputs;
   let result: TableResult;
@@ -73,12 +72,12 @@ export function evaluateTable(nodeId: string, table: CompiledTable, data: unknow
           lines,
           cells,
           matched,
-          noMatch,
+          noMatchResult(table),
           `table \`${nodeId}\`: rules ${list(matched)} match, but the hit policy \`unique\` allows one`,
           TABLE_NOT_UNIQUE,
         );
       }
-      result = matched.length === 1 ? outputs[matched[0]] : noMatch;
+      result = matched.length === 1 ? outputs[matched[0]] : noMatchResult(table);
       break;
     case 'any': {
       const differs = matched.find((r) => !sameOutputs(outputs[r], outputs[matched[0]]));
@@ -87,26 +86,26 @@ export function evaluateTable(nodeId: string, table: CompiledTable, data: unknow
           lines,
           cells,
           matched,
-          noMatch,
+          noMatchResult(table),
           `table \`${nodeId}\`: rules ${matched[0] + 1} and ${differs + 1} match with different outputs, but the hit policy \`any\` needs them to agree`,
           TABLE_CONFLICT,
         );
       }
-      result = matched.length > 0 ? outputs[matched[0]] : noMatch;
+      result = matched.length > 0 ? outputs[matched[0]] : noMatchResult(table);
       break;
     }
     case 'priority':
       matched.sort((a, b) => compareRanks(table.ranks[a], table.ranks[b]) || a - b);
-      result = matched.length > 0 ? outputs[matched[0]] : noMatch;
+      result = matched.length > 0 ? outputs[matched[0]] : noMatchResult(table);
       break;
     case 'first':
-      result = matched.length > 0 ? outputs[matched[0]] : noMatch;
+      result = matched.length > 0 ? outputs[matched[0]] : noMatchResult(table);
       break;
     case 'rule order':
-      result = matched.length > 0 ? matched.map((r) => outputs[r]) : noMatch;
+      result = matched.length > 0 ? matched.map((r) => outputs[r]) : noMatchResult(table);
       break;
     case 'collect':
-      result = node.aggregation ? aggregate(table, matched) : matched.length > 0 ? matched.map((r) => outputs[r]) : noMatch;
+      result = node.aggregation ? aggregate(table, matched) : matched.length > 0 ? matched.map((r) => outputs[r]) : noMatchResult(table);
       break;
   }
   lines?.push(`result: ${json(result)}`);

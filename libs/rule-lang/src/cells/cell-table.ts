@@ -55,7 +55,7 @@ export interface CellRunOptions {
   /** The budget the cells' steps are counted against (and `used` advanced). */
   stepBudget: StepBudgetLike;
   /** The clock: "today" is this instant's UTC day. Defaults to now. */
-  now?: Date | number;
+  now?: Date | number | undefined;
   /** Record each evaluated cell in `cells`. */
   trace?: boolean;
 }
@@ -295,8 +295,21 @@ function compileCell(cell: ParsedCell, col: Column, column: number): CellFn | nu
     return result;
   };
 
+  // Without a trace, a plain cell (no path operand, no `if present`) on a present value takes this path.
+  const plain = getRight === undefined && !optional;
   // One step once the cell finished (its trace entry recorded), as the language counts a comparison.
   return (state, row) => {
+    const ctx = state.ctx;
+    if (plain && state.trace === null) {
+      const v = state.values[column];
+      if (v !== MISSING) {
+        ctx.left -= sizeCost(v);
+        const positive = test(v, undefined, ctx.today);
+        // eslint-disable-next-line @typescript-eslint/only-throw-error -- an EvalFailure, caught by Run.matches: no stack
+        if (--ctx.left < 0) throw overBudget(ctx.limit);
+        return negated ? !positive : positive;
+      }
+    }
     const result = evaluate(state, row);
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- an EvalFailure, caught by Run.matches: no stack
     if (--state.ctx.left < 0) throw overBudget(state.ctx.limit);
