@@ -81,8 +81,32 @@ export interface PolicyRecord extends RecordMeta {
   tests: PolicyTest[];
 }
 
+/** A decision table's output value. */
+export type TableValue = string | number | boolean | null;
+
+/** A decision-table node (see the flow definition schema in /openapi.json). */
+export interface TableNode {
+  type: 'table';
+  hitPolicy: 'unique' | 'any' | 'priority' | 'first' | 'rule order' | 'collect';
+  aggregation?: 'sum' | 'min' | 'max' | 'count';
+  inputs: { name: string; path: string }[];
+  outputs: { name: string; values?: TableValue[]; default?: TableValue }[];
+  rules: { when: string[]; then: Record<string, TableValue>; description?: string }[];
+  next?: string;
+  routeOn?: string;
+  routes?: Record<string, string>;
+  default?: string;
+}
+
+/** One evaluated cell of a table node run. */
+export interface TableCellRun {
+  rule: number;
+  input: number;
+  result: boolean;
+}
+
 export interface FlowNode {
-  type: 'policy' | 'return' | 'custom';
+  type: 'policy' | 'return' | 'custom' | 'table';
   baseId?: string;
   policyId?: string;
   version?: number;
@@ -123,7 +147,8 @@ export interface Page<T> {
 
 export interface FlowRunResult {
   result: unknown;
-  path?: { nodeId: string; type: string; result?: unknown; [key: string]: unknown }[];
+  path?: { nodeId: string; type: string; result?: unknown; matched?: number[]; [key: string]: unknown }[];
+  nodes?: { nodeId: string; type?: string; matched?: number[]; cells?: TableCellRun[]; trace?: string[]; error?: string | null }[];
   error?: string | null;
   [key: string]: unknown;
 }

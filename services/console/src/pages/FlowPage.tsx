@@ -2,9 +2,10 @@ import { useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
 import type { Api } from '../lib/api.js';
-import type { FlowDefinition, FlowRecord, FlowRunResult } from '../lib/types.js';
+import type { FlowDefinition, FlowRecord, FlowRunResult, TableNode } from '../lib/types.js';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { FlowGraph } from '../components/FlowGraph.js';
+import { TableEditor, type TableRunView } from '../components/TableEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { parseData } from '../components/RuleWorkbench.js';
 import { RecordPage, type EditorSlotProps, type RecordKind } from './RecordPage.js';
@@ -40,8 +41,8 @@ function flowKind(api: Api): RecordKind<FlowRecord> {
 
 const jsonExt = [json()];
 
-/** The flow's definition (JSON), its graph, and test runs whose path is highlighted on the graph. */
-function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotProps) {
+/** The flow's definition (JSON), its graph, a grid per decision table, and test runs whose path (and matched rules) are highlighted. */
+function FlowEditor({ content, setContent, data, setData, baseId, editable }: EditorSlotProps) {
   const { api } = useSession();
   const [result, setResult] = useState<FlowRunResult | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -69,6 +70,15 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
   };
 
   const path = result?.path?.map((s) => s.nodeId) ?? [];
+  const tables = definition ? Object.entries(definition.nodes).filter(([, n]) => n?.type === 'table') : [];
+  const tableRuns = new Map<string, TableRunView>(
+    (result?.nodes ?? []).filter((n) => n.type === 'table').map((n) => [n.nodeId, { matched: n.matched ?? [], cells: n.cells ?? [] }]),
+  );
+  /** The grid's edit, written back into the definition text (the JSON editor follows). */
+  const setTable = (id: string, node: TableNode) => {
+    if (!definition) return;
+    setContent(JSON.stringify({ ...definition, nodes: { ...definition.nodes, [id]: node } }, null, 2));
+  };
   return (
     <div className="workbench">
       <div className="panes">
@@ -83,6 +93,18 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
           </div>
         </section>
       </div>
+      {tables.map(([id, node]) => (
+        <section key={id} className="pane" aria-label={`Decision table ${id}`}>
+          <h2>Decision table {id}</h2>
+          <TableEditor
+            nodeId={id}
+            node={node as unknown as TableNode}
+            onChange={(n) => setTable(id, n)}
+            run={tableRuns.get(id) ?? null}
+            editable={editable}
+          />
+        </section>
+      ))}
       <section className="pane" aria-label="Data">
         <h2>Data (JSON)</h2>
         <CodeEditor value={data} onChange={setData} extensions={jsonExt} label="Data editor" minHeight="6rem" />
@@ -103,6 +125,11 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
           </p>
           {result.error && <p className="error">{result.error}</p>}
           <p>Path: {path.join(' → ')}</p>
+          {[...tableRuns].map(([id, t]) => (
+            <p key={id} data-testid={`matched-${id}`}>
+              Table {id}: {t.matched.length === 0 ? 'no rule matched' : `rule${t.matched.length === 1 ? '' : 's'} ${t.matched.map((r) => r + 1).join(', ')} matched`}
+            </p>
+          ))}
         </section>
       )}
     </div>
