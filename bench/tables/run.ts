@@ -180,8 +180,15 @@ async function main(): Promise<void> {
     const traced = evaluateTable('tiers', t, d, new StepBudget(), { trace: true });
     const flow = await runFlow(def, d, noPolicies, 1_000_000, { trace: false });
     const zen = (await decision.evaluate(d)).result as Record<string, unknown>;
-    if (!same(ours.result, want) || !same(traced.result, want) || !same(flow.result, want) || !same({ tier: zen.tier, discount: zen.discount }, want)) {
-      throw new Error(`answers differ on ${JSON.stringify(d)}: want ${JSON.stringify(want)}, arbiter ${JSON.stringify(ours.result)}, zen ${JSON.stringify(zen)}`);
+    if (
+      !same(ours.result, want) ||
+      !same(traced.result, want) ||
+      !same(flow.result, want) ||
+      !same({ tier: zen.tier, discount: zen.discount }, want)
+    ) {
+      throw new Error(
+        `answers differ on ${JSON.stringify(d)}: want ${JSON.stringify(want)}, arbiter ${JSON.stringify(ours.result)}, zen ${JSON.stringify(zen)}`,
+      );
     }
   }
   const meanRow = data.reduce((s, d) => s + Number(String(expected(d).tier).slice(1)), 0) / data.length;
@@ -224,17 +231,30 @@ async function main(): Promise<void> {
   engine.dispose();
 
   const zenBest = Math.max(results[3]!.perSecond, results[4]!.perSecond);
-  console.log(`decision table: ${ROWS} rules, 4 inputs, hit policy first; ${ITEMS} data items, first match at rule ${meanRow.toFixed(1)} on average (${positions.size} distinct rules hit)`);
+  console.log(
+    `decision table: ${ROWS} rules, 4 inputs, hit policy first; ${ITEMS} data items, first match at rule ${meanRow.toFixed(1)} on average (${positions.size} distinct rules hit)`,
+  );
   console.log(`node ${process.version}; every answer checked against the reference reading of the table before timing\n`);
   console.log('engine'.padEnd(34) + 'evals/s'.padStart(12) + 'µs/eval'.padStart(10) + 'vs zen (best)'.padStart(15));
   for (const r of results) {
-    console.log(r.name.padEnd(34) + Math.round(r.perSecond).toLocaleString('en-US').padStart(12) + r.micros.toFixed(2).padStart(10) + `${(r.perSecond / zenBest).toFixed(2)}×`.padStart(15));
+    console.log(
+      r.name.padEnd(34) +
+        Math.round(r.perSecond).toLocaleString('en-US').padStart(12) +
+        r.micros.toFixed(2).padStart(10) +
+        `${(r.perSecond / zenBest).toFixed(2)}×`.padStart(15),
+    );
   }
-  console.log(`zen-engine's own reported time per evaluation (inside Rust, no JS boundary): median ${zenSelf[zenSelf.length >> 1]!.toFixed(2)} µs`);
+  console.log(
+    `zen-engine's own reported time per evaluation (inside Rust, no JS boundary): median ${zenSelf[zenSelf.length >> 1]!.toFixed(2)} µs`,
+  );
   const ours = results[0]!;
   console.log(`\ntarget ≤ 5 µs per evaluation without trace: ${ours.micros.toFixed(2)} µs → ${ours.micros <= 5 ? 'met' : 'NOT met'}`);
-  console.log(`target ≥ zen-engine evaluations/s: ${(ours.perSecond / zenBest).toFixed(2)}× → ${ours.perSecond >= zenBest ? 'met' : 'NOT met'}`);
-  console.log(JSON.stringify({ bench: 'tables', date: new Date().toISOString(), results, zenSelfMedianMicros: zenSelf[zenSelf.length >> 1], sink }));
+  console.log(
+    `target ≥ zen-engine evaluations/s: ${(ours.perSecond / zenBest).toFixed(2)}× → ${ours.perSecond >= zenBest ? 'met' : 'NOT met'}`,
+  );
+  console.log(
+    JSON.stringify({ bench: 'tables', date: new Date().toISOString(), results, zenSelfMedianMicros: zenSelf[zenSelf.length >> 1], sink }),
+  );
 }
 
 /** zen's `performance` ("12.3µs", "1.2ms", "800ns") in µs. */

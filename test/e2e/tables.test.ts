@@ -102,7 +102,10 @@ describe('saving and publishing flows with table nodes', () => {
     const unknownOutput = structuredClone(TIERS) as any;
     unknownOutput.nodes.tier.rules[2].then = { tier: 'basic', rebate: 1 };
     const a = await call(stack, 'POST', '/flow', { key: stack.adminKey, body: { name: unique('bad'), definition: unknownOutput } });
-    expect([a.status, a.body.errors.map((e: any) => [e.code, e.path])]).toEqual([400, [['unknown_output', 'nodes.tier.rules.2.then.rebate']]]);
+    expect([a.status, a.body.errors.map((e: any) => [e.code, e.path])]).toEqual([
+      400,
+      [['unknown_output', 'nodes.tier.rules.2.then.rebate']],
+    ]);
 
     const unresolved = structuredClone(OVERLAP) as any;
     unresolved.nodes.u.routes = { low: 'nowhere', medium: 'fast' };
@@ -199,7 +202,9 @@ describe('running flows with table nodes', () => {
   });
 
   it('batch runs answer each item as the single run does', async () => {
-    const out = await ok(200, 'POST', `/run/flow/${tiers}/batch`, { items: [NL_ADULT, MINOR, { applicant: { age: 40, address: { country: 'DE' } } }] });
+    const out = await ok(200, 'POST', `/run/flow/${tiers}/batch`, {
+      items: [NL_ADULT, MINOR, { applicant: { age: 40, address: { country: 'DE' } } }],
+    });
     expect(out.results.map((r: any) => r.result)).toEqual([
       { tier: 'gold', discount: 10 },
       { tier: 'basic', discount: 0 },
@@ -223,7 +228,8 @@ describe('export → import and rules pull → push', () => {
   it('keep table definitions exactly, and the imported flow runs the same', async () => {
     const draft = await ok(201, 'POST', '/flow', { name: unique('roundtrip'), definition: TIERS });
     const version = await ok(201, 'PUT', `/flow/${draft.flowId}`, { status: 'published' });
-    const exportOf = async (key: string) => JSON.parse(await (await fetch(`${stack.baseUrl}/export`, { headers: { 'x-api-key': key } })).text());
+    const exportOf = async (key: string) =>
+      JSON.parse(await (await fetch(`${stack.baseUrl}/export`, { headers: { 'x-api-key': key } })).text());
 
     const orgB = stack.admin(['create-org', `tables-${randomBytes(3).toString('hex')}`, '--admin', 'bea']);
     expect(orgB.status, orgB.stderr).toBe(0);

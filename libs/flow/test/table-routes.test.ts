@@ -44,7 +44,13 @@ describe('table nodes in a flow', () => {
       { nodeId: 'tier', type: 'table', result: { tier: 'gold' }, matched: [0] },
       { nodeId: 'yes', type: 'return', result: true },
     ]);
-    expect(out.nodes[1]).toMatchObject({ nodeId: 'tier', type: 'table', matched: [0], error: null, cells: [{ rule: 0, input: 0, result: true }] });
+    expect(out.nodes[1]).toMatchObject({
+      nodeId: 'tier',
+      type: 'table',
+      matched: [0],
+      error: null,
+      cells: [{ rule: 0, input: 0, result: true }],
+    });
   });
 
   it('a value without a route takes `default`', async () => {
@@ -70,7 +76,11 @@ describe('table nodes in a flow', () => {
   });
 
   it('`next` goes on whatever the result', async () => {
-    const out = await runFlow(def({ routes: undefined, default: undefined, next: 'review' }), { applicant: { age: 30, country: 'NL' } }, resolve);
+    const out = await runFlow(
+      def({ routes: undefined, default: undefined, next: 'review' }),
+      { applicant: { age: 30, country: 'NL' } },
+      resolve,
+    );
     expect(out.result).toBe('manual review');
   });
 
@@ -84,7 +94,10 @@ describe('table nodes in a flow', () => {
           aggregation: 'count',
           inputs: [],
           outputs: [{ name: 'n' }],
-          rules: [{ when: [], then: {} }, { when: [], then: {} }],
+          rules: [
+            { when: [], then: {} },
+            { when: [], then: {} },
+          ],
           routes: { '2': 'two' },
           default: 'other',
         },

@@ -49,27 +49,44 @@ describe('table node validation', () => {
       ],
     });
     expect(problems(def).map((p) => [p.path, p.message])).toEqual([
-      ['nodes.t.rules.0.when.0', 'table `t`: rule 1, input `age`: line 1, column 4: unexpected word `eighteen`: string values must be quoted, e.g. "eighteen"'],
-      ['nodes.t.rules.1.when.1', 'table `t`: rule 2, input `country`: line 1, column 4: unexpected word `NL`: string values must be quoted, e.g. "NL"'],
+      [
+        'nodes.t.rules.0.when.0',
+        'table `t`: rule 1, input `age`: line 1, column 4: unexpected word `eighteen`: string values must be quoted, e.g. "eighteen"',
+      ],
+      [
+        'nodes.t.rules.1.when.1',
+        'table `t`: rule 2, input `country`: line 1, column 4: unexpected word `NL`: string values must be quoted, e.g. "NL"',
+      ],
     ]);
   });
 
   it('an input path that does not parse', () => {
     const def = flow({ inputs: [base.inputs[0], { name: 'country', path: 'country' }] });
     expect(problems(def)).toEqual([
-      { code: 'invalid_cell', message: 'table `t`: input `country`: path: line 1, column 1: unexpected `country`', path: 'nodes.t.inputs.1.path' },
+      {
+        code: 'invalid_cell',
+        message: 'table `t`: input `country`: path: line 1, column 1: unexpected `country`',
+        path: 'nodes.t.inputs.1.path',
+      },
     ]);
   });
 
   it('a rule naming an unknown output', () => {
     const def = flow({ rules: [{ when: ['-', '-'], then: { tier: 'gold', rebate: 5 } }] });
     expect(problems(def)).toEqual([
-      { code: 'unknown_output', message: 'table `t`: rule 1 sets `rebate`, which is not an output of the table', path: 'nodes.t.rules.0.then.rebate' },
+      {
+        code: 'unknown_output',
+        message: 'table `t`: rule 1 sets `rebate`, which is not an output of the table',
+        path: 'nodes.t.rules.0.then.rebate',
+      },
     ]);
   });
 
   it('a rule with the wrong number of cells', () => {
-    expect(problems(flow({ rules: [{ when: ['-'], then: {} }] }))[0]).toMatchObject({ code: 'invalid_table', path: 'nodes.t.rules.0.when' });
+    expect(problems(flow({ rules: [{ when: ['-'], then: {} }] }))[0]).toMatchObject({
+      code: 'invalid_table',
+      path: 'nodes.t.rules.0.when',
+    });
   });
 
   it('priority: needs a values list, and the list must cover every value used', () => {
@@ -88,8 +105,16 @@ describe('table node validation', () => {
 
   it('aggregation: collect only, one numeric output', () => {
     expect(problems(flow({ aggregation: 'sum' }))[0]).toMatchObject({ code: 'invalid_table', path: 'nodes.t.aggregation' });
-    expect(problems(flow({ hitPolicy: 'collect', aggregation: 'sum' }))[0]).toMatchObject({ code: 'invalid_table', path: 'nodes.t.outputs' });
-    const one = flow({ hitPolicy: 'collect', aggregation: 'sum', outputs: [{ name: 'tier' }], rules: [{ when: ['-', '-'], then: { tier: 'gold' } }] });
+    expect(problems(flow({ hitPolicy: 'collect', aggregation: 'sum' }))[0]).toMatchObject({
+      code: 'invalid_table',
+      path: 'nodes.t.outputs',
+    });
+    const one = flow({
+      hitPolicy: 'collect',
+      aggregation: 'sum',
+      outputs: [{ name: 'tier' }],
+      rules: [{ when: ['-', '-'], then: { tier: 'gold' } }],
+    });
     expect(problems(one)[0]).toMatchObject({ code: 'invalid_table', path: 'nodes.t.rules.0.then.tier' });
   });
 
@@ -99,21 +124,31 @@ describe('table node validation', () => {
       { code: 'unknown_node', message: 'node `t`: `routes.basic` names `nowhere`, which does not exist', path: 'nodes.t.routes.basic' },
     ]);
     expect(problems(flow({ routeOn: 'rebate', routes: { gold: 'done' }, default: 'done' }, { done }))).toEqual([
-      { code: 'unknown_output', message: 'table `t`: `routeOn` names `rebate`, which is not an output of the table', path: 'nodes.t.routeOn' },
+      {
+        code: 'unknown_output',
+        message: 'table `t`: `routeOn` names `rebate`, which is not an output of the table',
+        path: 'nodes.t.routeOn',
+      },
     ]);
     expect(problems(flow({ routes: { gold: 'done' }, default: 'done' }, { done }))[0]).toMatchObject({ path: 'nodes.t.routeOn' });
     expect(problems(flow({ routeOn: 'tier', routes: { gold: 'done' } }, { done }))).toEqual([
       expect.objectContaining({ code: 'missing_branch', path: 'nodes.t.default' }),
     ]);
     const covered = flow(
-      { outputs: [{ name: 'tier', values: ['gold', 'basic'] }, { name: 'discount' }], routeOn: 'tier', routes: { gold: 'done', basic: 'done' } },
+      {
+        outputs: [{ name: 'tier', values: ['gold', 'basic'] }, { name: 'discount' }],
+        routeOn: 'tier',
+        routes: { gold: 'done', basic: 'done' },
+      },
       { done },
     );
     expect(problems(covered)).toEqual([]);
-    expect(problems(flow({ hitPolicy: 'collect', routeOn: 'tier', routes: { gold: 'done' }, default: 'done' }, { done }))[0]).toMatchObject({
-      code: 'invalid_table',
-      path: 'nodes.t.routes',
-    });
+    expect(problems(flow({ hitPolicy: 'collect', routeOn: 'tier', routes: { gold: 'done' }, default: 'done' }, { done }))[0]).toMatchObject(
+      {
+        code: 'invalid_table',
+        path: 'nodes.t.routes',
+      },
+    );
     expect(problems(flow({ next: 'done', routeOn: 'tier', routes: { gold: 'done' }, default: 'done' }, { done }))[0]).toMatchObject({
       path: 'nodes.t.next',
     });

@@ -40,7 +40,17 @@ describe('checkCell', () => {
   it.each([
     ['>=', { detail: '`>=` needs a value or a path after it', line: 1, column: 3, offset: 2, length: 0 }],
     ['is in "NL"', { detail: '`is in` needs a list or a path, not a string', line: 1, column: 7, offset: 6, length: 4 }],
-    ['is gold', { detail: 'unexpected word `gold`: string values must be quoted, e.g. "gold"', line: 1, column: 4, offset: 3, length: 4, help: 'write "gold"' }],
+    [
+      'is gold',
+      {
+        detail: 'unexpected word `gold`: string values must be quoted, e.g. "gold"',
+        line: 1,
+        column: 4,
+        offset: 3,
+        length: 4,
+        help: 'write "gold"',
+      },
+    ],
     ['has the format "postcode"', { line: 1, column: 16, offset: 15 }],
     ['is later than 2023-02-29', { detail: '`2023-02-29` is not a real calendar date', column: 15 }],
     ['matches pattern "(?=x)"', { column: 17 }],
@@ -60,9 +70,12 @@ describe('checkCell', () => {
 });
 
 describe('checkColumnPath', () => {
-  it.each(['applicant.age', 'the __age__ of the **applicant**', '__date of birth__ of the **applicant**', '  order.total  '])('`%s` parses', (p) => {
-    expect(checkColumnPath(p)).toBeNull();
-  });
+  it.each(['applicant.age', 'the __age__ of the **applicant**', '__date of birth__ of the **applicant**', '  order.total  '])(
+    '`%s` parses',
+    (p) => {
+      expect(checkColumnPath(p)).toBeNull();
+    },
+  );
   it.each(['', 'age', 'a.b >= 3', 'its.x', '__age__'])('`%s` is refused', (p) => {
     expect(checkColumnPath(p)).not.toBeNull();
   });
@@ -71,7 +84,13 @@ describe('checkColumnPath', () => {
 describe('compileCellTable', () => {
   it('lists every cell and column that does not parse, by row and column', () => {
     try {
-      compileCellTable(['a.b', 'c'], [['>= 1', 'is in 5'], ['is x', '-']]);
+      compileCellTable(
+        ['a.b', 'c'],
+        [
+          ['>= 1', 'is in 5'],
+          ['is x', '-'],
+        ],
+      );
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(CellTableError);
@@ -84,7 +103,13 @@ describe('compileCellTable', () => {
   });
 
   it('evaluates rows with the language semantics, tracing each evaluated cell', () => {
-    const t = compileCellTable(['applicant.age', 'applicant.country'], [['>= 18', '["NL", "BE"]'], ['-', '-']]);
+    const t = compileCellTable(
+      ['applicant.age', 'applicant.country'],
+      [
+        ['>= 18', '["NL", "BE"]'],
+        ['-', '-'],
+      ],
+    );
     const budget = new StepBudget(100);
     const run = t.begin({ applicant: { age: '21', country: 'nl' } }, { stepBudget: budget, trace: true });
     expect([run.matches(0), run.matches(1)]).toEqual([true, true]);

@@ -49,7 +49,8 @@ function compileUncached(nodeId: string, node: FlowTableNode): TableCompilation 
   const problems: FlowProblem[] = [];
   const at = `nodes.${nodeId}`;
   const table = `table \`${nodeId}\``;
-  const problem = (code: FlowProblem['code'], message: string, path: string) => problems.push({ code, message: `${table}: ${message}`, path });
+  const problem = (code: FlowProblem['code'], message: string, path: string) =>
+    problems.push({ code, message: `${table}: ${message}`, path });
 
   const seenNames = new Map<string, string>();
   node.inputs.forEach((input, i) => {
@@ -64,7 +65,11 @@ function compileUncached(nodeId: string, node: FlowTableNode): TableCompilation 
     outputIndex.set(output.name, i);
     seenNames.set(output.name, 'output');
     if (output.values !== undefined && output.default !== undefined && !output.values.some((v) => sameValue(v, output.default!))) {
-      problem('invalid_table', `the default ${show(output.default)} of output \`${output.name}\` is not among its values`, `${at}.outputs.${i}.default`);
+      problem(
+        'invalid_table',
+        `the default ${show(output.default)} of output \`${output.name}\` is not among its values`,
+        `${at}.outputs.${i}.default`,
+      );
     }
   });
 
@@ -78,7 +83,11 @@ function compileUncached(nodeId: string, node: FlowTableNode): TableCompilation 
     }
     node.outputs.forEach((o) => {
       if (o.values !== undefined && o.default === undefined && !Object.hasOwn(rule.then, o.name)) {
-        problem('invalid_table', `rule ${nth(r)} gives no value for \`${o.name}\`, whose output lists \`values\` and has no \`default\``, `${at}.rules.${r}.then`);
+        problem(
+          'invalid_table',
+          `rule ${nth(r)} gives no value for \`${o.name}\`, whose output lists \`values\` and has no \`default\``,
+          `${at}.rules.${r}.then`,
+        );
       }
     });
     for (const [name, value] of Object.entries(rule.then)) {
@@ -99,24 +108,44 @@ function compileUncached(nodeId: string, node: FlowTableNode): TableCompilation 
   });
 
   if (node.hitPolicy === 'priority' && !node.outputs.some((o) => o.values !== undefined)) {
-    problem('invalid_table', 'a `priority` table ranks rules by the order of an output\'s `values`: declare `values` on at least one output', `${at}.outputs`);
+    problem(
+      'invalid_table',
+      "a `priority` table ranks rules by the order of an output's `values`: declare `values` on at least one output",
+      `${at}.outputs`,
+    );
   }
   if (node.aggregation !== undefined) {
     if (node.hitPolicy !== 'collect') {
-      problem('invalid_table', `\`aggregation\` applies to the \`collect\` hit policy only, not \`${node.hitPolicy}\``, `${at}.aggregation`);
+      problem(
+        'invalid_table',
+        `\`aggregation\` applies to the \`collect\` hit policy only, not \`${node.hitPolicy}\``,
+        `${at}.aggregation`,
+      );
     } else if (node.outputs.length !== 1) {
-      problem('invalid_table', `\`collect\` with \`${node.aggregation}\` needs exactly one output (DMN), not ${node.outputs.length}`, `${at}.outputs`);
+      problem(
+        'invalid_table',
+        `\`collect\` with \`${node.aggregation}\` needs exactly one output (DMN), not ${node.outputs.length}`,
+        `${at}.outputs`,
+      );
     } else if (node.aggregation !== 'count') {
       const name = node.outputs[0].name;
       node.rules.forEach((rule, r) => {
         const v = rule.then[name];
         if (v !== undefined && v !== null && typeof v !== 'number') {
-          problem('invalid_table', `\`${node.aggregation}\` needs numbers, but rule ${nth(r)} gives \`${name}\` ${show(v)}`, `${at}.rules.${r}.then.${name}`);
+          problem(
+            'invalid_table',
+            `\`${node.aggregation}\` needs numbers, but rule ${nth(r)} gives \`${name}\` ${show(v)}`,
+            `${at}.rules.${r}.then.${name}`,
+          );
         }
       });
       const d = node.outputs[0].default;
       if (d !== undefined && d !== null && typeof d !== 'number') {
-        problem('invalid_table', `\`${node.aggregation}\` needs numbers, but the default of \`${name}\` is ${show(d)}`, `${at}.outputs.0.default`);
+        problem(
+          'invalid_table',
+          `\`${node.aggregation}\` needs numbers, but the default of \`${name}\` is ${show(d)}`,
+          `${at}.outputs.0.default`,
+        );
       }
     }
   }
@@ -136,7 +165,11 @@ function compileUncached(nodeId: string, node: FlowTableNode): TableCompilation 
   if (node.routes !== undefined) {
     const single = SINGLE.has(node.hitPolicy) || (node.hitPolicy === 'collect' && node.aggregation !== undefined);
     if (!single) {
-      problem('invalid_table', `\`routes\` need one output object, but a \`${node.hitPolicy}\` table without aggregation gives a list`, `${at}.routes`);
+      problem(
+        'invalid_table',
+        `\`routes\` need one output object, but a \`${node.hitPolicy}\` table without aggregation gives a list`,
+        `${at}.routes`,
+      );
     }
     if (node.routeOn !== undefined) {
       if (outputIndex.has(node.routeOn)) routeOn = node.routeOn;
@@ -177,7 +210,11 @@ function compileUncached(nodeId: string, node: FlowTableNode): TableCompilation 
       const input = node.inputs[p.column];
       const where = `line ${p.problem.line}, column ${p.problem.column}`;
       if (p.row === null) {
-        problems.push({ code: 'invalid_cell', message: `${table}: input \`${input.name}\`: path: ${where}: ${p.problem.detail}`, path: `${at}.inputs.${p.column}.path` });
+        problems.push({
+          code: 'invalid_cell',
+          message: `${table}: input \`${input.name}\`: path: ${where}: ${p.problem.detail}`,
+          path: `${at}.inputs.${p.column}.path`,
+        });
       } else {
         problems.push({
           code: 'invalid_cell',

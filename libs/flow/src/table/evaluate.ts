@@ -40,10 +40,18 @@ const json = (v: unknown): string => JSON.stringify(v);
  * `sum`/`min`/`max` give the output's default, else null; `count` gives 0.
  * The cells count against `budget` like a policy's comparisons (advancing `used`).
  */
-export function evaluateTable(nodeId: string, table: CompiledTable, data: unknown, budget: StepBudgetLike, options: TableRunOptions): TableOutcome {
+export function evaluateTable(
+  nodeId: string,
+  table: CompiledTable,
+  data: unknown,
+  budget: StepBudgetLike,
+  options: TableRunOptions,
+): TableOutcome {
   const { node } = table;
   const run = table.cells.begin(data, { stepBudget: budget, trace: options.trace, now: options.now });
-  const lines: string[] | null = options.trace ? [`table "${nodeId}" [${node.hitPolicy}${node.aggregation ? ` ${node.aggregation}` : ''}]: ${node.rules.length} rules`] : null;
+  const lines: string[] | null = options.trace
+    ? [`table "${nodeId}" [${node.hitPolicy}${node.aggregation ? ` ${node.aggregation}` : ''}]: ${node.rules.length} rules`]
+    : null;
   const matched: number[] = [];
   try {
     const stopAtFirst = node.hitPolicy === 'first';

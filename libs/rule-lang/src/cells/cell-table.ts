@@ -290,7 +290,15 @@ function compileCell(cell: ParsedCell, col: Column, column: number): CellFn | nu
       const operand = right ? ` ${right.written} (= ${json(r)})` : valueOperandText(opName, literal);
       const actual = l === undefined ? null : l;
       const path = state.paths[column];
-      trace.push({ row, column, path, actual, result, skipped: false, line: `${path} = ${json(actual)}: ${operator}${operand}${arrow(result)}` });
+      trace.push({
+        row,
+        column,
+        path,
+        actual,
+        result,
+        skipped: false,
+        line: `${path} = ${json(actual)}: ${operator}${operand}${arrow(result)}`,
+      });
     }
     return result;
   };

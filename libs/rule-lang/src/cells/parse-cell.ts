@@ -193,7 +193,11 @@ export function parseColumnPath(text: string): { ok: true; path: Path } | { ok: 
   const { condition, start } = wrapped;
   const left = condition.left;
   if (
-    !/^\s*(?:the\s+)?$/i.test(Array.from(text).slice(0, left.span.offset - start).join('')) ||
+    !/^\s*(?:the\s+)?$/i.test(
+      Array.from(text)
+        .slice(0, left.span.offset - start)
+        .join(''),
+    ) ||
     trailing(text, left.span.offset + left.span.length - start) ||
     condition.op.name !== 'is empty' ||
     condition.optional

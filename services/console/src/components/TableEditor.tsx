@@ -222,10 +222,20 @@ export function TableEditor({
               ))}
               {outputs.map((output, o) => (
                 <th key={`o${o}`} scope="col" className="output-head">
-                  <input aria-label={`Output ${o + 1} name`} value={output.name} readOnly={!editable} onChange={(e) => renameOutput(o, e.target.value)} />
+                  <input
+                    aria-label={`Output ${o + 1} name`}
+                    value={output.name}
+                    readOnly={!editable}
+                    onChange={(e) => renameOutput(o, e.target.value)}
+                  />
                   {editable && (
                     <span className="col-actions">
-                      <button type="button" aria-label={`Delete output ${o + 1}`} onClick={() => deleteOutput(o)} disabled={outputs.length === 1}>
+                      <button
+                        type="button"
+                        aria-label={`Delete output ${o + 1}`}
+                        onClick={() => deleteOutput(o)}
+                        disabled={outputs.length === 1}
+                      >
                         ×
                       </button>
                     </span>
@@ -250,7 +260,9 @@ export function TableEditor({
                         data-cell={`${r}:${c}`}
                         value={rule.when?.[c] ?? ''}
                         readOnly={!editable}
-                        onChange={(e) => setRule(r, { ...rule, when: inputs.map((__, i) => (i === c ? e.target.value : (rule.when?.[i] ?? '-'))) })}
+                        onChange={(e) =>
+                          setRule(r, { ...rule, when: inputs.map((__, i) => (i === c ? e.target.value : (rule.when?.[i] ?? '-'))) })
+                        }
                       />
                       {problem && (
                         <span className="cell-problem" role="note">
@@ -279,7 +291,12 @@ export function TableEditor({
                 ))}
                 {editable && (
                   <td className="row-actions">
-                    <button type="button" aria-label={`Move rule ${r + 1} up`} onClick={() => set({ rules: move(rules, r, r - 1) })} disabled={r === 0}>
+                    <button
+                      type="button"
+                      aria-label={`Move rule ${r + 1} up`}
+                      onClick={() => set({ rules: move(rules, r, r - 1) })}
+                      disabled={r === 0}
+                    >
                       ↑
                     </button>
                     <button
@@ -290,7 +307,11 @@ export function TableEditor({
                     >
                       ↓
                     </button>
-                    <button type="button" aria-label={`Delete rule ${r + 1}`} onClick={() => set({ rules: rules.filter((_, i) => i !== r) })}>
+                    <button
+                      type="button"
+                      aria-label={`Delete rule ${r + 1}`}
+                      onClick={() => set({ rules: rules.filter((_, i) => i !== r) })}
+                    >
                       ×
                     </button>
                   </td>

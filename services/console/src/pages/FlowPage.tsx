@@ -127,7 +127,10 @@ function FlowEditor({ content, setContent, data, setData, baseId, editable }: Ed
           <p>Path: {path.join(' → ')}</p>
           {[...tableRuns].map(([id, t]) => (
             <p key={id} data-testid={`matched-${id}`}>
-              Table {id}: {t.matched.length === 0 ? 'no rule matched' : `rule${t.matched.length === 1 ? '' : 's'} ${t.matched.map((r) => r + 1).join(', ')} matched`}
+              Table {id}:{' '}
+              {t.matched.length === 0
+                ? 'no rule matched'
+                : `rule${t.matched.length === 1 ? '' : 's'} ${t.matched.map((r) => r + 1).join(', ')} matched`}
             </p>
           ))}
         </section>
