@@ -41,7 +41,7 @@ interface Cond {
 
 function makeRules(): Cond[] {
   const rnd = prng(24);
-  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)]!;
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
   const rules: Cond[] = [];
   for (let i = 0; i < ROWS - 1; i++) {
     rules.push({
@@ -60,9 +60,9 @@ function makeData(): { applicant: { age: number; country: string; score: number;
   return Array.from({ length: ITEMS }, () => ({
     applicant: {
       age: 16 + Math.floor(rnd() * 60),
-      country: COUNTRIES[Math.floor(rnd() * COUNTRIES.length)]!,
+      country: COUNTRIES[Math.floor(rnd() * COUNTRIES.length)],
       score: 250 + Math.floor(rnd() * 600),
-      segment: SEGMENTS[Math.floor(rnd() * SEGMENTS.length)]!,
+      segment: SEGMENTS[Math.floor(rnd() * SEGMENTS.length)],
     },
   }));
 }
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
   zenSelf.sort((a, b) => a - b);
   engine.dispose();
 
-  const zenBest = Math.max(results[3]!.perSecond, results[4]!.perSecond);
+  const zenBest = Math.max(results[3].perSecond, results[4].perSecond);
   console.log(
     `decision table: ${ROWS} rules, 4 inputs, hit policy first; ${ITEMS} data items, first match at rule ${meanRow.toFixed(1)} on average (${positions.size} distinct rules hit)`,
   );
@@ -245,9 +245,9 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `zen-engine's own reported time per evaluation (inside Rust, no JS boundary): median ${zenSelf[zenSelf.length >> 1]!.toFixed(2)} µs`,
+    `zen-engine's own reported time per evaluation (inside Rust, no JS boundary): median ${zenSelf[zenSelf.length >> 1].toFixed(2)} µs`,
   );
-  const ours = results[0]!;
+  const ours = results[0];
   console.log(`\ntarget ≤ 5 µs per evaluation without trace: ${ours.micros.toFixed(2)} µs → ${ours.micros <= 5 ? 'met' : 'NOT met'}`);
   console.log(
     `target ≥ zen-engine evaluations/s: ${(ours.perSecond / zenBest).toFixed(2)}× → ${ours.perSecond >= zenBest ? 'met' : 'NOT met'}`,

@@ -185,7 +185,7 @@ class Table implements CompiledCellTable {
     };
     const trace = options.trace === true ? [] : null;
     const values: unknown[] = new Array(this.cols.length);
-    const paths: string[] = trace ? new Array(this.cols.length) : NO_PATHS;
+    const paths: string[] = trace ? new Array<string>(this.cols.length) : NO_PATHS;
     for (let c = 0; c < this.cols.length; c++) {
       if (trace) {
         const t = this.cols[c].lenient.getTraced(ctx);

@@ -33,7 +33,7 @@ function move<T>(xs: readonly T[], from: number, to: number): T[] {
   const out = [...xs];
   if (to < 0 || to >= out.length) return out;
   const [x] = out.splice(from, 1);
-  out.splice(to, 0, x!);
+  out.splice(to, 0, x);
   return out;
 }
 
@@ -95,14 +95,14 @@ export function TableEditor({
     set({ inputs: move(inputs, c, to), rules: rules.map((r) => ({ ...r, when: move(r.when ?? [], c, to) })) });
   const addOutput = () => set({ outputs: [...outputs, { name: `output${outputs.length + 1}` }] });
   const deleteOutput = (o: number) => {
-    const name = outputs[o]!.name;
+    const name = outputs[o].name;
     set({
       outputs: outputs.filter((_, i) => i !== o),
       rules: rules.map((r) => ({ ...r, then: Object.fromEntries(Object.entries(r.then ?? {}).filter(([k]) => k !== name)) })),
     });
   };
   const renameOutput = (o: number, name: string) => {
-    const old = outputs[o]!.name;
+    const old = outputs[o].name;
     set({
       outputs: outputs.map((x, i) => (i === o ? { ...x, name } : x)),
       rules: rules.map((r) => ({
@@ -195,7 +195,7 @@ export function TableEditor({
                     aria-label={`Input ${c + 1} path`}
                     className={pathProblems[c] ? 'cell-error' : ''}
                     aria-invalid={pathProblems[c] ? 'true' : 'false'}
-                    title={pathProblems[c] ? problemText(pathProblems[c]!) : input.path}
+                    title={pathProblems[c] ? problemText(pathProblems[c]) : input.path}
                     value={input.path}
                     readOnly={!editable}
                     onChange={(e) => set({ inputs: inputs.map((x, i) => (i === c ? { ...x, path: e.target.value } : x)) })}
@@ -254,7 +254,7 @@ export function TableEditor({
                   return (
                     <td key={`i${c}`} className={cellClass(r, c)}>
                       <input
-                        aria-label={`Rule ${r + 1} ${inputs[c]!.name}`}
+                        aria-label={`Rule ${r + 1} ${inputs[c].name}`}
                         aria-invalid={problem ? 'true' : 'false'}
                         title={problem ? problemText(problem) : undefined}
                         data-cell={`${r}:${c}`}
