@@ -38,7 +38,9 @@ export type TableValue = z.infer<typeof TableValue>;
 /** The name of a decision table's input or output: a letter or `_`, then letters, digits or `_` (at most 64). */
 export const TableColumnName = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a letter or `_`, then letters, digits or `_` (at most 64)');
+  .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a letter or `_`, then letters, digits or `_` (at most 64)')
+  // An output of that name could not be an own key of the output object.
+  .refine((n) => n !== '__proto__', 'must not be `__proto__`');
 
 /** A decision table's input: a name, and the path of the data it reads in any rule-language path form (`applicant.age`). */
 export const FlowTableInput = z.strictObject({ name: TableColumnName, path: z.string().min(1).max(500) });

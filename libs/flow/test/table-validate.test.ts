@@ -166,3 +166,10 @@ describe('table node validation', () => {
     expect(extra.ok).toBe(false);
   });
 });
+
+describe('table names', () => {
+  it('an output named `__proto__` is refused by the schema (it could not be a key of the output object)', () => {
+    const parsed = parseDefinition({ start: 't', nodes: { t: { ...base, outputs: [{ name: '__proto__' }], rules: [] } } });
+    expect(parsed.ok).toBe(false);
+  });
+});
