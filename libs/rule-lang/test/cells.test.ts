@@ -137,3 +137,16 @@ describe('compileCellTable', () => {
     expect(run.error?.code).toBe('budget_exceeded');
   });
 });
+
+describe('repeated cells', () => {
+  it('answer from the memo within an evaluation, with the same result and the same steps as evaluating each', () => {
+    const t = compileCellTable(['x.v', 'x.w'], [['"a"', '>= 2'], ['"a"', '>= 3'], ['"b"', '-'], ['"a"', '>= 2']]);
+    for (const trace of [false, true]) {
+      const budget = new StepBudget(100);
+      const run = t.begin({ x: { v: 'A', w: 2 } }, { stepBudget: budget, trace });
+      expect([0, 1, 2, 3].map((r) => run.matches(r))).toEqual([true, false, false, true]);
+      run.end();
+      expect(budget.used).toBe(7);
+    }
+  });
+});

@@ -91,6 +91,8 @@ interface RunState {
   readonly values: unknown[];
   readonly paths: string[];
   readonly trace: CellTrace[] | null;
+  /** Per distinct (column, cell text): 0 not evaluated yet, 1 false, 2 true (plain cells without a trace). */
+  readonly memo: Uint8Array;
 }
 
 type CellFn = (state: RunState, row: number) => boolean;
@@ -131,6 +133,8 @@ export function compileCellTable(columns: readonly string[], rows: readonly (rea
     };
   });
   const parsedByText = new Map<string, ReturnType<typeof parseCell>>();
+  // Cells of the same text in the same column give the same result within one evaluation: one memo slot each.
+  const memoIds = new Map<string, number>();
   const grid: (CellFn | null)[][] = [];
   let needsToday = false;
   rows.forEach((cells, r) => {
@@ -147,13 +151,21 @@ export function compileCellTable(columns: readonly string[], rows: readonly (rea
         return;
       }
       if (parsed.cell.kind === 'comparison' && DATE_RELATIVE.has(parsed.cell.condition.op.name)) needsToday = true;
-      if (cols[c] !== undefined) compiled[c] = compileCell(parsed.cell, cols[c], c);
+      if (cols[c] !== undefined) {
+        const key = `${c}\u0000${text}`;
+        let memoId = memoIds.get(key);
+        if (memoId === undefined) {
+          memoId = memoIds.size;
+          memoIds.set(key, memoId);
+        }
+        compiled[c] = compileCell(parsed.cell, cols[c], c, memoId);
+      }
     });
     // Only evaluated cells are kept, in column order; `-` cells drop out.
     grid.push(compiled.filter((f): f is CellFn => f !== null && f !== undefined));
   });
   if (problems.length > 0) throw new CellTableError(problems);
-  return new Table(cols, grid as CellFn[][], needsToday);
+  return new Table(cols, grid as CellFn[][], needsToday, memoIds.size);
 }
 
 class Table implements CompiledCellTable {
@@ -164,6 +176,7 @@ class Table implements CompiledCellTable {
     private readonly cols: readonly Column[],
     private readonly grid: readonly (readonly CellFn[])[],
     private readonly needsToday: boolean,
+    private readonly memoSize: number,
   ) {
     this.columns = cols.length;
     this.rows = grid.length;
@@ -193,7 +206,7 @@ class Table implements CompiledCellTable {
         paths[c] = t.jsonPath;
       } else values[c] = this.cols[c].lenient.get(ctx);
     }
-    return new Run(this.grid, { ctx, values, paths, trace }, budget);
+    return new Run(this.grid, { ctx, values, paths, trace, memo: new Uint8Array(this.memoSize) }, budget);
   }
 }
 
@@ -236,7 +249,7 @@ class Run implements CellRun {
 }
 
 /** The closure of one comparison cell in column `column`. */
-function compileCell(cell: ParsedCell, col: Column, column: number): CellFn | null {
+function compileCell(cell: ParsedCell, col: Column, column: number, memoId: number): CellFn | null {
   if (cell.kind === 'any') return null;
   const c: ComparisonCondition = cell.condition;
   const test = compileTest(c.op.name, c.right);
@@ -311,11 +324,20 @@ function compileCell(cell: ParsedCell, col: Column, column: number): CellFn | nu
     if (plain && state.trace === null) {
       const v = state.values[column];
       if (v !== MISSING) {
+        // A repeated cell is answered from the memo but costs its steps all the same: the count stays that of §8.1.
         ctx.left -= sizeCost(v);
-        const positive = test(v, undefined, ctx.today);
+        const memo = state.memo;
+        const m = memo[memoId];
+        let result: boolean;
+        if (m !== 0) result = m === 2;
+        else {
+          const positive = test(v, undefined, ctx.today);
+          result = negated ? !positive : positive;
+          memo[memoId] = result ? 2 : 1;
+        }
         // eslint-disable-next-line @typescript-eslint/only-throw-error -- an EvalFailure, caught by Run.matches: no stack
         if (--ctx.left < 0) throw overBudget(ctx.limit);
-        return negated ? !positive : positive;
+        return result;
       }
     }
     const result = evaluate(state, row);
