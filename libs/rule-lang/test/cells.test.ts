@@ -140,7 +140,15 @@ describe('compileCellTable', () => {
 
 describe('repeated cells', () => {
   it('answer from the memo within an evaluation, with the same result and the same steps as evaluating each', () => {
-    const t = compileCellTable(['x.v', 'x.w'], [['"a"', '>= 2'], ['"a"', '>= 3'], ['"b"', '-'], ['"a"', '>= 2']]);
+    const t = compileCellTable(
+      ['x.v', 'x.w'],
+      [
+        ['"a"', '>= 2'],
+        ['"a"', '>= 3'],
+        ['"b"', '-'],
+        ['"a"', '>= 2'],
+      ],
+    );
     for (const trace of [false, true]) {
       const budget = new StepBudget(100);
       const run = t.begin({ x: { v: 'A', w: 2 } }, { stepBudget: budget, trace });
