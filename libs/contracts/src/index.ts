@@ -65,7 +65,20 @@ export {
   FlowResult,
   FlowPathStep,
   FlowNodeRun,
+  FlowPolicyNodeRun,
+  FlowTableNodeRun,
   FlowRunResponse,
+  FlowTableNode,
+  FlowTableInput,
+  FlowTableOutput,
+  FlowTableRule,
+  TableAggregation,
+  TableCellRun,
+  TableColumnName,
+  TableHitPolicy,
+  TableOutputObject,
+  TableResult,
+  TableValue,
 } from './flow.js';
 export { EventKind, EventResourceType, ArbiterEvent, eventSubject, eventSubjectFilter, eventStreamName } from './events.js';
 export {

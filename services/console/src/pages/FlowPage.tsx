@@ -2,9 +2,10 @@ import { useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
 import type { Api } from '../lib/api.js';
-import type { FlowDefinition, FlowRecord, FlowRunResponse } from '@arbiter/contracts';
+import type { FlowDefinition, FlowRecord, FlowRunResponse, FlowTableNode, FlowTableNodeRun } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { FlowGraph } from '../components/FlowGraph.js';
+import { TableEditor, type TableRunView } from '../components/TableEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { parseData } from '../components/RuleWorkbench.js';
 import { RecordPage, type EditorSlotProps, type RecordKind } from './RecordPage.js';
@@ -40,7 +41,7 @@ function flowKind(api: Api): RecordKind<FlowRecord> {
 
 const jsonExt = [json()];
 
-/** The flow's definition (JSON), its graph, and test runs whose path is highlighted on the graph. */
+/** The flow's definition (JSON), its graph, a grid per decision table, and test runs whose path (and matched rules) are highlighted. */
 function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason }: EditorSlotProps) {
   const { api } = useSession();
   const [result, setResult] = useState<FlowRunResponse | null>(null);
@@ -82,6 +83,17 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
           ? 'Out of date: the data changed since this run'
           : null;
   const path = stale ? [] : (result?.path?.map((s) => s.nodeId) ?? []);
+  const tables = definition ? Object.entries(definition.nodes).filter((e): e is [string, FlowTableNode] => e[1]?.type === 'table') : [];
+  const tableRuns = new Map<string, TableRunView>(
+    (stale ? [] : (result?.nodes ?? []))
+      .filter((n): n is FlowTableNodeRun => 'type' in n && n.type === 'table')
+      .map((n) => [n.nodeId, { matched: n.matched, cells: n.cells }]),
+  );
+  /** The grid's edit, written back into the definition text (the JSON editor follows). */
+  const setTable = (id: string, node: FlowTableNode) => {
+    if (!definition) return;
+    setContent(JSON.stringify({ ...definition, nodes: { ...definition.nodes, [id]: node } }, null, 2));
+  };
   return (
     <div className="workbench">
       <div className="panes">
@@ -108,6 +120,18 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
           </div>
         </section>
       </div>
+      {tables.map(([id, node]) => (
+        <section key={id} className="pane" aria-label={`Decision table ${id}`}>
+          <h2>Decision table {id}</h2>
+          <TableEditor
+            nodeId={id}
+            node={node}
+            onChange={(n) => setTable(id, n)}
+            run={tableRuns.get(id) ?? null}
+            editable={readOnlyReason === null}
+          />
+        </section>
+      ))}
       <section className="pane" aria-label="Data">
         <h2>Data (JSON)</h2>
         <CodeEditor value={data} onChange={setData} extensions={jsonExt} label="Data editor" minHeight="6rem" />
@@ -138,6 +162,14 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
           </p>
           {result.error && <p className="error">{result.error}</p>}
           <p>Path: {path.join(' → ')}</p>
+          {[...tableRuns].map(([id, t]) => (
+            <p key={id} data-testid={`matched-${id}`}>
+              Table {id}:{' '}
+              {t.matched.length === 0
+                ? 'no rule matched'
+                : `rule${t.matched.length === 1 ? '' : 's'} ${t.matched.map((r) => r + 1).join(', ')} matched`}
+            </p>
+          ))}
         </section>
       )}
     </div>
