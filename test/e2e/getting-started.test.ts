@@ -1,8 +1,8 @@
 /**
- * docs/getting-started.md stays true: its `sh` blocks run, in order, against a freshly started
- * stack with `npm start`'s defaults (org `default`, user `admin`, no bearer tokens), and what each
+ * docs/getting-started.md (and the README's curl session) stay true: their `sh` blocks run, in
+ * order, against a freshly started stack with `npm start`'s defaults (org `default`, user `admin`, no bearer tokens), and what each
  * command prints must have the shape written under it. The two values a reader copies from
- * `npm start`'s output — the `export B=` and `export ADMIN_KEY=` lines — are this stack's; every
+ * `npm start`'s output — `B=` and `ADMIN_KEY=` on `export` lines — are this stack's; every
  * other variable must be set by a command of the document.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -23,16 +23,17 @@ function workDir(): string {
   return dir;
 }
 
-/** The reader's two settings from `npm start`'s output, replaced by this stack's. */
-function withStack(steps: readonly Step[], stack: Pick<Stack, 'baseUrl' | 'adminKey'>): Step[] {
+/** The reader's two settings from `npm start`'s output, on `export` lines, replaced by this stack's. */
+function withStack(doc: string, steps: readonly Step[], stack: Pick<Stack, 'baseUrl' | 'adminKey'>): Step[] {
   const seen = { B: false, ADMIN_KEY: false };
-  const out = steps.map((s) => ({
-    ...s,
-    command: s.command
-      .replace(/^export B=\S+/m, () => ((seen.B = true), `export B=${stack.baseUrl}`))
-      .replace(/^export ADMIN_KEY=\S+/m, () => ((seen.ADMIN_KEY = true), `export ADMIN_KEY=${stack.adminKey}`)),
-  }));
-  if (!seen.B || !seen.ADMIN_KEY) throw new Error(`${DOC} must set \`export B=…\` and \`export ADMIN_KEY=…\` on lines of their own`);
+  const settle = (line: string) =>
+    line.startsWith('export ')
+      ? line
+          .replace(/\bB=\S+/, () => ((seen.B = true), `B=${stack.baseUrl}`))
+          .replace(/\bADMIN_KEY=\S+/, () => ((seen.ADMIN_KEY = true), `ADMIN_KEY=${stack.adminKey}`))
+      : line;
+  const out = steps.map((s) => ({ ...s, command: s.command.split('\n').map(settle).join('\n') }));
+  if (!seen.B || !seen.ADMIN_KEY) throw new Error(`${doc} must set \`B=…\` and \`ADMIN_KEY=…\` on \`export\` lines`);
   return out;
 }
 
@@ -91,40 +92,58 @@ describe('the walk-through runner', () => {
   });
 });
 
-describe(DOC, () => {
-  let stack: Stack;
-  let dir: string;
+/** npm start's defaults: the bootstrap org is `default` and bearer tokens are off. */
+const NPM_START_DEFAULTS = { POLICY_BOOTSTRAP_ORG: 'default', AUTH_JWT_SECRET: '', AUTH_ISSUER: '', AUTH_AUDIENCE: '' };
 
-  beforeAll(async () => {
-    // npm start's defaults: the bootstrap org is `default` and bearer tokens are off.
-    stack = await startStack({
-      services: ['execution', 'registry', 'governance', 'audit', 'mcp', 'gateway'],
-      env: { POLICY_BOOTSTRAP_ORG: 'default', AUTH_JWT_SECRET: '', AUTH_ISSUER: '', AUTH_AUDIENCE: '' },
-    });
-    dir = workDir();
-  });
-
-  afterAll(async () => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-    await stack?.stop();
-  });
-
-  it('runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown', async () => {
-    const steps = withStack(shellSteps(readFileSync(path.join(root, DOC), 'utf8')), stack);
-    expect(steps.length).toBeGreaterThan(20);
+/** Runs `doc`'s sh blocks against `stack` in a fresh directory; fails naming the step that stopped or every shape that did not match. */
+async function walkDocument(doc: string, stack: Stack, minSteps: number): Promise<void> {
+  const steps = withStack(doc, shellSteps(readFileSync(path.join(root, doc), 'utf8')), stack);
+  expect(steps.length).toBeGreaterThanOrEqual(minSteps);
+  const dir = workDir();
+  try {
     const walk = await runSteps(steps, { cwd: dir, env: bashEnv(stack.env), timeoutMs: 180_000 });
     if (walk.failedStep !== undefined) {
       const step = steps[walk.failedStep]!;
       expect.fail(
-        `step ${walk.failedStep + 1} (sh block ${step.block}) exited with ${walk.exitCode}:\n${step.command}\n--- printed ---\n` +
+        `${doc}: step ${walk.failedStep + 1} (sh block ${step.block}) exited with ${walk.exitCode}:\n${step.command}\n--- printed ---\n` +
           `${walk.failedOutput ?? ''}\n--- stderr ---\n${walk.stderr.slice(-2000)}`,
       );
     }
     const mismatches = steps.flatMap((step, i) =>
       step.shape !== undefined && !matchesShape(step.shape, walk.outputs[i]!)
-        ? [`sh block ${step.block}:\n${step.command}\n--- expected the shape ---\n${step.shape}\n--- printed ---\n${walk.outputs[i]}`]
+        ? [
+            `${doc}, sh block ${step.block}:\n${step.command}\n--- expected the shape ---\n${step.shape}\n--- printed ---\n${walk.outputs[i]}`,
+          ]
         : [],
     );
     expect(mismatches.join('\n\n')).toBe('');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe(DOC, () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ services: ['execution', 'registry', 'governance', 'audit', 'mcp', 'gateway'], env: NPM_START_DEFAULTS });
+  });
+  afterAll(async () => stack?.stop());
+
+  it('runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown', async () => {
+    await walkDocument(DOC, stack, 40);
+  });
+});
+
+describe('README.md', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ services: ['execution', 'registry', 'gateway'], env: NPM_START_DEFAULTS });
+  });
+  afterAll(async () => stack?.stop());
+
+  it('runs the ten lines of curl on a fresh stack, each output of the shape shown', async () => {
+    await walkDocument('README.md', stack, 3);
   });
 });

@@ -976,7 +976,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
       },
       {
         file: `${E2E}/getting-started.test.ts`,
-        tests: ['runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown'],
+        tests: [
+          'runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown',
+          'runs the ten lines of curl on a fresh stack, each output of the shape shown',
+        ],
       },
     ],
   },
