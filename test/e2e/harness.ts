@@ -104,11 +104,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const env: Record<string, string> = {
     NATS_URL,
     REDIS_URL,
+    // The governance and audit databases (`<database>_governance`, `<database>_audit`) and the
+    // gateway's Redis prefix (`<prefix>:gateway:`) follow these two, as they do for any stack.
     DATABASE_URL: withDatabase(PG_ADMIN_URL, database),
-    AUDIT_DATABASE_URL: withDatabase(PG_ADMIN_URL, `${database}_audit`),
-    GOVERNANCE_DATABASE_URL: withDatabase(PG_ADMIN_URL, `${database}_governance`),
     NATS_SUBJECT_PREFIX: prefix,
-    REDIS_KEY_PREFIX: `${prefix}:gateway:`,
     LOG_LEVEL: 'info',
     PORT: String(port),
     HOST: '127.0.0.1',

@@ -975,6 +975,24 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
+    id: 'design §11 databases per stack',
+    title: 'the governance and audit databases follow DATABASE_URL (or their own URL settings): stacks side by side never share a trail',
+    coveredBy: [
+      {
+        file: `${E2E}/side-by-side.test.ts`,
+        tests: ['keep separate audit trails and governance databases, each beside its DATABASE_URL'],
+      },
+      {
+        file: 'services/audit/test/config.test.ts',
+        tests: ['follows DATABASE_URL, so stacks with different databases keep separate ones'],
+      },
+      {
+        file: 'services/governance/test/config.test.ts',
+        tests: ['follows DATABASE_URL, so stacks with different databases keep separate ones'],
+      },
+    ],
+  },
+  {
     id: 'design §11 live keys per user',
     title: 'live API keys per user are capped (APIKEYS_PER_USER_MAX): 409 too_many_api_keys past it, race-safe',
     coveredBy: [
@@ -983,6 +1001,23 @@ export const REQUIREMENTS: readonly Requirement[] = [
         tests: [
           '20 concurrent POST /apikeys of one user create exactly up to the cap; the rest are 409 and create nothing',
           '20 concurrent admin issues for one user never pass the cap',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'issue 21 docs kept true',
+    title: 'every relative link and anchor of the Markdown resolves; docs/getting-started.md runs against a fresh stack',
+    coveredBy: [
+      {
+        file: `${E2E}/docs-links.test.ts`,
+        tests: ['resolves every relative link and anchor of the README, CONTRIBUTING, docs/ and the package READMEs'],
+      },
+      {
+        file: `${E2E}/getting-started.test.ts`,
+        tests: [
+          'runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown',
+          'runs the ten lines of curl on a fresh stack, each output of the shape shown',
         ],
       },
     ],

@@ -30,7 +30,7 @@ export function natsServers(value: string): string[] {
 }
 
 // Configuration parts: every service composes the ones it uses with `serviceConfig`, so a shared
-// setting has one name, one default and one check everywhere (README: Configuration).
+// setting has one name, one default and one check everywhere (docs/configuration.md).
 
 /** `LOG_LEVEL`. */
 export const LogConfig = z.object({
@@ -97,6 +97,20 @@ export const DatabaseConfig = z.object({
   /** Time to open a connection, and to wait for a free one from the pool. */
   DB_CONNECT_TIMEOUT_MS: positiveInt().default(2000),
 });
+
+/**
+ * The URL of a database that belongs beside the stack's main one: `databaseUrl` with its database
+ * renamed `<name>_<suffix>` (same server, credentials and parameters). The governance and audit
+ * services keep their own databases this way, so two stacks with different `DATABASE_URL`s never
+ * share them (DESIGN.md §11).
+ */
+export function companionDatabaseUrl(databaseUrl: string, suffix: string): string {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (name === '') throw new Error('DATABASE_URL names no database');
+  url.pathname = `/${encodeURIComponent(`${name}_${suffix}`)}`;
+  return url.toString();
+}
 
 /** The operations server: `/healthz`, `/readyz`, `/metrics` (0 turns it off). */
 export const OpsConfig = z.object({

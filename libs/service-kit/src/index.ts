@@ -4,6 +4,7 @@ export {
   NatsConfig,
   RedisConfig,
   DatabaseConfig,
+  companionDatabaseUrl,
   OpsConfig,
   EvaluationConfig,
   serviceConfig,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  companionDatabaseUrl,
   ConfigError,
   DatabaseConfig,
   LogConfig,
@@ -88,5 +89,20 @@ describe('loadConfig', () => {
   it('refuses a variable declared by two parts or by a part and the service', () => {
     expect(() => serviceConfig([LogConfig, LogConfig], {})).toThrow('configuration variable `LOG_LEVEL` is declared twice');
     expect(() => serviceConfig([OpsConfig], { OPS_PORT: z.string() })).toThrow('configuration variable `OPS_PORT` is declared twice');
+  });
+});
+
+describe('companionDatabaseUrl', () => {
+  it('names a database beside the main one, keeping server, credentials and parameters', () => {
+    expect(companionDatabaseUrl('postgres://postgres@127.0.0.1:5432/policy_service', 'audit')).toBe(
+      'postgres://postgres@127.0.0.1:5432/policy_service_audit',
+    );
+    expect(companionDatabaseUrl('postgres://arbiter:s%40cret@db.internal:6432/stack_b?sslmode=require', 'governance')).toBe(
+      'postgres://arbiter:s%40cret@db.internal:6432/stack_b_governance?sslmode=require',
+    );
+  });
+
+  it('refuses a URL that names no database', () => {
+    expect(() => companionDatabaseUrl('postgres://postgres@127.0.0.1:5432/', 'audit')).toThrow('names no database');
   });
 });

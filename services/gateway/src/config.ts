@@ -12,11 +12,12 @@ const booleanFlag = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 
-/** Environment of the gateway: the shared parts plus its own variables (README: Configuration). */
+/** Environment of the gateway: the shared parts plus its own variables (docs/configuration.md). */
 export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig, OpsConfig], {
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
-  REDIS_KEY_PREFIX: z.string().default('arbiter:gateway:'),
+  /** Prefix of the gateway's Redis keys; unset: `<NATS_SUBJECT_PREFIX>:gateway:`, so stacks with their own prefix never share keys. */
+  REDIS_KEY_PREFIX: z.string().min(1).optional(),
   AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 wants 256 bits)').optional(),
   AUTH_JWKS_URL: z.url().optional(),
   AUTH_ISSUER: z.string().optional(),
@@ -146,7 +147,7 @@ export function appSettingsOf(c: GatewayConfig): AppSettings {
       runBatchWave: c.RUN_BATCH_WAVE,
       apiKeysPerUserMax: c.APIKEYS_PER_USER_MAX,
     },
-    redisKeyPrefix: c.REDIS_KEY_PREFIX,
+    redisKeyPrefix: c.REDIS_KEY_PREFIX ?? `${c.NATS_SUBJECT_PREFIX}:gateway:`,
     apiKeyCacheTtlSeconds: c.API_KEY_CACHE_TTL_SECONDS,
     keyUsageFlushMs: c.KEY_USAGE_FLUSH_MS,
     trustProxy: c.TRUST_PROXY,

@@ -77,7 +77,7 @@ export class IdentityService {
    * Removes `userId` from the caller's org with every key the user has there (revoked, then deleted
    * with the membership), effective on the next request on every replica. The last admin cannot be removed
    * (`conflict`). A bearer token of the user signs in again as a new viewer: the identity provider
-   * decides who may sign in (README: Authentication and roles).
+   * decides who may sign in (docs/api.md: Authentication and roles).
    */
   async removeMember(principal: Principal, userId: string): Promise<void> {
     const revoked = await this.commit(async (trx) => {
