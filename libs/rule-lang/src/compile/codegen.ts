@@ -8,12 +8,12 @@
  * whose conditions are straight-line statements, so property reads are monomorphic and the
  * operator tests (captured closures, one per site) can be inlined.
  *
- * Semantics are those of conditions.ts + policy.ts, statement for statement:
+ * Semantics are those of conditions.ts + policy.ts (and evaluate/evaluate.ts), statement for statement:
  * - every condition of every list is evaluated, in text order (no short-circuit, §5.4); the
  *   and/or combination happens afterwards on the stored results, with the same value shapes;
- * - a referenced rule is evaluated lazily, depth-first, at most once (`st[i]`: 0 not yet,
+ * - a referenced rule is evaluated lazily, depth-first, at most once (`rs<i>`: 0 not yet,
  *   1 false, 2 true); missing data throws the very EvalFailure objects the closures throw;
- * - the step budget (budget.ts) is counted at the same points as the closures count it.
+ * - the step budget (evaluate/budget.ts) is counted at the same points as the closures count it.
  *
  * Safety: no text from the policy or the data reaches the generated source except as
  * `JSON.stringify`'d string literals (JSON keys, outcome names, measure kinds). Everything else
@@ -26,34 +26,32 @@
  * closures.
  */
 
-import type { EvaluationResult } from '../api-types.js';
 import type { ComparisonCondition, Condition, ConditionList, LabelReference, QuantifierCondition, RuleReference } from '../ast/types.js';
 import type { CheckedPolicy } from '../check/check.js';
-import { overBudget, sizeCost, type StepBudgetLike } from './budget.js';
+import { overBudget, sizeCost } from '../evaluate/budget.js';
 import { emitLookup } from './codegen-lookup.js';
 import {
   BUDGET_END,
   BUDGET_START,
   BUDGET_STATE,
   combine,
+  declareStates,
   instantiate,
   literal,
   outcomesObject,
+  referenceValue,
+  resetStates,
   rootOf,
+  ruleState,
   sizeCharge,
   Source,
   STEP,
   tooDeep,
 } from './codegen-source.js';
-import { MISSING } from './context.js';
+import { MISSING } from '../evaluate/context.js';
+import type { GeneratedEvaluator } from '../evaluate/evaluate.js';
 import { leftMode, operandMode, type Lowering } from './lowering.js';
-import { measureOf } from './tests.js';
-
-/**
- * The generated evaluator: data, today's day number (NaN when unused) and the step budget (whose
- * `used` it advances) → the success result; throws EvalFailure.
- */
-export type GeneratedEvaluator = (data: unknown, today: number, budget: StepBudgetLike) => EvaluationResult;
+import { measureOf } from '../operators/measure.js';
 
 class Generator {
   constructor(
@@ -92,7 +90,7 @@ class Generator {
     const target = this.checked.targets.get(ref);
     if (target === undefined) throw new Error('INVARIANT: references are resolved by the checker');
     const v = `c${this.src.fresh()}`;
-    this.src.line(`const ${v} = st[${target}] !== 0 ? st[${target}] === 2 : r${target}(d, st, today);`);
+    this.src.line(`const ${v} = ${referenceValue(target, `r${target}(d, today)`)};`);
     return v;
   }
 
@@ -166,19 +164,20 @@ export function generateEvaluator(checked: CheckedPolicy, lowering: Lowering): G
     const src = new Source();
     const gen = new Generator(src, checked, lowering);
     src.line(BUDGET_STATE);
+    src.line(declareStates(rules.length));
     rules.forEach((rule, index) => {
-      src.line(`function r${index}(d, st, today) {`);
+      src.line(`function r${index}(d, today) {`);
       src.line('let w;');
       const value = gen.list(rule.conditions, null);
       src.line(`const v = ${value};`);
-      src.line(`st[${index}] = v ? 2 : 1;`);
+      src.line(`${ruleState(index)} = v ? 2 : 1;`);
       src.line('return v;');
       src.line('}');
     });
-    src.line('return function evaluate(d, today, budget) {');
+    src.line('return function evaluate(d, today, lim, shared) {');
     src.line(BUDGET_START);
-    src.line(`const st = [${rules.map(() => '0').join(', ')}];`);
-    src.line(`const result = r${checked.golden}(d, st, today);`);
+    src.line(resetStates(rules.length));
+    src.line(`const result = r${checked.golden}(d, today);`);
     src.line(`return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: [] };`);
     src.line(BUDGET_END);
     src.line('};');
