@@ -31,6 +31,7 @@ const emit = (row: Record<string, unknown>) => jsonLines.push(JSON.stringify({ .
 const log = (s = '') => process.stdout.write(`${s}\n`);
 
 log(`@arbiter/rule-lang ${version} benchmark, node ${process.version}, ${date}`);
+log('times are CPU time of this process (bench/harness.ts); "wall" is the wall-clock median of the same samples');
 log();
 
 // ---------------------------------------------------------------------------------------------
@@ -102,12 +103,13 @@ const ns = (name: string) => evalRows.find((m) => m.name === name)!.nsPerOp;
 const rl = ns('rule-lang evaluate (trace:false)');
 log(
   table(
-    ['implementation', 'ns/op', 'min', 'max', 'ops/s', 'vs rule-lang'],
+    ['implementation', 'ns/op', 'min', 'max', 'wall', 'ops/s', 'vs rule-lang'],
     evalRows.map((m) => [
       m.name,
       m.nsPerOp.toFixed(0),
       m.minNsPerOp.toFixed(0),
       m.maxNsPerOp.toFixed(0),
+      m.wallNsPerOp.toFixed(0),
       Math.round(1e9 / m.nsPerOp).toLocaleString('en-US'),
       `${(m.nsPerOp / rl).toFixed(2)}×`,
     ]),
@@ -119,6 +121,7 @@ for (const m of evalRows)
     nsPerOp: Math.round(m.nsPerOp * 10) / 10,
     minNsPerOp: Math.round(m.minNsPerOp),
     maxNsPerOp: Math.round(m.maxNsPerOp),
+    wallNsPerOp: Math.round(m.wallNsPerOp * 10) / 10,
     ops: m.ops,
   });
 log();
@@ -126,7 +129,7 @@ log();
 // ---------------------------------------------------------------------------------------------
 // 2b. Per-call overhead: 7 rules of 9 cheap comparisons, where the setup of a call shows.
 
-log('per-call overhead: 7 rules, 9 comparisons, no trace (median of 9 interleaved samples)');
+log('per-call overhead: 7 rules, 9 comparisons, no trace (median of 21 interleaved samples)');
 const loan = loanData();
 const loanPolicy: CompiledPolicy = compile(LOAN_POLICY);
 if (JSON.stringify(loanPolicy.evaluate(loan).outcomes) !== JSON.stringify(loanHandWritten(loan).outcomes)) {
@@ -135,54 +138,58 @@ if (JSON.stringify(loanPolicy.evaluate(loan).outcomes) !== JSON.stringify(loanHa
 // Each answer goes to a sink the loop keeps, as a caller would keep it: no side can have its
 // result objects optimised away.
 let sink: unknown = null;
-const overheadRows: Measurement[] = await measureInterleaved([
-  {
-    name: 'hand-written JS',
-    loop: (n) => {
-      let ok = 0;
-      for (let i = 0; i < n; i++) {
-        const r = loanHandWritten(loan);
-        sink = r;
-        if (r.result) ok++;
-      }
-      return ok;
+const overheadRows: Measurement[] = await measureInterleaved(
+  [
+    {
+      name: 'hand-written JS',
+      loop: (n) => {
+        let ok = 0;
+        for (let i = 0; i < n; i++) {
+          const r = loanHandWritten(loan);
+          sink = r;
+          if (r.result) ok++;
+        }
+        return ok;
+      },
     },
-  },
-  {
-    name: 'rule-lang evaluate (no options)',
-    loop: (n) => {
-      let ok = 0;
-      for (let i = 0; i < n; i++) {
-        const r = loanPolicy.evaluate(loan);
-        sink = r;
-        if (r.result) ok++;
-      }
-      return ok;
+    {
+      name: 'rule-lang evaluate (no options)',
+      loop: (n) => {
+        let ok = 0;
+        for (let i = 0; i < n; i++) {
+          const r = loanPolicy.evaluate(loan);
+          sink = r;
+          if (r.result) ok++;
+        }
+        return ok;
+      },
     },
-  },
-  {
-    name: 'rule-lang evaluate (trace:false)',
-    loop: (n) => {
-      let ok = 0;
-      for (let i = 0; i < n; i++) {
-        const r = loanPolicy.evaluate(loan, OFF);
-        sink = r;
-        if (r.result) ok++;
-      }
-      return ok;
+    {
+      name: 'rule-lang evaluate (trace:false)',
+      loop: (n) => {
+        let ok = 0;
+        for (let i = 0; i < n; i++) {
+          const r = loanPolicy.evaluate(loan, OFF);
+          sink = r;
+          if (r.result) ok++;
+        }
+        return ok;
+      },
     },
-  },
-]);
+  ],
+  { totalMs: 1500, samples: 21 },
+);
 if (sink === null) throw new Error('no answer kept');
 const loanHand = overheadRows[0].nsPerOp;
 log(
   table(
-    ['implementation', 'ns/op', 'min', 'max', 'vs hand-written'],
+    ['implementation', 'ns/op', 'min', 'max', 'wall', 'vs hand-written'],
     overheadRows.map((m) => [
       m.name,
       m.nsPerOp.toFixed(0),
       m.minNsPerOp.toFixed(0),
       m.maxNsPerOp.toFixed(0),
+      m.wallNsPerOp.toFixed(0),
       `${(m.nsPerOp / loanHand).toFixed(2)}×`,
     ]),
   ),
@@ -195,6 +202,7 @@ for (const m of overheadRows)
     nsPerOp: Math.round(m.nsPerOp * 10) / 10,
     minNsPerOp: Math.round(m.minNsPerOp),
     maxNsPerOp: Math.round(m.maxNsPerOp),
+    wallNsPerOp: Math.round(m.wallNsPerOp * 10) / 10,
     ops: m.ops,
   });
 log();
@@ -321,13 +329,14 @@ const patho: Measurement[] = [
 ];
 log(
   table(
-    ['input', 'ns/op', 'per element / level', 'min', 'max'],
+    ['input', 'ns/op', 'per element / level', 'min', 'max', 'wall'],
     patho.map((m) => [
       m.name,
       formatNs(m.nsPerOp),
       formatNs(m.nsPerOp / (m.name.startsWith(`${DEPTH}`) ? DEPTH : ITEMS)),
       formatNs(m.minNsPerOp),
       formatNs(m.maxNsPerOp),
+      formatNs(m.wallNsPerOp),
     ]),
   ),
 );
@@ -338,6 +347,7 @@ for (const m of patho)
     nsPerOp: Math.round(m.nsPerOp * 10) / 10,
     minNsPerOp: Math.round(m.minNsPerOp),
     maxNsPerOp: Math.round(m.maxNsPerOp),
+    wallNsPerOp: Math.round(m.wallNsPerOp * 10) / 10,
     ops: m.ops,
   });
 emit({ name: `pathological/compile ${DEPTH}-deep rule`, nsPerOp: Math.round(median(deepCompile.runs)) });
