@@ -4,11 +4,13 @@
  * Why: the closure evaluator (conditions.ts) calls closures made from a handful of function
  * literals. V8 keeps type feedback per function literal, so every comparison of every policy
  * shares one set of inline caches: they go megamorphic and nothing gets inlined. Generated code
- * gives every rule, path step and condition its own site: each rule becomes a function `r<i>`
- * whose conditions are straight-line statements, so property reads are monomorphic and the
- * operator tests (captured closures, one per site) can be inlined.
+ * gives every rule, path step and condition its own site: each rule becomes straight-line
+ * statements (inline where it is referenced, or a function `r<i>`; see {@link Generator}), so
+ * property reads are monomorphic and the operator tests (captured closures, one per site) can be
+ * inlined.
  *
- * Semantics are those of conditions.ts + policy.ts (and evaluate/evaluate.ts), statement for statement:
+ * Semantics are those of conditions.ts + policy.ts + evaluate/evaluate.ts, statement for
+ * statement:
  * - every condition of every list is evaluated, in text order (no short-circuit, §5.4); the
  *   and/or combination happens afterwards on the stored results, with the same value shapes;
  * - a referenced rule is evaluated lazily, depth-first, at most once (`rs<i>`: 0 not yet,
@@ -244,11 +246,13 @@ export function generateEvaluator(checked: CheckedPolicy, lowering: Lowering): G
       src.line(BUDGET_END);
       src.line('};');
     });
-    const functions: string[] = [];
-    for (let index = gen.nextFunction(); index !== undefined; index = gen.nextFunction()) {
+    // Functions for the rules called rather than inlined; writing one may call for more.
+    const functions: string[][] = [];
+    let index: number | undefined;
+    while ((index = gen.nextFunction()) !== undefined) {
       const i = index;
       functions.push(
-        ...src.apart(() => {
+        src.apart(() => {
           src.line(`function r${i}(d, today) {`);
           src.line('let w;');
           src.line(`const v = ${gen.body(i)};`);
@@ -260,7 +264,7 @@ export function generateEvaluator(checked: CheckedPolicy, lowering: Lowering): G
     }
     src.line(BUDGET_STATE);
     src.line(declareStates(rules.length));
-    for (const line of [...functions, ...main]) src.line(line);
+    for (const lines of [...functions, main]) for (const line of lines) src.line(line);
     return instantiate<GeneratedEvaluator>(src, { MISSING, measureOf, overBudget, sizeCost });
   } catch {
     // EvalError under a CSP, or anything unexpected: the closures remain correct.
