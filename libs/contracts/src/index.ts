@@ -27,7 +27,7 @@ export {
   type ExecRunManyInput,
 } from './exec.js';
 export { ROLE_CAPABILITIES, capabilitiesOf, hasCapability } from './access.js';
-export { ProblemDetails, PageQuery, pageOf } from './http.js';
+export { ProblemDetails, PageQuery, pageOf, type Page } from './http.js';
 export {
   OrgId,
   UserId,

@@ -6,6 +6,29 @@ export const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trac
 const port = () => z.coerce.number().int().min(0).max(65535);
 const positiveInt = () => z.coerce.number().int().positive();
 
+/**
+ * One NATS server address, or the servers of a cluster as a comma-separated list
+ * (`nats://nats-0:4222,nats://nats-1:4222,nats://nats-2:4222`): a client connects to any one of
+ * them and, when that server goes away, reconnects to another. Kept as the trimmed list joined by
+ * commas; {@link natsServers} splits it.
+ */
+const natsServerList = () =>
+  z.string().transform((value, ctx) => {
+    const servers = natsServers(value);
+    for (const server of servers) {
+      if (!z.url().safeParse(server).success) {
+        ctx.addIssue({ code: 'custom', message: `\`${server}\` is not a URL (give one or more comma-separated NATS URLs)` });
+        return z.NEVER;
+      }
+    }
+    return servers.join(',');
+  });
+
+/** The servers of a `NATS_URL` value (see {@link NatsConfig}): split on commas, trimmed; an empty entry stays (and fails the URL check). */
+export function natsServers(value: string): string[] {
+  return value.split(',').map((s) => s.trim());
+}
+
 // Configuration parts: every service composes the ones it uses with `serviceConfig`, so a shared
 // setting has one name, one default and one check everywhere (README: Configuration).
 
@@ -16,7 +39,8 @@ export const LogConfig = z.object({
 
 /** The bus: NATS address and the subject/stream prefix that isolates stacks sharing one NATS (DESIGN.md §1). */
 export const NatsConfig = z.object({
-  NATS_URL: z.url().default('nats://127.0.0.1:4222'),
+  /** One server, or several comma-separated (a cluster's, for failover). */
+  NATS_URL: natsServerList().default('nats://127.0.0.1:4222'),
   NATS_SUBJECT_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated subject tokens without wildcards')
@@ -34,6 +58,23 @@ export const NatsConfig = z.object({
   NATS_TLS_CA_FILE: z.string().min(1).optional(),
   NATS_TLS_CERT_FILE: z.string().min(1).optional(),
   NATS_TLS_KEY_FILE: z.string().min(1).optional(),
+  /**
+   * Replicas of the events stream (1 on a single server; 3 on a 3-node JetStream cluster, so the
+   * stream survives the loss of one node). The stream is created with it, and an existing stream
+   * whose replica count differs is updated to it at start.
+   */
+  EVENTS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * How often a connection pings its server. Two pings unanswered in a row and the client counts the
+   * server as gone and reconnects to another: a node that froze, or whose host vanished without
+   * closing the socket, is left within two to three intervals (nats.js's own default is 2 minutes).
+   */
+  NATS_PING_INTERVAL_MS: positiveInt().default(10_000),
+  /**
+   * Deadline of opening a connection to one server: a server that accepts the socket but never
+   * answers (frozen) costs this long before the next server of the list is tried.
+   */
+  NATS_CONNECT_TIMEOUT_MS: positiveInt().default(3000),
 });
 
 /** Redis address and the deadlines of its commands. */

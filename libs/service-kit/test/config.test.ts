@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, DatabaseConfig, LogConfig, loadConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '../src/config.js';
+import {
+  ConfigError,
+  DatabaseConfig,
+  LogConfig,
+  loadConfig,
+  NatsConfig,
+  natsServers,
+  OpsConfig,
+  RedisConfig,
+  serviceConfig,
+} from '../src/config.js';
 
 const BaseConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig], {});
 
@@ -16,8 +26,30 @@ describe('loadConfig', () => {
       DB_STATEMENT_TIMEOUT_MS: 5000,
       DB_CONNECT_TIMEOUT_MS: 2000,
       NATS_SUBJECT_PREFIX: 'arbiter',
+      EVENTS_STREAM_REPLICAS: 1,
+      NATS_PING_INTERVAL_MS: 10_000,
+      NATS_CONNECT_TIMEOUT_MS: 3000,
       LOG_LEVEL: 'info',
     });
+  });
+
+  it("takes a NATS cluster's servers as a comma-separated NATS_URL, and the events stream's replicas", () => {
+    const config = loadConfig(NatsConfig, {
+      NATS_URL: 'nats://nats-0:4222, nats://nats-1:4222 ,tls://nats-2.example:4222',
+      EVENTS_STREAM_REPLICAS: '3',
+    });
+    expect(config.NATS_URL).toBe('nats://nats-0:4222,nats://nats-1:4222,tls://nats-2.example:4222');
+    expect(natsServers(config.NATS_URL)).toEqual(['nats://nats-0:4222', 'nats://nats-1:4222', 'tls://nats-2.example:4222']);
+    expect(config.EVENTS_STREAM_REPLICAS).toBe(3);
+  });
+
+  it('refuses a NATS_URL list with a bad or empty entry, and a replica count JetStream does not allow', () => {
+    for (const NATS_URL of ['nats://a:4222,not a url', 'nats://a:4222,,nats://b:4222', 'nats://a:4222,']) {
+      expect(() => loadConfig(NatsConfig, { NATS_URL }), NATS_URL).toThrow(/NATS_URL: .*is not a URL/);
+    }
+    for (const EVENTS_STREAM_REPLICAS of ['0', '6', 'three', '1.5']) {
+      expect(() => loadConfig(NatsConfig, { EVENTS_STREAM_REPLICAS }), EVENTS_STREAM_REPLICAS).toThrow(/EVENTS_STREAM_REPLICAS/);
+    }
   });
 
   it('reads values, coerces numbers of an extended schema and treats empty variables as unset', () => {

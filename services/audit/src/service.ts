@@ -62,6 +62,7 @@ export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
       expiresMs: config.AUDIT_FETCH_EXPIRES_MS,
       ackWaitMs: config.AUDIT_ACK_WAIT_MS,
       timeoutMs: config.AUDIT_NATS_TIMEOUT_MS,
+      streamReplicas: config.EVENTS_STREAM_REPLICAS,
     },
     store,
     logger.child({ component: 'consumer' }),

@@ -40,7 +40,7 @@ export async function startGovernance(kit: ServiceKit<GovernanceConfig>): Promis
   try {
     await migrateGovernance(db);
     bus = await connectServiceBus(kit);
-    await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX);
+    await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX, { replicas: config.EVENTS_STREAM_REPLICAS });
   } catch (err) {
     await Promise.allSettled([db.destroy(), bus?.close()]);
     throw err;

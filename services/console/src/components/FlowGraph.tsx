@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import dagre from '@dagrejs/dagre';
-import type { FlowDefinition } from '../lib/types.js';
+import type { FlowDefinition } from '@arbiter/contracts';
 
 type Point = { x: number; y: number };
 
@@ -24,7 +24,7 @@ export function FlowGraph({ definition, path = [] }: { definition: FlowDefinitio
     const edges: { from: string; to: string; label: string }[] = [];
     for (const id of ids) {
       const n = definition.nodes[id];
-      if (!n) continue;
+      if (n?.type !== 'policy') continue;
       for (const [label, to] of [
         ['true', n.onTrue],
         ['false', n.onFalse],

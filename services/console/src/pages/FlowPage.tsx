@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
 import type { Api } from '../lib/api.js';
-import type { FlowDefinition, FlowRecord, FlowRunResult } from '../lib/types.js';
+import type { FlowDefinition, FlowRecord, FlowRunResponse } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { FlowGraph } from '../components/FlowGraph.js';
 import { ErrorBox } from '../components/ErrorBox.js';
@@ -31,7 +31,7 @@ function flowKind(api: Api): RecordKind<FlowRecord> {
       }
     },
     runTest: async (text, data) => {
-      const r = await api.post<FlowRunResult>('/flow/test', { definition: parseDefinition(text), data });
+      const r = await api.post<FlowRunResponse>('/flow/test', { definition: parseDefinition(text), data });
       if (r.error) throw new Error(r.error);
       return r.result;
     },
@@ -41,9 +41,11 @@ function flowKind(api: Api): RecordKind<FlowRecord> {
 const jsonExt = [json()];
 
 /** The flow's definition (JSON), its graph, and test runs whose path is highlighted on the graph. */
-function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotProps) {
+function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason }: EditorSlotProps) {
   const { api } = useSession();
-  const [result, setResult] = useState<FlowRunResult | null>(null);
+  const [result, setResult] = useState<FlowRunResponse | null>(null);
+  // What the result on screen ran: the definition (null for a run of the stored flow) and the data.
+  const [ran, setRan] = useState<{ content: string | null; data: string }>({ content: null, data: '' });
   const [error, setError] = useState<unknown>(null);
   const definition = useMemo(() => {
     try {
@@ -58,23 +60,46 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
     const parsed = parseData(data);
     if (!parsed.ok) return setError(new Error(parsed.error));
     try {
-      if (stored) setResult(await api.post<FlowRunResult>(`/run/flow/${baseId}`, parsed.value));
+      if (stored) setResult(await api.post<FlowRunResponse>(`/run/flow/${baseId}`, parsed.value));
       else {
         if (!definition) throw new Error('The definition is not valid JSON');
-        setResult(await api.post<FlowRunResult>('/flow/test', { definition, data: parsed.value }));
+        setResult(await api.post<FlowRunResponse>('/flow/test', { definition, data: parsed.value }));
       }
+      setRan({ content: stored ? null : content, data });
     } catch (err) {
       setError(err);
     }
   };
 
-  const path = result?.path?.map((s) => s.nodeId) ?? [];
+  const stale =
+    result === null
+      ? null
+      : ran.content !== null && ran.content !== content
+        ? definition
+          ? 'Out of date: the definition changed since this run'
+          : 'Out of date: the definition changed since this run and is no longer valid JSON'
+        : ran.data !== data
+          ? 'Out of date: the data changed since this run'
+          : null;
+  const path = stale ? [] : (result?.path?.map((s) => s.nodeId) ?? []);
   return (
     <div className="workbench">
       <div className="panes">
         <section className="pane" aria-label="Definition">
           <h2>Definition (JSON)</h2>
-          <CodeEditor value={content} onChange={setContent} extensions={jsonExt} label="Flow definition" minHeight="14rem" />
+          {readOnlyReason && (
+            <p className="read-only-note" role="note" data-testid="read-only-note">
+              {readOnlyReason}
+            </p>
+          )}
+          <CodeEditor
+            value={content}
+            onChange={setContent}
+            extensions={jsonExt}
+            label="Flow definition"
+            minHeight="14rem"
+            readOnly={readOnlyReason !== null}
+          />
         </section>
         <section className="pane" aria-label="Graph">
           <h2>Graph</h2>
@@ -97,7 +122,17 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
       </div>
       <ErrorBox error={error} />
       {result && (
-        <section className="run-result" aria-label="Flow result" data-testid="run-result">
+        <section
+          className={stale ? 'run-result stale' : 'run-result'}
+          aria-label="Flow result"
+          data-testid="run-result"
+          data-stale={stale !== null}
+        >
+          {stale && (
+            <p className="stale-note" role="status" data-testid="run-stale">
+              {stale}: this result and path are from the previous run. Run again.
+            </p>
+          )}
           <p>
             Result: <strong data-testid="run-value">{JSON.stringify(result.result)}</strong>
           </p>
