@@ -7,6 +7,7 @@ import { z } from 'zod';
 export const ErrorCode = z.enum([
   'bad_request',
   'validation_failed',
+  'invalid_cursor',
   'unauthenticated',
   'forbidden',
   'separation_of_duties',
@@ -31,6 +32,7 @@ export function statusOf(code: ErrorCode): number {
   switch (code) {
     case 'bad_request':
     case 'validation_failed':
+    case 'invalid_cursor':
       return 400;
     case 'unauthenticated':
       return 401;

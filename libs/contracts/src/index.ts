@@ -174,6 +174,7 @@ export {
   ExecutedDetails,
 } from './stored-runs.js';
 export { textJsonDepth, jsonDepth, MAX_JSON_DEPTH, MAX_DATA_DEPTH } from './json-depth.js';
+export { isStorableText, hasUnpairedSurrogate } from './text.js';
 export {
   AuditSubject,
   AUDIT_MAX_PAGE,

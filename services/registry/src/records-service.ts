@@ -8,12 +8,11 @@ import {
   RecordListSort,
   type RunnableKind,
 } from '@arbiter/contracts';
-import type { EventOutbox } from '@arbiter/service-kit';
+import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { isImmutableVersionError, isUniqueViolation } from './db/errors.js';
 import { isAdmin, requireCapability } from './domain/access.js';
-import { decodeCursor, pageFrom } from './domain/cursor.js';
 import { makeEvent } from './domain/events.js';
 import { contentHashOf } from './domain/hash.js';
 import { isUuid, newId } from './domain/ids.js';
@@ -74,10 +73,10 @@ interface Change<T> {
   baseId?: string;
 }
 
-const VersionCursor = z.object({ v: z.number().int() });
+const VersionCursor = z.object({ v: cursorField.int4() });
 /** A list cursor: the order it was made for (`s`, absent for the default), the last sort value and base id. */
-const BaseCursor = z.object({ s: RecordListSort.optional(), k: z.string().max(1000).optional(), id: z.uuid() });
-const DeletedCursor = z.object({ at: z.iso.datetime(), id: z.uuid() });
+const BaseCursor = z.object({ s: RecordListSort.optional(), k: cursorField.text(1000).optional(), id: cursorField.uuid() });
+const DeletedCursor = z.object({ at: cursorField.timestamp(), id: cursorField.uuid() });
 /** Cursor position after the draft: every version comes next. */
 const AFTER_DRAFT = 2 ** 31 - 1;
 
@@ -360,7 +359,7 @@ export class RecordsService {
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, BaseCursor);
     if (after !== undefined && after.s !== query.sort) {
-      throw new ArbiterError('bad_request', `the cursor was made for another \`sort\`: ask for the first page again`);
+      throw new ArbiterError('invalid_cursor', `the cursor was made for another \`sort\`: ask for the first page again`);
     }
     const order: BaseListOrder | undefined =
       query.sort === undefined ? undefined : { by: query.sort.endsWith('name') ? 'name' : 'updatedAt', desc: query.sort.startsWith('-') };

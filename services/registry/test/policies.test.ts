@@ -382,8 +382,25 @@ describe('ownership and listing', () => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual([...made].reverse());
-    expect((await env.fail(S.policyList, { principal: user, cursor: 'garbage' })).code).toBe('bad_request');
+    expect((await env.fail(S.policyList, { principal: user, cursor: 'garbage' })).code).toBe('invalid_cursor');
     expect((await env.fail(S.policyList, { principal: user, limit: 201 })).code).toBe('bad_request');
+  });
+
+  it('refuses forged cursors that would reach SQL: a version past int4, U+0000 or a surrogate in a name (issue 20 item 7)', async () => {
+    const forge = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('base64url');
+    const d = await create(editor, {});
+    const versions = await env.fail(S.policyVersions, { principal: editor, policyId: d.policyId, limit: 5, cursor: forge({ v: 2 ** 40 }) });
+    expect([versions.code, versions.status]).toEqual(['invalid_cursor', 400]);
+    for (const k of ['a\u0000', '\ud800']) {
+      const err = await env.fail(S.policyList, { principal: editor, sort: 'name', cursor: forge({ s: 'name', k, id: d.baseId }) });
+      expect([err.code, err.status], JSON.stringify(k)).toEqual(['invalid_cursor', 400]);
+    }
+    const deleted = await env.fail(S.policyListDeleted, {
+      principal: as('admin'),
+      limit: 5,
+      cursor: forge({ at: '+275760-09-13T00:00:00.000Z', id: d.baseId }),
+    });
+    expect(deleted.code).toBe('invalid_cursor');
   });
 });
 
@@ -457,8 +474,8 @@ describe('list filters and orders (issue 15 item 4)', () => {
 
   it('refuses a cursor of another order, unknown parameters and bad values (400)', async () => {
     const page = await list(boss, { all: true, sort: 'name', limit: 1 });
-    expect((await env.fail(S.policyList, { principal: boss, all: true, sort: '-name', cursor: page.nextCursor })).code).toBe('bad_request');
-    expect((await env.fail(S.policyList, { principal: boss, cursor: page.nextCursor })).code).toBe('bad_request');
+    expect((await env.fail(S.policyList, { principal: boss, all: true, sort: '-name', cursor: page.nextCursor })).code).toBe('invalid_cursor');
+    expect((await env.fail(S.policyList, { principal: boss, cursor: page.nextCursor })).code).toBe('invalid_cursor');
     for (const bad of [{ unknown: 1 }, { sort: 'id' }, { status: 'deleted' }, { group: 'not-a-uuid' }, { all: 'yes' }, { createdBy: '' }]) {
       expect((await env.fail(S.policyList, { principal: boss, ...bad })).code).toBe('bad_request');
     }

@@ -9,7 +9,8 @@ import { PROBLEM_CONTENT_TYPE } from './problem.js';
 const WHY: Record<number, string> = {
   400:
     'Malformed JSON, or a body, query or path that does not match the schema (`errors` lists the fields); ' +
-    'JSON nested deeper than 256 levels (`too_deep`), U+0000 in any text or the URL (`nul_character`), a `__proto__` key (`forbidden_key`)',
+    'JSON nested deeper than 256 levels (`too_deep`), U+0000 in any text or the URL (`nul_character`), an unpaired UTF-16 surrogate (`unpaired_surrogate`), ' +
+    'a `__proto__` key (`forbidden_key`); a list `cursor` this list did not make (`invalid_cursor`)',
   401: 'No credential, or an unknown, revoked or expired API key, or an invalid bearer token',
   403: 'The role or the API key scopes do not allow this',
   404: 'Unknown, or in another org',

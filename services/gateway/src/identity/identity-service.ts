@@ -18,13 +18,13 @@ import {
   type Role,
   type Scope,
 } from '@arbiter/contracts';
-import type { EventOutbox } from '@arbiter/service-kit';
+import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
+import { z } from 'zod';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as settings from '../repositories/org-settings.js';
 import { generateApiKey, hashApiKey } from './api-key-secret.js';
-import { decodeCursor, pageFrom } from './cursor.js';
 import type { ApiKeyCache } from './key-cache.js';
 
 const toMember = (m: members.MemberRow): Member => ({
@@ -33,6 +33,10 @@ const toMember = (m: members.MemberRow): Member => ({
   createdAt: m.createdAt.toISOString(),
   updatedAt: m.updatedAt.toISOString(),
 });
+
+/** `GET /users` pages by user id; `GET /apikeys` by key id. */
+const MemberCursor = z.object({ after: cursorField.text(255) });
+const KeyCursor = z.object({ after: cursorField.uuid() });
 
 const toApiKey = (k: keys.ApiKeyRow): ApiKey => ({
   apiKeyId: k.apiKeyId,
@@ -75,12 +79,12 @@ export class IdentityService {
 
   /** One page of the caller's org members, ordered by user id. */
   async listMembers(principal: Principal, page: PageQuery): Promise<MemberPage> {
-    const after = decodeCursor(page.cursor);
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, MemberCursor).after;
     const rows = await members.listMembers(this.db, principal.orgId, {
       ...(after !== undefined ? { afterUserId: after } : {}),
       limit: page.limit + 1,
     });
-    return pageFrom(rows, page.limit, (m) => m.userId, toMember);
+    return pageFrom(rows, page.limit, toMember, (m) => ({ after: m.userId }));
   }
 
   /** One member of the caller's org; `not_found` when the user is not a member. */
@@ -226,7 +230,7 @@ export class IdentityService {
    * (admin; `forbidden` otherwise) — never the secrets.
    */
   async listKeys(principal: Principal, page: PageQuery, opts: { all?: boolean } = {}): Promise<ApiKeyPage> {
-    const after = decodeCursor(page.cursor);
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, KeyCursor).after;
     const range = { ...(after !== undefined ? { afterId: after } : {}), limit: page.limit + 1 };
     if (opts.all === true && !hasCapability(principal, 'admin')) {
       throw new ArbiterError('forbidden', 'listing every key of the org (`all=true`) needs the `admin` right');
@@ -236,7 +240,7 @@ export class IdentityService {
       opts.all === true
         ? await keys.listOrgApiKeys(this.db, principal.orgId, range)
         : await keys.listOwnApiKeys(this.db, principal.orgId, principal.userId, range);
-    return pageFrom(rows, page.limit, (k) => k.apiKeyId, toApiKey);
+    return pageFrom(rows, page.limit, toApiKey, (k) => ({ after: k.apiKeyId }));
   }
 
   /**
