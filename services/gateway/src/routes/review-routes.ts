@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { FastifyInstance, FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
+import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  ArbiterError,
   FlowRecord,
   FlowReview,
   PolicyRecord,
@@ -13,6 +12,7 @@ import {
   type RunnableKind,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { acceptEmptyBodies } from '../http/json-body.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import { reviewBody, type GovernanceClient } from '../governance-client.js';
@@ -24,7 +24,6 @@ export interface ReviewRoutesOptions {
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
-const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 /**
  * The review endpoints of spec §4.1/§4.2 (issue 11), thin: the governance service decides. Their
@@ -37,26 +36,6 @@ export const reviewRoutes: FastifyPluginAsyncZod<ReviewRoutesOptions> = async (a
   kindRoutes(app, governance, 'policy', 'policyId', PolicyReview, PolicyRecord);
   kindRoutes(app, governance, 'flow', 'flowId', FlowReview, FlowRecord);
 };
-
-/** This plugin's body parser: empty (or none) → `{}`; JSON (any `…+json` type) → parsed; anything else → 415. */
-export function acceptEmptyBodies(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    request.body ??= {};
-  });
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, {});
-    if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) {
-      return done(new ArbiterError('unsupported_media_type', 'request body must be `application/json` (or empty)'), undefined);
-    }
-    try {
-      done(null, JSON.parse(text) as unknown);
-    } catch {
-      done(new ArbiterError('bad_request', 'request body is not valid JSON'), undefined);
-    }
-  });
-}
 
 type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
 
