@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
 import { pageOf } from './http.js';
 import { Principal } from './principal.js';
-import { FlowTest, JsonSchemaValue, PolicyTest, RecordStatus } from './registry.js';
+import { FlowTest, JsonSchemaValue, PolicyTest, RecordStatus, SavedJsonSchema } from './registry.js';
 
 /**
  * Export and import of an org's policies, flows and groups (issue 15 item 6). `GET /export`
@@ -107,7 +107,7 @@ const importRecordFields = {
   basedOnVersion: z.number().int().min(1).nullable(),
   name: ImportName,
   description: z.string().max(2000),
-  schema: JsonSchemaValue,
+  schema: SavedJsonSchema,
   createdAt: z.iso.datetime(),
   createdBy: Author,
   updatedAt: z.iso.datetime(),

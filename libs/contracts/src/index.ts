@@ -175,6 +175,7 @@ export {
 } from './stored-runs.js';
 export { textJsonDepth, jsonDepth, MAX_JSON_DEPTH, MAX_DATA_DEPTH } from './json-depth.js';
 export { isStorableText, hasUnpairedSurrogate } from './text.js';
+export { findSchemaLoop } from './json-schema-loops.js';
 export {
   AuditSubject,
   AUDIT_MAX_PAGE,

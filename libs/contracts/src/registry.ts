@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FlowDefinition, FlowResult } from './flow.js';
 import { pageOf } from './http.js';
 import { jsonDepth, MAX_DATA_DEPTH, MAX_JSON_DEPTH } from './json-depth.js';
+import { findSchemaLoop } from './json-schema-loops.js';
 import { Principal } from './principal.js';
 
 /**
@@ -50,14 +51,37 @@ const MAX_SCHEMA_DEPTH = MAX_JSON_DEPTH - 8;
 export const RecordStatus = z.enum(['draft', 'published']);
 export type RecordStatus = z.infer<typeof RecordStatus>;
 
-/** A JSON Schema object (checked with ajv when publishing), or null for none; nested at most {@link MAX_JSON_DEPTH} − 8 levels (reason `too_deep`). */
-export const JsonSchemaValue = z
+/** A loop's pointers for a message: the first few, each cut short. */
+function loopText(loop: string[]): string {
+  const shown = loop.slice(0, 6).map((p) => `\`${p.length > 80 ? `…${p.slice(-79)}` : p}\``);
+  return (loop.length > 6 ? [...shown, '…'] : shown).join(' → ');
+}
+
+const SchemaObject = z
   .record(z.string(), z.unknown())
   .refine(
     (schema) => jsonDepth(schema, MAX_SCHEMA_DEPTH) <= MAX_SCHEMA_DEPTH,
     `the schema is nested deeper than ${MAX_JSON_DEPTH - 8} levels`,
-  )
-  .nullable();
+  );
+
+/** A JSON Schema object (checked with ajv when publishing), or null for none; nested at most {@link MAX_JSON_DEPTH} − 8 levels (reason `too_deep`). */
+export const JsonSchemaValue = SchemaObject.nullable();
+
+/**
+ * A JSON Schema as a request saves it (create, update, import): also refused when it refers back
+ * to itself without descending into the data, e.g. `{"$ref": "#"}` (reason `schema_loop`), which
+ * no validator can apply. The registry then checks that ajv compiles it (reason `invalid_schema`).
+ */
+export const SavedJsonSchema = SchemaObject.superRefine((schema, ctx) => {
+  const loop = findSchemaLoop(schema);
+  if (loop !== null) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `the schema refers back to itself without descending into the data (${loopText(loop)}): no value can be validated with it`,
+      params: { reason: 'schema_loop' },
+    });
+  }
+}).nullable();
 
 /** Saved-test data, nested no deeper than a run's data may be ({@link MAX_DATA_DEPTH}). */
 const TestData = z.record(z.string(), z.unknown()).refine((data) => jsonDepth(data, MAX_DATA_DEPTH) <= MAX_DATA_DEPTH, {
@@ -138,7 +162,7 @@ export const CreatePolicyBody = z.strictObject({
   name: Name,
   description: Description.default(''),
   rule: RuleText,
-  schema: JsonSchemaValue.default(null),
+  schema: SavedJsonSchema.default(null),
   tests: z.array(PolicyTest).max(MAX_TESTS).default([]),
 });
 export type CreatePolicyBody = z.infer<typeof CreatePolicyBody>;
@@ -152,7 +176,7 @@ export const UpdatePolicyBody = z.strictObject({
   name: Name.optional(),
   description: Description.optional(),
   rule: RuleText.optional(),
-  schema: JsonSchemaValue.optional(),
+  schema: SavedJsonSchema.optional(),
   tests: z.array(PolicyTest).max(MAX_TESTS).optional(),
 });
 export type UpdatePolicyBody = z.infer<typeof UpdatePolicyBody>;
@@ -162,7 +186,7 @@ export const CreateFlowBody = z.strictObject({
   name: Name,
   description: Description.default(''),
   definition: FlowDefinition,
-  schema: JsonSchemaValue.default(null),
+  schema: SavedJsonSchema.default(null),
   tests: z.array(FlowTest).max(MAX_TESTS).default([]),
 });
 export type CreateFlowBody = z.infer<typeof CreateFlowBody>;
@@ -173,7 +197,7 @@ export const UpdateFlowBody = z.strictObject({
   name: Name.optional(),
   description: Description.optional(),
   definition: FlowDefinition.optional(),
-  schema: JsonSchemaValue.optional(),
+  schema: SavedJsonSchema.optional(),
   tests: z.array(FlowTest).max(MAX_TESTS).optional(),
 });
 export type UpdateFlowBody = z.infer<typeof UpdateFlowBody>;

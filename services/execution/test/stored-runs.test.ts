@@ -192,6 +192,24 @@ describe('stored policy runs', () => {
     ).toBe(true);
   });
 
+  it('answers schema_mismatch, never a failed task, for a stored schema that loops on itself (issue 20 item 4)', async () => {
+    // Saved before such schemas were refused: written into the index as an older registry left it.
+    const p = await createPolicy(ADULT, { type: 'object' });
+    for (const [i, schema] of [{ $ref: '#' }, { allOf: [{ $ref: '#' }] }, { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }].entries()) {
+      const schemaHash = `loop-${randomBytes(8).toString('hex')}-${i}`;
+      for (const key of [runnableBaseKey(prefix, 'policy', p.baseId), runnableRecordKey(prefix, 'policy', p.policyId)]) {
+        const entry = JSON.parse((await redis.get(key))!) as Record<string, unknown>;
+        await redis.set(key, JSON.stringify({ ...entry, schemaHash, ...('schema' in entry ? { schema } : {}) }));
+      }
+      const reply = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age: 30 } } });
+      expect(reply, JSON.stringify(schema)).toMatchObject({
+        result: false,
+        errorCode: 'schema_mismatch',
+        error: expect.stringContaining('refers back to itself without descending into the data'),
+      });
+    }
+  });
+
   it('runs a published version by base and the draft by its own id', async () => {
     const draft = await createPolicy(ADULT);
     const v1 = (await reg(RegistrySubject.policyUpdate, { policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;

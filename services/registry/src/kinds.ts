@@ -6,11 +6,12 @@ import { flowNodeProblems, type NodeTarget } from './domain/flow-checks.js';
 import type { KindSpec } from './records-service.js';
 import { findBase, findRecordWithBase, findVersion, getRecord, liveReferences } from './repositories/records.js';
 
-/** Policies: any rule text may be saved; publishing runs the policy checks (in a worker, with a deadline). */
+/** Policies: any rule text may be saved, with a schema ajv compiles; publishing runs the policy checks (in a worker, with a deadline). */
 export function policyKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'policy',
     saveProblems: () => [],
+    schemaProblems: (schema) => checks.schema(schema),
     referenceProblems: () => Promise.resolve([]),
     publishProblems: (content) => checks.policy({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
   };
@@ -25,6 +26,7 @@ export function flowKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'flow',
     saveProblems: (content) => (content.definition ? validateDefinition(content.definition) : []),
+    schemaProblems: (schema) => checks.schema(schema),
     referenceProblems: (content, db, orgId) =>
       content.definition ? nodeReferenceProblems(db, orgId, content.definition) : Promise.resolve([]),
     publishProblems: async (content, trx, orgId) => {

@@ -51,6 +51,8 @@ export interface KindSpec {
   kind: RunnableKind;
   /** Problems that make content unsavable (400 `validation_failed`); none for policies. */
   saveProblems(content: Partial<RecordContent>): ErrorReason[];
+  /** Why ajv cannot use a schema being saved (400 `validation_failed`, reason `invalid_schema`), checked at save after {@link saveProblems}. */
+  schemaProblems(schema: Record<string, unknown>): Promise<ErrorReason[]>;
   /** Problems of what the content names in the org (400 `validation_failed`), checked at save after {@link saveProblems}. */
   referenceProblems(content: Partial<RecordContent>, db: Knex, orgId: string): Promise<ErrorReason[]>;
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
@@ -446,9 +448,10 @@ export class RecordsService {
     return { type: this.kind, id: r.id, baseId: r.baseId };
   }
 
-  /** The content's own problems, else those of what it names (only a valid content is looked up). */
+  /** The content's own problems (its schema compiles), else those of what it names (only a valid content is looked up). */
   private async assertSavable(p: Principal, content: Partial<RecordContent>): Promise<void> {
     let problems = this.spec.saveProblems(content);
+    if (problems.length === 0 && content.schema) problems = await this.spec.schemaProblems(content.schema);
     if (problems.length === 0) problems = await this.spec.referenceProblems(content, this.deps.db, p.orgId);
     if (problems.length > 0) {
       throw new ArbiterError('validation_failed', `invalid ${this.kind}: ${problems.map((x) => x.message).join('; ')}`, problems);
