@@ -96,6 +96,17 @@ export const IMPORT_MAX_BYTES = 1_000_000;
 export const ImportSubject = 'registry.import' as const;
 
 const MAX_BUNDLE_ITEMS = 10_000;
+
+/**
+ * Highest version number an imported record may carry: far below PostgreSQL's `integer` maximum
+ * (2³¹−1), so every imported base can still be published about a billion more times.
+ */
+const MAX_IMPORTED_VERSION = 1_000_000_000;
+const ImportedVersion = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_IMPORTED_VERSION, `at most ${MAX_IMPORTED_VERSION}: an imported version must leave room to publish`);
 const Author = z.string().min(1).max(300);
 const ImportName = z.string().trim().min(1).max(200);
 
@@ -103,8 +114,8 @@ const ImportName = z.string().trim().min(1).max(200);
 const importRecordFields = {
   recordId: z.uuid(),
   status: RecordStatus,
-  version: z.number().int().min(1).nullable(),
-  basedOnVersion: z.number().int().min(1).nullable(),
+  version: ImportedVersion.nullable(),
+  basedOnVersion: ImportedVersion.nullable(),
   name: ImportName,
   description: z.string().max(2000),
   schema: SavedJsonSchema,
@@ -139,7 +150,7 @@ function importBase<R extends z.ZodType>(record: R) {
     baseId: z.uuid(),
     createdBy: Author,
     createdAt: z.iso.datetime(),
-    latestVersion: z.number().int().min(1).nullable(),
+    latestVersion: ImportedVersion.nullable(),
     records: z.array(record).min(1).max(MAX_BUNDLE_ITEMS),
   });
 }

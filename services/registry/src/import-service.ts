@@ -29,13 +29,44 @@ export interface ImportDeps {
 /** Runnable-index writes in flight at once after an import. */
 const INDEX_CONCURRENCY = 8;
 
-/** Every structural problem of the bundle's flow definitions (400 before anything is looked up). */
-function definitionProblems(bundle: ImportBundle): ErrorReason[] {
-  return bundle.flows.flatMap((b, i) =>
+/**
+ * Every problem of the bundle itself (400 before anything is looked up): its flow definitions'
+ * structure, a record id used twice (records are stored by id), a group listing a member twice.
+ */
+function bundleProblems(bundle: ImportBundle): ErrorReason[] {
+  const problems: ErrorReason[] = bundle.flows.flatMap((b, i) =>
     b.records.flatMap((r, j) =>
       validateDefinition(r.definition).map((p) => ({ ...p, path: `flows.${i}.records.${j}.definition${p.path ? `.${p.path}` : ''}` })),
     ),
   );
+  const firstRecord = new Map<string, string>();
+  for (const [section, bases] of [
+    ['policies', bundle.policies],
+    ['flows', bundle.flows],
+  ] as const) {
+    bases.forEach((b, i) =>
+      b.records.forEach((r, j) => {
+        const path = `${section}.${i}.records.${j}.recordId`;
+        const first = firstRecord.get(r.recordId);
+        if (first === undefined) firstRecord.set(r.recordId, path);
+        else problems.push({ code: 'duplicate_id', message: `record id \`${r.recordId}\` is used twice (first at \`${first}\`)`, path });
+      }),
+    );
+  }
+  bundle.groups.forEach((g, i) => {
+    const seen = new Set<string>();
+    g.members.forEach((m, j) => {
+      if (seen.has(m.memberId)) {
+        problems.push({
+          code: 'duplicate_member',
+          message: `group \`${g.groupId}\` lists member \`${m.memberId}\` twice`,
+          path: `groups.${i}.members.${j}.memberId`,
+        });
+      }
+      seen.add(m.memberId);
+    });
+  });
+  return problems;
 }
 
 /**
@@ -49,8 +80,10 @@ export class ImportService {
 
   async run(p: Principal, bundle: ImportBundle, dryRun: boolean): Promise<ImportReply> {
     requireCapability(p, 'admin', 'import bundles');
-    const bad = definitionProblems(bundle);
-    if (bad.length > 0) throw new ArbiterError('validation_failed', `the bundle has ${bad.length} invalid flow definition(s)`, bad);
+    const bad = bundleProblems(bundle);
+    if (bad.length > 0) {
+      throw new ArbiterError('validation_failed', `the bundle is invalid: ${bad.length} problem(s): ${bad[0].message}${bad.length > 1 ? '; …' : ''}`, bad);
+    }
     if (dryRun) return reply(true, await this.plan(this.deps.db, p, bundle));
     const plan = await this.deps.db.transaction(async (trx) => {
       await lockOrgImports(trx, p.orgId);

@@ -79,8 +79,9 @@ const VersionCursor = z.object({ v: cursorField.int4() });
 /** A list cursor: the order it was made for (`s`, absent for the default), the last sort value and base id. */
 const BaseCursor = z.object({ s: RecordListSort.optional(), k: cursorField.text(1000).optional(), id: cursorField.uuid() });
 const DeletedCursor = z.object({ at: cursorField.timestamp(), id: cursorField.uuid() });
-/** Cursor position after the draft: every version comes next. */
-const AFTER_DRAFT = 2 ** 31 - 1;
+/** Highest version number (PostgreSQL `integer`); also the cursor position after the draft: every version comes next. */
+const MAX_VERSION = 2 ** 31 - 1;
+const AFTER_DRAFT = MAX_VERSION;
 
 /**
  * Policies or flows (DESIGN.md §5, spec §2.2, §3 without governance, §4.1/4.2/4.4, §9): drafts,
@@ -438,6 +439,12 @@ export class RecordsService {
       );
     }
     const version = (base.latestVersion ?? 0) + 1;
+    if (version > MAX_VERSION) {
+      throw new ArbiterError(
+        'conflict',
+        `${this.kind} \`${base.id}\` is at version ${base.latestVersion}, the highest a version can be: nothing was published`,
+      );
+    }
     const published = await publishDraft(trx, record.id, version, edits, p.userId, now);
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
     events.push(makeEvent(p, 'published', this.resource(published), { version, ...details }, now));

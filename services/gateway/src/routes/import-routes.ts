@@ -50,6 +50,7 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
           'a policy that is neither imported nor in the org). A dry run changes nothing. A real import with any conflict ' +
           'is 409 with every conflict in `errors` and changes nothing; else one transaction. Version numbers, statuses, ' +
           "tests, schemas and the records' authors and times are kept; the importer owns the new bases and groups. " +
+          'A bundle that uses a record id twice, lists a group member twice or numbers a version past 1,000,000,000 is 400 (`errors` names each). ' +
           `At most ${IMPORT_MAX_BYTES} bytes (413 beyond: import in parts).`,
         querystring: ImportQuery,
         body: ImportBundle,
