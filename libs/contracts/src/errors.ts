@@ -107,3 +107,11 @@ export class ArbiterError extends Error {
 export function isArbiterError(err: unknown, code?: ErrorCode): err is ArbiterError {
   return err instanceof ArbiterError && (code === undefined || err.code === code);
 }
+
+/** Reason of a `payload_too_large` about the rule text itself (path `rule`): it concerns a whole batch call, never one item. */
+export const RULE_TOO_LARGE = 'rule_too_large';
+
+/** Whether `err` refuses the rule text as too large (see {@link RULE_TOO_LARGE}). */
+export function isRuleTooLarge(err: unknown): boolean {
+  return isArbiterError(err, 'payload_too_large') && (err.errors ?? []).some((e) => e.code === RULE_TOO_LARGE);
+}
