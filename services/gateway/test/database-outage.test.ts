@@ -15,7 +15,7 @@ let app: FastifyInstance;
 let adminKey: string;
 
 const run = (key: string) => app.inject({ method: 'POST', url: '/run', headers: withKey(key), payload: { rule: 'x', data: {} } });
-const cacheKeys = async () => redis.redis.keys(`${redis.prefix}apikey:*`);
+const cacheKeys = async () => redis.redis.keys(`${redis.prefix}*:apikey:*`);
 
 beforeAll(async () => {
   direct = await createTestDatabase();

@@ -5,6 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
 import { StubEngine } from './support/engines.js';
 import { hashApiKey } from '../src/identity/api-key-secret.js';
+import { installationId } from '../src/repositories/installation.js';
 import { LogCapture, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 
 let db: TestDatabase;
@@ -298,7 +299,7 @@ describe('rate limiting', () => {
     const limited = await startGateway(db, redis, { limits: { rateLimitMax: 5, rateLimitWindowMs: 60_000 } });
     try {
       const key = (await newViewKey('burst')).key;
-      await redis.redis.del(`${redis.prefix}apikey:${hashApiKey(key)}`);
+      await redis.redis.del(`${redis.prefix}${await installationId(db.db)}:apikey:${hashApiKey(key)}`);
       const answers = await Promise.all(
         Array.from({ length: 12 }, () => limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })),
       );

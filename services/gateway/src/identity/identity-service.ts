@@ -25,6 +25,7 @@ import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as settings from '../repositories/org-settings.js';
 import { generateApiKey, hashApiKey } from './api-key-secret.js';
+import { StaleGrantError } from './authenticator.js';
 import type { ApiKeyCache } from './key-cache.js';
 
 const toMember = (m: members.MemberRow): Member => ({
@@ -33,6 +34,9 @@ const toMember = (m: members.MemberRow): Member => ({
   createdAt: m.createdAt.toISOString(),
   updatedAt: m.updatedAt.toISOString(),
 });
+
+/** SQLSTATE of a foreign-key violation. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 /** `GET /users` pages by user id; `GET /apikeys` by key id. */
 const MemberCursor = z.object({ after: cursorField.text(255) });
@@ -202,7 +206,7 @@ export class IdentityService {
       );
     }
     const key = generateApiKey();
-    const row = await this.commit(async (trx) => {
+    const row = await this.commitOrStale(async (trx) => {
       const inserted = await keys.insertApiKey(trx, {
         apiKeyId: uuidv7(),
         orgId: principal.orgId,
@@ -287,6 +291,16 @@ export class IdentityService {
   }
 
   /** Runs `fn` in a transaction that also queues its events, then wakes the relay. */
+  /** {@link commit}, where a foreign-key violation means the caller's grant named a key or owner the database does not have. */
+  private async commitOrStale<T>(fn: (trx: Knex.Transaction) => Promise<{ result: T; events: ArbiterEvent[] }>): Promise<T> {
+    try {
+      return await this.commit(fn);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) throw new StaleGrantError({ cause: err });
+      throw err;
+    }
+  }
+
   private async commit<T>(fn: (trx: Knex.Transaction) => Promise<{ result: T; events: ArbiterEvent[] }>): Promise<T> {
     const change = await this.db.transaction(async (trx) => {
       const c = await fn(trx);
