@@ -147,6 +147,12 @@ const recordMeta = {
     .optional()
     .describe('The groups containing the base (on `GET /policy/{id}` and `GET /flow/{id}`; issue 15 item 3)'),
   review: RecordReview.optional().describe('Drafts only: the review state (issue 11); absent when the governance service did not answer'),
+  authors: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Who changed the content since the last published version (a version: of the draft it was); none of them may approve it under governance',
+    ),
 };
 
 /** A policy draft or version (DESIGN.md §5). */

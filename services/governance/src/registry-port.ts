@@ -20,6 +20,8 @@ export interface RecordView {
   status: 'draft' | 'published';
   version: number | null;
   contentHash: string;
+  /** Who changed the content since the last published version: none of them may decide its review. */
+  authors: string[];
 }
 
 /** The outcome of a reviewed publish: the version (a policy or flow record) and whether this call made it. */
@@ -52,7 +54,7 @@ export interface RegistryPort {
 function viewOf(r: PolicyRecord | FlowRecord): RecordView {
   const recordId = 'policyId' in r ? r.policyId : r.flowId;
   if (r.contentHash === undefined) throw new ArbiterError('internal', `the registry sent record \`${recordId}\` without its content hash`);
-  return { recordId, baseId: r.baseId, status: r.status, version: r.version, contentHash: r.contentHash };
+  return { recordId, baseId: r.baseId, status: r.status, version: r.version, contentHash: r.contentHash, authors: r.authors ?? [] };
 }
 
 /** {@link RegistryPort} over the bus (`<prefix>.registry.*`), each request with a deadline. */

@@ -205,7 +205,7 @@ export class ReviewsService {
     }
     let record2: PolicyRecord | FlowRecord | undefined;
     const review = await this.change(p, kind, record, async (trx, latest, now) => {
-      const req = this.actionable(p, kind, recordId, latest, opts.requestId);
+      const req = this.actionable(p, kind, recordId, latest, opts.requestId, record);
       if (req.state === 'published') {
         throw new ArbiterError('conflict', `request \`${req.id}\` was already published as version ${req.publishedVersion}`);
       }
@@ -246,7 +246,7 @@ export class ReviewsService {
     const draft = record.status === 'draft' ? record : await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId);
     if (draft === null) throw new ArbiterError('not_found', `${kind} \`${recordId}\` has no draft to ${verb}`);
     return this.change(p, kind, draft, async (trx, latest, now) => {
-      const req = this.actionable(p, kind, recordId, latest, opts.requestId);
+      const req = this.actionable(p, kind, recordId, latest, opts.requestId, draft);
       if (req.state !== 'published' && req.contentHash !== draft.contentHash) throw stale(kind, recordId);
       if (req.state !== 'pending_approval') {
         throw new ArbiterError('conflict', `request \`${req.id}\` is ${req.state}, not pending approval: it cannot be ${to}`);
@@ -257,8 +257,19 @@ export class ReviewsService {
     });
   }
 
-  /** The latest request when the caller may act on it: it exists, is the one the caller saw, and is not the caller's own. */
-  private actionable(p: Principal, kind: RunnableKind, recordId: string, latest: RequestRow | null, seen: string | undefined): RequestRow {
+  /**
+   * The latest request when the caller may act on it: it exists, is the one the caller saw, and
+   * neither the request nor any change of the content under review since the last published
+   * version (the draft's `authors`) is the caller's own.
+   */
+  private actionable(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    latest: RequestRow | null,
+    seen: string | undefined,
+    draft: RecordView,
+  ): RequestRow {
     if (latest === null) throw new ArbiterError('not_approved', `${kind} draft \`${recordId}\` has no publish request: submit it first`);
     if (seen !== undefined && seen !== latest.id) {
       throw new ArbiterError(
@@ -270,6 +281,12 @@ export class ReviewsService {
       throw new ArbiterError(
         'separation_of_duties',
         `\`${p.userId}\` made request \`${latest.id}\` and may not approve, reject or publish it`,
+      );
+    }
+    if (draft.status === 'draft' && draft.authors.includes(p.userId)) {
+      throw new ArbiterError(
+        'separation_of_duties',
+        `\`${p.userId}\` changed ${kind} draft \`${recordId}\` since its last published version and may not approve, reject or publish request \`${latest.id}\``,
       );
     }
     return latest;

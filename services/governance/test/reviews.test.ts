@@ -12,7 +12,7 @@ import {
   type Principal,
 } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, eventually, registryOf, startTestEnv, type TestEnv } from './support.js';
+import { ADULT_RULE, as, eventually, registryOf, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
 let reg: ReturnType<typeof registryOf>;
@@ -251,6 +251,41 @@ describe('separation of duties and permissions', () => {
     const own = await reg.createPolicy(admin);
     await submit(admin, own.policyId);
     expect(await failOf(G.approve, target(admin, own.policyId))).toEqual([403, 'separation_of_duties']);
+  });
+
+  it('no author of the content under review since the last version may approve, reject or publish it (issue 20 item 11)', async () => {
+    // The issue's case: a publisher rewrites the draft of a published policy, someone else submits it, the publisher approves.
+    const v1 = await reg.publishPolicy(admin, (await reg.createPolicy(editor)).policyId);
+    const d = await reg.draftOf(editor, v1.policyId);
+    await reg.editPolicy(publisher, d.policyId, { rule: ADULT_RULE.replace('18', '16') });
+    await submit(editor, d.policyId);
+    const requestId = (await review(viewer, d.policyId)).requestId;
+    for (const subject of [G.approve, G.reject]) {
+      const err = await env.fail(subject, target(publisher, d.policyId));
+      expect([err.status, err.code]).toEqual([403, 'separation_of_duties']);
+      expect(err.message).toBe(
+        `\`publisher\` changed policy draft \`${d.policyId}\` since its last published version and may not approve, reject or publish request \`${requestId}\``,
+      );
+    }
+    // a reviewer who did not write it approves; the author may not publish it either
+    await approve(publisher2, d.policyId);
+    expect(await failOf(G.publish, target(publisher, d.policyId))).toEqual([403, 'separation_of_duties']);
+    const v2 = (await publish(admin, d.policyId)).record;
+    expect(v2).toMatchObject({ version: 2, authors: ['publisher'] });
+
+    // a new draft starts with no authors: whoever opens it without changing anything may review the changes of others
+    const next = await reg.draftOf(publisher, v2.policyId);
+    expect(next.authors).toEqual([]);
+    await reg.editPolicy(editor, next.policyId, { description: 'v3' });
+    await reg.editPolicy(publisher2, next.policyId, { name: 'p' }); // changes nothing: not an author
+    await submit(editor, next.policyId);
+    expect((await approve(publisher2, next.policyId)).state).toBe('approved');
+
+    // the creator of a new base wrote its first content, even when someone else submits it
+    const byCreator = await reg.createPolicy(publisher);
+    expect(byCreator.authors).toEqual(['publisher']);
+    await submit(editor, byCreator.policyId);
+    expect(await failOf(G.approve, target(publisher, byCreator.policyId))).toEqual([403, 'separation_of_duties']);
   });
 
   it('every role: submit needs edit, approve/reject/publish need publish, reading needs view', async () => {

@@ -120,6 +120,7 @@ export class RecordsService {
         updatedBy: p.userId,
         publishedAt: null,
         publishedBy: null,
+        authors: [p.userId],
       };
       await insertBaseWithDraft(
         trx,
@@ -169,7 +170,7 @@ export class RecordsService {
     requireCapability(p, 'edit', `create ${this.kind} drafts`);
     const found = await this.loadLive(p, recordId);
     return this.commit<{ created: boolean; record: RecordRow }>(async (trx) => {
-      await this.lockLive(trx, found.base.id, recordId);
+      const base = await this.lockLive(trx, found.base.id, recordId);
       const existing = await findDraft(trx, found.base.id);
       if (existing) return { result: { created: false, record: existing }, events: [] };
       const source = (await getRecord(trx, recordId))!;
@@ -186,6 +187,8 @@ export class RecordsService {
         updatedBy: p.userId,
         publishedAt: null,
         publishedBy: null,
+        // The latest version's content is reviewed already; bringing back an older one is a change of its own.
+        authors: source.version !== null && source.version === base.latestVersion ? [] : [p.userId],
       };
       await insertRecord(trx, draft);
       await touchBase(trx, found.base.id);
@@ -227,7 +230,7 @@ export class RecordsService {
       if (editing) events.push(makeEvent(p, 'edited', this.resource(record), { fields: Object.keys(edits) }, now));
       if (status === 'draft') {
         if (!editing) return { result: { outcome: 'updated', record }, events };
-        const updated = await updateDraft(trx, recordId, edits, p.userId, now);
+        const updated = await updateDraft(trx, recordId, edits, p.userId, now, changes(record, edits) ? p.userId : undefined);
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
@@ -445,7 +448,7 @@ export class RecordsService {
         `${this.kind} \`${base.id}\` is at version ${base.latestVersion}, the highest a version can be: nothing was published`,
       );
     }
-    const published = await publishDraft(trx, record.id, version, edits, p.userId, now);
+    const published = await publishDraft(trx, record.id, version, edits, p.userId, now, changes(record, edits) ? p.userId : undefined);
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
     events.push(makeEvent(p, 'published', this.resource(published), { version, ...details }, now));
     return published;
@@ -519,6 +522,11 @@ function immutable(kind: RunnableKind, record: RecordRow): ArbiterError {
     'version_immutable',
     `\`${record.id}\` is version ${record.version} of ${kind} \`${record.baseId}\`: versions are immutable, edit the base's draft instead`,
   );
+}
+
+/** Whether applying `edits` changes the record's publishable content (what its content hash covers). */
+function changes(record: RecordRow, edits: Partial<RecordContent>): boolean {
+  return Object.keys(edits).length > 0 && contentHashOf({ ...record, ...edits }) !== contentHashOf(record);
 }
 
 /** The fields of a patch that were given (undefined means "leave as is"; null clears a schema). */

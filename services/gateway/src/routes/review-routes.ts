@@ -77,9 +77,9 @@ function kindRoutes(
       schema: {
         tags,
         security,
-        summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the latest publish request of the ${kind}'s draft (publisher or admin, never its requester)`,
+        summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the latest publish request of the ${kind}'s draft (publisher or admin, never its requester or an author)`,
         description:
-          `403 \`separation_of_duties\` for the requester. 409 \`conflict\` when the latest request is not pending, or is not the given \`requestId\`; ` +
+          `403 \`separation_of_duties\` for the requester and for any author of the draft's content since its last published version (its \`authors\`). 409 \`conflict\` when the latest request is not pending, or is not the given \`requestId\`; ` +
           `409 \`review_stale\` when the draft changed since it was submitted; 409 \`not_approved\` when it was never submitted.`,
         params,
         body: decision,
@@ -102,7 +102,7 @@ function kindRoutes(
     schema: {
       tags,
       security,
-      summary: `Publish the ${kind}'s approved, unchanged draft as a new version (publisher or admin, never the requester)`,
+      summary: `Publish the ${kind}'s approved, unchanged draft as a new version (publisher or admin, never the requester or an author)`,
       description:
         'Runs the same publish checks as a `PUT` publish (422 `cannot_publish` with every reason). 409 `not_approved` unless the latest request is approved; ' +
         '409 `review_stale` when the draft changed since (compared inside the registry’s publishing transaction); 409 `conflict` when it was already published. ' +

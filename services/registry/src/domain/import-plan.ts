@@ -160,6 +160,7 @@ export function planImport(
       updatedBy: r.updatedBy,
       publishedAt: r.publishedAt === null ? null : new Date(r.publishedAt),
       publishedBy: r.publishedBy,
+      authors: [...new Set([r.createdBy, r.updatedBy])],
     }));
     return {
       id,

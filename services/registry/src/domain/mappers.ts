@@ -20,6 +20,7 @@ function meta(r: RecordRow) {
     publishedAt: iso(r.publishedAt),
     publishedBy: r.publishedBy,
     contentHash: contentHashOf(r),
+    authors: r.authors,
   };
 }
 

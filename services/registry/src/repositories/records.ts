@@ -38,6 +38,8 @@ export interface RecordRow extends RecordContent {
   updatedBy: string;
   publishedAt: Date | null;
   publishedBy: string | null;
+  /** Who changed the content since the last published version (a version: of the draft it was). */
+  authors: string[];
 }
 
 /** A base in a list: its current record, latest version and draft id. */
@@ -82,6 +84,7 @@ interface RecordColumns {
   updated_by: string;
   published_at: Date | null;
   published_by: string | null;
+  authors: string[];
 }
 
 /** A records row joined with its base's columns under the `b_` prefix. */
@@ -136,6 +139,7 @@ function recordOf(r: RecordColumns): RecordRow {
     updatedBy: r.updated_by,
     publishedAt: r.published_at,
     publishedBy: r.published_by,
+    authors: r.authors ?? [],
   };
 }
 
@@ -189,6 +193,7 @@ export function recordInsertColumns(r: RecordRow): Record<string, unknown> {
     updated_by: r.updatedBy,
     published_at: r.publishedAt,
     published_by: r.publishedBy,
+    authors: r.authors,
   };
 }
 
@@ -285,12 +290,26 @@ export async function findVersion(db: Db, baseId: string, version: number): Prom
 }
 
 /** Applies content changes to a draft and stamps the editor. */
-export async function updateDraft(db: Db, recordId: string, patch: Partial<RecordContent>, by: string, at: Date): Promise<RecordRow> {
+/** Applies `patch` to a draft; `author` is added to its authors when the patch changed its content. */
+export async function updateDraft(
+  db: Db,
+  recordId: string,
+  patch: Partial<RecordContent>,
+  by: string,
+  at: Date,
+  author?: string,
+): Promise<RecordRow> {
   const [row] = (await db('registry_records')
     .where({ id: recordId, status: 'draft' })
-    .update({ ...contentColumns(patch), updated_at: at, updated_by: by })
+    .update({ ...contentColumns(patch), updated_at: at, updated_by: by, ...authorColumn(db, author) })
     .returning('*')) as RecordColumns[];
   return recordOf(row);
+}
+
+/** `authors` with `author` added once (nothing when undefined). */
+function authorColumn(db: Db, author: string | undefined): Record<string, unknown> {
+  if (author === undefined) return {};
+  return { authors: db.raw('case when ? = any(authors) then authors else array_append(authors, ?) end', [author, author]) };
 }
 
 /** Turns a draft into version `version` (its id becomes the version's id), applying `patch` first. */
@@ -301,6 +320,7 @@ export async function publishDraft(
   patch: Partial<RecordContent>,
   by: string,
   at: Date,
+  author?: string,
 ): Promise<RecordRow> {
   const edited = Object.keys(contentColumns(patch)).length > 0;
   const [row] = (await db('registry_records')
@@ -308,6 +328,7 @@ export async function publishDraft(
     .update({
       ...contentColumns(patch),
       ...(edited ? { updated_at: at, updated_by: by } : {}),
+      ...authorColumn(db, author),
       status: 'published',
       version,
       published_at: at,
