@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
 import { pageOf } from './http.js';
 import { Principal } from './principal.js';
-import { FlowTest, JsonSchemaValue, PolicyTest, RecordStatus, SavedJsonSchema } from './registry.js';
+import { FlowTest, JsonSchemaValue, PinnedVersions, PolicyTest, RecordStatus, SavedJsonSchema } from './registry.js';
 
 /**
  * Export and import of an org's policies, flows and groups (issue 15 item 6). `GET /export`
@@ -29,6 +29,7 @@ export const BundleRecord = z.object({
   updatedBy: z.string(),
   publishedAt: z.iso.datetime().nullable(),
   publishedBy: z.string().nullable(),
+  pinnedVersions: PinnedVersions.optional(),
 });
 export type BundleRecord = z.infer<typeof BundleRecord>;
 
@@ -142,7 +143,13 @@ export const ImportPolicyRecord = z
 
 /** A flow record of an imported bundle (strict). */
 export const ImportFlowRecord = z
-  .strictObject({ ...importRecordFields, rule: z.null(), definition: FlowDefinition, tests: z.array(FlowTest).max(100) })
+  .strictObject({
+    ...importRecordFields,
+    rule: z.null(),
+    definition: FlowDefinition,
+    tests: z.array(FlowTest).max(100),
+    pinnedVersions: PinnedVersions.optional(),
+  })
   .refine(lifecycleOk, lifecycleMessage);
 
 function importBase<R extends z.ZodType>(record: R) {

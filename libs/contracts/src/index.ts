@@ -135,6 +135,8 @@ export {
   RecordReview,
   PolicyPublishReviewedReply,
   FlowPublishReviewedReply,
+  FlowReviewCheckReply,
+  PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
 export {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ErrorReason } from './errors.js';
 import { FlowDefinition, FlowResult } from './flow.js';
 import { pageOf } from './http.js';
 import { jsonDepth, MAX_DATA_DEPTH, MAX_JSON_DEPTH } from './json-depth.js';
@@ -31,6 +32,7 @@ export const RegistrySubject = {
   flowDelete: 'registry.flow.delete',
   flowResolve: 'registry.flow.resolve',
   flowPublishReviewed: 'registry.flow.publishReviewed',
+  flowReviewCheck: 'registry.flow.reviewCheck',
   flowRestore: 'registry.flow.restore',
   flowListDeleted: 'registry.flow.listDeleted',
   groupCreate: 'registry.group.create',
@@ -159,8 +161,24 @@ const recordMeta = {
 export const PolicyRecord = z.object({ policyId: z.uuid(), ...recordMeta, rule: z.string(), tests: z.array(PolicyTest) });
 export type PolicyRecord = z.infer<typeof PolicyRecord>;
 
+/**
+ * The versions a flow version's base-naming policy nodes run, by node id (issue 20 item 3): a flow
+ * published through review pins every node that names a base without a `version` to that base's
+ * latest version at publish, so it keeps running the reviewed text it was approved with.
+ */
+export const PinnedVersions = z
+  .record(z.string(), z.number().int().min(1))
+  .describe('Versions only, published through review: the version each policy node naming a base without `version` runs');
+export type PinnedVersions = z.infer<typeof PinnedVersions>;
+
 /** A flow draft or version (DESIGN.md §5). */
-export const FlowRecord = z.object({ flowId: z.uuid(), ...recordMeta, definition: FlowDefinition, tests: z.array(FlowTest) });
+export const FlowRecord = z.object({
+  flowId: z.uuid(),
+  ...recordMeta,
+  definition: FlowDefinition,
+  tests: z.array(FlowTest),
+  pinnedVersions: PinnedVersions.optional(),
+});
 export type FlowRecord = z.infer<typeof FlowRecord>;
 
 /** Body of `POST /policy`. Unknown keys are rejected. */
@@ -438,6 +456,13 @@ export type PolicyPublishReviewedReply = z.infer<typeof PolicyPublishReviewedRep
 /** Reply of `registry.flow.publishReviewed`. */
 export const FlowPublishReviewedReply = z.object({ outcome: z.enum(['published', 'already_published']), record: FlowRecord });
 export type FlowPublishReviewedReply = z.infer<typeof FlowPublishReviewedReply>;
+/**
+ * Reply of `registry.flow.reviewCheck` (request: {@link FlowIdRequest}), asked before a flow's
+ * review is approved: the policy nodes of its draft that would run text never reviewed (a draft:
+ * reason `unreviewed_policy`), empty when every node runs a published version.
+ */
+export const FlowReviewCheckReply = z.object({ problems: z.array(ErrorReason) });
+export type FlowReviewCheckReply = z.infer<typeof FlowReviewCheckReply>;
 
 // ---- Restore (issue 15 item 5)
 

@@ -7,8 +7,10 @@ import { randomBytes } from 'node:crypto';
 import {
   ArbiterEvent,
   eventStreamName,
+  FlowPublishReviewedReply,
   FlowRecord,
   FlowRunResponse,
+  PolicyDraftReply,
   PolicyRecord,
   PolicyUpdateReply,
   RegistrySubject,
@@ -246,6 +248,26 @@ describe('flows', () => {
         { nodeId: 'no', type: 'custom', result: 'refer' },
       ],
     });
+  });
+
+  it('a flow version published through review keeps running the policy version it was reviewed with (issue 20 item 3)', async () => {
+    const draft = await createPolicy(ADULT);
+    const v1 = (await reg(RegistrySubject.policyUpdate, { policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;
+    const flow = await reg(RegistrySubject.flowCreate, { name: 'reviewed', definition: flowOf({ baseId: v1.baseId }) }, FlowRecord);
+    // as the governance service publishes an approved request
+    const published = await reg(
+      RegistrySubject.flowPublishReviewed,
+      { recordId: flow.flowId, expectedContentHash: flow.contentHash, reviewRequestId: '0190a0b0-0000-7000-8000-0000000000cd' },
+      FlowPublishReviewedReply,
+    );
+    const seventeen = { principal: acme, id: flow.baseId, data: { applicant: { age: 17 } } };
+    expect((await runFlow(StoredRunSubject.flowByBase, seventeen)).result).toBe('refer');
+    // the policy's owner lowers the bar in a new version: the reviewed flow does not follow
+    const next = (await reg(RegistrySubject.policyDraft, { policyId: v1.policyId }, PolicyDraftReply)).record;
+    await reg(RegistrySubject.policyUpdate, { policyId: next.policyId, status: 'published', rule: ADULT.replace('18', '16') }, PolicyUpdateReply);
+    const after = await runFlow(StoredRunSubject.flowByBase, seventeen);
+    expect(after).toMatchObject({ result: 'refer', path: [{ nodeId: 'n1', policyId: v1.policyId, version: 1, result: false }, { nodeId: 'no' }] });
+    expect(published.record.pinnedVersions).toEqual({ n1: 1 });
   });
 
   it('tests an ad hoc definition: validation_failed lists every problem; a missing policy stops the flow as a result', async () => {

@@ -1,6 +1,8 @@
 import {
   ArbiterError,
+  type ErrorReason,
   FlowPublishReviewedReply,
+  FlowReviewCheckReply,
   FlowRecord,
   FlowRecordPage,
   PolicyPublishReviewedReply,
@@ -40,6 +42,8 @@ export interface RegistryPort {
   get(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView>;
   /** The draft of the base of any of its record ids, or null when it has none. */
   draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null>;
+  /** Why a flow draft could not be published as reviewed text (its policy nodes naming drafts); empty when it could. */
+  flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]>;
   /** Publishes the draft when its content hash is still `expectedContentHash` (else `review_stale`). */
   publishReviewed(
     p: Principal,
@@ -90,6 +94,11 @@ export class NatsRegistryPort implements RegistryPort {
           );
     const first = page.items[0];
     return first !== undefined && first.status === 'draft' ? viewOf(first) : null;
+  }
+
+  async flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]> {
+    const out = await this.bus.request(RegistrySubject.flowReviewCheck, { principal: p, flowId: recordId }, FlowReviewCheckReply, this.opts(requestId));
+    return out.problems;
   }
 
   async publishReviewed(

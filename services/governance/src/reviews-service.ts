@@ -245,11 +245,20 @@ export class ReviewsService {
     const record = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
     const draft = record.status === 'draft' ? record : await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId);
     if (draft === null) throw new ArbiterError('not_found', `${kind} \`${recordId}\` has no draft to ${verb}`);
+    // A flow is approved only when it would run reviewed text: the publish makes the same check under its lock.
+    const unreviewed = to === 'approved' && kind === 'flow' ? await this.deps.registry.flowReviewProblems(p, draft.recordId, ctx.requestId) : [];
     return this.change(p, kind, draft, async (trx, latest, now) => {
       const req = this.actionable(p, kind, recordId, latest, opts.requestId, draft);
       if (req.state !== 'published' && req.contentHash !== draft.contentHash) throw stale(kind, recordId);
       if (req.state !== 'pending_approval') {
         throw new ArbiterError('conflict', `request \`${req.id}\` is ${req.state}, not pending approval: it cannot be ${to}`);
+      }
+      if (unreviewed.length > 0) {
+        throw new ArbiterError(
+          'cannot_publish',
+          `flow draft \`${recordId}\` cannot be approved: ${unreviewed.length} of its policy nodes would run text that was never reviewed`,
+          unreviewed,
+        );
       }
       const comment = opts.comment === undefined || opts.comment === '' ? null : opts.comment;
       const decided = await decideRequest(trx, req.id, { state: to, by: p.userId, at: now, comment });

@@ -221,6 +221,31 @@ describe('spec §3 transitions (governance on)', () => {
     expect(await review(viewer, f.flowId, 'flow')).toMatchObject({ state: 'published' });
   });
 
+  it('a flow whose policy node would run a never-reviewed draft is not approved (422 naming the node) until the policy is published; its version pins it (issue 20 item 3)', async () => {
+    const p = await reg.createPolicy(editor);
+    const definition = {
+      start: 'a',
+      nodes: {
+        a: { type: 'policy', baseId: p.baseId, onTrue: 'yes', onFalse: 'no' },
+        yes: { type: 'return', value: true },
+        no: { type: 'return', value: false },
+      },
+    };
+    const f = await env.call(R.flowCreate, { principal: editor, name: 'governed flow', definition }, FlowRecord);
+    const pending = await submit(editor, f.flowId, 'flow');
+    const err = await env.fail(G.approve, target(publisher, f.flowId, 'flow'));
+    expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
+    expect(err.errors).toEqual([expect.objectContaining({ code: 'unreviewed_policy', path: 'definition.nodes.a.baseId' })]);
+    expect(await review(viewer, f.flowId, 'flow')).toMatchObject({ state: 'pending_approval', requestId: pending.requestId });
+    // the policy goes through its own review, then the flow is approved and published with its pin
+    await submit(editor, p.policyId);
+    await approve(publisher, p.policyId);
+    await publish(publisher2, p.policyId);
+    expect((await env.call(G.approve, target(publisher, f.flowId, 'flow'), ReviewSummary)).state).toBe('approved');
+    const out = await publish(publisher2, f.flowId, {}, 'flow');
+    expect(out.record).toMatchObject({ version: 1, pinnedVersions: { a: 1 } });
+  });
+
   it('summaries answer the state of several drafts at once, stale ones as draft', async () => {
     const a = await reg.createPolicy(editor);
     const b = await reg.createPolicy(editor);

@@ -33,6 +33,7 @@ import {
   type FlowRecordPage,
   type FlowSummaryPage,
   type FlowPublishReviewedReply,
+  type FlowReviewCheckReply,
   type FlowUpdateReply,
   type Group,
   type GroupMember,
@@ -150,6 +151,11 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
           const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
+      }),
+      flow_review_check: defineEndpoint({
+        subject: RegistrySubject.flowReviewCheck,
+        request: FlowIdRequest,
+        handler: async ({ principal, flowId }): Promise<FlowReviewCheckReply> => ({ problems: await flows.reviewCheck(principal, flowId) }),
       }),
       flow_create: defineEndpoint({
         subject: RegistrySubject.flowCreate,

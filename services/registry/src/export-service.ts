@@ -27,6 +27,7 @@ function bundleRecord(r: RecordRow): BundleRecord {
     updatedBy: r.updatedBy,
     publishedAt: iso(r.publishedAt),
     publishedBy: r.publishedBy,
+    ...(r.pinnedVersions !== null ? { pinnedVersions: r.pinnedVersions } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { validateDefinition } from '@arbiter/flow';
 import type { Knex } from 'knex';
 import type { PublishChecks } from './checks/check-pool.js';
 import { flowNodeProblems, type NodeTarget } from './domain/flow-checks.js';
+import { reviewedPins, type ReviewedTarget } from './domain/flow-review.js';
 import type { KindSpec } from './records-service.js';
 import { findBase, findRecordWithBase, findVersion, getRecord, liveReferences } from './repositories/records.js';
 
@@ -20,7 +21,8 @@ export function policyKind(checks: PublishChecks): KindSpec {
 /**
  * Flows: the definition must be a valid DAG whose policy nodes name live policies of the org to be
  * saved; publishing also resolves the nodes (here,
- * in the publishing transaction) and then runs the saved tests (in a worker, with a deadline).
+ * in the publishing transaction) and then runs the saved tests (in a worker, with a deadline). A
+ * publish through review also needs every node to run a published version, and pins them.
  */
 export function flowKind(checks: PublishChecks): KindSpec {
   return {
@@ -34,7 +36,18 @@ export function flowKind(checks: PublishChecks): KindSpec {
       const { problems, targets } = await flowNodeProblems(flow, (node, nodeId) => lookupNode(trx, orgId, node, nodeId));
       return problems.length > 0 ? problems : checks.flowTests(flow, targets);
     },
+    reviewedProblems: (content, db, orgId) => reviewedPins(content.definition!, (node) => reviewedTarget(db, orgId, node)),
   };
+}
+
+/** What a flow node names, for the reviewed-text check (the publish checks report what is missing). */
+async function reviewedTarget(db: Knex | Knex.Transaction, orgId: string, node: FlowPolicyNode): Promise<ReviewedTarget> {
+  if (node.policyId !== undefined) {
+    const found = await findRecordWithBase(db, node.policyId, orgId, 'policy');
+    return !found || found.base.deletedAt !== null ? { kind: 'missing' } : { kind: 'record', status: found.record.status };
+  }
+  const base = await findBase(db, node.baseId!, orgId, 'policy');
+  return !base || base.deletedAt !== null ? { kind: 'missing' } : { kind: 'base', latestVersion: base.latestVersion };
 }
 
 /** The live policy record a flow node runs, looked up in the publishing transaction. */

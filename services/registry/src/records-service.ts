@@ -57,6 +57,11 @@ export interface KindSpec {
   referenceProblems(content: Partial<RecordContent>, db: Knex, orgId: string): Promise<ErrorReason[]>;
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
+  /**
+   * A publish through review runs reviewed text only (issue 20 item 3): the reasons it would not
+   * (422), and the versions to pin (flows; recorded with the version). None for policies.
+   */
+  reviewedProblems?(content: RecordContent, db: Knex | Knex.Transaction, orgId: string): Promise<{ problems: ErrorReason[]; pins: Record<string, number> }>;
 }
 
 /** What the service needs around it. */
@@ -121,6 +126,7 @@ export class RecordsService {
         publishedAt: null,
         publishedBy: null,
         authors: [p.userId],
+        pinnedVersions: null,
       };
       await insertBaseWithDraft(
         trx,
@@ -189,6 +195,7 @@ export class RecordsService {
         publishedBy: null,
         // The latest version's content is reviewed already; bringing back an older one is a change of its own.
         authors: source.version !== null && source.version === base.latestVersion ? [] : [p.userId],
+        pinnedVersions: null,
       };
       await insertRecord(trx, draft);
       await touchBase(trx, found.base.id);
@@ -269,9 +276,21 @@ export class RecordsService {
         );
       }
       const events: ArbiterEvent[] = [];
-      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId });
+      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId }, true);
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
+  }
+
+  /**
+   * Why a draft under review could not be published as reviewed text (issue 20 item 3), asked
+   * before its review is approved: the problems of {@link KindSpec.reviewedProblems}, none for kinds
+   * without them. 404 for unknown, deleted or other-org ids.
+   */
+  async reviewCheck(p: Principal, recordId: string): Promise<ErrorReason[]> {
+    requireCapability(p, 'view', `view ${plural(this.kind)}`);
+    const { record } = await this.loadLive(p, recordId);
+    if (!this.spec.reviewedProblems) return [];
+    return (await this.spec.reviewedProblems(record, this.deps.db, p.orgId)).problems;
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */
@@ -432,8 +451,11 @@ export class RecordsService {
     now: Date,
     events: ArbiterEvent[],
     details: Record<string, unknown>,
+    reviewed = false,
   ): Promise<RecordRow> {
-    const problems = await this.spec.publishProblems({ ...record, ...edits }, trx, p.orgId);
+    const content = { ...record, ...edits };
+    const review = reviewed && this.spec.reviewedProblems ? await this.spec.reviewedProblems(content, trx, p.orgId) : undefined;
+    const problems = [...(review?.problems ?? []), ...(await this.spec.publishProblems(content, trx, p.orgId))];
     if (problems.length > 0) {
       throw new ArbiterError(
         'cannot_publish',
@@ -448,7 +470,7 @@ export class RecordsService {
         `${this.kind} \`${base.id}\` is at version ${base.latestVersion}, the highest a version can be: nothing was published`,
       );
     }
-    const published = await publishDraft(trx, record.id, version, edits, p.userId, now, changes(record, edits) ? p.userId : undefined);
+    const published = await publishDraft(trx, record.id, version, edits, p.userId, now, changes(record, edits) ? p.userId : undefined, review?.pins);
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
     events.push(makeEvent(p, 'published', this.resource(published), { version, ...details }, now));
     return published;

@@ -80,10 +80,12 @@ function kindRoutes(
         summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the latest publish request of the ${kind}'s draft (publisher or admin, never its requester or an author)`,
         description:
           `403 \`separation_of_duties\` for the requester and for any author of the draft's content since its last published version (its \`authors\`). 409 \`conflict\` when the latest request is not pending, or is not the given \`requestId\`; ` +
-          `409 \`review_stale\` when the draft changed since it was submitted; 409 \`not_approved\` when it was never submitted.`,
+          `409 \`review_stale\` when the draft changed since it was submitted; 409 \`not_approved\` when it was never submitted. ` +
+          `422 \`cannot_publish\` (reason \`unreviewed_policy\`) when approving a flow whose policy node would run a draft: ` +
+          `a flow version runs reviewed text only, its nodes that name a base are pinned to that base's latest version when it is published.`,
         params,
         body: decision,
-        response: { 200: review, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503, 504) },
+        response: { 200: review, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503, 504) },
       },
       handler: async (request) => {
         const body = request.body ?? {};
@@ -104,7 +106,8 @@ function kindRoutes(
       security,
       summary: `Publish the ${kind}'s approved, unchanged draft as a new version (publisher or admin, never the requester or an author)`,
       description:
-        'Runs the same publish checks as a `PUT` publish (422 `cannot_publish` with every reason). 409 `not_approved` unless the latest request is approved; ' +
+        'Runs the same publish checks as a `PUT` publish (422 `cannot_publish` with every reason); a flow also needs every policy node to run a published ' +
+        'version (`unreviewed_policy`), and its version records the version each node naming a base runs (`pinnedVersions`). 409 `not_approved` unless the latest request is approved; ' +
         '409 `review_stale` when the draft changed since (compared inside the registry’s publishing transaction); 409 `conflict` when it was already published. ' +
         'Answers the new version (201), whose `review` shows state `published`.',
       params,

@@ -161,6 +161,8 @@ export function planImport(
       publishedAt: r.publishedAt === null ? null : new Date(r.publishedAt),
       publishedBy: r.publishedBy,
       authors: [...new Set([r.createdBy, r.updatedBy])],
+      // Node ids stay as they are, and pins are version numbers of the nodes' bases: they carry over.
+      pinnedVersions: r.status === 'published' && 'pinnedVersions' in r ? (r.pinnedVersions ?? null) : null,
     }));
     return {
       id,

@@ -40,6 +40,8 @@ export interface RecordRow extends RecordContent {
   publishedBy: string | null;
   /** Who changed the content since the last published version (a version: of the draft it was). */
   authors: string[];
+  /** A flow version published through review: the version each base-naming node without `version` runs, by node id. */
+  pinnedVersions: Record<string, number> | null;
 }
 
 /** A base in a list: its current record, latest version and draft id. */
@@ -85,6 +87,7 @@ interface RecordColumns {
   published_at: Date | null;
   published_by: string | null;
   authors: string[];
+  pinned_versions: Record<string, number> | null;
 }
 
 /** A records row joined with its base's columns under the `b_` prefix. */
@@ -140,6 +143,7 @@ function recordOf(r: RecordColumns): RecordRow {
     publishedAt: r.published_at,
     publishedBy: r.published_by,
     authors: r.authors ?? [],
+    pinnedVersions: r.pinned_versions ?? null,
   };
 }
 
@@ -194,6 +198,7 @@ export function recordInsertColumns(r: RecordRow): Record<string, unknown> {
     published_at: r.publishedAt,
     published_by: r.publishedBy,
     authors: r.authors,
+    pinned_versions: r.pinnedVersions ? JSON.stringify(r.pinnedVersions) : null,
   };
 }
 
@@ -312,7 +317,7 @@ function authorColumn(db: Db, author: string | undefined): Record<string, unknow
   return { authors: db.raw('case when ? = any(authors) then authors else array_append(authors, ?) end', [author, author]) };
 }
 
-/** Turns a draft into version `version` (its id becomes the version's id), applying `patch` first. */
+/** Turns a draft into version `version` (its id becomes the version's id), applying `patch` first; `pins` are its pinned versions. */
 export async function publishDraft(
   db: Db,
   recordId: string,
@@ -321,6 +326,7 @@ export async function publishDraft(
   by: string,
   at: Date,
   author?: string,
+  pins?: Record<string, number>,
 ): Promise<RecordRow> {
   const edited = Object.keys(contentColumns(patch)).length > 0;
   const [row] = (await db('registry_records')
@@ -329,6 +335,7 @@ export async function publishDraft(
       ...contentColumns(patch),
       ...(edited ? { updated_at: at, updated_by: by } : {}),
       ...authorColumn(db, author),
+      ...(pins !== undefined ? { pinned_versions: JSON.stringify(pins) } : {}),
       status: 'published',
       version,
       published_at: at,
