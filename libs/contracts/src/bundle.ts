@@ -204,8 +204,12 @@ export const ImportQuery = z.strictObject({
     .describe('`true`: answer the plan and change nothing'),
 });
 
-/** Request of `registry.import` (admin). */
-export const ImportRequest = z.strictObject({ principal: Principal, dryRun: z.boolean(), bundle: ImportBundle });
+/**
+ * Request of `registry.import` (admin). `governed`: the org publishes through review (its
+ * `governanceApproval` setting, known to the gateway): a base whose published versions would be
+ * created is then a conflict, since versions enter such an org only through review.
+ */
+export const ImportRequest = z.strictObject({ principal: Principal, dryRun: z.boolean(), bundle: ImportBundle, governed: z.boolean().default(false) });
 export type ImportRequest = z.input<typeof ImportRequest>;
 
 /** What the import does (or would do) with one base or group of the bundle. */

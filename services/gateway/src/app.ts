@@ -170,7 +170,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (governance) await app.register(reviewRoutes, { authenticator, governance });
     await app.register(restoreRoutes, { authenticator, registry: deps.registry });
     await app.register(exportRoutes, { authenticator, registry: deps.registry });
-    await app.register(importRoutes, { authenticator, registry: deps.registry });
+    await app.register(importRoutes, { authenticator, registry: deps.registry, governanceApproval });
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
   }
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });

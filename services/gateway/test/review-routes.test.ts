@@ -375,6 +375,27 @@ describe('text PostgreSQL cannot store, on every route (issue 20 item 6)', () =>
   });
 });
 
+describe('POST /import into a governed org (issue 20 item 10)', () => {
+  it('refuses published versions with 409 saying why, and imports them once governance is off', async () => {
+    await setGovernance(false);
+    const d = await createPolicy('publisher');
+    ok(await call('PUT', `/policy/${d.policyId}`, 'publisher', { status: 'published' }), 201);
+    const bundle = ok(await call('GET', '/export', 'admin'), 200) as { policies: Array<{ baseId: string }> };
+    const one = { ...bundle, policies: bundle.policies.filter((b) => b.baseId === d.baseId), flows: [], groups: [] };
+    const globex = (on: boolean) => call('PUT', '/org/settings', 'stranger', { governanceApproval: on });
+    ok(await globex(true), 200);
+    const refused = await call('POST', '/import', 'stranger', one);
+    expect(problem(refused)).toMatchObject({ status: 409, code: 'conflict' });
+    expect(refused.json().errors).toEqual([
+      expect.objectContaining({ code: 'import_conflict', message: expect.stringContaining('publishes through review only'), path: d.baseId }),
+    ]);
+    const plan = ok(await call('POST', '/import?dryRun=true', 'stranger', one), 200) as { conflicts: number };
+    expect(plan.conflicts).toBe(1);
+    ok(await globex(false), 200);
+    expect(ok(await call('POST', '/import', 'stranger', one), 200)).toMatchObject({ created: 1, conflicts: 0 });
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents every review route with its body, answers and problem responses', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();

@@ -192,3 +192,58 @@ describe('bundles that cannot be stored as they are (issue 20 items 8, 9)', () =
     expect(err.message).toContain('the highest a version can be');
   });
 });
+
+describe('imported versions are checked and reviewed like published ones (issue 20 item 10)', () => {
+  const from = as('admin', { orgId: 'checked-source' });
+
+  async function exported(name: string, rule: string, tests: unknown[] = [], publish = true) {
+    const p = await env.call(S.policyCreate, { principal: from, name, rule: ADULT_RULE }, PolicyRecord);
+    if (publish) await env.call(S.policyUpdate, { principal: from, policyId: p.policyId, status: 'published' }, PolicyUpdateReply);
+    const bundle = await bundleOf(from);
+    const base = bundle.policies.find((b) => b.baseId === p.baseId)!;
+    // A bundle edited by hand (or made elsewhere): the versions' content is whatever it says.
+    return { ...bundle, policies: [{ ...base, records: base.records.map((r) => ({ ...r, rule, tests })) }] };
+  }
+
+  it('runs the publish checks on every published version it would create: 422 with every reason and its path, nothing imported (was: imported)', async () => {
+    const broken = await exported('Broken import', 'A **driver** gets a licence if the __age__ of the **driver** is gold.');
+    const failing = await exported('Failing import', ADULT_RULE, [{ name: 'minor', data: { applicant: { age: 3 } }, expect: true }]);
+    const into = as('admin', { orgId: 'checked-target' });
+    const bundle = { ...broken, policies: [...broken.policies, ...failing.policies] };
+    const err = await env.fail(ImportSubject, { principal: into, bundle, dryRun: false });
+    expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
+    expect(err.errors).toEqual([
+      expect.objectContaining({ code: 'parse_error', path: 'policies.0.records.0.rule' }),
+      expect.objectContaining({ code: 'test_failed', path: 'policies.1.records.0.tests.0', message: expect.stringMatching(/^policies\.1\.records\.0: test `minor`/) }),
+    ]);
+    expect(await env.sql('registry_bases').where({ org_id: 'checked-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(await env.sql('registry_outbox').whereRaw("payload->>'orgId' = ?", ['checked-target']).count({ n: '*' })).toEqual([{ n: '0' }]);
+    // drafts are imported as they are: they are checked when they are published
+    const draftOnly = await exported('Draft import', 'not a rule at all', [], false);
+    expect((await env.call(ImportSubject, { principal: into, bundle: draftOnly, dryRun: false }, ImportReply)).created).toBe(1);
+  });
+
+  it('in a governed org, a base with published versions to create is a conflict (409; in a dry run `conflict`), drafts import', async () => {
+    const published = await exported('Governed import', ADULT_RULE);
+    const into = as('admin', { orgId: 'governed-target' });
+    const plan = await env.call(ImportSubject, { principal: into, bundle: published, dryRun: true, governed: true }, ImportReply);
+    expect(plan.items).toEqual([
+      expect.objectContaining({
+        action: 'conflict',
+        reason: 'org `governed-target` publishes through review only: a published version cannot be imported into it',
+      }),
+    ]);
+    const err = await env.fail(ImportSubject, { principal: into, bundle: published, dryRun: false, governed: true });
+    expect([err.status, err.code]).toEqual([409, 'conflict']);
+    expect(err.errors).toEqual([expect.objectContaining({ code: 'import_conflict', path: published.policies[0]!.baseId })]);
+    expect(await env.sql('registry_bases').where({ org_id: 'governed-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    const draftOnly = await exported('Governed draft import', ADULT_RULE, [], false);
+    const done = await env.call(ImportSubject, { principal: into, bundle: draftOnly, dryRun: false, governed: true }, ImportReply);
+    expect(done.created).toBe(1);
+    const draft = await env.call(S.policyGet, { principal: into, policyId: done.items[0]!.targetId! }, PolicyRecord);
+    expect([draft.status, draft.version]).toEqual(['draft', null]);
+    // the same bundle into an org without governance imports its version
+    const open = await env.call(ImportSubject, { principal: as('admin', { orgId: 'open-target' }), bundle: published, dryRun: false }, ImportReply);
+    expect(open.created).toBe(1);
+  });
+});
