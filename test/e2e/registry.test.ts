@@ -626,7 +626,10 @@ describe('publish checks', () => {
       'saved-test data the schema refuses, and a failing saved test',
       {
         schema: { type: 'object', properties: { driver: { type: 'object', properties: { age: { type: 'integer', minimum: 0 } } } } },
-        tests: [{ name: 'negative', data: { driver: { age: -1 } }, expect: false }, { name: 'wrong', data: { driver: { age: 1 } }, expect: true }],
+        tests: [
+          { name: 'negative', data: { driver: { age: -1 } }, expect: false },
+          { name: 'wrong', data: { driver: { age: 1 } }, expect: true },
+        ],
       },
       ['test_failed', 'test_failed'],
     ],
@@ -640,7 +643,9 @@ describe('publish checks', () => {
     ] as const) {
       const res = await call(stack, 'POST', '/policy', { key: key.admin, body: KINDS.policy.body({ schema }) });
       expect([res.status, res.body.code], JSON.stringify(schema)).toEqual([400, 'validation_failed']);
-      expect(res.body.errors, JSON.stringify(schema)).toEqual([expect.objectContaining({ code: reason, path: expect.stringMatching(/schema$/) })]);
+      expect(res.body.errors, JSON.stringify(schema)).toEqual([
+        expect.objectContaining({ code: reason, path: expect.stringMatching(/schema$/) }),
+      ]);
     }
   });
 

@@ -209,7 +209,12 @@ export const ImportQuery = z.strictObject({
  * `governanceApproval` setting, known to the gateway): a base whose published versions would be
  * created is then a conflict, since versions enter such an org only through review.
  */
-export const ImportRequest = z.strictObject({ principal: Principal, dryRun: z.boolean(), bundle: ImportBundle, governed: z.boolean().default(false) });
+export const ImportRequest = z.strictObject({
+  principal: Principal,
+  dryRun: z.boolean(),
+  bundle: ImportBundle,
+  governed: z.boolean().default(false),
+});
 export type ImportRequest = z.input<typeof ImportRequest>;
 
 /** What the import does (or would do) with one base or group of the bundle. */

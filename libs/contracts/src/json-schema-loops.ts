@@ -51,7 +51,7 @@ interface Node {
 /** The JSON pointer (`#/allOf/0`) of a node, built only for messages. */
 function pointerOf(nodes: Node[], index: number): string {
   const parts: string[] = [];
-  for (let at = nodes[index].at; ; ) {
+  for (let at = nodes[index].at; ;) {
     if ('pointer' in at) return [at.pointer, ...parts.reverse()].join('/');
     parts.push(at.path);
     at = nodes[at.under].at;

@@ -6,20 +6,42 @@ describe('findSchemaLoop', () => {
   it.each([
     ['a reference to itself', { $ref: '#' }, ['#', '#']],
     ['through allOf', { allOf: [{ $ref: '#' }] }, ['#', '#/allOf/0', '#']],
-    ['through not, if/then/else, anyOf and oneOf', { type: 'object', if: { const: 5 }, then: { oneOf: [{ $ref: '#' }] } }, ['#', '#/then', '#/then/oneOf/0', '#']],
-    ['between two definitions', { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }, ['#/$defs/a', '#/$defs/b', '#/$defs/a']],
+    [
+      'through not, if/then/else, anyOf and oneOf',
+      { type: 'object', if: { const: 5 }, then: { oneOf: [{ $ref: '#' }] } },
+      ['#', '#/then', '#/then/oneOf/0', '#'],
+    ],
+    [
+      'between two definitions',
+      { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' },
+      ['#/$defs/a', '#/$defs/b', '#/$defs/a'],
+    ],
     ['by $id', { $id: 'https://example.com/s', anyOf: [{ $ref: 'https://example.com/s' }] }, ['#', '#/anyOf/0', '#']],
-    ['by $anchor', { $defs: { a: { $anchor: 'here', not: { $ref: '#here' } } }, $ref: '#here' }, ['#/$defs/a', '#/$defs/a/not', '#/$defs/a']],
+    [
+      'by $anchor',
+      { $defs: { a: { $anchor: 'here', not: { $ref: '#here' } } }, $ref: '#here' },
+      ['#/$defs/a', '#/$defs/a/not', '#/$defs/a'],
+    ],
     ['by $dynamicRef', { $dynamicAnchor: 'meta', $dynamicRef: '#meta' }, ['#', '#']],
-    ['by a draft-07 `definitions` and `dependencies`', { definitions: { d: { dependencies: { x: { $ref: '#' } } } }, $ref: '#/definitions/d' }, ['#', '#/definitions/d', '#/definitions/d/dependencies/x', '#']],
+    [
+      'by a draft-07 `definitions` and `dependencies`',
+      { definitions: { d: { dependencies: { x: { $ref: '#' } } } }, $ref: '#/definitions/d' },
+      ['#', '#/definitions/d', '#/definitions/d/dependencies/x', '#'],
+    ],
   ])('finds a loop %s', (_what, schema, loop) => {
     expect(findSchemaLoop(schema)).toEqual(loop);
   });
 
   it.each([
     ['a plain schema', { type: 'object', properties: { age: { type: 'integer' } } }],
-    ['a tree through properties', { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } } }],
-    ['recursion through additionalProperties and definitions', { $defs: { n: { additionalProperties: { $ref: '#/$defs/n' } } }, $ref: '#/$defs/n' }],
+    [
+      'a tree through properties',
+      { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#' } } } },
+    ],
+    [
+      'recursion through additionalProperties and definitions',
+      { $defs: { n: { additionalProperties: { $ref: '#/$defs/n' } } }, $ref: '#/$defs/n' },
+    ],
     ['recursion through propertyNames', { propertyNames: { $ref: '#' } }],
     ['a reference elsewhere (ajv refuses it, this is not a loop)', { $ref: 'https://example.com/other' }],
     ['a reference to a missing definition', { $ref: '#/$defs/none' }],

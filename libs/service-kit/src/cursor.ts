@@ -13,10 +13,7 @@ const MAX_CURSOR_LENGTH = 512;
 
 /** Text PostgreSQL can compare: no U+0000, no unpaired UTF-16 surrogate, at most `max` characters. */
 function storableText(max: number) {
-  return z
-    .string()
-    .max(max)
-    .refine(isStorableText, 'must not contain U+0000 or an unpaired surrogate');
+  return z.string().max(max).refine(isStorableText, 'must not contain U+0000 or an unpaired surrogate');
 }
 
 /** Fields a cursor is made of, each bounded to what its column can hold. */
@@ -75,5 +72,5 @@ export function pageFrom<R, I>(
 ): { items: I[]; nextCursor: string | null } {
   const more = rows.length > limit;
   const page = more ? rows.slice(0, limit) : rows;
-  return { items: page.map(toItem), nextCursor: more ? encodeCursor(cursorOf(page[page.length - 1] as R)) : null };
+  return { items: page.map(toItem), nextCursor: more ? encodeCursor(cursorOf(page[page.length - 1])) : null };
 }

@@ -49,9 +49,21 @@ describe('the cursor codec', () => {
 
   it('pages: the cursor of the last kept row, null on the last page', () => {
     const rows = [1, 2, 3];
-    const page = pageFrom(rows, 2, (r) => r * 10, (r) => ({ n: r }));
+    const page = pageFrom(
+      rows,
+      2,
+      (r) => r * 10,
+      (r) => ({ n: r }),
+    );
     expect(page.items).toEqual([10, 20]);
     expect(decodeCursor(page.nextCursor!, z.object({ n: z.number() }))).toEqual({ n: 2 });
-    expect(pageFrom(rows, 3, (r) => r, (r) => ({ n: r })).nextCursor).toBeNull();
+    expect(
+      pageFrom(
+        rows,
+        3,
+        (r) => r,
+        (r) => ({ n: r }),
+      ).nextCursor,
+    ).toBeNull();
   });
 });

@@ -42,10 +42,11 @@ export class SchemaCache {
     if ('invalid' in entry) return `Schema mismatch: the policy's JSON Schema does not compile: ${entry.invalid}`;
     let valid: boolean;
     try {
-      valid = entry.validate(data) as boolean;
+      valid = entry.validate(data);
     } catch (err) {
       // A recursion ajv could not finish: an answer for this run, never a failed task (500).
-      if (err instanceof RangeError) return "Schema mismatch: the policy's JSON Schema cannot be applied: its validation recursed too deeply";
+      if (err instanceof RangeError)
+        return "Schema mismatch: the policy's JSON Schema cannot be applied: its validation recursed too deeply";
       throw err;
     }
     if (valid) return null;

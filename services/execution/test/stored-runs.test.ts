@@ -197,7 +197,11 @@ describe('stored policy runs', () => {
   it('answers schema_mismatch, never a failed task, for a stored schema that loops on itself (issue 20 item 4)', async () => {
     // Saved before such schemas were refused: written into the index as an older registry left it.
     const p = await createPolicy(ADULT, { type: 'object' });
-    for (const [i, schema] of [{ $ref: '#' }, { allOf: [{ $ref: '#' }] }, { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }].entries()) {
+    for (const [i, schema] of [
+      { $ref: '#' },
+      { allOf: [{ $ref: '#' }] },
+      { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' },
+    ].entries()) {
       const schemaHash = `loop-${randomBytes(8).toString('hex')}-${i}`;
       for (const key of [runnableBaseKey(prefix, 'policy', p.baseId), runnableRecordKey(prefix, 'policy', p.policyId)]) {
         const entry = JSON.parse((await redis.get(key))!) as Record<string, unknown>;
@@ -264,9 +268,16 @@ describe('flows', () => {
     expect((await runFlow(StoredRunSubject.flowByBase, seventeen)).result).toBe('refer');
     // the policy's owner lowers the bar in a new version: the reviewed flow does not follow
     const next = (await reg(RegistrySubject.policyDraft, { policyId: v1.policyId }, PolicyDraftReply)).record;
-    await reg(RegistrySubject.policyUpdate, { policyId: next.policyId, status: 'published', rule: ADULT.replace('18', '16') }, PolicyUpdateReply);
+    await reg(
+      RegistrySubject.policyUpdate,
+      { policyId: next.policyId, status: 'published', rule: ADULT.replace('18', '16') },
+      PolicyUpdateReply,
+    );
     const after = await runFlow(StoredRunSubject.flowByBase, seventeen);
-    expect(after).toMatchObject({ result: 'refer', path: [{ nodeId: 'n1', policyId: v1.policyId, version: 1, result: false }, { nodeId: 'no' }] });
+    expect(after).toMatchObject({
+      result: 'refer',
+      path: [{ nodeId: 'n1', policyId: v1.policyId, version: 1, result: false }, { nodeId: 'no' }],
+    });
     expect(published.record.pinnedVersions).toEqual({ n1: 1 });
   });
 

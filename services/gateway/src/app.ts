@@ -122,7 +122,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? (() => new Date());
   const buckets = new RateBuckets(config.redisKeyPrefix, config.limits.rateLimitWindowMs);
   // Cached grants are tied to the database they were read from: another database (a new bootstrap) has another installation id.
-  const cache = new ApiKeyCache(deps.redis, `${config.redisKeyPrefix}${await installationId(deps.db)}:`, config.apiKeyCacheTtlSeconds, buckets);
+  const cache = new ApiKeyCache(
+    deps.redis,
+    `${config.redisKeyPrefix}${await installationId(deps.db)}:`,
+    config.apiKeyCacheTtlSeconds,
+    buckets,
+  );
   const keyUsage = new KeyUsage(deps.db, (err, message) => deps.logger.warn({ err }, message), config.keyUsageFlushMs ?? 30_000, now);
   app.addHook('onClose', () => keyUsage.close());
   const authenticator = new Authenticator(

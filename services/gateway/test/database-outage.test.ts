@@ -109,11 +109,18 @@ describe('a frozen PostgreSQL (issue 20 item 5)', () => {
         expect(problem(users), `attempt ${i}`).toMatchObject({ status: 503, code: 'dependency_unavailable' });
         expect(users.headers['retry-after']).toBe('5');
       }
-      const created = await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name: 'x', scopes: ['view'] } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/apikeys',
+        headers: withKey(adminKey),
+        payload: { name: 'x', scopes: ['view'] },
+      });
       expect(problem(created)).toMatchObject({ status: 503, code: 'dependency_unavailable' });
     } finally {
       await proxy.restore();
     }
-    await expect.poll(async () => (await app.inject({ method: 'GET', url: '/users', headers: withKey(adminKey) })).statusCode, { timeout: 10_000 }).toBe(200);
+    await expect
+      .poll(async () => (await app.inject({ method: 'GET', url: '/users', headers: withKey(adminKey) })).statusCode, { timeout: 10_000 })
+      .toBe(200);
   }, 60_000);
 });

@@ -109,7 +109,11 @@ describe('/users', () => {
 
   it('GET refuses a cursor it did not make (400)', async () => {
     const res = await app.inject({ method: 'GET', url: '/users?cursor=garbage', headers: withKey(adminKey) });
-    expect(problem(res)).toMatchObject({ status: 400, code: 'invalid_cursor', detail: expect.stringMatching(/^invalid cursor `garbage`: /) });
+    expect(problem(res)).toMatchObject({
+      status: 400,
+      code: 'invalid_cursor',
+      detail: expect.stringMatching(/^invalid cursor `garbage`: /),
+    });
   });
 });
 

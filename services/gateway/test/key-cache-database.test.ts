@@ -78,7 +78,9 @@ describe('the key cache and the database it came from (issue 20 item 14)', () =>
     });
     const created = await createKey(app);
     expect(created.statusCode, created.body).toBe(201);
-    expect((await first.db('api_keys').where({ id: created.json<{ apiKeyId: string }>().apiKeyId }).first()).created_with_key_id).toBe(remade);
+    expect((await first.db('api_keys').where({ id: created.json<{ apiKeyId: string }>().apiKeyId }).first()).created_with_key_id).toBe(
+      remade,
+    );
     // the cache now holds the grant as the database has it
     expect((await me(app)).json<{ apiKeyId: string }>().apiKeyId).toBe(remade);
   });
@@ -86,9 +88,15 @@ describe('the key cache and the database it came from (issue 20 item 14)', () =>
   it('after a restore that lost the key, the stale grant is dropped and the caller gets 401, never 500', async () => {
     const app = await gateway(second);
     expect((await me(app)).statusCode).toBe(200);
-    await second.db('api_keys').where({ key_hash: hashApiKey(ADMIN_KEY) }).update({ created_with_key_id: null });
+    await second
+      .db('api_keys')
+      .where({ key_hash: hashApiKey(ADMIN_KEY) })
+      .update({ created_with_key_id: null });
     await second.db('api_keys').update({ created_with_key_id: null });
-    await second.db('api_keys').where({ key_hash: hashApiKey(ADMIN_KEY) }).delete();
+    await second
+      .db('api_keys')
+      .where({ key_hash: hashApiKey(ADMIN_KEY) })
+      .delete();
     expect(problem(await createKey(app))).toMatchObject({ status: 401, code: 'unauthenticated', detail: 'the API key is not valid' });
     expect(problem(await me(app))).toMatchObject({ status: 401, code: 'unauthenticated' });
   });

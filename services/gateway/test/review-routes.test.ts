@@ -387,7 +387,11 @@ describe('POST /import into a governed org (issue 20 item 10)', () => {
     const refused = await call('POST', '/import', 'stranger', one);
     expect(problem(refused)).toMatchObject({ status: 409, code: 'conflict' });
     expect(refused.json().errors).toEqual([
-      expect.objectContaining({ code: 'import_conflict', message: expect.stringContaining('publishes through review only'), path: d.baseId }),
+      expect.objectContaining({
+        code: 'import_conflict',
+        message: expect.stringContaining('publishes through review only'),
+        path: d.baseId,
+      }),
     ]);
     const plan = ok(await call('POST', '/import?dryRun=true', 'stranger', one), 200) as { conflicts: number };
     expect(plan.conflicts).toBe(1);

@@ -97,7 +97,12 @@ export class NatsRegistryPort implements RegistryPort {
   }
 
   async flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]> {
-    const out = await this.bus.request(RegistrySubject.flowReviewCheck, { principal: p, flowId: recordId }, FlowReviewCheckReply, this.opts(requestId));
+    const out = await this.bus.request(
+      RegistrySubject.flowReviewCheck,
+      { principal: p, flowId: recordId },
+      FlowReviewCheckReply,
+      this.opts(requestId),
+    );
     return out.problems;
   }
 

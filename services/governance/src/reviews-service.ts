@@ -246,7 +246,8 @@ export class ReviewsService {
     const draft = record.status === 'draft' ? record : await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId);
     if (draft === null) throw new ArbiterError('not_found', `${kind} \`${recordId}\` has no draft to ${verb}`);
     // A flow is approved only when it would run reviewed text: the publish makes the same check under its lock.
-    const unreviewed = to === 'approved' && kind === 'flow' ? await this.deps.registry.flowReviewProblems(p, draft.recordId, ctx.requestId) : [];
+    const unreviewed =
+      to === 'approved' && kind === 'flow' ? await this.deps.registry.flowReviewProblems(p, draft.recordId, ctx.requestId) : [];
     return this.change(p, kind, draft, async (trx, latest, now) => {
       const req = this.actionable(p, kind, recordId, latest, opts.requestId, draft);
       if (req.state !== 'published' && req.contentHash !== draft.contentHash) throw stale(kind, recordId);

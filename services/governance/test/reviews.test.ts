@@ -299,7 +299,7 @@ describe('separation of duties and permissions', () => {
     expect(v2).toMatchObject({ version: 2, authors: ['publisher'] });
 
     // a new draft starts with no authors: whoever opens it without changing anything may review the changes of others
-    const next = await reg.draftOf(publisher, v2.policyId);
+    const next = await reg.draftOf(publisher, d.policyId);
     expect(next.authors).toEqual([]);
     await reg.editPolicy(editor, next.policyId, { description: 'v3' });
     await reg.editPolicy(publisher2, next.policyId, { name: 'p' }); // changes nothing: not an author

@@ -230,7 +230,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       import_bundle: defineEndpoint({
         subject: ImportSubject,
         request: ImportRequest,
-        handler: async ({ principal, bundle, dryRun, governed }): Promise<ImportReply> => s.imports.run(principal, bundle, dryRun, governed),
+        handler: async ({ principal, bundle, dryRun, governed }): Promise<ImportReply> =>
+          s.imports.run(principal, bundle, dryRun, governed),
       }),
       group_create: defineEndpoint({
         subject: RegistrySubject.groupCreate,

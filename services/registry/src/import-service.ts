@@ -95,7 +95,11 @@ export class ImportService {
     requireCapability(p, 'admin', 'import bundles');
     const bad = bundleProblems(bundle);
     if (bad.length > 0) {
-      throw new ArbiterError('validation_failed', `the bundle is invalid: ${bad.length} problem(s): ${bad[0].message}${bad.length > 1 ? '; …' : ''}`, bad);
+      throw new ArbiterError(
+        'validation_failed',
+        `the bundle is invalid: ${bad.length} problem(s): ${bad[0].message}${bad.length > 1 ? '; …' : ''}`,
+        bad,
+      );
     }
     if (dryRun) return reply(true, await this.plan(this.deps.db, p, bundle, governed));
     const plan = await this.deps.db.transaction(async (trx) => {

@@ -61,7 +61,11 @@ export interface KindSpec {
    * A publish through review runs reviewed text only (issue 20 item 3): the reasons it would not
    * (422), and the versions to pin (flows; recorded with the version). None for policies.
    */
-  reviewedProblems?(content: RecordContent, db: Knex | Knex.Transaction, orgId: string): Promise<{ problems: ErrorReason[]; pins: Record<string, number> }>;
+  reviewedProblems?(
+    content: RecordContent,
+    db: Knex | Knex.Transaction,
+    orgId: string,
+  ): Promise<{ problems: ErrorReason[]; pins: Record<string, number> }>;
 }
 
 /** What the service needs around it. */
@@ -470,7 +474,16 @@ export class RecordsService {
         `${this.kind} \`${base.id}\` is at version ${base.latestVersion}, the highest a version can be: nothing was published`,
       );
     }
-    const published = await publishDraft(trx, record.id, version, edits, p.userId, now, changes(record, edits) ? p.userId : undefined, review?.pins);
+    const published = await publishDraft(
+      trx,
+      record.id,
+      version,
+      edits,
+      p.userId,
+      now,
+      changes(record, edits) ? p.userId : undefined,
+      review?.pins,
+    );
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
     events.push(makeEvent(p, 'published', this.resource(published), { version, ...details }, now));
     return published;

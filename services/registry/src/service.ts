@@ -90,7 +90,10 @@ export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Re
       index,
       events,
       logger: logger.child({ component: 'import' }),
-      publishProblems: { policy: kinds.policy.publishProblems, flow: kinds.flow.publishProblems },
+      publishProblems: {
+        policy: (content, trx, orgId) => kinds.policy.publishProblems(content, trx, orgId),
+        flow: (content, trx, orgId) => kinds.flow.publishProblems(content, trx, orgId),
+      },
     }),
   };
   const stopAll = async (): Promise<void> => {

@@ -3,7 +3,6 @@ import { compileSchema } from '../src/domain/json-schema.js';
 import { policyPublishProblems } from '../src/domain/policy-checks.js';
 import { formatPath, missingSchemaPaths } from '../src/domain/schema-paths.js';
 import { canonicalJson } from '../src/domain/hash.js';
-import { z } from 'zod';
 
 describe('missingSchemaPaths', () => {
   const schema = {

@@ -171,7 +171,10 @@ describe('bundles that cannot be stored as they are (issue 20 items 8, 9)', () =
       const huge = { ...base!, latestVersion: v, records: base!.records.map((r) => ({ ...r, version: v })) };
       const err = await env.fail(ImportSubject, { principal: into, bundle: { ...bundle, policies: [huge] }, dryRun: false });
       expect([err.code, err.status], String(v)).toEqual(['bad_request', 400]);
-      expect(err.errors?.map((e) => e.path), String(v)).toEqual(expect.arrayContaining(['bundle.policies.0.latestVersion']));
+      expect(
+        err.errors?.map((e) => e.path),
+        String(v),
+      ).toEqual(expect.arrayContaining(['bundle.policies.0.latestVersion']));
     }
     expect(await env.sql('registry_bases').where({ org_id: 'huge-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
     // the highest importable version still leaves room to publish on top
@@ -186,7 +189,10 @@ describe('bundles that cannot be stored as they are (issue 20 items 8, 9)', () =
   it('a base already at the highest version answers 409 on publish, not 500', async () => {
     const p = await env.call(S.policyCreate, { principal: from, name: 'At the top', rule: ADULT_RULE }, PolicyRecord);
     // as an import of an older version left its base
-    await env.sql('registry_bases').where({ id: p.baseId }).update({ latest_version: 2 ** 31 - 1 });
+    await env
+      .sql('registry_bases')
+      .where({ id: p.baseId })
+      .update({ latest_version: 2 ** 31 - 1 });
     const err = await env.fail(S.policyUpdate, { principal: from, policyId: p.policyId, status: 'published' });
     expect([err.code, err.status]).toEqual(['conflict', 409]);
     expect(err.message).toContain('the highest a version can be');
@@ -214,7 +220,11 @@ describe('imported versions are checked and reviewed like published ones (issue 
     expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
     expect(err.errors).toEqual([
       expect.objectContaining({ code: 'parse_error', path: 'policies.0.records.0.rule' }),
-      expect.objectContaining({ code: 'test_failed', path: 'policies.1.records.0.tests.0', message: expect.stringMatching(/^policies\.1\.records\.0: test `minor`/) }),
+      expect.objectContaining({
+        code: 'test_failed',
+        path: 'policies.1.records.0.tests.0',
+        message: expect.stringMatching(/^policies\.1\.records\.0: test `minor`/),
+      }),
     ]);
     expect(await env.sql('registry_bases').where({ org_id: 'checked-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
     expect(await env.sql('registry_outbox').whereRaw("payload->>'orgId' = ?", ['checked-target']).count({ n: '*' })).toEqual([{ n: '0' }]);
@@ -243,7 +253,11 @@ describe('imported versions are checked and reviewed like published ones (issue 
     const draft = await env.call(S.policyGet, { principal: into, policyId: done.items[0]!.targetId! }, PolicyRecord);
     expect([draft.status, draft.version]).toEqual(['draft', null]);
     // the same bundle into an org without governance imports its version
-    const open = await env.call(ImportSubject, { principal: as('admin', { orgId: 'open-target' }), bundle: published, dryRun: false }, ImportReply);
+    const open = await env.call(
+      ImportSubject,
+      { principal: as('admin', { orgId: 'open-target' }), bundle: published, dryRun: false },
+      ImportReply,
+    );
     expect(open.created).toBe(1);
   });
 });

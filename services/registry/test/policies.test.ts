@@ -280,7 +280,8 @@ describe('publishing checks', () => {
   it('422 for a rule that does not parse and an invalid schema, together', async () => {
     const draft = await create(editor, { rule: 'A **x** is a if the __y__ of the **x** is.' });
     // Saving refuses such a schema (400); a draft saved before that still cannot be published.
-    await env.sql('registry_records')
+    await env
+      .sql('registry_records')
       .where({ id: draft.policyId })
       .update({ schema: JSON.stringify({ type: 'object', properties: { x: { type: 'nope' } } }) });
     const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: draft.policyId, status: 'published' });
@@ -291,7 +292,11 @@ describe('publishing checks', () => {
   });
 
   it('refuses on save a schema ajv cannot use: 400 with reason `schema_loop` or `invalid_schema`, nothing saved (issue 20 item 4)', async () => {
-    for (const schema of [{ $ref: '#' }, { allOf: [{ $ref: '#' }] }, { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' }]) {
+    for (const schema of [
+      { $ref: '#' },
+      { allOf: [{ $ref: '#' }] },
+      { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' },
+    ]) {
       const err = await env.fail(S.policyCreate, { principal: editor, name: 'loop', rule: ADULT_RULE, schema });
       expect([err.status, err.errors?.[0]?.path, err.errors?.[0]?.message], JSON.stringify(schema)).toEqual([
         400,
@@ -301,7 +306,10 @@ describe('publishing checks', () => {
     }
     for (const schema of [{ type: 'nope' }, { $ref: '#/$defs/none' }, { $schema: 'http://json-schema.org/draft-04/schema#' }]) {
       const err = await env.fail(S.policyCreate, { principal: editor, name: 'bad', rule: ADULT_RULE, schema });
-      expect([err.code, err.errors], JSON.stringify(schema)).toEqual(['validation_failed', [expect.objectContaining({ code: 'invalid_schema', path: 'schema' })]]);
+      expect([err.code, err.errors], JSON.stringify(schema)).toEqual([
+        'validation_failed',
+        [expect.objectContaining({ code: 'invalid_schema', path: 'schema' })],
+      ]);
     }
     const d = await create(editor, {});
     const edit = await env.fail(S.policyUpdate, { principal: editor, policyId: d.policyId, status: 'draft', schema: { type: 'nope' } });
@@ -314,7 +322,10 @@ describe('publishing checks', () => {
 
   it('422, never 500, when publishing a draft saved with a looping schema before it was refused (issue 20 item 4)', async () => {
     const d = await create(editor, { tests: [{ name: 'adult', data: { applicant: { age: 30 } }, expect: true }] });
-    await env.sql('registry_records').where({ id: d.policyId }).update({ schema: JSON.stringify({ $ref: '#' }) });
+    await env
+      .sql('registry_records')
+      .where({ id: d.policyId })
+      .update({ schema: JSON.stringify({ $ref: '#' }) });
     const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: d.policyId, status: 'published' });
     expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
     expect(err.errors).toEqual([
@@ -503,7 +514,9 @@ describe('list filters and orders (issue 15 item 4)', () => {
 
   it('refuses a cursor of another order, unknown parameters and bad values (400)', async () => {
     const page = await list(boss, { all: true, sort: 'name', limit: 1 });
-    expect((await env.fail(S.policyList, { principal: boss, all: true, sort: '-name', cursor: page.nextCursor })).code).toBe('invalid_cursor');
+    expect((await env.fail(S.policyList, { principal: boss, all: true, sort: '-name', cursor: page.nextCursor })).code).toBe(
+      'invalid_cursor',
+    );
     expect((await env.fail(S.policyList, { principal: boss, cursor: page.nextCursor })).code).toBe('invalid_cursor');
     for (const bad of [{ unknown: 1 }, { sort: 'id' }, { status: 'deleted' }, { group: 'not-a-uuid' }, { all: 'yes' }, { createdBy: '' }]) {
       expect((await env.fail(S.policyList, { principal: boss, ...bad })).code).toBe('bad_request');

@@ -29,8 +29,9 @@ describe('/docs under its CSP', () => {
     page.on('console', (msg) => {
       if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
     });
-    await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (e) => console.error(`Refused to load: ${e.violatedDirective} ${e.blockedURI}`));
+    await page.addInitScript({
+      content:
+        "document.addEventListener('securitypolicyviolation', (e) => console.error('Refused to load: ' + e.violatedDirective + ' ' + e.blockedURI));",
     });
     const res = await page.goto(`${stack.baseUrl}/docs/`);
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
@@ -47,7 +48,9 @@ describe('/docs under its CSP', () => {
     const blocked: string[] = [];
     framing.on('console', (msg) => blocked.push(msg.text()));
     await framing.setContent(`<iframe src="${stack.baseUrl}/docs/"></iframe>`);
-    await expect.poll(() => blocked.some((t) => /frame-ancestors|X-Frame-Options|Refused to (display|frame)/i.test(t)), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => blocked.some((t) => /frame-ancestors|X-Frame-Options|Refused to (display|frame)/i.test(t)), { timeout: 10_000 })
+      .toBe(true);
     await page.close();
     await framing.close();
   }, 60_000);

@@ -23,7 +23,11 @@ export function principalOf(request: FastifyRequest): Principal {
  * replaced or restored since it was cached: {@link StaleGrantError}), re-reads the grant and runs
  * `op` once more as the caller the database now knows.
  */
-export async function withFreshGrant<T>(request: FastifyRequest, authenticator: Authenticator, op: (p: Principal) => Promise<T>): Promise<T> {
+export async function withFreshGrant<T>(
+  request: FastifyRequest,
+  authenticator: Authenticator,
+  op: (p: Principal) => Promise<T>,
+): Promise<T> {
   try {
     return await op(principalOf(request));
   } catch (err) {

@@ -23,7 +23,12 @@ const MAX_TRACKED_REVALIDATIONS = 10_000;
  */
 export class StaleGrantError extends ArbiterError {
   constructor(options?: { cause?: unknown }) {
-    super('unauthenticated', 'the API key in use is not in the database (it was replaced or restored): send the request again', undefined, options);
+    super(
+      'unauthenticated',
+      'the API key in use is not in the database (it was replaced or restored): send the request again',
+      undefined,
+      options,
+    );
   }
 }
 

@@ -57,7 +57,12 @@ export function pinnedDefinition(definition: FlowDefinition, pins: Record<string
   const nodes: FlowDefinition['nodes'] = Object.fromEntries(
     Object.entries(definition.nodes).map(([nodeId, node]) => {
       const version = Object.hasOwn(pins, nodeId) ? pins[nodeId] : undefined;
-      return [nodeId, node.type === 'policy' && node.baseId !== undefined && node.version === undefined && version !== undefined ? { ...node, version } : node];
+      return [
+        nodeId,
+        node.type === 'policy' && node.baseId !== undefined && node.version === undefined && version !== undefined
+          ? { ...node, version }
+          : node,
+      ];
     }),
   );
   return { start: definition.start, nodes };

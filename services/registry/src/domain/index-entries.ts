@@ -83,5 +83,7 @@ function liveRecord(base: BaseRow, r: RecordRow): PolicyRecordEntry | FlowRecord
     schemaHash: schemaHash(r),
     ruleHash: contentHash(r),
   };
-  return r.kind === 'policy' ? { ...common, kind: 'policy', rule: r.rule ?? '' } : { ...common, kind: 'flow', definition: runnableDefinition(r) };
+  return r.kind === 'policy'
+    ? { ...common, kind: 'policy', rule: r.rule ?? '' }
+    : { ...common, kind: 'flow', definition: runnableDefinition(r) };
 }

@@ -64,7 +64,7 @@ export function compileSchema(schema: Record<string, unknown>): CompiledSchema {
 export function schemaMismatch(validate: ValidateFunction, data: unknown): string | null {
   let valid: boolean;
   try {
-    valid = validate(data) as boolean;
+    valid = validate(data);
   } catch (err) {
     // A recursion ajv could not finish (a loop the static check missed): the data is not shown to conform.
     if (err instanceof RangeError) return 'the schema cannot be applied to this data: its validation recursed too deeply';
