@@ -142,6 +142,18 @@ describe('POST /run/batch', () => {
     }
   });
 
+  it('answers one 413 for a rule over the size limit, not a 200 with a 413 per item (issue 20 item 13)', async () => {
+    const rule = `${ADULT}\n${'A **note** is long if the __text__ of the **note** is "x". '.repeat(1300)}`;
+    expect(Buffer.byteLength(rule)).toBeGreaterThan(65_536);
+    const res = await post('/run/batch', { rule, items: applicants(30, 40, 50) });
+    expect([res.status, res.body.code]).toEqual([413, 'payload_too_large']);
+    expect(res.body.detail).toMatch(/^rule text is \d+ bytes: the limit is 65536 bytes$/);
+    expect(res.body.errors).toEqual([expect.objectContaining({ code: 'rule_too_large', path: 'rule' })]);
+    // the single endpoint says the same
+    const single = await post('/run', { rule, data: applicants(30)[0] });
+    expect([single.status, single.body.code]).toEqual([413, 'payload_too_large']);
+  });
+
   it('counts every item in the rate limit: a key is refused once its items pass RATE_LIMIT_MAX', async () => {
     const key = await viewKey('batch-rate');
     const items = applicants(...Array.from({ length: 45 }, () => 30));

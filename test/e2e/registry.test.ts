@@ -623,11 +623,31 @@ describe('publish checks', () => {
       ['schema_path_missing', 'test_failed'],
     ],
     [
-      'an invalid JSON Schema and a failing saved test',
-      { schema: { type: 'nonsense' }, tests: [ADULT, { name: 'wrong', data: { driver: { age: 1 } }, expect: true }] },
-      ['invalid_schema', 'test_failed'],
+      'saved-test data the schema refuses, and a failing saved test',
+      {
+        schema: { type: 'object', properties: { driver: { type: 'object', properties: { age: { type: 'integer', minimum: 0 } } } } },
+        tests: [
+          { name: 'negative', data: { driver: { age: -1 } }, expect: false },
+          { name: 'wrong', data: { driver: { age: 1 } }, expect: true },
+        ],
+      },
+      ['test_failed', 'test_failed'],
     ],
   ];
+
+  it('400 at save for a JSON Schema ajv cannot use (`invalid_schema`) or one that loops on itself (`schema_loop`; issue 20 item 4)', async () => {
+    for (const [schema, reason] of [
+      [{ type: 'nonsense' }, 'invalid_schema'],
+      [{ $ref: '#' }, 'schema_loop'],
+      [{ allOf: [{ $ref: '#' }] }, 'schema_loop'],
+    ] as const) {
+      const res = await call(stack, 'POST', '/policy', { key: key.admin, body: KINDS.policy.body({ schema }) });
+      expect([res.status, res.body.code], JSON.stringify(schema)).toEqual([400, 'validation_failed']);
+      expect(res.body.errors, JSON.stringify(schema)).toEqual([
+        expect.objectContaining({ code: reason, path: expect.stringMatching(/schema$/) }),
+      ]);
+    }
+  });
 
   it.each(cases)('422 with every reason for %s, and nothing changes', async (_what, content, codes) => {
     const d = await draftOf('policy', key.admin, content);

@@ -128,7 +128,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     coveredBy: [
       {
         file: `${LANG}/corpus.test.ts`,
-        tests: ['every accepted and negative form is used by a case with a true and a false outcome', 'returns exactly the list of §12.3'],
+        tests: [
+          'every accepted and negative form is used by a case with a true and a false outcome',
+          'returns exactly the list of §12.3 (read from docs/LANGUAGE.md)',
+        ],
       },
       {
         file: `${LANG}/values/periods.test.ts`,
@@ -716,7 +719,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     id: 'design §10 evaluation budget',
     title: 'steps counted; past EXEC_STEP_BUDGET a budget_exceeded result (HTTP 200); the deadline counts from when a worker starts',
     coveredBy: [
-      { file: `${LANG}/budget.test.ts`, tests: ['stops with budget_exceeded, quickly, in every mode (issue 13 reproduction)'] },
+      {
+        file: `${LANG}/budget.test.ts`,
+        tests: ['stops with budget_exceeded in every mode, after exactly its budget of steps (issue 13 reproduction)'],
+      },
       {
         file: `${EXEC}/service.test.ts`,
         tests: [

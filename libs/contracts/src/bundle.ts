@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
 import { pageOf } from './http.js';
 import { Principal } from './principal.js';
-import { FlowTest, JsonSchemaValue, PolicyTest, RecordStatus } from './registry.js';
+import { FlowTest, JsonSchemaValue, PinnedVersions, PolicyTest, RecordStatus, SavedJsonSchema } from './registry.js';
 
 /**
  * Export and import of an org's policies, flows and groups (issue 15 item 6). `GET /export`
@@ -29,6 +29,7 @@ export const BundleRecord = z.object({
   updatedBy: z.string(),
   publishedAt: z.iso.datetime().nullable(),
   publishedBy: z.string().nullable(),
+  pinnedVersions: PinnedVersions.optional(),
 });
 export type BundleRecord = z.infer<typeof BundleRecord>;
 
@@ -96,6 +97,17 @@ export const IMPORT_MAX_BYTES = 1_000_000;
 export const ImportSubject = 'registry.import' as const;
 
 const MAX_BUNDLE_ITEMS = 10_000;
+
+/**
+ * Highest version number an imported record may carry: far below PostgreSQL's `integer` maximum
+ * (2³¹−1), so every imported base can still be published about a billion more times.
+ */
+const MAX_IMPORTED_VERSION = 1_000_000_000;
+const ImportedVersion = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_IMPORTED_VERSION, `at most ${MAX_IMPORTED_VERSION}: an imported version must leave room to publish`);
 const Author = z.string().min(1).max(300);
 const ImportName = z.string().trim().min(1).max(200);
 
@@ -103,11 +115,11 @@ const ImportName = z.string().trim().min(1).max(200);
 const importRecordFields = {
   recordId: z.uuid(),
   status: RecordStatus,
-  version: z.number().int().min(1).nullable(),
-  basedOnVersion: z.number().int().min(1).nullable(),
+  version: ImportedVersion.nullable(),
+  basedOnVersion: ImportedVersion.nullable(),
   name: ImportName,
   description: z.string().max(2000),
-  schema: JsonSchemaValue,
+  schema: SavedJsonSchema,
   createdAt: z.iso.datetime(),
   createdBy: Author,
   updatedAt: z.iso.datetime(),
@@ -131,7 +143,13 @@ export const ImportPolicyRecord = z
 
 /** A flow record of an imported bundle (strict). */
 export const ImportFlowRecord = z
-  .strictObject({ ...importRecordFields, rule: z.null(), definition: FlowDefinition, tests: z.array(FlowTest).max(100) })
+  .strictObject({
+    ...importRecordFields,
+    rule: z.null(),
+    definition: FlowDefinition,
+    tests: z.array(FlowTest).max(100),
+    pinnedVersions: PinnedVersions.optional(),
+  })
   .refine(lifecycleOk, lifecycleMessage);
 
 function importBase<R extends z.ZodType>(record: R) {
@@ -139,7 +157,7 @@ function importBase<R extends z.ZodType>(record: R) {
     baseId: z.uuid(),
     createdBy: Author,
     createdAt: z.iso.datetime(),
-    latestVersion: z.number().int().min(1).nullable(),
+    latestVersion: ImportedVersion.nullable(),
     records: z.array(record).min(1).max(MAX_BUNDLE_ITEMS),
   });
 }
@@ -186,8 +204,17 @@ export const ImportQuery = z.strictObject({
     .describe('`true`: answer the plan and change nothing'),
 });
 
-/** Request of `registry.import` (admin). */
-export const ImportRequest = z.strictObject({ principal: Principal, dryRun: z.boolean(), bundle: ImportBundle });
+/**
+ * Request of `registry.import` (admin). `governed`: the org publishes through review (its
+ * `governanceApproval` setting, known to the gateway): a base whose published versions would be
+ * created is then a conflict, since versions enter such an org only through review.
+ */
+export const ImportRequest = z.strictObject({
+  principal: Principal,
+  dryRun: z.boolean(),
+  bundle: ImportBundle,
+  governed: z.boolean().default(false),
+});
 export type ImportRequest = z.input<typeof ImportRequest>;
 
 /** What the import does (or would do) with one base or group of the bundle. */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 export const ErrorCode = z.enum([
   'bad_request',
   'validation_failed',
+  'invalid_cursor',
   'unauthenticated',
   'forbidden',
   'separation_of_duties',
@@ -32,6 +33,7 @@ export function statusOf(code: ErrorCode): number {
   switch (code) {
     case 'bad_request':
     case 'validation_failed':
+    case 'invalid_cursor':
       return 400;
     case 'unauthenticated':
       return 401;
@@ -106,4 +108,12 @@ export class ArbiterError extends Error {
 /** Predicate for {@link ArbiterError}, optionally of one code. */
 export function isArbiterError(err: unknown, code?: ErrorCode): err is ArbiterError {
   return err instanceof ArbiterError && (code === undefined || err.code === code);
+}
+
+/** Reason of a `payload_too_large` about the rule text itself (path `rule`): it concerns a whole batch call, never one item. */
+export const RULE_TOO_LARGE = 'rule_too_large';
+
+/** Whether `err` refuses the rule text as too large (see {@link RULE_TOO_LARGE}). */
+export function isRuleTooLarge(err: unknown): boolean {
+  return isArbiterError(err, 'payload_too_large') && (err.errors ?? []).some((e) => e.code === RULE_TOO_LARGE);
 }

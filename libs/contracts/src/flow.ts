@@ -12,7 +12,12 @@ export const FlowPolicyNode = z
   .strictObject({
     type: z.literal('policy'),
     baseId: z.uuid().optional(),
-    version: z.number().int().min(1).optional(),
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .optional(),
     policyId: z.uuid().optional(),
     onTrue: FlowNodeId.optional(),
     onFalse: FlowNodeId.optional(),

@@ -1,4 +1,4 @@
-export { ErrorCode, ErrorReason, WireError, ArbiterError, statusOf, isArbiterError } from './errors.js';
+export { ErrorCode, ErrorReason, WireError, ArbiterError, statusOf, isArbiterError, RULE_TOO_LARGE, isRuleTooLarge } from './errors.js';
 export { replyEnvelope, type Reply } from './envelope.js';
 export { Role, Scope, Principal } from './principal.js';
 export {
@@ -148,6 +148,8 @@ export {
   RecordReview,
   PolicyPublishReviewedReply,
   FlowPublishReviewedReply,
+  FlowReviewCheckReply,
+  PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
 export {
@@ -187,6 +189,8 @@ export {
   ExecutedDetails,
 } from './stored-runs.js';
 export { textJsonDepth, jsonDepth, MAX_JSON_DEPTH, MAX_DATA_DEPTH } from './json-depth.js';
+export { isStorableText, hasUnpairedSurrogate } from './text.js';
+export { findSchemaLoop } from './json-schema-loops.js';
 export {
   AuditSubject,
   AUDIT_MAX_PAGE,

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { ErrorReason } from './errors.js';
 import { FlowDefinition, FlowResult } from './flow.js';
 import { pageOf } from './http.js';
 import { jsonDepth, MAX_DATA_DEPTH, MAX_JSON_DEPTH } from './json-depth.js';
+import { findSchemaLoop } from './json-schema-loops.js';
 import { Principal } from './principal.js';
 
 /**
@@ -30,6 +32,7 @@ export const RegistrySubject = {
   flowDelete: 'registry.flow.delete',
   flowResolve: 'registry.flow.resolve',
   flowPublishReviewed: 'registry.flow.publishReviewed',
+  flowReviewCheck: 'registry.flow.reviewCheck',
   flowRestore: 'registry.flow.restore',
   flowListDeleted: 'registry.flow.listDeleted',
   groupCreate: 'registry.group.create',
@@ -50,14 +53,37 @@ const MAX_SCHEMA_DEPTH = MAX_JSON_DEPTH - 8;
 export const RecordStatus = z.enum(['draft', 'published']);
 export type RecordStatus = z.infer<typeof RecordStatus>;
 
-/** A JSON Schema object (checked with ajv when publishing), or null for none; nested at most {@link MAX_JSON_DEPTH} − 8 levels (reason `too_deep`). */
-export const JsonSchemaValue = z
+/** A loop's pointers for a message: the first few, each cut short. */
+function loopText(loop: string[]): string {
+  const shown = loop.slice(0, 6).map((p) => `\`${p.length > 80 ? `…${p.slice(-79)}` : p}\``);
+  return (loop.length > 6 ? [...shown, '…'] : shown).join(' → ');
+}
+
+const SchemaObject = z
   .record(z.string(), z.unknown())
   .refine(
     (schema) => jsonDepth(schema, MAX_SCHEMA_DEPTH) <= MAX_SCHEMA_DEPTH,
     `the schema is nested deeper than ${MAX_JSON_DEPTH - 8} levels`,
-  )
-  .nullable();
+  );
+
+/** A JSON Schema object (checked with ajv when publishing), or null for none; nested at most {@link MAX_JSON_DEPTH} − 8 levels (reason `too_deep`). */
+export const JsonSchemaValue = SchemaObject.nullable();
+
+/**
+ * A JSON Schema as a request saves it (create, update, import): also refused when it refers back
+ * to itself without descending into the data, e.g. `{"$ref": "#"}` (reason `schema_loop`), which
+ * no validator can apply. The registry then checks that ajv compiles it (reason `invalid_schema`).
+ */
+export const SavedJsonSchema = SchemaObject.superRefine((schema, ctx) => {
+  const loop = findSchemaLoop(schema);
+  if (loop !== null) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `the schema refers back to itself without descending into the data (${loopText(loop)}): no value can be validated with it`,
+      params: { reason: 'schema_loop' },
+    });
+  }
+}).nullable();
 
 /** Saved-test data, nested no deeper than a run's data may be ({@link MAX_DATA_DEPTH}). */
 const TestData = z.record(z.string(), z.unknown()).refine((data) => jsonDepth(data, MAX_DATA_DEPTH) <= MAX_DATA_DEPTH, {
@@ -123,14 +149,36 @@ const recordMeta = {
     .optional()
     .describe('The groups containing the base (on `GET /policy/{id}` and `GET /flow/{id}`; issue 15 item 3)'),
   review: RecordReview.optional().describe('Drafts only: the review state (issue 11); absent when the governance service did not answer'),
+  authors: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Who changed the content since the last published version (a version: of the draft it was); none of them may approve it under governance',
+    ),
 };
 
 /** A policy draft or version (DESIGN.md §5). */
 export const PolicyRecord = z.object({ policyId: z.uuid(), ...recordMeta, rule: z.string(), tests: z.array(PolicyTest) });
 export type PolicyRecord = z.infer<typeof PolicyRecord>;
 
+/**
+ * The versions a flow version's base-naming policy nodes run, by node id (issue 20 item 3): a flow
+ * published through review pins every node that names a base without a `version` to that base's
+ * latest version at publish, so it keeps running the reviewed text it was approved with.
+ */
+export const PinnedVersions = z
+  .record(z.string(), z.number().int().min(1))
+  .describe('Versions only, published through review: the version each policy node naming a base without `version` runs');
+export type PinnedVersions = z.infer<typeof PinnedVersions>;
+
 /** A flow draft or version (DESIGN.md §5). */
-export const FlowRecord = z.object({ flowId: z.uuid(), ...recordMeta, definition: FlowDefinition, tests: z.array(FlowTest) });
+export const FlowRecord = z.object({
+  flowId: z.uuid(),
+  ...recordMeta,
+  definition: FlowDefinition,
+  tests: z.array(FlowTest),
+  pinnedVersions: PinnedVersions.optional(),
+});
 export type FlowRecord = z.infer<typeof FlowRecord>;
 
 /** Body of `POST /policy`. Unknown keys are rejected. */
@@ -138,7 +186,7 @@ export const CreatePolicyBody = z.strictObject({
   name: Name,
   description: Description.default(''),
   rule: RuleText,
-  schema: JsonSchemaValue.default(null),
+  schema: SavedJsonSchema.default(null),
   tests: z.array(PolicyTest).max(MAX_TESTS).default([]),
 });
 export type CreatePolicyBody = z.infer<typeof CreatePolicyBody>;
@@ -152,7 +200,7 @@ export const UpdatePolicyBody = z.strictObject({
   name: Name.optional(),
   description: Description.optional(),
   rule: RuleText.optional(),
-  schema: JsonSchemaValue.optional(),
+  schema: SavedJsonSchema.optional(),
   tests: z.array(PolicyTest).max(MAX_TESTS).optional(),
 });
 export type UpdatePolicyBody = z.infer<typeof UpdatePolicyBody>;
@@ -162,7 +210,7 @@ export const CreateFlowBody = z.strictObject({
   name: Name,
   description: Description.default(''),
   definition: FlowDefinition,
-  schema: JsonSchemaValue.default(null),
+  schema: SavedJsonSchema.default(null),
   tests: z.array(FlowTest).max(MAX_TESTS).default([]),
 });
 export type CreateFlowBody = z.infer<typeof CreateFlowBody>;
@@ -173,7 +221,7 @@ export const UpdateFlowBody = z.strictObject({
   name: Name.optional(),
   description: Description.optional(),
   definition: FlowDefinition.optional(),
-  schema: JsonSchemaValue.optional(),
+  schema: SavedJsonSchema.optional(),
   tests: z.array(FlowTest).max(MAX_TESTS).optional(),
 });
 export type UpdateFlowBody = z.infer<typeof UpdateFlowBody>;
@@ -408,6 +456,13 @@ export type PolicyPublishReviewedReply = z.infer<typeof PolicyPublishReviewedRep
 /** Reply of `registry.flow.publishReviewed`. */
 export const FlowPublishReviewedReply = z.object({ outcome: z.enum(['published', 'already_published']), record: FlowRecord });
 export type FlowPublishReviewedReply = z.infer<typeof FlowPublishReviewedReply>;
+/**
+ * Reply of `registry.flow.reviewCheck` (request: {@link FlowIdRequest}), asked before a flow's
+ * review is approved: the policy nodes of its draft that would run text never reviewed (a draft:
+ * reason `unreviewed_policy`), empty when every node runs a published version.
+ */
+export const FlowReviewCheckReply = z.object({ problems: z.array(ErrorReason) });
+export type FlowReviewCheckReply = z.infer<typeof FlowReviewCheckReply>;
 
 // ---- Restore (issue 15 item 5)
 

@@ -11,9 +11,14 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
   'EPIPE',
 ]);
-/** node-postgres reports a lost or timed-out connection with these messages and no code. */
+/**
+ * node-postgres reports a lost or timed-out connection with these messages and no code;
+ * `timeout expired` is its connect deadline (`connectionTimeoutMillis`) against a server that
+ * accepts the connection but never answers (frozen).
+ */
 const PG_CLIENT_MESSAGES = [
   'Connection terminated',
+  'timeout expired',
   'timeout exceeded when trying to connect',
   'Query read timeout',
   'Client has encountered a connection error',
@@ -22,7 +27,8 @@ const PG_CLIENT_MESSAGES = [
 /**
  * Whether `err` (or one of its causes) means PostgreSQL is unreachable, overloaded or too slow —
  * an infrastructure fault to answer with 503 and `retry-after`, never 500: connection refused or
- * lost, the pool's acquire deadline (`KnexTimeoutError`), a statement cancelled by its deadline
+ * lost, the connect deadline of a server that does not answer, the pool's acquire deadline
+ * (`KnexTimeoutError`), the client's read deadline of a query, a statement cancelled by its deadline
  * (57014), the server shutting down or refusing connections (57P01–57P03, 53300, class 08).
  */
 export function isDatabaseUnavailable(err: unknown): boolean {

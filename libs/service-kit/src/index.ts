@@ -39,6 +39,7 @@ export { createRegistry } from './metrics.js';
 export { onShutdown, type ShutdownOptions } from './shutdown.js';
 export { ensureDatabase, openDatabase, migrateLatest, pingDatabase, databaseOptionsOf, type Db, type DatabaseOptions } from './database.js';
 export { isDatabaseUnavailable } from './db-faults.js';
+export { encodeCursor, decodeCursor, pageFrom, cursorField } from './cursor.js';
 export { createRedis, connectRedis, closeRedis, redisOptionsOf, type RedisOptions } from './redis.js';
 export { packageVersion } from './package-version.js';
 export { builtWorkerFile } from './worker-file.js';

@@ -1,4 +1,5 @@
-import { freePort, testServers } from '@arbiter/test-kit';
+import { freePort, TcpProxy, testServers } from '@arbiter/test-kit';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/database.js';
 import { isDatabaseUnavailable } from '../src/db-faults.js';
@@ -27,6 +28,27 @@ describe('isDatabaseUnavailable', () => {
     } finally {
       await down.destroy();
       await slow.destroy();
+    }
+  });
+
+  it('recognises a frozen server: the connect deadline (`timeout expired`) and a query read deadline (issue 20 item 5)', async () => {
+    const url = new URL(PG_URL);
+    const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
+    url.host = `127.0.0.1:${proxy.port}`;
+    const open = openDatabase(url.toString(), { poolMax: 1, statementTimeoutMs: 200, connectTimeoutMs: 5000 });
+    try {
+      await open.raw('select 1'); // a pooled connection, open before the freeze
+      proxy.freeze();
+      const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 300 });
+      const connect = await failureOf(client.connect());
+      expect((connect as Error).message).toBe('timeout expired');
+      expect(isDatabaseUnavailable(connect)).toBe(true);
+      const read = await failureOf(open.raw('select 1'));
+      expect(isDatabaseUnavailable(read)).toBe(true);
+    } finally {
+      await proxy.restore();
+      await open.destroy();
+      await proxy.cut();
     }
   });
 

@@ -120,6 +120,26 @@ describe('own servers and the TCP proxy', () => {
     }
   });
 
+  it('freezes a real server for its clients (connections open, nothing answered) and gives it back', async () => {
+    const proxy = await TcpProxy.start(hostPort('redis', testServers().redis));
+    const frozen = new Redis(`redis://127.0.0.1:${proxy.port}`, { commandTimeout: 300, maxRetriesPerRequest: 0 });
+    try {
+      expect(await frozen.ping()).toBe('PONG');
+      proxy.freeze();
+      await expect(frozen.ping()).rejects.toThrow(/timed out/i);
+      await proxy.restore();
+      const fresh = new Redis(`redis://127.0.0.1:${proxy.port}`);
+      try {
+        expect(await fresh.ping()).toBe('PONG');
+      } finally {
+        fresh.disconnect();
+      }
+    } finally {
+      frozen.disconnect();
+      await proxy.cut();
+    }
+  });
+
   it('cuts a client off a real server and gives it back', async () => {
     const proxy = await TcpProxy.start(hostPort('redis', testServers().redis));
     try {

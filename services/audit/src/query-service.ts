@@ -6,33 +6,25 @@ import {
   type AuditQueryRequest,
   type Principal,
 } from '@arbiter/contracts';
-import type { z } from 'zod';
-import type { Db } from '@arbiter/service-kit';
+import { z } from 'zod';
+import { cursorField, decodeCursor, encodeCursor, type Db } from '@arbiter/service-kit';
 import { queryEvents, type EventRow } from './repositories/events.js';
 
 /** The parsed `audit.query` request (defaults applied). */
 export type AuditQueryInput = z.output<typeof AuditQueryRequest>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A page of the trail ends at an event: its time and id (the keyset, newest first). */
+const EventCursor = z.object({ at: cursorField.timestamp(), id: cursorField.uuid() });
 
-/** The cursor of the page after `row`: its keyset position, base64url JSON. */
-export function encodeCursor(row: { at: Date; event_id: string }): string {
-  return Buffer.from(JSON.stringify({ at: row.at.toISOString(), id: row.event_id }), 'utf8').toString('base64url');
+/** The cursor of the page after `row`. */
+export function encodeEventCursor(row: { at: Date; event_id: string }): string {
+  return encodeCursor({ at: row.at.toISOString(), id: row.event_id });
 }
 
-/** The keyset position in a cursor made by {@link encodeCursor}; `bad_request` for anything else. */
-export function decodeCursor(cursor: string): { at: Date; eventId: string } {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof parsed === 'object' && parsed !== null) {
-      const { at, id } = parsed as { at?: unknown; id?: unknown };
-      const when = typeof at === 'string' ? new Date(at) : undefined;
-      if (when && !Number.isNaN(when.getTime()) && typeof id === 'string' && UUID.test(id)) return { at: when, eventId: id };
-    }
-  } catch {
-    // fall through: not one of our cursors
-  }
-  throw new ArbiterError('bad_request', `invalid cursor \`${cursor.slice(0, 40)}\``);
+/** The keyset position in a cursor made by {@link encodeEventCursor}; 400 `invalid_cursor` for anything else. */
+export function decodeEventCursor(cursor: string): { at: Date; eventId: string } {
+  const { at, id } = decodeCursor(cursor, EventCursor);
+  return { at: new Date(at), eventId: id };
 }
 
 /** An event as read back from its row. */
@@ -76,11 +68,11 @@ export async function queryAudit(db: Db, req: AuditQueryInput): Promise<AuditEve
     ...(req.baseId !== undefined ? { baseId: req.baseId } : {}),
     ...(from ? { from } : {}),
     ...(to ? { to } : {}),
-    ...(req.cursor !== undefined ? { before: decodeCursor(req.cursor) } : {}),
+    ...(req.cursor !== undefined ? { before: decodeEventCursor(req.cursor) } : {}),
     limit: req.limit + 1,
   });
   const more = rows.length > req.limit;
   const kept = more ? rows.slice(0, req.limit) : rows;
   const last = kept[kept.length - 1];
-  return { items: kept.map(toAuditEvent), nextCursor: more && last ? encodeCursor(last) : null };
+  return { items: kept.map(toAuditEvent), nextCursor: more && last ? encodeEventCursor(last) : null };
 }

@@ -116,13 +116,23 @@ describe('audit.query', () => {
     expect(new Set(seen).size).toBe(seen.length);
   });
 
-  it('answers bad_request for a forged cursor, from after to, or a bad filter', async () => {
+  it('answers invalid_cursor for a forged cursor, and bad_request for from after to, or a bad filter', async () => {
     const p = as('admin', { orgId: org });
-    expect((await failure({ principal: p, cursor: 'bm90LWEtY3Vyc29y' })).code).toBe('bad_request');
-    expect((await failure({ principal: p, cursor: Buffer.from('{"at":"x","id":"y"}').toString('base64url') })).code).toBe('bad_request');
+    expect((await failure({ principal: p, cursor: 'bm90LWEtY3Vyc29y' })).code).toBe('invalid_cursor');
+    expect((await failure({ principal: p, cursor: Buffer.from('{"at":"x","id":"y"}').toString('base64url') })).code).toBe('invalid_cursor');
     expect((await failure({ principal: p, from: '2026-02-01T00:00:00Z', to: '2026-01-01T00:00:00Z' })).code).toBe('bad_request');
     expect((await failure({ principal: p, kind: ['exploded'] })).code).toBe('bad_request');
     expect((await failure({ principal: p, limit: 5000 })).code).toBe('bad_request');
     expect((await failure({ kind: ['edited'] })).code).toBe('bad_request');
+  });
+
+  it('answers 400 invalid_cursor for a cursor whose time PostgreSQL cannot hold (issue 20 item 7; was 500)', async () => {
+    const p = as('admin', { orgId: org });
+    const id = '0190a0b0-0000-7000-8000-000000000001';
+    for (const at of ['-271821-04-20T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '0000-01-01T00:00:00.000Z']) {
+      const cursor = Buffer.from(JSON.stringify({ at, id })).toString('base64url');
+      const err = await failure({ principal: p, cursor });
+      expect([err.code, err.status], at).toEqual(['invalid_cursor', 400]);
+    }
   });
 });

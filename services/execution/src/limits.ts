@@ -1,4 +1,4 @@
-import { ArbiterError, jsonDepth } from '@arbiter/contracts';
+import { ArbiterError, jsonDepth, RULE_TOO_LARGE } from '@arbiter/contracts';
 
 /** Size limits checked on the main thread before a task reaches a worker (DESIGN.md §4). */
 export interface Limits {
@@ -33,11 +33,12 @@ export function capTrace(trace: string[], maxBytes: number): string[] {
   return trace;
 }
 
-/** Returns the UTF-8 size of `rule`; throws `payload_too_large` above `maxBytes`. */
+/** Returns the UTF-8 size of `rule`; throws `payload_too_large` (reason {@link RULE_TOO_LARGE}) above `maxBytes`. */
 export function checkRuleSize(rule: string, maxBytes: number): number {
   const bytes = Buffer.byteLength(rule, 'utf8');
   if (bytes > maxBytes) {
-    throw new ArbiterError('payload_too_large', `rule text is ${bytes} bytes: the limit is ${maxBytes} bytes`);
+    const message = `rule text is ${bytes} bytes: the limit is ${maxBytes} bytes`;
+    throw new ArbiterError('payload_too_large', message, [{ code: RULE_TOO_LARGE, message, path: 'rule' }]);
   }
   return bytes;
 }

@@ -1,6 +1,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { findSchemaLoop } from '@arbiter/contracts';
 import { schemaRegExp } from '@arbiter/rule-lang';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
@@ -39,12 +40,24 @@ export class SchemaCache {
       this.lru.set(hash, entry);
     }
     if ('invalid' in entry) return `Schema mismatch: the policy's JSON Schema does not compile: ${entry.invalid}`;
-    if (entry.validate(data)) return null;
+    let valid: boolean;
+    try {
+      valid = entry.validate(data);
+    } catch (err) {
+      // A recursion ajv could not finish: an answer for this run, never a failed task (500).
+      if (err instanceof RangeError)
+        return "Schema mismatch: the policy's JSON Schema cannot be applied: its validation recursed too deeply";
+      throw err;
+    }
+    if (valid) return null;
     const first = entry.validate.errors?.[0];
     return first ? `Schema mismatch: ${describe(first)}` : 'Schema mismatch: the data does not match the schema';
   }
 
   private compile(schema: Record<string, unknown>): SchemaEntry {
+    // Saved before such loops were refused: ajv would follow it forever (a stack overflow per run).
+    const loop = findSchemaLoop(schema);
+    if (loop !== null) return { invalid: `it refers back to itself without descending into the data (\`${loop[0]}\` → \`${loop[1]}\`)` };
     const ajv = typeof schema.$schema === 'string' && DRAFT_07.has(schema.$schema) ? this.ajv07 : this.ajv2020;
     try {
       // A schema is compiled once per worker; ajv's own cache would keep every schema forever.

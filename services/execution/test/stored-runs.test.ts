@@ -7,8 +7,10 @@ import { randomBytes } from 'node:crypto';
 import {
   ArbiterEvent,
   eventStreamName,
+  FlowPublishReviewedReply,
   FlowRecord,
   FlowRunResponse,
+  PolicyDraftReply,
   PolicyRecord,
   PolicyUpdateReply,
   RegistrySubject,
@@ -192,6 +194,28 @@ describe('stored policy runs', () => {
     ).toBe(true);
   });
 
+  it('answers schema_mismatch, never a failed task, for a stored schema that loops on itself (issue 20 item 4)', async () => {
+    // Saved before such schemas were refused: written into the index as an older registry left it.
+    const p = await createPolicy(ADULT, { type: 'object' });
+    for (const [i, schema] of [
+      { $ref: '#' },
+      { allOf: [{ $ref: '#' }] },
+      { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' },
+    ].entries()) {
+      const schemaHash = `loop-${randomBytes(8).toString('hex')}-${i}`;
+      for (const key of [runnableBaseKey(prefix, 'policy', p.baseId), runnableRecordKey(prefix, 'policy', p.policyId)]) {
+        const entry = JSON.parse((await redis.get(key))!) as Record<string, unknown>;
+        await redis.set(key, JSON.stringify({ ...entry, schemaHash, ...('schema' in entry ? { schema } : {}) }));
+      }
+      const reply = await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: p.baseId, data: { applicant: { age: 30 } } });
+      expect(reply, JSON.stringify(schema)).toMatchObject({
+        result: false,
+        errorCode: 'schema_mismatch',
+        error: expect.stringContaining('refers back to itself without descending into the data'),
+      });
+    }
+  });
+
   it('runs a published version by base and the draft by its own id', async () => {
     const draft = await createPolicy(ADULT);
     const v1 = (await reg(RegistrySubject.policyUpdate, { policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;
@@ -228,6 +252,33 @@ describe('flows', () => {
         { nodeId: 'no', type: 'custom', result: 'refer' },
       ],
     });
+  });
+
+  it('a flow version published through review keeps running the policy version it was reviewed with (issue 20 item 3)', async () => {
+    const draft = await createPolicy(ADULT);
+    const v1 = (await reg(RegistrySubject.policyUpdate, { policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;
+    const flow = await reg(RegistrySubject.flowCreate, { name: 'reviewed', definition: flowOf({ baseId: v1.baseId }) }, FlowRecord);
+    // as the governance service publishes an approved request
+    const published = await reg(
+      RegistrySubject.flowPublishReviewed,
+      { recordId: flow.flowId, expectedContentHash: flow.contentHash, reviewRequestId: '0190a0b0-0000-7000-8000-0000000000cd' },
+      FlowPublishReviewedReply,
+    );
+    const seventeen = { principal: acme, id: flow.baseId, data: { applicant: { age: 17 } } };
+    expect((await runFlow(StoredRunSubject.flowByBase, seventeen)).result).toBe('refer');
+    // the policy's owner lowers the bar in a new version: the reviewed flow does not follow
+    const next = (await reg(RegistrySubject.policyDraft, { policyId: v1.policyId }, PolicyDraftReply)).record;
+    await reg(
+      RegistrySubject.policyUpdate,
+      { policyId: next.policyId, status: 'published', rule: ADULT.replace('18', '16') },
+      PolicyUpdateReply,
+    );
+    const after = await runFlow(StoredRunSubject.flowByBase, seventeen);
+    expect(after).toMatchObject({
+      result: 'refer',
+      path: [{ nodeId: 'n1', policyId: v1.policyId, version: 1, result: false }, { nodeId: 'no' }],
+    });
+    expect(published.record.pinnedVersions).toEqual({ n1: 1 });
   });
 
   it('tests an ad hoc definition: validation_failed lists every problem; a missing policy stops the flow as a result', async () => {

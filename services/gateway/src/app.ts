@@ -30,6 +30,7 @@ import type { McpForwarder } from './mcp-forwarder.js';
 import { gatewayOutbox } from './events/outbox.js';
 import type { RegistryClient } from './registry-client.js';
 import { getOrgSettings } from './repositories/org-settings.js';
+import { installationId } from './repositories/installation.js';
 import { groupRoutes } from './routes/group-routes.js';
 import { registryRoutes } from './routes/registry-routes.js';
 import type { AuditClient } from './audit-client.js';
@@ -120,7 +121,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const now = deps.now ?? (() => new Date());
   const buckets = new RateBuckets(config.redisKeyPrefix, config.limits.rateLimitWindowMs);
-  const cache = new ApiKeyCache(deps.redis, config.redisKeyPrefix, config.apiKeyCacheTtlSeconds, buckets);
+  // Cached grants are tied to the database they were read from: another database (a new bootstrap) has another installation id.
+  const cache = new ApiKeyCache(
+    deps.redis,
+    `${config.redisKeyPrefix}${await installationId(deps.db)}:`,
+    config.apiKeyCacheTtlSeconds,
+    buckets,
+  );
   const keyUsage = new KeyUsage(deps.db, (err, message) => deps.logger.warn({ err }, message), config.keyUsageFlushMs ?? 30_000, now);
   app.addHook('onClose', () => keyUsage.close());
   const authenticator = new Authenticator(
@@ -175,7 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (governance) await app.register(reviewRoutes, { authenticator, governance });
     await app.register(restoreRoutes, { authenticator, registry: deps.registry });
     await app.register(exportRoutes, { authenticator, registry: deps.registry });
-    await app.register(importRoutes, { authenticator, registry: deps.registry });
+    await app.register(importRoutes, { authenticator, registry: deps.registry, governanceApproval });
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
   }
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });

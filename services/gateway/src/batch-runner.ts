@@ -1,4 +1,4 @@
-import { ArbiterError, isArbiterError, type ProblemDetails } from '@arbiter/contracts';
+import { ArbiterError, isArbiterError, isRuleTooLarge, type ProblemDetails } from '@arbiter/contracts';
 import { problemOf, toArbiterError } from './http/problem.js';
 
 /** Options of {@link runItems}. */
@@ -15,7 +15,8 @@ export interface BatchRunOptions {
  * Runs `items` with `runOne`, at most `wave` at a time (each wave's requests leave in one turn,
  * so the bus coalescer sends them as one message), and answers in order: an item's value, or
  * the RFC 9457 problem its own request would have answered. A `not_found` (the base or record
- * the whole call names is unknown or deleted) fails the call instead: it is not about one item.
+ * the whole call names is unknown or deleted) or a rule too large fails the call instead: it is not
+ * about one item.
  */
 export async function runItems<I, R>(
   items: readonly I[],
@@ -32,7 +33,7 @@ export async function runItems<I, R>(
         results[start + i] = s.value;
         continue;
       }
-      if (isArbiterError(s.reason, 'not_found')) throw s.reason;
+      if (isArbiterError(s.reason, 'not_found') || isRuleTooLarge(s.reason)) throw s.reason;
       const err = toArbiterError(s.reason);
       if (err.status >= 500) opts.onFault?.(s.reason);
       results[start + i] = problemOf(err, opts.requestId);

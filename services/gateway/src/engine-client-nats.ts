@@ -4,6 +4,7 @@ import {
   ExecBatchReply,
   ExecSubject,
   isArbiterError,
+  isRuleTooLarge,
   type ExecRunManyInput,
   ExplainResponse,
   OperatorsResponse,
@@ -81,7 +82,9 @@ export class NatsEngineClient implements EngineClient {
       try {
         reply = await engineAnswer(this.bus.request(ExecSubject.runMany, payload, ExecBatchReply, this.options(ctx)));
       } catch (err) {
-        // The whole message failed (e.g. time-out, no replica, a rule too large): each item answers that.
+        // A rule too large fails the whole call (one 413), not each item.
+        if (isRuleTooLarge(err)) throw err;
+        // The whole message failed (e.g. time-out, no replica): each item answers that.
         for (const i of waiting) results[i] = toError(err);
         break;
       }

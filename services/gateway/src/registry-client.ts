@@ -134,7 +134,12 @@ export interface RegistryClient {
   /** A page of one section of the caller's org for `GET /export` (admin; issue 15 item 6). */
   exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage>;
   /** `POST /import` (admin; issue 15 item 6): plans (`dryRun`) or loads a bundle into the caller's org. */
-  importBundle(principal: Principal, bundle: ImportBundle, dryRun: boolean, ctx?: RegistryCallContext): Promise<ImportReply>;
+  importBundle(
+    principal: Principal,
+    bundle: ImportBundle,
+    dryRun: boolean,
+    ctx?: RegistryCallContext & { governed?: boolean },
+  ): Promise<ImportReply>;
 }
 
 /**
@@ -220,8 +225,13 @@ export class NatsRegistryClient implements RegistryClient {
     return this.send(ExportSubject, request, ExportPage, ctx);
   }
 
-  importBundle(principal: Principal, bundle: ImportBundle, dryRun: boolean, ctx?: RegistryCallContext): Promise<ImportReply> {
-    const request: ImportRequest = { principal, bundle, dryRun };
+  importBundle(
+    principal: Principal,
+    bundle: ImportBundle,
+    dryRun: boolean,
+    ctx?: RegistryCallContext & { governed?: boolean },
+  ): Promise<ImportReply> {
+    const request: ImportRequest = { principal, bundle, dryRun, governed: ctx?.governed ?? false };
     return this.send(ImportSubject, request, ImportReply, ctx, this.importTimeoutMs);
   }
 

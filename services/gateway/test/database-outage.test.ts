@@ -15,7 +15,7 @@ let app: FastifyInstance;
 let adminKey: string;
 
 const run = (key: string) => app.inject({ method: 'POST', url: '/run', headers: withKey(key), payload: { rule: 'x', data: {} } });
-const cacheKeys = async () => redis.redis.keys(`${redis.prefix}apikey:*`);
+const cacheKeys = async () => redis.redis.keys(`${redis.prefix}*:apikey:*`);
 
 beforeAll(async () => {
   direct = await createTestDatabase();
@@ -97,4 +97,30 @@ describe('a PostgreSQL outage', () => {
     expect(added).toHaveLength(1);
     await expect.poll(async () => redis.redis.exists(added[0]!), { timeout: 5000, interval: 200 }).toBe(0);
   });
+});
+
+describe('a frozen PostgreSQL (issue 20 item 5)', () => {
+  it('answers 503 with retry-after, never 500, when the server accepts connections but answers nothing, and recovers', async () => {
+    proxy.freeze();
+    try {
+      // Until every pooled connection has failed, some requests wait for a read deadline and some for a connect deadline.
+      for (let i = 0; i < 4; i++) {
+        const users = await app.inject({ method: 'GET', url: '/users', headers: withKey(adminKey) });
+        expect(problem(users), `attempt ${i}`).toMatchObject({ status: 503, code: 'dependency_unavailable' });
+        expect(users.headers['retry-after']).toBe('5');
+      }
+      const created = await app.inject({
+        method: 'POST',
+        url: '/apikeys',
+        headers: withKey(adminKey),
+        payload: { name: 'x', scopes: ['view'] },
+      });
+      expect(problem(created)).toMatchObject({ status: 503, code: 'dependency_unavailable' });
+    } finally {
+      await proxy.restore();
+    }
+    await expect
+      .poll(async () => (await app.inject({ method: 'GET', url: '/users', headers: withKey(adminKey) })).statusCode, { timeout: 10_000 })
+      .toBe(200);
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
 import { StubEngine } from './support/engines.js';
 import { hashApiKey } from '../src/identity/api-key-secret.js';
+import { installationId } from '../src/repositories/installation.js';
 import { LogCapture, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 
 let db: TestDatabase;
@@ -298,7 +299,7 @@ describe('rate limiting', () => {
     const limited = await startGateway(db, redis, { limits: { rateLimitMax: 5, rateLimitWindowMs: 60_000 } });
     try {
       const key = (await newViewKey('burst')).key;
-      await redis.redis.del(`${redis.prefix}apikey:${hashApiKey(key)}`);
+      await redis.redis.del(`${redis.prefix}${await installationId(db.db)}:apikey:${hashApiKey(key)}`);
       const answers = await Promise.all(
         Array.from({ length: 12 }, () => limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })),
       );
@@ -440,6 +441,29 @@ describe('OpenAPI and probes', () => {
     const res = await app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toContain('text/html');
+  });
+
+  it('sends a CSP, X-Frame-Options and nosniff with every file of /docs (issue 20 item 12)', async () => {
+    const page = (await app.inject({ method: 'GET', url: '/docs/' })).body;
+    const assets = [...page.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => `/docs/${m[1]}`);
+    expect(assets).toEqual(expect.arrayContaining(['/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-initializer.js']));
+    // the page runs no inline script: every script is a file of /docs, which the CSP allows
+    expect(page).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    for (const url of ['/docs', '/docs/', '/docs/json', ...assets]) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBeLessThan(400);
+      expect(res.headers['content-security-policy'], url).toBe(
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; " +
+          "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+      );
+      expect(res.headers['x-frame-options'], url).toBe('DENY');
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['referrer-policy'], url).toBe('no-referrer');
+    }
+    // the initializer turns the validator badge off (it would load an image from elsewhere)
+    expect((await app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' })).body).toContain('"validatorUrl":null');
+    // other routes keep their own headers
+    expect((await app.inject({ method: 'GET', url: '/healthz' })).headers['content-security-policy']).toBeUndefined();
   });
 
   it('answers /healthz and /readyz (database and Redis checked)', async () => {

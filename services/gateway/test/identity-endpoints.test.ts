@@ -109,7 +109,43 @@ describe('/users', () => {
 
   it('GET refuses a cursor it did not make (400)', async () => {
     const res = await app.inject({ method: 'GET', url: '/users?cursor=garbage', headers: withKey(adminKey) });
-    expect(problem(res)).toMatchObject({ status: 400, code: 'bad_request', detail: 'invalid cursor `garbage`' });
+    expect(problem(res)).toMatchObject({
+      status: 400,
+      code: 'invalid_cursor',
+      detail: expect.stringMatching(/^invalid cursor `garbage`: /),
+    });
+  });
+});
+
+describe('forged cursors (issue 20 item 7)', () => {
+  const forge = (value: unknown) => encodeURIComponent(Buffer.from(JSON.stringify(value), 'utf8').toString('base64url'));
+  const get = (url: string) => app.inject({ method: 'GET', url, headers: withKey(adminKey) });
+
+  it('refuses a /users cursor holding U+0000 or an unpaired surrogate with 400 invalid_cursor (was 500)', async () => {
+    for (const after of ['a\u0000b', '\ud800x', 'x\udfff']) {
+      const res = await get(`/users?cursor=${forge({ after })}`);
+      expect(problem(res), JSON.stringify(after)).toMatchObject({ status: 400, code: 'invalid_cursor' });
+    }
+  });
+
+  it('refuses /apikeys and /apikeys?all=true cursors that are not key ids (was 500)', async () => {
+    for (const after of ['not-a-uuid', 'a\u0000b', '\ud800', 42]) {
+      for (const url of ['/apikeys', '/apikeys?all=true']) {
+        const res = await get(`${url}${url.includes('?') ? '&' : '?'}cursor=${forge({ after })}`);
+        expect(problem(res), `${url} ${JSON.stringify(after)}`).toMatchObject({ status: 400, code: 'invalid_cursor' });
+      }
+    }
+  });
+
+  it('still pages /apikeys with the cursors it makes', async () => {
+    for (const name of ['k1', 'k2', 'k3']) {
+      await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name, scopes: ['view'] } });
+    }
+    const first = (await get('/apikeys?limit=2')).json<{ items: unknown[]; nextCursor: string }>();
+    expect(first.items).toHaveLength(2);
+    const second = await get(`/apikeys?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`);
+    expect(second.statusCode).toBe(200);
+    expect(second.json<{ items: unknown[] }>().items.length).toBeGreaterThan(0);
   });
 });
 

@@ -332,6 +332,74 @@ describe('governance on', () => {
   });
 });
 
+describe('text PostgreSQL cannot store, on every route (issue 20 item 6)', () => {
+  beforeAll(() => setGovernance(true));
+  const raw = (method: 'POST' | 'PUT', url: string, who: Member, payload: string) =>
+    app.inject({ method, url, headers: { ...withKey(keys[who]), 'content-type': 'application/json' }, payload });
+
+  it('refuses U+0000 and an unpaired surrogate in a review comment with 400 and changes nothing (was 500)', async () => {
+    const d = await createPolicy();
+    ok(await call('PUT', `/policy/${d.policyId}`, 'editor', { status: 'published' }), 202);
+    for (const verb of ['reject', 'approve']) {
+      for (const [comment, reason] of [
+        ['a\\u0000b', 'nul_character'],
+        ['x\\ud800', 'unpaired_surrogate'],
+        ['\\udc00', 'unpaired_surrogate'],
+      ] as const) {
+        const res = await raw('POST', `/policy/${d.policyId}/review/${verb}`, 'publisher', `{"comment":"${comment}"}`);
+        expect(problem(res), `${verb} ${comment}`).toMatchObject({ status: 400, code: 'validation_failed' });
+        expect(res.json().errors, `${verb} ${comment}`).toEqual([expect.objectContaining({ code: reason, path: 'body.comment' })]);
+      }
+    }
+    expect(ok(await call('GET', `/policy/${d.policyId}/review`, 'viewer'), 200)).toMatchObject({ state: 'pending_approval' });
+    // a well-formed pair written as escapes is text like any other
+    const fine = await raw('POST', `/policy/${d.policyId}/review/reject`, 'publisher', '{"comment":"ok \\ud83d\\ude00"}');
+    expect(ok(fine, 200)).toMatchObject({ state: 'rejected', comment: 'ok 😀' });
+  });
+
+  it('refuses an unpaired surrogate in a policy, flow or group name with 400 (was 500: PostgreSQL refused the event)', async () => {
+    const definition = JSON.stringify({ start: 'r', nodes: { r: { type: 'return', value: true } } });
+    for (const [url, body] of [
+      ['/policy', `{"name":"p\\ud800","rule":${JSON.stringify(RULE)}}`],
+      ['/flow', `{"name":"\\udfff f","definition":${definition}}`],
+      ['/group', '{"name":"g\\ud800"}'],
+    ] as const) {
+      const res = await raw('POST', url, 'editor', body);
+      expect(problem(res), url).toMatchObject({ status: 400, code: 'validation_failed' });
+      expect(res.json().errors, url).toEqual([{ code: 'unpaired_surrogate', message: expect.any(String), path: 'body.name' }]);
+    }
+    const d = await createPolicy();
+    const rename = await raw('PUT', `/policy/${d.policyId}`, 'editor', '{"status":"draft","name":"\\ud800"}');
+    expect(problem(rename)).toMatchObject({ status: 400, code: 'validation_failed' });
+    expect(ok(await call('GET', `/policy/${d.policyId}`, 'viewer'), 200)).toMatchObject({ name: 'p' });
+  });
+});
+
+describe('POST /import into a governed org (issue 20 item 10)', () => {
+  it('refuses published versions with 409 saying why, and imports them once governance is off', async () => {
+    await setGovernance(false);
+    const d = await createPolicy('publisher');
+    ok(await call('PUT', `/policy/${d.policyId}`, 'publisher', { status: 'published' }), 201);
+    const bundle = ok(await call('GET', '/export', 'admin'), 200) as { policies: Array<{ baseId: string }> };
+    const one = { ...bundle, policies: bundle.policies.filter((b) => b.baseId === d.baseId), flows: [], groups: [] };
+    const globex = (on: boolean) => call('PUT', '/org/settings', 'stranger', { governanceApproval: on });
+    ok(await globex(true), 200);
+    const refused = await call('POST', '/import', 'stranger', one);
+    expect(problem(refused)).toMatchObject({ status: 409, code: 'conflict' });
+    expect(refused.json().errors).toEqual([
+      expect.objectContaining({
+        code: 'import_conflict',
+        message: expect.stringContaining('publishes through review only'),
+        path: d.baseId,
+      }),
+    ]);
+    const plan = ok(await call('POST', '/import?dryRun=true', 'stranger', one), 200) as { conflicts: number };
+    expect(plan.conflicts).toBe(1);
+    ok(await globex(false), 200);
+    expect(ok(await call('POST', '/import', 'stranger', one), 200)).toMatchObject({ created: 1, conflicts: 0 });
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents every review route with its body, answers and problem responses', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();

@@ -1,6 +1,8 @@
 import {
   ArbiterError,
+  type ErrorReason,
   FlowPublishReviewedReply,
+  FlowReviewCheckReply,
   FlowRecord,
   FlowRecordPage,
   PolicyPublishReviewedReply,
@@ -20,6 +22,8 @@ export interface RecordView {
   status: 'draft' | 'published';
   version: number | null;
   contentHash: string;
+  /** Who changed the content since the last published version: none of them may decide its review. */
+  authors: string[];
 }
 
 /** The outcome of a reviewed publish: the version (a policy or flow record) and whether this call made it. */
@@ -38,6 +42,8 @@ export interface RegistryPort {
   get(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView>;
   /** The draft of the base of any of its record ids, or null when it has none. */
   draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null>;
+  /** Why a flow draft could not be published as reviewed text (its policy nodes naming drafts); empty when it could. */
+  flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]>;
   /** Publishes the draft when its content hash is still `expectedContentHash` (else `review_stale`). */
   publishReviewed(
     p: Principal,
@@ -52,7 +58,7 @@ export interface RegistryPort {
 function viewOf(r: PolicyRecord | FlowRecord): RecordView {
   const recordId = 'policyId' in r ? r.policyId : r.flowId;
   if (r.contentHash === undefined) throw new ArbiterError('internal', `the registry sent record \`${recordId}\` without its content hash`);
-  return { recordId, baseId: r.baseId, status: r.status, version: r.version, contentHash: r.contentHash };
+  return { recordId, baseId: r.baseId, status: r.status, version: r.version, contentHash: r.contentHash, authors: r.authors ?? [] };
 }
 
 /** {@link RegistryPort} over the bus (`<prefix>.registry.*`), each request with a deadline. */
@@ -88,6 +94,16 @@ export class NatsRegistryPort implements RegistryPort {
           );
     const first = page.items[0];
     return first !== undefined && first.status === 'draft' ? viewOf(first) : null;
+  }
+
+  async flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]> {
+    const out = await this.bus.request(
+      RegistrySubject.flowReviewCheck,
+      { principal: p, flowId: recordId },
+      FlowReviewCheckReply,
+      this.opts(requestId),
+    );
+    return out.problems;
   }
 
   async publishReviewed(

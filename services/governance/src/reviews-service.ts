@@ -205,7 +205,7 @@ export class ReviewsService {
     }
     let record2: PolicyRecord | FlowRecord | undefined;
     const review = await this.change(p, kind, record, async (trx, latest, now) => {
-      const req = this.actionable(p, kind, recordId, latest, opts.requestId);
+      const req = this.actionable(p, kind, recordId, latest, opts.requestId, record);
       if (req.state === 'published') {
         throw new ArbiterError('conflict', `request \`${req.id}\` was already published as version ${req.publishedVersion}`);
       }
@@ -245,11 +245,21 @@ export class ReviewsService {
     const record = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
     const draft = record.status === 'draft' ? record : await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId);
     if (draft === null) throw new ArbiterError('not_found', `${kind} \`${recordId}\` has no draft to ${verb}`);
+    // A flow is approved only when it would run reviewed text: the publish makes the same check under its lock.
+    const unreviewed =
+      to === 'approved' && kind === 'flow' ? await this.deps.registry.flowReviewProblems(p, draft.recordId, ctx.requestId) : [];
     return this.change(p, kind, draft, async (trx, latest, now) => {
-      const req = this.actionable(p, kind, recordId, latest, opts.requestId);
+      const req = this.actionable(p, kind, recordId, latest, opts.requestId, draft);
       if (req.state !== 'published' && req.contentHash !== draft.contentHash) throw stale(kind, recordId);
       if (req.state !== 'pending_approval') {
         throw new ArbiterError('conflict', `request \`${req.id}\` is ${req.state}, not pending approval: it cannot be ${to}`);
+      }
+      if (unreviewed.length > 0) {
+        throw new ArbiterError(
+          'cannot_publish',
+          `flow draft \`${recordId}\` cannot be approved: ${unreviewed.length} of its policy nodes would run text that was never reviewed`,
+          unreviewed,
+        );
       }
       const comment = opts.comment === undefined || opts.comment === '' ? null : opts.comment;
       const decided = await decideRequest(trx, req.id, { state: to, by: p.userId, at: now, comment });
@@ -257,8 +267,19 @@ export class ReviewsService {
     });
   }
 
-  /** The latest request when the caller may act on it: it exists, is the one the caller saw, and is not the caller's own. */
-  private actionable(p: Principal, kind: RunnableKind, recordId: string, latest: RequestRow | null, seen: string | undefined): RequestRow {
+  /**
+   * The latest request when the caller may act on it: it exists, is the one the caller saw, and
+   * neither the request nor any change of the content under review since the last published
+   * version (the draft's `authors`) is the caller's own.
+   */
+  private actionable(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    latest: RequestRow | null,
+    seen: string | undefined,
+    draft: RecordView,
+  ): RequestRow {
     if (latest === null) throw new ArbiterError('not_approved', `${kind} draft \`${recordId}\` has no publish request: submit it first`);
     if (seen !== undefined && seen !== latest.id) {
       throw new ArbiterError(
@@ -270,6 +291,12 @@ export class ReviewsService {
       throw new ArbiterError(
         'separation_of_duties',
         `\`${p.userId}\` made request \`${latest.id}\` and may not approve, reject or publish it`,
+      );
+    }
+    if (draft.status === 'draft' && draft.authors.includes(p.userId)) {
+      throw new ArbiterError(
+        'separation_of_duties',
+        `\`${p.userId}\` changed ${kind} draft \`${recordId}\` since its last published version and may not approve, reject or publish request \`${latest.id}\``,
       );
     }
     return latest;

@@ -12,7 +12,7 @@ import {
   type Principal,
 } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, eventually, registryOf, startTestEnv, type TestEnv } from './support.js';
+import { ADULT_RULE, as, eventually, registryOf, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
 let reg: ReturnType<typeof registryOf>;
@@ -221,6 +221,31 @@ describe('spec §3 transitions (governance on)', () => {
     expect(await review(viewer, f.flowId, 'flow')).toMatchObject({ state: 'published' });
   });
 
+  it('a flow whose policy node would run a never-reviewed draft is not approved (422 naming the node) until the policy is published; its version pins it (issue 20 item 3)', async () => {
+    const p = await reg.createPolicy(editor);
+    const definition = {
+      start: 'a',
+      nodes: {
+        a: { type: 'policy', baseId: p.baseId, onTrue: 'yes', onFalse: 'no' },
+        yes: { type: 'return', value: true },
+        no: { type: 'return', value: false },
+      },
+    };
+    const f = await env.call(R.flowCreate, { principal: editor, name: 'governed flow', definition }, FlowRecord);
+    const pending = await submit(editor, f.flowId, 'flow');
+    const err = await env.fail(G.approve, target(publisher, f.flowId, 'flow'));
+    expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
+    expect(err.errors).toEqual([expect.objectContaining({ code: 'unreviewed_policy', path: 'definition.nodes.a.baseId' })]);
+    expect(await review(viewer, f.flowId, 'flow')).toMatchObject({ state: 'pending_approval', requestId: pending.requestId });
+    // the policy goes through its own review, then the flow is approved and published with its pin
+    await submit(editor, p.policyId);
+    await approve(publisher, p.policyId);
+    await publish(publisher2, p.policyId);
+    expect((await env.call(G.approve, target(publisher, f.flowId, 'flow'), ReviewSummary)).state).toBe('approved');
+    const out = await publish(publisher2, f.flowId, {}, 'flow');
+    expect(out.record).toMatchObject({ version: 1, pinnedVersions: { a: 1 } });
+  });
+
   it('summaries answer the state of several drafts at once, stale ones as draft', async () => {
     const a = await reg.createPolicy(editor);
     const b = await reg.createPolicy(editor);
@@ -251,6 +276,41 @@ describe('separation of duties and permissions', () => {
     const own = await reg.createPolicy(admin);
     await submit(admin, own.policyId);
     expect(await failOf(G.approve, target(admin, own.policyId))).toEqual([403, 'separation_of_duties']);
+  });
+
+  it('no author of the content under review since the last version may approve, reject or publish it (issue 20 item 11)', async () => {
+    // The issue's case: a publisher rewrites the draft of a published policy, someone else submits it, the publisher approves.
+    const v1 = await reg.publishPolicy(admin, (await reg.createPolicy(editor)).policyId);
+    const d = await reg.draftOf(editor, v1.policyId);
+    await reg.editPolicy(publisher, d.policyId, { rule: ADULT_RULE.replace('18', '16') });
+    await submit(editor, d.policyId);
+    const requestId = (await review(viewer, d.policyId)).requestId;
+    for (const subject of [G.approve, G.reject]) {
+      const err = await env.fail(subject, target(publisher, d.policyId));
+      expect([err.status, err.code]).toEqual([403, 'separation_of_duties']);
+      expect(err.message).toBe(
+        `\`publisher\` changed policy draft \`${d.policyId}\` since its last published version and may not approve, reject or publish request \`${requestId}\``,
+      );
+    }
+    // a reviewer who did not write it approves; the author may not publish it either
+    await approve(publisher2, d.policyId);
+    expect(await failOf(G.publish, target(publisher, d.policyId))).toEqual([403, 'separation_of_duties']);
+    const v2 = (await publish(admin, d.policyId)).record;
+    expect(v2).toMatchObject({ version: 2, authors: ['publisher'] });
+
+    // a new draft starts with no authors: whoever opens it without changing anything may review the changes of others
+    const next = await reg.draftOf(publisher, d.policyId);
+    expect(next.authors).toEqual([]);
+    await reg.editPolicy(editor, next.policyId, { description: 'v3' });
+    await reg.editPolicy(publisher2, next.policyId, { name: 'p' }); // changes nothing: not an author
+    await submit(editor, next.policyId);
+    expect((await approve(publisher2, next.policyId)).state).toBe('approved');
+
+    // the creator of a new base wrote its first content, even when someone else submits it
+    const byCreator = await reg.createPolicy(publisher);
+    expect(byCreator.authors).toEqual(['publisher']);
+    await submit(editor, byCreator.policyId);
+    expect(await failOf(G.approve, target(publisher, byCreator.policyId))).toEqual([403, 'separation_of_duties']);
   });
 
   it('every role: submit needs edit, approve/reject/publish need publish, reading needs view', async () => {

@@ -4,6 +4,7 @@ import {
   isArbiterError,
   PolicyRecord,
   PolicyUpdateReply,
+  PolicyDraftReply,
   RegistrySubject,
   type ArbiterError,
   type ArbiterEvent,
@@ -162,5 +163,11 @@ export function registryOf(env: TestEnv) {
     editPolicy: (p: Principal, policyId: string, edits: Record<string, unknown>) =>
       env.call(RegistrySubject.policyUpdate, { principal: p, policyId, status: 'draft', ...edits }, PolicyUpdateReply),
     getPolicy: (p: Principal, policyId: string) => env.call(RegistrySubject.policyGet, { principal: p, policyId }, PolicyRecord),
+    /** Publishes a draft directly (as an org without governance does). */
+    publishPolicy: async (p: Principal, policyId: string) =>
+      (await env.call(RegistrySubject.policyUpdate, { principal: p, policyId, status: 'published' }, PolicyUpdateReply)).record,
+    /** The base's draft, made from the given version when there is none. */
+    draftOf: async (p: Principal, policyId: string) =>
+      (await env.call(RegistrySubject.policyDraft, { principal: p, policyId }, PolicyDraftReply)).record,
   };
 }

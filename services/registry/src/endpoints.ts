@@ -33,6 +33,7 @@ import {
   type FlowRecordPage,
   type FlowSummaryPage,
   type FlowPublishReviewedReply,
+  type FlowReviewCheckReply,
   type FlowUpdateReply,
   type Group,
   type GroupMember,
@@ -151,6 +152,11 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
+      flow_review_check: defineEndpoint({
+        subject: RegistrySubject.flowReviewCheck,
+        request: FlowIdRequest,
+        handler: async ({ principal, flowId }): Promise<FlowReviewCheckReply> => ({ problems: await flows.reviewCheck(principal, flowId) }),
+      }),
       flow_create: defineEndpoint({
         subject: RegistrySubject.flowCreate,
         request: FlowCreateRequest,
@@ -224,7 +230,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       import_bundle: defineEndpoint({
         subject: ImportSubject,
         request: ImportRequest,
-        handler: async ({ principal, bundle, dryRun }): Promise<ImportReply> => s.imports.run(principal, bundle, dryRun),
+        handler: async ({ principal, bundle, dryRun, governed }): Promise<ImportReply> =>
+          s.imports.run(principal, bundle, dryRun, governed),
       }),
       group_create: defineEndpoint({
         subject: RegistrySubject.groupCreate,

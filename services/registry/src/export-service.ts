@@ -1,12 +1,12 @@
 import type { BundleBase, BundleGroup, BundleRecord, ExportPage, ExportSection, Principal } from '@arbiter/contracts';
+import { cursorField, decodeCursor, pageFrom } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { requireCapability } from './domain/access.js';
-import { decodeCursor, pageFrom } from './domain/cursor.js';
 import { exportBases, exportGroups, type ExportedBase, type ExportedGroup } from './repositories/export.js';
 import type { RecordRow } from './repositories/records.js';
 
-const IdCursor = z.object({ id: z.uuid() });
+const IdCursor = z.object({ id: cursorField.uuid() });
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
 function bundleRecord(r: RecordRow): BundleRecord {
@@ -27,6 +27,7 @@ function bundleRecord(r: RecordRow): BundleRecord {
     updatedBy: r.updatedBy,
     publishedAt: iso(r.publishedAt),
     publishedBy: r.publishedBy,
+    ...(r.pinnedVersions !== null ? { pinnedVersions: r.pinnedVersions } : {}),
   };
 }
 

@@ -1,9 +1,8 @@
 import { ArbiterError, type ArbiterEvent, type MemberType, type Principal } from '@arbiter/contracts';
-import type { EventOutbox } from '@arbiter/service-kit';
+import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { isAdmin, requireCapability } from './domain/access.js';
-import { decodeCursor, pageFrom } from './domain/cursor.js';
 import { makeEvent } from './domain/events.js';
 import { isUuid, newId } from './domain/ids.js';
 import {
@@ -21,7 +20,7 @@ import {
 } from './repositories/groups.js';
 import { findBase } from './repositories/records.js';
 
-const GroupCursor = z.object({ id: z.uuid() });
+const GroupCursor = z.object({ id: cursorField.uuid() });
 
 /**
  * Groups of policy and flow bases (spec §4.5, DESIGN.md §6): org-wide; editors and up create

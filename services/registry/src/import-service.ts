@@ -1,4 +1,12 @@
-import { ArbiterError, type ArbiterEvent, type ImportBundle, type ImportReply, type Principal, type ErrorReason } from '@arbiter/contracts';
+import {
+  ArbiterError,
+  type ArbiterEvent,
+  type ErrorReason,
+  type ImportBundle,
+  type ImportReply,
+  type Principal,
+  type RunnableKind,
+} from '@arbiter/contracts';
 import { validateDefinition } from '@arbiter/flow';
 import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
@@ -16,6 +24,7 @@ import {
   livePolicyIds,
   lockOrgImports,
 } from './repositories/import.js';
+import type { KindSpec } from './records-service.js';
 import type { RunnableIndexWriter } from './runnable-index.js';
 
 /** What the import needs around it. */
@@ -24,37 +33,78 @@ export interface ImportDeps {
   index: RunnableIndexWriter;
   events: EventOutbox<Knex.Transaction>;
   logger: Logger;
+  /** The publish checks of each kind, run on every published version an import creates (within its transaction). */
+  publishProblems: Record<RunnableKind, KindSpec['publishProblems']>;
 }
 
 /** Runnable-index writes in flight at once after an import. */
 const INDEX_CONCURRENCY = 8;
 
-/** Every structural problem of the bundle's flow definitions (400 before anything is looked up). */
-function definitionProblems(bundle: ImportBundle): ErrorReason[] {
-  return bundle.flows.flatMap((b, i) =>
+/**
+ * Every problem of the bundle itself (400 before anything is looked up): its flow definitions'
+ * structure, a record id used twice (records are stored by id), a group listing a member twice.
+ */
+function bundleProblems(bundle: ImportBundle): ErrorReason[] {
+  const problems: ErrorReason[] = bundle.flows.flatMap((b, i) =>
     b.records.flatMap((r, j) =>
       validateDefinition(r.definition).map((p) => ({ ...p, path: `flows.${i}.records.${j}.definition${p.path ? `.${p.path}` : ''}` })),
     ),
   );
+  const firstRecord = new Map<string, string>();
+  for (const [section, bases] of [
+    ['policies', bundle.policies],
+    ['flows', bundle.flows],
+  ] as const) {
+    bases.forEach((b, i) =>
+      b.records.forEach((r, j) => {
+        const path = `${section}.${i}.records.${j}.recordId`;
+        const first = firstRecord.get(r.recordId);
+        if (first === undefined) firstRecord.set(r.recordId, path);
+        else problems.push({ code: 'duplicate_id', message: `record id \`${r.recordId}\` is used twice (first at \`${first}\`)`, path });
+      }),
+    );
+  }
+  bundle.groups.forEach((g, i) => {
+    const seen = new Set<string>();
+    g.members.forEach((m, j) => {
+      if (seen.has(m.memberId)) {
+        problems.push({
+          code: 'duplicate_member',
+          message: `group \`${g.groupId}\` lists member \`${m.memberId}\` twice`,
+          path: `groups.${i}.members.${j}.memberId`,
+        });
+      }
+      seen.add(m.memberId);
+    });
+  });
+  return problems;
 }
 
 /**
  * Import of a bundle into the caller's org (issue 15 item 6), admin only. A dry run answers the
  * plan; a real import plans again inside one transaction that holds the org's import lock,
  * refuses with 409 (listing every conflict) when anything conflicts, else inserts every created
- * base, record, group and membership and queues one `imported` event for each base and group.
+ * base, record, group and membership, runs the publish checks on every published version it
+ * created (422 with every reason, everything rolled back), and queues one `imported` event for
+ * each base and group.
  */
 export class ImportService {
   constructor(private readonly deps: ImportDeps) {}
 
-  async run(p: Principal, bundle: ImportBundle, dryRun: boolean): Promise<ImportReply> {
+  async run(p: Principal, bundle: ImportBundle, dryRun: boolean, governed = false): Promise<ImportReply> {
     requireCapability(p, 'admin', 'import bundles');
-    const bad = definitionProblems(bundle);
-    if (bad.length > 0) throw new ArbiterError('validation_failed', `the bundle has ${bad.length} invalid flow definition(s)`, bad);
-    if (dryRun) return reply(true, await this.plan(this.deps.db, p, bundle));
+    const bad = bundleProblems(bundle);
+    if (bad.length > 0) {
+      throw new ArbiterError(
+        'validation_failed',
+        `the bundle is invalid: ${bad.length} problem(s): ${bad[0].message}${bad.length > 1 ? '; …' : ''}`,
+        bad,
+      );
+    }
+    if (dryRun) return reply(true, await this.plan(this.deps.db, p, bundle, governed));
     const plan = await this.deps.db.transaction(async (trx) => {
       await lockOrgImports(trx, p.orgId);
-      const planned = await this.plan(trx, p, bundle);
+      const planned = await this.plan(trx, p, bundle, governed);
       const conflicts = planned.items.filter((i) => i.action === 'conflict');
       if (conflicts.length > 0) {
         throw new ArbiterError(
@@ -68,6 +118,15 @@ export class ImportService {
       }
       const now = new Date();
       await insertImported(trx, planned.bases, planned.groups, p.userId, now);
+      // Checked once inserted, so a flow's nodes find the policies of the same bundle.
+      const problems = await this.publishProblems(trx, p, bundle, planned);
+      if (problems.length > 0) {
+        throw new ArbiterError(
+          'cannot_publish',
+          `the bundle's published versions fail the publish checks: ${problems.length} problem(s): ${problems[0].message}${problems.length > 1 ? '; …' : ''}; nothing was imported`,
+          problems,
+        );
+      }
       await this.deps.events.enqueue(trx, importEvents(p, bundle.orgId, planned, now));
       return planned;
     });
@@ -76,7 +135,28 @@ export class ImportService {
     return reply(false, plan);
   }
 
-  private async plan(db: Knex, p: Principal, bundle: ImportBundle): Promise<ImportPlan> {
+  /**
+   * The publish checks of every published version the import creates (issue 20 item 10), each
+   * reason's path prefixed with the record's place in the bundle (`policies.0.records.1.…`).
+   */
+  private async publishProblems(trx: Knex.Transaction, p: Principal, bundle: ImportBundle, plan: ImportPlan): Promise<ErrorReason[]> {
+    const sections = { policy: ['policies', bundle.policies], flow: ['flows', bundle.flows] } as const;
+    const problems: ErrorReason[] = [];
+    for (const base of plan.bases) {
+      const [section, list] = sections[base.kind];
+      const i = list.findIndex((b) => b.baseId === base.originBaseId);
+      for (const [j, record] of base.records.entries()) {
+        if (record.status !== 'published') continue;
+        const at = `${section}.${i}.records.${j}`;
+        for (const reason of await this.deps.publishProblems[base.kind](record, trx, p.orgId)) {
+          problems.push({ ...reason, message: `${at}: ${reason.message}`, path: reason.path ? `${at}.${reason.path}` : at });
+        }
+      }
+    }
+    return problems;
+  }
+
+  private async plan(db: Knex, p: Principal, bundle: ImportBundle, governed: boolean): Promise<ImportPlan> {
     const all = [...bundle.policies, ...bundle.flows];
     const names = (list: typeof all) => [...new Set(list.map((b) => b.records.map((r) => r.name)).flat())];
     const refs = new Set<string>();
@@ -111,7 +191,7 @@ export class ImportService {
         bundle.groups.map((g) => g.name),
       ),
     };
-    return planImport(bundle, lookups, { orgId: p.orgId, importer: p.userId }, newId);
+    return planImport(bundle, lookups, { orgId: p.orgId, importer: p.userId, governed }, newId);
   }
 
   /** Writes the new bases' runnable entries; a failed write is retried in the background by the index writer. */

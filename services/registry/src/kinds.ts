@@ -3,14 +3,16 @@ import { validateDefinition } from '@arbiter/flow';
 import type { Knex } from 'knex';
 import type { PublishChecks } from './checks/check-pool.js';
 import { flowNodeProblems, type NodeTarget } from './domain/flow-checks.js';
+import { reviewedPins, type ReviewedTarget } from './domain/flow-review.js';
 import type { KindSpec } from './records-service.js';
 import { findBase, findRecordWithBase, findVersion, getRecord, liveReferences } from './repositories/records.js';
 
-/** Policies: any rule text may be saved; publishing runs the policy checks (in a worker, with a deadline). */
+/** Policies: any rule text may be saved, with a schema ajv compiles; publishing runs the policy checks (in a worker, with a deadline). */
 export function policyKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'policy',
     saveProblems: () => [],
+    schemaProblems: (schema) => checks.schema(schema),
     referenceProblems: () => Promise.resolve([]),
     publishProblems: (content) => checks.policy({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
   };
@@ -19,12 +21,14 @@ export function policyKind(checks: PublishChecks): KindSpec {
 /**
  * Flows: the definition must be a valid DAG whose policy nodes name live policies of the org to be
  * saved; publishing also resolves the nodes (here,
- * in the publishing transaction) and then runs the saved tests (in a worker, with a deadline).
+ * in the publishing transaction) and then runs the saved tests (in a worker, with a deadline). A
+ * publish through review also needs every node to run a published version, and pins them.
  */
 export function flowKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'flow',
     saveProblems: (content) => (content.definition ? validateDefinition(content.definition) : []),
+    schemaProblems: (schema) => checks.schema(schema),
     referenceProblems: (content, db, orgId) =>
       content.definition ? nodeReferenceProblems(db, orgId, content.definition) : Promise.resolve([]),
     publishProblems: async (content, trx, orgId) => {
@@ -32,7 +36,18 @@ export function flowKind(checks: PublishChecks): KindSpec {
       const { problems, targets } = await flowNodeProblems(flow, (node, nodeId) => lookupNode(trx, orgId, node, nodeId));
       return problems.length > 0 ? problems : checks.flowTests(flow, targets);
     },
+    reviewedProblems: (content, db, orgId) => reviewedPins(content.definition!, (node) => reviewedTarget(db, orgId, node)),
   };
+}
+
+/** What a flow node names, for the reviewed-text check (the publish checks report what is missing). */
+async function reviewedTarget(db: Knex | Knex.Transaction, orgId: string, node: FlowPolicyNode): Promise<ReviewedTarget> {
+  if (node.policyId !== undefined) {
+    const found = await findRecordWithBase(db, node.policyId, orgId, 'policy');
+    return !found || found.base.deletedAt !== null ? { kind: 'missing' } : { kind: 'record', status: found.record.status };
+  }
+  const base = await findBase(db, node.baseId!, orgId, 'policy');
+  return !base || base.deletedAt !== null ? { kind: 'missing' } : { kind: 'base', latestVersion: base.latestVersion };
 }
 
 /** The live policy record a flow node runs, looked up in the publishing transaction. */

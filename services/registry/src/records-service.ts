@@ -8,12 +8,11 @@ import {
   RecordListSort,
   type RunnableKind,
 } from '@arbiter/contracts';
-import type { EventOutbox } from '@arbiter/service-kit';
+import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { isImmutableVersionError, isUniqueViolation } from './db/errors.js';
 import { isAdmin, requireCapability } from './domain/access.js';
-import { decodeCursor, pageFrom } from './domain/cursor.js';
 import { makeEvent } from './domain/events.js';
 import { contentHashOf } from './domain/hash.js';
 import { isUuid, newId } from './domain/ids.js';
@@ -52,10 +51,21 @@ export interface KindSpec {
   kind: RunnableKind;
   /** Problems that make content unsavable (400 `validation_failed`); none for policies. */
   saveProblems(content: Partial<RecordContent>): ErrorReason[];
+  /** Why ajv cannot use a schema being saved (400 `validation_failed`, reason `invalid_schema`), checked at save after {@link saveProblems}. */
+  schemaProblems(schema: Record<string, unknown>): Promise<ErrorReason[]>;
   /** Problems of what the content names in the org (400 `validation_failed`), checked at save after {@link saveProblems}. */
   referenceProblems(content: Partial<RecordContent>, db: Knex, orgId: string): Promise<ErrorReason[]>;
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
+  /**
+   * A publish through review runs reviewed text only (issue 20 item 3): the reasons it would not
+   * (422), and the versions to pin (flows; recorded with the version). None for policies.
+   */
+  reviewedProblems?(
+    content: RecordContent,
+    db: Knex | Knex.Transaction,
+    orgId: string,
+  ): Promise<{ problems: ErrorReason[]; pins: Record<string, number> }>;
 }
 
 /** What the service needs around it. */
@@ -74,12 +84,13 @@ interface Change<T> {
   baseId?: string;
 }
 
-const VersionCursor = z.object({ v: z.number().int() });
+const VersionCursor = z.object({ v: cursorField.int4() });
 /** A list cursor: the order it was made for (`s`, absent for the default), the last sort value and base id. */
-const BaseCursor = z.object({ s: RecordListSort.optional(), k: z.string().max(1000).optional(), id: z.uuid() });
-const DeletedCursor = z.object({ at: z.iso.datetime(), id: z.uuid() });
-/** Cursor position after the draft: every version comes next. */
-const AFTER_DRAFT = 2 ** 31 - 1;
+const BaseCursor = z.object({ s: RecordListSort.optional(), k: cursorField.text(1000).optional(), id: cursorField.uuid() });
+const DeletedCursor = z.object({ at: cursorField.timestamp(), id: cursorField.uuid() });
+/** Highest version number (PostgreSQL `integer`); also the cursor position after the draft: every version comes next. */
+const MAX_VERSION = 2 ** 31 - 1;
+const AFTER_DRAFT = MAX_VERSION;
 
 /**
  * Policies or flows (DESIGN.md §5, spec §2.2, §3 without governance, §4.1/4.2/4.4, §9): drafts,
@@ -118,6 +129,8 @@ export class RecordsService {
         updatedBy: p.userId,
         publishedAt: null,
         publishedBy: null,
+        authors: [p.userId],
+        pinnedVersions: null,
       };
       await insertBaseWithDraft(
         trx,
@@ -167,7 +180,7 @@ export class RecordsService {
     requireCapability(p, 'edit', `create ${this.kind} drafts`);
     const found = await this.loadLive(p, recordId);
     return this.commit<{ created: boolean; record: RecordRow }>(async (trx) => {
-      await this.lockLive(trx, found.base.id, recordId);
+      const base = await this.lockLive(trx, found.base.id, recordId);
       const existing = await findDraft(trx, found.base.id);
       if (existing) return { result: { created: false, record: existing }, events: [] };
       const source = (await getRecord(trx, recordId))!;
@@ -184,6 +197,9 @@ export class RecordsService {
         updatedBy: p.userId,
         publishedAt: null,
         publishedBy: null,
+        // The latest version's content is reviewed already; bringing back an older one is a change of its own.
+        authors: source.version !== null && source.version === base.latestVersion ? [] : [p.userId],
+        pinnedVersions: null,
       };
       await insertRecord(trx, draft);
       await touchBase(trx, found.base.id);
@@ -225,7 +241,7 @@ export class RecordsService {
       if (editing) events.push(makeEvent(p, 'edited', this.resource(record), { fields: Object.keys(edits) }, now));
       if (status === 'draft') {
         if (!editing) return { result: { outcome: 'updated', record }, events };
-        const updated = await updateDraft(trx, recordId, edits, p.userId, now);
+        const updated = await updateDraft(trx, recordId, edits, p.userId, now, changes(record, edits) ? p.userId : undefined);
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
@@ -264,9 +280,21 @@ export class RecordsService {
         );
       }
       const events: ArbiterEvent[] = [];
-      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId });
+      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId }, true);
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
+  }
+
+  /**
+   * Why a draft under review could not be published as reviewed text (issue 20 item 3), asked
+   * before its review is approved: the problems of {@link KindSpec.reviewedProblems}, none for kinds
+   * without them. 404 for unknown, deleted or other-org ids.
+   */
+  async reviewCheck(p: Principal, recordId: string): Promise<ErrorReason[]> {
+    requireCapability(p, 'view', `view ${plural(this.kind)}`);
+    const { record } = await this.loadLive(p, recordId);
+    if (!this.spec.reviewedProblems) return [];
+    return (await this.spec.reviewedProblems(record, this.deps.db, p.orgId)).problems;
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */
@@ -360,7 +388,7 @@ export class RecordsService {
     }
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, BaseCursor);
     if (after !== undefined && after.s !== query.sort) {
-      throw new ArbiterError('bad_request', `the cursor was made for another \`sort\`: ask for the first page again`);
+      throw new ArbiterError('invalid_cursor', `the cursor was made for another \`sort\`: ask for the first page again`);
     }
     const order: BaseListOrder | undefined =
       query.sort === undefined ? undefined : { by: query.sort.endsWith('name') ? 'name' : 'updatedAt', desc: query.sort.startsWith('-') };
@@ -427,8 +455,11 @@ export class RecordsService {
     now: Date,
     events: ArbiterEvent[],
     details: Record<string, unknown>,
+    reviewed = false,
   ): Promise<RecordRow> {
-    const problems = await this.spec.publishProblems({ ...record, ...edits }, trx, p.orgId);
+    const content = { ...record, ...edits };
+    const review = reviewed && this.spec.reviewedProblems ? await this.spec.reviewedProblems(content, trx, p.orgId) : undefined;
+    const problems = [...(review?.problems ?? []), ...(await this.spec.publishProblems(content, trx, p.orgId))];
     if (problems.length > 0) {
       throw new ArbiterError(
         'cannot_publish',
@@ -437,7 +468,22 @@ export class RecordsService {
       );
     }
     const version = (base.latestVersion ?? 0) + 1;
-    const published = await publishDraft(trx, record.id, version, edits, p.userId, now);
+    if (version > MAX_VERSION) {
+      throw new ArbiterError(
+        'conflict',
+        `${this.kind} \`${base.id}\` is at version ${base.latestVersion}, the highest a version can be: nothing was published`,
+      );
+    }
+    const published = await publishDraft(
+      trx,
+      record.id,
+      version,
+      edits,
+      p.userId,
+      now,
+      changes(record, edits) ? p.userId : undefined,
+      review?.pins,
+    );
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
     events.push(makeEvent(p, 'published', this.resource(published), { version, ...details }, now));
     return published;
@@ -447,9 +493,10 @@ export class RecordsService {
     return { type: this.kind, id: r.id, baseId: r.baseId };
   }
 
-  /** The content's own problems, else those of what it names (only a valid content is looked up). */
+  /** The content's own problems (its schema compiles), else those of what it names (only a valid content is looked up). */
   private async assertSavable(p: Principal, content: Partial<RecordContent>): Promise<void> {
     let problems = this.spec.saveProblems(content);
+    if (problems.length === 0 && content.schema) problems = await this.spec.schemaProblems(content.schema);
     if (problems.length === 0) problems = await this.spec.referenceProblems(content, this.deps.db, p.orgId);
     if (problems.length > 0) {
       throw new ArbiterError('validation_failed', `invalid ${this.kind}: ${problems.map((x) => x.message).join('; ')}`, problems);
@@ -510,6 +557,11 @@ function immutable(kind: RunnableKind, record: RecordRow): ArbiterError {
     'version_immutable',
     `\`${record.id}\` is version ${record.version} of ${kind} \`${record.baseId}\`: versions are immutable, edit the base's draft instead`,
   );
+}
+
+/** Whether applying `edits` changes the record's publishable content (what its content hash covers). */
+function changes(record: RecordRow, edits: Partial<RecordContent>): boolean {
+  return Object.keys(edits).length > 0 && contentHashOf({ ...record, ...edits }) !== contentHashOf(record);
 }
 
 /** The fields of a patch that were given (undefined means "leave as is"; null clears a schema). */

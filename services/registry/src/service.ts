@@ -79,12 +79,22 @@ export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Re
     timeoutMs: config.REGISTRY_CHECK_TIMEOUT_MS,
     stepBudget: config.EXEC_STEP_BUDGET,
   });
+  const kinds = { policy: policyKind(checks), flow: flowKind(checks) };
   const services = {
-    policies: new RecordsService({ db, index, events }, policyKind(checks)),
-    flows: new RecordsService({ db, index, events }, flowKind(checks)),
+    policies: new RecordsService({ db, index, events }, kinds.policy),
+    flows: new RecordsService({ db, index, events }, kinds.flow),
     groups: new GroupsService({ db, events }),
     exports: new ExportService(db),
-    imports: new ImportService({ db, index, events, logger: logger.child({ component: 'import' }) }),
+    imports: new ImportService({
+      db,
+      index,
+      events,
+      logger: logger.child({ component: 'import' }),
+      publishProblems: {
+        policy: (content, trx, orgId) => kinds.policy.publishProblems(content, trx, orgId),
+        flow: (content, trx, orgId) => kinds.flow.publishProblems(content, trx, orgId),
+      },
+    }),
   };
   const stopAll = async (): Promise<void> => {
     await liveBus.close().catch(() => undefined);

@@ -100,7 +100,7 @@ describe('export pages', () => {
     for (const role of ['editor', 'publisher', 'viewer', 'auditor'] as const) {
       expect((await env.fail(ExportSubject, { principal: as(role, { orgId: 'exporter' }), section: 'policies' })).code).toBe('forbidden');
     }
-    expect((await env.fail(ExportSubject, { principal: admin, section: 'policies', cursor: 'junk' })).code).toBe('bad_request');
+    expect((await env.fail(ExportSubject, { principal: admin, section: 'policies', cursor: 'junk' })).code).toBe('invalid_cursor');
     expect((await env.fail(ExportSubject, { principal: admin, section: 'users' })).code).toBe('bad_request');
     expect((await env.fail(ExportSubject, { principal: admin, section: 'policies', limit: 1000 })).code).toBe('bad_request');
     expect(await page('policies', {}, as('admin', { orgId: 'empty-org' }))).toEqual({ items: [], nextCursor: null });

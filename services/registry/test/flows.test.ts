@@ -241,3 +241,22 @@ describe('flows', () => {
     expect((await env.call(S.flowList, { principal: editor, q: 'gone flow' }, FlowSummaryPage)).items).toEqual([]);
   });
 });
+
+describe('pinned versions PostgreSQL cannot hold (issue 20 item 9)', () => {
+  it('refuses a node pinned past version 2³¹−1 with 400 before any lookup (was 500)', async () => {
+    const adult = await publishedPolicy(ADULT_RULE);
+    const err = await env.fail(S.flowCreate, {
+      principal: editor,
+      name: 'huge pin',
+      definition: definition(adult.baseId, adult.baseId, 2 ** 31),
+    });
+    expect([err.code, err.status]).toEqual(['bad_request', 400]);
+    expect(err.errors?.map((e) => e.path)).toEqual(['definition.nodes.rich.version']);
+    const fine = await env.fail(S.flowCreate, {
+      principal: editor,
+      name: 'top pin',
+      definition: definition(adult.baseId, adult.baseId, 2 ** 31 - 1),
+    });
+    expect(fine.errors).toEqual([expect.objectContaining({ code: 'unknown_version', path: 'definition.nodes.rich.version' })]);
+  });
+});

@@ -6,6 +6,7 @@ import {
   FlowRecord,
   ImportReply,
   ImportSubject,
+  PolicyDraftReply,
   PolicyRecord,
   PolicyUpdateReply,
   RegistrySubject as S,
@@ -103,5 +104,160 @@ describe('registry.import', () => {
     expect(err.errors?.[0]).toMatchObject({ code: 'import_conflict', path: bundle.policies[0]!.baseId });
     expect(await env.sql('registry_bases').where({ org_id: 'import-clash' }).count({ n: '*' })).toEqual([{ n: '1' }]);
     expect(await env.sql('registry_outbox').count({ n: '*' })).toEqual(outboxAfterCreate);
+  });
+});
+
+describe('bundles that cannot be stored as they are (issue 20 items 8, 9)', () => {
+  const from = as('admin', { orgId: 'dup-source' });
+  const id = (n: number) => `0190a0b0-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
+
+  /** A bundle of one published policy base, exported from a real org. */
+  async function oneBase(name: string) {
+    const p = await env.call(S.policyCreate, { principal: from, name, rule: ADULT_RULE }, PolicyRecord);
+    await env.call(S.policyUpdate, { principal: from, policyId: p.policyId, status: 'published' }, PolicyUpdateReply);
+    const bundle = await bundleOf(from);
+    return { ...bundle, policies: bundle.policies.filter((b) => b.baseId === p.baseId) };
+  }
+
+  it('refuses a record id used twice with 400 naming it and where, and imports nothing (was 500)', async () => {
+    const bundle = await oneBase('Dup records');
+    const [base] = bundle.policies;
+    const twin: BundleBase = { ...base!, baseId: id(1), records: base!.records.map((r) => ({ ...r, name: 'Twin' })) };
+    const into = as('admin', { orgId: 'dup-target-1' });
+    const err = await env.fail(ImportSubject, { principal: into, bundle: { ...bundle, policies: [base, twin] }, dryRun: false });
+    expect([err.code, err.status]).toEqual(['validation_failed', 400]);
+    expect(err.errors).toEqual([
+      {
+        code: 'duplicate_id',
+        message: `record id \`${base!.records[0]!.recordId}\` is used twice (first at \`policies.0.records.0.recordId\`)`,
+        path: 'policies.1.records.0.recordId',
+      },
+    ]);
+    expect(await env.sql('registry_bases').where({ org_id: 'dup-target-1' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    // a dry run says the same
+    expect((await env.fail(ImportSubject, { principal: into, bundle: { ...bundle, policies: [base, twin] }, dryRun: true })).code).toBe(
+      'validation_failed',
+    );
+  });
+
+  it('refuses a group listing one member twice with 400 naming it (was 500)', async () => {
+    const bundle = await oneBase('Dup member');
+    const baseId = bundle.policies[0]!.baseId;
+    const group = {
+      groupId: id(2),
+      name: 'Twice',
+      description: '',
+      createdBy: 'admin',
+      createdAt: new Date().toISOString(),
+      members: [
+        { memberId: baseId, memberType: 'policy' },
+        { memberId: baseId, memberType: 'policy' },
+      ],
+    };
+    const into = as('admin', { orgId: 'dup-target-2' });
+    const err = await env.fail(ImportSubject, { principal: into, bundle: { ...bundle, groups: [group] }, dryRun: false });
+    expect([err.code, err.errors]).toEqual([
+      'validation_failed',
+      [{ code: 'duplicate_member', message: `group \`${id(2)}\` lists member \`${baseId}\` twice`, path: 'groups.0.members.1.memberId' }],
+    ]);
+    expect(await env.sql('registry_groups').where({ org_id: 'dup-target-2' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  });
+
+  it('refuses version numbers that leave no room to publish (past 1,000,000,000; 2³¹ was a 500), and imports nothing', async () => {
+    const bundle = await oneBase('Huge version');
+    const [base] = bundle.policies;
+    const into = as('admin', { orgId: 'huge-target' });
+    for (const v of [2 ** 31, 2 ** 31 - 1, 1_000_000_001]) {
+      const huge = { ...base!, latestVersion: v, records: base!.records.map((r) => ({ ...r, version: v })) };
+      const err = await env.fail(ImportSubject, { principal: into, bundle: { ...bundle, policies: [huge] }, dryRun: false });
+      expect([err.code, err.status], String(v)).toEqual(['bad_request', 400]);
+      expect(
+        err.errors?.map((e) => e.path),
+        String(v),
+      ).toEqual(expect.arrayContaining(['bundle.policies.0.latestVersion']));
+    }
+    expect(await env.sql('registry_bases').where({ org_id: 'huge-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    // the highest importable version still leaves room to publish on top
+    const top = { ...base!, latestVersion: 1_000_000_000, records: base!.records.map((r) => ({ ...r, version: 1_000_000_000 })) };
+    const done = await env.call(ImportSubject, { principal: into, bundle: { ...bundle, policies: [top] }, dryRun: false }, ImportReply);
+    const versionId = (await env.call(S.policyGet, { principal: into, policyId: done.items[0]!.targetId! }, PolicyRecord)).policyId;
+    const draft = (await env.call(S.policyDraft, { principal: into, policyId: versionId }, PolicyDraftReply)).record;
+    const next = await env.call(S.policyUpdate, { principal: into, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply);
+    expect(next.record.version).toBe(1_000_000_001);
+  });
+
+  it('a base already at the highest version answers 409 on publish, not 500', async () => {
+    const p = await env.call(S.policyCreate, { principal: from, name: 'At the top', rule: ADULT_RULE }, PolicyRecord);
+    // as an import of an older version left its base
+    await env
+      .sql('registry_bases')
+      .where({ id: p.baseId })
+      .update({ latest_version: 2 ** 31 - 1 });
+    const err = await env.fail(S.policyUpdate, { principal: from, policyId: p.policyId, status: 'published' });
+    expect([err.code, err.status]).toEqual(['conflict', 409]);
+    expect(err.message).toContain('the highest a version can be');
+  });
+});
+
+describe('imported versions are checked and reviewed like published ones (issue 20 item 10)', () => {
+  const from = as('admin', { orgId: 'checked-source' });
+
+  async function exported(name: string, rule: string, tests: unknown[] = [], publish = true) {
+    const p = await env.call(S.policyCreate, { principal: from, name, rule: ADULT_RULE }, PolicyRecord);
+    if (publish) await env.call(S.policyUpdate, { principal: from, policyId: p.policyId, status: 'published' }, PolicyUpdateReply);
+    const bundle = await bundleOf(from);
+    const base = bundle.policies.find((b) => b.baseId === p.baseId)!;
+    // A bundle edited by hand (or made elsewhere): the versions' content is whatever it says.
+    return { ...bundle, policies: [{ ...base, records: base.records.map((r) => ({ ...r, rule, tests })) }] };
+  }
+
+  it('runs the publish checks on every published version it would create: 422 with every reason and its path, nothing imported (was: imported)', async () => {
+    const broken = await exported('Broken import', 'A **driver** gets a licence if the __age__ of the **driver** is gold.');
+    const failing = await exported('Failing import', ADULT_RULE, [{ name: 'minor', data: { applicant: { age: 3 } }, expect: true }]);
+    const into = as('admin', { orgId: 'checked-target' });
+    const bundle = { ...broken, policies: [...broken.policies, ...failing.policies] };
+    const err = await env.fail(ImportSubject, { principal: into, bundle, dryRun: false });
+    expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
+    expect(err.errors).toEqual([
+      expect.objectContaining({ code: 'parse_error', path: 'policies.0.records.0.rule' }),
+      expect.objectContaining({
+        code: 'test_failed',
+        path: 'policies.1.records.0.tests.0',
+        message: expect.stringMatching(/^policies\.1\.records\.0: test `minor`/),
+      }),
+    ]);
+    expect(await env.sql('registry_bases').where({ org_id: 'checked-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(await env.sql('registry_outbox').whereRaw("payload->>'orgId' = ?", ['checked-target']).count({ n: '*' })).toEqual([{ n: '0' }]);
+    // drafts are imported as they are: they are checked when they are published
+    const draftOnly = await exported('Draft import', 'not a rule at all', [], false);
+    expect((await env.call(ImportSubject, { principal: into, bundle: draftOnly, dryRun: false }, ImportReply)).created).toBe(1);
+  });
+
+  it('in a governed org, a base with published versions to create is a conflict (409; in a dry run `conflict`), drafts import', async () => {
+    const published = await exported('Governed import', ADULT_RULE);
+    const into = as('admin', { orgId: 'governed-target' });
+    const plan = await env.call(ImportSubject, { principal: into, bundle: published, dryRun: true, governed: true }, ImportReply);
+    expect(plan.items).toEqual([
+      expect.objectContaining({
+        action: 'conflict',
+        reason: 'org `governed-target` publishes through review only: a published version cannot be imported into it',
+      }),
+    ]);
+    const err = await env.fail(ImportSubject, { principal: into, bundle: published, dryRun: false, governed: true });
+    expect([err.status, err.code]).toEqual([409, 'conflict']);
+    expect(err.errors).toEqual([expect.objectContaining({ code: 'import_conflict', path: published.policies[0]!.baseId })]);
+    expect(await env.sql('registry_bases').where({ org_id: 'governed-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    const draftOnly = await exported('Governed draft import', ADULT_RULE, [], false);
+    const done = await env.call(ImportSubject, { principal: into, bundle: draftOnly, dryRun: false, governed: true }, ImportReply);
+    expect(done.created).toBe(1);
+    const draft = await env.call(S.policyGet, { principal: into, policyId: done.items[0]!.targetId! }, PolicyRecord);
+    expect([draft.status, draft.version]).toEqual(['draft', null]);
+    // the same bundle into an org without governance imports its version
+    const open = await env.call(
+      ImportSubject,
+      { principal: as('admin', { orgId: 'open-target' }), bundle: published, dryRun: false },
+      ImportReply,
+    );
+    expect(open.created).toBe(1);
   });
 });

@@ -278,15 +278,59 @@ describe('publishing checks', () => {
   });
 
   it('422 for a rule that does not parse and an invalid schema, together', async () => {
-    const draft = await create(editor, {
-      rule: 'A **x** is a if the __y__ of the **x** is.',
-      schema: { type: 'object', properties: { x: { type: 'nope' } } },
-    });
+    const draft = await create(editor, { rule: 'A **x** is a if the __y__ of the **x** is.' });
+    // Saving refuses such a schema (400); a draft saved before that still cannot be published.
+    await env
+      .sql('registry_records')
+      .where({ id: draft.policyId })
+      .update({ schema: JSON.stringify({ type: 'object', properties: { x: { type: 'nope' } } }) });
     const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: draft.policyId, status: 'published' });
     expect(err.errors?.map((e) => e.code)).toEqual(['parse_error', 'invalid_schema']);
     expect(err.errors?.[0]?.message).toBe('Parse error: line 1, column 42: `is` needs a value, a list or a path after it');
     expect(err.errors?.[1]?.message).toMatch(/^not a valid JSON Schema \(2020-12\): /);
     expect((await env.call(S.policyGet, { principal: editor, policyId: draft.policyId }, PolicyRecord)).status).toBe('draft');
+  });
+
+  it('refuses on save a schema ajv cannot use: 400 with reason `schema_loop` or `invalid_schema`, nothing saved (issue 20 item 4)', async () => {
+    for (const schema of [
+      { $ref: '#' },
+      { allOf: [{ $ref: '#' }] },
+      { $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } }, $ref: '#/$defs/a' },
+    ]) {
+      const err = await env.fail(S.policyCreate, { principal: editor, name: 'loop', rule: ADULT_RULE, schema });
+      expect([err.status, err.errors?.[0]?.path, err.errors?.[0]?.message], JSON.stringify(schema)).toEqual([
+        400,
+        'schema',
+        expect.stringContaining('refers back to itself without descending into the data'),
+      ]);
+    }
+    for (const schema of [{ type: 'nope' }, { $ref: '#/$defs/none' }, { $schema: 'http://json-schema.org/draft-04/schema#' }]) {
+      const err = await env.fail(S.policyCreate, { principal: editor, name: 'bad', rule: ADULT_RULE, schema });
+      expect([err.code, err.errors], JSON.stringify(schema)).toEqual([
+        'validation_failed',
+        [expect.objectContaining({ code: 'invalid_schema', path: 'schema' })],
+      ]);
+    }
+    const d = await create(editor, {});
+    const edit = await env.fail(S.policyUpdate, { principal: editor, policyId: d.policyId, status: 'draft', schema: { type: 'nope' } });
+    expect(edit.code).toBe('validation_failed');
+    expect((await env.call(S.policyGet, { principal: editor, policyId: d.policyId }, PolicyRecord)).schema).toBeNull();
+    // a recursive schema that descends into the data is fine
+    const tree = { type: 'object', properties: { applicant: { type: 'object' }, children: { type: 'array', items: { $ref: '#' } } } };
+    expect((await create(editor, { schema: tree })).schema).toEqual(tree);
+  });
+
+  it('422, never 500, when publishing a draft saved with a looping schema before it was refused (issue 20 item 4)', async () => {
+    const d = await create(editor, { tests: [{ name: 'adult', data: { applicant: { age: 30 } }, expect: true }] });
+    await env
+      .sql('registry_records')
+      .where({ id: d.policyId })
+      .update({ schema: JSON.stringify({ $ref: '#' }) });
+    const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: d.policyId, status: 'published' });
+    expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
+    expect(err.errors).toEqual([
+      { code: 'invalid_schema', message: 'the schema refers back to itself without descending into the data (`#` → `#`)', path: 'schema' },
+    ]);
   });
 
   it('422 when the rule has several golden rules', async () => {
@@ -307,12 +351,8 @@ describe('publishing checks', () => {
     };
     expect((await publish((await create(editor, { schema: d7 })).policyId)).record.version).toBe(1);
     const d4 = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' };
-    const err = await env.fail(S.policyUpdate, {
-      principal: publisher,
-      policyId: (await create(editor, { schema: d4 })).policyId,
-      status: 'published',
-    });
-    expect(err.errors?.map((e) => e.code)).toEqual(['invalid_schema']);
+    const err = await env.fail(S.policyCreate, { principal: editor, name: 'd4', rule: ADULT_RULE, schema: d4 });
+    expect([err.code, err.errors?.map((e) => e.code)]).toEqual(['validation_failed', ['invalid_schema']]);
   });
 
   it('a saved test whose data breaks the schema fails', async () => {
@@ -382,8 +422,25 @@ describe('ownership and listing', () => {
       cursor = page.nextCursor;
     } while (cursor);
     expect(seen).toEqual([...made].reverse());
-    expect((await env.fail(S.policyList, { principal: user, cursor: 'garbage' })).code).toBe('bad_request');
+    expect((await env.fail(S.policyList, { principal: user, cursor: 'garbage' })).code).toBe('invalid_cursor');
     expect((await env.fail(S.policyList, { principal: user, limit: 201 })).code).toBe('bad_request');
+  });
+
+  it('refuses forged cursors that would reach SQL: a version past int4, U+0000 or a surrogate in a name (issue 20 item 7)', async () => {
+    const forge = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('base64url');
+    const d = await create(editor, {});
+    const versions = await env.fail(S.policyVersions, { principal: editor, policyId: d.policyId, limit: 5, cursor: forge({ v: 2 ** 40 }) });
+    expect([versions.code, versions.status]).toEqual(['invalid_cursor', 400]);
+    for (const k of ['a\u0000', '\ud800']) {
+      const err = await env.fail(S.policyList, { principal: editor, sort: 'name', cursor: forge({ s: 'name', k, id: d.baseId }) });
+      expect([err.code, err.status], JSON.stringify(k)).toEqual(['invalid_cursor', 400]);
+    }
+    const deleted = await env.fail(S.policyListDeleted, {
+      principal: as('admin'),
+      limit: 5,
+      cursor: forge({ at: '+275760-09-13T00:00:00.000Z', id: d.baseId }),
+    });
+    expect(deleted.code).toBe('invalid_cursor');
   });
 });
 
@@ -457,8 +514,10 @@ describe('list filters and orders (issue 15 item 4)', () => {
 
   it('refuses a cursor of another order, unknown parameters and bad values (400)', async () => {
     const page = await list(boss, { all: true, sort: 'name', limit: 1 });
-    expect((await env.fail(S.policyList, { principal: boss, all: true, sort: '-name', cursor: page.nextCursor })).code).toBe('bad_request');
-    expect((await env.fail(S.policyList, { principal: boss, cursor: page.nextCursor })).code).toBe('bad_request');
+    expect((await env.fail(S.policyList, { principal: boss, all: true, sort: '-name', cursor: page.nextCursor })).code).toBe(
+      'invalid_cursor',
+    );
+    expect((await env.fail(S.policyList, { principal: boss, cursor: page.nextCursor })).code).toBe('invalid_cursor');
     for (const bad of [{ unknown: 1 }, { sort: 'id' }, { status: 'deleted' }, { group: 'not-a-uuid' }, { all: 'yes' }, { createdBy: '' }]) {
       expect((await env.fail(S.policyList, { principal: boss, ...bad })).code).toBe('bad_request');
     }

@@ -1,4 +1,19 @@
-import { PolicyPublishReviewedReply, PolicyRecord, PolicyRecordPage, PolicyUpdateReply, RegistrySubject as S } from '@arbiter/contracts';
+import {
+  FlowDraftReply,
+  FlowPublishReviewedReply,
+  FlowRecord,
+  FlowReviewCheckReply,
+  FlowUpdateReply,
+  PolicyDraftReply,
+  PolicyPublishReviewedReply,
+  PolicyRecord,
+  PolicyRecordPage,
+  PolicyUpdateReply,
+  RegistrySubject as S,
+  runnableRecordKey,
+  type FlowDefinition,
+} from '@arbiter/contracts';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADULT_RULE, as, eventually, startTestEnv, type TestEnv } from './support.js';
 
@@ -74,5 +89,88 @@ describe('registry.policy.publishReviewed (issue 11)', () => {
     expect((await env.fail(S.policyPublishReviewed, { principal: editor, ...payload })).code).toBe('forbidden');
     expect((await env.fail(S.policyPublishReviewed, { principal: as('admin', { orgId: 'other' }), ...payload })).code).toBe('not_found');
     expect(await versions(d.policyId)).toHaveLength(0);
+  });
+});
+
+describe('a flow published through review runs reviewed text only (issue 20 item 3)', () => {
+  const FLOW_REQUEST = '0190a0b0-0000-7000-8000-0000000000ab';
+  const flowOf = (nodes: Record<string, Record<string, unknown>>) => ({
+    start: 'a',
+    nodes: { ...nodes, yes: { type: 'return', value: true }, no: { type: 'return', value: false } },
+  });
+  const node = (ref: Record<string, unknown>, onTrue = 'yes') => ({ type: 'policy', ...ref, onTrue, onFalse: 'no' });
+  const createFlow = (definition: unknown) => env.call(S.flowCreate, { principal: editor, name: 'f', definition }, FlowRecord);
+  const publishFlow = (f: { flowId: string; contentHash?: string }) =>
+    env.call(
+      S.flowPublishReviewed,
+      { principal: publisher, recordId: f.flowId, expectedContentHash: f.contentHash, reviewRequestId: FLOW_REQUEST },
+      FlowPublishReviewedReply,
+    );
+  const publishPolicy = async (policyId: string) =>
+    (await env.call(S.policyUpdate, { principal: publisher, policyId, status: 'published' }, PolicyUpdateReply)).record;
+
+  it('refuses (422 unreviewed_policy, naming each node) a flow whose nodes name a never-published base or a draft record', async () => {
+    const draftOnly = await create();
+    const f = await createFlow(flowOf({ a: node({ baseId: draftOnly.baseId }, 'b'), b: node({ policyId: draftOnly.policyId }) }));
+    const err = await env.fail(S.flowPublishReviewed, {
+      principal: publisher,
+      recordId: f.flowId,
+      expectedContentHash: f.contentHash,
+      reviewRequestId: FLOW_REQUEST,
+    });
+    expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
+    expect(err.errors).toEqual([
+      {
+        code: 'unreviewed_policy',
+        message: `node \`a\` runs policy base \`${draftOnly.baseId}\`, which has no published version: publish it through review first`,
+        path: 'definition.nodes.a.baseId',
+      },
+      {
+        code: 'unreviewed_policy',
+        message: `node \`b\` runs policy \`${draftOnly.policyId}\`, a draft that was never reviewed: name a published version`,
+        path: 'definition.nodes.b.policyId',
+      },
+    ]);
+    expect((await env.call(S.flowGet, { principal: editor, flowId: f.flowId }, FlowRecord)).status).toBe('draft');
+    // the check the governance service asks before an approval says the same, and nothing for a sound flow
+    const check = await env.call(S.flowReviewCheck, { principal: publisher, flowId: f.flowId }, FlowReviewCheckReply);
+    expect(check.problems.map((p) => p.path)).toEqual(['definition.nodes.a.baseId', 'definition.nodes.b.policyId']);
+    expect((await env.fail(S.flowReviewCheck, { principal: as('admin', { orgId: 'other' }), flowId: f.flowId })).code).toBe('not_found');
+    expect((await env.fail(S.flowReviewCheck, { principal: publisher, flowId: 'not-an-id' })).code).toBe('not_found');
+  });
+
+  it('pins base nodes to their latest version and runs those: later versions and drafts of the policy change nothing', async () => {
+    const p = await create();
+    const v1 = await publishPolicy(p.policyId);
+    const f = await createFlow(flowOf({ a: node({ baseId: p.baseId }) }));
+    expect((await env.call(S.flowReviewCheck, { principal: publisher, flowId: f.flowId }, FlowReviewCheckReply)).problems).toEqual([]);
+    const published = await publishFlow(f);
+    expect(published.record).toMatchObject({ status: 'published', version: 1, pinnedVersions: { a: 1 } });
+    // the definition stays as reviewed; the runnable index has the pinned one
+    expect(published.record.definition.nodes.a).not.toHaveProperty('version');
+    const entry = JSON.parse((await env.redis.get(runnableRecordKey(env.prefix, 'flow', f.flowId)))!) as { definition: FlowDefinition };
+    expect(entry.definition.nodes.a).toMatchObject({ baseId: p.baseId, version: 1 });
+    // the policy moves on: v2, then a new draft; the flow version still runs v1
+    const d2 = (await env.call(S.policyDraft, { principal: editor, policyId: v1.policyId }, PolicyDraftReply)).record;
+    await publishPolicy(d2.policyId);
+    await env.call(S.policyDraft, { principal: editor, policyId: d2.policyId }, PolicyDraftReply);
+    await env.call(S.flowResolve, { principal: editor, recordId: f.flowId }, z.unknown());
+    const again = JSON.parse((await env.redis.get(runnableRecordKey(env.prefix, 'flow', f.flowId)))!) as { definition: FlowDefinition };
+    expect(again.definition.nodes.a).toMatchObject({ version: 1 });
+    // a new draft of the flow starts without pins; a retry of the publish answers the same version
+    const next = (await env.call(S.flowDraft, { principal: editor, flowId: f.flowId }, FlowDraftReply)).record;
+    expect(next).not.toHaveProperty('pinnedVersions');
+    expect(await publishFlow(f)).toMatchObject({ outcome: 'already_published', record: { version: 1, pinnedVersions: { a: 1 } } });
+    // nodes with a version, or naming a version record, need no pin
+    const exact = await createFlow(flowOf({ a: node({ baseId: p.baseId, version: 1 }, 'b'), b: node({ policyId: v1.policyId }) }));
+    expect((await publishFlow(exact)).record).toMatchObject({ version: 1, pinnedVersions: {} });
+  });
+
+  it('a flow published without review (no governance) keeps following the base, as before', async () => {
+    const p = await create();
+    const f = await createFlow(flowOf({ a: node({ baseId: p.baseId }) }));
+    const v = await env.call(S.flowUpdate, { principal: publisher, flowId: f.flowId, status: 'published' }, FlowUpdateReply);
+    expect(v.record.version).toBe(1);
+    expect(v.record).not.toHaveProperty('pinnedVersions');
   });
 });

@@ -137,6 +137,6 @@ describe('list of deleted bases', () => {
     for (const principal of [editor, publisher, as('viewer')]) {
       expect((await env.fail(S.policyListDeleted, { principal, limit: 10 })).code).toBe('forbidden');
     }
-    expect((await env.fail(S.policyListDeleted, { principal: admin, limit: 10, cursor: 'garbage' })).code).toBe('bad_request');
+    expect((await env.fail(S.policyListDeleted, { principal: admin, limit: 10, cursor: 'garbage' })).code).toBe('invalid_cursor');
   });
 });

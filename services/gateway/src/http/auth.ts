@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ArbiterError, hasCapability, ROLE_CAPABILITIES, type Principal, type Scope } from '@arbiter/contracts';
-import type { Authenticator } from '../identity/authenticator.js';
+import { StaleGrantError, type Authenticator } from '../identity/authenticator.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,6 +16,27 @@ export type CredentialPolicy = 'api-key-or-bearer' | 'api-key-only';
 export function principalOf(request: FastifyRequest): Principal {
   if (request.principal === null) throw new Error(`route \`${request.url}\` has no authentication hook`);
   return request.principal;
+}
+
+/**
+ * Runs `op` as the caller; when it finds the caller's cached key grant stale (the database was
+ * replaced or restored since it was cached: {@link StaleGrantError}), re-reads the grant and runs
+ * `op` once more as the caller the database now knows.
+ */
+export async function withFreshGrant<T>(
+  request: FastifyRequest,
+  authenticator: Authenticator,
+  op: (p: Principal) => Promise<T>,
+): Promise<T> {
+  try {
+    return await op(principalOf(request));
+  } catch (err) {
+    const key = request.headers['x-api-key'];
+    if (!(err instanceof StaleGrantError) || typeof key !== 'string') throw err;
+    request.log.warn('a cached API-key grant named a key the database does not have: re-read');
+    request.principal = await authenticator.reread(key);
+    return op(request.principal);
+  }
 }
 
 /** Authenticates `request` by an API key; the lookup also counted it against the key's rate limit. */

@@ -1,14 +1,23 @@
-import type { FastifyInstance } from 'fastify';
-import { ArbiterError, MAX_JSON_DEPTH, textJsonDepth } from '@arbiter/contracts';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ArbiterError, hasUnpairedSurrogate, MAX_JSON_DEPTH, textJsonDepth } from '@arbiter/contracts';
 
-/** Keys that JSON.parse makes own properties but that reach prototypes when copied (`Object.assign`, spread into old code). */
-const SUSPECT_KEYS = /"(?:__proto__|constructor)"\s*:|\\u00/i;
+/**
+ * Text worth a walk of the parsed value: keys that JSON.parse makes own properties but that reach
+ * prototypes when copied (`Object.assign`, spread into old code), and the escapes of U+0000 and of
+ * UTF-16 surrogates (a raw body is UTF-8, so an unpaired surrogate can only come as an escape).
+ */
+const SUSPECT_KEYS = /"(?:__proto__|constructor)"\s*:|\\u00|\\ud[89a-f]/i;
+
+/** `application/json` or any `…+json` type, for the routes whose body is optional. */
+const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 /**
  * Parses a JSON request body at the edge, before anything walks it: the nesting depth is checked
- * on the text (iteratively, up to {@link MAX_JSON_DEPTH}), U+0000 is refused (PostgreSQL cannot
- * store it, and no rule needs it), and `__proto__` keys and `constructor.prototype` are refused
- * with the path where they are. Every refusal is an {@link ArbiterError} (400).
+ * on the text (iteratively, up to {@link MAX_JSON_DEPTH}), U+0000 and unpaired UTF-16 surrogates
+ * are refused (PostgreSQL can store neither: a `text` column refuses U+0000, a `jsonb` event the
+ * `\ud800` escape; no rule needs them), and `__proto__` keys and `constructor.prototype` are
+ * refused with the path where they are. Every refusal is an {@link ArbiterError} (400). Every
+ * route's body goes through it (see {@link installJsonBodyParser} and {@link acceptEmptyBodies}).
  */
 export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): unknown {
   if (text === '' || /^\s*$/.test(text)) {
@@ -29,13 +38,13 @@ export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): 
   return value;
 }
 
-/** Throws for the first U+0000, `__proto__` key or `constructor.prototype` in `root` (an iterative walk). */
+/** Throws for the first U+0000, unpaired surrogate, `__proto__` key or `constructor.prototype` in `root` (an iterative walk). */
 function checkKeysAndText(root: unknown): void {
   const stack: [unknown, string][] = [[root, 'body']];
   while (stack.length > 0) {
     const [node, path] = stack.pop() as [unknown, string];
     if (typeof node === 'string') {
-      if (node.includes('\u0000')) throw nulError(path);
+      checkText(node, path);
       continue;
     }
     if (node === null || typeof node !== 'object') continue;
@@ -45,7 +54,7 @@ function checkKeysAndText(root: unknown): void {
     }
     for (const [key, child] of Object.entries(node as Record<string, unknown>)) {
       const at = `${path}.${key}`;
-      if (key.includes('\u0000')) throw nulError(path);
+      checkText(key, path);
       if (key === '__proto__') throw forbiddenKey(at, '`__proto__` keys are not accepted');
       if (key === 'constructor' && child !== null && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
         throw forbiddenKey(`${at}.prototype`, '`constructor.prototype` is not accepted');
@@ -61,10 +70,16 @@ function forbiddenKey(path: string, message: string): ArbiterError {
   ]);
 }
 
-function nulError(path: string): ArbiterError {
-  return new ArbiterError('validation_failed', `request body is invalid: \`${path}\`: text must not contain U+0000`, [
-    { code: 'nul_character', message: 'text must not contain U+0000', path },
-  ]);
+/** Refuses text PostgreSQL cannot store: U+0000 (`nul_character`) or an unpaired UTF-16 surrogate (`unpaired_surrogate`). */
+function checkText(text: string, path: string): void {
+  if (text.includes('\u0000')) throw textError(path, 'nul_character', 'text must not contain U+0000');
+  if (hasUnpairedSurrogate(text)) {
+    throw textError(path, 'unpaired_surrogate', 'text must not contain an unpaired UTF-16 surrogate (`\\ud800`–`\\udfff` alone)');
+  }
+}
+
+function textError(path: string, code: string, message: string): ArbiterError {
+  return new ArbiterError('validation_failed', `request body is invalid: \`${path}\`: ${message}`, [{ code, message, path }]);
 }
 
 /** Refuses a URL whose path or query carries U+0000 (`%00`): no stored text or search may hold it. */
@@ -77,15 +92,40 @@ export function checkUrl(url: string): void {
   }
 }
 
+type Done = (err: Error | null, body?: unknown) => void;
+
+function parseInto(text: string, maxDepth: number, done: Done): void {
+  try {
+    done(null, parseJsonBody(text, maxDepth));
+  } catch (err) {
+    done(err as Error, undefined);
+  }
+}
+
 /** Replaces fastify's JSON parser with {@link parseJsonBody} (same body limit and content-length checks, done by fastify before it). */
 export function installJsonBodyParser(app: FastifyInstance, maxDepth: number = MAX_JSON_DEPTH): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, parseJsonBody(body as string, maxDepth));
-    } catch (err) {
-      done(err as Error, undefined);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => parseInto(body as string, maxDepth, done));
   app.addHook('onRequest', async (request) => checkUrl(request.url));
+}
+
+/**
+ * For an encapsulated plugin whose POSTs take an optional body (the review and restore routes):
+ * an empty body (or none) is `{}` whatever its `content-type` (clients commonly send
+ * `content-type: application/json` on every call); a non-empty one must be JSON (any `…+json`
+ * type, else 415) and is parsed by {@link parseJsonBody} with the same checks as every other body.
+ */
+export function acceptEmptyBodies(app: FastifyInstance, maxDepth: number = MAX_JSON_DEPTH): void {
+  app.addHook('preValidation', async (request) => {
+    request.body ??= {};
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, {});
+    if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+      return done(new ArbiterError('unsupported_media_type', 'request body must be `application/json` (or empty)'), undefined);
+    }
+    parseInto(text, maxDepth, done);
+  });
 }

@@ -9,7 +9,8 @@ import { PROBLEM_CONTENT_TYPE } from './problem.js';
 const WHY: Record<number, string> = {
   400:
     'Malformed JSON, or a body, query or path that does not match the schema (`errors` lists the fields); ' +
-    'JSON nested deeper than 256 levels (`too_deep`), U+0000 in any text or the URL (`nul_character`), a `__proto__` key (`forbidden_key`)',
+    'JSON nested deeper than 256 levels (`too_deep`), U+0000 in any text or the URL (`nul_character`), an unpaired UTF-16 surrogate (`unpaired_surrogate`), ' +
+    'a `__proto__` key (`forbidden_key`); a list `cursor` this list did not make (`invalid_cursor`)',
   401: 'No credential, or an unknown, revoked or expired API key, or an invalid bearer token',
   403: 'The role or the API key scopes do not allow this',
   404: 'Unknown, or in another org',
@@ -57,9 +58,42 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     transform: jsonSchemaTransform,
     transformObject: jsonSchemaTransformObject,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  // Encapsulated, so the headers hook applies to the docs' routes (page, scripts, styles, spec) only.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', async (_request, reply) => {
+      reply.headers(DOCS_SECURITY_HEADERS);
+    });
+    // No validator badge: it would load an image from validator.swagger.io, which the CSP refuses.
+    await docs.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null } });
+  });
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
 }
+
+/**
+ * The interactive docs share the console's origin, whose credential sits in session storage: they
+ * run no inline script and load nothing from elsewhere (swagger-ui's page loads its bundle, its
+ * initializer and the spec from `/docs`; its logo is a `data:` image), and may not be framed.
+ * Styles allow inline: swagger-ui adds `<style>` elements from its bundle.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const DOCS_SECURITY_HEADERS: Record<string, string> = {
+  'content-security-policy': DOCS_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
 
 /** Lists `schema` under `components.schemas` as `id` (the zod global registry feeds the transform). */
 function nameComponent(schema: z.ZodType, id: string): void {

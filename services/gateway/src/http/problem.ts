@@ -14,6 +14,7 @@ const PROBLEM_TYPE_BASE = 'urn:arbiter:error:';
 const TITLES: Record<ErrorCode, string> = {
   bad_request: 'Bad request',
   validation_failed: 'Validation failed',
+  invalid_cursor: 'Invalid cursor',
   unauthenticated: 'Unauthenticated',
   forbidden: 'Forbidden',
   separation_of_duties: 'Separation of duties',

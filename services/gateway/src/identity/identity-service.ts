@@ -14,16 +14,20 @@ import {
   type EventKind,
   type Role,
 } from '@arbiter/contracts';
-import type { EventOutbox } from '@arbiter/service-kit';
+import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
+import { z } from 'zod';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as settings from '../repositories/org-settings.js';
 import { commitChange, identityEvent, type Change } from './changes.js';
-import { decodeCursor, pageFrom } from './cursor.js';
 import type { ApiKeyCache } from './key-cache.js';
 import { DEFAULT_API_KEYS_PER_USER_MAX, KeyIssuer } from './key-issuer.js';
 import { toApiKey, toMember } from './views.js';
+
+/** `GET /users` pages by user id; `GET /apikeys` and `GET /users/{userId}/apikeys` by key id. */
+const MemberCursor = z.object({ after: cursorField.text(255) });
+const KeyCursor = z.object({ after: cursorField.uuid() });
 
 /**
  * The identity use cases behind `/me`, `/users`, `/apikeys` and `/org/settings`. Callers have
@@ -58,12 +62,12 @@ export class IdentityService {
 
   /** One page of the caller's org members, ordered by user id. */
   async listMembers(principal: Principal, page: PageQuery): Promise<MemberPage> {
-    const after = decodeCursor(page.cursor);
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, MemberCursor).after;
     const rows = await members.listMembers(this.db, principal.orgId, {
       ...(after !== undefined ? { afterUserId: after } : {}),
       limit: page.limit + 1,
     });
-    return pageFrom(rows, page.limit, (m) => m.userId, toMember);
+    return pageFrom(rows, page.limit, toMember, (m) => ({ after: m.userId }));
   }
 
   /** One member of the caller's org; `not_found` when the user is not a member. */
@@ -159,14 +163,14 @@ export class IdentityService {
    * `not_found` when the user is not a member — never the secrets.
    */
   async listMemberKeys(principal: Principal, userId: string, page: PageQuery): Promise<ApiKeyPage> {
-    const after = decodeCursor(page.cursor);
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, KeyCursor).after;
     if ((await members.findMember(this.db, principal.orgId, userId)) === undefined) {
       throw new ArbiterError('not_found', `user \`${userId}\` is not a member of org \`${principal.orgId}\``);
     }
     await this.usage?.flush();
     const range = { ...(after !== undefined ? { afterId: after } : {}), limit: page.limit + 1 };
     const rows = await keys.listOwnApiKeys(this.db, principal.orgId, userId, range);
-    return pageFrom(rows, page.limit, (k) => k.apiKeyId, toApiKey);
+    return pageFrom(rows, page.limit, toApiKey, (k) => ({ after: k.apiKeyId }));
   }
 
   /**
@@ -174,7 +178,7 @@ export class IdentityService {
    * (admin; `forbidden` otherwise) — never the secrets.
    */
   async listKeys(principal: Principal, page: PageQuery, opts: { all?: boolean } = {}): Promise<ApiKeyPage> {
-    const after = decodeCursor(page.cursor);
+    const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, KeyCursor).after;
     const range = { ...(after !== undefined ? { afterId: after } : {}), limit: page.limit + 1 };
     if (opts.all === true && !hasCapability(principal, 'admin')) {
       throw new ArbiterError('forbidden', 'listing every key of the org (`all=true`) needs the `admin` right');
@@ -184,7 +188,7 @@ export class IdentityService {
       opts.all === true
         ? await keys.listOrgApiKeys(this.db, principal.orgId, range)
         : await keys.listOwnApiKeys(this.db, principal.orgId, principal.userId, range);
-    return pageFrom(rows, page.limit, (k) => k.apiKeyId, toApiKey);
+    return pageFrom(rows, page.limit, toApiKey, (k) => ({ after: k.apiKeyId }));
   }
 
   /**

@@ -19,8 +19,12 @@ import type { Knex } from 'knex';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import { generateApiKey, hashApiKey } from './api-key-secret.js';
-import { commitChange, identityEvent } from './changes.js';
+import { StaleGrantError } from './authenticator.js';
+import { commitChange, identityEvent, type Change } from './changes.js';
 import { toApiKey } from './views.js';
+
+/** SQLSTATE of a foreign-key violation. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 /** Default of `APIKEYS_PER_USER_MAX`: live (unrevoked, unexpired) keys one user may hold in an org. */
 export const DEFAULT_API_KEYS_PER_USER_MAX = 50;
@@ -164,9 +168,23 @@ export class KeyIssuer {
    * Stores the key in one transaction that locks the owner's membership, so concurrent creations
    * for one user are counted one after the other and can never pass the cap together.
    */
+  /**
+   * {@link commitChange}, where a foreign-key violation means the caller's cached grant named a key
+   * (the `createdWithKeyId`) the database does not have: it was cached from a database that has
+   * since been replaced or restored ({@link StaleGrantError}; the route re-reads it and retries).
+   */
+  private async commitOrStale<T>(fn: (trx: Knex.Transaction) => Promise<Change<T>>): Promise<T> {
+    try {
+      return await commitChange(this.db, this.events, fn);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) throw new StaleGrantError({ cause: err });
+      throw err;
+    }
+  }
+
   private async mint(spec: KeySpec): Promise<CreatedApiKey> {
     const key = generateApiKey();
-    const row = await commitChange(this.db, this.events, async (trx) => {
+    const row = await this.commitOrStale(async (trx) => {
       const member = await members.lockMember(trx, spec.orgId, spec.owner);
       if (member === undefined) {
         throw new ArbiterError('not_found', `user \`${spec.owner}\` is not a member of org \`${spec.orgId}\``);

@@ -13,7 +13,7 @@ import {
   PutMemberRequest,
   UserId,
 } from '@arbiter/contracts';
-import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { authenticate, principalOf, requireCapability, withFreshGrant } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { IdentityService } from '../identity/identity-service.js';
@@ -144,7 +144,8 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
       body: CreateApiKeyRequest,
       response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
     },
-    handler: async (request, reply) => reply.status(201).send(await identity.createKey(principalOf(request), request.body)),
+    handler: async (request, reply) =>
+      reply.status(201).send(await withFreshGrant(request, authenticator, (p) => identity.createKey(p, request.body))),
   });
 
   app.get('/apikeys', {

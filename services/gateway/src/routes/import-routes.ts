@@ -9,6 +9,8 @@ import type { RegistryClient } from '../registry-client.js';
 export interface ImportRoutesOptions {
   readonly authenticator: Authenticator;
   readonly registry: RegistryClient;
+  /** Whether the org's `governanceApproval` setting is on (published versions then enter only through review). */
+  readonly governanceApproval: (orgId: string) => Promise<boolean>;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
@@ -26,7 +28,7 @@ const tooLarge = (bytes: number | string): ArbiterError =>
  * or with `?dryRun=true` answers what it would do. The registry plans and loads it in one
  * transaction; the body is refused above {@link IMPORT_MAX_BYTES} (413) before it is read.
  */
-export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (app, { authenticator, registry }) => {
+export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (app, { authenticator, registry, governanceApproval }) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
   app.post(
     '/import',
@@ -50,18 +52,24 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
           'a policy that is neither imported nor in the org). A dry run changes nothing. A real import with any conflict ' +
           'is 409 with every conflict in `errors` and changes nothing; else one transaction. Version numbers, statuses, ' +
           "tests, schemas and the records' authors and times are kept; the importer owns the new bases and groups. " +
+          'A bundle that uses a record id twice, lists a group member twice or numbers a version past 1,000,000,000 is 400 (`errors` names each). ' +
+          'Every published version created runs the publish checks (rule parses, schema holds the paths it reads, saved tests pass): 422 `cannot_publish` ' +
+          'with every reason, nothing imported. In an org with governance approval on, a base with published versions to create is a conflict ' +
+          '(409 on import, `conflict` in a dry run): versions enter such an org only through review. An admin who trusts the bundle ' +
+          'turns governance off for the import (audited as `settings changed`) and on again. ' +
           `At most ${IMPORT_MAX_BYTES} bytes (413 beyond: import in parts).`,
         querystring: ImportQuery,
         body: ImportBundle,
         response: {
           200: ImportReply,
-          ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503, 504),
+          ...errorResponses(400, 401, 403, 409, 413, 415, 422, 429, 503, 504),
         },
       },
     },
     async (request) => {
       const principal = principalOf(request);
-      return registry.importBundle(principal, request.body, request.query.dryRun, { requestId: request.id });
+      const governed = await governanceApproval(principal.orgId);
+      return registry.importBundle(principal, request.body, request.query.dryRun, { requestId: request.id, governed });
     },
   );
 };

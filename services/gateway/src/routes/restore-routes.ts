@@ -6,7 +6,7 @@ import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { RegistryClient } from '../registry-client.js';
-import { acceptEmptyBodies } from './review-routes.js';
+import { acceptEmptyBodies } from '../http/json-body.js';
 
 /** Dependencies of {@link restoreRoutes}. */
 export interface RestoreRoutesOptions {

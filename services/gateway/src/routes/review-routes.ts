@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import type { FastifyInstance, FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
+import type { FastifyRequest, FastifyTypeProviderDefault } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  ArbiterError,
   FlowRecord,
   FlowReview,
   PolicyRecord,
@@ -13,6 +12,7 @@ import {
   type RunnableKind,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { acceptEmptyBodies } from '../http/json-body.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import { reviewBody, type GovernanceClient } from '../governance-client.js';
@@ -24,7 +24,6 @@ export interface ReviewRoutesOptions {
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
-const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 /**
  * The review endpoints of spec §4.1/§4.2 (issue 11), thin: the governance service decides. Their
@@ -37,26 +36,6 @@ export const reviewRoutes: FastifyPluginAsyncZod<ReviewRoutesOptions> = async (a
   kindRoutes(app, governance, 'policy', 'policyId', PolicyReview, PolicyRecord);
   kindRoutes(app, governance, 'flow', 'flowId', FlowReview, FlowRecord);
 };
-
-/** This plugin's body parser: empty (or none) → `{}`; JSON (any `…+json` type) → parsed; anything else → 415. */
-export function acceptEmptyBodies(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    request.body ??= {};
-  });
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request: FastifyRequest, body: string | Buffer, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, {});
-    if (!JSON_TYPE.test(request.headers['content-type'] ?? '')) {
-      return done(new ArbiterError('unsupported_media_type', 'request body must be `application/json` (or empty)'), undefined);
-    }
-    try {
-      done(null, JSON.parse(text) as unknown);
-    } catch {
-      done(new ArbiterError('bad_request', 'request body is not valid JSON'), undefined);
-    }
-  });
-}
 
 type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
 
@@ -98,13 +77,15 @@ function kindRoutes(
       schema: {
         tags,
         security,
-        summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the latest publish request of the ${kind}'s draft (publisher or admin, never its requester)`,
+        summary: `${verb === 'approve' ? 'Approve' : 'Reject'} the latest publish request of the ${kind}'s draft (publisher or admin, never its requester or an author)`,
         description:
-          `403 \`separation_of_duties\` for the requester. 409 \`conflict\` when the latest request is not pending, or is not the given \`requestId\`; ` +
-          `409 \`review_stale\` when the draft changed since it was submitted; 409 \`not_approved\` when it was never submitted.`,
+          `403 \`separation_of_duties\` for the requester and for any author of the draft's content since its last published version (its \`authors\`). 409 \`conflict\` when the latest request is not pending, or is not the given \`requestId\`; ` +
+          `409 \`review_stale\` when the draft changed since it was submitted; 409 \`not_approved\` when it was never submitted. ` +
+          `422 \`cannot_publish\` (reason \`unreviewed_policy\`) when approving a flow whose policy node would run a draft: ` +
+          `a flow version runs reviewed text only, its nodes that name a base are pinned to that base's latest version when it is published.`,
         params,
         body: decision,
-        response: { 200: review, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503, 504) },
+        response: { 200: review, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503, 504) },
       },
       handler: async (request) => {
         const body = request.body ?? {};
@@ -123,9 +104,10 @@ function kindRoutes(
     schema: {
       tags,
       security,
-      summary: `Publish the ${kind}'s approved, unchanged draft as a new version (publisher or admin, never the requester)`,
+      summary: `Publish the ${kind}'s approved, unchanged draft as a new version (publisher or admin, never the requester or an author)`,
       description:
-        'Runs the same publish checks as a `PUT` publish (422 `cannot_publish` with every reason). 409 `not_approved` unless the latest request is approved; ' +
+        'Runs the same publish checks as a `PUT` publish (422 `cannot_publish` with every reason); a flow also needs every policy node to run a published ' +
+        'version (`unreviewed_policy`), and its version records the version each node naming a base runs (`pinnedVersions`). 409 `not_approved` unless the latest request is approved; ' +
         '409 `review_stale` when the draft changed since (compared inside the registry’s publishing transaction); 409 `conflict` when it was already published. ' +
         'Answers the new version (201), whose `review` shows state `published`.',
       params,

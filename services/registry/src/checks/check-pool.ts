@@ -48,14 +48,27 @@ export class PublishChecks {
     );
   }
 
+  /** Why ajv cannot use `schema` (reason `invalid_schema`, path `schema`); empty when it compiles. */
+  schema(schema: Record<string, unknown>): Promise<ErrorReason[]> {
+    return this.run({ kind: 'schema', schema }, 0, (ms) => ({
+      code: 'invalid_schema',
+      message: `the schema did not compile within ${ms} ms: simplify it`,
+      path: 'schema',
+    }));
+  }
+
   /** The reasons `content` cannot be published as a policy (see `policyPublishProblems`). */
   policy(content: PolicyContent): Promise<ErrorReason[]> {
-    return this.run({ kind: 'policy', content, stepBudget: this.opts.stepBudget }, content.tests.length);
+    return this.run({ kind: 'policy', content, stepBudget: this.opts.stepBudget }, content.tests.length, testsTooSlow(this.opts.timeoutMs));
   }
 
   /** The saved tests of a flow whose nodes resolved to `targets` that do not pass. */
   flowTests(content: FlowContent, targets: Map<string, FoundTarget>): Promise<ErrorReason[]> {
-    return this.run({ kind: 'flowTests', content, targets: [...targets], stepBudget: this.opts.stepBudget }, content.tests.length);
+    return this.run(
+      { kind: 'flowTests', content, targets: [...targets], stepBudget: this.opts.stepBudget },
+      content.tests.length,
+      testsTooSlow(this.opts.timeoutMs),
+    );
   }
 
   /** Lets running checks finish, then ends the threads. */
@@ -63,7 +76,7 @@ export class PublishChecks {
     return this.pool.close();
   }
 
-  private async run(task: CheckTask, tests: number): Promise<ErrorReason[]> {
+  private async run(task: CheckTask, tests: number, late: (deadlineMs: number) => ErrorReason): Promise<ErrorReason[]> {
     if (this.rewarming) await this.rewarming;
     const deadlineMs = this.opts.timeoutMs * (tests + 1);
     const signal = AbortSignal.timeout(deadlineMs);
@@ -74,13 +87,16 @@ export class PublishChecks {
       this.rewarming ??= this.warmUp()
         .catch(() => undefined)
         .finally(() => (this.rewarming = undefined));
-      return [
-        {
-          code: 'test_failed',
-          message: `the checks did not finish within ${deadlineMs} ms (${this.opts.timeoutMs} ms per saved test, and as much for the rule): a saved test runs too long`,
-          path: 'tests',
-        },
-      ];
+      return [late(deadlineMs)];
     }
   }
+}
+
+/** The reason of publish checks past their deadline. */
+function testsTooSlow(timeoutMs: number): (deadlineMs: number) => ErrorReason {
+  return (deadlineMs) => ({
+    code: 'test_failed',
+    message: `the checks did not finish within ${deadlineMs} ms (${timeoutMs} ms per saved test, and as much for the rule): a saved test runs too long`,
+    path: 'tests',
+  });
 }

@@ -76,13 +76,14 @@ function remapDefinition(def: FlowDefinition, baseIds: Map<string, string>, reco
  * is created (new ids), unchanged (imported before at the same latest version, or the same org's
  * own base), or a conflict (a live base or group of that name, an earlier import at another
  * version, an inconsistent base, a flow naming a policy neither imported nor in the org, a group
- * member not imported). Version numbers, statuses and the records' authors and times are kept;
+ * member not imported; in a `governed` org, a new base with published versions: those enter it only
+ * through review, issue 20 item 10). Version numbers, statuses and the records' authors and times are kept;
  * the bases and groups are owned by the importer (`importer`).
  */
 export function planImport(
   bundle: ImportBundle,
   lookups: ImportLookups,
-  target: { orgId: string; importer: string },
+  target: { orgId: string; importer: string; governed?: boolean },
   newId: () => string,
 ): ImportPlan {
   const items: ImportItem[] = [];
@@ -129,6 +130,10 @@ export function planImport(
       }
       return { item: item('unchanged', known.id, `already in this org as \`${known.id}\` at the same version`), create: false };
     }
+    if (target.governed === true && b.records.some((r) => r.status === 'published')) {
+      const reason = `org \`${target.orgId}\` publishes through review only: a published version cannot be imported into it`;
+      return { item: item('conflict', null, reason), create: false };
+    }
     const sameName = lookups.liveNames[kind].get(name);
     if (sameName !== undefined)
       return { item: item('conflict', null, `a live ${kind} named "${name}" exists: \`${sameName}\``), create: false };
@@ -160,6 +165,9 @@ export function planImport(
       updatedBy: r.updatedBy,
       publishedAt: r.publishedAt === null ? null : new Date(r.publishedAt),
       publishedBy: r.publishedBy,
+      authors: [...new Set([r.createdBy, r.updatedBy])],
+      // Node ids stay as they are, and pins are version numbers of the nodes' bases: they carry over.
+      pinnedVersions: r.status === 'published' && 'pinnedVersions' in r ? (r.pinnedVersions ?? null) : null,
     }));
     return {
       id,

@@ -1,4 +1,5 @@
 import {
+  type FlowDefinition,
   runnableBaseKey,
   runnableRecordKey,
   type FlowRecordEntry,
@@ -6,6 +7,7 @@ import {
   type RunnableBaseEntry,
 } from '@arbiter/contracts';
 import type { BaseRow, RecordRow } from '../repositories/records.js';
+import { pinnedDefinition } from './flow-review.js';
 import { canonicalJson, sha256 } from './hash.js';
 
 /** What one base contributes to the runnable index: its entry and one entry per record. */
@@ -16,9 +18,14 @@ export interface IndexEntries {
   records: { key: string; value: PolicyRecordEntry | FlowRecordEntry }[];
 }
 
-/** The hash a worker caches a record's content by: sha256 of the rule text, or of a flow definition's canonical JSON. */
+/** The hash a worker caches a record's content by: sha256 of the rule text, or of the canonical JSON of the definition a flow runs. */
 export function contentHash(r: RecordRow): string {
-  return r.kind === 'policy' ? sha256(r.rule ?? '') : sha256(canonicalJson(r.definition));
+  return r.kind === 'policy' ? sha256(r.rule ?? '') : sha256(canonicalJson(runnableDefinition(r)));
+}
+
+/** The definition a flow record runs: a version published through review runs its pinned versions. */
+function runnableDefinition(r: RecordRow): FlowDefinition {
+  return pinnedDefinition(r.definition!, r.pinnedVersions);
 }
 
 function schemaHash(r: RecordRow): string | null {
@@ -76,5 +83,7 @@ function liveRecord(base: BaseRow, r: RecordRow): PolicyRecordEntry | FlowRecord
     schemaHash: schemaHash(r),
     ruleHash: contentHash(r),
   };
-  return r.kind === 'policy' ? { ...common, kind: 'policy', rule: r.rule ?? '' } : { ...common, kind: 'flow', definition: r.definition! };
+  return r.kind === 'policy'
+    ? { ...common, kind: 'policy', rule: r.rule ?? '' }
+    : { ...common, kind: 'flow', definition: runnableDefinition(r) };
 }

@@ -20,6 +20,7 @@ function meta(r: RecordRow) {
     publishedAt: iso(r.publishedAt),
     publishedBy: r.publishedBy,
     contentHash: contentHashOf(r),
+    authors: r.authors,
   };
 }
 
@@ -30,7 +31,13 @@ export function toPolicyRecord(r: RecordRow): PolicyRecord {
 
 /** The wire form of a flow record. */
 export function toFlowRecord(r: RecordRow): FlowRecord {
-  return { flowId: r.id, ...meta(r), definition: r.definition!, tests: r.tests as FlowTest[] };
+  return {
+    flowId: r.id,
+    ...meta(r),
+    definition: r.definition!,
+    tests: r.tests as FlowTest[],
+    ...(r.pinnedVersions !== null ? { pinnedVersions: r.pinnedVersions } : {}),
+  };
 }
 
 function summaryMeta({ base, current }: BaseListRow) {

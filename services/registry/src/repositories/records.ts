@@ -38,6 +38,10 @@ export interface RecordRow extends RecordContent {
   updatedBy: string;
   publishedAt: Date | null;
   publishedBy: string | null;
+  /** Who changed the content since the last published version (a version: of the draft it was). */
+  authors: string[];
+  /** A flow version published through review: the version each base-naming node without `version` runs, by node id. */
+  pinnedVersions: Record<string, number> | null;
 }
 
 /** A base in a list: its current record, latest version and draft id. */
@@ -82,6 +86,8 @@ interface RecordColumns {
   updated_by: string;
   published_at: Date | null;
   published_by: string | null;
+  authors: string[];
+  pinned_versions: Record<string, number> | null;
 }
 
 /** A records row joined with its base's columns under the `b_` prefix. */
@@ -136,6 +142,8 @@ function recordOf(r: RecordColumns): RecordRow {
     updatedBy: r.updated_by,
     publishedAt: r.published_at,
     publishedBy: r.published_by,
+    authors: r.authors ?? [],
+    pinnedVersions: r.pinned_versions ?? null,
   };
 }
 
@@ -189,6 +197,8 @@ export function recordInsertColumns(r: RecordRow): Record<string, unknown> {
     updated_by: r.updatedBy,
     published_at: r.publishedAt,
     published_by: r.publishedBy,
+    authors: r.authors,
+    pinned_versions: r.pinnedVersions ? JSON.stringify(r.pinnedVersions) : null,
   };
 }
 
@@ -285,15 +295,29 @@ export async function findVersion(db: Db, baseId: string, version: number): Prom
 }
 
 /** Applies content changes to a draft and stamps the editor. */
-export async function updateDraft(db: Db, recordId: string, patch: Partial<RecordContent>, by: string, at: Date): Promise<RecordRow> {
+/** Applies `patch` to a draft; `author` is added to its authors when the patch changed its content. */
+export async function updateDraft(
+  db: Db,
+  recordId: string,
+  patch: Partial<RecordContent>,
+  by: string,
+  at: Date,
+  author?: string,
+): Promise<RecordRow> {
   const [row] = (await db('registry_records')
     .where({ id: recordId, status: 'draft' })
-    .update({ ...contentColumns(patch), updated_at: at, updated_by: by })
+    .update({ ...contentColumns(patch), updated_at: at, updated_by: by, ...authorColumn(db, author) })
     .returning('*')) as RecordColumns[];
   return recordOf(row);
 }
 
-/** Turns a draft into version `version` (its id becomes the version's id), applying `patch` first. */
+/** `authors` with `author` added once (nothing when undefined). */
+function authorColumn(db: Db, author: string | undefined): Record<string, unknown> {
+  if (author === undefined) return {};
+  return { authors: db.raw('case when ? = any(authors) then authors else array_append(authors, ?) end', [author, author]) };
+}
+
+/** Turns a draft into version `version` (its id becomes the version's id), applying `patch` first; `pins` are its pinned versions. */
 export async function publishDraft(
   db: Db,
   recordId: string,
@@ -301,6 +325,8 @@ export async function publishDraft(
   patch: Partial<RecordContent>,
   by: string,
   at: Date,
+  author?: string,
+  pins?: Record<string, number>,
 ): Promise<RecordRow> {
   const edited = Object.keys(contentColumns(patch)).length > 0;
   const [row] = (await db('registry_records')
@@ -308,6 +334,8 @@ export async function publishDraft(
     .update({
       ...contentColumns(patch),
       ...(edited ? { updated_at: at, updated_by: by } : {}),
+      ...authorColumn(db, author),
+      ...(pins !== undefined ? { pinned_versions: JSON.stringify(pins) } : {}),
       status: 'published',
       version,
       published_at: at,
