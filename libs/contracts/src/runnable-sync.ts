@@ -129,13 +129,16 @@ export type RunnableBase = z.infer<typeof RunnableBase>;
 /**
  * Answer of `GET /runnable`: the selection at `revision`. `full:true` replaces everything held;
  * `full:false` (asked with `since`) lists only the bases that changed after `since` (each in
- * full) and the ids of bases that stopped being runnable (`removed`: deleted).
+ * full) and the ids of bases that stopped being runnable (`removed`: deleted). `missing` and
+ * `removed` come with the first page of the registry's answer.
  */
 export const RunnableSnapshot = z.object({
   revision: Revision,
   full: z.boolean(),
   bases: z.array(RunnableBase),
   removed: z.array(z.uuid()),
+  /** Named `bases` that are not runnable: unknown, deleted or of another org (alike, as runs answer 404 for all three). */
+  missing: z.array(z.uuid()),
   limits: RunnableLimits,
 });
 export type RunnableSnapshot = z.infer<typeof RunnableSnapshot>;
@@ -150,7 +153,7 @@ export const RunnableSnapshotRequest = z.strictObject({
 });
 export type RunnableSnapshotRequest = z.input<typeof RunnableSnapshotRequest>;
 
-/** Reply of `registry.runnable.snapshot`: a page of {@link RunnableSnapshot}; `removed` comes with the first page. */
+/** Reply of `registry.runnable.snapshot`: a page of {@link RunnableSnapshot}; `removed` and `missing` come with the first page. */
 export const RunnableSnapshotPage = RunnableSnapshot.extend({ nextCursor: z.uuid().nullable() });
 export type RunnableSnapshotPage = z.infer<typeof RunnableSnapshotPage>;
 

@@ -110,6 +110,7 @@ export class RunnableSyncService {
           ...[...refs.records].flatMap((id) => baseOfRecord.get(id) ?? []),
         ];
 
+        const selectedIds = new Set(selected.map((b) => b.id));
         const needed = new Map<string, boolean>(selected.map((b) => [b.id, true]));
         for (const refs of refsOf.values()) for (const id of referenced(refs)) if (!needed.has(id)) needed.set(id, false);
 
@@ -145,6 +146,7 @@ export class RunnableSyncService {
           full,
           bases: page,
           removed: after === undefined ? removed.sort() : [],
+          missing: after === undefined ? (sel.bases ?? []).filter((id) => !selectedIds.has(id)).sort() : [],
           limits: this.deps.limits,
           nextCursor: more ? last : null,
         };

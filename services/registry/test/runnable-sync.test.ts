@@ -111,6 +111,7 @@ describe('snapshots', () => {
     const named = await snapshot({ bases: [theirs.baseId, foreign.baseId] }, { principal: editor });
     expect(named.full).toBe(true);
     expect(named.bases.map((b) => b.baseId)).toEqual([theirs.baseId]);
+    expect(named.missing).toEqual([foreign.baseId]);
     expect(named.bases[0]).toMatchObject({
       kind: 'policy',
       selected: true,
