@@ -1,0 +1,64 @@
+import { ArbiterError } from '@arbiter/contracts';
+
+/** UTF-8 bytes of a string (a lone surrogate counts 3, as its replacement character), without Node's `Buffer`. */
+export function utf8Bytes(s: string): number {
+  let bytes = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) bytes += 1;
+    else if (c < 0x800) bytes += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/**
+ * The execution service's trace cap (`MAX_TRACE_BYTES`): the first lines that fit, a marker line
+ * saying how many were cut, then the last line. A trace within the limit is returned unchanged.
+ */
+export function capTrace(trace: string[], maxBytes: number): string[] {
+  if (trace.length === 0) return trace;
+  // A UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair: 4 bytes for 2 units): short traces need no counting.
+  let units = 0;
+  for (const line of trace) units += line.length + 4;
+  if (units * 3 <= maxBytes) return trace;
+  const last = trace[trace.length - 1];
+  let used = utf8Bytes(last) + 4;
+  for (let i = 0; i < trace.length - 1; i++) {
+    used += utf8Bytes(trace[i]) + 4;
+    if (used > maxBytes) {
+      const kept = trace.slice(0, i);
+      kept.push(`… trace cut: ${trace.length - 1 - i} more lines (a trace is limited to ${maxBytes} bytes)`, last);
+      return kept;
+    }
+  }
+  return trace;
+}
+
+/** Whether `value` nests deeper than `levels` (a scalar is 0, `{}` and `[]` are 1): stops at the first branch past it. */
+function deeper(value: object, levels: number): boolean {
+  if (levels === 0) return true;
+  if (Array.isArray(value)) {
+    for (const child of value as unknown[]) if (child !== null && typeof child === 'object' && deeper(child, levels - 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child !== null && typeof child === 'object' && deeper(child, levels - 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * What the service checks of a run's data before running it: a JSON object (the body of
+ * `POST /run/policy/{baseId}`), nested no deeper than `maxDepth` (`MAX_DATA_DEPTH`).
+ */
+export function checkData(data: unknown, maxDepth: number): asserts data is Record<string, unknown> {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new ArbiterError('validation_failed', 'data must be a JSON object');
+  }
+  if (deeper(data, maxDepth)) throw new ArbiterError('validation_failed', `data is nested deeper than ${maxDepth} levels`);
+}
