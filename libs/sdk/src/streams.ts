@@ -10,13 +10,17 @@ export async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<s
       buffer += decoder.decode(value, { stream: true });
       let cut: number;
       while ((cut = buffer.search(/\r\n|\n|\r/)) >= 0) {
+        // A `\r` ending the chunk may be the first half of `\r\n`: wait for the next one.
+        if (cut === buffer.length - 1 && buffer[cut] === '\r') break;
         const line = buffer.slice(0, cut);
         buffer = buffer.slice(cut + (buffer.startsWith('\r\n', cut) ? 2 : 1));
         yield line;
       }
     }
     buffer += decoder.decode();
-    if (buffer !== '') yield buffer;
+    // What is left holds no line break but perhaps a final `\r` that waited for a `\n`.
+    if (buffer.endsWith('\r')) yield buffer.slice(0, -1);
+    else if (buffer !== '') yield buffer;
   } finally {
     reader.releaseLock();
   }
