@@ -82,8 +82,6 @@ export const RunnableLimits = z.object({
   traceStepBudget: z.number().int().positive(),
   /** UTF-8 bytes of one evaluation's trace (`MAX_TRACE_BYTES`). */
   maxTraceBytes: z.number().int().positive(),
-  /** Nesting depth of a run's data (`MAX_DATA_DEPTH`). */
-  maxDataDepth: z.number().int().positive(),
 });
 export type RunnableLimits = z.infer<typeof RunnableLimits>;
 

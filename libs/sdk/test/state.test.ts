@@ -5,7 +5,7 @@ import { runFlowDefinition } from '../src/local/evaluate.js';
 import { Reporter } from '../src/local/reporter.js';
 import { RunnableState } from '../src/local/state.js';
 
-const limits = { stepBudget: 1_000_000, traceStepBudget: 10_000, maxTraceBytes: 262_144, maxDataDepth: 64 };
+const limits = { stepBudget: 1_000_000, traceStepBudget: 10_000, maxTraceBytes: 262_144 };
 const id = (n: number) => `0190a0b0-0000-7000-8000-${String(n).padStart(12, '0')}`;
 const rule = (age: number) => `An **applicant** is adult if the __age__ of the **applicant** is at least ${age}.`;
 const policy = (base: number, age: number, selected = true, record = base + 100): RunnableBase => ({

@@ -95,7 +95,6 @@ export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Re
       stepBudget: config.EXEC_STEP_BUDGET,
       traceStepBudget: config.EXEC_TRACE_STEP_BUDGET,
       maxTraceBytes: config.MAX_TRACE_BYTES,
-      maxDataDepth: config.MAX_DATA_DEPTH,
     },
     outboxTable: OUTBOX_TABLE,
     committed: events.committed,

@@ -125,7 +125,7 @@ describe('snapshots', () => {
     expect(ids).toContain(published.baseId);
     expect(ids).not.toContain(theirs.baseId);
     expect(ids).not.toContain(foreign.baseId);
-    expect(all.limits).toEqual({ stepBudget: 1_000_000, traceStepBudget: 10_000, maxTraceBytes: 262_144, maxDataDepth: 64 });
+    expect(all.limits).toEqual({ stepBudget: 1_000_000, traceStepBudget: 10_000, maxTraceBytes: 262_144 });
 
     const group = await env.call(S.groupCreate, { principal: editor, name: `g-${randomUUID()}`, description: '' }, Group);
     for (const id of [theirs.baseId, published.baseId])

@@ -38,27 +38,14 @@ export function capTrace(trace: string[], maxBytes: number): string[] {
   return trace;
 }
 
-/** Whether `value` nests deeper than `levels` (a scalar is 0, `{}` and `[]` are 1): stops at the first branch past it. */
-function deeper(value: object, levels: number): boolean {
-  if (levels === 0) return true;
-  if (Array.isArray(value)) {
-    for (const child of value as unknown[]) if (child !== null && typeof child === 'object' && deeper(child, levels - 1)) return true;
-    return false;
-  }
-  for (const key in value) {
-    const child = (value as Record<string, unknown>)[key];
-    if (child !== null && typeof child === 'object' && deeper(child, levels - 1)) return true;
-  }
-  return false;
-}
-
 /**
- * What the service checks of a run's data before running it: a JSON object (the body of
- * `POST /run/policy/{baseId}`), nested no deeper than `maxDepth` (`MAX_DATA_DEPTH`).
+ * What a local run checks of its data: a JSON object, as the body of `POST /run/policy/{baseId}`
+ * must be. The service's nesting limit (`MAX_DATA_DEPTH`) guards its bus and worker threads, which
+ * a local run does not cross; walking every value on every run would cost a third of a small
+ * policy's evaluation, so deep data is evaluated here (docs/sdk.md says so).
  */
-export function checkData(data: unknown, maxDepth: number): asserts data is Record<string, unknown> {
+export function checkData(data: unknown): asserts data is Record<string, unknown> {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new ArbiterError('validation_failed', 'data must be a JSON object');
   }
-  if (deeper(data, maxDepth)) throw new ArbiterError('validation_failed', `data is nested deeper than ${maxDepth} levels`);
 }

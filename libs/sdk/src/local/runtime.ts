@@ -122,7 +122,7 @@ export class LocalRuntime {
         bases: [],
         removed: [],
         missing: [],
-        limits: { stepBudget: 1, traceStepBudget: 1, maxTraceBytes: 1, maxDataDepth: 1 },
+        limits: { stepBudget: 1, traceStepBudget: 1, maxTraceBytes: 1 },
       },
       null,
       reporter,
@@ -138,7 +138,7 @@ export class LocalRuntime {
    * Runs the current runnable policy of a base on `data` (trace on unless `trace: false`). Engine
    * outcomes are results (`error`, `errorCode`), as from the service. Throws an {@link ArbiterError}
    * where the service answers a problem: `not_found` (a base not held: unknown, deleted, another
-   * org's, not chosen), `validation_failed` (data not an object, or nested too deep), and
+   * org's, not chosen), `validation_failed` (data not an object), and
    * `dependency_unavailable` when stale with `failClosed`.
    */
   run(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean }): StoredPolicyRunResponse {
@@ -146,7 +146,7 @@ export class LocalRuntime {
     const state = this.state;
     const entry = state.policies.get(baseId);
     if (entry === undefined) throw new ArbiterError('not_found', `policy \`${baseId}\` not found`);
-    checkData(data, state.limits.maxDataDepth);
+    checkData(data);
     const answer = runPolicyEntry(entry, data, opts?.trace !== false, state.modes, state.limits.maxTraceBytes);
     entry.counter.add(answer.result, answer.error !== undefined);
     this.runs++;
@@ -159,7 +159,7 @@ export class LocalRuntime {
     const state = this.state;
     const flow = state.flows.get(baseId);
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
-    checkData(data, state.limits.maxDataDepth);
+    checkData(data);
     const r = await runFlowDefinition(state, flow.record.definition, data, opts?.trace !== false);
     flow.counter.add(r.result, r.error !== undefined);
     this.runs++;
