@@ -16,7 +16,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { eventSubject, PolicyRecord, PolicyUpdateReply, RegistrySubject, type ArbiterEvent, type Principal } from '@arbiter/contracts';
-import { connectBus, createLogger } from '@arbiter/service-kit';
+import { companionDatabaseUrl, connectBus, createLogger } from '@arbiter/service-kit';
 import { jetstream } from '@nats-io/jetstream';
 import knex from 'knex';
 import { insertEvents } from '../../services/audit/src/repositories/events.js';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ service: 'bench', level: 'silent' });
   const bus = await connectBus({ url: stack.env.NATS_URL, prefix: stack.env.NATS_SUBJECT_PREFIX, name: 'bench-audit', logger });
   const js = jetstream(bus.nc, { timeout: 30_000 });
-  const db = knex({ client: 'pg', connection: stack.env.AUDIT_DATABASE_URL, pool: { min: 0, max: 2 } });
+  const db = knex({ client: 'pg', connection: companionDatabaseUrl(stack.env.DATABASE_URL, 'audit'), pool: { min: 0, max: 2 } });
   const count = async (orgId: string) => Number((await db('audit_events').where('org_id', orgId).count<{ n: string }[]>('* as n'))[0].n);
   const lag = () => metricSum(stack.opsUrl('audit'), 'arbiter_audit_consumer_lag');
   const publish = async (list: ArbiterEvent[]) => {

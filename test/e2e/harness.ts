@@ -13,6 +13,7 @@ import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { eventStreamName } from '@arbiter/contracts';
+import { natsServers } from '@arbiter/service-kit';
 import { deleteRedisKeys, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -31,6 +32,8 @@ export interface Stack {
   issuer: string;
   audience: string;
   env: Record<string, string>;
+  /** The API address of a gateway replica (`baseUrl` is replica 1's). */
+  gatewayUrl(opts?: ReplicaOption): string;
   /** Address of a service's ops server (`/healthz`, `/readyz`, `/metrics`). */
   opsUrl(name: ServiceName, opts?: ReplicaOption): string;
   /** Last log lines of a service (for assertions and failure messages). */
@@ -38,7 +41,10 @@ export interface Stack {
   stopService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
   /** Kills a service process with SIGKILL (no drain, no shutdown hooks) and waits for it to be gone. */
   killService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
-  /** Starts a service; `{replica: 2}` starts a second process of a back-end service beside the first (same queue group). */
+  /**
+   * Starts a service; `{replica: 2}` starts a second process beside the first: a back-end service's
+   * joins the same queue group, a gateway's serves the same API on its own port ({@link gatewayUrl}).
+   */
   startService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
   /** Runs `services/gateway/dist/admin.js` with the stack's environment. */
   admin(args: string[]): { status: number; stdout: string; stderr: string };
@@ -98,11 +104,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const env: Record<string, string> = {
     NATS_URL,
     REDIS_URL,
+    // The governance and audit databases (`<database>_governance`, `<database>_audit`) and the
+    // gateway's Redis prefix (`<prefix>:gateway:`) follow these two, as they do for any stack.
     DATABASE_URL: withDatabase(PG_ADMIN_URL, database),
-    AUDIT_DATABASE_URL: withDatabase(PG_ADMIN_URL, `${database}_audit`),
-    GOVERNANCE_DATABASE_URL: withDatabase(PG_ADMIN_URL, `${database}_governance`),
     NATS_SUBJECT_PREFIX: prefix,
-    REDIS_KEY_PREFIX: `${prefix}:gateway:`,
     LOG_LEVEL: 'info',
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -118,11 +123,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const output = new Map<string, string[]>();
   const opsPorts = new Map<string, number>();
   for (const s of services) opsPorts.set(s, await freePort());
+  /** The HTTP port of each gateway process (`gateway` is `port`). */
+  const gatewayPorts = new Map<string, number>([['gateway', port]]);
 
   const startService = async (name: ServiceName, opts?: ReplicaOption): Promise<void> => {
     const key = processKey(name, opts);
-    if (name === 'gateway' && key !== name) throw new Error('only back-end services have replicas: the gateway owns the HTTP port');
     if (!opsPorts.has(key)) opsPorts.set(key, await freePort());
+    if (name === 'gateway' && !gatewayPorts.has(key)) gatewayPorts.set(key, await freePort());
     const lines: string[] = [];
     output.set(key, lines);
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'services', name, 'dist/main.js')], {
@@ -130,7 +137,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       env: {
         ...process.env,
         ...env,
-        ...(name === 'gateway' ? {} : { PORT: '0' }),
+        PORT: name === 'gateway' ? String(gatewayPorts.get(key)) : '0',
         OPS_PORT: String(opsPorts.get(key)),
         ...options.serviceEnv?.[name],
       },
@@ -143,7 +150,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     children.set(key, child);
-    const ready = name === 'gateway' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${opsPorts.get(key)}/readyz`;
+    const ready = name === 'gateway' ? `http://127.0.0.1:${gatewayPorts.get(key)}/readyz` : `http://127.0.0.1:${opsPorts.get(key)}/readyz`;
     await waitForOk(ready, 30_000, undefined, child).catch((err: Error) => {
       throw new Error(`${key}: ${err.message}\n--- ${key} log ---\n${lines.slice(-30).join('\n')}`);
     });
@@ -207,6 +214,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     issuer,
     audience,
     env,
+    gatewayUrl: (opts) => `http://127.0.0.1:${gatewayPorts.get(processKey('gateway', opts))}`,
     opsUrl: (name, opts) => `http://127.0.0.1:${opsPorts.get(processKey(name, opts))}`,
     logs: (name, opts) => (output.get(processKey(name, opts)) ?? []).join('\n'),
     stopService,
@@ -226,7 +234,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
 /** Deletes the JetStream events stream of a stack's subject prefix (made by the registry), if any. */
 async function deleteEventStream(prefix: string, natsUrl: string): Promise<void> {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await connect({ servers: natsServers(natsUrl) });
   try {
     const jsm = await jetstreamManager(nc);
     await jsm.streams.delete(eventStreamName(prefix)).catch((err: unknown) => {

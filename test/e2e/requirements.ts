@@ -951,6 +951,80 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
+    id: 'design §11 admin-issued first keys',
+    title:
+      'POST /users/{userId}/apikeys (admin): a key owned by a member, within its role, shown once, audited; admin create-key; console People page',
+    coveredBy: [
+      {
+        file: `${GW}/issued-keys.test.ts`,
+        tests: [
+          'issues a key owned by the member, shown once, that acts as the member; audited as `key created` naming the issuer',
+          'refuses scopes past the member role with 403 naming them; nothing is created',
+          'answers 404 for an unknown user, another org’s member, and a removed member; nothing is created',
+        ],
+      },
+      {
+        file: `${GW}/admin-create-key.test.ts`,
+        tests: ['prints a key owned by the member with every scope of the role, audited as issued by the command line'],
+      },
+      {
+        file: `${E2E}/console/console-people.test.ts`,
+        tests: [
+          'issues alice a key within her role, shown once and copyable, that acts as alice',
+          'revokes the key from the list: it stops working at once',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'design §11 databases per stack',
+    title: 'the governance and audit databases follow DATABASE_URL (or their own URL settings): stacks side by side never share a trail',
+    coveredBy: [
+      {
+        file: `${E2E}/side-by-side.test.ts`,
+        tests: ['keep separate audit trails and governance databases, each beside its DATABASE_URL'],
+      },
+      {
+        file: 'services/audit/test/config.test.ts',
+        tests: ['follows DATABASE_URL, so stacks with different databases keep separate ones'],
+      },
+      {
+        file: 'services/governance/test/config.test.ts',
+        tests: ['follows DATABASE_URL, so stacks with different databases keep separate ones'],
+      },
+    ],
+  },
+  {
+    id: 'design §11 live keys per user',
+    title: 'live API keys per user are capped (APIKEYS_PER_USER_MAX): 409 too_many_api_keys past it, race-safe',
+    coveredBy: [
+      {
+        file: `${GW}/api-key-cap.test.ts`,
+        tests: [
+          '20 concurrent POST /apikeys of one user create exactly up to the cap; the rest are 409 and create nothing',
+          '20 concurrent admin issues for one user never pass the cap',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'issue 21 docs kept true',
+    title: 'every relative link and anchor of the Markdown resolves; docs/getting-started.md runs against a fresh stack',
+    coveredBy: [
+      {
+        file: `${E2E}/docs-links.test.ts`,
+        tests: ['resolves every relative link and anchor of the README, CONTRIBUTING, docs/ and the package READMEs'],
+      },
+      {
+        file: `${E2E}/getting-started.test.ts`,
+        tests: [
+          'runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown',
+          'runs the ten lines of curl on a fresh stack, each output of the shape shown',
+        ],
+      },
+    ],
+  },
+  {
     id: 'design §11 sdk client',
     title:
       '@arbiter/sdk: one typed method per endpoint, cursor iterators, one ArbiterError per problem, time-outs, retries only where safe',

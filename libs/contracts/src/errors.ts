@@ -15,6 +15,7 @@ export const ErrorCode = z.enum([
   'review_stale',
   'not_approved',
   'version_immutable',
+  'too_many_api_keys',
   'payload_too_large',
   'unsupported_media_type',
   'cannot_publish',
@@ -43,6 +44,7 @@ export function statusOf(code: ErrorCode): number {
     case 'review_stale':
     case 'not_approved':
     case 'version_immutable':
+    case 'too_many_api_keys':
       return 409;
     case 'payload_too_large':
       return 413;

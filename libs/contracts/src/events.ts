@@ -1,31 +1,12 @@
 import { z } from 'zod';
+import { EVENT_KINDS, EVENT_RESOURCE_TYPES } from './event-kinds.js';
 
-/**
- * Audit event kinds: the spec's nine strings (spec §6, DESIGN.md §7), then the identity and
- * lifecycle kinds of DESIGN.md §10 (`assigned` stays the kind of a role assignment or change and of
- * a group membership added).
- */
-export const EventKind = z.enum([
-  'created',
-  'edited',
-  'approval requested',
-  'approved',
-  'rejected',
-  'published',
-  'assigned',
-  'executed',
-  'deleted',
-  'key created',
-  'key revoked',
-  'member removed',
-  'settings changed',
-  'restored',
-  'imported',
-]);
+/** Audit event kinds ({@link EVENT_KINDS}). */
+export const EventKind = z.enum(EVENT_KINDS);
 export type EventKind = z.infer<typeof EventKind>;
 
-/** What an event is about. */
-export const EventResourceType = z.enum(['policy', 'flow', 'group', 'user', 'apikey', 'org']);
+/** What an event is about ({@link EVENT_RESOURCE_TYPES}). */
+export const EventResourceType = z.enum(EVENT_RESOURCE_TYPES);
 export type EventResourceType = z.infer<typeof EventResourceType>;
 
 /**

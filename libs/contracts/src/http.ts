@@ -20,6 +20,12 @@ export const PageQuery = z.object({
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 
+/** A page of a list as a type (clients such as the console read pages of many item types). */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
 /** A page of a list: `{items, nextCursor}`; `nextCursor` is null on the last page. */
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), nextCursor: z.string().nullable() });

@@ -39,7 +39,7 @@ export type MemberPage = z.infer<typeof MemberPage>;
 export const PutMemberRequest = z.strictObject({ role: Role });
 export type PutMemberRequest = z.infer<typeof PutMemberRequest>;
 
-/** Body of `POST /apikeys`. Unknown keys are rejected. */
+/** Body of `POST /apikeys` and `POST /users/{userId}/apikeys`. Unknown keys are rejected. */
 export const CreateApiKeyRequest = z.strictObject({
   name: z.string().trim().min(1).max(100).describe('A label to recognise the key by'),
   scopes: z
@@ -63,7 +63,10 @@ export const ApiKey = z.object({
   scopes: z.array(Scope),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime().nullable(),
-  createdWithKeyId: z.uuid().nullable().describe('The API key this key was created with; null when created with a bearer token'),
+  createdWithKeyId: z
+    .uuid()
+    .nullable()
+    .describe('The API key this key was created (or issued) with; null when made with a bearer token or the admin command line'),
   owner: z.string().describe('The user the key acts as'),
   lastUsedAt: z.iso
     .datetime()
@@ -82,7 +85,7 @@ export const ApiKeyListQuery = PageQuery.extend({
 });
 export type ApiKeyListQuery = z.infer<typeof ApiKeyListQuery>;
 
-/** Response of `POST /apikeys`: the only answer that contains the secret `key`. */
+/** Response of `POST /apikeys` and `POST /users/{userId}/apikeys`: the only answers that contain the secret `key`. */
 export const CreatedApiKey = ApiKey.extend({ key: z.string().describe('The secret; shown only once') });
 export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 

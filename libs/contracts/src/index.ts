@@ -27,7 +27,7 @@ export {
   type ExecRunManyInput,
 } from './exec.js';
 export { ROLE_CAPABILITIES, capabilitiesOf, hasCapability } from './access.js';
-export { ProblemDetails, PageQuery, pageOf } from './http.js';
+export { ProblemDetails, PageQuery, pageOf, type Page } from './http.js';
 export {
   OrgId,
   UserId,
@@ -65,7 +65,20 @@ export {
   FlowResult,
   FlowPathStep,
   FlowNodeRun,
+  FlowPolicyNodeRun,
+  FlowTableNodeRun,
   FlowRunResponse,
+  FlowTableNode,
+  FlowTableInput,
+  FlowTableOutput,
+  FlowTableRule,
+  TableAggregation,
+  TableCellRun,
+  TableColumnName,
+  TableHitPolicy,
+  TableOutputObject,
+  TableResult,
+  TableValue,
 } from './flow.js';
 export { EventKind, EventResourceType, ArbiterEvent, eventSubject, eventSubjectFilter, eventStreamName } from './events.js';
 export {

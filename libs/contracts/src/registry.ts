@@ -76,7 +76,7 @@ export const PolicyTest = z.strictObject({
 });
 export type PolicyTest = z.infer<typeof PolicyTest>;
 
-/** A saved test of a flow: the flow result on `data` must equal `expect`. */
+/** A saved test of a flow: the flow result on `data` must equal `expect` (a table's output object or list compared deeply). */
 export const FlowTest = z.strictObject({
   name: z.string().trim().min(1).max(200),
   data: TestData,

@@ -1,15 +1,19 @@
 /**
  * @arbiter/flow: flow definitions (DESIGN.md §5). Validation of the DAG and execution over a
- * policy resolver the caller provides. Pure: no I/O.
+ * policy resolver the caller provides; decision-table nodes run here. Pure: no I/O.
  */
 export { parseDefinition, type ParsedDefinition } from './parse.js';
 export { validateDefinition } from './validate.js';
 export {
   DEFAULT_FLOW_STEP_BUDGET,
+  NO_ROUTE,
   runFlow,
+  type FlowRunOptions,
   type FlowStepBudget,
   type PolicyResolver,
   type PolicyRunResult,
   type ResolvedPolicy,
 } from './run.js';
 export type { FlowProblem, FlowProblemCode } from './problems.js';
+export { compileTable, type CompiledTable, type TableCompilation } from './table/compile.js';
+export { evaluateTable, TABLE_CONFLICT, TABLE_NOT_UNIQUE, type TableOutcome, type TableRunOptions } from './table/evaluate.js';

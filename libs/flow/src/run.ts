@@ -1,4 +1,6 @@
-import type { FlowDefinition, FlowNodeRun, FlowPathStep, FlowPolicyNode, FlowRunResponse } from '@arbiter/contracts';
+import type { FlowDefinition, FlowNodeRun, FlowPathStep, FlowPolicyNode, FlowRunResponse, TableResult } from '@arbiter/contracts';
+import { compileTable, routeKey, type CompiledTable } from './table/compile.js';
+import { evaluateTable } from './table/evaluate.js';
 
 /** What running one policy gives (the shape of a rule-lang evaluation). */
 export interface PolicyRunResult {
@@ -19,6 +21,32 @@ export interface FlowStepBudget {
   used: number;
 }
 
+/** Options of {@link runFlow}. */
+export interface FlowRunOptions {
+  /** Trace table nodes (lines and cells); default true. Policy nodes trace as their resolver decides. */
+  trace?: boolean;
+  /** The clock of table cells (`is within 30 days`): defaults to now. */
+  now?: Date | number;
+}
+
+/** Engine error code of a table node whose routed value has no route and no `default`. */
+export const NO_ROUTE = 'no_route';
+
+/**
+ * Where the flow goes after table `id`: null when the node ends the flow (no `next`, no
+ * `routes`), else the next node id, or an error when the routed value has no route and no default.
+ */
+function tableNext(id: string, table: CompiledTable, result: TableResult): { id: string } | { error: string } | null {
+  const node = table.node;
+  if (node.next !== undefined) return { id: node.next };
+  if (node.routes === undefined) return null;
+  const value = Array.isArray(result) || table.routeOn === null ? null : (result[table.routeOn] ?? null);
+  const key = routeKey(value);
+  if (Object.hasOwn(node.routes, key)) return { id: node.routes[key] };
+  if (node.default !== undefined) return { id: node.default };
+  return { error: `node \`${id}\`: no route for \`${table.routeOn ?? ''}\` = ${JSON.stringify(value)}, and no \`default\`` };
+}
+
 /** Steps a flow run may take when the caller names no budget (rule-lang's untraced default). */
 export const DEFAULT_FLOW_STEP_BUDGET = 1_000_000;
 
@@ -35,7 +63,9 @@ export type PolicyResolver = (node: FlowPolicyNode, nodeId: string) => Promise<R
 
 /**
  * Runs a flow from its start: each policy node runs on `data` and follows `onTrue` or `onFalse`,
- * until a `return` (its value) or `custom` node (its outcome) gives the result. A node's error
+ * each table node evaluates its rules and goes to `next` or routes on an output's value, until a
+ * `return` (its value), a `custom` node (its outcome) or a table node that ends the flow (its
+ * result) gives the result. A node's error
  * stops the flow: `result` false and `error` naming the node. A rejection of `resolvePolicy`
  * (e.g. a deleted policy) rejects the run. Guards against a cycle even if the definition was not
  * validated. The policy nodes share one step budget (`stepBudget`, default
@@ -46,7 +76,9 @@ export async function runFlow(
   data: Record<string, unknown>,
   resolvePolicy: PolicyResolver,
   stepBudget: number = DEFAULT_FLOW_STEP_BUDGET,
+  options: FlowRunOptions = {},
 ): Promise<FlowRunResponse> {
+  const traced = options.trace !== false;
   const budget: FlowStepBudget = { limit: stepBudget, used: 0 };
   const path: FlowPathStep[] = [];
   const nodes: FlowNodeRun[] = [];
@@ -64,6 +96,29 @@ export async function runFlow(
     if (node.type === 'custom') {
       path.push({ nodeId: id, type: 'custom', result: node.outcome });
       return { result: node.outcome, path, nodes };
+    }
+    if (node.type === 'table') {
+      const compiled = compileTable(id, node);
+      if (!compiled.ok) return fail(`node \`${id}\`: ${compiled.problems[0].message}`, 'invalid_flow');
+      const table = compiled.table;
+      const out = evaluateTable(id, table, data, budget, { trace: traced, ...(options.now !== undefined ? { now: options.now } : {}) });
+      nodes.push({
+        nodeId: id,
+        type: 'table',
+        result: out.result,
+        matched: out.matched,
+        cells: out.cells,
+        trace: out.trace,
+        error: out.error ?? null,
+        ...(out.errorCode ? { errorCode: out.errorCode } : {}),
+      });
+      path.push({ nodeId: id, type: 'table', result: out.result, matched: out.matched });
+      if (out.error !== undefined) return fail(`node \`${id}\`: ${out.error}`, out.errorCode ?? 'node_error');
+      const next = tableNext(id, table, out.result);
+      if (next === null) return { result: out.result, path, nodes };
+      if ('error' in next) return fail(next.error, NO_ROUTE);
+      id = next.id;
+      continue;
     }
     const policy = await resolvePolicy(node, id);
     const run = await policy.run(data, budget);

@@ -1,5 +1,6 @@
-import type { FlowDefinition } from '@arbiter/contracts';
+import type { FlowDefinition, FlowNode } from '@arbiter/contracts';
 import type { FlowProblem } from './problems.js';
+import { compileTable } from './table/compile.js';
 
 const BRANCHES = ['onTrue', 'onFalse'] as const;
 
@@ -8,18 +9,32 @@ function hasNode(def: FlowDefinition, id: string): boolean {
   return Object.hasOwn(def.nodes, id);
 }
 
+/** Every `[field path, target]` a node leads to, existing or not, in branch order. */
+function edges(node: FlowNode): [string, string | undefined][] {
+  if (node.type === 'policy') return BRANCHES.map((b) => [b, node[b]]);
+  if (node.type !== 'table') return [];
+  const out: [string, string | undefined][] = [];
+  if (node.next !== undefined) out.push(['next', node.next]);
+  for (const [value, target] of Object.entries(node.routes ?? {})) out.push([`routes.${value}`, target]);
+  if (node.default !== undefined) out.push(['default', node.default]);
+  return out;
+}
+
 /** The ids a node leads to that exist in the definition, in branch order. */
 function successors(def: FlowDefinition, id: string): string[] {
   const node = hasNode(def, id) ? def.nodes[id] : undefined;
-  if (node?.type !== 'policy') return [];
-  return BRANCHES.map((b) => node[b]).filter((next): next is string => next !== undefined && hasNode(def, next));
+  if (node === undefined) return [];
+  return edges(node)
+    .map(([, next]) => next)
+    .filter((next): next is string => next !== undefined && hasNode(def, next));
 }
 
 /**
  * Every structural problem of a definition (DESIGN.md §5), in node order: the start exists, every
- * branch names an existing node, every policy node has both branches, no cycles, every node is
- * reachable from the start. Together these make every path end in a `return` or `custom` node.
- * An empty list means the definition is valid.
+ * branch names an existing node, every policy node has both branches, every table node compiles
+ * (cells parse, outputs exist, priority lists cover the values used, routes are well formed), no
+ * cycles, every node is reachable from the start. Together these make every path end in a
+ * `return`, `custom` or table node. An empty list means the definition is valid.
  */
 export function validateDefinition(def: FlowDefinition): FlowProblem[] {
   const problems: FlowProblem[] = [];
@@ -29,9 +44,11 @@ export function validateDefinition(def: FlowDefinition): FlowProblem[] {
   }
   for (const id of ids) {
     const node = def.nodes[id];
-    if (node.type !== 'policy') continue;
-    for (const branch of BRANCHES) {
-      const next = node[branch];
+    if (node.type === 'table') {
+      const compiled = compileTable(id, node);
+      if (!compiled.ok) problems.push(...compiled.problems);
+    }
+    for (const [branch, next] of edges(node)) {
       const path = `nodes.${id}.${branch}`;
       if (next === undefined) {
         problems.push({ code: 'missing_branch', message: `policy node \`${id}\` has no \`${branch}\` branch`, path });

@@ -21,6 +21,17 @@ export { keyCandidates } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
 export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { ELEMENT } from './analyze/read-paths.js';
+export { checkCell, checkColumnPath, isAnyCell, type CellProblem } from './cells/parse-cell.js';
+export {
+  CellTableError,
+  compileCellTable,
+  type CellRun,
+  type CellRunError,
+  type CellRunOptions,
+  type CellTableProblem,
+  type CellTrace,
+  type CompiledCellTable,
+} from './cells/cell-table.js';
 export type {
   EngineErrorCode,
   EvaluateOptions,

@@ -391,6 +391,16 @@ export class UsersApi extends Api {
     return { created: answer.status === 201, member: answer.body as Member };
   }
 
+  /** `GET /users/{userId}/apikeys`: the member's live keys (never the secrets). */
+  keys(userId: string, opts: PageOptions = {}): Paged<ApiKey> {
+    return this.paged(`/users/${segment(userId)}/apikeys`, opts);
+  }
+
+  /** `POST /users/{userId}/apikeys`: issues a key owned by the member, within its role; the answer is the only time `key` is shown. */
+  issueKey(userId: string, body: CreateApiKeyRequest): Promise<CreatedApiKey> {
+    return this.sendJson('POST', `/users/${segment(userId)}/apikeys`, body);
+  }
+
   /** `DELETE /users/{userId}`: removes the member (and its keys stop working). */
   async remove(userId: string): Promise<void> {
     await this.sendJson('DELETE', `/users/${segment(userId)}`);

@@ -12,7 +12,7 @@ import { type z } from 'zod';
 import { isDatabaseUnavailable } from './db-faults.js';
 import type { Registry } from 'prom-client';
 import { busMetrics, type BusMetrics } from './metrics.js';
-import { connectNats, type NatsSecurity } from './nats.js';
+import { connectNats, type NatsSecurity, type NatsTuning } from './nats.js';
 import { RequestMiss, RequestMux } from './request-mux.js';
 
 /** NATS header carrying the caller's request id, so a request can be followed across services. */
@@ -106,11 +106,12 @@ export async function connectBus(opts: {
   name: string;
   logger: Logger;
   security?: NatsSecurity;
+  tuning?: NatsTuning;
   /** Where the requests this bus serves are counted and timed (`arbiter_bus_*`). */
   metrics?: Registry;
 }): Promise<Bus> {
   const logger = opts.logger.child({ component: 'bus' });
-  const nc = await connectNats(opts.url, opts.name, opts.security);
+  const nc = await connectNats(opts.url, opts.name, opts.security, opts.tuning);
   return new NatsBus(nc, opts.prefix, logger, opts.metrics ? busMetrics(opts.metrics) : undefined);
 }
 

@@ -6,8 +6,31 @@ export const LogLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trac
 const port = () => z.coerce.number().int().min(0).max(65535);
 const positiveInt = () => z.coerce.number().int().positive();
 
+/**
+ * One NATS server address, or the servers of a cluster as a comma-separated list
+ * (`nats://nats-0:4222,nats://nats-1:4222,nats://nats-2:4222`): a client connects to any one of
+ * them and, when that server goes away, reconnects to another. Kept as the trimmed list joined by
+ * commas; {@link natsServers} splits it.
+ */
+const natsServerList = () =>
+  z.string().transform((value, ctx) => {
+    const servers = natsServers(value);
+    for (const server of servers) {
+      if (!z.url().safeParse(server).success) {
+        ctx.addIssue({ code: 'custom', message: `\`${server}\` is not a URL (give one or more comma-separated NATS URLs)` });
+        return z.NEVER;
+      }
+    }
+    return servers.join(',');
+  });
+
+/** The servers of a `NATS_URL` value (see {@link NatsConfig}): split on commas, trimmed; an empty entry stays (and fails the URL check). */
+export function natsServers(value: string): string[] {
+  return value.split(',').map((s) => s.trim());
+}
+
 // Configuration parts: every service composes the ones it uses with `serviceConfig`, so a shared
-// setting has one name, one default and one check everywhere (README: Configuration).
+// setting has one name, one default and one check everywhere (docs/configuration.md).
 
 /** `LOG_LEVEL`. */
 export const LogConfig = z.object({
@@ -16,7 +39,8 @@ export const LogConfig = z.object({
 
 /** The bus: NATS address and the subject/stream prefix that isolates stacks sharing one NATS (DESIGN.md §1). */
 export const NatsConfig = z.object({
-  NATS_URL: z.url().default('nats://127.0.0.1:4222'),
+  /** One server, or several comma-separated (a cluster's, for failover). */
+  NATS_URL: natsServerList().default('nats://127.0.0.1:4222'),
   NATS_SUBJECT_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated subject tokens without wildcards')
@@ -34,6 +58,23 @@ export const NatsConfig = z.object({
   NATS_TLS_CA_FILE: z.string().min(1).optional(),
   NATS_TLS_CERT_FILE: z.string().min(1).optional(),
   NATS_TLS_KEY_FILE: z.string().min(1).optional(),
+  /**
+   * Replicas of the events stream (1 on a single server; 3 on a 3-node JetStream cluster, so the
+   * stream survives the loss of one node). The stream is created with it, and an existing stream
+   * whose replica count differs is updated to it at start.
+   */
+  EVENTS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * How often a connection pings its server. Two pings unanswered in a row and the client counts the
+   * server as gone and reconnects to another: a node that froze, or whose host vanished without
+   * closing the socket, is left within two to three intervals (nats.js's own default is 2 minutes).
+   */
+  NATS_PING_INTERVAL_MS: positiveInt().default(10_000),
+  /**
+   * Deadline of opening a connection to one server: a server that accepts the socket but never
+   * answers (frozen) costs this long before the next server of the list is tried.
+   */
+  NATS_CONNECT_TIMEOUT_MS: positiveInt().default(3000),
 });
 
 /** Redis address and the deadlines of its commands. */
@@ -56,6 +97,20 @@ export const DatabaseConfig = z.object({
   /** Time to open a connection, and to wait for a free one from the pool. */
   DB_CONNECT_TIMEOUT_MS: positiveInt().default(2000),
 });
+
+/**
+ * The URL of a database that belongs beside the stack's main one: `databaseUrl` with its database
+ * renamed `<name>_<suffix>` (same server, credentials and parameters). The governance and audit
+ * services keep their own databases this way, so two stacks with different `DATABASE_URL`s never
+ * share them (DESIGN.md §11).
+ */
+export function companionDatabaseUrl(databaseUrl: string, suffix: string): string {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (name === '') throw new Error('DATABASE_URL names no database');
+  url.pathname = `/${encodeURIComponent(`${name}_${suffix}`)}`;
+  return url.toString();
+}
 
 /** The operations server: `/healthz`, `/readyz`, `/metrics` (0 turns it off). */
 export const OpsConfig = z.object({

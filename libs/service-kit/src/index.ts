@@ -4,14 +4,24 @@ export {
   NatsConfig,
   RedisConfig,
   DatabaseConfig,
+  companionDatabaseUrl,
   OpsConfig,
   EvaluationConfig,
   serviceConfig,
   ConfigError,
   loadConfig,
+  natsServers,
 } from './config.js';
 export { createLogger, redactUrl, redactCredentials } from './logger.js';
-export { connectNats, natsConnectionOptions, natsSecurityOf, type NatsSecurity } from './nats.js';
+export {
+  connectNats,
+  natsConnectionOptions,
+  natsSecurityOf,
+  natsTuningOf,
+  MAX_PINGS_OUT,
+  type NatsSecurity,
+  type NatsTuning,
+} from './nats.js';
 export {
   connectBus,
   defineEndpoint,
@@ -33,7 +43,7 @@ export { createRedis, connectRedis, closeRedis, redisOptionsOf, type RedisOption
 export { packageVersion } from './package-version.js';
 export { builtWorkerFile } from './worker-file.js';
 export { runService, inProcessKit, type ServiceDefinition, type ServiceKit, type RunningService, type RunOptions } from './run-service.js';
-export { ensureEventStream, DUPLICATE_WINDOW_MS } from './events/stream.js';
+export { ensureEventStream, DUPLICATE_WINDOW_MS, type EventStreamOptions } from './events/stream.js';
 export type { OutboxStore, ClaimedEvent, EventOutbox } from './events/outbox.js';
 export { PgOutbox, outboxTableSql } from './events/pg-outbox.js';
 export { RedisOutbox } from './events/redis-outbox.js';

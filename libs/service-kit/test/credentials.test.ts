@@ -2,7 +2,7 @@ import { startRedisServer, type OwnServer } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, NatsConfig, RedisConfig } from '../src/config.js';
 import { redactCredentials } from '../src/logger.js';
-import { natsConnectionOptions, natsSecurityOf } from '../src/nats.js';
+import { natsConnectionOptions, natsSecurityOf, natsTuningOf } from '../src/nats.js';
 import { connectRedis, redisOptionsOf } from '../src/redis.js';
 import { memoryLogger } from './helpers.js';
 
@@ -15,6 +15,13 @@ describe('NATS credentials and TLS from configuration', () => {
     });
     const options = natsConnectionOptions(config.NATS_URL, 'registry', natsSecurityOf(config));
     expect(options).toMatchObject({ user: 'registry', pass: 's3cret', tls: { caFile: '/etc/arbiter/ca.pem' } });
+    const tuned = natsConnectionOptions(
+      config.NATS_URL,
+      'registry',
+      {},
+      natsTuningOf(loadConfig(NatsConfig, { NATS_PING_INTERVAL_MS: '2500', NATS_CONNECT_TIMEOUT_MS: '1500' })),
+    );
+    expect(tuned).toMatchObject({ pingInterval: 2500, maxPingOut: 2, timeout: 1500 });
     const plain = natsConnectionOptions('nats://127.0.0.1:4222', 'x', natsSecurityOf(loadConfig(NatsConfig, {})));
     expect(plain).not.toHaveProperty('user');
     expect(plain).not.toHaveProperty('tls');

@@ -15,7 +15,14 @@ export {
 } from './servers.js';
 export { planServers, prepareServers } from './global-setup.js';
 export { TcpProxy } from './tcp-proxy.js';
-export { startRedisServer, startNatsServer, type OwnServer } from './own-servers.js';
+export {
+  startRedisServer,
+  startNatsServer,
+  startNatsCluster,
+  type OwnServer,
+  type NatsCluster,
+  type NatsClusterNode,
+} from './own-servers.js';
 
 /** The absolute path of the vitest global setup, for a package's `vitest.config.ts` (`globalSetup: [serversSetup]`). */
 export const serversSetup: string = fileURLToPath(new URL('./global-setup.js', import.meta.url));

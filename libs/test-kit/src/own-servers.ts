@@ -122,3 +122,81 @@ export function startRedisServer(extraArgs: readonly string[] = []): Promise<Own
 export function startNatsServer(extraArgs: readonly string[] = []): Promise<OwnServer> {
   return startOwn('nats', 'nats-server', (port, dir) => ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir, ...extraArgs]);
 }
+
+/** One node of a {@link NatsCluster}: an {@link OwnServer} with its server name and monitoring address. */
+export interface NatsClusterNode extends OwnServer {
+  /** The server name (`-n`): what JetStream names as a stream's leader or replica. */
+  readonly name: string;
+  /** The node's HTTP monitoring address (`/healthz`, `/connz`, `/jsz`). */
+  readonly monitorUrl: string;
+  /** Whether the node answers `/healthz` with 200: running, with a JetStream meta leader, and every stream and consumer it holds current. */
+  healthy(): Promise<boolean>;
+}
+
+/** Several `nats-server -js` processes routed to each other as one cluster. */
+export interface NatsCluster {
+  readonly nodes: readonly NatsClusterNode[];
+  /** Every node's client address, comma-separated: a `NATS_URL` value. */
+  readonly urls: string;
+  /** Resolves once every running node is {@link NatsClusterNode.healthy} (JetStream has a meta leader, streams caught up). */
+  healthy(timeoutMs?: number): Promise<void>;
+  /** Ends every node and removes their stores. */
+  stop(): Promise<void>;
+}
+
+async function healthz(monitorUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${monitorUrl}/healthz`, { signal: AbortSignal.timeout(1000) });
+    await res.arrayBuffer();
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `size` (3 by default) `nats-server` processes on free local ports, routed to each other as one
+ * cluster with JetStream on each (its own store directory, kept across a kill and restart), and a
+ * monitoring port each. Resolves once JetStream is ready on every node.
+ */
+export async function startNatsCluster(size = 3, opts: { name?: string } = {}): Promise<NatsCluster> {
+  const clusterName = opts.name ?? 'test-kit';
+  const ports = await Promise.all(
+    Array.from({ length: size }, async () => ({ client: await freePort(), route: await freePort(), monitor: await freePort() })),
+  );
+  const routes = ports.map((p) => `nats://127.0.0.1:${p.route}`).join(',');
+  const nodes = ports.map((p, i): NatsClusterNode => {
+    const name = `n${i + 1}`;
+    const dir = mkdtempSync(path.join(tmpdir(), `test-kit-nats-${name}-`));
+    const args = ['-a', '127.0.0.1', '-p', String(p.client), '-n', name, '-m', String(p.monitor), '-js', '-sd', dir];
+    args.push('--cluster_name', clusterName, '--cluster', `nats://127.0.0.1:${p.route}`, '--routes', routes);
+    const server = new OwnProcess('nats', 'nats-server', args, p.client, dir);
+    const monitorUrl = `http://127.0.0.1:${p.monitor}`;
+    return Object.assign(server, { name, monitorUrl, healthy: async () => server.process !== undefined && (await healthz(monitorUrl)) });
+  });
+  const cluster: NatsCluster = {
+    nodes,
+    urls: nodes.map((n) => n.url).join(','),
+    async healthy(timeoutMs = 30_000) {
+      await eventually(
+        async () => {
+          const down = [];
+          for (const node of nodes) if (node.process && !(await node.healthy())) down.push(node.name);
+          if (down.length > 0) throw new Error(`NATS cluster nodes not healthy within ${timeoutMs} ms: ${down.join(', ')}`);
+        },
+        { timeoutMs, intervalMs: 200 },
+      );
+    },
+    async stop() {
+      await Promise.all(nodes.map((n) => n.stop()));
+    },
+  };
+  try {
+    await Promise.all(nodes.map((n) => n.start()));
+    await cluster.healthy();
+  } catch (err) {
+    await cluster.stop();
+    throw err;
+  }
+  return cluster;
+}

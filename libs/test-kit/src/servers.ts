@@ -78,7 +78,7 @@ export function chooseServers(input: { urls: ServerUrls; answering: Record<Serve
     kind: 'fail',
     message:
       `The tests need PostgreSQL, Redis and NATS with JetStream, but ${list} did not answer, and Docker is not available to start them${why}. ` +
-      'Either start them (README "Running the tests": e.g. `nats-server -js`, `redis-server`, PostgreSQL with trust auth for user postgres) ' +
+      'Either start them (CONTRIBUTING.md "Tests": e.g. `nats-server -js`, `redis-server`, PostgreSQL with trust auth for user postgres) ' +
       'or point the variables above at running ones, or make Docker available so testcontainers can start them.',
   };
 }

@@ -39,7 +39,7 @@ describe('chooseServers: which path the test harness takes', () => {
       message:
         'The tests need PostgreSQL, Redis and NATS with JetStream, but postgres at postgres://postgres@127.0.0.1:5432/postgres ' +
         '(TEST_DATABASE_URL / DATABASE_URL), nats at nats://127.0.0.1:4222 (TEST_NATS_URL / NATS_URL) did not answer, and Docker is ' +
-        'not available to start them (connect ENOENT /var/run/docker.sock). Either start them (README "Running the tests": e.g. ' +
+        'not available to start them (connect ENOENT /var/run/docker.sock). Either start them (CONTRIBUTING.md "Tests": e.g. ' +
         '`nats-server -js`, `redis-server`, PostgreSQL with trust auth for user postgres) or point the variables above at running ones, ' +
         'or make Docker available so testcontainers can start them.',
     });

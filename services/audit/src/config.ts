@@ -1,16 +1,17 @@
-import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, serviceConfig } from '@arbiter/service-kit';
+import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, companionDatabaseUrl, serviceConfig } from '@arbiter/service-kit';
 import { z } from 'zod';
 
 const positiveInt = () => z.coerce.number().int().positive();
 
 /**
- * Environment of the audit service: the shared parts plus its own `AUDIT_*` variables (README:
- * Configuration). It keeps its own database (`AUDIT_DATABASE_URL`, `arbiter_audit` by default), so
- * the trail's size and retention never weigh on the other services' database.
+ * Environment of the audit service: the shared parts plus its own `AUDIT_*` variables
+ * (docs/configuration.md). It keeps its own database (`AUDIT_DATABASE_URL`, else `DATABASE_URL`'s
+ * database with `_audit` appended), so the trail's size and retention never weigh on the other
+ * services' database, and each stack has its own trail.
  */
-export const AuditConfig = serviceConfig([LogConfig, NatsConfig, DatabaseConfig.omit({ DATABASE_URL: true }), OpsConfig], {
-  /** The audit database; created on first start. */
-  AUDIT_DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/arbiter_audit'),
+export const AuditConfig = serviceConfig([LogConfig, NatsConfig, DatabaseConfig, OpsConfig], {
+  /** The audit database; created on first start. Unset: beside `DATABASE_URL` ({@link auditDatabaseUrl}). */
+  AUDIT_DATABASE_URL: z.url().optional(),
   /** Days of events to keep; 0 keeps everything. Whole monthly partitions older than that are dropped. */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(0),
   /** Name of the durable JetStream consumer (replicas share it and split the events). */
@@ -30,3 +31,8 @@ export const AuditConfig = serviceConfig([LogConfig, NatsConfig, DatabaseConfig.
   AUDIT_NATS_TIMEOUT_MS: positiveInt().default(5000),
 });
 export type AuditConfig = z.infer<typeof AuditConfig>;
+
+/** The audit database: `AUDIT_DATABASE_URL`, else `<DATABASE_URL's database>_audit` on the same server. */
+export function auditDatabaseUrl(c: Pick<AuditConfig, 'DATABASE_URL' | 'AUDIT_DATABASE_URL'>): string {
+  return c.AUDIT_DATABASE_URL ?? companionDatabaseUrl(c.DATABASE_URL, 'audit');
+}

@@ -23,6 +23,8 @@ export interface AuditConsumerOptions {
   ackWaitMs: number;
   /** Deadline of each JetStream API call. */
   timeoutMs: number;
+  /** Replicas of the events stream when this consumer creates it (`EVENTS_STREAM_REPLICAS`); 1 when absent. */
+  streamReplicas?: number;
 }
 
 /** Stores a batch of valid events; resolves once they are committed. */
@@ -133,7 +135,7 @@ export class AuditConsumer {
 
   /** Ensures the stream and the durable consumer (with this configuration) and returns it. */
   private async attach(): Promise<Consumer> {
-    await ensureEventStream(this.nc, this.opts.prefix, { timeoutMs: this.opts.timeoutMs });
+    await ensureEventStream(this.nc, this.opts.prefix, { timeoutMs: this.opts.timeoutMs, replicas: this.opts.streamReplicas ?? 1 });
     const jsm = await jetstreamManager(this.nc, { timeout: this.opts.timeoutMs });
     const config = {
       durable_name: this.opts.durable,

@@ -9,7 +9,7 @@ import {
   type ServiceKit,
 } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
-import type { AuditConfig } from './config.js';
+import { auditDatabaseUrl, type AuditConfig } from './config.js';
 import { AuditConsumer } from './consumer.js';
 import { auditService } from './endpoints.js';
 import { migrateAudit } from './migrate.js';
@@ -33,8 +33,9 @@ export interface Audit extends RunningService {
  */
 export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
   const { config, logger } = kit;
-  await ensureDatabase(config.AUDIT_DATABASE_URL, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
-  const db = openDatabase(config.AUDIT_DATABASE_URL, databaseOptionsOf(config));
+  const databaseUrl = auditDatabaseUrl(config);
+  await ensureDatabase(databaseUrl, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
+  const db = openDatabase(databaseUrl, databaseOptionsOf(config));
   const partitions = new Partitions(db, config.AUDIT_RETENTION_DAYS, logger.child({ component: 'partitions' }));
   let bus: Bus | undefined;
   try {
@@ -62,6 +63,7 @@ export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
       expiresMs: config.AUDIT_FETCH_EXPIRES_MS,
       ackWaitMs: config.AUDIT_ACK_WAIT_MS,
       timeoutMs: config.AUDIT_NATS_TIMEOUT_MS,
+      streamReplicas: config.EVENTS_STREAM_REPLICAS,
     },
     store,
     logger.child({ component: 'consumer' }),

@@ -3,7 +3,7 @@ import { Api, problemText } from './lib/api.js';
 import { clearCredentials, loadCredentials, saveCredentials, type Credentials } from './lib/credentials.js';
 import { matchRoute, navigate, useRoute } from './lib/router.js';
 import { can, SessionContext, type Session } from './lib/session.js';
-import type { Me } from './lib/types.js';
+import type { MeResponse } from '@arbiter/contracts';
 import { Link } from './components/Link.js';
 import { ErrorBoundary } from './components/ErrorBoundary.js';
 import { SignIn } from './pages/SignIn.js';
@@ -14,8 +14,9 @@ const RecordList = lazy(() => import('./pages/RecordList.js').then((m) => ({ def
 const PolicyPage = lazy(() => import('./pages/PolicyPage.js').then((m) => ({ default: m.PolicyPage })));
 const FlowPage = lazy(() => import('./pages/FlowPage.js').then((m) => ({ default: m.FlowPage })));
 const AuditPage = lazy(() => import('./pages/AuditPage.js').then((m) => ({ default: m.AuditPage })));
+const PeoplePage = lazy(() => import('./pages/PeoplePage.js').then((m) => ({ default: m.PeoplePage })));
 
-function Page({ route, me }: { route: string; me: Me }) {
+function Page({ route, me }: { route: string; me: MeResponse }) {
   let m: Record<string, string> | null;
   if (route === '/' || route === '/editor') return <Playground />;
   if (route === '/policies') return <RecordList kind="policy" />;
@@ -23,6 +24,7 @@ function Page({ route, me }: { route: string; me: Me }) {
   if (route === '/flows') return <RecordList kind="flow" />;
   if ((m = matchRoute('/flows/:id', route))) return <FlowPage key={m.id} id={m.id ?? ''} />;
   if (route === '/audit' && can(me, 'audit')) return <AuditPage />;
+  if (route === '/people' && can(me, 'admin')) return <PeoplePage />;
   return (
     <main>
       <h1>Not found</h1>
@@ -36,14 +38,14 @@ function Page({ route, me }: { route: string; me: Me }) {
 export function App() {
   const route = useRoute();
   const [credentials, setCredentials] = useState<Credentials | null>(() => loadCredentials());
-  const [me, setMe] = useState<Me | null>(null);
+  const [me, setMe] = useState<MeResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
   const api = useMemo(() => (credentials ? new Api(credentials) : null), [credentials]);
 
   // A key kept from earlier in this tab is checked again (it may have been revoked).
   useEffect(() => {
     if (!api || me) return;
-    api.get<Me>('/me').then(setMe, (err: unknown) => {
+    api.get<MeResponse>('/me').then(setMe, (err: unknown) => {
       setError(problemText(err));
       clearCredentials();
       setCredentials(null);
@@ -85,6 +87,7 @@ export function App() {
     ['/flows', 'Flows', route.startsWith('/flows')],
   ];
   if (can(me, 'audit')) nav.push(['/audit', 'Audit', route === '/audit']);
+  if (can(me, 'admin')) nav.push(['/people', 'People', route === '/people']);
   return (
     <SessionContext.Provider value={session}>
       <a className="skip" href="#content">

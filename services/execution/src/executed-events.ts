@@ -23,8 +23,21 @@ export interface ExecutedRun {
   resource: { type: 'policy' | 'flow'; id: string; baseId: string };
   version: number | null;
   via: 'base' | 'record';
-  result: boolean | string;
+  /** A policy's or flow's result; a flow ending at a decision table gives its output object or list. */
+  result: boolean | string | object;
   error: boolean;
+}
+
+/** Distinct table results counted per aggregate; the rest are counted under {@link OTHER_RESULTS}. */
+const MAX_RESULT_KEYS = 50;
+/** The `customCounts` key of results past {@link MAX_RESULT_KEYS}, and of table results too long to be a key. */
+export const OTHER_RESULTS = '(other)';
+
+/** The `customCounts` key of a non-boolean result: a custom outcome as is, a table result as its JSON text (up to 200 characters). */
+function resultKey(result: string | object): string {
+  if (typeof result === 'string') return result;
+  const text = JSON.stringify(result);
+  return text.length <= 200 ? text : OTHER_RESULTS;
 }
 
 interface Aggregate {
@@ -100,7 +113,12 @@ export class ExecutedEvents {
     if (run.error) agg.errorCount++;
     else if (run.result === true) agg.trueCount++;
     else if (run.result === false) agg.falseCount++;
-    else agg.customCounts.set(run.result, (agg.customCounts.get(run.result) ?? 0) + 1);
+    else {
+      let key = resultKey(run.result);
+      // Custom outcomes are few (a definition's nodes); table results (e.g. sums) can be many: capped.
+      if (typeof run.result === 'object' && !agg.customCounts.has(key) && agg.customCounts.size >= MAX_RESULT_KEYS) key = OTHER_RESULTS;
+      agg.customCounts.set(key, (agg.customCounts.get(key) ?? 0) + 1);
+    }
     if (this.window.size >= this.opts.batchMax) void this.flush();
   }
 

@@ -15,7 +15,7 @@
  * when there is work. A caller's state goes when it has nothing queued or running (bounded by the
  * number of callers with work, itself bounded by `maxQueued`).
  *
- * Limits (DESIGN-like decisions, README "Fair scheduling"):
+ * Limits (DESIGN-like decisions, docs/architecture.md "Runaway rules and fair scheduling"):
  * - per caller, at most `perKeyMax` tasks queued or running: past it `rate_limited` (429, the
  *   caller's own excess; the gateway adds `retry-after: 1`);
  * - in all, at most `maxQueued` tasks waiting: past it `dependency_unavailable` (503: the service

@@ -4,6 +4,7 @@ import {
   connectServiceBus,
   connectNats,
   natsSecurityOf,
+  natsTuningOf,
   createRedis,
   EventRelay,
   ensureEventStream,
@@ -83,8 +84,8 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
   try {
     await pool.warmUp();
     bus = await connectServiceBus(kit);
-    eventsNc = await connectNats(config.NATS_URL, `${kit.name}-events`, natsSecurityOf(config));
-    await ensureEventStream(eventsNc, prefix);
+    eventsNc = await connectNats(config.NATS_URL, `${kit.name}-events`, natsSecurityOf(config), natsTuningOf(config));
+    await ensureEventStream(eventsNc, prefix, { replicas: config.EVENTS_STREAM_REPLICAS });
     const liveNc = eventsNc;
     const liveRelay = new EventRelay(eventsNc, outbox, prefix, logger.child({ component: 'outbox' }), {
       canPublish: () => !liveNc.isClosed(),

@@ -92,10 +92,14 @@ export class StoredRunner {
     return this.flow(req.definition, req.principal, req.data, req.trace);
   }
 
-  /** Runs a flow; its policy nodes share one step budget (LANGUAGE.md §8.1). */
+  /**
+   * Runs a flow; its policy and table nodes share one step budget (LANGUAGE.md §8.1). Table nodes
+   * run here, in this thread: their cells were compiled once per parsed definition (the
+   * resolver's entry cache) and their steps are bounded by the same budget as the policies'.
+   */
   private flow(definition: FlowDefinition, principal: Principal, data: Record<string, unknown>, trace: boolean): Promise<FlowRunResponse> {
     const { limit } = this.deps.pool.budgetFor(trace);
-    return runFlow(definition, data, (node) => this.resolveNode(node, principal, trace), limit);
+    return runFlow(definition, data, (node) => this.resolveNode(node, principal, trace), limit, { trace });
   }
 
   /**

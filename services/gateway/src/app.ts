@@ -137,7 +137,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     (err, message) => deps.logger.warn({ err }, message),
     keyUsage,
   );
-  const identity = new IdentityService(deps.db, cache, deps.events ?? gatewayOutbox(deps.db).events, now, keyUsage);
+  const identity = new IdentityService(
+    deps.db,
+    cache,
+    deps.events ?? gatewayOutbox(deps.db).events,
+    now,
+    keyUsage,
+    config.limits.apiKeysPerUserMax,
+  );
 
   await registerRateLimit(app, { redis: deps.redis, buckets, max: config.limits.rateLimitMax });
   await registerOpenApi(app, deps.version ?? '0.1.0');

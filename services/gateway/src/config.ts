@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { EXEC_BATCH_MAX_ITEMS, OrgId } from '@arbiter/contracts';
 import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 import { MIN_API_KEY_LENGTH } from './identity/api-key-secret.js';
+import { DEFAULT_API_KEYS_PER_USER_MAX } from './identity/key-issuer.js';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const booleanFlag = (fallback: boolean) =>
@@ -11,11 +12,12 @@ const booleanFlag = (fallback: boolean) =>
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
 
-/** Environment of the gateway: the shared parts plus its own variables (README: Configuration). */
+/** Environment of the gateway: the shared parts plus its own variables (docs/configuration.md). */
 export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig, OpsConfig], {
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
-  REDIS_KEY_PREFIX: z.string().default('arbiter:gateway:'),
+  /** Prefix of the gateway's Redis keys; unset: `<NATS_SUBJECT_PREFIX>:gateway:`, so stacks with their own prefix never share keys. */
+  REDIS_KEY_PREFIX: z.string().min(1).optional(),
   AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 wants 256 bits)').optional(),
   AUTH_JWKS_URL: z.url().optional(),
   AUTH_ISSUER: z.string().optional(),
@@ -49,6 +51,8 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
       return ms;
     }),
   API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
+  /** Live (not revoked, not expired) API keys one user may hold in an org; creating one more is 409 `too_many_api_keys`. */
+  APIKEYS_PER_USER_MAX: positiveInt(DEFAULT_API_KEYS_PER_USER_MAX),
   /** How often the time each API key was last used is written (one UPDATE for every key used since). */
   KEY_USAGE_FLUSH_MS: positiveInt(30_000),
   ENGINE_TIMEOUT_MS: positiveInt(2000),
@@ -112,6 +116,8 @@ export interface HttpLimits {
   readonly runBatchMaxItems?: number;
   /** Items of one batch run in flight at once; default 32. */
   readonly runBatchWave?: number;
+  /** Live API keys one user may hold in an org (`APIKEYS_PER_USER_MAX`); default 50. */
+  readonly apiKeysPerUserMax?: number;
 }
 
 /** The options of the HTTP app ({@link buildApp}), grouped by concern: what it needs of the configuration. */
@@ -143,8 +149,9 @@ export function appSettingsOf(c: GatewayConfig): AppSettings {
       authFailuresMax: c.AUTH_FAILURES_MAX,
       runBatchMaxItems: c.RUN_BATCH_MAX_ITEMS,
       runBatchWave: c.RUN_BATCH_WAVE,
+      apiKeysPerUserMax: c.APIKEYS_PER_USER_MAX,
     },
-    redisKeyPrefix: c.REDIS_KEY_PREFIX,
+    redisKeyPrefix: c.REDIS_KEY_PREFIX ?? `${c.NATS_SUBJECT_PREFIX}:gateway:`,
     apiKeyCacheTtlSeconds: c.API_KEY_CACHE_TTL_SECONDS,
     keyUsageFlushMs: c.KEY_USAGE_FLUSH_MS,
     trustProxy: c.TRUST_PROXY,

@@ -68,7 +68,7 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
     redis = createRedis(config.REDIS_URL, logger, redisOptionsOf(config));
     const liveBus = await connectServiceBus(kit);
     bus = liveBus;
-    await ensureEventStream(liveBus.nc, config.NATS_SUBJECT_PREFIX);
+    await ensureEventStream(liveBus.nc, config.NATS_SUBJECT_PREFIX, { replicas: config.EVENTS_STREAM_REPLICAS });
     const outbox = gatewayOutbox(db, () => relay?.kick());
     relay = new EventRelay(liveBus.nc, outbox.store, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'outbox' }), {
       intervalMs: config.GATEWAY_OUTBOX_INTERVAL_MS,

@@ -55,6 +55,11 @@ describe('the gateway configuration', () => {
     expect(c.jwt.jwksUrl).toBeUndefined();
   });
 
+  it('keys Redis under the subject prefix unless REDIS_KEY_PREFIX says otherwise, so stacks side by side share no keys', () => {
+    expect(readConfig({ NATS_SUBJECT_PREFIX: 'stack_b' }).redisKeyPrefix).toBe('stack_b:gateway:');
+    expect(readConfig({ NATS_SUBJECT_PREFIX: 'stack_b', REDIS_KEY_PREFIX: 'mine:' }).redisKeyPrefix).toBe('mine:');
+  });
+
   it.each([
     ['true', true],
     ['false', false],

@@ -412,6 +412,7 @@ describe('OpenAPI and probes', () => {
         '/run/batch',
         '/users',
         '/users/{userId}',
+        '/users/{userId}/apikeys',
         '/validate',
       ].sort(),
     );

@@ -11,7 +11,7 @@ import {
   type ServiceKit,
 } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
-import type { GovernanceConfig } from './config.js';
+import { governanceDatabaseUrl, type GovernanceConfig } from './config.js';
 import { governanceService } from './endpoints.js';
 import { migrateGovernance } from './migrate.js';
 import { NatsRegistryPort } from './registry-port.js';
@@ -34,13 +34,14 @@ export interface Governance extends RunningService {
  */
 export async function startGovernance(kit: ServiceKit<GovernanceConfig>): Promise<Governance> {
   const { config, logger } = kit;
-  await ensureDatabase(config.GOVERNANCE_DATABASE_URL, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
-  const db = openDatabase(config.GOVERNANCE_DATABASE_URL, databaseOptionsOf(config));
+  const databaseUrl = governanceDatabaseUrl(config);
+  await ensureDatabase(databaseUrl, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
+  const db = openDatabase(databaseUrl, databaseOptionsOf(config));
   let bus: Bus | undefined;
   try {
     await migrateGovernance(db);
     bus = await connectServiceBus(kit);
-    await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX);
+    await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX, { replicas: config.EVENTS_STREAM_REPLICAS });
   } catch (err) {
     await Promise.allSettled([db.destroy(), bus?.close()]);
     throw err;

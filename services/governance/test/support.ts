@@ -17,7 +17,7 @@ import { deleteRedisKeys, testServers, withDatabase } from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import knex, { type Knex } from 'knex';
 import { z } from 'zod';
-import { GovernanceConfig } from '../src/config.js';
+import { GovernanceConfig, governanceDatabaseUrl } from '../src/config.js';
 import { startGovernance, type Governance } from '../src/service.js';
 
 const { postgres: PG_URL, nats: NATS_URL, redis: REDIS_URL } = testServers();
@@ -78,7 +78,7 @@ export async function startTestEnv(): Promise<TestEnv> {
   const registry = await startRegistry(inProcessKit('registry', registryConfig, { logger }));
   let governance = await startGovernance(inProcessKit('governance', governanceConfig, { logger }));
   const client = await connectBus({ url: NATS_URL, prefix, name: 'governance-test-client', logger });
-  const sql = knex({ client: 'pg', connection: governanceConfig.GOVERNANCE_DATABASE_URL, pool: { min: 0, max: 2 } });
+  const sql = knex({ client: 'pg', connection: governanceDatabaseUrl(governanceConfig), pool: { min: 0, max: 2 } });
   const jsm = await jetstreamManager(client.nc);
   const streamName = eventStreamName(prefix);
   let governanceUp = true;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 const positiveInt = () => z.coerce.number().int().positive();
 
-/** Environment of the registry service: the shared parts plus its own `REGISTRY_*` variables (README: Configuration). */
+/** Environment of the registry service: the shared parts plus its own `REGISTRY_*` variables (docs/configuration.md). */
 export const RegistryConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig, OpsConfig, EvaluationConfig], {
   /** How often the outbox relay sweeps for events left behind by another process (it runs right after each commit, and retries every second while a publish fails). */
   REGISTRY_OUTBOX_INTERVAL_MS: positiveInt().default(30_000),

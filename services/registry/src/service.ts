@@ -56,7 +56,7 @@ export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Re
     await migrateRegistry(db);
     redis = await connectRedis(config.REDIS_URL, logger, redisOptionsOf(config));
     bus = await connectServiceBus(kit);
-    await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX);
+    await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX, { replicas: config.EVENTS_STREAM_REPLICAS });
   } catch (err) {
     await Promise.allSettled([db.destroy(), bus?.close(), redis && closeRedis(redis)]);
     throw err;

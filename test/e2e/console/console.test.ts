@@ -4,7 +4,7 @@
  * governance, audit, execution). A user signs in, writes a rule with a typo and sees it
  * underlined, fixes and runs it, saves a policy with a test, publishes it, runs it by base id and
  * finds it in the list; flows show their graph with the run's path. Each main screen is saved to
- * docs/console/ (linked from the README).
+ * docs/console/ (shown in docs/getting-started.md).
  */
 
 import { mkdirSync } from 'node:fs';

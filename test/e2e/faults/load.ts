@@ -8,6 +8,8 @@ export const KINDS: Kind[] = ['run', 'stored', 'list', 'create'];
 
 export interface Answer {
   kind: Kind;
+  /** Which gateway answered: the index of its address in {@link LoadTarget.baseUrls}. */
+  gateway: number;
   /** HTTP status; 0 when no answer came (connection refused or reset, or the client's own deadline). */
   status: number;
   /** Whether a 4xx/5xx came as an RFC 9457 problem (application/problem+json). */
@@ -19,10 +21,18 @@ export interface Answer {
 }
 
 export interface LoadTarget {
-  baseUrl: string;
+  /** The gateways: worker `w` sends to `baseUrls[w % baseUrls.length]`. */
+  baseUrls: string[];
   key: string;
-  /** A published policy's base id for stored runs. */
-  baseId: string;
+  /** A published policy's base id for stored runs (needed when the load has `stored`). */
+  baseId?: string;
+}
+
+export interface LoadOptions {
+  /** Concurrent callers (each waits for its answer before the next request): the load's bound. */
+  workers?: number;
+  /** The kinds each worker cycles through; every kind by default. */
+  kinds?: readonly Kind[];
 }
 
 /** No request may take longer than this (the gateway's longest deadline to a service is 5 s). */
@@ -35,6 +45,7 @@ function requestOf(kind: Kind, t: LoadTarget, n: number): { method: string; path
     case 'run':
       return { method: 'POST', path: '/run', body: { rule: RULE, data: { applicant: { age: n % 40 } } } };
     case 'stored':
+      if (t.baseId === undefined) throw new Error('stored runs need a baseId');
       return { method: 'POST', path: `/run/policy/${t.baseId}`, body: { applicant: { age: n % 40 } } };
     case 'list':
       return { method: 'GET', path: '/policies?limit=5' };
@@ -43,11 +54,12 @@ function requestOf(kind: Kind, t: LoadTarget, n: number): { method: string; path
   }
 }
 
-async function send(kind: Kind, t: LoadTarget, n: number): Promise<Answer> {
+async function send(kind: Kind, t: LoadTarget, gateway: number, n: number): Promise<Answer> {
   const { method, path, body } = requestOf(kind, t, n);
+  const baseUrl = t.baseUrls[gateway];
   const startedAt = Date.now();
   try {
-    const res = await fetch(`${t.baseUrl}${path}`, {
+    const res = await fetch(`${baseUrl}${path}`, {
       method,
       headers: { 'x-api-key': t.key, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -56,6 +68,7 @@ async function send(kind: Kind, t: LoadTarget, n: number): Promise<Answer> {
     const text = await res.text();
     const answer: Answer = {
       kind,
+      gateway,
       status: res.status,
       problem: (res.headers.get('content-type') ?? '').startsWith('application/problem+json'),
       startedAt,
@@ -64,18 +77,20 @@ async function send(kind: Kind, t: LoadTarget, n: number): Promise<Answer> {
     if (kind === 'create' && res.status === 201) answer.createdId = (JSON.parse(text) as { policyId: string }).policyId;
     return answer;
   } catch {
-    return { kind, status: 0, problem: false, startedAt, ms: Date.now() - startedAt };
+    return { kind, gateway, status: 0, problem: false, startedAt, ms: Date.now() - startedAt };
   }
 }
 
 /** Runs `workers` loops until `stop()`; `answers` grows as they come. */
-export function startLoad(t: LoadTarget, workers = 4): { answers: Answer[]; stop(): Promise<void> } {
+export function startLoad(t: LoadTarget, opts: LoadOptions = {}): { answers: Answer[]; stop(): Promise<void> } {
+  const { workers = 4, kinds = KINDS } = opts;
   const answers: Answer[] = [];
   let running = true;
   let n = 0;
   const loops = Array.from({ length: workers }, async (_, w) => {
+    const gateway = w % t.baseUrls.length;
     for (let i = w; running; i++) {
-      answers.push(await send(KINDS[i % KINDS.length], t, n++));
+      answers.push(await send(kinds[i % kinds.length], t, gateway, n++));
       // A refused connection answers at once: do not spin while the gateway is down.
       if (answers.at(-1)!.status === 0) await new Promise((r) => setTimeout(r, 50));
     }

@@ -143,5 +143,6 @@ export function runFlowDefinition(
     data,
     (node) => Promise.resolve(resolveNode(state, node, trace, limits.maxTraceBytes)),
     trace ? limits.traceStepBudget : limits.stepBudget,
+    { trace },
   );
 }

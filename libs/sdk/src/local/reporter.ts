@@ -1,5 +1,16 @@
 import { isArbiterError, RUN_REPORT_MAX_RUNS, type RunCount, type RunReport, type RunReportReply } from '@arbiter/contracts';
 
+/** Distinct table results counted per window; the rest under {@link OTHER_RESULTS} (the execution service's numbers). */
+const MAX_RESULT_KEYS = 50;
+/** The `customCounts` key of results past {@link MAX_RESULT_KEYS}, and of table results too long to be a key. */
+const OTHER_RESULTS = '(other)';
+
+/** The `customCounts` key of a table result: its JSON text, up to 200 characters. */
+function resultKey(result: object): string {
+  const text = JSON.stringify(result);
+  return text.length <= 200 ? text : OTHER_RESULTS;
+}
+
 /**
  * The runs of one record (at one version) since the last report. A run only bumps these numbers:
  * nothing is allocated or sent on the run's path.
@@ -20,15 +31,18 @@ export class RunCounter {
     readonly version: number | null,
   ) {}
 
-  /** Counts one run by its answer. */
-  add(result: boolean | string, error: boolean): void {
+  /** Counts one run by its answer: a boolean, a flow's custom outcome, or the output of the decision table that ended a flow. */
+  add(result: boolean | string | object, error: boolean): void {
     if (this.count++ === 0) this.from = Date.now();
     if (error) this.errorCount++;
     else if (result === true) this.trueCount++;
     else if (result === false) this.falseCount++;
     else {
       this.customCounts ??= new Map();
-      this.customCounts.set(result, (this.customCounts.get(result) ?? 0) + 1);
+      // As the execution service counts them: a table result by its JSON (up to 200 characters), at most 50 of them.
+      let key = typeof result === 'string' ? result : resultKey(result);
+      if (typeof result === 'object' && !this.customCounts.has(key) && this.customCounts.size >= MAX_RESULT_KEYS) key = OTHER_RESULTS;
+      this.customCounts.set(key, (this.customCounts.get(key) ?? 0) + 1);
     }
   }
 

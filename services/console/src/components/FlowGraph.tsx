@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import dagre from '@dagrejs/dagre';
-import type { FlowDefinition } from '../lib/types.js';
+import type { FlowDefinition } from '@arbiter/contracts';
 
 type Point = { x: number; y: number };
 
@@ -10,10 +10,33 @@ const NODE_H = 46;
 function nodeLabel(id: string, node: FlowDefinition['nodes'][string]): string {
   if (node.type === 'return') return `${id}: return ${JSON.stringify(node.value)}`;
   if (node.type === 'custom') return `${id}: “${String(node.outcome)}”`;
+  if (node.type === 'table') {
+    const rules = Array.isArray(node.rules) ? node.rules.length : 0;
+    return `${id}: table ${String(node.hitPolicy)} ·${rules}`;
+  }
   return `${id}: policy${node.version ? ` v${node.version}` : ''}`;
 }
 
-/** A flow drawn as a DAG (dagre layout, SVG); the nodes and edges of `path` are highlighted. */
+/** The labelled edges of a node: a policy's true/false; a table's `next`, its routes (by value) and `default`. */
+function branches(n: FlowDefinition['nodes'][string]): [string, unknown][] {
+  if (n.type === 'table') {
+    const out: [string, unknown][] = [];
+    if (n.next !== undefined) out.push(['next', n.next]);
+    const routes = n.routes && typeof n.routes === 'object' ? (n.routes as Record<string, unknown>) : {};
+    for (const [value, to] of Object.entries(routes)) out.push([value, to]);
+    if (n.default !== undefined) out.push(['default', n.default]);
+    return out;
+  }
+  if (n.type === 'policy') {
+    return [
+      ['true', n.onTrue],
+      ['false', n.onFalse],
+    ];
+  }
+  return [];
+}
+
+/** A flow drawn as a DAG (dagre layout, SVG), table nodes with their hit policy and rule count; the nodes and edges of `path` are highlighted. */
 export function FlowGraph({ definition, path = [] }: { definition: FlowDefinition; path?: string[] }) {
   const layout = useMemo(() => {
     const g = new dagre.graphlib.Graph({ multigraph: true });
@@ -25,10 +48,7 @@ export function FlowGraph({ definition, path = [] }: { definition: FlowDefinitio
     for (const id of ids) {
       const n = definition.nodes[id];
       if (!n) continue;
-      for (const [label, to] of [
-        ['true', n.onTrue],
-        ['false', n.onFalse],
-      ] as const) {
+      for (const [label, to] of branches(n)) {
         if (typeof to === 'string' && Object.hasOwn(definition.nodes, to)) {
           edges.push({ from: id, to, label });
           g.setEdge(id, to, { label }, label);

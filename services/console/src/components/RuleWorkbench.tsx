@@ -6,7 +6,7 @@ import { CodeEditor } from '../editor/CodeEditor.js';
 import { ruleExtensions } from '../editor/rule-extensions.js';
 import { useSession } from '../lib/session.js';
 import { traceLineSources } from '../lib/rule-syntax.js';
-import type { ExplainResult, ExplainedCondition, RunResult, ValidateResult } from '../lib/types.js';
+import type { ExplainResponse, ExplainedCondition, RunResponse, ValidateResponse } from '@arbiter/contracts';
 import { ErrorBox } from './ErrorBox.js';
 import { RunResultView } from './RunResultView.js';
 
@@ -45,17 +45,48 @@ export interface RuleWorkbenchProps {
   data: string;
   onDataChange: (data: string) => void;
   /** Runs with the parsed data; defaults to `POST /run {rule, data}`. */
-  run?: (data: unknown) => Promise<RunResult>;
-  readOnlyNote?: string;
+  run?: (data: unknown) => Promise<RunResponse>;
+  /** Why the rule cannot be edited here (shown above the editor, which then ignores typing); null: editable. */
+  readOnlyReason?: string | null;
+  /** Put the cursor in the rule editor when it is made. */
+  autoFocus?: boolean;
+}
+
+/**
+ * Why a result on screen no longer matches the editors, or null while it does: a result stays
+ * visible after an edit (to compare), marked so it is never mistaken for the current rule's.
+ */
+export function staleness(
+  ran: { rule: string; data?: string },
+  now: { rule: string; data?: string },
+  validation: ValidateResponse | null,
+): string | null {
+  if (ran.rule !== now.rule) {
+    return validation && !validation.valid && validation.error !== null
+      ? 'Out of date: the rule changed since this run and no longer parses'
+      : 'Out of date: the rule changed since this run';
+  }
+  if (ran.data !== undefined && ran.data !== now.data) return 'Out of date: the data changed since this run';
+  return null;
 }
 
 /** Rule editor (highlighting, live diagnostics, completion), data pane, Run and Explain. */
-export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: RuleWorkbenchProps) {
+export function RuleWorkbench({
+  rule,
+  onRuleChange,
+  data,
+  onDataChange,
+  run,
+  readOnlyReason = null,
+  autoFocus = false,
+}: RuleWorkbenchProps) {
   const { api } = useSession();
-  const [validation, setValidation] = useState<ValidateResult | null>(null);
-  const [result, setResult] = useState<RunResult | null>(null);
+  const [validation, setValidation] = useState<ValidateResponse | null>(null);
+  const [result, setResult] = useState<RunResponse | null>(null);
   const [ranRule, setRanRule] = useState('');
-  const [explain, setExplain] = useState<ExplainResult | null>(null);
+  const [ranData, setRanData] = useState('');
+  const [explain, setExplain] = useState<ExplainResponse | null>(null);
+  const [explainedRule, setExplainedRule] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const view = useRef<EditorView | null>(null);
@@ -71,9 +102,10 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
     setBusy(true);
     setError(null);
     try {
-      const r = run ? await run(parsed.value) : await api.post<RunResult>('/run', { rule, data: parsed.value });
+      const r = run ? await run(parsed.value) : await api.post<RunResponse>('/run', { rule, data: parsed.value });
       setResult(r);
       setRanRule(rule);
+      setRanData(data);
     } catch (err) {
       setError(err);
     } finally {
@@ -84,7 +116,8 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
   const doExplain = async () => {
     setError(null);
     try {
-      setExplain(await api.post<ExplainResult>('/explain', { rule }));
+      setExplain(await api.post<ExplainResponse>('/explain', { rule }));
+      setExplainedRule(rule);
     } catch (err) {
       setError(err);
     }
@@ -99,12 +132,19 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
   };
 
   const sources = useMemo(() => (result?.trace ? traceLineSources(ranRule, result.trace) : []), [result, ranRule]);
+  const resultStale = result ? staleness({ rule: ranRule, data: ranData }, { rule, data }, validation) : null;
+  const explainStale = explain ? staleness({ rule: explainedRule }, { rule }, validation) : null;
 
   return (
     <div className="workbench">
       <div className="panes">
         <section className="pane" aria-label="Rule">
           <h2>Rule</h2>
+          {readOnlyReason && (
+            <p className="read-only-note" role="note" data-testid="read-only-note">
+              {readOnlyReason}
+            </p>
+          )}
           <CodeEditor
             value={rule}
             onChange={onRuleChange}
@@ -114,6 +154,8 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
             placeholder="A **customer** gets free shipping if the __total__ of the **order** is greater than 50."
             onView={(v) => (view.current = v)}
             minHeight="12rem"
+            readOnly={readOnlyReason !== null}
+            autoFocus={autoFocus}
           />
           <p className="validation" role="status" data-testid="validation">
             {validation === null ? '' : validation.valid ? '✓ Valid' : `✗ ${validation.error ?? 'invalid'}`}
@@ -141,10 +183,20 @@ export function RuleWorkbench({ rule, onRuleChange, data, onDataChange, run }: R
         <span className="muted">Tip: Ctrl-Space completes operators; Esc then Tab leaves an editor.</span>
       </div>
       <ErrorBox error={error} />
-      {result && <RunResultView result={result} sources={sources} onGoToLine={goToLine} />}
+      {result && <RunResultView result={result} sources={sources} onGoToLine={resultStale ? undefined : goToLine} stale={resultStale} />}
       {explain && (
-        <section className="explain" aria-label="Explanation" data-testid="explanation">
+        <section
+          className={explainStale ? 'explain stale' : 'explain'}
+          aria-label="Explanation"
+          data-testid="explanation"
+          data-stale={explainStale !== null}
+        >
           <h2>Explanation</h2>
+          {explainStale && (
+            <p className="stale-note" role="status" data-testid="explanation-stale">
+              {explainStale}: explain again.
+            </p>
+          )}
           {explain.error ? (
             <p className="error">{explain.error}</p>
           ) : (

@@ -1,21 +1,34 @@
-import type { RunResult } from '../lib/types.js';
+import type { RunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
 
 /** A run's result, outcomes and trace; trace lines that come from a rule line link to it. */
 export function RunResultView({
   result,
   sources,
   onGoToLine,
+  stale = null,
 }: {
-  result: RunResult;
+  result: RunResponse | StoredPolicyRunResponse;
   sources?: (number | null)[];
   onGoToLine?: (line: number) => void;
+  /** Why this result no longer matches what is in the editors (see `staleness`); null when it does. */
+  stale?: string | null;
 }) {
   const outcomes = Object.entries(result.outcomes ?? {});
   return (
-    <section className="run-result" aria-label="Run result" data-testid="run-result">
+    <section
+      className={stale ? 'run-result stale' : 'run-result'}
+      aria-label="Run result"
+      data-testid="run-result"
+      data-stale={stale !== null}
+    >
+      {stale && (
+        <p className="stale-note" role="status" data-testid="run-stale">
+          {stale}: this result and trace are from the previous run. Run again.
+        </p>
+      )}
       <p>
         Result: <strong data-testid="run-value">{JSON.stringify(result.result)}</strong>
-        {result.version !== undefined && <span className="muted"> (version {result.version ?? 'draft'})</span>}
+        {'version' in result && <span className="muted"> (version {result.version ?? 'draft'})</span>}
       </p>
       {result.error && (
         <p className="error" role="status">

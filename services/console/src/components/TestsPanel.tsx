@@ -17,6 +17,15 @@ const jsonExt = [json()];
  * The saved tests of a draft: run them all against the text being edited and see which fail;
  * add, edit (as JSON) and remove tests. Changes are saved with the draft.
  */
+/** JSON with object keys sorted: a table's output object equals the expected one whatever the key order (as the server compares). */
+function sortedJson(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) =>
+    x !== null && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : x,
+  );
+}
+
 export function TestsPanel({
   tests,
   onChange,
@@ -42,7 +51,7 @@ export function TestsPanel({
     for (const t of tests) {
       try {
         const got = await runOne(t);
-        results.push(JSON.stringify(got) === JSON.stringify(t.expect) ? { pass: true, got } : { pass: false, got });
+        results.push(sortedJson(got) === sortedJson(t.expect) ? { pass: true, got } : { pass: false, got });
       } catch (err) {
         results.push({ pass: false, error: problemText(err) });
       }

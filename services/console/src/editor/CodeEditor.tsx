@@ -1,5 +1,5 @@
 import { useEffect, useRef } from 'react';
-import { EditorState, type Extension } from '@codemirror/state';
+import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers, highlightActiveLine, drawSelection, placeholder as placeholderExt } from '@codemirror/view';
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { syntaxHighlighting, defaultHighlightStyle, bracketMatching } from '@codemirror/language';
@@ -15,15 +15,37 @@ export interface CodeEditorProps {
   /** Called with the view once it exists (to move the cursor from outside, e.g. from a trace line). */
   onView?: (view: EditorView | null) => void;
   minHeight?: string;
+  /** Typing changes nothing (the text stays selectable and copyable); say why next to the editor. */
+  readOnly?: boolean;
+  /** Put the cursor in the editor when it is made. */
+  autoFocus?: boolean;
 }
+
+/** The read-only state of an editor, switched without remaking it. */
+const readOnlyState = (readOnly: boolean): Extension => [
+  EditorState.readOnly.of(readOnly),
+  EditorView.contentAttributes.of({ 'aria-readonly': String(readOnly) }),
+];
 
 /**
  * A CodeMirror 6 editor as a controlled React component. Tab indents; Escape then Tab leaves the
  * editor (CodeMirror's standard escape hatch), so the page stays keyboard-usable.
  */
-export function CodeEditor({ value, onChange, extensions = [], label, testId, placeholder, onView, minHeight = '8rem' }: CodeEditorProps) {
+export function CodeEditor({
+  value,
+  onChange,
+  extensions = [],
+  label,
+  testId,
+  placeholder,
+  onView,
+  minHeight = '8rem',
+  readOnly = false,
+  autoFocus = false,
+}: CodeEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
+  const readOnlyCompartment = useRef(new Compartment());
   const changed = useRef(onChange);
   changed.current = onChange;
 
@@ -45,12 +67,14 @@ export function CodeEditor({ value, onChange, extensions = [], label, testId, pl
           if (u.docChanged) changed.current(u.state.doc.toString());
         }),
         ...(placeholder ? [placeholderExt(placeholder)] : []),
+        readOnlyCompartment.current.of(readOnlyState(readOnly)),
         ...extensions,
       ],
     });
     const v = new EditorView({ state, parent: host.current! });
     view.current = v;
     onView?.(v);
+    if (autoFocus) v.focus();
     return () => {
       onView?.(null);
       v.destroy();
@@ -66,5 +90,9 @@ export function CodeEditor({ value, onChange, extensions = [], label, testId, pl
     }
   }, [value]);
 
-  return <div className="code-editor" ref={host} />;
+  useEffect(() => {
+    view.current?.dispatch({ effects: readOnlyCompartment.current.reconfigure(readOnlyState(readOnly)) });
+  }, [readOnly]);
+
+  return <div className={readOnly ? 'code-editor read-only' : 'code-editor'} ref={host} />;
 }

@@ -5,13 +5,13 @@ import type { EditorView } from '@codemirror/view';
 import type { Api } from '../lib/api.js';
 import { problemText } from '../lib/api.js';
 import { errorLocation, errorRange, ruleLanguage } from '../lib/rule-syntax.js';
-import type { Operators, ValidateResult } from '../lib/types.js';
+import type { OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
 
 /** Pause after the last keystroke before the rule is sent to `/validate`. */
 export const VALIDATE_DEBOUNCE_MS = 400;
 
 /** Diagnostics of the rule from the server's parser, underlined at the line and column it reports. */
-export function validateDiagnostics(text: string, reply: ValidateResult): Diagnostic[] {
+export function validateDiagnostics(text: string, reply: ValidateResponse): Diagnostic[] {
   if (reply.valid || !reply.error) return [];
   const location = errorLocation(reply.error);
   const { from, to } = location ? errorRange(text, location) : { from: 0, to: Math.min(text.length, 1) };
@@ -19,7 +19,7 @@ export function validateDiagnostics(text: string, reply: ValidateResult): Diagno
 }
 
 /** Live diagnostics: `POST /validate`, debounced by CodeMirror's linter. */
-export function ruleLinter(api: Api, onResult?: (reply: ValidateResult | null) => void): Extension {
+export function ruleLinter(api: Api, onResult?: (reply: ValidateResponse | null) => void): Extension {
   return [
     lintGutter(),
     linter(
@@ -30,7 +30,7 @@ export function ruleLinter(api: Api, onResult?: (reply: ValidateResult | null) =
           return [];
         }
         try {
-          const reply = await api.post<ValidateResult>('/validate', { rule: text });
+          const reply = await api.post<ValidateResponse>('/validate', { rule: text });
           onResult?.(reply);
           return validateDiagnostics(text, reply);
         } catch (err) {
@@ -55,13 +55,13 @@ export function operatorPrefix(lineBefore: string): string | null {
 
 /** Completion of the operator phrases from `GET /operators` (loaded once per editor). */
 export function operatorCompletion(api: Api): Extension {
-  let loaded: Promise<Operators> | null = null;
+  let loaded: Promise<OperatorsResponse> | null = null;
   const source = async (context: CompletionContext): Promise<CompletionResult | null> => {
     const phrase = operatorPrefix(context.state.sliceDoc(context.state.doc.lineAt(context.pos).from, context.pos));
     // Ctrl-Space anywhere completes from the word before the cursor
     const word = phrase ?? (context.explicit ? (context.matchBefore(/[a-z]+$/i)?.text ?? '') : null);
     if (word === null) return null;
-    loaded ??= api.get<Operators>('/operators').catch(() => {
+    loaded ??= api.get<OperatorsResponse>('/operators').catch(() => {
       loaded = null;
       return [];
     });
@@ -75,6 +75,6 @@ export function operatorCompletion(api: Api): Extension {
 }
 
 /** Everything the rule editor needs: language, live diagnostics, completion. */
-export function ruleExtensions(api: Api, onValidate?: (reply: ValidateResult | null) => void): Extension[] {
+export function ruleExtensions(api: Api, onValidate?: (reply: ValidateResponse | null) => void): Extension[] {
   return [ruleLanguage, ruleLinter(api, onValidate), operatorCompletion(api)];
 }

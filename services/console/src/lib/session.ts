@@ -1,12 +1,11 @@
 import { createContext, useContext } from 'react';
 import type { Api } from './api.js';
 import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
-import type { Role, Scope } from '@arbiter/contracts';
-import type { Me } from './types.js';
+import type { MeResponse, Scope } from '@arbiter/contracts';
 
 export interface Session {
   api: Api;
-  me: Me;
+  me: MeResponse;
   signOut: () => void;
 }
 
@@ -23,7 +22,7 @@ export function useSession(): Session {
  * session (no key, no scopes in `/me`) its role's capabilities. The API decides in the end; this
  * only hides controls that would be refused.
  */
-export function can(me: Me, scope: Scope): boolean {
-  const scopes: readonly string[] = me.scopes ?? (Object.hasOwn(ROLE_CAPABILITIES, me.role) ? ROLE_CAPABILITIES[me.role as Role] : []);
+export function can(me: MeResponse, scope: Scope): boolean {
+  const scopes: readonly string[] = me.scopes ?? (Object.hasOwn(ROLE_CAPABILITIES, me.role) ? ROLE_CAPABILITIES[me.role] : []);
   return scopes.includes(scope);
 }

@@ -1,27 +1,11 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { query } from '../lib/api.js';
 import { useSession } from '../lib/session.js';
-import type { AuditEvent, Page } from '../lib/types.js';
+import type { AuditEvent, Page } from '@arbiter/contracts';
+import { EVENT_KINDS, EVENT_RESOURCE_TYPES } from '@arbiter/contracts/event-kinds';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { CursorPager } from '../components/CursorPager.js';
 
-const KINDS = [
-  'created',
-  'edited',
-  'approval requested',
-  'approved',
-  'rejected',
-  'published',
-  'assigned',
-  'executed',
-  'deleted',
-  'key created',
-  'key revoked',
-  'member removed',
-  'settings changed',
-  'restored',
-];
-const TYPES = ['policy', 'flow', 'group', 'user', 'apikey', 'org'];
 const PAGE_SIZE = 25;
 
 interface Filters {
@@ -81,7 +65,7 @@ export function AuditPage() {
           Kind{' '}
           <select value={form.kind} onChange={set('kind')}>
             <option value="">any</option>
-            {KINDS.map((k) => (
+            {EVENT_KINDS.map((k) => (
               <option key={k}>{k}</option>
             ))}
           </select>
@@ -93,7 +77,7 @@ export function AuditPage() {
           Resource{' '}
           <select value={form.resourceType} onChange={set('resourceType')}>
             <option value="">any</option>
-            {TYPES.map((k) => (
+            {EVENT_RESOURCE_TYPES.map((k) => (
               <option key={k}>{k}</option>
             ))}
           </select>

@@ -2,9 +2,10 @@ import { useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
 import type { Api } from '../lib/api.js';
-import type { FlowDefinition, FlowRecord, FlowRunResult } from '../lib/types.js';
+import type { FlowDefinition, FlowRecord, FlowRunResponse, FlowTableNode, FlowTableNodeRun } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { FlowGraph } from '../components/FlowGraph.js';
+import { TableEditor, type TableRunView } from '../components/TableEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { parseData } from '../components/RuleWorkbench.js';
 import { RecordPage, type EditorSlotProps, type RecordKind } from './RecordPage.js';
@@ -31,7 +32,7 @@ function flowKind(api: Api): RecordKind<FlowRecord> {
       }
     },
     runTest: async (text, data) => {
-      const r = await api.post<FlowRunResult>('/flow/test', { definition: parseDefinition(text), data });
+      const r = await api.post<FlowRunResponse>('/flow/test', { definition: parseDefinition(text), data });
       if (r.error) throw new Error(r.error);
       return r.result;
     },
@@ -40,10 +41,12 @@ function flowKind(api: Api): RecordKind<FlowRecord> {
 
 const jsonExt = [json()];
 
-/** The flow's definition (JSON), its graph, and test runs whose path is highlighted on the graph. */
-function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotProps) {
+/** The flow's definition (JSON), its graph, a grid per decision table, and test runs whose path (and matched rules) are highlighted. */
+function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason }: EditorSlotProps) {
   const { api } = useSession();
-  const [result, setResult] = useState<FlowRunResult | null>(null);
+  const [result, setResult] = useState<FlowRunResponse | null>(null);
+  // What the result on screen ran: the definition (null for a run of the stored flow) and the data.
+  const [ran, setRan] = useState<{ content: string | null; data: string }>({ content: null, data: '' });
   const [error, setError] = useState<unknown>(null);
   const definition = useMemo(() => {
     try {
@@ -58,23 +61,57 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
     const parsed = parseData(data);
     if (!parsed.ok) return setError(new Error(parsed.error));
     try {
-      if (stored) setResult(await api.post<FlowRunResult>(`/run/flow/${baseId}`, parsed.value));
+      if (stored) setResult(await api.post<FlowRunResponse>(`/run/flow/${baseId}`, parsed.value));
       else {
         if (!definition) throw new Error('The definition is not valid JSON');
-        setResult(await api.post<FlowRunResult>('/flow/test', { definition, data: parsed.value }));
+        setResult(await api.post<FlowRunResponse>('/flow/test', { definition, data: parsed.value }));
       }
+      setRan({ content: stored ? null : content, data });
     } catch (err) {
       setError(err);
     }
   };
 
-  const path = result?.path?.map((s) => s.nodeId) ?? [];
+  const stale =
+    result === null
+      ? null
+      : ran.content !== null && ran.content !== content
+        ? definition
+          ? 'Out of date: the definition changed since this run'
+          : 'Out of date: the definition changed since this run and is no longer valid JSON'
+        : ran.data !== data
+          ? 'Out of date: the data changed since this run'
+          : null;
+  const path = stale ? [] : (result?.path?.map((s) => s.nodeId) ?? []);
+  const tables = definition ? Object.entries(definition.nodes).filter((e): e is [string, FlowTableNode] => e[1]?.type === 'table') : [];
+  const tableRuns = new Map<string, TableRunView>(
+    (stale ? [] : (result?.nodes ?? []))
+      .filter((n): n is FlowTableNodeRun => 'type' in n && n.type === 'table')
+      .map((n) => [n.nodeId, { matched: n.matched, cells: n.cells }]),
+  );
+  /** The grid's edit, written back into the definition text (the JSON editor follows). */
+  const setTable = (id: string, node: FlowTableNode) => {
+    if (!definition) return;
+    setContent(JSON.stringify({ ...definition, nodes: { ...definition.nodes, [id]: node } }, null, 2));
+  };
   return (
     <div className="workbench">
       <div className="panes">
         <section className="pane" aria-label="Definition">
           <h2>Definition (JSON)</h2>
-          <CodeEditor value={content} onChange={setContent} extensions={jsonExt} label="Flow definition" minHeight="14rem" />
+          {readOnlyReason && (
+            <p className="read-only-note" role="note" data-testid="read-only-note">
+              {readOnlyReason}
+            </p>
+          )}
+          <CodeEditor
+            value={content}
+            onChange={setContent}
+            extensions={jsonExt}
+            label="Flow definition"
+            minHeight="14rem"
+            readOnly={readOnlyReason !== null}
+          />
         </section>
         <section className="pane" aria-label="Graph">
           <h2>Graph</h2>
@@ -83,6 +120,18 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
           </div>
         </section>
       </div>
+      {tables.map(([id, node]) => (
+        <section key={id} className="pane" aria-label={`Decision table ${id}`}>
+          <h2>Decision table {id}</h2>
+          <TableEditor
+            nodeId={id}
+            node={node}
+            onChange={(n) => setTable(id, n)}
+            run={tableRuns.get(id) ?? null}
+            editable={readOnlyReason === null}
+          />
+        </section>
+      ))}
       <section className="pane" aria-label="Data">
         <h2>Data (JSON)</h2>
         <CodeEditor value={data} onChange={setData} extensions={jsonExt} label="Data editor" minHeight="6rem" />
@@ -97,12 +146,30 @@ function FlowEditor({ content, setContent, data, setData, baseId }: EditorSlotPr
       </div>
       <ErrorBox error={error} />
       {result && (
-        <section className="run-result" aria-label="Flow result" data-testid="run-result">
+        <section
+          className={stale ? 'run-result stale' : 'run-result'}
+          aria-label="Flow result"
+          data-testid="run-result"
+          data-stale={stale !== null}
+        >
+          {stale && (
+            <p className="stale-note" role="status" data-testid="run-stale">
+              {stale}: this result and path are from the previous run. Run again.
+            </p>
+          )}
           <p>
             Result: <strong data-testid="run-value">{JSON.stringify(result.result)}</strong>
           </p>
           {result.error && <p className="error">{result.error}</p>}
           <p>Path: {path.join(' → ')}</p>
+          {[...tableRuns].map(([id, t]) => (
+            <p key={id} data-testid={`matched-${id}`}>
+              Table {id}:{' '}
+              {t.matched.length === 0
+                ? 'no rule matched'
+                : `rule${t.matched.length === 1 ? '' : 's'} ${t.matched.map((r) => r + 1).join(', ')} matched`}
+            </p>
+          ))}
         </section>
       )}
     </div>

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { useSession } from '../lib/session.js';
 import type { Api } from '../lib/api.js';
-import type { PolicyRecord, RunResult } from '../lib/types.js';
+import type { PolicyRecord, RunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
 import { RuleWorkbench, parseData } from '../components/RuleWorkbench.js';
 import { RunResultView } from '../components/RunResultView.js';
 import { ErrorBox } from '../components/ErrorBox.js';
@@ -15,7 +15,7 @@ function policyKind(api: Api): RecordKind<PolicyRecord> {
     contentOf: (r) => r.rule,
     contentBody: (rule) => ({ rule }),
     runTest: async (rule, data) => {
-      const r = await api.post<RunResult>('/run', { rule, data });
+      const r = await api.post<RunResponse>('/run', { rule, data });
       if (r.error) throw new Error(r.error);
       return r.result;
     },
@@ -23,23 +23,23 @@ function policyKind(api: Api): RecordKind<PolicyRecord> {
 }
 
 /** The stored policy's editor: the draft's rule in the workbench, and a run of the stored policy by base id. */
-function PolicyEditor({ content, setContent, data, setData, baseId }: EditorSlotProps) {
+function PolicyEditor({ content, setContent, data, setData, baseId, readOnlyReason }: EditorSlotProps) {
   const { api } = useSession();
-  const [stored, setStored] = useState<RunResult | null>(null);
+  const [stored, setStored] = useState<StoredPolicyRunResponse | null>(null);
   const [error, setError] = useState<unknown>(null);
   const runStored = async () => {
     setError(null);
     const parsed = parseData(data);
     if (!parsed.ok) return setError(new Error(parsed.error));
     try {
-      setStored(await api.post<RunResult>(`/run/policy/${baseId}`, parsed.value));
+      setStored(await api.post<StoredPolicyRunResponse>(`/run/policy/${baseId}`, parsed.value));
     } catch (err) {
       setError(err);
     }
   };
   return (
     <>
-      <RuleWorkbench rule={content} onRuleChange={setContent} data={data} onDataChange={setData} />
+      <RuleWorkbench rule={content} onRuleChange={setContent} data={data} onDataChange={setData} readOnlyReason={readOnlyReason} />
       <section aria-label="Stored run" className="stored-run">
         <h2>Run the stored policy</h2>
         <p className="muted">Runs what callers get at POST /run/policy/{baseId}: the latest version (the draft if never published).</p>

@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { query } from '../lib/api.js';
 import { navigate } from '../lib/router.js';
 import { can, useSession } from '../lib/session.js';
-import type { FlowRecord, Page, PolicyRecord, Summary } from '../lib/types.js';
+import type { FlowRecord, FlowSummary, Page, PolicyRecord, PolicySummary } from '@arbiter/contracts';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
 import { CursorPager } from '../components/CursorPager.js';
@@ -21,7 +21,7 @@ export function RecordList({ kind }: { kind: 'policy' | 'flow' }) {
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState('');
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const [page, setPage] = useState<Page<Summary> | null>(null);
+  const [page, setPage] = useState<Page<PolicySummary | FlowSummary> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [newName, setNewName] = useState('');
   const cursor = cursors[cursors.length - 1];
@@ -30,7 +30,7 @@ export function RecordList({ kind }: { kind: 'policy' | 'flow' }) {
     const abort = new AbortController();
     setError(null);
     api
-      .get<Page<Summary>>(`/${plural}${query({ limit: PAGE_SIZE, q: search, status, cursor })}`, abort.signal)
+      .get<Page<PolicySummary | FlowSummary>>(`/${plural}${query({ limit: PAGE_SIZE, q: search, status, cursor })}`, abort.signal)
       .then(setPage, (err: unknown) => {
         if (!abort.signal.aborted) setError(err);
       });

@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { json } from '@codemirror/lang-json';
 import { navigate } from '../lib/router.js';
+import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
 import { can, useSession } from '../lib/session.js';
-import type { FlowRecord, Page, PolicyRecord } from '../lib/types.js';
+import type { FlowRecord, MeResponse, Page, PolicyRecord } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
@@ -32,6 +33,26 @@ export interface EditorSlotProps {
   setData: (d: string) => void;
   baseId: string;
   editable: boolean;
+  /** Why the content cannot be edited (shown beside the editor); null when it can. */
+  readOnlyReason: string | null;
+}
+
+/** Why the signed-in caller cannot edit what the page shows, or null when they can. */
+export function readOnlyReasonOf(
+  me: MeResponse,
+  noun: 'policy' | 'flow',
+  draft: { status: string } | null,
+  latest: { version: number | null } | null,
+): string | null {
+  if (!can(me, 'edit')) {
+    return me.scopes !== undefined && ROLE_CAPABILITIES[me.role].includes('edit')
+      ? `Read-only: the API key you signed in with has no \`edit\` scope.`
+      : `Read-only: your role (${me.role}) cannot edit a ${noun}.`;
+  }
+  if (draft === null && latest !== null) {
+    return `Read-only: this is published version ${latest.version}, which never changes. “Edit: new draft from v${latest.version}” makes a draft to change.`;
+  }
+  return null;
 }
 
 const jsonExt = [json()];
@@ -165,6 +186,7 @@ export function RecordPage<R extends AnyRecord>({
   }
 
   const editable = draft !== null && can(me, 'edit');
+  const readOnlyReason = editable ? null : readOnlyReasonOf(me, kind.noun, draft, latest);
   const reviewState = draft?.review?.state;
   return (
     <main>
@@ -239,10 +261,17 @@ export function RecordPage<R extends AnyRecord>({
           Description <input value={description} onChange={(e) => setDescription(e.target.value)} readOnly={!editable} />
         </label>
       </div>
-      <div key={loadCount}>{renderEditor({ content, setContent, data, setData, baseId, editable })}</div>
+      <div key={loadCount}>{renderEditor({ content, setContent, data, setData, baseId, editable, readOnlyReason })}</div>
       <details>
         <summary>JSON Schema of the data</summary>
-        <CodeEditor key={`schema-${loadCount}`} value={schema} onChange={setSchema} extensions={jsonExt} label="JSON Schema" />
+        <CodeEditor
+          key={`schema-${loadCount}`}
+          value={schema}
+          onChange={setSchema}
+          extensions={jsonExt}
+          label="JSON Schema"
+          readOnly={!editable}
+        />
       </details>
       <TestsPanel
         key={`tests-${loadCount}`}

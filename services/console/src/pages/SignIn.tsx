@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { Api, problemText } from '../lib/api.js';
 import type { Credentials } from '../lib/credentials.js';
-import type { Me } from '../lib/types.js';
+import type { MeResponse } from '@arbiter/contracts';
 
 /** Sign in with an API key or a pasted bearer token; checked with `GET /me` before it is kept. */
-export function SignIn({ onSignedIn }: { onSignedIn: (credentials: Credentials, me: Me) => void }) {
+export function SignIn({ onSignedIn }: { onSignedIn: (credentials: Credentials, me: MeResponse) => void }) {
   const [kind, setKind] = useState<Credentials['kind']>('apiKey');
   const [value, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -20,7 +20,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (credentials: Credentials, 
     setBusy(true);
     setError(null);
     try {
-      const me = await new Api(credentials).get<Me>('/me');
+      const me = await new Api(credentials).get<MeResponse>('/me');
       onSignedIn(credentials, me);
     } catch (err) {
       setError(problemText(err));

@@ -22,6 +22,7 @@ const TITLES: Record<ErrorCode, string> = {
   review_stale: 'Review is stale',
   not_approved: 'Not approved',
   version_immutable: 'Version is immutable',
+  too_many_api_keys: 'Too many API keys',
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   cannot_publish: 'Cannot publish',

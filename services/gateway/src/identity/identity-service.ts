@@ -1,9 +1,6 @@
-import { v7 as uuidv7 } from 'uuid';
 import {
   ArbiterError,
-  capabilitiesOf,
   hasCapability,
-  type ApiKey,
   type ApiKeyPage,
   type CreateApiKeyRequest,
   type CreatedApiKey,
@@ -16,37 +13,17 @@ import {
   type ArbiterEvent,
   type EventKind,
   type Role,
-  type Scope,
 } from '@arbiter/contracts';
 import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as settings from '../repositories/org-settings.js';
-import { generateApiKey, hashApiKey } from './api-key-secret.js';
+import { commitChange, identityEvent, type Change } from './changes.js';
 import { decodeCursor, pageFrom } from './cursor.js';
 import type { ApiKeyCache } from './key-cache.js';
-
-const toMember = (m: members.MemberRow): Member => ({
-  userId: m.userId,
-  role: m.role,
-  createdAt: m.createdAt.toISOString(),
-  updatedAt: m.updatedAt.toISOString(),
-});
-
-const toApiKey = (k: keys.ApiKeyRow): ApiKey => ({
-  apiKeyId: k.apiKeyId,
-  name: k.name,
-  scopes: k.scopes,
-  createdAt: k.createdAt.toISOString(),
-  expiresAt: k.expiresAt?.toISOString() ?? null,
-  createdWithKeyId: k.createdWithKeyId,
-  owner: k.userId,
-  lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
-});
-
-/** Scopes of a key that may create keys (DESIGN.md §10): anything beyond reading and auditing. */
-const KEY_MAKING_SCOPES: readonly Scope[] = ['edit', 'publish', 'admin'];
+import { DEFAULT_API_KEYS_PER_USER_MAX, KeyIssuer } from './key-issuer.js';
+import { toApiKey, toMember } from './views.js';
 
 /**
  * The identity use cases behind `/me`, `/users`, `/apikeys` and `/org/settings`. Callers have
@@ -61,7 +38,13 @@ export class IdentityService {
     private readonly now: () => Date = () => new Date(),
     /** Written before the org's keys are listed, so `lastUsedAt` includes this replica's latest uses. */
     private readonly usage?: { flush(): Promise<void> },
-  ) {}
+    /** `APIKEYS_PER_USER_MAX`: live keys one user may hold in an org. */
+    maxLiveKeysPerUser: number = DEFAULT_API_KEYS_PER_USER_MAX,
+  ) {
+    this.issuer = new KeyIssuer(db, events, now, maxLiveKeysPerUser);
+  }
+
+  private readonly issuer: KeyIssuer;
 
   /** Who the caller is. */
   me(principal: Principal): MeResponse {
@@ -94,7 +77,7 @@ export class IdentityService {
    * Removes `userId` from the caller's org with every key the user has there (revoked, then deleted
    * with the membership), effective on the next request on every replica. The last admin cannot be removed
    * (`conflict`). A bearer token of the user signs in again as a new viewer: the identity provider
-   * decides who may sign in (README: Authentication and roles).
+   * decides who may sign in (docs/api.md: Authentication and roles).
    */
   async removeMember(principal: Principal, userId: string): Promise<void> {
     const revoked = await this.commit(async (trx) => {
@@ -161,64 +144,29 @@ export class IdentityService {
     return { member: toMember(result.member), created: result.created };
   }
 
-  /**
-   * Creates a personal key for the caller. Every requested scope must be within the caller's
-   * effective rights (role ∩ the scopes of the key in use), else `forbidden`. With an API key
-   * (DESIGN.md §10, keys that make keys): the key in use needs a scope beyond reading — `edit`,
-   * `publish` or `admin` — and the new key never outlives it (its expiry by default; a later one is
-   * refused); revoking the key in use later revokes the new one too.
-   */
+  /** Creates a personal key for the caller ({@link KeyIssuer.createOwn}). */
   async createKey(principal: Principal, req: CreateApiKeyRequest): Promise<CreatedApiKey> {
-    const rights = capabilitiesOf(principal);
-    if (principal.apiKeyId !== undefined && !KEY_MAKING_SCOPES.some((s) => rights.has(s))) {
-      throw new ArbiterError(
-        'forbidden',
-        `creating API keys with an API key needs its \`edit\`, \`publish\` or \`admin\` scope; this key allows ${[...rights].map((s) => `\`${s}\``).join(', ') || 'nothing'}`,
-      );
+    return this.issuer.createOwn(principal, req);
+  }
+
+  /** Issues a key owned by a member of the caller's org, for an admin ({@link KeyIssuer.issue}). */
+  async issueKey(principal: Principal, userId: string, req: CreateApiKeyRequest): Promise<CreatedApiKey> {
+    return this.issuer.issue(principal, userId, req);
+  }
+
+  /**
+   * One page of the live keys (not revoked) of `userId`, a member of the caller's org, for an admin;
+   * `not_found` when the user is not a member — never the secrets.
+   */
+  async listMemberKeys(principal: Principal, userId: string, page: PageQuery): Promise<ApiKeyPage> {
+    const after = decodeCursor(page.cursor);
+    if ((await members.findMember(this.db, principal.orgId, userId)) === undefined) {
+      throw new ArbiterError('not_found', `user \`${userId}\` is not a member of org \`${principal.orgId}\``);
     }
-    const beyond = req.scopes.filter((s) => !rights.has(s));
-    if (beyond.length > 0) {
-      const via = principal.apiKeyId !== undefined ? 'role and API key allow' : 'role allows';
-      throw new ArbiterError(
-        'forbidden',
-        `scope ${beyond.map((s) => `\`${s}\``).join(', ')} exceeds your rights: your ${via} ${[...rights].map((s) => `\`${s}\``).join(', ') || 'nothing'}`,
-      );
-    }
-    const parentExpiry = principal.keyExpiresAt !== undefined ? new Date(principal.keyExpiresAt) : null;
-    const expiresAt = req.expiresAt !== undefined ? new Date(req.expiresAt) : parentExpiry;
-    if (req.expiresAt !== undefined && expiresAt !== null && expiresAt.getTime() <= this.now().getTime()) {
-      throw new ArbiterError('validation_failed', `expiresAt \`${req.expiresAt}\` is not in the future`, [
-        { code: 'not_in_future', message: 'must be in the future', path: 'body.expiresAt' },
-      ]);
-    }
-    if (parentExpiry !== null && expiresAt !== null && expiresAt.getTime() > parentExpiry.getTime()) {
-      throw new ArbiterError(
-        'forbidden',
-        `expiresAt \`${req.expiresAt}\` is after the expiry of the API key in use (${parentExpiry.toISOString()}): a key never outlives the key that made it`,
-      );
-    }
-    const key = generateApiKey();
-    const row = await this.commit(async (trx) => {
-      const inserted = await keys.insertApiKey(trx, {
-        apiKeyId: uuidv7(),
-        orgId: principal.orgId,
-        userId: principal.userId,
-        name: req.name,
-        scopes: req.scopes,
-        keyHash: hashApiKey(key),
-        expiresAt,
-        ...(principal.apiKeyId !== undefined ? { createdWithKeyId: principal.apiKeyId } : {}),
-      });
-      const details = {
-        name: inserted.name,
-        scopes: inserted.scopes,
-        owner: inserted.userId,
-        expiresAt: expiresAt?.toISOString() ?? null,
-        createdWithKeyId: inserted.createdWithKeyId,
-      };
-      return { result: inserted, events: [this.event(principal, 'key created', { type: 'apikey', id: inserted.apiKeyId }, details)] };
-    });
-    return { ...toApiKey(row), key };
+    await this.usage?.flush();
+    const range = { ...(after !== undefined ? { afterId: after } : {}), limit: page.limit + 1 };
+    const rows = await keys.listOwnApiKeys(this.db, principal.orgId, userId, range);
+    return pageFrom(rows, page.limit, (k) => k.apiKeyId, toApiKey);
   }
 
   /**
@@ -283,27 +231,14 @@ export class IdentityService {
   }
 
   /** Runs `fn` in a transaction that also queues its events, then wakes the relay. */
-  private async commit<T>(fn: (trx: Knex.Transaction) => Promise<{ result: T; events: ArbiterEvent[] }>): Promise<T> {
-    const change = await this.db.transaction(async (trx) => {
-      const c = await fn(trx);
-      await this.events.enqueue(trx, c.events);
-      return c;
-    });
-    if (change.events.length > 0) this.events.committed();
-    return change.result;
+  private commit<T>(fn: (trx: Knex.Transaction) => Promise<Change<T>>): Promise<T> {
+    return commitChange(this.db, this.events, fn);
   }
 
   /** An audit event caused by `principal` now. */
   private event(principal: Principal, kind: EventKind, resource: ArbiterEvent['resource'], details: Record<string, unknown>): ArbiterEvent {
-    return {
-      eventId: uuidv7(),
-      orgId: principal.orgId,
-      kind,
-      at: this.now().toISOString(),
-      actor: { userId: principal.userId, ...(principal.apiKeyId !== undefined ? { apiKeyId: principal.apiKeyId } : {}) },
-      resource,
-      details,
-    };
+    const actor = { userId: principal.userId, ...(principal.apiKeyId !== undefined ? { apiKeyId: principal.apiKeyId } : {}) };
+    return identityEvent(principal.orgId, actor, this.now(), kind, resource, details);
   }
 
   // INVARIANT: runs after the change committed, so the grants written are the new truth and

@@ -140,6 +140,17 @@ export async function activeKeyIdsOfMember(db: Db, orgId: string, userId: string
   return rows.map((r) => r.id);
 }
 
+/** How many keys the member holds that are neither revoked nor expired at `now`. */
+export async function countLiveKeys(db: Db, orgId: string, userId: string, now: Date): Promise<number> {
+  const row = (await db('api_keys')
+    .where({ org_id: orgId, user_id: userId })
+    .whereNull('revoked_at')
+    .andWhere((w) => void w.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .count<{ n: string }>('* as n')
+    .first()) as { n: string | number } | undefined;
+  return Number(row?.n ?? 0);
+}
+
 /** Records when keys were last used, in one statement (a later time never moves back). */
 export async function touchLastUsed(db: Db, uses: ReadonlyMap<string, Date>): Promise<void> {
   if (uses.size === 0) return;

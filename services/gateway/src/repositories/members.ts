@@ -32,6 +32,15 @@ export async function findMember(db: Db, orgId: string, userId: string): Promise
   return row ? toMember(row) : undefined;
 }
 
+/**
+ * The membership, locked for the transaction (`for update`), or undefined when the user is not a
+ * member: serialises changes that count something of one member, such as its live keys.
+ */
+export async function lockMember(trx: Db, orgId: string, userId: string): Promise<MemberRow | undefined> {
+  const row = (await trx('memberships').where({ org_id: orgId, user_id: userId }).forUpdate().first()) as RawMember | undefined;
+  return row ? toMember(row) : undefined;
+}
+
 /** Removes the membership; false when there was none. */
 export async function deleteMember(db: Db, orgId: string, userId: string): Promise<boolean> {
   return (await db('memberships').where({ org_id: orgId, user_id: userId }).delete()) > 0;

@@ -26,7 +26,7 @@ export interface IdentityRoutesOptions {
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
-/** `/me`, `/users`, `/apikeys` and `/org/settings` (DESIGN.md §3): API key or bearer JWT. */
+/** `/me`, `/users` (with a member's keys), `/apikeys` and `/org/settings` (DESIGN.md §3, §11): API key or bearer JWT. */
 export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = async (app, { authenticator, identity }) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
   const isAdmin = requireCapability('admin');
@@ -100,14 +100,49 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
     },
   });
 
+  app.get('/users/:userId/apikeys', {
+    onRequest: isAdmin,
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'List the API keys of a member of the caller org that are not revoked (admin); never the secrets',
+      params: z.object({ userId: UserId }),
+      querystring: PageQuery,
+      response: { 200: ApiKeyPage, ...errorResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => identity.listMemberKeys(principalOf(request), request.params.userId, request.query),
+  });
+
+  app.post('/users/:userId/apikeys', {
+    onRequest: isAdmin,
+    schema: {
+      tags: ['identity'],
+      security,
+      summary: 'Issue an API key owned by a member of the caller org (admin); the secret `key` is shown only in this answer',
+      description:
+        'How a user without an identity provider gets a first key. The scopes must be within the member role ' +
+        '(and within the rights of the caller), else 403; a user who is not a member of the caller org is 404. ' +
+        'The issued key belongs to the member and stands alone: revoking or expiring the issuing key leaves it working. ' +
+        'Past `APIKEYS_PER_USER_MAX` live keys of the member: 409 `too_many_api_keys`. Event: `key created`, ' +
+        'with the issuer as actor and in `details.issuedBy`.',
+      params: z.object({ userId: UserId }),
+      body: CreateApiKeyRequest,
+      response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+    },
+    handler: async (request, reply) =>
+      reply.status(201).send(await identity.issueKey(principalOf(request), request.params.userId, request.body)),
+  });
+
   app.post('/apikeys', {
     schema: {
       tags: ['identity'],
       security,
       summary: 'Create a personal API key; the secret `key` is shown only in this answer',
-      description: 'Scopes beyond the caller rights (role, and the scopes of the key in use) are refused with 403.',
+      description:
+        'Scopes beyond the caller rights (role, and the scopes of the key in use) are refused with 403. ' +
+        'Past `APIKEYS_PER_USER_MAX` live keys of the caller: 409 `too_many_api_keys`.',
       body: CreateApiKeyRequest,
-      response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403, 413, 415, 429) },
+      response: { 201: CreatedApiKey, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },
     },
     handler: async (request, reply) => reply.status(201).send(await identity.createKey(principalOf(request), request.body)),
   });

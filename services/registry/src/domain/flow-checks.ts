@@ -79,7 +79,7 @@ export async function flowTestProblems(
       problems.push(schemaProblem);
       continue;
     }
-    const out = await runFlow(content.definition, test.data, resolve, stepBudget);
+    const out = await runFlow(content.definition, test.data, resolve, stepBudget, { trace: false });
     const failure = testFailure(test.name, test.expect, out);
     if (failure) problems.push({ code: 'test_failed', message: failure, path: `tests.${i}` });
   }

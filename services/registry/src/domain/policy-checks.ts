@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { ErrorReason, PolicyTest } from '@arbiter/contracts';
 import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, readPaths, type CompiledPolicy } from '@arbiter/rule-lang';
 import { compileSchema, schemaMismatch, type CompiledSchema } from './json-schema.js';
@@ -17,10 +18,18 @@ export function schemaProblems(schema: Record<string, unknown> | null): { compil
   return { compiled, problems: compiled.ok ? [] : [{ code: 'invalid_schema', message: compiled.message, path: 'schema' }] };
 }
 
-/** Why a saved test's outcome is wrong, or null when it passed. */
+/** A result as a failing test shows it: a boolean or outcome as is, a table's output object or list as JSON. */
+function shown(v: unknown): string {
+  return typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v);
+}
+
+/**
+ * Why a saved test's outcome is wrong, or null when it passed. A flow ending at a decision table
+ * gives an output object (or list): it must equal the expected one deeply (object keys in any order).
+ */
 export function testFailure(name: string, expected: unknown, got: { result: unknown; error?: string }): string | null {
   if (got.error !== undefined) return `test \`${name}\`: ${got.error}`;
-  if (got.result !== expected) return `test \`${name}\`: expected \`${String(expected)}\`, got \`${String(got.result)}\``;
+  if (!isDeepStrictEqual(got.result, expected)) return `test \`${name}\`: expected \`${shown(expected)}\`, got \`${shown(got.result)}\``;
   return null;
 }
 

@@ -1,0 +1,28 @@
+// Plain lists without zod, so the browser console can import them (`@arbiter/contracts/event-kinds`)
+// without pulling the schemas into its bundle; `events.ts` builds the zod enums from them.
+
+/**
+ * Audit event kinds: the spec's nine strings (spec §6, DESIGN.md §7), then the identity and
+ * lifecycle kinds of DESIGN.md §10 (`assigned` stays the kind of a role assignment or change and of
+ * a group membership added).
+ */
+export const EVENT_KINDS = [
+  'created',
+  'edited',
+  'approval requested',
+  'approved',
+  'rejected',
+  'published',
+  'assigned',
+  'executed',
+  'deleted',
+  'key created',
+  'key revoked',
+  'member removed',
+  'settings changed',
+  'restored',
+  'imported',
+] as const;
+
+/** What an event is about. */
+export const EVENT_RESOURCE_TYPES = ['policy', 'flow', 'group', 'user', 'apikey', 'org'] as const;
