@@ -247,6 +247,41 @@ describe('policy and flow fixtures', () => {
         no: { type: 'return', value: false },
       },
     });
+    // a decision table after a policy node: the table routes on its output, or ends the flow with it
+    await flow('table', {
+      start: 'age',
+      nodes: {
+        age: node({ baseId: policies.adult }, 'tier', 'young'),
+        tier: {
+          type: 'table',
+          hitPolicy: 'first',
+          inputs: [
+            { name: 'age', path: 'applicant.age' },
+            { name: 'email', path: 'applicant.email' },
+          ],
+          outputs: [{ name: 'tier' }, { name: 'discount', default: 0 }],
+          rules: [
+            { when: ['>= 65', '-'], then: { tier: 'senior', discount: 20 } },
+            { when: ['>= 18', 'is a valid email'], then: { tier: 'member', discount: 5 } },
+            { when: ['-', '-'], then: { tier: 'guest' } },
+          ],
+          routeOn: 'tier',
+          routes: { guest: 'young' },
+          default: 'end',
+        },
+        end: {
+          type: 'table',
+          hitPolicy: 'collect',
+          inputs: [{ name: 'age', path: 'applicant.age' }],
+          outputs: [{ name: 'band' }],
+          rules: [
+            { when: ['>= 18'], then: { band: 'adult' } },
+            { when: ['>= 65'], then: { band: 'retired' } },
+          ],
+        },
+        young: { type: 'custom', outcome: 'too young' },
+      },
+    } as FlowDefinition);
     await flow('deletedNode', {
       start: 'd',
       nodes: { d: node({ baseId: gone.baseId }, 'yes', 'no'), yes: { type: 'return', value: true }, no: { type: 'return', value: false } },
@@ -291,13 +326,19 @@ describe('policy and flow fixtures', () => {
     }
     expect((await runtime.runFlow(flows.deletedNode, { applicant: { age: 20 } })).errorCode).toBe('policy_not_found');
     expect((await runtime.runFlow(flows.chain, { applicant: { age: 19 } })).result).toBe('manual review');
+    expect((await runtime.runFlow(flows.table, { applicant: { age: 70 } })).result).toEqual([{ band: 'adult' }, { band: 'retired' }]);
+    expect((await runtime.runFlow(flows.table, { applicant: { age: 30, email: 'nope' } })).result).toBe('too young');
   });
 
   it('with the trace off, answers keep their shape with empty traces and the rest unchanged', async () => {
+    // Without the trace, table nodes leave out their evaluated `cells` as well (libs/flow).
     const traceless = (text: string) => {
-      const body = JSON.parse(text) as { trace?: string[]; nodes?: Array<{ trace: string[] }> };
+      const body = JSON.parse(text) as { trace?: string[]; nodes?: Array<{ trace: string[]; cells?: unknown[] }> };
       if (body.trace !== undefined) body.trace = [];
-      for (const n of body.nodes ?? []) n.trace = [];
+      for (const n of body.nodes ?? []) {
+        n.trace = [];
+        if (n.cells !== undefined) n.cells = [];
+      }
       return JSON.stringify(body);
     };
     // Budget fixtures are left out: without a trace the larger step budget (EXEC_STEP_BUDGET) applies.

@@ -34,6 +34,22 @@ describe('Reporter', () => {
     await reporter.close(100);
   });
 
+  it('counts the outputs of decision tables by their JSON, at most 50 of them, as the execution service does', async () => {
+    const sent: RunReport[] = [];
+    const reporter = new Reporter(async (r) => (sent.push(r), { accepted: r.runs.length, ignored: [] }), 60_000, 10);
+    const counter = reporter.counterFor('flow', P, B, 1);
+    counter.add({ tier: 'gold' }, false);
+    counter.add({ tier: 'gold' }, false);
+    for (let i = 0; i < 60; i++) counter.add([{ band: i }], false);
+    counter.add({ big: 'x'.repeat(300) }, false);
+    await reporter.flush();
+    const counts = sent[0].runs[0].customCounts!;
+    expect(counts['{"tier":"gold"}']).toBe(2);
+    expect(Object.keys(counts)).toHaveLength(51);
+    expect(counts['(other)']).toBe(60 - 49 + 1);
+    await reporter.close(100);
+  });
+
   it('keeps a report that could not be sent and sends it again with the same id; refused ones are dropped', async () => {
     const attempts: RunReport[] = [];
     let up = false;
