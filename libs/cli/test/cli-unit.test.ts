@@ -298,7 +298,7 @@ describe('runJsonl', () => {
     }
     const seen: string[] = [];
     await runJsonl(source(), async (c) => {
-      await new Promise((r) => setTimeout(r, 1));
+      await new Promise((r) => setImmediate(r));
       seen.push(c);
     });
     expect(seen).toHaveLength(2);

@@ -1,11 +1,15 @@
-/** Public result and option shapes of @arbiter/rule-lang. */
-
-import type { StepBudgetLike } from './compile/budget.js';
+/** Public result and option shapes of @arbiter/rule-lang. Imports nothing: every stage may use it. */
 
 /** Machine-readable engine error codes (LANGUAGE.md §9.1). */
 export type EngineErrorCode = 'parse_error' | 'missing_selector' | 'missing_property' | 'budget_exceeded';
 
-/** Options of {@link CompiledPolicy.evaluate}. */
+/** What an evaluation needs of a shared step budget (`StepBudget`): a plain `{limit, used}` object will do. */
+export interface StepBudgetLike {
+  readonly limit: number;
+  used: number;
+}
+
+/** Options of `CompiledPolicy.evaluate`. */
 export interface EvaluateOptions {
   /**
    * Build the human-readable trace `trace` (LANGUAGE.md §10.2), and only that. Off by default:

@@ -14,7 +14,7 @@ import { readPathsOf } from './analyze/read-paths.js';
 
 export { compile };
 export { CompiledPolicy } from './compile/policy.js';
-export { DEFAULT_STEP_BUDGET, DEFAULT_TRACED_STEP_BUDGET, StepBudget, type StepBudgetLike } from './compile/budget.js';
+export { DEFAULT_STEP_BUDGET, DEFAULT_TRACED_STEP_BUDGET, StepBudget } from './evaluate/budget.js';
 export { RuleParseError, isRuleParseError, type Problem } from './errors/rule-parse-error.js';
 export { listOperators } from './operators/catalogue.js';
 export { keyCandidates } from './compile/names.js';
@@ -40,6 +40,7 @@ export type {
   ExplainedRule,
   ExplanationResult,
   OperatorInfo,
+  StepBudgetLike,
   StructuredTrace,
   TraceCondition,
   TraceRule,

@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/index.js';
+import { compile, explain } from '../src/index.js';
 import {
   OUTCOMES,
   POLICY,
@@ -16,6 +16,7 @@ import {
   shiftYears,
   type LicenceApplication,
 } from '../bench/policy.js';
+import { LOAN_OUTCOMES, LOAN_POLICY, loanData, loanHandWritten, type LoanApplication } from '../bench/overhead.js';
 
 const NOW = Date.parse('2025-06-15T12:00:00Z');
 const clock = () => NOW;
@@ -99,5 +100,56 @@ describe('bench policy: rule-lang, hand-written, json-rules-engine and cel-js ag
   it('shifts years with the calendar, clamping 29 February', () => {
     expect(new Date(shiftYears(Date.parse('2024-02-29'), -1)).toISOString().slice(0, 10)).toBe('2023-02-28');
     expect(new Date(shiftYears(Date.parse('2025-06-15T12:00:00Z'), -17)).toISOString().slice(0, 10)).toBe('2008-06-15');
+  });
+});
+
+describe('overhead bench policy: rule-lang and the hand-written function agree', () => {
+  const loanPolicy = compile(LOAN_POLICY);
+  const loan = (change: (d: LoanApplication) => void): LoanApplication => {
+    const data = loanData();
+    change(data);
+    return data;
+  };
+  const drop = (o: object, key: string) => delete (o as Record<string, unknown>)[key];
+
+  it('has seven rules and nine comparisons', () => {
+    expect(loanPolicy.outcomes).toEqual([...LOAN_OUTCOMES]);
+    const explained = explain(LOAN_POLICY);
+    const comparisons = explained.rules.flatMap((r) => r.conditions).filter((c) => c.type === 'comparison');
+    expect(comparisons).toHaveLength(9);
+  });
+
+  it.each([
+    ['the bench data', loanData()],
+    ['low income', loan((d) => (d.applicant.income = 29_999))],
+    ['income at the bound', loan((d) => (d.applicant.income = 30_000))],
+    ['a poor credit score', loan((d) => (d.applicant.creditScore = 650))],
+    ['a default', loan((d) => (d.applicant.defaults = 1))],
+    ['not resident', loan((d) => (d.applicant.country = 'US'))],
+    ['temporary, 3 years', loan((d) => ((d.applicant.employment = 'temporary'), (d.applicant.yearsEmployed = 3)))],
+    ['temporary, 2 years', loan((d) => ((d.applicant.employment = 'temporary'), (d.applicant.yearsEmployed = 2)))],
+    ['PERMANENT in capitals', loan((d) => ((d.applicant.employment = 'PERMANENT'), (d.applicant.yearsEmployed = 0)))],
+    ['a minor', loan((d) => (d.applicant.age = 17))],
+    ['too large an amount', loan((d) => (d.loan.amount = 250_001))],
+    ['too long a term', loan((d) => (d.loan.term = 31))],
+  ])('%s', (_name, data) => {
+    const ours = loanPolicy.evaluate(data);
+    expect(ours.error).toBeUndefined();
+    const hand = loanHandWritten(data);
+    expect(hand.result).toBe(ours.result);
+    expect(hand.outcomes).toEqual(ours.outcomes);
+  });
+
+  it.each([
+    ['no applicant', loan((d) => drop(d, 'applicant'))],
+    ['no credit score', loan((d) => drop(d.applicant, 'creditScore'))],
+    ['no defaults (after a failed credit score)', loan((d) => ((d.applicant.creditScore = 0), drop(d.applicant, 'defaults')))],
+    ['no years employed (after a permanent job)', loan((d) => drop(d.applicant, 'yearsEmployed'))],
+    ['no loan', loan((d) => drop(d, 'loan'))],
+    ['no term', loan((d) => drop(d.loan, 'term'))],
+  ])('missing data, %s: the same error', (_name, data) => {
+    const ours = loanPolicy.evaluate(data);
+    expect(ours.error).toBeDefined();
+    expect(loanHandWritten(data)).toEqual({ result: false, outcomes: {}, error: ours.error });
   });
 });

@@ -608,7 +608,8 @@ describe('json', () => {
     fc.assert(
       fc.property(
         fc.oneof(
-          fc.string({ unit: 'binary', maxLength: 30 }),
+          // any UTF-16 code units, lone surrogates included (cheaper than unit 'binary', which takes seconds)
+          fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 30 }),
           fc.string({ unit: 'grapheme', maxLength: 30 }),
           fc.constantFrom('a"b', 'a\\b', '\u001f', '\ud800', '😀'),
         ),

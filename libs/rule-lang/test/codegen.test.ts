@@ -10,7 +10,7 @@
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { check } from '../src/compile/compile.js';
-import { CompiledPolicy, compile } from '../src/index.js';
+import { CompiledPolicy, StepBudget, compile } from '../src/index.js';
 import { compilable, compileWithoutCodegen, isGenerated, same, variants, withoutCodegen } from './support/evaluators.js';
 
 afterEach(() => {
@@ -85,5 +85,94 @@ describe('generated source', () => {
       error: 'Missing property: x.b',
       errorCode: 'missing_property',
     });
+  });
+});
+
+describe('rules written inline or as functions', () => {
+  /** The generated source of `text`'s no-trace evaluator (the body handed to `Function`). */
+  function sourceOf(text: string): string {
+    const sources: string[] = [];
+    const real = globalThis.Function;
+    vi.stubGlobal(
+      'Function',
+      new Proxy(real, {
+        construct(target, args: string[]) {
+          sources.push(args[args.length - 1]);
+          return Reflect.construct(target, args) as object;
+        },
+      }),
+    );
+    try {
+      compile(text);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+    return sources[0];
+  }
+
+  /** Every step limit up to what `data` needs: the same result and the same steps used as the closures. */
+  function agreeAtEveryLimit(text: string, datas: unknown[]): void {
+    const generated = compile(text);
+    const closures = compileWithoutCodegen(text);
+    expect(isGenerated(generated)).toBe(true);
+    for (const data of datas) {
+      const full = new StepBudget(1_000_000);
+      same(generated.evaluate(data, { stepBudget: full }), closures.evaluate(data));
+      for (let limit = 0; limit <= full.used; limit++) {
+        const a = new StepBudget(limit);
+        const b = new StepBudget(limit);
+        same(generated.evaluate(data, { stepBudget: a }), closures.evaluate(data, { stepBudget: b }));
+        expect(a.used).toBe(b.used);
+      }
+    }
+  }
+
+  // `$twice` is referenced twice (a function); `$once` once, inside an any/all (inline, run on the
+  // first element only); `$inner` once, from `$once` (inline within inline).
+  const MIXED = `A **x** is ok if $twice and any of x.items where ($once or its.v > 1) and $other.
+twice: if x.a == 1 -> twice.
+once: if x.b is in [1, 2] and $inner -> once.
+inner: if x.c is not empty and $twice -> inner.
+other: if x.a != 2 or $twice -> other.`;
+  const MIXED_DATA = { x: { a: 1, b: 2, c: 'z', items: [{ v: 0 }, { v: 2 }] } };
+
+  it('writes a rule referenced once inline, and one referenced more often as a function', () => {
+    const source = sourceOf(MIXED);
+    expect(source).toContain('function r1(');
+    expect(source).not.toContain('function r2(');
+    expect(source).not.toContain('function r3(');
+    expect(source).not.toContain('function r0(');
+    expect(compile(MIXED).evaluate(MIXED_DATA)).toEqual({
+      result: true,
+      outcomes: { ok: true, twice: true, once: true, inner: true, other: true },
+      trace: [],
+    });
+  });
+
+  it('agrees with the closures on results, errors and steps at every budget', () => {
+    const variants = [
+      MIXED_DATA,
+      { x: { a: 2, b: 3, c: '', items: [] } },
+      { x: { a: 1, items: [{ v: 0 }] } },
+      { x: { a: 1, b: 1, items: [{ v: 0 }] } },
+      { x: { a: 1, b: 1, c: 'z', items: [{}, { v: 2 }] } },
+    ];
+    agreeAtEveryLimit(MIXED, variants);
+  });
+
+  it('calls rules once a function holds its share of conditions, or nests too deeply', () => {
+    // A chain of 80 rules, each referenced once: more than one function takes in.
+    const chain = Array.from({ length: 80 }, (_, i) =>
+      i < 79 ? `r${i}: if x.a >= ${i} and $r${i + 1} -> o${i}.` : `r${i}: if x.a >= 0 -> o${i}.`,
+    );
+    const text = chain.join('\n');
+    const source = sourceOf(text);
+    expect(source).toMatch(/function r\d+\(/);
+    agreeAtEveryLimit(text, [{ x: { a: 100 } }, { x: { a: 40 } }, { x: {} }]);
+    // Two rules nested 40 deep each: inlined, the nesting would pass the cap.
+    const deep = (inner: string) => `${'('.repeat(40)}${inner}${')'.repeat(40)}`;
+    const nested = `if ${deep('x.a == 1 and $b')} -> a.\nb: if ${deep('x.b == 2')} -> b.`;
+    expect(sourceOf(nested)).toContain('function r1(');
+    agreeAtEveryLimit(nested, [{ x: { a: 1, b: 2 } }, { x: { a: 1 } }]);
   });
 });

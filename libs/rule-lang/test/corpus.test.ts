@@ -16,6 +16,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compile, evaluate, explain, isRuleParseError, listOperators, RuleParseError, validate } from '../src/index.js';
+import { FORMS } from '../src/operators/catalogue.js';
+import { allForms, documentedOperatorList, measureForms, operatorTable } from './support/language-doc.js';
 
 interface Case {
   note: string;
@@ -243,70 +245,8 @@ describe('corpus', () => {
   }
 });
 
-/** Every accepted and negative form of LANGUAGE.md §7.1 (operand placeholders dropped). */
-const ALL_FORMS = [
-  'is greater than',
-  '>',
-  'is not greater than',
-  'is greater than or equal to',
-  'is at least',
-  '>=',
-  'is not greater than or equal to',
-  'is not at least',
-  'is less than',
-  '<',
-  'is not less than',
-  'is no more than',
-  'is less than or equal to',
-  '<=',
-  'is not less than or equal to',
-  'is equal to',
-  'is',
-  'equals',
-  '==',
-  'is the same as',
-  'is exactly',
-  'is exactly equal to',
-  'is not exactly',
-  'is not exactly equal to',
-  'is not equal to',
-  'is not',
-  'does not equal',
-  'is not the same as',
-  '!=',
-  'is in',
-  'is not in',
-  'contains',
-  'does not contain',
-  'is a valid email',
-  'is a valid email address',
-  'is not a valid email',
-  'is not a valid email address',
-  'is a valid uuid',
-  'is not a valid uuid',
-  'is a valid date',
-  'is not a valid date',
-  'has the format',
-  'does not have the format',
-  'matches pattern',
-  'does not match pattern',
-  'is within',
-  'is not within',
-  'is empty',
-  'is not empty',
-  'is later than',
-  'is not later than',
-  'is earlier than',
-  'is not earlier than',
-  'is older than',
-  'is not older than',
-  'is younger than',
-  'is not younger than',
-  'the length of',
-  'length of',
-  'the number of',
-  'number of',
-];
+/** Every accepted and negative form of LANGUAGE.md §7.1 (operand placeholders dropped), read from the document. */
+const ALL_FORMS = allForms();
 
 describe('coverage of §7.1', () => {
   it('every accepted and negative form is used by a case with a true and a false outcome', () => {
@@ -326,38 +266,21 @@ describe('coverage of §7.1', () => {
 });
 
 describe('listOperators', () => {
-  it('returns exactly the list of §12.3', () => {
-    expect(listOperators()).toEqual([
-      { operator: 'is greater than', forms: ['is greater than', '>'] },
-      { operator: 'is greater than or equal to', forms: ['is greater than or equal to', 'is at least', '>='] },
-      { operator: 'is less than', forms: ['is less than', '<'] },
-      { operator: 'is no more than', forms: ['is no more than', 'is less than or equal to', '<='] },
-      { operator: 'is equal to', forms: ['is equal to', 'is', 'equals', '==', 'is the same as'] },
-      { operator: 'is exactly', forms: ['is exactly', 'is exactly equal to'] },
-      { operator: 'is not equal to', forms: ['is not equal to', 'is not', 'does not equal', 'is not the same as', '!='] },
-      { operator: 'is in', forms: ['is in'] },
-      { operator: 'contains', forms: ['contains'] },
-      { operator: 'is a valid email', forms: ['is a valid email', 'is a valid email address'] },
-      { operator: 'is a valid uuid', forms: ['is a valid uuid'] },
-      { operator: 'is a valid date', forms: ['is a valid date'] },
-      { operator: 'format check', forms: ['has the format "<format_name>"'] },
-      { operator: 'pattern', forms: ['matches pattern "<pattern>"'] },
-      { operator: 'period', forms: ['is within <n> days', 'is within <n> <unit>'] },
-      { operator: 'is not in', forms: ['is not in'] },
-      { operator: 'is empty', forms: ['is empty'] },
-      { operator: 'is not empty', forms: ['is not empty'] },
-      { operator: 'is later than', forms: ['is later than'] },
-      { operator: 'is earlier than', forms: ['is earlier than'] },
-      { operator: 'is older than', forms: ['is older than <n> <unit>'] },
-      { operator: 'is younger than', forms: ['is younger than <n> <unit>'] },
-      { operator: 'length of', forms: ['the length of', 'length of'] },
-      { operator: 'number of', forms: ['the number of', 'number of'] },
-    ]);
+  it('returns exactly the list of §12.3 (read from docs/LANGUAGE.md)', () => {
+    const documented = documentedOperatorList();
+    expect(documented).toHaveLength(operatorTable().length);
+    expect(listOperators()).toEqual(documented);
+  });
+
+  it('accepts exactly the forms of the §7.1 table (the catalogue and the document agree)', () => {
+    const measures = new Set(measureForms());
+    const documented = allForms().filter((f) => !measures.has(f));
+    expect([...FORMS.keys()].sort()).toEqual([...documented].sort());
   });
 
   it('returns a fresh copy each time', () => {
     const a = listOperators();
     a[0].forms.push('mutated');
-    expect(listOperators()[0].forms).toEqual(['is greater than', '>']);
+    expect(listOperators()[0].forms).toEqual(documentedOperatorList()[0].forms);
   });
 });

@@ -7,11 +7,13 @@
  * that does not match: cells after it are not evaluated (nor traced).
  */
 
-import { overBudget, sizeCost, type StepBudgetLike } from '../compile/budget.js';
-import { EvalFailure, MISSING, type EvalContext } from '../compile/context.js';
+import type { StepBudgetLike } from '../api-types.js';
+import { overBudget, sizeCost } from '../evaluate/budget.js';
+import { MISSING, type EvalContext } from '../evaluate/context.js';
+import { EvalFailure } from '../evaluate/failure.js';
 import { leftMode, operandMode, operandValue } from '../compile/lowering.js';
 import { compilePath, planPath, type CompiledPath } from '../compile/paths.js';
-import { compileTest } from '../compile/tests.js';
+import { compileTest } from '../operators/semantics.js';
 import type { EngineErrorCode } from '../api-types.js';
 import type { ComparisonCondition } from '../ast/types.js';
 import { arrow, json, operatorText, valueOperandText } from '../trace/text.js';

@@ -13,20 +13,26 @@ import type { ConditionList, LogicalOp, Rule } from '../ast/types.js';
 import type { PathPlan } from './paths.js';
 
 /**
- * The step budget in generated code (budget.ts): `left` (steps left) and `limit` live in the
- * factory's scope, set from the StepBudget by `evaluate` and written back when it ends. Generated
- * evaluations are synchronous and never nest, so one pair per generated policy is enough.
+ * The step budget in generated code (evaluate/budget.ts): `left` (steps left) and `limit` live in
+ * the factory's scope, set by `evaluate(…, lim, shared)` from the limit and the shared budget (null:
+ * the evaluation's own budget of `lim` steps), and written back into a shared budget when it ends.
+ * Generated evaluations are synchronous and never nest, so one pair per generated policy is enough.
  */
 export const BUDGET_STATE = 'let left = 0, limit = 0;';
-/** First statement of `evaluate(…, budget)`: takes the budget; the body that follows is in a `try`. */
-export const BUDGET_START = 'limit = budget.limit; left = limit - budget.used; try {';
-/** Closes the `try` of {@link BUDGET_START}: the steps taken go back into the budget, however it ended. */
-export const BUDGET_END = '} finally { budget.used = limit - (left > 0 ? left : 0); }';
+/** First statement of `evaluate(…, lim, shared)`: takes the budget; the body that follows is in a `try`. */
+export const BUDGET_START = 'limit = lim; left = shared === null ? lim : lim - shared.used; try {';
+/** Closes the `try` of {@link BUDGET_START}: the steps taken go back into a shared budget, however it ended. */
+export const BUDGET_END = '} finally { if (shared !== null) shared.used = limit - (left > 0 ? left : 0); }';
 /** One step (a comparison or an any/all element finished); past the budget, the error. */
 export const STEP = 'if (--left < 0) throw overBudget(limit);';
-/** Charges the size of a comparison's operands (`right` is `undefined` for a literal). */
+/**
+ * Charges the size of a comparison's operands (`right` is `undefined` for a literal). Numbers and
+ * booleans cost nothing and are the usual operands: they are told apart here, so that the common
+ * comparison calls nothing (V8 inlines only so much into one function; the tests come first).
+ */
 export function sizeCharge(left: string, right: string): string {
-  return right === 'undefined' ? `left -= sizeCost(${left});` : `left -= sizeCost(${left}) + sizeCost(${right});`;
+  const cost = (v: string) => `(typeof ${v} === 'object' || typeof ${v} === 'string' ? sizeCost(${v}) : 0)`;
+  return right === 'undefined' ? `left -= ${cost(left)};` : `left -= ${cost(left)} + ${cost(right)};`;
 }
 
 /** A JS string literal for `s`. INVARIANT: the only way policy or data text enters the source. */
@@ -36,7 +42,7 @@ export function literal(s: string): string {
 
 /** Source being generated, plus the values it captures. */
 export class Source {
-  readonly lines: string[] = [];
+  lines: string[] = [];
   readonly names: string[] = [];
   readonly values: unknown[] = [];
   private counter = 0;
@@ -57,6 +63,18 @@ export class Source {
   line(text: string): void {
     this.lines.push(text);
   }
+
+  /** Runs `emit`, collecting the lines it writes apart from the others (a function written in the middle of another); returns them. */
+  apart(emit: () => void): string[] {
+    const outer = this.lines;
+    this.lines = [];
+    try {
+      emit();
+      return this.lines;
+    } finally {
+      this.lines = outer;
+    }
+  }
 }
 
 /**
@@ -64,9 +82,10 @@ export class Source {
  * blocks recursively, lazily at the first call; a cap keeps that far from the stack limit, so the
  * generated function can never fail where the closures would not.
  */
-const MAX_DEPTH = 64;
+export const MAX_DEPTH = 64;
 
-function depthOf(list: ConditionList): number {
+/** Nesting of groups and any/all in `list`. */
+export function depthOf(list: ConditionList): number {
   let max = 0;
   for (const c of list.items) {
     if (c.kind === 'group' || c.kind === 'quantifier') max = Math.max(max, 1 + depthOf(c.body));
@@ -74,7 +93,6 @@ function depthOf(list: ConditionList): number {
   return max;
 }
 
-/** True when some rule nests deeper than code is generated for. */
 /**
  * The variable a lookup of `plan` starts from: the data `d`, or `its`, the current element of
  * the innermost any/all.
@@ -86,6 +104,7 @@ export function rootOf(plan: PathPlan, its: string | null): string {
   return its;
 }
 
+/** True when some rule nests deeper than code is generated for. */
 export function tooDeep(rules: readonly Rule[]): boolean {
   return rules.some((r) => depthOf(r.conditions) > MAX_DEPTH);
 }
@@ -109,14 +128,39 @@ export function combine(vars: readonly string[], ops: readonly LogicalOp[]): str
 }
 
 /**
- * The outcomes object from the rule states in `st`: an object literal (one allocation, keys in
- * text order) unless a name would set the prototype in a literal; then assignments, as policy.ts
- * does (where `__proto__` is a setter).
+ * The rule states in generated code: `rs<i>` (0 not evaluated yet, 1 false, 2 true) in the
+ * factory's scope, like the budget (evaluations never nest), so a call allocates no array for
+ * them; every evaluation starts with {@link resetStates}.
+ */
+export function ruleState(index: number): string {
+  return `rs${index}`;
+}
+
+/** Declares the rule states of `n` rules (factory scope). */
+export function declareStates(n: number): string {
+  return `let ${Array.from({ length: n }, (_, i) => `${ruleState(i)} = 0`).join(', ')};`;
+}
+
+/** Sets the rule states of `n` rules to "not evaluated yet". */
+export function resetStates(n: number): string {
+  return Array.from({ length: n }, (_, i) => `${ruleState(i)} = 0;`).join(' ');
+}
+
+/** Code of the value of rule `target` for a reference: its state, or its evaluation (`call`) the first time. */
+export function referenceValue(target: number, call: string): string {
+  const st = ruleState(target);
+  return `${st} !== 0 ? ${st} === 2 : ${call}`;
+}
+
+/**
+ * The outcomes object from the rule states: an object literal (one allocation, keys in text
+ * order) unless a name would set the prototype in a literal; then assignments, as
+ * evaluate/evaluate.ts does (where `__proto__` is a setter).
  */
 export function outcomesObject(names: readonly string[]): string {
   return names.includes('__proto__')
-    ? `(() => { const o = {}; ${names.map((n, i) => `o[${literal(n)}] = st[${i}] === 2;`).join(' ')} return o; })()`
-    : `{ ${names.map((n, i) => `${literal(n)}: st[${i}] === 2`).join(', ')} }`;
+    ? `(() => { const o = {}; ${names.map((n, i) => `o[${literal(n)}] = ${ruleState(i)} === 2;`).join(' ')} return o; })()`
+    : `{ ${names.map((n, i) => `${literal(n)}: ${ruleState(i)} === 2`).join(', ')} }`;
 }
 
 /**

@@ -23,7 +23,6 @@
  * null (closures) under the same conditions as codegen.ts.
  */
 
-import type { EvaluationResult } from '../api-types.js';
 import type {
   ComparisonCondition,
   Condition,
@@ -48,41 +47,33 @@ import {
   ruleHeader,
   valueOperandText,
 } from '../trace/text.js';
-import { overBudget, sizeCost, type StepBudgetLike } from './budget.js';
+import { overBudget, sizeCost } from '../evaluate/budget.js';
 import { emitLookup, type LookupTrace } from './codegen-lookup.js';
 import {
   BUDGET_END,
   BUDGET_START,
   BUDGET_STATE,
   combine,
+  declareStates,
   instantiate,
   literal,
   outcomesObject,
+  referenceValue,
+  resetStates,
   rootOf,
+  ruleState,
   sizeCharge,
   Source,
   STEP,
   TextExpr,
   tooDeep,
 } from './codegen-source.js';
-import { EvalFailure, MISSING } from './context.js';
+import { MISSING } from '../evaluate/context.js';
+import type { RuleMeta, TracedEvaluator } from '../evaluate/evaluate.js';
+import { EvalFailure } from '../evaluate/failure.js';
 import { leftMode, operandMode, operandValue, type Lowering } from './lowering.js';
 import type { PathPlan } from './paths.js';
-import { measureOf } from './tests.js';
-
-/**
- * The generated traced evaluator: data, today's day number (NaN when unused) and the array that
- * receives the trace lines → the success result, its `trace` being that array (ending with
- * `result: …`). Throws EvalFailure, leaving in the array the lines before `error: …`.
- */
-export type TracedEvaluator = (data: unknown, today: number, out: string[], budget: StepBudgetLike) => EvaluationResult;
-
-/** What the trace shows of each rule (policy.ts `meta`). */
-export interface RuleMeta {
-  outcome: string;
-  label: string | null;
-  selector: string;
-}
+import { measureOf } from '../operators/measure.js';
 
 /** The current element of the innermost any/all: its variable and the code of its JSON path. */
 interface Scope {
@@ -176,7 +167,7 @@ class TracedGenerator {
     const target = this.checked.targets.get(ref);
     if (target === undefined) throw new Error('INVARIANT: references are resolved by the checker');
     const v = `c${this.src.fresh()}`;
-    this.src.line(`const ${v} = st[${target}] !== 0 ? st[${target}] === 2 : r${target}(d, st, today, out);`);
+    this.src.line(`const ${v} = ${referenceValue(target, `r${target}(d, today, out)`)};`);
     const text = ref.kind === 'labelRef' ? `label $${ref.label}` : `rule "${this.checked.ast.rules[target].outcome}"`;
     this.push(withArrow(T(lead + text), v));
     return v;
@@ -322,10 +313,11 @@ export function generateTracedEvaluator(checked: CheckedPolicy, lowering: Loweri
     const gen = new TracedGenerator(src, checked, lowering);
     const goldenOutcome = meta[checked.golden].outcome;
     src.line(BUDGET_STATE);
+    src.line(declareStates(rules.length));
     rules.forEach((rule, index) => {
       const m = meta[index];
       const header = literal(ruleHeader(m.outcome, m.label, m.selector, m.outcome === goldenOutcome));
-      src.line(`function r${index}(d, st, today, out) {`);
+      src.line(`function r${index}(d, today, out) {`);
       src.line('let w, v;');
       if (hasReference(rule.conditions)) {
         // Rules it evaluates write their blocks to `out` first: its own lines wait in `b`.
@@ -342,15 +334,15 @@ export function generateTracedEvaluator(checked: CheckedPolicy, lowering: Loweri
         src.line(`b.push(${header});`);
         src.line(`v = ${gen.list(rule.conditions, null, 1)};`);
       }
-      src.line(`st[${index}] = v ? 2 : 1;`);
+      src.line(`${ruleState(index)} = v ? 2 : 1;`);
       src.line(`out.push(${withValue(`  => ${m.outcome} = `, 'v')});`);
       src.line('return v;');
       src.line('}');
     });
-    src.line('return function evaluate(d, today, out, budget) {');
+    src.line('return function evaluate(d, today, out, lim, shared) {');
     src.line(BUDGET_START);
-    src.line(`const st = [${rules.map(() => '0').join(', ')}];`);
-    src.line(`const result = r${checked.golden}(d, st, today, out);`);
+    src.line(resetStates(rules.length));
+    src.line(`const result = r${checked.golden}(d, today, out);`);
     src.line(`out.push(${withValue('result: ', 'result')});`);
     src.line(`return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: out };`);
     src.line(BUDGET_END);

@@ -4,16 +4,18 @@
  * Why: the closure evaluator (conditions.ts) calls closures made from a handful of function
  * literals. V8 keeps type feedback per function literal, so every comparison of every policy
  * shares one set of inline caches: they go megamorphic and nothing gets inlined. Generated code
- * gives every rule, path step and condition its own site: each rule becomes a function `r<i>`
- * whose conditions are straight-line statements, so property reads are monomorphic and the
- * operator tests (captured closures, one per site) can be inlined.
+ * gives every rule, path step and condition its own site: each rule becomes straight-line
+ * statements (inline where it is referenced, or a function `r<i>`; see {@link Generator}), so
+ * property reads are monomorphic and the operator tests (captured closures, one per site) can be
+ * inlined.
  *
- * Semantics are those of conditions.ts + policy.ts, statement for statement:
+ * Semantics are those of conditions.ts + policy.ts + evaluate/evaluate.ts, statement for
+ * statement:
  * - every condition of every list is evaluated, in text order (no short-circuit, §5.4); the
  *   and/or combination happens afterwards on the stored results, with the same value shapes;
- * - a referenced rule is evaluated lazily, depth-first, at most once (`st[i]`: 0 not yet,
+ * - a referenced rule is evaluated lazily, depth-first, at most once (`rs<i>`: 0 not yet,
  *   1 false, 2 true); missing data throws the very EvalFailure objects the closures throw;
- * - the step budget (budget.ts) is counted at the same points as the closures count it.
+ * - the step budget (evaluate/budget.ts) is counted at the same points as the closures count it.
  *
  * Safety: no text from the policy or the data reaches the generated source except as
  * `JSON.stringify`'d string literals (JSON keys, outcome names, measure kinds). Everything else
@@ -26,41 +28,80 @@
  * closures.
  */
 
-import type { EvaluationResult } from '../api-types.js';
 import type { ComparisonCondition, Condition, ConditionList, LabelReference, QuantifierCondition, RuleReference } from '../ast/types.js';
 import type { CheckedPolicy } from '../check/check.js';
-import { overBudget, sizeCost, type StepBudgetLike } from './budget.js';
+import { overBudget, sizeCost } from '../evaluate/budget.js';
+import { MISSING } from '../evaluate/context.js';
+import type { GeneratedEvaluator } from '../evaluate/evaluate.js';
+import { measureOf } from '../operators/measure.js';
 import { emitLookup } from './codegen-lookup.js';
 import {
   BUDGET_END,
   BUDGET_START,
   BUDGET_STATE,
   combine,
+  declareStates,
+  depthOf,
   instantiate,
   literal,
+  MAX_DEPTH,
   outcomesObject,
+  referenceValue,
+  resetStates,
   rootOf,
+  ruleState,
   sizeCharge,
   Source,
   STEP,
   tooDeep,
 } from './codegen-source.js';
-import { MISSING } from './context.js';
 import { leftMode, operandMode, type Lowering } from './lowering.js';
-import { measureOf } from './tests.js';
 
 /**
- * The generated evaluator: data, today's day number (NaN when unused) and the step budget (whose
- * `used` it advances) → the success result; throws EvalFailure.
+ * Conditions one generated function takes in before a referenced rule is called instead of
+ * written inline (see {@link Generator}): V8 optimises a function as a whole, and gives up on
+ * very large ones.
  */
-export type GeneratedEvaluator = (data: unknown, today: number, budget: StepBudgetLike) => EvaluationResult;
+const INLINE_CONDITIONS = 48;
 
+/**
+ * Writes the evaluator's source. A rule referenced exactly once is written inline where it is
+ * referenced (still guarded by its state, so it runs at most once, exactly where the call would
+ * have run it), while the function it lands in stays within {@link INLINE_CONDITIONS} and the
+ * nesting cap; every other rule is a function `r<i>`, written once, when first called. Calls
+ * between rules were most of what an evaluation cost beyond its comparisons: V8 does not inline
+ * that much, and across a call it keeps neither the budget nor the rule states in registers.
+ */
 class Generator {
+  /** References to each rule in the whole policy. */
+  private readonly references: number[];
+  /** Rules written as functions, and those still to write. */
+  private readonly functions = new Set<number>();
+  private readonly pending: number[] = [];
+  /** Conditions written so far in the current function, and the nesting (groups, any/all, inlined rules) at this point. */
+  private conditions = 0;
+  private depth = 0;
+
   constructor(
     private readonly src: Source,
     private readonly checked: CheckedPolicy,
     private readonly lowering: Lowering,
-  ) {}
+  ) {
+    this.references = checked.ast.rules.map(() => 0);
+    for (const target of checked.targets.values()) this.references[target]++;
+  }
+
+  /** Writes the conditions of rule `index` as the body of a new function; returns their combined value. */
+  body(index: number): string {
+    this.conditions = 0;
+    this.depth = 0;
+    return this.list(this.checked.ast.rules[index].conditions, null);
+  }
+
+  /** The next rule to write as a function, or undefined when all are written. */
+  nextFunction(): number | undefined {
+    return this.pending.shift();
+  }
 
   /** Emits the conditions of `list` in order; returns an expression of their combined value (as compileList). */
   list(list: ConditionList, its: string | null): string {
@@ -71,13 +112,16 @@ class Generator {
   }
 
   private condition(c: Condition, its: string | null): string {
+    this.conditions++;
     switch (c.kind) {
       case 'comparison':
         return this.comparison(c, its);
       case 'quantifier':
         return this.quantifier(c, its);
       case 'group': {
+        this.depth++;
         const body = this.list(c.body, its);
+        this.depth--;
         const v = `c${this.src.fresh()}`;
         this.src.line(`const ${v} = ${body};`);
         return v;
@@ -92,7 +136,30 @@ class Generator {
     const target = this.checked.targets.get(ref);
     if (target === undefined) throw new Error('INVARIANT: references are resolved by the checker');
     const v = `c${this.src.fresh()}`;
-    this.src.line(`const ${v} = st[${target}] !== 0 ? st[${target}] === 2 : r${target}(d, st, today);`);
+    const conditions = this.checked.ast.rules[target].conditions;
+    const inline =
+      this.references[target] === 1 &&
+      this.conditions + conditions.items.length <= INLINE_CONDITIONS &&
+      this.depth + 1 + depthOf(conditions) <= MAX_DEPTH;
+    if (!inline) {
+      if (!this.functions.has(target)) {
+        this.functions.add(target);
+        this.pending.push(target);
+      }
+      this.src.line(`const ${v} = ${referenceValue(target, `r${target}(d, today)`)};`);
+      return v;
+    }
+    // The call's body in place: the rule's own paths start from the data, never from an `its`.
+    const state = ruleState(target);
+    this.src.line(`let ${v};`);
+    this.src.line(`if (${state} !== 0) ${v} = ${state} === 2;`);
+    this.src.line('else {');
+    this.depth++;
+    const value = this.list(conditions, null);
+    this.depth--;
+    this.src.line(`${v} = ${value};`);
+    this.src.line(`${state} = ${v} ? 2 : 1;`);
+    this.src.line('}');
     return v;
   }
 
@@ -145,7 +212,9 @@ class Generator {
     src.line(`let ${matched} = 0;`);
     src.line(`for (let ${i} = 0; ${i} < ${arr}.length; ${i}++) {`);
     src.line(`const ${el} = ${arr}[${i}];`);
+    this.depth++;
     const body = this.list(c.body, el);
+    this.depth--;
     src.line(`if (${body}) ${matched}++;`);
     src.line(STEP);
     src.line('}');
@@ -165,23 +234,37 @@ export function generateEvaluator(checked: CheckedPolicy, lowering: Lowering): G
   try {
     const src = new Source();
     const gen = new Generator(src, checked, lowering);
-    src.line(BUDGET_STATE);
-    rules.forEach((rule, index) => {
-      src.line(`function r${index}(d, st, today) {`);
+    const golden = checked.golden;
+    const main = src.apart(() => {
+      src.line('return function evaluate(d, today, lim, shared) {');
       src.line('let w;');
-      const value = gen.list(rule.conditions, null);
-      src.line(`const v = ${value};`);
-      src.line(`st[${index}] = v ? 2 : 1;`);
-      src.line('return v;');
-      src.line('}');
+      src.line(BUDGET_START);
+      src.line(resetStates(rules.length));
+      src.line(`const result = ${gen.body(golden)};`);
+      src.line(`${ruleState(golden)} = result ? 2 : 1;`);
+      src.line(`return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: [] };`);
+      src.line(BUDGET_END);
+      src.line('};');
     });
-    src.line('return function evaluate(d, today, budget) {');
-    src.line(BUDGET_START);
-    src.line(`const st = [${rules.map(() => '0').join(', ')}];`);
-    src.line(`const result = r${checked.golden}(d, st, today);`);
-    src.line(`return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: [] };`);
-    src.line(BUDGET_END);
-    src.line('};');
+    // Functions for the rules called rather than inlined; writing one may call for more.
+    const functions: string[][] = [];
+    let index: number | undefined;
+    while ((index = gen.nextFunction()) !== undefined) {
+      const i = index;
+      functions.push(
+        src.apart(() => {
+          src.line(`function r${i}(d, today) {`);
+          src.line('let w;');
+          src.line(`const v = ${gen.body(i)};`);
+          src.line(`${ruleState(i)} = v ? 2 : 1;`);
+          src.line('return v;');
+          src.line('}');
+        }),
+      );
+    }
+    src.line(BUDGET_STATE);
+    src.line(declareStates(rules.length));
+    for (const lines of [...functions, main]) for (const line of lines) src.line(line);
     return instantiate<GeneratedEvaluator>(src, { MISSING, measureOf, overBudget, sizeCost });
   } catch {
     // EvalError under a CSP, or anything unexpected: the closures remain correct.

@@ -3,7 +3,7 @@
  * LANGUAGE.md §5.4); `and` binds tighter than `or`. Trace events are recorded only when
  * `ctx.trace` is set, so the hot path builds no strings.
  *
- * Steps of the budget (budget.ts) are counted at the points the generated evaluators count them.
+ * Steps of the budget (evaluate/budget.ts) are counted at the points the generated evaluators count them.
  *
  * These closures serve trace mode, and the no-trace mode only where the generated evaluator
  * (codegen.ts, same semantics) is unavailable.
@@ -20,11 +20,12 @@ import type {
   RuleReference,
 } from '../ast/types.js';
 import { measureName } from '../trace/text.js';
-import { overBudget, sizeCost } from './budget.js';
-import { EvalFailure, MISSING, type CondFn, type EvalContext } from './context.js';
+import { overBudget, sizeCost } from '../evaluate/budget.js';
+import { MISSING, type CondFn, type EvalContext } from '../evaluate/context.js';
+import { EvalFailure } from '../evaluate/failure.js';
 import { leftMode, operandMode, operandValue, type Lowering } from './lowering.js';
 import { compilePath, type CompiledPath } from './paths.js';
-import { measureOf } from './tests.js';
+import { measureOf } from '../operators/measure.js';
 
 /** What the condition compiler needs from the policy being compiled. */
 export interface CompileEnv {

@@ -1,7 +1,8 @@
 /** Compiled path lookups (LANGUAGE.md §4): exact → camelCase → snake_case, own keys of objects only. */
 
 import type { Path } from '../ast/types.js';
-import { EvalFailure, MISSING, type EvalContext, type Missing } from './context.js';
+import { MISSING, type EvalContext, type Missing } from '../evaluate/context.js';
+import { EvalFailure } from '../evaluate/failure.js';
 import { keyCandidates } from './names.js';
 
 /** How a lookup treats absent data. */

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, vi } from 'vitest';
+import type { PolicyEvaluators } from '../../src/evaluate/evaluate.js';
 import { compile, isRuleParseError, type CompiledPolicy, type EvaluationResult } from '../../src/index.js';
 
 /** A corpus case, as far as these tests read it. */
@@ -37,11 +38,14 @@ export const compilable: Case[] = cases.filter((c) => {
   }
 });
 
-/** Whether the policy runs on the generated no-trace evaluator (a private field, read for these tests only). */
-export const isGenerated = (p: CompiledPolicy): boolean => (p as unknown as { generated: unknown }).generated !== null;
+/** A compiled policy's evaluators (a private field, read for these tests only). */
+const evaluatorsOf = (p: CompiledPolicy): PolicyEvaluators => (p as unknown as { evaluators: PolicyEvaluators }).evaluators;
+
+/** Whether the policy runs on the generated no-trace evaluator. */
+export const isGenerated = (p: CompiledPolicy): boolean => evaluatorsOf(p).generated !== null;
 
 /** Whether trace mode runs on the generated traced evaluator (generates it if not yet done). */
-export const isTraceGenerated = (p: CompiledPolicy): boolean => (p as unknown as { traced: () => unknown }).traced() !== null;
+export const isTraceGenerated = (p: CompiledPolicy): boolean => evaluatorsOf(p).traced() !== null;
 
 /** Runs `f` with code generation from strings disabled, as a Content-Security-Policy would. */
 export function withoutCodegen<T>(f: () => T): T {

@@ -1,4 +1,4 @@
-/** Per-evaluation state shared by the compiled closures. */
+/** Per-evaluation state shared by the compiled closures (compile/conditions.ts, compile/paths.ts). */
 
 import type { TraceCondition, TraceRule } from '../api-types.js';
 
@@ -28,17 +28,6 @@ export interface EvalContext {
   left: number;
   /** The budget's limit, for the error message. */
   readonly limit: number;
-}
-
-/**
- * Missing data (LANGUAGE.md §8.6) or an exhausted step budget stops evaluation. Thrown inside the closures and caught once by
- * `evaluate`, which turns it into a result; never escapes the library. Not an Error: no stack.
- */
-export class EvalFailure {
-  constructor(
-    readonly code: 'missing_selector' | 'missing_property' | 'budget_exceeded',
-    readonly message: string,
-  ) {}
 }
 
 export type CondFn = (ctx: EvalContext) => boolean;

@@ -1,10 +1,11 @@
 /**
- * Operator semantics as closures (LANGUAGE.md §7.3). Each returns the POSITIVE result; negation
- * is applied by the caller. A literal right operand is folded in at compile time.
+ * Operator semantics (LANGUAGE.md §7.3): each operator of the catalogue (catalogue.ts) as the test
+ * a comparison runs. Each returns the POSITIVE result; negation is applied by the caller. A literal
+ * right operand is folded in when the test is made (at compile time).
  */
 
 import type { Literal, Operand, PeriodUnit } from '../ast/types.js';
-import type { CanonicalOperator } from '../operators/catalogue.js';
+import type { CanonicalOperator } from './catalogue.js';
 import { compileContainsWord, containsValue } from '../values/contains.js';
 import { dayFromDateText, toDay } from '../values/dates.js';
 import { compileIsIn, compileLooseEquals, isEmptyValue, isIn, looseEquals, strictEquals } from '../values/equality.js';
@@ -177,28 +178,4 @@ function laterEarlier(lit: unknown, cmp: (a: number, b: number) => boolean): Tes
 function dayFromDateTextOrDay(s: string): number {
   const d = dayFromDateText(s);
   return Number.isNaN(d) ? toDay(s) : d;
-}
-
-/** `length of` / `number of` (§5.6); NaN when the value has no length/count. */
-export function measureOf(kind: 'length' | 'number', v: unknown): number {
-  if (v === null) return 0;
-  if (Array.isArray(v)) return v.length;
-  if (kind === 'number') return NaN;
-  if (typeof v === 'string') {
-    let n = 0;
-    for (let i = 0; i < v.length; i++) {
-      const c = v.charCodeAt(i);
-      if (c < 0xd800 || c > 0xdbff) n++;
-      else if (i + 1 < v.length) {
-        const d = v.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) {
-          n++;
-          i++;
-        } else n++;
-      } else n++;
-    }
-    return n;
-  }
-  if (typeof v === 'object') return Object.keys(v).length;
-  return NaN;
 }

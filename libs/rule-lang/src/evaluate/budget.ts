@@ -3,7 +3,8 @@
  * does, so that a runaway policy (nested any/all over large arrays) stops itself with the engine
  * error `budget_exceeded` instead of holding a thread.
  *
- * What counts, identically in the three evaluators (codegen.ts, codegen-trace.ts, conditions.ts):
+ * What counts, identically in the three evaluators (compile/codegen.ts, compile/codegen-trace.ts,
+ * compile/conditions.ts):
  * - every comparison evaluated: 1 step, counted once it has finished (its trace line written);
  * - every any/all element: 1 step, counted once the element's conditions have finished;
  * - the size of what a comparison compares: an array operand costs its length, an object its
@@ -12,7 +13,8 @@
  * Rule references cost nothing of their own (each rule is evaluated at most once).
  */
 
-import { EvalFailure } from './context.js';
+import type { StepBudgetLike } from '../api-types.js';
+import { EvalFailure } from './failure.js';
 
 /**
  * Steps an evaluation without a trace may take unless told otherwise: a few ms to ~25 ms of the
@@ -27,12 +29,6 @@ export const DEFAULT_STEP_BUDGET = 1_000_000;
  */
 export const DEFAULT_TRACED_STEP_BUDGET = 10_000;
 
-/** What an evaluation needs of a shared budget: a plain `{limit, used}` object will do. */
-export interface StepBudgetLike {
-  readonly limit: number;
-  used: number;
-}
-
 /**
  * A budget of steps, shared by the evaluations it is passed to (a flow's policy nodes share one).
  * `used` grows as they run; once it would pass `limit` the evaluation stops with `budget_exceeded`.
@@ -44,7 +40,7 @@ export class StepBudget implements StepBudgetLike {
     /** Steps already taken (by earlier evaluations sharing this budget). */
     public used = 0,
   ) {
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError('the step budget must be a non-negative integer');
+    checkedLimit(limit);
     if (!Number.isSafeInteger(used) || used < 0) throw new RangeError('the steps used must be a non-negative integer');
   }
 
@@ -54,10 +50,19 @@ export class StepBudget implements StepBudgetLike {
   }
 }
 
-/** The budget an evaluation runs with: the one passed, a new one of the given size, or the default of its mode. */
-export function budgetOf(option: number | StepBudgetLike | undefined, traced: boolean): StepBudgetLike {
-  if (typeof option === 'object') return option;
-  return new StepBudget(option ?? (traced ? DEFAULT_TRACED_STEP_BUDGET : DEFAULT_STEP_BUDGET));
+function checkedLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError('the step budget must be a non-negative integer');
+  return limit;
+}
+
+/**
+ * The step limit an evaluation runs with: the shared budget's, the number given (checked as
+ * `new StepBudget(n)` checks it), or the default of its mode. Allocates nothing: a budget of the
+ * evaluation's own is just this number, and only a shared one is written back.
+ */
+export function limitOf(option: number | StepBudgetLike | undefined, traced: boolean): number {
+  if (option === undefined) return traced ? DEFAULT_TRACED_STEP_BUDGET : DEFAULT_STEP_BUDGET;
+  return typeof option === 'object' ? option.limit : checkedLimit(option);
 }
 
 /** The engine error of an evaluation that needed more than `limit` steps. */

@@ -1,0 +1,147 @@
+/**
+ * Evaluation of a compiled policy (LANGUAGE.md §8): the mode is chosen per call: no trace → the
+ * generated evaluator (compile/codegen.ts); trace lines → the generated traced evaluator
+ * (compile/codegen-trace.ts); structured trace, or no code generation → the closures
+ * (compile/conditions.ts), whose record trace/render.ts turns into lines. Here live the shapes
+ * compile/ produces and the per-call work around them: options, today, the step budget, and
+ * turning an EvalFailure into a result.
+ */
+
+import type { EvaluateOptions, EvaluationResult, StepBudgetLike, StructuredTrace } from '../api-types.js';
+import { renderTrace } from '../trace/render.js';
+import { dayOfInstant } from '../values/dates.js';
+import { DEFAULT_STEP_BUDGET, limitOf } from './budget.js';
+import { TraceRecorder, type EvalContext } from './context.js';
+import { EvalFailure } from './failure.js';
+
+/**
+ * The generated no-trace evaluator: data, today's day number (NaN when unused), the step limit
+ * and the shared budget whose `used` it advances (null when the evaluation has a budget of its
+ * own, of `limit` steps) → the success result; throws EvalFailure.
+ */
+export type GeneratedEvaluator = (data: unknown, today: number, limit: number, shared: StepBudgetLike | null) => EvaluationResult;
+
+/**
+ * The generated traced evaluator: as {@link GeneratedEvaluator}, plus the array that receives the
+ * trace lines; the success result's `trace` is that array (ending with `result: …`). Throws
+ * EvalFailure, leaving in the array the lines before `error: …`.
+ */
+export type TracedEvaluator = (
+  data: unknown,
+  today: number,
+  out: string[],
+  limit: number,
+  shared: StepBudgetLike | null,
+) => EvaluationResult;
+
+/** What the trace shows of each rule. */
+export interface RuleMeta {
+  outcome: string;
+  label: string | null;
+  selector: string;
+}
+
+/** What compile/ makes of a policy for its evaluation. */
+export interface PolicyEvaluators {
+  /** Outcome names in text order. */
+  readonly outcomes: readonly string[];
+  /** Index of the golden rule. */
+  readonly golden: number;
+  readonly meta: readonly RuleMeta[];
+  /** Whether some comparison needs today's date (else `today` is NaN and the clock is not read). */
+  readonly needsToday: boolean;
+  /**
+   * The no-trace evaluator; null where code generation is unavailable, and then the closures
+   * serve both modes. INVARIANT: for every data and day it returns/throws exactly what the
+   * closures would.
+   */
+  readonly generated: GeneratedEvaluator | null;
+  /**
+   * The traced evaluator, made on first use; null where code generation is unavailable.
+   * INVARIANT: for every data and day its lines are exactly renderTrace of the closures' trace.
+   */
+  readonly traced: () => TracedEvaluator | null;
+  /** The closures: evaluates rule `index` in `ctx` (once; its state is kept in `ctx.states`). */
+  readonly runRule: (index: number, ctx: EvalContext) => boolean;
+}
+
+function failed(err: unknown, trace: string[]): EvaluationResult {
+  if (!(err instanceof EvalFailure)) throw err;
+  return { result: false, outcomes: {}, trace, error: err.message, errorCode: err.code };
+}
+
+function todayOf(p: PolicyEvaluators, now: Date | number | undefined): number {
+  if (!p.needsToday) return NaN;
+  return dayOfInstant(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime());
+}
+
+/**
+ * Evaluates `p` against `data`. Never throws for any data: missing selectors and properties, and
+ * an exceeded step budget, come back as `error` + `errorCode` with `result: false`. With a shared
+ * budget in `options.stepBudget`, its `used` grows by the steps taken.
+ */
+export function evaluatePolicy(p: PolicyEvaluators, data: unknown, options: EvaluateOptions | undefined): EvaluationResult {
+  const generated = p.generated;
+  // The common call, without a trace: nothing to allocate but the result. (`options` may be null from JavaScript.)
+  if (generated !== null && (options == null || (options.trace !== true && options.traceTree !== true))) {
+    const budget = options?.stepBudget;
+    const shared = typeof budget === 'object' ? budget : null;
+    const limit = budget === undefined ? DEFAULT_STEP_BUDGET : limitOf(budget, false);
+    try {
+      return generated(data, todayOf(p, options?.now), limit, shared);
+    } catch (err) {
+      return failed(err, []);
+    }
+  }
+  return evaluateSlowly(p, data, options);
+}
+
+/** Trace lines, the structured trace, or no generated code. */
+function evaluateSlowly(p: PolicyEvaluators, data: unknown, options: EvaluateOptions | undefined): EvaluationResult {
+  const wantTree = options?.traceTree === true;
+  const wantTrace = wantTree || options?.trace === true;
+  const today = todayOf(p, options?.now);
+  const budget = options?.stepBudget;
+  const shared = typeof budget === 'object' ? budget : null;
+  const limit = limitOf(budget, wantTrace);
+  const traced = wantTrace && !wantTree ? p.traced() : null;
+  if (traced !== null) {
+    const lines: string[] = [];
+    try {
+      return traced(data, today, lines, limit, shared);
+    } catch (err) {
+      const result = failed(err, lines);
+      lines.push(`error: ${result.error}`);
+      return result;
+    }
+  }
+  const recorder = wantTrace ? new TraceRecorder() : null;
+  const ctx: EvalContext = {
+    data,
+    states: new Uint8Array(p.outcomes.length),
+    today,
+    its: undefined,
+    itsPath: '',
+    trace: recorder,
+    left: shared === null ? limit : limit - shared.used,
+    limit,
+  };
+  const names = p.outcomes;
+  try {
+    const result = p.runRule(p.golden, ctx);
+    const outcomes: Record<string, boolean> = {};
+    for (let i = 0; i < names.length; i++) outcomes[names[i]] = ctx.states[i] === 2;
+    if (!recorder) return { result, outcomes, trace: [] };
+    const tree: StructuredTrace = { golden: names[p.golden], rules: recorder.rules, error: null };
+    const trace = renderTrace(tree, result, p.golden, p.meta);
+    return wantTree ? { result, outcomes, trace, traceTree: tree } : { result, outcomes, trace };
+  } catch (err) {
+    const base = failed(err, []);
+    if (!recorder) return base;
+    const tree: StructuredTrace = { golden: names[p.golden], rules: recorder.rules, error: base.error! };
+    const trace = renderTrace(tree, false, p.golden, p.meta);
+    return wantTree ? { ...base, trace, traceTree: tree } : { ...base, trace };
+  } finally {
+    if (shared !== null) shared.used = limit - Math.max(0, ctx.left);
+  }
+}
