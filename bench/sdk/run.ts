@@ -121,6 +121,23 @@ async function main(): Promise<void> {
       );
       json.push(JSON.stringify({ bench: 'sdk', name: `local vs direct, ${label.trim()}`, date, ratio: median(ratios) }));
     }
+    // The runtime keeps the last base it ran at hand; runs alternating between two bases look each up.
+    const twin = await admin.policies.create({ name: 'licence twin', rule: LICENCE_POLICY });
+    const both = await admin.local({ bases: [baseId, twin.baseId], reportIntervalMs: 1000 });
+    opened.push(both);
+    const off = { trace: false };
+    const directOff = { trace: false, stepBudget: 1_000_000 };
+    let flip = false;
+    const alternating: number[] = [];
+    for (let i = 0; i < PAIRS / 2; i++) {
+      const a = rate(() => policy.evaluate(data, directOff), SLICE_MS, expected);
+      const b = rate(() => both.run((flip = !flip) ? baseId : twin.baseId, data, off), SLICE_MS, expected);
+      alternating.push(b / a);
+    }
+    say(`  trace off, alternating between two bases: local / direct ${(median(alternating) * 100).toFixed(1)} %`);
+    json.push(
+      JSON.stringify({ bench: 'sdk', name: 'local vs direct, trace off, two bases alternating', date, ratio: median(alternating) }),
+    );
     const http = await measure('POST /run/policy/{baseId} (trace on)', {
       url: `${stack.baseUrl}/run/policy/${baseId}`,
       body: JSON.stringify(data),

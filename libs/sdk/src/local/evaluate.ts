@@ -30,8 +30,7 @@ export function runPolicyEntry(
   modes: RunModes,
   maxTraceBytes: number,
 ): StoredPolicyRunResponse {
-  const record = entry.record;
-  if (entry.schema !== null || entry.policy === null) {
+  if (!entry.plain) {
     const failed = engineFailure(entry, data, trace);
     if (failed !== null) {
       return {
@@ -40,23 +39,16 @@ export function runPolicyEntry(
         outcomes: {},
         error: failed.error,
         errorCode: failed.errorCode,
-        policyId: record.policyId,
-        baseId: record.baseId,
-        version: record.version,
+        policyId: entry.policyId,
+        baseId: entry.baseId,
+        version: entry.version,
       };
     }
   }
   const r = entry.policy!.evaluate(data, trace ? modes.traced : modes.untraced);
   const lines = trace ? capTrace(r.trace, maxTraceBytes) : r.trace;
   if (r.error === undefined) {
-    return {
-      result: r.result,
-      trace: lines,
-      outcomes: r.outcomes,
-      policyId: record.policyId,
-      baseId: record.baseId,
-      version: record.version,
-    };
+    return { result: r.result, trace: lines, outcomes: r.outcomes, policyId: entry.policyId, baseId: entry.baseId, version: entry.version };
   }
   return {
     result: r.result,
@@ -64,9 +56,9 @@ export function runPolicyEntry(
     outcomes: r.outcomes,
     error: r.error,
     ...(r.errorCode !== undefined ? { errorCode: r.errorCode } : {}),
-    policyId: record.policyId,
-    baseId: record.baseId,
-    version: record.version,
+    policyId: entry.policyId,
+    baseId: entry.baseId,
+    version: entry.version,
   };
 }
 
@@ -124,8 +116,8 @@ function resolveNode(state: RunnableState, node: FlowPolicyNode, trace: boolean,
   }
   const found = entry;
   return {
-    policyId: found.record.policyId,
-    version: found.record.version,
+    policyId: found.policyId,
+    version: found.version,
     run: (data, budget) => nodeRun(found, data, trace, budget, maxTraceBytes),
   };
 }

@@ -45,7 +45,10 @@ export function capTrace(trace: string[], maxBytes: number): string[] {
  * policy's evaluation, so deep data is evaluated here (docs/sdk.md says so).
  */
 export function checkData(data: unknown): asserts data is Record<string, unknown> {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new ArbiterError('validation_failed', 'data must be a JSON object');
-  }
+  if (!isObject(data)) throw new ArbiterError('validation_failed', 'data must be a JSON object');
+}
+
+/** Whether `data` is an object that is not an array (what a run's data must be). */
+export function isObject(data: unknown): data is Record<string, unknown> {
+  return typeof data === 'object' && data !== null && !Array.isArray(data);
 }

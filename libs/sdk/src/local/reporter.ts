@@ -13,7 +13,7 @@ function resultKey(result: object): string {
 
 /**
  * The runs of one record (at one version) since the last report. A run only bumps these numbers:
- * nothing is allocated or sent on the run's path.
+ * nothing is allocated, no clock is read on the run's path.
  */
 export class RunCounter {
   count = 0;
@@ -21,8 +21,11 @@ export class RunCounter {
   falseCount = 0;
   errorCount = 0;
   customCounts: Map<string, number> | null = null;
-  /** When the first run of the window was counted (ms since the epoch). */
-  from = 0;
+  /**
+   * When the window opened (ms since the epoch): no later than its first run. The reporter moves it
+   * to the present at each pass while the counter is idle, so it stays within one report interval.
+   */
+  from = Date.now();
 
   constructor(
     readonly kind: 'policy' | 'flow',
@@ -31,9 +34,16 @@ export class RunCounter {
     readonly version: number | null,
   ) {}
 
+  /** Counts one run answered `true` or `false` without error (the runtime's fast path). */
+  addBoolean(result: boolean): void {
+    this.count++;
+    if (result) this.trueCount++;
+    else this.falseCount++;
+  }
+
   /** Counts one run by its answer: a boolean, a flow's custom outcome, or the output of the decision table that ended a flow. */
   add(result: boolean | string | object, error: boolean): void {
-    if (this.count++ === 0) this.from = Date.now();
+    this.count++;
     if (error) this.errorCount++;
     else if (result === true) this.trueCount++;
     else if (result === false) this.falseCount++;
@@ -46,7 +56,7 @@ export class RunCounter {
     }
   }
 
-  /** The window as a report entry, and a fresh window. */
+  /** The window as a report entry (`from`: when it opened, `to`: now), and a fresh window. */
   take(to: number): RunCount {
     const run: RunCount = {
       kind: this.kind,
@@ -58,17 +68,20 @@ export class RunCounter {
       falseCount: this.falseCount,
       errorCount: this.errorCount,
       ...(this.customCounts !== null ? { customCounts: Object.fromEntries(this.customCounts) } : {}),
-      from: new Date(this.from).toISOString(),
-      to: new Date(Math.max(to, this.from)).toISOString(),
+      from: new Date(Math.min(this.from, to)).toISOString(),
+      to: new Date(to).toISOString(),
     };
     this.count = this.trueCount = this.falseCount = this.errorCount = 0;
     this.customCounts = null;
+    this.from = to;
     return run;
   }
 }
 
 /** What the reporter has done; part of the runtime's `stats()`. */
 export interface ReportStats {
+  /** Runs counted in all (reported or not). */
+  countedRuns: number;
   /** Runs counted and not yet in a report. */
   unreportedRuns: number;
   /** Reports waiting to be sent (or sent again). */
@@ -102,7 +115,9 @@ export class Reporter {
   private readonly timer: ReturnType<typeof setInterval>;
   private sending: Promise<void> | null = null;
   private stopped = false;
-  private readonly stats_: Omit<ReportStats, 'unreportedRuns' | 'pendingReports' | 'pendingRuns'> = {
+  /** Runs already taken into reports (the rest are in the open counters). */
+  private taken = 0;
+  private readonly stats_: Omit<ReportStats, 'countedRuns' | 'unreportedRuns' | 'pendingReports' | 'pendingRuns'> = {
     reportedRuns: 0,
     ignoredRuns: 0,
     droppedRuns: 0,
@@ -160,6 +175,7 @@ export class Reporter {
     let unreported = 0;
     for (const c of this.counters.values()) unreported += c.count;
     return {
+      countedRuns: this.taken + unreported,
       unreportedRuns: unreported,
       pendingReports: this.queue.length,
       pendingRuns: this.queue.reduce((n, r) => n + runsOf(r), 0),
@@ -171,7 +187,11 @@ export class Reporter {
     const now = Date.now();
     let runs: RunCount[] = [];
     for (const counter of this.counters.values()) {
-      if (counter.count === 0) continue;
+      if (counter.count === 0) {
+        counter.from = now;
+        continue;
+      }
+      this.taken += counter.count;
       runs.push(counter.take(now));
       if (runs.length === RUN_REPORT_MAX_RUNS) {
         this.enqueue(runs);

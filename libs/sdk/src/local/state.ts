@@ -6,6 +6,12 @@ import type { Reporter, RunCounter } from './reporter.js';
 /** A policy record compiled once: its policy (or the parse error its text gives) and its schema check. */
 export interface PolicyEntry {
   readonly record: RunnablePolicy;
+  /** The record's ids, copied here for the run's path (one load each). */
+  readonly policyId: string;
+  readonly baseId: string;
+  readonly version: number | null;
+  /** The policy compiled and no schema to check: the run's fast path. */
+  readonly plain: boolean;
   readonly policy: CompiledPolicy | null;
   readonly parseError: string | null;
   readonly schema: DataSchema | null;
@@ -109,7 +115,9 @@ function policyEntry(record: RunnablePolicy, previous: PolicyEntry | undefined, 
     previous.record.version === record.version &&
     previous.record.baseId === record.baseId
   ) {
-    return previous.record === record ? previous : { ...previous, record };
+    return previous.record === record
+      ? previous
+      : { ...previous, record, policyId: record.policyId, baseId: record.baseId, version: record.version };
   }
   let policy: CompiledPolicy | null = null;
   let parseError: string | null = null;
@@ -119,11 +127,16 @@ function policyEntry(record: RunnablePolicy, previous: PolicyEntry | undefined, 
     if (!isRuleParseError(err)) throw err;
     parseError = err.message;
   }
+  const schema = record.schema === null ? null : compileDataSchema(record.schema);
   return {
     record,
+    policyId: record.policyId,
+    baseId: record.baseId,
+    version: record.version,
+    plain: policy !== null && schema === null,
     policy,
     parseError,
-    schema: record.schema === null ? null : compileDataSchema(record.schema),
+    schema,
     schemaJson,
     counter: reporter.counterFor('policy', record.policyId, record.baseId, record.version),
   };
