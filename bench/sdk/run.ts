@@ -127,11 +127,12 @@ async function main(): Promise<void> {
     opened.push(both);
     const off = { trace: false };
     const directOff = { trace: false, stepBudget: 1_000_000 };
-    let flip = false;
+    const pair = [baseId, twin.baseId];
+    let turn = 0;
     const alternating: number[] = [];
     for (let i = 0; i < PAIRS / 2; i++) {
       const a = rate(() => policy.evaluate(data, directOff), SLICE_MS, expected);
-      const b = rate(() => both.run((flip = !flip) ? baseId : twin.baseId, data, off), SLICE_MS, expected);
+      const b = rate(() => both.run(pair[turn++ & 1], data, off), SLICE_MS, expected);
       alternating.push(b / a);
     }
     say(`  trace off, alternating between two bases: local / direct ${(median(alternating) * 100).toFixed(1)} %`);
