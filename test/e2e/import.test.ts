@@ -17,7 +17,7 @@ import { call, startStack, type Stack } from './harness.js';
 let stack: Stack;
 const key = {} as Record<'adminA' | 'editorA' | 'adminB' | 'adminC', string>;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = path.join(root, 'libs/rule-lang/dist/cli/main.js');
+const CLI = path.join(root, 'libs/cli/dist/main.js');
 
 const RULE = 'A **driver** gets a licence if the __age__ of the **driver** is at least 17.';
 const RULE_V2 = 'A **driver** gets a licence if the __age__ of the **driver** is at least 18.';
@@ -266,7 +266,7 @@ describe('rules pull / rules push', () => {
     try {
       const denied = cli(['pull', '--url', stack.baseUrl, '--key', 'arb_wrong', '--dir', dir]);
       expect(denied.status).toBe(1);
-      expect(denied.stderr).toMatch(/HTTP 401/);
+      expect(denied.stderr).toMatch(/\(HTTP 401 unauthenticated\)/);
       const noKey = cli(['pull', '--url', stack.baseUrl, '--dir', dir], { ARBITER_API_KEY: '' });
       expect(noKey.status).toBe(2);
       expect(noKey.stderr).toContain('ARBITER_API_KEY');

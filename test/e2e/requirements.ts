@@ -35,6 +35,8 @@ const EXEC = 'services/execution/test';
 const MCP = 'services/mcp/test';
 const KIT = 'libs/service-kit/test';
 const LANG = 'libs/rule-lang/test';
+const CLI = 'libs/cli/test';
+const SDK = 'libs/sdk/test';
 const FLOW = 'libs/flow/test';
 const AUDIT = 'services/audit/test';
 const GOV = 'services/governance/test';
@@ -926,7 +928,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
         ],
       },
       {
-        file: `${LANG}/cli-bundle-files.test.ts`,
+        file: `${CLI}/bundle-files.test.ts`,
         tests: [
           'writes one directory per base, one .rule file per version and the draft, sorted JSON; reads back the same bundle',
           'refuses files that cannot be reassembled, naming the file',
@@ -1025,6 +1027,80 @@ export const REQUIREMENTS: readonly Requirement[] = [
           'runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown',
           'runs the ten lines of curl on a fresh stack, each output of the shape shown',
         ],
+      },
+    ],
+  },
+  {
+    id: 'design §11 sdk client',
+    title:
+      '@arbiter/sdk: one typed method per endpoint, cursor iterators, one ArbiterError per problem, time-outs, retries only where safe',
+    coveredBy: [
+      {
+        file: `${E2E}/sdk-client.test.ts`,
+        tests: [
+          'creates, publishes, lists, runs and deletes through typed calls',
+          '401: an unknown key',
+          '403: a viewer creating a policy',
+          '404: an unknown policy',
+          '409: editing a published version',
+          '413: a body over the limit',
+          '422: a publish whose saved test fails, with its reasons',
+          '429: refused with retry-after; the client waits for it and tries again, or throws when told not to',
+          '503: a dependency down (the registry), and the client does not wait when told not to retry',
+        ],
+      },
+      {
+        file: `${SDK}/transport.test.ts`,
+        tests: ['a 429 is sent again after its retry-after, whatever the method', 'a 503 is retried for GETs and runs, never for changes'],
+      },
+      { file: `${SDK}/boundary.test.ts`, tests: ['bundles for the browser with esbuild'] },
+      {
+        file: `${E2E}/sdk-pack.test.ts`,
+        tests: ['installs from its tarballs into an empty folder and runs the docs example against a stack'],
+      },
+    ],
+  },
+  {
+    id: 'design §11 sdk local evaluation',
+    title:
+      'local runs answer byte-identically to /run/policy and /run/flow, from runnable records kept in sync by GET /runnable and its change feed',
+    coveredBy: [
+      {
+        file: `${E2E}/sdk-parity.test.ts`,
+        tests: [
+          'every case with data answers the same locally and through POST /run/policy/{baseId}',
+          'every policy fixture answers the same locally and through the service, refusals included',
+          'every flow fixture answers the same locally and through the service',
+        ],
+      },
+      {
+        file: `${E2E}/sdk-sync.test.ts`,
+        tests: [
+          'follows a publish, a draft edit of a never-published base, a delete and a restore',
+          'keeps answering from the last revision, says how stale it is, and catches up when the gateway is back',
+          'a revoked key stops the sync with an ArbiterError the caller observes; runs keep the last state',
+        ],
+      },
+      { file: `${REG}/runnable-sync.test.ts`, tests: ['moves with what a run would run, and only with that'] },
+      {
+        file: `${GW}/runnable-routes.test.ts`,
+        tests: ['answers the selection at the org revision, with an ETag that 304s until something changes'],
+      },
+      { file: `${SDK}/state.test.ts`, tests: ['a flow run keeps the state it started with while a new one is swapped in'] },
+    ],
+  },
+  {
+    id: 'design §11 sdk run reports',
+    title: 'local runs come back as aggregated executed events (via sdk), retried, bounded, never blocking a run',
+    coveredBy: [
+      { file: `${E2E}/sdk-sync.test.ts`, tests: ['reports its runs: executed events via sdk add up to them, by outcome'] },
+      {
+        file: `${REG}/runnable-sync.test.ts`,
+        tests: ['become `executed` events via sdk, once per report however often it is sent; foreign records are left out'],
+      },
+      {
+        file: `${SDK}/reporter.test.ts`,
+        tests: ['while the service is away, keeps at most maxPending reports (oldest dropped) and never blocks counting'],
       },
     ],
   },

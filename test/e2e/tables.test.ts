@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startStack, type Stack } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const CLI = path.join(root, 'libs/rule-lang/dist/cli/main.js');
+const CLI = path.join(root, 'libs/cli/dist/main.js');
 
 let stack: Stack;
 const unique = (label: string) => `${label} ${randomBytes(4).toString('hex')}`;

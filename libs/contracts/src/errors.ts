@@ -79,19 +79,30 @@ export const WireError = z.object({
 });
 export type WireError = z.infer<typeof WireError>;
 
-/** The service's one error type: a catalogue code, its status and a one-line detail. */
+/**
+ * The service's one error type: a catalogue code, its status and a one-line detail. Clients (the
+ * SDK) throw it for every problem answer too, with the request id the answer named.
+ */
 export class ArbiterError extends Error {
   override readonly name = 'ArbiterError';
   readonly status: number;
+  /** The id of the HTTP request that failed (the problem's `instance`), when the error came from an answer. */
+  readonly requestId?: string;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly errors?: ErrorReason[],
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; requestId?: string },
   ) {
-    super(message, options);
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
     this.status = statusOf(code);
+    if (options?.requestId !== undefined) this.requestId = options.requestId;
+  }
+
+  /** The one-line detail (the problem's `detail`): the message. */
+  get detail(): string {
+    return this.message;
   }
 
   /** The envelope form of this error. */

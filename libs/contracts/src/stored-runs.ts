@@ -93,8 +93,8 @@ export const ExecutedDetails = z.object({
   customCounts: z.record(z.string(), z.number().int()).optional(),
   /** Version of the record (null for a draft). */
   version: z.number().int().nullable(),
-  /** How the runs named the resource: by base id, by exact record id, or both. */
-  via: z.array(z.enum(['base', 'record'])),
+  /** How the runs named the resource: by base id, by exact record id (both through the service), or `sdk` (local runs reported by an SDK runtime). */
+  via: z.array(z.enum(['base', 'record', 'sdk'])),
   from: z.iso.datetime(),
   to: z.iso.datetime(),
 });

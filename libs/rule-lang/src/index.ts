@@ -19,6 +19,7 @@ export { RuleParseError, isRuleParseError, type Problem } from './errors/rule-pa
 export { listOperators } from './operators/catalogue.js';
 export { keyCandidates } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
+export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { ELEMENT } from './analyze/read-paths.js';
 export { checkCell, checkColumnPath, isAnyCell, type CellProblem } from './cells/parse-cell.js';
 export {

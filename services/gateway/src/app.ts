@@ -41,6 +41,9 @@ import { restoreRoutes } from './routes/restore-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import type { GovernanceClient } from './governance-client.js';
 import { consoleRoutes, defaultConsoleDir } from './routes/console-routes.js';
+import { runnableRoutes } from './routes/runnable-routes.js';
+import type { RunnableClient } from './runnable-client.js';
+import type { RunnableWatch } from './runnable-watch.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
 export type AppConfig = AppSettings;
@@ -62,6 +65,8 @@ export interface AppDeps {
   readonly runner?: RunnerClient;
   /** The registry service; the stored policy, flow and group routes are served only when given. */
   readonly registry?: RegistryClient;
+  /** Local evaluation's registry side and revision watch; `/runnable`, `/runnable/changes` and `/runnable/reports` are served only when given. */
+  readonly runnable?: { client: RunnableClient; watch: RunnableWatch; authRecheckMs?: number };
   /** The audit service; `/audit` and `/audit/export` are served only when given. */
   readonly audit?: AuditClient;
   /** The governance service; the review routes are served only when given (with a registry). */
@@ -185,6 +190,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await app.register(importRoutes, { authenticator, registry: deps.registry, governanceApproval });
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
   }
+  if (deps.runnable) await app.register(runnableRoutes, { authenticator, ...deps.runnable });
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });
   await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   return app;

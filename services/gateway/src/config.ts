@@ -76,6 +76,10 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   AUDIT_TIMEOUT_MS: positiveInt(5000),
   /** Deadline of a request to the governance service: above its own deadline for the registry (`GOVERNANCE_REGISTRY_TIMEOUT_MS`, 5000). */
   GOVERNANCE_TIMEOUT_MS: positiveInt(8000),
+  /** How often each org with open `GET /runnable/changes` streams has its runnable revision polled (besides the registry's notifications). */
+  RUNNABLE_POLL_MS: positiveInt(2000),
+  /** How often an open `GET /runnable/changes` stream checks that its API key still works. */
+  RUNNABLE_AUTH_RECHECK_MS: positiveInt(5000),
   /** How often the outbox relay sweeps for events left behind by another process (it runs right after each change, and retries every second while a publish fails). */
   GATEWAY_OUTBOX_INTERVAL_MS: positiveInt(30_000),
 });

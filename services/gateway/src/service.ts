@@ -26,6 +26,8 @@ import { migrateGateway } from './migrate.js';
 import { NatsGovernanceClient } from './governance-client.js';
 import { NatsRegistryClient } from './registry-client.js';
 import { NatsRunnerClient } from './runner-client.js';
+import { NatsRunnableClient } from './runnable-client.js';
+import { RunnableWatch } from './runnable-watch.js';
 
 /** A running gateway: the listening app and its connections. */
 export interface Gateway extends RunningService {
@@ -47,8 +49,10 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
   let bus: Bus | undefined;
   let relay: EventRelay | undefined;
   let app: FastifyInstance | undefined;
+  let watch: RunnableWatch | undefined;
   const closeAll = async (): Promise<void> => {
     await app?.close();
+    watch?.close();
     await relay?.stop();
     await bus?.close();
     if (redis) await closeRedis(redis);
@@ -73,6 +77,8 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
     });
     relay.kick();
     const exec = new ExecCoalescer(liveBus, { enabled: config.EXEC_COALESCE });
+    const runnableClient = new NatsRunnableClient(liveBus, config.REGISTRY_TIMEOUT_MS);
+    watch = new RunnableWatch(liveBus, runnableClient, config.RUNNABLE_POLL_MS, (err, message) => logger.warn({ err }, message));
     app = await buildApp({
       config: appSettingsOf(config),
       logger,
@@ -84,6 +90,7 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
       registry: new NatsRegistryClient(liveBus, config.REGISTRY_TIMEOUT_MS),
       audit: new NatsAuditClient(liveBus, config.AUDIT_TIMEOUT_MS),
       governance: new NatsGovernanceClient(liveBus, config.GOVERNANCE_TIMEOUT_MS),
+      runnable: { client: runnableClient, watch, authRecheckMs: config.RUNNABLE_AUTH_RECHECK_MS },
       events: outbox.events,
       readinessChecks: [
         {

@@ -13,5 +13,10 @@ export const RegistryConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig,
   REGISTRY_CHECK_THREADS: positiveInt().default(1),
   /** Time a publish check may take per saved test, and once more for the rule (DESIGN.md §4's evaluation time-out). */
   REGISTRY_CHECK_TIMEOUT_MS: positiveInt().default(1000),
+  /**
+   * The execution service's trace limit (same variable, same default), told to SDK runtimes with
+   * the runnable records so their local runs cut traces where a remote run would.
+   */
+  MAX_TRACE_BYTES: positiveInt().default(262_144),
 });
 export type RegistryConfig = z.infer<typeof RegistryConfig>;

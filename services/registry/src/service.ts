@@ -25,6 +25,9 @@ import { RecordsService } from './records-service.js';
 import { ExportService } from './export-service.js';
 import { ImportService } from './import-service.js';
 import { RunnableIndexWriter } from './runnable-index.js';
+import { runnableEndpoints } from './runnable-endpoints.js';
+import { RunnableNotifier } from './runnable-notifier.js';
+import { RunnableSyncService } from './runnable-sync-service.js';
 
 /** The registry's outbox table. */
 export const OUTBOX_TABLE = 'registry_outbox';
@@ -96,7 +99,19 @@ export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Re
       },
     }),
   };
+  const sync = new RunnableSyncService({
+    db,
+    limits: {
+      stepBudget: config.EXEC_STEP_BUDGET,
+      traceStepBudget: config.EXEC_TRACE_STEP_BUDGET,
+      maxTraceBytes: config.MAX_TRACE_BYTES,
+    },
+    outboxTable: OUTBOX_TABLE,
+    committed: events.committed,
+  });
+  const notifier = new RunnableNotifier(config.DATABASE_URL, bus, logger.child({ component: 'runnable-notifier' }));
   const stopAll = async (): Promise<void> => {
+    await notifier.close();
     await liveBus.close().catch(() => undefined);
     await relay.stop();
     await checks.close();
@@ -107,7 +122,9 @@ export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Re
   try {
     // Workers load the engine before the first publish, so their start-up never counts against a check's deadline.
     await checks.warmUp();
-    await bus.serve(registryService(services, kit.version));
+    await notifier.start();
+    const def = registryService(services, kit.version);
+    await bus.serve({ ...def, endpoints: { ...def.endpoints, ...runnableEndpoints(sync) } });
   } catch (err) {
     await stopAll();
     throw err;

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { SignJWT } from 'jose';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createLogger } from '@arbiter/service-kit';
-import { buildApp, type AppConfig } from '../../src/app.js';
+import { buildApp, type AppConfig, type AppDeps } from '../../src/app.js';
 import type { EngineClient } from '../../src/engine-client.js';
 import type { AuditClient } from '../../src/audit-client.js';
 import type { RegistryClient } from '../../src/registry-client.js';
@@ -53,6 +53,8 @@ export interface GatewayOptions {
   cacheTtlSeconds?: number;
   /** Prometheus registry for the request metrics and `/metrics`. */
   metrics?: Registry;
+  /** Serves the local-evaluation routes (`/runnable…`). */
+  runnable?: AppDeps['runnable'];
 }
 
 /** A gateway app wired to the file's real database and Redis. */
@@ -80,6 +82,7 @@ export async function startGateway(db: TestDatabase, redis: TestRedis, opts: Gat
     ...(opts.audit ? { audit: opts.audit } : {}),
     ...(opts.governance ? { governance: opts.governance } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
+    ...(opts.runnable ? { runnable: opts.runnable } : {}),
   });
   await app.ready();
   return app;

@@ -1,7 +1,6 @@
 /** Shared pieces of the `rules` CLI: exit codes, outputs, JSON input helpers. No I/O here. */
 
-import type { EvaluationResult } from '../api-types.js';
-import type { RuleParseError } from '../errors/rule-parse-error.js';
+import type { EvaluationResult, RuleParseError } from '@arbiter/rule-lang';
 
 /**
  * Exit codes of every `rules` command.

@@ -11,7 +11,7 @@ import {
   type CompiledPolicy,
   type EvaluationResult,
   type RuleParseError,
-} from '../index.js';
+} from '@arbiter/rule-lang';
 import {
   CliUsageError,
   ExitCode,

@@ -1,9 +1,9 @@
 /** `rules pull` / `rules push`: the mapping between a bundle and its files, and the commands over a stand-in gateway. */
 
 import { describe, expect, it } from 'vitest';
-import { BundleFileError, baseDirName, bundleToFiles, filesToBundle, stableJson, type FileTree } from '../src/cli/bundle-files.js';
-import { runCli, type CliIo } from '../src/cli/run.js';
-import type { RemoteIo } from '../src/cli/sync.js';
+import { BundleFileError, baseDirName, bundleToFiles, filesToBundle, stableJson, type FileTree } from '../src/bundle-files.js';
+import { runCli, type CliIo } from '../src/run.js';
+import type { RemoteIo } from '../src/sync.js';
 
 const POLICY_BASE = '01a20911-4320-7270-9cc8-4886037e0df9';
 const FLOW_BASE = '01a20911-5555-7270-9cc8-aaaabbbbcccc';
@@ -238,7 +238,7 @@ describe('rules pull / push against a stand-in gateway', () => {
     );
   });
 
-  it('prints the problem title, detail and reasons of an HTTP error and exits 1', async () => {
+  it('prints the detail, status, code and reasons of a problem and exits 1', async () => {
     const problem = {
       type: 'urn:x',
       title: 'Conflict',
@@ -249,7 +249,7 @@ describe('rules pull / push against a stand-in gateway', () => {
     const { io, out } = cliWith(() => json(409, problem, 'application/problem+json'));
     out.tree = bundleToFiles(BUNDLE);
     expect(await runCli(['push', '--url', 'http://gw.example', '--key', 'arb_secret'], io)).toBe(1);
-    expect(out.stderr).toBe(`rules push: HTTP 409: Conflict: the bundle conflicts\n  - policy "a": taken (${POLICY_BASE})\n`);
+    expect(out.stderr).toBe(`rules push: the bundle conflicts (HTTP 409 conflict)\n  - policy "a": taken (${POLICY_BASE})\n`);
     expect(out.stderr).not.toContain('arb_secret');
   });
 

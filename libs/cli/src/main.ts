@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `rules` executable: wires process argv, stdin, stdout and the file system to
- * {@link runCli}. The only module of @arbiter/rule-lang that does I/O; the library entry
- * (src/index.ts) never imports src/cli/.
+ * The `rules` executable: wires process argv, stdin, stdout, the file system and `fetch` to
+ * {@link runCli}. The only module of @arbiter/cli that does I/O.
  */
 
 import { once } from 'node:events';

@@ -4,7 +4,7 @@
  * streams (see main.ts for the stdin/stdout wiring) and is testable without processes.
  */
 
-import { compile, isRuleParseError, type CompiledPolicy, type EvaluationResult, type RuleParseError } from '../index.js';
+import { compile, isRuleParseError, type CompiledPolicy, type EvaluationResult, type RuleParseError } from '@arbiter/rule-lang';
 import { describeJson, isJsonObject, stripBom } from './output.js';
 
 /** One output line. `error`/`errorCode` are `null` when the evaluation had no error. */

@@ -1,11 +1,11 @@
 /** The `rules` CLI's pure functions, without spawning a process. */
 
 import { describe, expect, it } from 'vitest';
-import { compile } from '../src/index.js';
-import { parseCases, runCheck, runEval, runTests } from '../src/cli/commands.js';
-import { parseRequest, runJsonl, type JsonlResult } from '../src/cli/jsonl.js';
-import { CliUsageError, parseNow } from '../src/cli/output.js';
-import { runCli, type CliIo } from '../src/cli/run.js';
+import { compile } from '@arbiter/rule-lang';
+import { parseCases, runCheck, runEval, runTests } from '../src/commands.js';
+import { parseRequest, runJsonl, type JsonlResult } from '../src/jsonl.js';
+import { CliUsageError, parseNow } from '../src/output.js';
+import { runCli, type CliIo } from '../src/run.js';
 
 const RULE = `A **guest** may book the flat
   if the __nights__ of the **booking** is no more than 14

@@ -1,0 +1,164 @@
+import type { RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot } from '@arbiter/contracts';
+import { compile, compileDataSchema, isRuleParseError, type CompiledPolicy, type DataSchema } from '@arbiter/rule-lang';
+import { runModes, type RunModes } from './evaluate.js';
+import type { Reporter, RunCounter } from './reporter.js';
+
+/** A policy record compiled once: its policy (or the parse error its text gives) and its schema check. */
+export interface PolicyEntry {
+  readonly record: RunnablePolicy;
+  /** The record's ids, copied here for the run's path (one load each). */
+  readonly policyId: string;
+  readonly baseId: string;
+  readonly version: number | null;
+  /** The policy compiled and no schema to check: the run's fast path. */
+  readonly plain: boolean;
+  readonly policy: CompiledPolicy | null;
+  readonly parseError: string | null;
+  readonly schema: DataSchema | null;
+  /** The schema's JSON, to tell whether a new copy of the record can reuse this entry. */
+  readonly schemaJson: string | null;
+  readonly counter: RunCounter;
+}
+
+/** A flow record as held. */
+export interface FlowEntry {
+  readonly record: RunnableFlow;
+  readonly counter: RunCounter;
+}
+
+/**
+ * Everything a runtime runs, at one revision. Immutable: a sync builds a new state and swaps it in
+ * one assignment, so a run (which reads the state once) sees the old record set or the new one,
+ * never a mix.
+ */
+export class RunnableState {
+  /** The evaluation options of both trace modes under {@link limits}. */
+  readonly modes: RunModes;
+
+  private constructor(
+    readonly revision: number,
+    readonly limits: RunnableLimits,
+    /** The bases as the service sent them (for the cache file, and the next delta). */
+    readonly bases: ReadonlyMap<string, RunnableBase>,
+    /** Current policy records by base id. */
+    readonly policies: ReadonlyMap<string, PolicyEntry>,
+    /** Current flow records by base id. */
+    readonly flows: ReadonlyMap<string, FlowEntry>,
+    /** Policy records (current and pinned) by record id. */
+    readonly records: ReadonlyMap<string, PolicyEntry>,
+    /** Policy versions (current and pinned) by `baseId:version`. */
+    readonly versions: ReadonlyMap<string, PolicyEntry>,
+    /** Named bases the service does not run (unknown, deleted, another org's). */
+    readonly missing: readonly string[],
+  ) {
+    this.modes = runModes(limits);
+  }
+
+  /** The state a snapshot describes, on top of `previous` when it is a delta; compiled entries are reused when a record is unchanged. */
+  static from(snapshot: RunnableSnapshot, previous: RunnableState | null, reporter: Reporter): RunnableState {
+    const bases = new Map<string, RunnableBase>(snapshot.full || previous === null ? [] : previous.bases);
+    for (const id of snapshot.removed) bases.delete(id);
+    for (const base of snapshot.bases) bases.set(base.baseId, base);
+    if (!snapshot.full) collectUnreferenced(bases);
+
+    const reuse = previous?.records ?? new Map<string, PolicyEntry>();
+    const policies = new Map<string, PolicyEntry>();
+    const flows = new Map<string, FlowEntry>();
+    const records = new Map<string, PolicyEntry>();
+    const versions = new Map<string, PolicyEntry>();
+    const hold = (record: RunnablePolicy): PolicyEntry => {
+      const held = records.get(record.policyId);
+      if (held !== undefined) return held;
+      const entry = policyEntry(record, reuse.get(record.policyId), reporter);
+      records.set(record.policyId, entry);
+      if (record.version !== null) versions.set(`${record.baseId}:${record.version}`, entry);
+      return entry;
+    };
+    for (const base of bases.values()) {
+      if (base.kind === 'flow') {
+        const old = previous?.flows.get(base.baseId);
+        const same = old !== undefined && old.record.flowId === base.current.flowId && old.record.version === base.current.version;
+        flows.set(base.baseId, {
+          record: base.current,
+          counter: same ? old.counter : reporter.counterFor('flow', base.current.flowId, base.baseId, base.current.version),
+        });
+        continue;
+      }
+      policies.set(base.baseId, hold(base.current));
+      for (const pinned of base.pinned) hold(pinned);
+    }
+    const counters = new Set<RunCounter>([...records.values(), ...flows.values()].map((e) => e.counter));
+    reporter.retain(counters);
+    return new RunnableState(snapshot.revision, snapshot.limits, bases, policies, flows, records, versions, snapshot.missing);
+  }
+
+  /** The state as one full snapshot (what a cache file keeps). */
+  toSnapshot(): RunnableSnapshot {
+    return {
+      revision: this.revision,
+      full: true,
+      bases: [...this.bases.values()],
+      removed: [],
+      missing: [...this.missing],
+      limits: this.limits,
+    };
+  }
+}
+
+/** Compiles a record, or reuses `previous` when it is the same record with the same text and schema. */
+function policyEntry(record: RunnablePolicy, previous: PolicyEntry | undefined, reporter: Reporter): PolicyEntry {
+  const schemaJson = record.schema === null ? null : JSON.stringify(record.schema);
+  if (
+    previous !== undefined &&
+    previous.record.rule === record.rule &&
+    previous.schemaJson === schemaJson &&
+    previous.record.version === record.version &&
+    previous.record.baseId === record.baseId
+  ) {
+    return previous.record === record
+      ? previous
+      : { ...previous, record, policyId: record.policyId, baseId: record.baseId, version: record.version };
+  }
+  let policy: CompiledPolicy | null = null;
+  let parseError: string | null = null;
+  try {
+    policy = compile(record.rule);
+  } catch (err) {
+    if (!isRuleParseError(err)) throw err;
+    parseError = err.message;
+  }
+  const schema = record.schema === null ? null : compileDataSchema(record.schema);
+  return {
+    record,
+    policyId: record.policyId,
+    baseId: record.baseId,
+    version: record.version,
+    plain: policy !== null && schema === null,
+    policy,
+    parseError,
+    schema,
+    schemaJson,
+    counter: reporter.counterFor('policy', record.policyId, record.baseId, record.version),
+  };
+}
+
+/** Drops the bases that came only because a flow named them, once no held flow names them. */
+function collectUnreferenced(bases: Map<string, RunnableBase>): void {
+  const named = new Set<string>();
+  const records = new Map<string, string>();
+  for (const base of bases.values()) {
+    if (base.kind === 'policy') for (const r of [base.current, ...base.pinned]) records.set(r.policyId, base.baseId);
+  }
+  for (const base of bases.values()) {
+    if (base.kind !== 'flow') continue;
+    for (const node of Object.values(base.current.definition.nodes)) {
+      if (node.type !== 'policy') continue;
+      if (node.baseId !== undefined) named.add(node.baseId);
+      if (node.policyId !== undefined) {
+        const owner = records.get(node.policyId);
+        if (owner !== undefined) named.add(owner);
+      }
+    }
+  }
+  for (const [id, base] of bases) if (!base.selected && !named.has(id)) bases.delete(id);
+}

@@ -1,0 +1,35 @@
+/** A page of a list endpoint: `{items, nextCursor}` (DESIGN.md §4). */
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/**
+ * A list endpoint as an async iterator over its items: pages are fetched one at a time, as the
+ * loop asks for more (`for await (const p of arbiter.policies.list()) …`). `pages()` walks the
+ * pages themselves; `toArray()` collects every item.
+ */
+export class Paged<T> implements AsyncIterable<T> {
+  constructor(private readonly fetchPage: (cursor: string | undefined) => Promise<Page<T>>) {}
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    for await (const page of this.pages()) yield* page.items;
+  }
+
+  /** The pages, in order. */
+  async *pages(): AsyncGenerator<Page<T>> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.fetchPage(cursor);
+      yield page;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+
+  /** Every item of every page. */
+  async toArray(): Promise<T[]> {
+    const out: T[] = [];
+    for await (const item of this) out.push(item);
+    return out;
+  }
+}
