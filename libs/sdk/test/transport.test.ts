@@ -173,9 +173,17 @@ describe('time-outs and unreachable servers', () => {
   });
 
   it('an aborted signal stops at once', async () => {
-    script = [(_req, res) => setTimeout(() => json(200, {})(_req, res, ''), 300)];
+    // The server takes the request before the abort, so a late arrival cannot eat the next test's script.
+    const { promise: arrived, resolve: arrive } = Promise.withResolvers<void>();
+    script = [
+      (_req, res) => {
+        arrive();
+        setTimeout(() => json(200, {})(_req, res, ''), 300);
+      },
+    ];
     const controller = new AbortController();
     const pending = client().audit.export({}, { signal: controller.signal }).next();
+    await arrived;
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
   });
