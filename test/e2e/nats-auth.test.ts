@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { eventStreamName } from '@arbiter/contracts';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { freePort } from '@arbiter/test-kit';
+import { eventually, freePort } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startStack, type ServiceName, type Stack } from './harness.js';
 
@@ -56,17 +56,20 @@ async function startNats(): Promise<void> {
     child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
     nats = child;
     natsUrl = `nats://127.0.0.1:${port}`;
-    const deadline = Date.now() + 30_000;
-    while (child.exitCode === null && Date.now() < deadline) {
-      try {
+    // Up once a client gets in; a server that exited is not waited for.
+    const up = await eventually(
+      async () => {
+        if (child.exitCode !== null) return false;
         const probe = await connect({ servers: natsUrl, user: 'registry', pass: passwords.registry, timeout: 1000 });
         await probe.close();
-        return;
-      } catch (err) {
-        lastError = String(err);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+        return true;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    ).catch((err: unknown) => {
+      lastError = String(err);
+      return false;
+    });
+    if (up) return;
     child.kill('SIGKILL');
     lastError = `${lastError}\n${stderr.join('').slice(-2000)}`;
   }
@@ -112,27 +115,23 @@ describe('NATS with per-service users and subject permissions', () => {
     expect(mcp.status, JSON.stringify(mcp.body)).toBe(200);
 
     // The audit service, as its own user, consumes the stream and answers GET /audit.
-    const deadline = Date.now() + 15_000;
-    let kinds: string[] = [];
-    while (Date.now() < deadline && !(kinds.includes('created') && kinds.includes('published'))) {
-      const trail = await call(stack, 'GET', '/audit', { key });
-      expect(trail.status, JSON.stringify(trail.body)).toBe(200);
-      kinds = (trail.body.items as Array<{ kind: string }>).map((e) => e.kind);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(kinds).toEqual(expect.arrayContaining(['created', 'published']));
+    await eventually(
+      async () => {
+        const trail = await call(stack, 'GET', '/audit', { key });
+        expect(trail.status, JSON.stringify(trail.body)).toBe(200);
+        expect((trail.body.items as Array<{ kind: string }>).map((e) => e.kind)).toEqual(expect.arrayContaining(['created', 'published']));
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
 
     // The audit user may read the stream's state (its consumer's subjects); created + published at least.
     const nc = await as('audit');
     try {
       const jsm = await jetstreamManager(nc, { timeout: 2000 });
-      const deadline = Date.now() + 15_000;
-      let messages = 0;
-      while (Date.now() < deadline && messages < 2) {
-        messages = (await jsm.streams.info(streamName)).state.messages;
-        if (messages < 2) await new Promise((r) => setTimeout(r, 200));
-      }
-      expect(messages).toBeGreaterThanOrEqual(2);
+      await eventually(async () => expect((await jsm.streams.info(streamName)).state.messages).toBeGreaterThanOrEqual(2), {
+        timeoutMs: 15_000,
+        intervalMs: 200,
+      });
     } finally {
       await nc.close();
     }
@@ -178,10 +177,10 @@ describe('NATS with per-service users and subject permissions', () => {
       const sub = mcp.subscribe(`${prefix}.registry.policy.get`);
       await mcp.flush();
       await expect(sub.closed).resolves.toBeInstanceOf(Error);
-      const deadline = Date.now() + 5000;
-      while (denied.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      expect(denied.join('\n')).toMatch(/permissions violation for publish/i);
-      expect(denied.join('\n')).toMatch(/permissions violation for subscription/i);
+      await eventually(() => {
+        expect(denied.join('\n')).toMatch(/permissions violation for publish/i);
+        expect(denied.join('\n')).toMatch(/permissions violation for subscription/i);
+      }, 5000);
       // Execution asks the registry only to resolve records, never to change them.
       await expect(execution.request(`${prefix}.registry.policy.delete`, '{}', { timeout: 1500 })).rejects.toThrow();
     } finally {

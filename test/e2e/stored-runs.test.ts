@@ -21,7 +21,7 @@ import { connectBus, createLogger, type Bus } from '@arbiter/service-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import pg from 'pg';
-import { eventually } from '@arbiter/test-kit';
+import { eventually, streamMessages } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { call, PG_ADMIN_URL, startStack, type Stack } from './harness.js';
@@ -314,12 +314,9 @@ describe('executed events', () => {
     // The counts arrive after the aggregation window (EVENTS_FLUSH_MS): polled until all four are in.
     const events = await eventually(
       async () => {
-        const info = await jsm.streams.info(stream);
-        const found: ArbiterEvent[] = [];
-        for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-          const msg = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
-          if (msg?.subject.endsWith('.executed')) found.push(ArbiterEvent.parse(msg.json()));
-        }
+        const found = (await streamMessages(jsm, stream))
+          .filter((msg) => msg.subject.endsWith('.executed'))
+          .map((msg) => ArbiterEvent.parse(msg.json()));
         const mine = found.filter((e) => e.resource.id === p.policyId);
         expect(mine.reduce((n, e) => n + (e.details.count as number), 0)).toBe(4);
         return mine;

@@ -36,14 +36,6 @@ async function stopNats(): Promise<void> {
   });
 }
 
-async function until(test: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 beforeAll(async () => {
   port = await freePort();
   dir = mkdtempSync(path.join(tmpdir(), 'bus-outage-'));
@@ -68,27 +60,21 @@ describe('Bus while NATS is down', () => {
   it('fails fast with dependency_unavailable instead of waiting the deadline, and recovers when NATS is back', async () => {
     expect(await client.request('outage.ping', {}, Reply)).toEqual({ ok: true });
     await stopNats();
-    await until(() => !client.connected(), 5000);
+    await eventually(() => expect(client.connected()).toBe(false), 5000);
 
-    const started = Date.now();
+    // A request that waited for its deadline would outlive the test's own time-out (30 s).
     let err: ArbiterError | undefined;
     try {
-      await client.request('outage.ping', {}, Reply, { timeoutMs: 5000 });
+      await client.request('outage.ping', {}, Reply, { timeoutMs: 60_000 });
     } catch (e) {
       if (isArbiterError(e)) err = e;
     }
-    const took = Date.now() - started;
     expect([err?.code, err?.status]).toEqual(['dependency_unavailable', 503]);
     expect(err?.message).toContain('disconnected');
-    expect(took).toBeLessThan(100);
 
     await startNats();
-    await until(() => client.connected() && server.connected(), 10_000);
-    let reply: unknown;
-    const deadline = Date.now() + 5000;
-    while (reply === undefined && Date.now() < deadline) {
-      reply = await client.request('outage.ping', {}, Reply, { timeoutMs: 500 }).catch(() => undefined);
-    }
+    await eventually(() => expect([client.connected(), server.connected()]).toEqual([true, true]), 10_000);
+    const reply = await eventually(() => client.request('outage.ping', {}, Reply, { timeoutMs: 500 }), 5000);
     expect(reply).toEqual({ ok: true });
   }, 30_000);
 });

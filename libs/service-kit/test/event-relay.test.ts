@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { eventStreamName, type ArbiterEvent } from '@arbiter/contracts';
-import { eventually, testServers, withDatabase } from '@arbiter/test-kit';
+import { eventually, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
@@ -38,15 +38,8 @@ function event(orgId = 'acme'): ArbiterEvent {
 }
 
 async function streamEvents(prefix: string): Promise<ArbiterEvent[]> {
-  const name = eventStreamName(prefix);
-  const info = await jsm.streams.info(name).catch(() => undefined);
-  if (!info) return [];
-  const out: ArbiterEvent[] = [];
-  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-    const msg = await jsm.streams.getMessage(name, { seq }).catch(() => null);
-    if (msg) out.push(msg.json<ArbiterEvent>());
-  }
-  return out;
+  const messages = await streamMessages(jsm, eventStreamName(prefix)).catch(() => []);
+  return messages.map((m) => m.json<ArbiterEvent>());
 }
 
 function relay(store: PgOutbox | RedisOutbox, prefix: string, metrics = new Registry()): EventRelay {

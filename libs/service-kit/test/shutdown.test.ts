@@ -3,9 +3,8 @@ import { onShutdown } from '../src/shutdown.js';
 import { memoryLogger } from './helpers.js';
 
 function exitRecorder() {
-  let done: (code: number) => void = () => {};
-  const exited = new Promise<number>((r) => (done = r));
-  return { exit: (code: number) => done(code), exited };
+  const { promise: exited, resolve: exit } = Promise.withResolvers<number>();
+  return { exit, exited };
 }
 
 describe('onShutdown', () => {
@@ -13,8 +12,7 @@ describe('onShutdown', () => {
     const { logger, lines } = memoryLogger();
     const { exit, exited } = exitRecorder();
     let runs = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => (release = r));
+    const { promise: gate, resolve: release } = Promise.withResolvers<void>();
     const dispose = onShutdown(
       logger,
       async () => {

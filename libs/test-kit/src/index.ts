@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 
 export { eventually, freePort, randomPrefix, deleteRedisKeys } from './helpers.js';
+export { streamMessages, rejectionOf, principals, type StreamReader, type TestPrincipal } from './support.js';
 export {
   type ServerName,
   type ServerUrls,

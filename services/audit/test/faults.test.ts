@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ArbiterEvent } from '@arbiter/contracts';
+import { eventually } from '@arbiter/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { event, freePort, startTestEnv, type TestEnv } from './support.js';
 
@@ -59,7 +61,15 @@ describe('no loss', () => {
     expect(await t.stored()).toBe(atKill);
     child = spawnAudit(vars);
     await t.waitStored(total, 60_000);
-    await new Promise((r) => setTimeout(r, 2500)); // past the ack wait: a redelivery would show now
+    // Every event acked (the killed process's unacked ones redelivered and stored again, idempotently):
+    // JetStream has nothing left to redeliver, so a duplicate would be in the table now.
+    await eventually(
+      async () => {
+        const consumer = await t.jsm.consumers.info(t.streamName, 'audit');
+        expect({ pending: consumer.num_pending, unacked: consumer.num_ack_pending }).toEqual({ pending: 0, unacked: 0 });
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
     expect(await t.stored()).toBe(total);
     expect(await duplicates(t)).toBe(0);
     child.kill('SIGTERM');
@@ -109,17 +119,17 @@ describe('no loss', () => {
   }, 90_000);
 });
 
+/** Waits until something accepts connections on `port` of 127.0.0.1. */
 async function waitForPort(port: number): Promise<void> {
-  const { connect } = await import('node:net');
-  const until = Date.now() + 10_000;
-  while (Date.now() < until) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => (s.destroy(), resolve(true)));
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`nothing listens on ${port}`);
+  await eventually(
+    async () => {
+      const ok = await new Promise<boolean>((resolve) => {
+        const s = connect(port, '127.0.0.1');
+        s.once('connect', () => (s.destroy(), resolve(true)));
+        s.once('error', () => resolve(false));
+      });
+      if (!ok) throw new Error(`nothing listens on ${port}`);
+    },
+    { timeoutMs: 10_000, intervalMs: 100 },
+  );
 }

@@ -6,6 +6,7 @@ import {
   type ArbiterEvent,
   type AuditQueryRequest,
 } from '@arbiter/contracts';
+import { rejectionOf } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { as, event, startTestEnv, type TestEnv } from './support.js';
@@ -19,14 +20,8 @@ function query(req: AuditQueryRequest): Promise<AuditEventPage> {
   return t.client.request(AuditSubject.query, req, AuditEventPage, { timeoutMs: 10_000 });
 }
 
-async function failure(req: unknown): Promise<ArbiterError> {
-  try {
-    await t.client.request(AuditSubject.query, req, z.unknown(), { timeoutMs: 10_000 });
-  } catch (err) {
-    if (isArbiterError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected the query to fail');
+function failure(req: unknown): Promise<ArbiterError> {
+  return rejectionOf(t.client.request(AuditSubject.query, req, z.unknown(), { timeoutMs: 10_000 }), isArbiterError, 'the query');
 }
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import type { ArbiterError } from '@arbiter/contracts';
 import { isArbiterError } from '@arbiter/contracts';
 import { createLogger } from '@arbiter/service-kit';
-import { deleteRedisKeys, randomPrefix as newPrefix, testServers } from '@arbiter/test-kit';
+import { deleteRedisKeys, randomPrefix as newPrefix, rejectionOf, testServers } from '@arbiter/test-kit';
 
 export const { nats: NATS_URL, redis: REDIS_URL } = testServers();
 
@@ -16,14 +16,8 @@ export function dropKeys(prefix: string): Promise<void> {
 }
 
 /** The ArbiterError a promise rejects with. */
-export async function rejection(p: Promise<unknown>): Promise<ArbiterError> {
-  try {
-    await p;
-  } catch (err) {
-    if (isArbiterError(err)) return err;
-    throw err;
-  }
-  throw new Error('expected a rejection');
+export function rejection(p: Promise<unknown>): Promise<ArbiterError> {
+  return rejectionOf(p, isArbiterError);
 }
 
 /** A rule whose evaluation never ends in practice: `levels` nested quantifiers over `x.n` (100^levels steps). */

@@ -8,6 +8,7 @@ import { startExecution, type Execution } from '../src/service.js';
 import {
   ADULT_RULE,
   dropKeys,
+  eventually,
   nested,
   NATS_URL,
   randomPrefix,
@@ -242,9 +243,7 @@ describe('exec.validate, exec.explain, exec.operators', () => {
 describe('step budget', () => {
   it('stops a runaway evaluation with budget_exceeded as a result, no time-out, the worker kept', async () => {
     const before = (await exec.metrics.timeouts.get()).values[0]?.value ?? 0;
-    const started = performance.now();
     const reply = await run({ rule: runawayRule(), data: runawayData, trace: false });
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(reply).toEqual({
       result: false,
       outcomes: {},
@@ -308,7 +307,7 @@ describe('time-out', () => {
       expect([err.code, err.status, err.message]).toEqual(['timeout', 504, 'evaluation took longer than 1000 ms']);
       expect((await instance.metrics.timeouts.get()).values[0]?.value).toBe(1);
       // The terminated worker's replacement takes no task until it has loaded the engine.
-      while (instance.pool.readyThreads < 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually(() => expect(instance.pool.readyThreads).toBeGreaterThanOrEqual(1));
       const after = { principal: tester, rule: ADULT_RULE, data: { user: { age: 40 } } };
       await expect(caller.request(ExecSubject.run, after, RunResponse)).resolves.toMatchObject({ result: true });
     } finally {

@@ -5,8 +5,9 @@ import type { ArbiterEvent } from '@arbiter/contracts';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_OUTBOX_TABLE } from '../src/events/outbox.js';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
-import { newOrg, startGateway, withKey } from './support/gateway.js';
+import type { TestDatabase, TestRedis } from './support/servers.js';
+import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
+import { withKey } from './support/gateway.js';
 
 // `npm run admin -- create-key <org> <user>` (issue 21 item 3): the built dist/admin.js, as an operator runs it.
 const execute = promisify(execFile);
@@ -18,19 +19,12 @@ let app: FastifyInstance;
 let adminKey: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  redis = await createTestRedis();
-  app = await startGateway(db, redis);
-  adminKey = await newOrg(db, 'acme');
+  ({ db, redis, app, adminKey } = await openGatewayEnv());
   await app.inject({ method: 'PUT', url: '/users/alice', headers: withKey(adminKey), payload: { role: 'editor' } });
   await app.inject({ method: 'PUT', url: '/users/capped', headers: withKey(adminKey), payload: { role: 'viewer' } });
 });
 
-afterAll(async () => {
-  await app?.close();
-  await redis?.cleanup();
-  await db?.drop();
-});
+afterAll(() => closeGatewayEnv({ app, redis, db }));
 
 /** Runs the admin script; resolves with its exit code and output either way. */
 async function admin(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {

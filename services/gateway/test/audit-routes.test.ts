@@ -10,7 +10,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { eventSubject, type ArbiterEvent, type EventKind } from '@arbiter/contracts';
 import { connectBus, createLogger, ensureEventStream, openDatabase, type Bus } from '@arbiter/service-kit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { testServers } from '@arbiter/test-kit';
+import { eventually, testServers } from '@arbiter/test-kit';
 import { NatsAuditClient } from '../src/audit-client.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
@@ -74,13 +74,14 @@ beforeAll(async () => {
   events.push(ev('deleted', 'other', 99));
   for (const e of events) await js.publish(eventSubject(prefix, e.orgId, e.kind), JSON.stringify(e), { msgID: e.eventId });
   startAudit();
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const res = await app.inject({ url: '/audit?limit=200', headers: withKey(adminKey) });
-    if (res.statusCode === 200 && res.json().items.length === 12) break;
-    if (Date.now() > until) throw new Error(`the audit service did not catch up: ${res.statusCode} ${res.body.slice(0, 200)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  // The audit service catches up with the stream.
+  await eventually(
+    async () => {
+      const res = await app.inject({ url: '/audit?limit=200', headers: withKey(adminKey) });
+      expect([res.statusCode, res.statusCode === 200 ? res.json().items.length : res.body.slice(0, 200)]).toEqual([200, 12]);
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
 }, 60_000);
 
 afterAll(async () => {

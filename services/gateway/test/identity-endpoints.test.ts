@@ -1,25 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
-import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
+import { Scope } from '@arbiter/contracts';
+import type { TestDatabase, TestRedis } from './support/servers.js';
+import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
+import { memberKey, newOrg, problem, signToken, withKey, withToken } from './support/gateway.js';
 
 let db: TestDatabase;
 let redis: TestRedis;
 let app: FastifyInstance;
 let adminKey: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  redis = await createTestRedis();
-  app = await startGateway(db, redis);
-  adminKey = await newOrg(db, 'acme');
-});
+beforeAll(async () => ({ db, redis, app, adminKey } = await openGatewayEnv()));
 
-afterAll(async () => {
-  await app?.close();
-  await redis?.cleanup();
-  await db?.drop();
-});
+afterAll(() => closeGatewayEnv({ app, redis, db }));
 
 describe('GET /me', () => {
   it('names the key and its scopes when an API key was used', async () => {
@@ -29,7 +22,8 @@ describe('GET /me', () => {
       userId: 'admin',
       role: 'admin',
       apiKeyId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/),
-      scopes: ['view', 'edit', 'publish', 'admin', 'audit'],
+      // The bootstrap admin key carries every scope.
+      scopes: [...Scope.options],
     });
   });
 });

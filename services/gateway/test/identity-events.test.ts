@@ -2,8 +2,9 @@ import type { ArbiterEvent } from '@arbiter/contracts';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_OUTBOX_TABLE } from '../src/events/outbox.js';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
-import { memberKey, newOrg, startGateway, withKey } from './support/gateway.js';
+import type { TestDatabase, TestRedis } from './support/servers.js';
+import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
+import { memberKey, withKey } from './support/gateway.js';
 
 // The gateway's identity changes write their audit events into its outbox in the change's own
 // transaction (service-kit's relay publishes them; its tests cover that part).
@@ -12,18 +13,9 @@ let redis: TestRedis;
 let app: FastifyInstance;
 let adminKey: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  redis = await createTestRedis();
-  app = await startGateway(db, redis);
-  adminKey = await newOrg(db, 'acme');
-});
+beforeAll(async () => ({ db, redis, app, adminKey } = await openGatewayEnv()));
 
-afterAll(async () => {
-  await app?.close();
-  await redis?.cleanup();
-  await db?.drop();
-});
+afterAll(() => closeGatewayEnv({ app, redis, db }));
 
 async function outboxSince(id: number): Promise<Array<{ id: number; event: ArbiterEvent }>> {
   const rows = (await db.db(GATEWAY_OUTBOX_TABLE).where('id', '>', id).orderBy('id')) as Array<{ id: string; payload: ArbiterEvent }>;

@@ -2,8 +2,9 @@ import type { ArbiterEvent } from '@arbiter/contracts';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_OUTBOX_TABLE } from '../src/events/outbox.js';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
-import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
+import type { TestDatabase, TestRedis } from './support/servers.js';
+import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
+import { memberKey, newOrg, problem, signToken, withKey, withToken } from './support/gateway.js';
 
 // Issue 21 item 3: without an identity provider an admin issues a member's first key
 // (POST /users/{userId}/apikeys, DESIGN.md §11) and lists that member's keys.
@@ -14,10 +15,7 @@ let adminKey: string;
 let betaKey: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  redis = await createTestRedis();
-  app = await startGateway(db, redis);
-  adminKey = await newOrg(db, 'acme');
+  ({ db, redis, app, adminKey } = await openGatewayEnv());
   betaKey = await newOrg(db, 'beta');
   for (const [user, role] of [
     ['alice', 'editor'],
@@ -29,11 +27,7 @@ beforeAll(async () => {
   await app.inject({ method: 'PUT', url: '/users/bob', headers: withKey(betaKey), payload: { role: 'editor' } });
 });
 
-afterAll(async () => {
-  await app?.close();
-  await redis?.cleanup();
-  await db?.drop();
-});
+afterAll(() => closeGatewayEnv({ app, redis, db }));
 
 const issue = (userId: string, payload: unknown, headers: Record<string, string> = withKey(adminKey)) =>
   app.inject({ method: 'POST', url: `/users/${encodeURIComponent(userId)}/apikeys`, headers, payload: payload as object });

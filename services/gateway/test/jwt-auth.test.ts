@@ -6,27 +6,19 @@ import { exportJWK, generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { createLogger } from '@arbiter/service-kit';
 import { buildApp } from '../src/app.js';
 import type { JwtSettings } from '../src/config.js';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
+import type { TestDatabase, TestRedis } from './support/servers.js';
+import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
 import { StubEngine } from './support/engines.js';
-import { newOrg, problem, signToken, startGateway, withKey, withToken, JWT_AUDIENCE, JWT_ISSUER } from './support/gateway.js';
+import { problem, signToken, withKey, withToken, JWT_AUDIENCE, JWT_ISSUER } from './support/gateway.js';
 
 let db: TestDatabase;
 let redis: TestRedis;
 let app: FastifyInstance;
 let adminKey: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  redis = await createTestRedis();
-  app = await startGateway(db, redis);
-  adminKey = await newOrg(db, 'acme');
-});
+beforeAll(async () => ({ db, redis, app, adminKey } = await openGatewayEnv()));
 
-afterAll(async () => {
-  await app?.close();
-  await redis?.cleanup();
-  await db?.drop();
-});
+afterAll(() => closeGatewayEnv({ app, redis, db }));
 
 const me = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/me', headers });
 

@@ -1,9 +1,10 @@
 import type { ArbiterEvent } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
+import type { TestDatabase, TestRedis } from './support/servers.js';
+import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
 import { GATEWAY_OUTBOX_TABLE } from '../src/events/outbox.js';
-import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
+import { memberKey, newOrg, problem, signToken, withKey, withToken } from './support/gateway.js';
 
 let db: TestDatabase;
 let redis: TestRedis;
@@ -12,18 +13,11 @@ let adminKey: string;
 let otherOrgKey: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  redis = await createTestRedis();
-  app = await startGateway(db, redis);
-  adminKey = await newOrg(db, 'acme');
+  ({ db, redis, app, adminKey } = await openGatewayEnv());
   otherOrgKey = await newOrg(db, 'beta');
 });
 
-afterAll(async () => {
-  await app?.close();
-  await redis?.cleanup();
-  await db?.drop();
-});
+afterAll(() => closeGatewayEnv({ app, redis, db }));
 
 const get = (url: string, key: string) => app.inject({ method: 'GET', url, headers: withKey(key) });
 const del = (url: string, key: string) => app.inject({ method: 'DELETE', url, headers: withKey(key) });

@@ -11,21 +11,15 @@ import { eventStreamName } from '@arbiter/contracts';
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
 import { connectBus, createLogger, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
+import { testServers, withDatabase } from '@arbiter/test-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { NatsRegistryClient } from '../src/registry-client.js';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, startGateway, withKey } from './support/gateway.js';
 
-const PG_URL = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const { postgres: PG_URL, nats: NATS_URL } = testServers();
 const RULE = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18.';
 const UNKNOWN = '0190a0b0-0000-7000-8000-00000000dead';
-
-function withDatabase(name: string): string {
-  const u = new URL(PG_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
 
 const id = randomBytes(6).toString('hex');
 const prefix = `test_gwrst_${id}`;
@@ -46,7 +40,7 @@ beforeAll(async () => {
     NATS_URL,
     REDIS_URL,
     NATS_SUBJECT_PREFIX: prefix,
-    DATABASE_URL: withDatabase(`arbiter_test_reg_${id}`),
+    DATABASE_URL: withDatabase(PG_URL, `arbiter_test_reg_${id}`),
     LOG_LEVEL: 'silent',
     DB_POOL_MAX: '3',
     REGISTRY_CHECK_TIMEOUT_MS: '10000',
@@ -71,7 +65,7 @@ afterAll(async () => {
   }
   await redis?.cleanup();
   await db?.drop();
-  const admin = openDatabase(withDatabase('postgres'), { poolMax: 1 });
+  const admin = openDatabase(withDatabase(PG_URL, 'postgres'), { poolMax: 1 });
   try {
     await admin.raw('drop database if exists ?? with (force)', [`arbiter_test_reg_${id}`]);
   } finally {

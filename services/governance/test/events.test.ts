@@ -1,6 +1,7 @@
 import { GovernanceSubject as G, ReviewSummary, type ArbiterEvent } from '@arbiter/contracts';
 import { ensureEventStream } from '@arbiter/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { streamMessages } from '@arbiter/test-kit';
 import { as, eventually, registryOf, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -23,11 +24,8 @@ async function eventsAbout(
   n: number,
 ): Promise<Array<{ event: ArbiterEvent; subject: string; msgId: string | undefined }>> {
   return eventually(async () => {
-    const info = await env.jsm.streams.info(env.streamName);
     const out: Array<{ event: ArbiterEvent; subject: string; msgId: string | undefined }> = [];
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-      const msg = await env.jsm.streams.getMessage(env.streamName, { seq }).catch(() => null);
-      if (!msg) continue;
+    for (const msg of await streamMessages(env.jsm, env.streamName)) {
       const event = msg.json<ArbiterEvent>();
       if (event.resource.id === recordId && event.kind !== 'created')
         out.push({ event, subject: msg.subject, msgId: msg.header?.get('Nats-Msg-Id') });

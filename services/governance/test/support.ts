@@ -10,11 +10,12 @@ import {
   type ArbiterEvent,
   type Principal,
   type Role,
+  type Scope,
 } from '@arbiter/contracts';
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
 import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
-import { deleteRedisKeys, testServers, withDatabase } from '@arbiter/test-kit';
+import { deleteRedisKeys, principals, rejectionOf, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import knex, { type Knex } from 'knex';
 import { z } from 'zod';
@@ -86,24 +87,9 @@ export async function startTestEnv(): Promise<TestEnv> {
 
   const call = <T>(subject: string, payload: unknown, reply: z.ZodType<T>) =>
     client.request(subject, payload, reply, { timeoutMs: 20_000 });
-  const fail = async (subject: string, payload: unknown): Promise<ArbiterError> => {
-    try {
-      await client.request(subject, payload, anyReply, { timeoutMs: 20_000 });
-    } catch (err) {
-      if (isArbiterError(err)) return err;
-      throw err;
-    }
-    throw new Error(`expected \`${subject}\` to fail`);
-  };
-  const events = async (): Promise<ArbiterEvent[]> => {
-    const info = await jsm.streams.info(streamName);
-    const out: ArbiterEvent[] = [];
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-      const msg = await jsm.streams.getMessage(streamName, { seq });
-      if (msg) out.push(msg.json<ArbiterEvent>());
-    }
-    return out;
-  };
+  const fail = (subject: string, payload: unknown): Promise<ArbiterError> =>
+    rejectionOf(client.request(subject, payload, anyReply, { timeoutMs: 20_000 }), isArbiterError, `\`${subject}\``);
+  const events = async (): Promise<ArbiterEvent[]> => (await streamMessages(jsm, streamName)).map((m) => m.json<ArbiterEvent>());
   return {
     prefix,
     registry,
@@ -144,10 +130,8 @@ export async function startTestEnv(): Promise<TestEnv> {
   };
 }
 
-/** A caller of org `orgId` with `role`; the user id defaults to the role's name. */
-export function as(role: Role, opts: { orgId?: string; userId?: string; scopes?: Principal['scopes'] } = {}): Principal {
-  return { orgId: opts.orgId ?? 'acme', userId: opts.userId ?? role, role, ...(opts.scopes ? { scopes: opts.scopes } : {}) };
-}
+/** A caller of org `orgId` (`acme` by default) with `role`; the user id defaults to the role's name. */
+export const as = principals<Role, Scope>();
 
 /** Polls a check until it stops throwing, with a deadline (not a timing assertion). */
 export { eventually } from '@arbiter/test-kit';

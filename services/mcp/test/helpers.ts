@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { McpHttpResponse, McpSubject, OperatorsResponse, type McpHttpRequest, type Principal } from '@arbiter/contracts';
 import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
-import { deleteRedisKeys, randomPrefix as newPrefix, testServers } from '@arbiter/test-kit';
+import { deleteRedisKeys, eventually, randomPrefix as newPrefix, testServers } from '@arbiter/test-kit';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpConfig } from '../src/config.js';
@@ -75,19 +75,15 @@ export async function startExecution(prefix: string): Promise<ExecutionProcess> 
     logger: createLogger({ service: 'probe', level: 'silent' }),
   });
   try {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`execution service exited with ${child.exitCode}: ${stderr}`);
-      try {
+    await eventually(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`execution service exited with ${child.exitCode}: ${stderr}`);
         await bus.request('exec.operators', { principal: { orgId: 'acme', userId: 'probe', role: 'viewer' } }, OperatorsResponse, {
           timeoutMs: 2000,
         });
-        break;
-      } catch (err) {
-        if (Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
   } catch (err) {
     await stop();
     throw err;

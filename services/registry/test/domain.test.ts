@@ -76,9 +76,8 @@ describe('compileSchema', () => {
     for (const $schema of [undefined, 'http://json-schema.org/draft-07/schema#']) {
       const compiled = compileSchema({ ...($schema ? { $schema } : {}), type: 'string', pattern: '^(a+)+$' });
       if (!compiled.ok) throw new Error(compiled.message);
-      const started = performance.now();
+      // With backtracking this input would not be answered within the test's time-out (2^5000 paths).
       expect(compiled.validate(`${'a'.repeat(5000)}!`)).toBe(false);
-      expect(performance.now() - started).toBeLessThan(200);
       expect(compiled.validate('aaa')).toBe(true);
     }
     const props = compileSchema({ type: 'object', patternProperties: { '^x_(a+)+$': { type: 'number' } } });

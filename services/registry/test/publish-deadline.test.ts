@@ -93,9 +93,7 @@ describe('publish checks run saved tests within the step budget (EXEC_STEP_BUDGE
       { principal: publisher, name: 'p', rule: CUBIC_RULE, tests: [SLOW_TEST] },
       PolicyRecord,
     );
-    const started = performance.now();
     const err = await budgeted.fail(S.policyUpdate, { principal: publisher, policyId: slow.policyId, status: 'published' });
-    expect(performance.now() - started).toBeLessThan(2000);
     expect([err.code, err.status]).toEqual(['cannot_publish', 422]);
     expect(err.errors).toEqual([
       { code: 'test_failed', message: 'test `slow`: Budget exceeded: the evaluation needs more than 100000 steps', path: 'tests.0' },

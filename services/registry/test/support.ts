@@ -1,5 +1,5 @@
-import { type ArbiterError, eventStreamName, isArbiterError, type ArbiterEvent, type Principal, type Role } from '@arbiter/contracts';
-import { deleteRedisKeys, randomPrefix, testServers, withDatabase } from '@arbiter/test-kit';
+import { type ArbiterError, eventStreamName, isArbiterError, type ArbiterEvent, type Role, type Scope } from '@arbiter/contracts';
+import { deleteRedisKeys, randomPrefix, principals, rejectionOf, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
 import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
@@ -31,8 +31,7 @@ export interface TestEnv {
   close(): Promise<void>;
 }
 
-/** Starts a registry for one test file; `close()` removes everything it made. */
-/** Starts a registry on its own database and subject prefix; `env` overrides its configuration. */
+/** Starts a registry on its own database and subject prefix for one test file (`env` overrides its configuration); `close()` removes everything it made. */
 export async function startTestEnv(env: Record<string, string> = {}): Promise<TestEnv> {
   const prefix = randomPrefix('test_reg');
   const database = prefix.replace('test_reg_', 'arbiter_test_');
@@ -56,24 +55,9 @@ export async function startTestEnv(env: Record<string, string> = {}): Promise<Te
 
   const call = <T>(subject: string, payload: unknown, reply: z.ZodType<T>) =>
     client.request(subject, payload, reply, { timeoutMs: 20_000 });
-  const fail = async (subject: string, payload: unknown): Promise<ArbiterError> => {
-    try {
-      await client.request(subject, payload, anyReply, { timeoutMs: 20_000 });
-    } catch (err) {
-      if (isArbiterError(err)) return err;
-      throw err;
-    }
-    throw new Error(`expected \`${subject}\` to fail`);
-  };
-  const events = async (): Promise<ArbiterEvent[]> => {
-    const info = await jsm.streams.info(streamName);
-    const out: ArbiterEvent[] = [];
-    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-      const msg = await jsm.streams.getMessage(streamName, { seq });
-      if (msg) out.push(msg.json<ArbiterEvent>());
-    }
-    return out;
-  };
+  const fail = (subject: string, payload: unknown): Promise<ArbiterError> =>
+    rejectionOf(client.request(subject, payload, anyReply, { timeoutMs: 20_000 }), isArbiterError, `\`${subject}\``);
+  const events = async (): Promise<ArbiterEvent[]> => (await streamMessages(jsm, streamName)).map((m) => m.json<ArbiterEvent>());
   return {
     prefix,
     registry,
@@ -102,10 +86,8 @@ export async function startTestEnv(env: Record<string, string> = {}): Promise<Te
   };
 }
 
-/** A caller of org `orgId` with `role`; the user id defaults to the role's name. */
-export function as(role: Role, opts: { orgId?: string; userId?: string; scopes?: Principal['scopes'] } = {}): Principal {
-  return { orgId: opts.orgId ?? 'acme', userId: opts.userId ?? role, role, ...(opts.scopes ? { scopes: opts.scopes } : {}) };
-}
+/** A caller of org `orgId` (`acme` by default) with `role`; the user id defaults to the role's name. */
+export const as = principals<Role, Scope>();
 
 /** Polls a check until it stops throwing, with a deadline (not a timing assertion). */
 export { eventually } from '@arbiter/test-kit';

@@ -4,6 +4,7 @@
  * duplicated among the creates of that window, and what is wrong.
  */
 
+import { eventually } from '@arbiter/test-kit';
 import type { Answer, Kind } from './load.js';
 
 /** The slowest answer allowed: the gateway's longest deadline to a service (5 s) plus scheduling slack. */
@@ -47,12 +48,13 @@ export function recoveredAt(answers: Answer[], since: number, kinds: readonly Ki
  */
 export async function waitForRecovery(answers: Answer[], from: number, since: number, kinds: readonly Kind[]): Promise<number | null> {
   const gateways = new Set(answers.map((a) => a.gateway));
-  let recovered: number | null = null;
-  while (recovered === null && Date.now() - since < MAX_RECOVERY_MS) {
-    await sleep(100);
-    recovered = recoveredAt(answers.slice(from), since, kinds, gateways);
-  }
-  return recovered;
+  const recovered = () => {
+    const at = recoveredAt(answers.slice(from), since, kinds, gateways);
+    if (at === null) throw new Error('not recovered yet');
+    return at;
+  };
+  // Not recovered within the bound is a finding of the report (null), not a failure here.
+  return eventually(recovered, { timeoutMs: Math.max(0, since + MAX_RECOVERY_MS - Date.now()), intervalMs: 100 }).catch(() => null);
 }
 
 /** What is wrong with the answers of one fault's window (empty when nothing is). */

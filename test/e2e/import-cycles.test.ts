@@ -1,0 +1,61 @@
+/**
+ * No package's src/ has an import cycle (issue 21). madge reads every import of each package's
+ * TypeScript (`import type` included) with that package's own tsconfig; each graph is checked to hold
+ * every file of src/ with nothing skipped, so the check cannot pass by reading nothing. Imports of
+ * other packages resolve into node_modules and are not followed: each package is judged on its own.
+ */
+
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import madge from 'madge';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Every workspace package with a src/ folder, as `libs/x` or `services/y`. */
+const packages = ['libs', 'services'].flatMap((group) =>
+  readdirSync(path.join(root, group), { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(path.join(root, group, d.name, 'src')))
+    .map((d) => `${group}/${d.name}`),
+);
+
+/**
+ * Cycles known and left for now, each with why: the test fails on any other cycle and on an entry here
+ * that no longer holds, so the list only shrinks.
+ */
+const KNOWN_CYCLES: Record<string, string[][]> = {
+  // config.ts and identity/authenticator.ts are being changed on another branch (hotpath); once it has
+  // landed, `StaleGrantError` moves out of authenticator.ts (or `JwtSettings` into jwt.ts) and this goes.
+  'services/gateway': [['config.ts', 'identity/key-issuer.ts', 'identity/authenticator.ts', 'identity/jwt.ts']],
+};
+
+/** A bare specifier (a package or one of its subpaths): not resolving one into a file is not a gap in the graph. */
+const isPackage = (specifier: string): boolean => !specifier.startsWith('.') && !specifier.startsWith('/');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'))
+    .map((f) => f.split(path.sep).join('/'))
+    .sort();
+}
+
+describe('import graph of every package', () => {
+  it('finds the packages', () => {
+    expect(packages).toEqual(expect.arrayContaining(['libs/contracts', 'libs/rule-lang', 'services/gateway', 'services/console']));
+  });
+
+  it.each(packages)('%s/src has no import cycle', { timeout: 120_000 }, async (pkg) => {
+    const src = path.join(root, pkg, 'src');
+    const result = await madge(src, {
+      fileExtensions: ['ts', 'tsx'],
+      tsConfig: path.join(root, pkg, 'tsconfig.json'),
+      // Workspace packages resolve through symlinks to their dist/: not followed.
+      dependencyFilter: (file: string) => file.startsWith(src + path.sep),
+    });
+    const files = Object.keys(result.obj()).filter((f) => /\.tsx?$/.test(f));
+    expect(files.sort()).toEqual(sourceFiles(src));
+    expect(result.warnings().skipped.filter((s) => !isPackage(s))).toEqual([]);
+    expect(result.circular()).toEqual(KNOWN_CYCLES[pkg] ?? []);
+  });
+});
