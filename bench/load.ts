@@ -2,6 +2,7 @@
 
 import http from 'node:http';
 import autocannon from 'autocannon';
+import { cpuMicros } from './cpu.js';
 
 /** Seconds per measurement (`BENCH_DURATION`). */
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
@@ -25,14 +26,30 @@ export interface Measured {
   p99: number;
   /** Errors, time-outs and non-2xx answers: a bench with failures measured the wrong thing. */
   failures: number;
+  /** Requests answered in the measured window(s). */
+  requests?: number;
+  /** CPU time (µs) the serving processes spent in the measured window(s), summed over them. */
+  cpuUs?: number;
+  /** The same, per serving process (in the order of the target's `pids`). */
+  cpuUsByProcess?: number[];
 }
 
-/** POSTs `body` to `url` with autocannon, as fast as the answers come, for `duration` seconds. */
+/** CPU µs per answered request (`per` evaluations per request divides it further); undefined without CPU figures. */
+export function cpuPerRequest(m: Measured, per = 1): number | undefined {
+  return m.cpuUs === undefined || !m.requests ? undefined : m.cpuUs / m.requests / per;
+}
+
+/**
+ * POSTs `body` to `url` with autocannon, as fast as the answers come, for `duration` seconds. With
+ * `pids`, the CPU time those processes spent in the window is measured too (see `cpu.ts`).
+ */
 export async function measure(
   name: string,
-  target: { url: string; body: string; headers?: Record<string, string> },
+  target: { url: string; body: string; headers?: Record<string, string>; pids?: () => number[] },
   opts: { duration?: number; connections?: number } = {},
 ): Promise<Measured> {
+  const pids = target.pids?.() ?? [];
+  const cpuBefore = pids.map(cpuMicros);
   const result = await autocannon({
     url: target.url,
     method: 'POST',
@@ -41,12 +58,17 @@ export async function measure(
     connections: opts.connections ?? CONNECTIONS,
     duration: opts.duration ?? DURATION_S,
   });
+  const cpuAfter = pids.map(cpuMicros);
+  const byProcess = pids.map((_, i) => (cpuAfter[i] ?? NaN) - (cpuBefore[i] ?? NaN));
+  const cpuKnown = pids.length > 0 && byProcess.every(Number.isFinite);
   return {
     name,
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     failures: result.errors + result.timeouts + result.non2xx,
+    requests: result.requests.total,
+    ...(cpuKnown ? { cpuUs: byProcess.reduce((a, b) => a + b, 0), cpuUsByProcess: byProcess } : {}),
   };
 }
 
@@ -183,21 +205,30 @@ async function sendPaced(
   return { latencies, failures };
 }
 
-/** The rounds of one load as one figure: mean rate, median p50, worst p99, all failures. */
+/** The rounds of one load as one figure: mean rate, median p50, worst p99, all failures, summed requests and CPU. */
 export function combineRounds(name: string, rounds: Measured[]): Measured {
   const p50s = rounds.map((r) => r.p50).sort((a, b) => a - b);
+  const withCpu = rounds.every((r) => r.cpuUs !== undefined);
+  const byProcess = withCpu
+    ? rounds[0].cpuUsByProcess?.map((_, i) => rounds.reduce((n, r) => n + (r.cpuUsByProcess?.[i] ?? 0), 0))
+    : undefined;
   return {
     name,
     rps: rounds.reduce((n, r) => n + r.rps, 0) / rounds.length,
     p50: p50s[Math.floor(p50s.length / 2)],
     p99: Math.max(...rounds.map((r) => r.p99)),
     failures: rounds.reduce((n, r) => n + r.failures, 0),
+    requests: rounds.reduce((n, r) => n + (r.requests ?? 0), 0),
+    ...(withCpu ? { cpuUs: rounds.reduce((n, r) => n + (r.cpuUs ?? 0), 0) } : {}),
+    ...(byProcess ? { cpuUsByProcess: byProcess } : {}),
   };
 }
 
-/** One table row. */
-export function formatRow(m: Measured, width = 38): string {
-  return `${m.name.padEnd(width)} ${m.rps.toFixed(0).padStart(8)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms${m.failures ? `   (${m.failures} failed)` : ''}`;
+/** One table row; with CPU figures, the CPU µs per request (per evaluation when `per` > 1). */
+export function formatRow(m: Measured, width = 38, per = 1): string {
+  const cpu = cpuPerRequest(m, per);
+  const cpuText = cpu === undefined ? '' : `   CPU ${cpu.toFixed(0).padStart(5)} µs/${per > 1 ? 'eval' : 'req'}`;
+  return `${m.name.padEnd(width)} ${m.rps.toFixed(0).padStart(8)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms${cpuText}${m.failures ? `   (${m.failures} failed)` : ''}`;
 }
 
 /**
@@ -211,9 +242,25 @@ export function reportFailures(measured: Measured[]): void {
   process.exitCode = 1;
 }
 
-/** One machine-readable line per result. */
-export function jsonLine(bench: string, m: Measured, date: string): string {
-  return JSON.stringify({ bench, name: m.name, rps: Math.round(m.rps), p50: m.p50, p99: m.p99, failures: m.failures, date });
+/** One machine-readable line per result (with the Node version the bench ran on). */
+export function jsonLine(bench: string, m: Measured, date: string, per = 1): string {
+  const cpu = cpuPerRequest(m, per);
+  return JSON.stringify({
+    bench,
+    name: m.name,
+    rps: Math.round(m.rps),
+    p50: m.p50,
+    p99: m.p99,
+    ...(cpu !== undefined ? { cpuUsPerRequest: Math.round(cpu) } : {}),
+    failures: m.failures,
+    node: process.version,
+    date,
+  });
+}
+
+/** The line every benchmark starts its printout with: what it ran on. */
+export function runsOn(): string {
+  return `node ${process.version} (every service process runs on the same binary), ${process.platform}/${process.arch}`;
 }
 
 /** Sum of a Prometheus metric's samples (optionally only lines containing `label`) at `opsUrl`. */

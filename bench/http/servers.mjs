@@ -1,5 +1,6 @@
 // Baseline servers for the HTTP benchmark, each run as its own process like the gateway:
-//   node servers.mjs inprocess  — one fastify process evaluating the same compiled policy (the no-microservices floor)
+//   node servers.mjs inprocess  — one fastify process evaluating the same compiled policy (the no-microservices
+//       floor); `"trace": false` in the body turns the trace off, as on the full path
 //   node servers.mjs hello      — fastify answering a constant (the HTTP ceiling)
 //   node servers.mjs skeleton-exec SUBJECT RESPONSE_JSON — the design's execution side with no work:
 //       a queue-group subscriber handing each request to a piscina worker that returns RESPONSE_JSON
@@ -24,14 +25,14 @@ const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
 if (mode === 'inprocess') {
   const cache = new Map();
   app.post('/run', async (req) => {
-    const { rule, data } = req.body;
+    const { rule, data, trace } = req.body;
     let policy = cache.get(rule);
     if (!policy) {
       policy = compile(rule);
       cache.set(rule, policy);
     }
-    const r = policy.evaluate(data, { trace: true });
-    return { result: r.result, outcomes: r.outcomes, trace: r.trace, ...(r.error ? { error: r.error, errorCode: r.errorCode } : {}) };
+    const r = policy.evaluate(data, { trace: trace !== false });
+    return { result: r.result, trace: r.trace, outcomes: r.outcomes, ...(r.error ? { error: r.error, errorCode: r.errorCode } : {}) };
   });
 } else if (mode === 'hello') {
   app.post('/run', async () => ({ hello: 'world' }));

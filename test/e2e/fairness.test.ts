@@ -4,6 +4,7 @@
  * with `budget_exceeded` (200), and the per-caller queue serves other keys in turn.
  */
 
+import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startStack, type Stack } from './harness.js';
 
@@ -81,7 +82,8 @@ describe('a runaway rule', () => {
   });
 
   it('answers 429 with retry-after past the per-caller limit (EXEC_CALLER_MAX), other keys unaffected', async () => {
-    const burst = await Promise.all(Array.from({ length: 12 }, () => call(stack, 'POST', '/run', { key: attacker, body: runawayBody() })));
+    // More than the limit at once, with room to spare: on a loaded machine the first few may be done before the last arrive.
+    const burst = await Promise.all(Array.from({ length: 24 }, () => call(stack, 'POST', '/run', { key: attacker, body: runawayBody() })));
     const limited = burst.filter((r) => r.status === 429);
     expect(limited.length).toBeGreaterThan(0);
     // The admitted ones: budget_exceeded; on a loaded machine one may also wait past EXEC_QUEUE_WAIT_MS (503, retry-after).
@@ -99,5 +101,51 @@ describe('a runaway rule', () => {
     });
     const other = await call(stack, 'POST', '/run', { key: victim, body: ORDINARY });
     expect(other.status).toBe(200);
+  });
+});
+
+// Issue 20 item 1: a batch flood starved others partly because the execution service went on
+// running items whose caller had given up (the gateway answers `timeout` after ENGINE_TIMEOUT_MS).
+describe('work whose caller has gone', () => {
+  let short: Stack;
+  beforeAll(async () => {
+    short = await startStack({
+      services: ['execution', 'gateway'],
+      env: { EXEC_POOL_SIZE: '1', ENGINE_TIMEOUT_MS: '1000', RUN_BATCH_MAX_ITEMS: '1000' },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await short?.stop();
+  });
+
+  const metric = async (name: string) => {
+    const text = await (await fetch(`${short.opsUrl('execution')}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith(name))
+      .reduce((n, l) => n + Number(l.split(/\s+/).at(-1)), 0);
+  };
+
+  it('is dropped, not run: a 1,000-item batch of slow items answers timeout per item and the execution service stops with it', async () => {
+    // ~1,000,000 steps an item without a trace: tens of ms each, so the whole call is far more work than the 1 s deadline.
+    const rule =
+      'A **x** is slow if any of the __n__ of the **x** where (any of the __n__ of the **x** where (any of the __n__ of the **x** where (its is greater than 1000000))).';
+    const item = { x: { n: Array.from({ length: 100 }, (_, i) => i) } };
+    const warm = await call(short, 'POST', '/run', { key: short.adminKey, body: { rule, data: { x: { n: [1] } }, trace: false } });
+    expect(warm.status).toBe(200);
+    const evaluated = async () => (await metric('arbiter_exec_cache_hits_total')) + (await metric('arbiter_exec_compiles_total'));
+    const before = await evaluated();
+    const res = await call(short, 'POST', '/run/batch', {
+      key: short.adminKey,
+      body: { rule, items: Array.from({ length: 1000 }, () => item), trace: false },
+    });
+    expect(res.status).toBe(200);
+    const codes = new Set((res.body.results as Array<{ code?: string; errorCode?: string }>).map((r) => r.code ?? r.errorCode));
+    expect(codes.has('timeout')).toBe(true);
+    // The queue empties soon after the caller gave up: the items not started are dropped, not run.
+    await eventually(async () => {
+      expect((await metric('arbiter_exec_queue_waiting')) + (await metric('arbiter_exec_queue_running'))).toBe(0);
+    }, 10_000);
+    expect((await evaluated()) - before).toBeLessThan(500);
   });
 });

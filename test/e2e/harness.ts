@@ -38,6 +38,8 @@ export interface Stack {
   opsUrl(name: ServiceName, opts?: ReplicaOption): string;
   /** Last log lines of a service (for assertions and failure messages). */
   logs(name: ServiceName, opts?: ReplicaOption): string;
+  /** Process id of a running service (benchmarks read its CPU time from `/proc/<pid>/stat`). */
+  pid(name: ServiceName, opts?: ReplicaOption): number | undefined;
   stopService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
   /** Kills a service process with SIGKILL (no drain, no shutdown hooks) and waits for it to be gone. */
   killService(name: ServiceName, opts?: ReplicaOption): Promise<void>;
@@ -217,6 +219,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     gatewayUrl: (opts) => `http://127.0.0.1:${gatewayPorts.get(processKey('gateway', opts))}`,
     opsUrl: (name, opts) => `http://127.0.0.1:${opsPorts.get(processKey(name, opts))}`,
     logs: (name, opts) => (output.get(processKey(name, opts)) ?? []).join('\n'),
+    pid: (name, opts) => children.get(processKey(name, opts))?.pid,
     stopService,
     killService,
     startService,

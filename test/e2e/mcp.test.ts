@@ -29,7 +29,8 @@ async function newKey(scopes: string[]): Promise<{ key: string; id: string }> {
 }
 
 beforeAll(async () => {
-  stack = await startStack({ services: ['execution', 'mcp', 'gateway'] });
+  // Gateway at debug: its access lines (off the per-request path at info) carry the URLs this file checks are redacted.
+  stack = await startStack({ services: ['execution', 'mcp', 'gateway'], serviceEnv: { gateway: { LOG_LEVEL: 'debug' } } });
   viewKey = (await newKey(['view'])).key;
 });
 

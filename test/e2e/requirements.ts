@@ -42,7 +42,6 @@ const AUDIT = 'services/audit/test';
 const GOV = 'services/governance/test';
 
 export const REQUIREMENTS: readonly Requirement[] = [
-  // ---- spec/service-spec.md -------------------------------------------------------------------
   {
     id: 'spec §1',
     title: 'evaluates rules against JSON, stores policies and flows, roles and ownership, runs by API key, MCP, soft delete',
@@ -1101,6 +1100,89 @@ export const REQUIREMENTS: readonly Requirement[] = [
       {
         file: `${SDK}/reporter.test.ts`,
         tests: ['while the service is away, keeps at most maxPending reports (oldest dropped) and never blocks counting'],
+      },
+    ],
+  },
+  {
+    id: 'issue 19 hot path',
+    title:
+      'one framing and queue path for all evaluations; raw answers forwarded; one Redis round trip and one deadline timer per turn/process',
+    coveredBy: [
+      {
+        file: `${EXEC}/eval.test.ts`,
+        tests: [
+          "answers one turn's evaluations of several callers in order, as one message and one worker task",
+          'runs 1,000 items of one key as 4 messages of at most 256: all answered, in order, bad items alone, in few tasks',
+        ],
+      },
+      { file: `${KIT}/frame.test.ts`, tests: ['carries items as raw JSON slices after a one-line header, never as JSON text inside JSON'] },
+      { file: `${KIT}/request-mux.test.ts`, tests: ['keeps one deadline timer for all requests in flight, not one per request'] },
+      {
+        file: `${GW}/http-conventions.test.ts`,
+        tests: ["authenticates and counts one turn's API-key requests, of several keys, with one Redis command, each with its own count"],
+      },
+    ],
+  },
+  {
+    id: 'design §11 trace switch',
+    title: 'POST /run and /run/batch take "trace": false, the other run routes ?trace=false: "trace": [] and otherwise the same bytes',
+    coveredBy: [
+      {
+        file: `${E2E}/trace-switch.test.ts`,
+        tests: [
+          'answers every run route without traces when asked, otherwise byte for byte the traced answer',
+          'takes `?trace=true` (and `"trace": true`) as the default, and refuses anything else with 400',
+          'is documented in the OpenAPI document: a body field of /run and /run/batch, a query parameter of the other run routes',
+        ],
+      },
+      {
+        file: `${EXEC}/eval.test.ts`,
+        tests: ['answers raw JSON in the contract key order, trace on or off, with nothing but the contract fields'],
+      },
+    ],
+  },
+  {
+    id: 'design §11 per person',
+    title: 'rate limits, fair-queue shares and in-flight caps count per person (key owner, bearer user) as well as per key',
+    coveredBy: [
+      {
+        file: `${GW}/http-conventions.test.ts`,
+        tests: [
+          "counts a person's requests over all their keys and their bearer token (RATE_LIMIT_PERSON_MAX), other persons unaffected",
+          "counts a batch call's items for the person too: a second key of the same person is refused past the person's limit",
+        ],
+      },
+      {
+        file: `${EXEC}/fair-queue.test.ts`,
+        tests: [
+          "gives a person one share over all their keys: five keys' jobs take turns with another person's one",
+          'counts evaluations in progress per person across keys (perPersonMax)',
+          'bounds the items a key, a person and everyone may have in progress, and frees them when a job is over',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'issue 20 batch flood',
+    title: "work whose caller has gone is dropped before it runs; a batch's items charged at their cost; tasks stay short",
+    coveredBy: [
+      {
+        file: `${E2E}/fairness.test.ts`,
+        tests: ['is dropped, not run: a 1,000-item batch of slow items answers timeout per item and the execution service stops with it'],
+      },
+      {
+        file: `${EXEC}/eval.test.ts`,
+        tests: [
+          'drops the items of a caller who stopped waiting before they could start: answered timeout, never run',
+          'does not run the items whose answers cannot fit in the reply: they answer result_too_large, unrun',
+        ],
+      },
+      {
+        file: `${EXEC}/fair-queue.test.ts`,
+        tests: [
+          'drops the items of a job whose deadline passed before they started, and runs none of them',
+          'keeps a person with slow items from filling a task others wait in: tasks stay near their target',
+        ],
       },
     ],
   },

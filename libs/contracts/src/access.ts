@@ -20,7 +20,9 @@ export function capabilitiesOf(principal: Pick<Principal, 'role' | 'scopes'>): S
   return new Set(fromRole.filter((s) => granted.has(s)));
 }
 
-/** Whether the caller's effective rights include `scope`. */
+/** Whether the caller's effective rights include `scope` (no allocation: it runs on every request). */
 export function hasCapability(principal: Pick<Principal, 'role' | 'scopes'>, scope: Scope): boolean {
-  return capabilitiesOf(principal).has(scope);
+  const fromRole = ROLE_CAPABILITIES[principal.role] as readonly Scope[] | undefined;
+  if (fromRole === undefined || !fromRole.includes(scope)) return false;
+  return principal.scopes === undefined || principal.scopes.includes(scope);
 }

@@ -4,6 +4,10 @@ import { z } from 'zod';
 export const RunRequest = z.strictObject({
   rule: z.string().describe('Policy rule text'),
   data: z.record(z.string(), z.unknown()).describe('JSON data object to evaluate against'),
+  trace: z
+    .boolean()
+    .optional()
+    .describe('`false` leaves the trace out: the answer keeps its shape with `"trace": []`, everything else alike. Default true'),
 });
 export type RunRequest = z.infer<typeof RunRequest>;
 
@@ -61,3 +65,24 @@ export type ExplainResponse = z.infer<typeof ExplainResponse>;
 /** spec §4.7 list_operators. */
 export const OperatorsResponse = z.array(z.object({ operator: z.string(), forms: z.array(z.string()) }));
 export type OperatorsResponse = z.infer<typeof OperatorsResponse>;
+
+/**
+ * Query of the run routes that take the data object itself as the body (`/run/policy/…`,
+ * `/run/flow/…`, their `_version` and `/batch` forms, `/flow/test`): `?trace=false` leaves the
+ * trace out (`"trace": []`; flows: each node's `trace` empty), everything else alike. Other
+ * query parameters are ignored.
+ */
+export const TraceQuery = z.object({
+  trace: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe(
+      '`false` leaves the trace out: the answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty). Default true',
+    ),
+});
+export type TraceQuery = z.infer<typeof TraceQuery>;
+
+/** Whether a run with query `q` builds its trace (on unless `?trace=false`). */
+export function traceOf(q: TraceQuery | undefined): boolean {
+  return q?.trace !== 'false';
+}

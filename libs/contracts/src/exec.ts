@@ -27,59 +27,63 @@ export type ExecRuleRequest = z.infer<typeof ExecRuleRequest>;
 export const ExecOperatorsRequest = z.strictObject({ principal: Caller });
 export type ExecOperatorsRequest = z.infer<typeof ExecOperatorsRequest>;
 
+/** Items one `exec.eval` message carries at most (callers split larger groups). */
+export const EXEC_BATCH_MAX_ITEMS = 256;
+
 /**
- * Subjects an `exec.batch` item may name: the evaluations (`exec.run` and the stored runs). Their
- * values are spelled out here rather than imported so this module stays free of the stored-run shapes.
+ * What a group of items of an `exec.eval` message runs, named by the subject a single request of
+ * it is sent on: `exec.run` (an unsaved rule) and the stored runs. Spelled out here rather than
+ * imported so this module stays free of the stored-run shapes.
  */
-export const ExecBatchItemSubject = z.enum([
+export const EvalSubject = z.enum([
   'exec.run',
   'exec.stored.policy.base',
   'exec.stored.policy.record',
   'exec.stored.flow.base',
   'exec.stored.flow.record',
 ]);
-export type ExecBatchItemSubject = z.infer<typeof ExecBatchItemSubject>;
-
-/** Items one `exec.batch` message carries at most (callers split larger groups). */
-export const EXEC_BATCH_MAX_ITEMS = 256;
+export type EvalSubject = z.infer<typeof EvalSubject>;
 
 /**
- * One item of `exec.batch`: the subject it would have been sent on and that request's JSON text
- * (text, so a malformed or too deep item fails alone rather than the whole batch), with its
- * caller's request id for logs.
+ * One group of an `exec.eval` message: `n` consecutive items (data objects) run alike: by the rule
+ * `rules[rule]` (`exec.run`) or the stored record `id`, for the caller `principals[principal]`, with
+ * or without a trace. `timeoutMs` is how long the caller still waits from when the message was
+ * sent: work not started by then is dropped (its caller has gone). Unknown keys are rejected.
  */
-export const ExecBatchItem = z.strictObject({
-  subject: ExecBatchItemSubject,
-  payload: z.string(),
-  requestId: z.string().max(200).optional(),
-});
-export type ExecBatchItem = z.infer<typeof ExecBatchItem>;
-
-/** Request of `exec.batch`. Unknown keys are rejected. */
-export const ExecBatchRequest = z.strictObject({ items: z.array(ExecBatchItem).min(1).max(EXEC_BATCH_MAX_ITEMS) });
-export type ExecBatchRequest = z.infer<typeof ExecBatchRequest>;
-
-/** One item's answer: what its own subject would have replied (`data`), or its error. */
-export const ExecBatchResult = z.union([
-  z.object({ ok: z.literal(true), data: z.unknown() }),
-  z.object({ ok: z.literal(false), error: WireError }),
-]);
-export type ExecBatchResult = z.infer<typeof ExecBatchResult>;
-
-/** Reply of `exec.batch`: one result per item, in the items' order. */
-export const ExecBatchReply = z.object({ results: z.array(ExecBatchResult) });
-export type ExecBatchReply = z.infer<typeof ExecBatchReply>;
-
-/**
- * Request of `exec.run.many`: one rule, many data objects (at most `EXEC_BATCH_MAX_ITEMS`), each
- * run as `exec.run` would run it; the reply is an {@link ExecBatchReply}, one result per item in order.
- */
-export const ExecRunManyRequest = z.strictObject({
-  principal: Caller,
-  rule: z.string(),
-  items: z.array(z.record(z.string(), z.unknown())).min(1).max(EXEC_BATCH_MAX_ITEMS),
-  trace: z.boolean().default(true),
+export const EvalGroup = z.strictObject({
+  n: z.number().int().min(1).max(EXEC_BATCH_MAX_ITEMS),
+  subject: EvalSubject,
+  principal: z.number().int().min(0),
+  rule: z.number().int().min(0).optional(),
+  id: z.string().max(200).optional(),
+  trace: z.boolean(),
   now: z.iso.datetime({ offset: true }).optional(),
+  requestId: z.string().max(200).optional(),
+  timeoutMs: z.number().int().positive().max(3_600_000),
 });
-export type ExecRunManyRequest = z.infer<typeof ExecRunManyRequest>;
-export type ExecRunManyInput = z.input<typeof ExecRunManyRequest>;
+export type EvalGroup = z.infer<typeof EvalGroup>;
+
+/**
+ * Header of an `exec.eval` message (service-kit `frame.ts`: the header line, then the items' raw
+ * JSON texts back to back, `ends[i]` the byte offset where item `i` ends). Principals and rule
+ * texts shared by several groups travel once. The items of `groups[0]` come first, then those of
+ * `groups[1]`, …; the counts add up to `ends.length`.
+ */
+export const EvalRequestHeader = z.strictObject({
+  principals: z.array(Principal).min(1),
+  rules: z.array(z.string()),
+  groups: z.array(EvalGroup).min(1),
+  ends: z.array(z.number().int().min(0)).min(1).max(EXEC_BATCH_MAX_ITEMS),
+});
+export type EvalRequestHeader = z.infer<typeof EvalRequestHeader>;
+
+/**
+ * Header of an `exec.eval` reply: item `i`'s answer is the raw JSON body its single request would
+ * have answered (`ends` as in the request), or, when `errors[i]` is set, that error (its slice is
+ * empty). A reply whose header is an error envelope (`{ok:false,error}`) failed as a whole.
+ */
+export const EvalReplyHeader = z.object({
+  ends: z.array(z.number().int().min(0)),
+  errors: z.record(z.string(), WireError).optional(),
+});
+export type EvalReplyHeader = z.infer<typeof EvalReplyHeader>;

@@ -4,6 +4,8 @@ export { Role, Scope, Principal } from './principal.js';
 export {
   RunRequest,
   RunResponse,
+  TraceQuery,
+  traceOf,
   EngineErrorCode,
   RuleOnlyRequest,
   ValidateResponse,
@@ -17,14 +19,11 @@ export {
   type ExecRunInput,
   ExecRuleRequest,
   ExecOperatorsRequest,
-  ExecBatchItemSubject,
   EXEC_BATCH_MAX_ITEMS,
-  ExecBatchItem,
-  ExecBatchRequest,
-  ExecBatchResult,
-  ExecBatchReply,
-  ExecRunManyRequest,
-  type ExecRunManyInput,
+  EvalSubject,
+  EvalGroup,
+  EvalRequestHeader,
+  EvalReplyHeader,
 } from './exec.js';
 export { ROLE_CAPABILITIES, capabilitiesOf, hasCapability } from './access.js';
 export { ProblemDetails, PageQuery, pageOf, type Page } from './http.js';
@@ -188,7 +187,7 @@ export {
   StoredFlowRunResponse,
   ExecutedDetails,
 } from './stored-runs.js';
-export { textJsonDepth, jsonDepth, MAX_JSON_DEPTH, MAX_DATA_DEPTH } from './json-depth.js';
+export { textJsonDepth, jsonDepth, bracketCount, exceedsDepth, MAX_JSON_DEPTH, MAX_DATA_DEPTH } from './json-depth.js';
 export { isStorableText, hasUnpairedSurrogate } from './text.js';
 export { findSchemaLoop } from './json-schema-loops.js';
 export {

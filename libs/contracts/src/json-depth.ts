@@ -29,6 +29,25 @@ export function textJsonDepth(text: string, limit: number = Number.POSITIVE_INFI
   return max;
 }
 
+/**
+ * Opening brackets in `text` (strings included), counting no further than `limit + 1`: an upper
+ * bound of its nesting depth, found with native searches rather than a walk of every character.
+ */
+export function bracketCount(text: string, limit: number): number {
+  let n = 0;
+  for (let at = text.indexOf('{'); at >= 0 && n <= limit; at = text.indexOf('{', at + 1)) n++;
+  for (let at = text.indexOf('['); at >= 0 && n <= limit; at = text.indexOf('[', at + 1)) n++;
+  return n;
+}
+
+/**
+ * Whether the JSON text `text` nests deeper than `limit`: a text with no more than `limit` opening
+ * brackets cannot (the common case, answered without walking it), any other is walked.
+ */
+export function exceedsDepth(text: string, limit: number): boolean {
+  return bracketCount(text, limit) > limit && textJsonDepth(text, limit) > limit;
+}
+
 /** Nesting depth of an in-memory JSON value, counting no further than `limit + 1`. */
 export function jsonDepth(value: unknown, limit: number = Number.POSITIVE_INFINITY): number {
   let max = 0;

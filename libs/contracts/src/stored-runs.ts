@@ -107,6 +107,10 @@ export const RUN_BATCH_DEFAULT_MAX_ITEMS = 1000;
 export const RunBatchRequest = z.strictObject({
   rule: z.string().describe('Policy rule text'),
   items: z.array(RunData).min(1).describe('Data objects, each evaluated as by `POST /run`; at most RUN_BATCH_MAX_ITEMS (413 beyond)'),
+  trace: z
+    .boolean()
+    .optional()
+    .describe('`false` leaves the traces out: each answer keeps its shape with `"trace": []`, everything else alike. Default true'),
 });
 export type RunBatchRequest = z.infer<typeof RunBatchRequest>;
 

@@ -8,11 +8,10 @@ export const ExecSubject = {
   explain: 'exec.explain',
   operators: 'exec.operators',
   /**
-   * Several requests of the other `exec` subjects in one message (coalesced by the caller per
-   * event-loop turn): one reply carries each item's answer or error, in order.
+   * Evaluations in one framed message (contracts `EvalRequestHeader`): the single evaluations a
+   * caller made in one event-loop turn, and batch calls, as groups of items; the reply carries each
+   * item's raw answer or its error, in order.
    */
-  batch: 'exec.batch',
-  /** One rule run on many data objects (`POST /run/batch`): the rule crosses the bus once; one result per item. */
-  runMany: 'exec.run.many',
+  eval: 'exec.eval',
 } as const;
 export type ExecSubject = (typeof ExecSubject)[keyof typeof ExecSubject];

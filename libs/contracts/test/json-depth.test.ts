@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonDepth, textJsonDepth } from '../src/json-depth.js';
+import { bracketCount, exceedsDepth, jsonDepth, textJsonDepth } from '../src/json-depth.js';
 
 describe('textJsonDepth', () => {
   it.each([
@@ -19,5 +19,22 @@ describe('textJsonDepth', () => {
 
   it('stops once past the limit, without building anything', () => {
     expect(textJsonDepth('['.repeat(1_000_000), 256)).toBe(257);
+  });
+});
+
+describe('exceedsDepth', () => {
+  it('answers from the bracket count when it cannot be deep, and walks the text otherwise', () => {
+    expect(bracketCount('{"a":[1,{"b":2}]}', 10)).toBe(3);
+    // Counting stops past the limit.
+    expect(bracketCount('['.repeat(1000), 5)).toBe(6);
+    expect(exceedsDepth('{"a":[1,{"b":2}]}', 3)).toBe(false);
+    expect(exceedsDepth('{"a":[1,{"b":2}]}', 2)).toBe(true);
+    // Many brackets, shallow: the walk says no.
+    const wide = JSON.stringify(Array.from({ length: 100 }, () => ({ a: [1] })));
+    expect(bracketCount(wide, 10)).toBeGreaterThan(10);
+    expect(exceedsDepth(wide, 3)).toBe(false);
+    expect(exceedsDepth(wide, 2)).toBe(true);
+    // Brackets inside strings make the count an upper bound only.
+    expect(exceedsDepth(JSON.stringify({ s: '[[[[[[[[' }), 2)).toBe(false);
   });
 });

@@ -6,9 +6,9 @@ import {
   type NatsConnection,
 } from '@nats-io/transport-node';
 import { Svcm, ServiceError, type Service } from '@nats-io/services';
-import { ArbiterError, isArbiterError, MAX_JSON_DEPTH, replyEnvelope, textJsonDepth, type WireError } from '@arbiter/contracts';
+import { ArbiterError, exceedsDepth, isArbiterError, MAX_JSON_DEPTH, replyEnvelope, type WireError } from '@arbiter/contracts';
 import type { Logger } from 'pino';
-import { type z } from 'zod';
+import { unknown as zUnknown, type z } from 'zod';
 import { isDatabaseUnavailable } from './db-faults.js';
 import type { Registry } from 'prom-client';
 import { busMetrics, type BusMetrics } from './metrics.js';
@@ -36,6 +36,7 @@ function envelopeOf(reply: z.ZodType): Envelope {
 // types differ nominally from the transport's; the runtime shapes are the same, so the casts are safe.
 type SvcmConnection = ConstructorParameters<typeof Svcm>[0];
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** Options of {@link Bus.request}. */
 export interface RequestOptions {
@@ -61,6 +62,17 @@ export interface EndpointDef<S extends z.ZodType = z.ZodType> {
   handler(req: z.infer<S>, ctx: HandlerContext): Promise<unknown>;
 }
 
+/**
+ * An endpoint of bytes (e.g. a frame, `frame.ts`): its handler gets the message body as it came and
+ * returns the reply body. A throw is answered with the usual error envelope, so a caller sees an
+ * envelope (whole message failed) or the handler's bytes.
+ */
+export interface RawEndpointDef {
+  subject: string;
+  raw: true;
+  handler(data: Uint8Array, ctx: HandlerContext): Promise<Uint8Array>;
+}
+
 /** Types a handler's request from its schema; returns `def` unchanged. */
 export function defineEndpoint<S extends z.ZodType>(def: EndpointDef<S>): EndpointDef<S> {
   return def;
@@ -72,7 +84,7 @@ export interface ServiceDef {
   version: string;
   description?: string;
   /** Keyed by endpoint name (a subject token such as `run`). */
-  endpoints: Record<string, EndpointDef>;
+  endpoints: Record<string, EndpointDef | RawEndpointDef>;
 }
 
 /** The NATS connection of one service process, with prefixed subjects and JSON envelopes. */
@@ -87,6 +99,17 @@ export interface Bus {
    * in time, `payload_too_large` above the server's max payload, the remote error for an error envelope.
    */
   request<T>(name: string, payload: unknown, reply: z.ZodType<T>, opts?: RequestOptions): Promise<T>;
+  /**
+   * Sends `body` as it is and returns the reply body as it came (for {@link RawEndpointDef}s): the
+   * caller decodes it. Throws as {@link request} does, except for the reply's contents.
+   */
+  requestRaw(name: string, body: Uint8Array, opts?: RequestOptions): Promise<Uint8Array>;
+  /**
+   * Sends `payload` as JSON and returns the reply's `data` as raw JSON, without decoding it (for a
+   * caller that only forwards it: its shape is the endpoint's contract, checked by its tests).
+   * Throws as {@link request} does.
+   */
+  requestData(name: string, payload: unknown, opts?: RequestOptions): Promise<Uint8Array>;
   /**
    * Starts a `@nats-io/services` service whose endpoints validate requests with zod and always reply
    * with an envelope: `bad_request` for a bad body, the thrown {@link ArbiterError}, or `internal`
@@ -141,28 +164,47 @@ class NatsBus implements Bus {
   }
 
   async request<T>(name: string, payload: unknown, reply: z.ZodType<T>, opts: RequestOptions = {}): Promise<T> {
-    const subject = this.subject(name);
-    // While the connection is known to be down nats.js would buffer the message and the caller
-    // would wait its whole deadline: fail at once so the caller answers 503.
+    this.checkUp(name);
+    const msg = await this.send(name, encoder.encode(encodeRequest(payload, name)), opts);
+    return decodeReply(msg, name, reply);
+  }
+
+  async requestRaw(name: string, body: Uint8Array, opts: RequestOptions = {}): Promise<Uint8Array> {
+    this.checkUp(name);
+    const msg = await this.send(name, body, opts);
+    throwServiceError(msg, name);
+    return msg.data;
+  }
+
+  async requestData(name: string, payload: unknown, opts: RequestOptions = {}): Promise<Uint8Array> {
+    this.checkUp(name);
+    const msg = await this.send(name, encoder.encode(encodeRequest(payload, name)), opts);
+    throwServiceError(msg, name);
+    return dataOf(msg.data, name);
+  }
+
+  /** While the connection is known to be down nats.js would buffer the message and the caller would wait its whole deadline: fail at once (503). */
+  private checkUp(name: string): void {
     if (this.nc.isClosed()) throw new ArbiterError('dependency_unavailable', `the bus is closed: cannot send \`${name}\``);
     if (!this.isUp) throw new ArbiterError('dependency_unavailable', `the bus is disconnected: cannot send \`${name}\``);
-    const body = encoder.encode(encodeRequest(payload, name));
+  }
+
+  private async send(name: string, body: Uint8Array, opts: RequestOptions): Promise<Msg> {
+    const subject = this.subject(name);
     const maxPayload = this.nc.info?.max_payload;
     if (maxPayload !== undefined && body.length > maxPayload) {
       throw new ArbiterError('payload_too_large', `request to \`${name}\` is ${body.length} bytes: the bus limit is ${maxPayload} bytes`);
     }
     const headers = opts.requestId ? natsHeaders() : undefined;
     if (opts.requestId) headers?.set(REQUEST_ID_HEADER, opts.requestId);
-    let msg: Msg;
     try {
-      msg = await this.requests.request(subject, body, {
+      return await this.requests.request(subject, body, {
         timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         ...(headers ? { headers } : {}),
       });
     } catch (err) {
       throw requestFailure(err, name);
     }
-    return decodeReply(msg, name, reply);
   }
 
   async serve(def: ServiceDef): Promise<void> {
@@ -206,7 +248,7 @@ class NatsBus implements Bus {
     void p.finally(() => this.inflight.delete(p));
   }
 
-  private async handle(endpoint: EndpointDef, name: string, msg: Msg): Promise<void> {
+  private async handle(endpoint: EndpointDef | RawEndpointDef, name: string, msg: Msg): Promise<void> {
     const requestId = msg.headers?.get(REQUEST_ID_HEADER) || undefined;
     // The child logger is made only when something logs: most requests never do.
     let child: Logger | undefined;
@@ -220,15 +262,18 @@ class NatsBus implements Bus {
       },
     };
     const started = performance.now();
-    let envelope: { ok: true; data: unknown } | { ok: false; error: WireError };
+    let envelope: { ok: true; data: unknown } | { ok: false; error: WireError } | Uint8Array;
     try {
-      const data = await endpoint.handler(parseRequest(endpoint.request, msg, name), ctx);
-      envelope = { ok: true, data };
+      envelope =
+        'raw' in endpoint
+          ? await endpoint.handler(msg.data, ctx)
+          : { ok: true, data: await endpoint.handler(parseRequest(endpoint.request, msg, name), ctx) };
     } catch (err) {
       envelope = { ok: false, error: toWire(err, ctx.logger) };
     }
     const replaced = respond(msg, envelope, ctx, this.nc.info?.max_payload);
-    this.metrics?.observe(name, replaced ?? (envelope.ok ? 'ok' : envelope.error.code), (performance.now() - started) / 1000);
+    const outcome = replaced ?? (envelope instanceof Uint8Array || envelope.ok ? 'ok' : envelope.error.code);
+    this.metrics?.observe(name, outcome, (performance.now() - started) / 1000);
   }
 
   private async watchStatus(): Promise<void> {
@@ -262,13 +307,15 @@ function encodeRequest(payload: unknown, name: string): string {
 }
 
 function parseRequest(schema: z.ZodType, msg: Msg, name: string): unknown {
-  // Depth first, on the text: neither zod nor a handler may recurse over a value deeper than any request may be.
-  if (textJsonDepth(msg.string(), MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
+  // One decode of the bytes; depth first, on the text: neither zod nor a handler may recurse over a
+  // value deeper than any request may be.
+  const text = decoder.decode(msg.data);
+  if (exceedsDepth(text, MAX_JSON_DEPTH)) {
     throw new ArbiterError('validation_failed', `request to \`${name}\` is nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
   let body: unknown;
   try {
-    body = msg.json();
+    body = JSON.parse(text);
   } catch (err) {
     throw new ArbiterError('bad_request', `request to \`${name}\` is not JSON`, undefined, { cause: err });
   }
@@ -306,7 +353,7 @@ function respond(
   maxPayload: number | undefined,
 ): 'result_too_large' | 'internal' | undefined {
   try {
-    const body = encoder.encode(JSON.stringify(envelope));
+    const body = envelope instanceof Uint8Array ? envelope : encoder.encode(JSON.stringify(envelope));
     if (maxPayload !== undefined && body.length > maxPayload) {
       ctx.logger.warn({ bytes: body.length, maxPayload }, 'reply larger than the bus limit');
       const error = new ArbiterError(
@@ -325,14 +372,20 @@ function respond(
   }
 }
 
-function decodeReply<T>(msg: Msg, name: string, reply: z.ZodType<T>): T {
+/** A reply the services framework itself answered with an error header (e.g. a handler it could not run). */
+function throwServiceError(msg: Msg, name: string): void {
+  if (msg.headers === undefined) return;
   const serviceError = ServiceError.toServiceError(msg as unknown as Parameters<typeof ServiceError.toServiceError>[0]);
   if (serviceError) {
     throw new ArbiterError('internal', `\`${name}\` failed: ${serviceError.message}`, undefined, { cause: serviceError });
   }
+}
+
+function decodeReply<T>(msg: Msg, name: string, reply: z.ZodType<T>): T {
+  throwServiceError(msg, name);
   let body: unknown;
   try {
-    body = msg.json();
+    body = JSON.parse(decoder.decode(msg.data));
   } catch (err) {
     throw new ArbiterError('internal', `malformed reply from \`${name}\``, undefined, { cause: err });
   }
@@ -343,6 +396,30 @@ function decodeReply<T>(msg: Msg, name: string, reply: z.ZodType<T>): T {
   if (!parsed.data.ok) throw ArbiterError.fromWire(parsed.data.error);
   return parsed.data.data as T;
 }
+
+const OK_PREFIX = encoder.encode('{"ok":true,"data":');
+
+/**
+ * The `data` of a reply envelope as raw JSON. `respond` writes an answer as `JSON.stringify({ok:
+ * true, data})`, which is always the prefix above, the data, and `}`: the data is sliced out, not
+ * decoded. Anything else (an error envelope) is decoded and thrown.
+ */
+function dataOf(body: Uint8Array, name: string): Uint8Array {
+  if (body.byteLength > OK_PREFIX.byteLength && body[body.byteLength - 1] === 0x7d && OK_PREFIX.every((b, i) => body[i] === b)) {
+    return body.subarray(OK_PREFIX.byteLength, body.byteLength - 1);
+  }
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(decoder.decode(body));
+  } catch (err) {
+    throw new ArbiterError('internal', `malformed reply from \`${name}\``, undefined, { cause: err });
+  }
+  const parsed = WireEnvelope.safeParse(envelope);
+  if (parsed.success && !parsed.data.ok) throw ArbiterError.fromWire(parsed.data.error);
+  throw new ArbiterError('internal', `malformed reply from \`${name}\``);
+}
+
+const WireEnvelope = replyEnvelope(zUnknown());
 
 function requestFailure(err: unknown, name: string): ArbiterError {
   if (err instanceof RequestMiss) {

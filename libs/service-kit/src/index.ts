@@ -28,12 +28,14 @@ export {
   REQUEST_ID_HEADER,
   type Bus,
   type EndpointDef,
+  type RawEndpointDef,
   type HandlerContext,
   type RequestOptions,
   type ServiceDef,
 } from './bus.js';
 export { connectServiceBus } from './service-bus.js';
-export { ExecCoalescer, type ExecCoalescerOptions, type CoalescerStats } from './exec-coalescer.js';
+export { EvalClient, decodeReply, type EvalSpec, type EvalAnswer, type EvalClientOptions, type EvalClientStats } from './eval-client.js';
+export { encodeFrame, decodeFrame, frameHeader, type FrameItem, type DecodedFrame } from './frame.js';
 export { startOpsServer, type OpsServer } from './ops-server.js';
 export { createRegistry } from './metrics.js';
 export { onShutdown, type ShutdownOptions } from './shutdown.js';

@@ -65,6 +65,14 @@ beforeAll(async () => {
         handler: async () => ({ sum: 0, pad: 'x'.repeat(server.nc.info?.max_payload ?? 1024 * 1024) }),
       },
       wrongShape: { subject: 'calc.wrong', request: z.object({}), handler: async () => ({ total: 'x' }) },
+      echoBytes: {
+        subject: 'calc.bytes',
+        raw: true,
+        handler: async (data: Uint8Array) => {
+          if (new TextDecoder().decode(data) === 'fail') throw new ArbiterError('conflict', 'raw refused');
+          return data;
+        },
+      },
       slow: {
         subject: 'calc.slow',
         request: z.object({}),
@@ -91,6 +99,22 @@ describe('Bus', () => {
 
   it('sends JSON and returns the validated reply data', async () => {
     await expect(client.request('calc.sum', { a: 2, b: 3 }, SumReply)).resolves.toEqual({ sum: 5 });
+  });
+
+  it("returns a reply's data as raw JSON without decoding it (requestData), and an error envelope as its error", async () => {
+    const data = await client.requestData('calc.sum', { a: 2, b: 3 });
+    expect(new TextDecoder().decode(data)).toBe('{"sum":5}');
+    expect((await caught(client.requestData('calc.conflict', {}))).code).toBe('conflict');
+    expect((await caught(client.requestData('calc.sum', { a: 'x' }))).code).toBe('bad_request');
+  });
+
+  it('serves a raw endpoint: bytes in, bytes out; a throw is the usual error envelope', async () => {
+    const reply = await client.requestRaw('calc.bytes', new TextEncoder().encode('{"x":1}\nanything'));
+    expect(new TextDecoder().decode(reply)).toBe('{"x":1}\nanything');
+    const refused = JSON.parse(
+      new TextDecoder().decode(await client.requestRaw('calc.bytes', new TextEncoder().encode('fail'))),
+    ) as unknown;
+    expect(refused).toMatchObject({ ok: false, error: { code: 'conflict', message: 'raw refused' } });
   });
 
   it('passes the request id to the handler', async () => {

@@ -10,18 +10,31 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   EXEC_POOL_SIZE: positiveInt().default(Math.max(1, availableParallelism() - 1)),
   /** Deadline of one task from when a worker starts it (the last resort: the step budget stops runaway rules first). */
   EXEC_TASK_TIMEOUT_MS: positiveInt().default(1000),
-  /** Tasks one caller (API key, else user) may have queued or running; past it 429 `rate_limited`. */
+  /**
+   * Evaluation jobs (a single run, or one message's group of batch items) and other tasks one caller
+   * (API key, else bearer user) may have queued or running; past it 429 `rate_limited`.
+   */
   EXEC_CALLER_MAX: positiveInt().default(64),
+  /** The same, over all the keys of one person (a key's owner, or a bearer's user); default EXEC_CALLER_MAX. */
+  EXEC_PERSON_MAX: positiveInt().optional(),
   /** Tasks waiting for a thread in all; past it 503 `dependency_unavailable`. */
   EXEC_QUEUE_MAX: positiveInt().default(1000),
   /** Longest wait for a thread; past it 503. Plus EXEC_TASK_TIMEOUT_MS it stays under the gateway's ENGINE_TIMEOUT_MS. */
   EXEC_QUEUE_WAIT_MS: positiveInt().default(800),
-  /** Items of `exec.run.many` messages one caller may have queued or running (each message is one task of EXEC_CALLER_MAX); past it 429. */
+  /** Items of evaluation jobs one caller may have queued or running (a job counts once against EXEC_CALLER_MAX); past it 429. */
   EXEC_CALLER_ITEMS_MAX: positiveInt().default(4096),
-  /** Items of `exec.run.many` messages queued or running in all; past it 503. */
+  /** The same, over all the keys of one person; default EXEC_CALLER_ITEMS_MAX. */
+  EXEC_PERSON_ITEMS_MAX: positiveInt().optional(),
+  /** Items of evaluation jobs queued or running in all; past it 503. */
   EXEC_QUEUE_ITEMS_MAX: positiveInt().default(16_384),
-  /** Evaluations waiting for a thread that go to one worker together as one task (1: one task each). */
-  EXEC_BATCH_MAX: positiveInt().default(32),
+  /** Items one worker task carries at most, from one or several callers' jobs (1: one task each). */
+  EXEC_BATCH_MAX: positiveInt().default(256),
+  /**
+   * Worker time (ms) one task aims at: a task is filled with chunks of callers' jobs, by their
+   * measured cost per item, until it is expected to take this long; others wait behind at most
+   * about one task (plus one item slower than this alone).
+   */
+  EXEC_TASK_TARGET_MS: positiveInt().default(5),
   /** Compiled policies each worker keeps. */
   EXEC_CACHE_SIZE: positiveInt().default(1000),
   /** How often the rule-hash index is written to Redis. */

@@ -44,12 +44,22 @@ export class DeadlineSignal {
   }
 }
 
-/** Hands out {@link DeadlineSignal}s that abort `timeoutMs` after they were handed out. */
-export class Deadlines {
-  private queue: DeadlineSignal[] = [];
+/** Signals of one time-out, in the order they were handed out (so also in the order they expire). */
+interface Fifo {
+  queue: DeadlineSignal[];
   /** Index of the oldest entry not yet expired or skipped. */
-  private head = 0;
+  head: number;
+}
+
+/**
+ * Hands out {@link DeadlineSignal}s that abort `timeoutMs` after they were handed out (or the
+ * time-out given to {@link start}). Signals of one time-out expire in the order they were handed
+ * out, so each time-out keeps a FIFO and one timer is armed for the earliest live head of all.
+ */
+export class Deadlines {
+  private readonly fifos = new Map<number, Fifo>();
   private timer: NodeJS.Timeout | null = null;
+  private armedFor = Infinity;
   private closed = false;
 
   constructor(
@@ -57,11 +67,16 @@ export class Deadlines {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** A signal for a task submitted now. */
-  start(): DeadlineSignal {
-    const signal = new DeadlineSignal(this.now() + this.timeoutMs);
-    this.queue.push(signal);
-    if (this.timer === null && !this.closed) this.arm(this.timeoutMs);
+  /** A signal for a task started now, aborting `timeoutMs` (default: the one given at construction) later. */
+  start(timeoutMs: number = this.timeoutMs): DeadlineSignal {
+    const signal = new DeadlineSignal(this.now() + timeoutMs);
+    let fifo = this.fifos.get(timeoutMs);
+    if (fifo === undefined) {
+      fifo = { queue: [], head: 0 };
+      this.fifos.set(timeoutMs, fifo);
+    }
+    fifo.queue.push(signal);
+    if (!this.closed && signal.deadline < this.armedFor) this.arm(signal.deadline);
     return signal;
   }
 
@@ -70,40 +85,48 @@ export class Deadlines {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    this.queue = [];
-    this.head = 0;
+    this.armedFor = Infinity;
+    this.fifos.clear();
   }
 
-  private arm(delayMs: number): void {
+  private arm(at: number): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.armedFor = at;
     // unref: pending deadlines must not keep a shutting-down process alive.
-    this.timer = setTimeout(this.expireDue, Math.max(0, Math.ceil(delayMs))).unref();
+    this.timer = setTimeout(this.expireDue, Math.max(0, Math.ceil(at - this.now()))).unref();
   }
 
   private readonly expireDue = (): void => {
     this.timer = null;
+    this.armedFor = Infinity;
     const now = this.now();
-    const queue = this.queue;
-    let head = this.head;
-    while (head < queue.length) {
-      const signal = queue[head];
-      if (signal.settled) {
-        head++;
-      } else if (signal.deadline <= now) {
-        head++;
-        signal.expire(new Error(`task deadline of ${this.timeoutMs} ms passed`));
-      } else {
-        break;
+    let earliest = Infinity;
+    for (const [timeoutMs, fifo] of this.fifos) {
+      const queue = fifo.queue;
+      let head = fifo.head;
+      while (head < queue.length) {
+        const signal = queue[head];
+        if (signal.settled) {
+          head++;
+        } else if (signal.deadline <= now) {
+          head++;
+          signal.expire(new Error(`task deadline of ${timeoutMs} ms passed`));
+        } else {
+          break;
+        }
       }
+      // Drop the consumed prefix once it dominates, so the array does not grow without bound.
+      if (head === queue.length) {
+        this.fifos.delete(timeoutMs);
+        continue;
+      }
+      if (head > 1024 && head * 2 > queue.length) {
+        fifo.queue = queue.slice(head);
+        head = 0;
+      }
+      fifo.head = head;
+      earliest = Math.min(earliest, fifo.queue[head].deadline);
     }
-    // Drop the consumed prefix once it dominates, so the array does not grow without bound.
-    if (head === queue.length) {
-      this.queue = [];
-      head = 0;
-    } else if (head > 1024 && head * 2 > queue.length) {
-      this.queue = queue.slice(head);
-      head = 0;
-    }
-    this.head = head;
-    if (head < this.queue.length && !this.closed) this.arm(this.queue[head].deadline - now);
+    if (earliest < Infinity && !this.closed) this.arm(earliest);
   };
 }

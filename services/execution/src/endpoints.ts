@@ -2,21 +2,21 @@ import {
   ArbiterError,
   ExecOperatorsRequest,
   ExecRuleRequest,
-  ExecRunManyRequest,
   ExecRunRequest,
   ExecSubject,
   FlowTestRequest,
   isArbiterError,
   StoredRunRequest,
   StoredRunSubject,
-  type ExecBatchResult,
+  type EvalSubject,
   type OperatorsResponse,
+  type Principal,
 } from '@arbiter/contracts';
-import { defineEndpoint, type EndpointDef, type ServiceDef } from '@arbiter/service-kit';
+import { defineEndpoint, type EndpointDef, type RawEndpointDef, type ServiceDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
-import { batchEndpoint, fitReply } from './batch-endpoint.js';
 import type { EnginePool } from './engine-pool.js';
-import { capTrace, checkDataDepth, checkRuleSize, type Limits } from './limits.js';
+import { evalEndpoint, runGroup, type EvalDeps } from './eval-endpoint.js';
+import { checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RuleIndex } from './rule-index.js';
 import type { StoredRunner } from './stored-runner.js';
@@ -30,17 +30,22 @@ export interface ExecDeps {
   /** Runs of stored policies and flows (`exec.stored.*`, `exec.flow.test`). */
   stored: StoredRunner;
   version: string;
-  /** The bus's max payload: an `exec.batch` reply stays under it. */
+  /** The bus's max payload: an `exec.eval` reply stays under it. */
   maxReplyBytes?: number;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
 /**
- * The `exec` service in one queue group: `exec.run`, `exec.validate`, `exec.explain`,
- * `exec.operators`, the stored runs `exec.stored.{policy,flow}.{base,record}` and `exec.flow.test`, and
- * `exec.batch` (several evaluations in one message) and `exec.run.many` (one rule, many data objects).
+ * The `exec` service in one queue group: `exec.eval` (evaluations in framed messages: the one road
+ * the gateway and the mcp service take), the single-request forms of the same evaluations
+ * (`exec.run`, the stored runs `exec.stored.{policy,flow}.{base,record}`; JSON in, JSON out, run
+ * the same way), `exec.flow.test`, `exec.validate`, `exec.explain` and `exec.operators`.
  */
 export function execService(deps: ExecDeps): ServiceDef {
-  const { pool, limits, metrics, index, stored } = deps;
+  const { pool, limits, metrics, stored } = deps;
+  const evalDeps: EvalDeps = { pool, limits, metrics, index: deps.index, stored };
   let operators: Promise<OperatorsResponse> | undefined;
 
   const ruleSize = (rule: string): number => {
@@ -55,65 +60,28 @@ export function execService(deps: ExecDeps): ServiceDef {
     if (isArbiterError(err, 'timeout')) metrics.timeouts.inc();
     throw err;
   };
-  /** Runs one evaluation whose caller and rule size were checked. */
-  const runChecked = async ({ principal, ...req }: ExecRunRequest, size: number) => {
-    try {
-      checkDataDepth(req.data, limits.maxDataDepth);
-    } catch (err) {
-      metrics.refused.inc({ reason: 'data_depth' });
-      throw err;
-    }
-    // Queued under its caller: the fair queue serves callers in turn.
-    const outcome = await pool.run({ principal, ...req }).catch(countTimeout);
-    metrics.countCache(outcome.cache);
-    if (outcome.response.errorCode === 'budget_exceeded') metrics.budgetExceeded.inc();
-    index.note(outcome.hash, size, outcome.cache === 'compile');
-    return { ...outcome.response, trace: capTrace(outcome.response.trace, limits.maxTraceBytes) };
+  /** A single evaluation request, run as a group of one: its answer decoded for the JSON envelope. */
+  const single = async (group: {
+    subject: EvalSubject;
+    principal: Principal;
+    data: unknown;
+    trace: boolean;
+    rule?: string;
+    id?: string;
+    now?: string;
+  }) => {
+    const { data, ...rest } = group;
+    const [answer] = await runGroup(evalDeps, { ...rest, items: [encoder.encode(JSON.stringify(data))] });
+    if (answer instanceof ArbiterError) throw answer;
+    return JSON.parse(decoder.decode(answer)) as unknown;
   };
 
-  const endpoints: Record<string, EndpointDef> = {
+  const endpoints: Record<string, EndpointDef | RawEndpointDef> = {
+    eval: evalEndpoint(evalDeps, deps.maxReplyBytes ?? 1024 * 1024),
     run: defineEndpoint({
       subject: ExecSubject.run,
       request: ExecRunRequest,
-      handler: async (req) => {
-        requireView(req.principal);
-        return runChecked(req, ruleSize(req.rule));
-      },
-    }),
-    run_many: defineEndpoint({
-      subject: ExecSubject.runMany,
-      request: ExecRunManyRequest,
-      handler: async ({ items, ...req }) => {
-        requireView(req.principal);
-        const size = ruleSize(req.rule);
-        const results = new Array<ExecBatchResult>(items.length);
-        const runnable: number[] = [];
-        items.forEach((data, i) => {
-          try {
-            checkDataDepth(data, limits.maxDataDepth);
-            runnable.push(i);
-          } catch (err) {
-            metrics.refused.inc({ reason: 'data_depth' });
-            results[i] = { ok: false, error: (err as ArbiterError).toWire() };
-          }
-        });
-        if (runnable.length > 0) {
-          // One queue job for the whole message: the rule compiled once per worker task, the items evaluated in a loop.
-          const outcome = await pool.runMany({ ...req, items: runnable.map((i) => items[i]) });
-          metrics.countCache(outcome.cache);
-          index.note(outcome.hash, size, outcome.cache === 'compile');
-          outcome.results.forEach((r, k) => {
-            if (r.ok) {
-              if (r.response.errorCode === 'budget_exceeded') metrics.budgetExceeded.inc();
-              results[runnable[k]] = { ok: true, data: { ...r.response, trace: capTrace(r.response.trace, limits.maxTraceBytes) } };
-            } else {
-              if (r.error.code === 'timeout') metrics.timeouts.inc();
-              results[runnable[k]] = { ok: false, error: new ArbiterError(r.error.code, r.error.message).toWire() };
-            }
-          });
-        }
-        return fitReply(results, deps.maxReplyBytes ?? 1024 * 1024);
-      },
+      handler: (req) => single({ subject: ExecSubject.run, ...req }),
     }),
     validate: defineEndpoint({
       subject: ExecSubject.validate,
@@ -136,22 +104,22 @@ export function execService(deps: ExecDeps): ServiceDef {
     stored_policy_base: defineEndpoint({
       subject: StoredRunSubject.policyByBase,
       request: StoredRunRequest,
-      handler: (req) => (requireView(req.principal), stored.runPolicy(req, 'base').catch(countTimeout)),
+      handler: (req) => single({ subject: StoredRunSubject.policyByBase, ...req }),
     }),
     stored_policy_record: defineEndpoint({
       subject: StoredRunSubject.policyByRecord,
       request: StoredRunRequest,
-      handler: (req) => (requireView(req.principal), stored.runPolicy(req, 'record').catch(countTimeout)),
+      handler: (req) => single({ subject: StoredRunSubject.policyByRecord, ...req }),
     }),
     stored_flow_base: defineEndpoint({
       subject: StoredRunSubject.flowByBase,
       request: StoredRunRequest,
-      handler: (req) => (requireView(req.principal), stored.runFlow(req, 'base').catch(countTimeout)),
+      handler: (req) => single({ subject: StoredRunSubject.flowByBase, ...req }),
     }),
     stored_flow_record: defineEndpoint({
       subject: StoredRunSubject.flowByRecord,
       request: StoredRunRequest,
-      handler: (req) => (requireView(req.principal), stored.runFlow(req, 'record').catch(countTimeout)),
+      handler: (req) => single({ subject: StoredRunSubject.flowByRecord, ...req }),
     }),
     flow_test: defineEndpoint({
       subject: StoredRunSubject.flowTest,
@@ -171,16 +139,6 @@ export function execService(deps: ExecDeps): ServiceDef {
       },
     }),
   };
-  const batchable = new Map<string, EndpointDef>(
-    [
-      endpoints.run,
-      endpoints.stored_policy_base,
-      endpoints.stored_policy_record,
-      endpoints.stored_flow_base,
-      endpoints.stored_flow_record,
-    ].map((e) => [e.subject, e]),
-  );
-  endpoints.batch = batchEndpoint(batchable, deps.maxReplyBytes ?? 1024 * 1024);
   return {
     name: 'exec',
     version: deps.version,

@@ -1,49 +1,53 @@
-import { ArbiterError, type ExecRunRequest, type Principal } from '@arbiter/contracts';
+import { ArbiterError, type Principal } from '@arbiter/contracts';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
-import { FairQueue, type FairQueueStats, type JobOutcome } from './fair-queue.js';
-import type {
-  BatchProgress,
-  BatchTask,
-  EngineTask,
-  EngineTaskResult,
-  ItemFailure,
-  RunManyItem,
-  RunManyResult,
-  RunManyTask,
-  RunOutcome,
-  StepBudgetState,
-  StoredRunTask,
-  WorkerConfig,
+import { FairQueue, type CallerId, type Chunk, type FairQueueStats } from './fair-queue.js';
+import {
+  ITEM_OK,
+  type ChunkResult,
+  type EngineTask,
+  type EngineTaskResult,
+  type EvalProgress,
+  type EvalTask,
+  type PolicySource,
+  type ReplyForm,
+  type TaskChunk,
+  type WorkerConfig,
 } from './tasks.js';
 
 /** Options of {@link EnginePool}. */
 export interface EnginePoolOptions {
   /** Worker threads (fixed: they start at once and stay, keeping their caches warm). */
   size: number;
-  /** Deadline of one task, from when a worker starts it; past it the worker is terminated and replaced. */
+  /** Deadline of one item, from when a worker starts it; past it the answer is `timeout` (a task far past it: the worker is replaced). */
   taskTimeoutMs: number;
   /** Compiled policies each worker keeps. */
   cacheSize: number;
+  /** Limits each worker applies: trace bytes and data depth. */
+  maxTraceBytes?: number;
+  maxDataDepth?: number;
   /** Steps a run without a trace may take (LANGUAGE.md §8.1); default 1,000,000. */
   stepBudget?: number;
   /** Steps a run with a trace may take; default 10,000. */
   traceStepBudget?: number;
-  /** Tasks one caller may have queued or running (past it `rate_limited`); default 64. */
+  /** Jobs (an evaluation call, a batch message's group) one key may have in progress (past it `rate_limited`); default 64. */
   perCallerMax?: number;
-  /** Tasks waiting in all (past it `dependency_unavailable`); default 1000. */
+  /** The same, over all keys of one person; default `perCallerMax`. */
+  perPersonMax?: number;
+  /** Jobs waiting in all (past it `dependency_unavailable`); default 1000. */
   queueMax?: number;
   /** Longest wait for a thread (then `dependency_unavailable`); default 800 ms. */
   queueWaitMs?: number;
-  /**
-   * Evaluations (`run`, `runStored`) handed to one worker as one piscina task when several wait
-   * for a free thread (1 turns coalescing off); default 32.
-   */
+  /** Items one worker task carries at most (1 turns sharing tasks off); default 256. */
   batchMax?: number;
-  /** Items of `runMany` calls one caller may have queued or running (past it `rate_limited`); default 4096. */
+  /** Worker time (ms) one task aims at: how long others may wait behind it; default 5. */
+  taskTargetMs?: number;
+  /** Items in progress per key (past it `rate_limited`); default 4096. */
   perCallerItemsMax?: number;
-  /** Items of `runMany` calls queued or running in all (past it `dependency_unavailable`); default 16384. */
+  /** The same, over all keys of one person; default `perCallerItemsMax`. */
+  perPersonItemsMax?: number;
+  /** Items in progress in all (past it `dependency_unavailable`); default 16384. */
   queueItemsMax?: number;
   /** The worker module; the built `worker.js` beside this module unless a test needs another. */
   workerFile?: URL;
@@ -56,54 +60,106 @@ export const POOL_DEFAULTS = {
   perCallerMax: 64,
   queueMax: 1000,
   queueWaitMs: 800,
-  batchMax: 32,
+  batchMax: 256,
+  taskTargetMs: 5,
   perCallerItemsMax: 4096,
   queueItemsMax: 16_384,
+  maxTraceBytes: 262_144,
+  maxDataDepth: 64,
 } as const;
 
-/** Items of a `runMany` call per worker task: the first chunk, and the most; later ones aim at `RUN_MANY_TARGET_MS` of work. */
-const RUN_MANY_FIRST_ITEMS = 16;
-const RUN_MANY_MAX_ITEMS = 256;
-const RUN_MANY_TARGET_MS = 20;
-
-/** What {@link EnginePool.runMany} answers: each item's outcome in order, the rule's hash, and whether a worker compiled it. */
-export interface RunManyOutcome {
-  hash: string;
-  cache: 'compile' | 'hit';
-  results: RunManyItem[];
+/** The caller a job is queued for: its API key (else its user), sharing with its person (the key's owner or the user). */
+export function callerOf(principal: Principal | undefined): CallerId {
+  if (principal === undefined) return { key: 'anonymous', person: 'anonymous' };
+  const person = `${principal.orgId}:${principal.userId}`;
+  return { key: principal.apiKeyId !== undefined ? `key:${principal.apiKeyId}` : `user:${person}`, person };
 }
 
-/** The caller a task is queued for: its API key, else its user; tasks without a principal share one queue. */
-export function callerKey(principal: Principal | undefined): string {
-  if (principal === undefined) return 'anonymous';
-  return principal.apiKeyId !== undefined ? `key:${principal.apiKeyId}` : `user:${principal.orgId}:${principal.userId}`;
+/** One item's answer: its raw JSON (`json` replies) or object (`value`), with its worker time, steps and flags (`tasks.ts` ITEM_*). */
+export interface ItemAnswer {
+  json?: Uint8Array;
+  value?: unknown;
+  flags: number;
+  steps: number;
+  ms: number;
+  /** The worker thread that ran it. */
+  threadId: number;
+}
+
+/** What {@link EnginePool.evaluate} answers: each item's answer or error, in order, the rule's hash and the worker compiles it took. */
+export interface EvalOutcome {
+  hash: string;
+  compiles: number;
+  answers: Array<ItemAnswer | ArbiterError>;
+}
+
+/** An evaluation job: the items (JSON texts as UTF-8) run alike, and how. */
+export interface EvalRequest {
+  principal: Principal | undefined;
+  source: PolicySource;
+  trace: boolean;
+  now?: string;
+  reply: ReplyForm;
+  items: Uint8Array[];
+  /** Steps already used by the run (flow nodes share one budget); default 0. */
+  budgetUsed?: number;
+  /** When the caller stops waiting (the queue's clock, {@link EnginePool.clock}): items not started by then answer `timeout`, unrun. */
+  deadline?: number;
+  /**
+   * Bytes left in the reply the answers go back in (shared by the jobs of one message): once the
+   * answers have used them up, items not started answer `result_too_large`, unrun (the caller
+   * asks for them again in a message of their own).
+   */
+  replyBudget?: { left: number };
+}
+
+/** What an item not run because its message's reply was full answers. */
+const REPLY_FULL = new ArbiterError('result_too_large', 'this answer did not fit in the batch reply; send the request on its own');
+/** Bytes a reply spends on an answer beyond its JSON (its offset in the header). */
+const ANSWER_OVERHEAD_BYTES = 12;
+/**
+ * Worker time (ms) charged per byte of answer, on top of the time it took: moving an answer
+ * (copied into the reply, sent over NATS, forwarded by the gateway) costs the services' main
+ * threads about a millisecond a megabyte, so an item with a huge trace pays for it.
+ */
+const MS_PER_ANSWER_BYTE = 1 / 1_000_000;
+
+/** The queue's view of a job: the request and where its answers go. */
+interface JobSpec {
+  req: EvalRequest;
+  budgetLimit: number;
+  outcome: EvalOutcome;
 }
 
 /**
- * A piscina pool of rule-engine workers behind a {@link FairQueue}: tasks wait in the service, per
- * caller, and piscina is handed at most `size` at a time, so the deadline (`timeout`, from when a
- * worker starts the task) never counts time spent behind other callers' work. Every run carries a
- * step budget, so a runaway rule stops itself with `budget_exceeded`; the deadline is the last
- * resort. `dependency_unavailable` once the pool is closed, `internal` when a worker fails.
+ * A piscina pool of rule-engine workers behind a {@link FairQueue}: work waits in the service, per
+ * caller, and piscina is handed at most `size` tasks at a time, so a deadline (from when a worker
+ * starts an item) never counts time spent behind other callers' work. Evaluations are jobs of items
+ * (a single run is a job of one); the queue cuts them into chunks and packs chunks of several
+ * callers into one worker task (`queue/assembly.ts`). Every run carries a step budget, so a runaway
+ * rule stops itself with `budget_exceeded`; the deadline is the last resort.
  */
 export class EnginePool {
-  private readonly pool: Piscina<EngineTask | BatchTask | RunManyTask, unknown>;
-  private readonly batchMax: number;
+  private readonly pool: Piscina<EngineTask | EvalTask, unknown>;
   private readonly deadlines: Deadlines;
   private readonly queue: FairQueue;
   private readonly stepBudget: number;
   private readonly traceStepBudget: number;
   private closed = false;
-  /** Where a running batch's early answers go, by batch id. */
-  private readonly progress = new Map<number, (progress: BatchProgress) => void>();
-  private nextBatch = 0;
-  /** Batch tasks handed to workers, and the evaluations they carried. */
+  /** Where a running task's early answers go, by task id. */
+  private readonly progress = new Map<number, (progress: EvalProgress) => void>();
+  private nextTask = 0;
+  /** Evaluation tasks handed to workers, and the items they carried. */
   private readonly batches = { tasks: 0, items: 0 };
   /** Threads ready to take a task. */
   private ready = 0;
 
   constructor(private readonly opts: EnginePoolOptions) {
-    const workerData: WorkerConfig = { cacheSize: opts.cacheSize };
+    const workerData: WorkerConfig = {
+      cacheSize: opts.cacheSize,
+      maxTraceBytes: opts.maxTraceBytes ?? POOL_DEFAULTS.maxTraceBytes,
+      maxDataDepth: opts.maxDataDepth ?? POOL_DEFAULTS.maxDataDepth,
+    };
     this.pool = new Piscina({
       filename: (opts.workerFile ?? builtWorkerFile(import.meta.url, './worker.js')).href,
       minThreads: opts.size,
@@ -112,139 +168,82 @@ export class EnginePool {
       // Per-task run/wait histograms: nothing reads them (the service keeps its own metrics).
       recordTiming: false,
     });
+    // One timer for every task's last-resort deadline (a task of n items: n × the item deadline).
     this.deadlines = new Deadlines(opts.taskTimeoutMs);
     // Tasks go to threads that are ready: none until piscina reports them, and a thread terminated at
     // the deadline is not handed work again until its replacement has loaded the engine, so its boot
     // time never counts against another task's deadline.
-    this.batchMax = opts.batchMax ?? POOL_DEFAULTS.batchMax;
+    const perCallerItemsMax = opts.perCallerItemsMax ?? POOL_DEFAULTS.perCallerItemsMax;
     this.queue = new FairQueue({
       slots: 0,
       perKeyMax: opts.perCallerMax ?? POOL_DEFAULTS.perCallerMax,
+      perPersonMax: opts.perPersonMax ?? opts.perCallerMax ?? POOL_DEFAULTS.perCallerMax,
       maxQueued: opts.queueMax ?? POOL_DEFAULTS.queueMax,
       maxWaitMs: opts.queueWaitMs ?? POOL_DEFAULTS.queueWaitMs,
-      perKeyItemsMax: opts.perCallerItemsMax ?? POOL_DEFAULTS.perCallerItemsMax,
+      perKeyItemsMax: perCallerItemsMax,
+      perPersonItemsMax: opts.perPersonItemsMax ?? perCallerItemsMax,
       maxQueuedItems: opts.queueItemsMax ?? POOL_DEFAULTS.queueItemsMax,
       chunk: {
-        maxItems: RUN_MANY_MAX_ITEMS,
-        firstItems: RUN_MANY_FIRST_ITEMS,
-        targetMs: Math.min(RUN_MANY_TARGET_MS, opts.taskTimeoutMs / 4),
+        maxItems: Math.max(1, opts.batchMax ?? POOL_DEFAULTS.batchMax),
+        targetMs: Math.min(opts.taskTargetMs ?? POOL_DEFAULTS.taskTargetMs, opts.taskTimeoutMs / 4),
       },
-      ...(this.batchMax > 1
-        ? {
-            batch: {
-              max: this.batchMax,
-              maxCostMs: opts.taskTimeoutMs / 4,
-              run: (jobs: unknown[], settle) => this.startBatch(jobs as EngineTask[], settle),
-            },
-          }
-        : {}),
+      runner: { run: (chunks, done) => this.runChunks(chunks as Array<Chunk<JobSpec>>, done) },
     });
     this.pool.on('workerCreate', () => this.queue.setSlots(++this.ready));
-    this.pool.on('message', (message: BatchProgress) => {
-      if (typeof message?.batch === 'number') this.progress.get(message.batch)?.(message);
+    this.pool.on('message', (message: EvalProgress) => {
+      if (typeof message?.task === 'number') this.progress.get(message.task)?.(message);
     });
     this.pool.on('workerDestroy', () => this.queue.setSlots(--this.ready));
     this.stepBudget = opts.stepBudget ?? POOL_DEFAULTS.stepBudget;
     this.traceStepBudget = opts.traceStepBudget ?? POOL_DEFAULTS.traceStepBudget;
   }
 
-  /** A fresh step budget for one run (a flow run shares it between its nodes). */
-  budgetFor(trace: boolean): StepBudgetState {
-    return { limit: trace ? this.traceStepBudget : this.stepBudget, used: 0 };
+  /** Steps one run may take: fewer with a trace (a flow run shares them between its nodes). */
+  budgetLimit(trace: boolean): number {
+    return trace ? this.traceStepBudget : this.stepBudget;
   }
 
-  /** Evaluates a rule; the outcome says which worker ran it and whether it compiled or hit its cache. */
-  run(req: Omit<ExecRunRequest, 'principal'> & { principal?: Principal }): Promise<RunOutcome> {
-    const budget = this.budgetFor(req.trace);
-    return this.evaluation(callerKey(req.principal), { op: 'run', rule: req.rule, data: req.data, trace: req.trace, now: req.now, budget });
+  /** The clock deadlines are given in (ms). */
+  clock(): number {
+    return this.queue.clock();
   }
 
   /**
-   * Evaluates one rule on each of `items` as ONE fair-queue job (one task against the caller's
-   * limit, its items against the item limits), run in chunks: each chunk is one worker task that
-   * compiles or finds the rule once and evaluates the items in a loop, each with its own step
-   * budget, deadline and error, and is one turn of the caller's charged its worker time. Rejects
-   * only as the queue refuses (`rate_limited`, `dependency_unavailable`); a chunk that failed in the
-   * worker answers its error for each of its items.
+   * Evaluates a job of items as ONE fair-queue job (one against the caller's job limits, its items
+   * against the item limits), run in chunks that may share worker tasks with other callers' work.
+   * Rejects only as the queue refuses (`rate_limited`, `dependency_unavailable`); an item that
+   * failed on its own (too deep, time-out, worker failure, dropped at the deadline) answers its error.
    */
-  async runMany(req: {
-    principal?: Principal;
-    rule: string;
-    items: Array<Record<string, unknown>>;
-    trace: boolean;
-    now?: string;
-  }): Promise<RunManyOutcome> {
+  async evaluate(req: EvalRequest): Promise<EvalOutcome> {
     if (this.closed) throw new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
-    const results = new Array<RunManyItem>(req.items.length);
-    const out: RunManyOutcome = { hash: '', cache: 'hit', results };
-    const budgetLimit = this.budgetFor(req.trace).limit;
-    await this.queue.submitChunked(callerKey(req.principal), req.items.length, async (from, to) => {
-      const task: RunManyTask = {
-        op: 'runMany',
-        rule: req.rule,
-        items: req.items.slice(from, to),
-        trace: req.trace,
-        ...(req.now !== undefined ? { now: req.now } : {}),
-        budgetLimit,
-        itemTimeoutMs: this.opts.taskTimeoutMs,
-      };
-      const chunk = await this.startMany(task);
-      if ('failure' in chunk) {
-        for (let i = from; i < to; i++) results[i] = { ok: false, error: chunk.failure, ms: 0 };
-        return;
-      }
-      out.hash = chunk.hash;
-      if (chunk.cache === 'compile') out.cache = 'compile';
-      chunk.results.forEach((r, i) => (results[from + i] = r));
+    const outcome: EvalOutcome = { hash: '', compiles: 0, answers: new Array<ItemAnswer | ArbiterError>(req.items.length) };
+    const spec: JobSpec = { req, budgetLimit: this.budgetLimit(req.trace), outcome };
+    const budget = req.replyBudget;
+    await this.queue.submitEval(callerOf(req.principal), {
+      spec,
+      total: req.items.length,
+      ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
+      ...(budget !== undefined ? { stop: () => (budget.left <= 0 ? REPLY_FULL : undefined) } : {}),
+      drop: (from, to, err) => {
+        for (let i = from; i < to; i++) outcome.answers[i] ??= err;
+      },
     });
-    return out;
-  }
-
-  /** Hands a chunk to a worker; cut at items × deadline as the last resort (the worker is replaced). */
-  private async startMany(task: RunManyTask): Promise<RunManyResult | { failure: ItemFailure }> {
-    this.batches.tasks++;
-    this.batches.items += task.items.length;
-    const signal = AbortSignal.timeout(this.opts.taskTimeoutMs * task.items.length);
-    try {
-      return (await this.pool.run(task, { signal })) as RunManyResult;
-    } catch {
-      if (signal.aborted) return { failure: { code: 'timeout', message: `evaluation took longer than ${this.opts.taskTimeoutMs} ms` } };
-      if (this.closed) return { failure: { code: 'dependency_unavailable', message: 'the evaluation pool is shut down' } };
-      return { failure: { code: 'internal', message: 'evaluation failed: run' } };
-    }
-  }
-
-  /**
-   * Runs a stored policy, compiled or found by its hash, after checking the data against its schema,
-   * within what is left of `budget` (whose `used` it advances).
-   */
-  async runStored(
-    principal: Principal | undefined,
-    task: Omit<StoredRunTask, 'op' | 'budget'>,
-    budget: StepBudgetState,
-  ): Promise<RunOutcome> {
-    const outcome = await this.evaluation(callerKey(principal), {
-      op: 'runStored',
-      ...task,
-      budget: { limit: budget.limit, used: budget.used },
-    });
-    budget.used = outcome.steps;
     return outcome;
   }
 
   /** Checks a rule's syntax. */
   validate(principal: Principal | undefined, rule: string): Promise<EngineTaskResult['validate']> {
-    return this.task(callerKey(principal), { op: 'validate', rule });
+    return this.task(principal, { op: 'validate', rule });
   }
 
   /** Describes a rule's structure. */
   explain(principal: Principal | undefined, rule: string): Promise<EngineTaskResult['explain']> {
-    return this.task(callerKey(principal), { op: 'explain', rule });
+    return this.task(principal, { op: 'explain', rule });
   }
 
   /** The operator catalogue. */
   operators(principal?: Principal): Promise<EngineTaskResult['operators']> {
-    return this.task(callerKey(principal), { op: 'operators' });
+    return this.task(principal, { op: 'operators' });
   }
 
   /** Live worker threads. */
@@ -265,17 +264,17 @@ export class EnginePool {
     await this.pool.run({ op: 'operators' } satisfies EngineTask, { signal: AbortSignal.timeout(bootTimeoutMs) });
   }
 
-  /** Batch tasks handed to workers so far (several evaluations in one piscina task), and the evaluations they carried. */
+  /** Evaluation tasks handed to workers so far, and the items they carried. */
   batchStats(): { tasks: number; items: number } {
     return { ...this.batches };
   }
 
-  /** Tasks waiting and running, and callers with any. */
+  /** Work waiting and running, and callers with any. */
   stats(): FairQueueStats {
     return this.queue.stats();
   }
 
-  /** Refuses new tasks and fails the waiting ones, lets running ones finish, then ends the threads. */
+  /** Refuses new work and fails the waiting work, lets running tasks finish, then ends the threads. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -284,60 +283,83 @@ export class EnginePool {
     this.deadlines.close();
   }
 
-  private task<K extends EngineTask['op']>(key: string, task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
+  private task<K extends EngineTask['op']>(principal: Principal | undefined, task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
     if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
-    return this.queue.submit<EngineTaskResult[K]>(key, () => this.start<K>(task));
-  }
-
-  /** An evaluation: coalesced with others waiting for a thread when batching is on. */
-  private evaluation(key: string, task: EngineTask & { op: 'run' | 'runStored' }): Promise<RunOutcome> {
-    if (this.batchMax <= 1) return this.task(key, task);
-    if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
-    return this.queue.submitJob<RunOutcome>(key, task);
+    return this.queue.submit<EngineTaskResult[K]>(callerOf(principal), () => this.start<K>(task));
   }
 
   /**
-   * Hands waiting evaluations to one worker. One alone goes as a plain task (deadline as for any
-   * task); several go as one batch task whose items each have the task deadline from when the
-   * worker starts them. Items are settled as their answers come (posted early when the batch runs
-   * long); the whole task is cut at `items × deadline` as the last resort, and the items not
+   * Hands `chunks` to one worker as one task: their items' texts copied once into a buffer that is
+   * transferred, not cloned. Chunks are settled as their answers come (posted early when the task
+   * runs long); the whole task is cut at `items × deadline` as the last resort, and the chunks not
    * answered by then answer `timeout` (the worker is replaced).
    */
-  private async startBatch(tasks: EngineTask[], settle: (index: number, outcome: JobOutcome) => void): Promise<void> {
-    if (tasks.length === 1) {
-      const started = performance.now();
-      try {
-        settle(0, { ok: true, value: await this.start(tasks[0]), ms: performance.now() - started });
-      } catch (err) {
-        settle(0, { ok: false, error: err, ms: performance.now() - started });
-      }
-      return;
+  private async runChunks(chunks: Array<Chunk<JobSpec>>, done: (index: number, ms: number) => void): Promise<void> {
+    const id = this.nextTask++;
+    let bytes = 0;
+    let count = 0;
+    for (const { job, from, to } of chunks) {
+      count += to - from;
+      for (let i = from; i < to; i++) bytes += job.spec.req.items[i].byteLength;
     }
-    const id = this.nextBatch++;
+    const data = new Uint8Array(bytes);
+    const ends = new Array<number>(count);
+    const taskChunks = new Array<TaskChunk>(chunks.length);
+    // Each policy crosses to the worker once per task, however many chunks run it.
+    const sources: PolicySource[] = [];
+    const byText = new Map<string, number>();
+    const byHash = new Map<string, number>();
+    const sourceIndex = (source: PolicySource): number => {
+      const index = source.kind === 'text' ? byText : byHash;
+      const id = source.kind === 'text' ? source.rule : source.hash;
+      let at = index.get(id);
+      if (at === undefined) {
+        at = sources.push(source) - 1;
+        index.set(id, at);
+      }
+      return at;
+    };
+    // Deadlines cross to the worker in epoch ms: each thread's `performance.now()` has its own origin.
+    const toEpoch = Date.now() - this.queue.clock();
+    let at = 0;
+    let item = 0;
+    for (const [c, { job, from, to }] of chunks.entries()) {
+      const { req, budgetLimit } = job.spec;
+      for (let i = from; i < to; i++) {
+        data.set(req.items[i], at);
+        at += req.items[i].byteLength;
+        ends[item++] = at;
+      }
+      taskChunks[c] = {
+        source: sourceIndex(req.source),
+        trace: req.trace,
+        ...(req.now !== undefined ? { now: req.now } : {}),
+        budgetLimit,
+        budgetUsed: req.budgetUsed ?? 0,
+        reply: req.reply,
+        count: to - from,
+        ...(req.deadline !== undefined && Number.isFinite(req.deadline) ? { deadline: req.deadline + toEpoch } : {}),
+      };
+    }
     this.batches.tasks++;
-    this.batches.items += tasks.length;
-    let left = tasks.length;
+    this.batches.items += count;
+    let left = chunks.length;
     let allAnswered!: () => void;
     const answered = new Promise<void>((resolve) => (allAnswered = resolve));
-    const apply = ({ from, results }: BatchProgress) => {
-      results.forEach((r, i) => {
-        settle(
-          from + i,
-          r.ok ? { ok: true, value: r.value, ms: r.ms } : { ok: false, error: new ArbiterError(r.error.code, r.error.message), ms: r.ms },
-        );
+    const apply = ({ from, chunks: results }: EvalProgress) => {
+      results.forEach((result, k) => {
+        const chunk = chunks[from + k];
+        done(from + k, settleChunk(chunk, result));
       });
       left -= results.length;
       if (left <= 0) allAnswered();
     };
     this.progress.set(id, apply);
-    const limitMs = this.opts.taskTimeoutMs * tasks.length;
-    const signal = AbortSignal.timeout(limitMs);
+    const limitMs = this.opts.taskTimeoutMs * count;
+    const signal = this.deadlines.start(limitMs);
     try {
-      apply(
-        (await this.pool.run({ op: 'batch', id, tasks, itemTimeoutMs: this.opts.taskTimeoutMs } satisfies BatchTask, {
-          signal,
-        })) as BatchProgress,
-      );
+      const task: EvalTask = { op: 'eval', id, itemTimeoutMs: this.opts.taskTimeoutMs, sources, chunks: taskChunks, data, ends };
+      apply((await this.pool.run(task, { signal, transferList: [data.buffer] })) as EvalProgress);
       // Answers posted before the task returned come on another port: wait for them.
       await answered;
     } catch (err) {
@@ -345,15 +367,19 @@ export class EnginePool {
         ? new ArbiterError('timeout', `evaluation took longer than ${this.opts.taskTimeoutMs} ms`, undefined, { cause: err })
         : this.closed
           ? new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down', undefined, { cause: err })
-          : new ArbiterError('internal', 'evaluation failed: batch', undefined, { cause: err });
+          : new ArbiterError('internal', 'evaluation failed: eval', undefined, { cause: err });
       // Items not answered: their worker time is unknown, each is charged an equal share of the limit.
-      tasks.forEach((_, i) => settle(i, { ok: false, error, ms: limitMs / tasks.length }));
+      chunks.forEach(({ job, from, to }, c) => {
+        for (let i = from; i < to; i++) job.spec.outcome.answers[i] ??= error;
+        done(c, (limitMs * (to - from)) / count);
+      });
     } finally {
+      signal.settle();
       this.progress.delete(id);
     }
   }
 
-  /** Hands `task` to a worker, its deadline starting now. */
+  /** Hands a single task to a worker, its deadline starting now. */
   private async start<K extends EngineTask['op']>(task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
     const signal = this.deadlines.start();
     try {
@@ -368,4 +394,38 @@ export class EnginePool {
       signal.settle();
     }
   }
+}
+
+/**
+ * Writes a chunk's answers into its job's outcome (and spends their bytes from the reply budget);
+ * returns what its items cost: their worker time, and their answers' bytes (MS_PER_ANSWER_BYTE).
+ */
+function settleChunk(chunk: Chunk<JobSpec>, result: ChunkResult): number {
+  const { outcome, req } = chunk.job.spec;
+  const bytes = result.json?.byteLength ?? 0;
+  if (req.replyBudget !== undefined) req.replyBudget.left -= bytes + ANSWER_OVERHEAD_BYTES * result.flags.length;
+  outcome.hash = result.hash;
+  if (result.compiled) outcome.compiles++;
+  let ms = 0;
+  let jsonFrom = 0;
+  for (let k = 0; k < result.flags.length; k++) {
+    const i = chunk.from + k;
+    ms += result.ms[k];
+    const flags = result.flags[k];
+    const jsonTo = result.jsonEnds?.[k] ?? 0;
+    if (flags & ITEM_OK) {
+      outcome.answers[i] ??= {
+        flags,
+        steps: result.steps[k],
+        ms: result.ms[k],
+        threadId: result.threadId,
+        ...(result.json !== undefined ? { json: result.json.subarray(jsonFrom, jsonTo) } : { value: result.values?.[k] }),
+      };
+    } else {
+      const failure = result.failures?.[k] ?? { code: 'internal', message: 'evaluation failed: run' };
+      outcome.answers[i] ??= new ArbiterError(failure.code, failure.message);
+    }
+    jsonFrom = jsonTo;
+  }
+  return ms + bytes * MS_PER_ANSWER_BYTE;
 }

@@ -1,221 +1,209 @@
 /**
- * The evaluation queue of the execution service: bounded, per caller, served by deficit round robin.
+ * The evaluation queue of the execution service: bounded, per caller, served by deficit round robin
+ * over persons.
  *
  * Why: the worker pool is small (cores − 1 threads). With piscina's single FIFO queue, one caller
- * sending slow rules back to back filled it, and everyone else's requests waited behind them (and,
- * with the deadline counted from submission, timed out). Here every caller (API key, else user)
- * has its own queue; the pool is handed at most as many tasks as it has threads, and each free
- * thread takes the next task of the next caller in turn, so a caller waits for at most one task of
- * each other caller, however many they sent.
+ * sending slow rules back to back filled it, and everyone else's requests waited behind them. Here
+ * work waits in the service, per key, and the pool is handed at most as many tasks as it has
+ * threads; each free thread takes the next work of the next person in turn.
  *
- * Deficit round robin by worker time: each caller has a deficit (ms of worker time it may still
- * use); a caller whose deficit is not positive skips its turn and earns `quantumMs`; a finished task
- * charges its measured run time. A caller whose tasks are slow (up to its step budget) therefore
- * gets proportionally fewer turns than one whose tasks take microseconds, while the pool never idles
- * when there is work. A caller's state goes when it has nothing queued or running (bounded by the
- * number of callers with work, itself bounded by `maxQueued`).
+ * Shares are per person (a key's owner, or a bearer's user), not per key, so minting keys buys no
+ * bigger share (issue 20): persons take turns by deficit round robin of worker time (a person whose
+ * deficit is not positive skips its turn and earns `quantumMs`; work charges the worker time it
+ * took), and within a person its keys take turns. Limits count per key and per person.
  *
- * Limits (DESIGN-like decisions, docs/architecture.md "Runaway rules and fair scheduling"):
- * - per caller, at most `perKeyMax` tasks queued or running: past it `rate_limited` (429, the
- *   caller's own excess; the gateway adds `retry-after: 1`);
- * - in all, at most `maxQueued` tasks waiting: past it `dependency_unavailable` (503: the service
- *   is overloaded, `retry-after`);
- * - a task waits at most `maxWaitMs` for a thread: past it `dependency_unavailable` (503), so the
- *   caller hears back before its own deadline. The run deadline starts when a thread takes it.
- * - a chunked job (one `exec.run.many` message: many items, {@link FairQueue.submitChunked}) counts
- *   as one task against `perKeyMax` and `maxQueued`, and its items count against `perKeyItemsMax`
- *   and `maxQueuedItems` (past them `rate_limited` / `dependency_unavailable`), so one call of many
- *   items runs while what waits stays bounded. It runs a chunk at a time, each chunk one turn
- *   charged its worker time, so other callers' tasks go between its chunks.
+ * Two kinds of entry (`queue/jobs.ts`): a `task` (validate, explain, operators) runs on its own; an
+ * `eval` job of n items (a single evaluation is a job of one) is handed out a chunk at a time, and
+ * chunks of several persons' jobs make one worker task (`queue/assembly.ts`) that aims at
+ * `chunk.targetMs` of worker time (`queue/chunking.ts`), each chunk prepaid at its expected cost
+ * and charged what it really took. So a flood of slow batch items gets one person's share in short
+ * tasks, and the others wait behind at most one such task.
+ *
+ * Limits (docs/architecture.md "Runaway rules and fair scheduling"):
+ * - per key at most `perKeyMax` entries (tasks, eval jobs) not over, per person `perPersonMax`:
+ *   past either `rate_limited` (429, the caller's own excess; the gateway adds `retry-after: 1`);
+ * - items of eval jobs not over: per key `perKeyItemsMax`, per person `perPersonItemsMax`
+ *   (`rate_limited`), in all `maxQueuedItems` (`dependency_unavailable`);
+ * - in all, at most `maxQueued` entries waiting: past it `dependency_unavailable` (503);
+ * - an entry waits at most `maxWaitMs` for its first work to start (then `dependency_unavailable`,
+ *   so its caller hears back before its own deadline); a job of several items waits on while its
+ *   own key's work runs (the other messages of the same batch call);
+ * - an eval job carries its caller's deadline: items not started by then are dropped (`timeout`),
+ *   never run for a caller who has gone.
  */
 
 import { ArbiterError } from '@arbiter/contracts';
-import { Deadlines, type DeadlineSignal } from './deadlines.js';
+import { Deadlines } from './deadlines.js';
+import { assembleTask, type Handout } from './queue/assembly.js';
+import { Scheduler, type Key, type Person } from './queue/callers.js';
+import { DEFAULT_CHUNK_POLICY, learn, type ChunkPolicy } from './queue/chunking.js';
+import type { CallerId, Chunk, ChunkRunner, Entry, EvalEntry, TaskEntry } from './queue/jobs.js';
+
+export type { CallerId, Chunk, ChunkRunner } from './queue/jobs.js';
+export type { ChunkPolicy } from './queue/chunking.js';
 
 /** Options of {@link FairQueue}. */
 export interface FairQueueOptions {
   /** Tasks running at once (the pool's ready threads; see {@link FairQueue.setSlots}). */
   slots: number;
-  /** Tasks one caller may have queued or running. */
+  /** Entries (tasks, eval jobs) one key may have not over. */
   perKeyMax: number;
-  /** Tasks waiting in all. */
+  /** Entries one person may have not over; default `perKeyMax`. */
+  perPersonMax?: number;
+  /** Entries waiting in all. */
   maxQueued: number;
-  /** Longest wait for a thread. */
+  /** Longest wait for the first work of an entry to start. */
   maxWaitMs: number;
-  /** Worker time (ms) a caller earns per turn; default 1. */
+  /** Worker time (ms) a person earns per turn; default 1. */
   quantumMs?: number;
   /** The clock (ms); default `performance.now`. */
   now?: () => number;
-  /**
-   * Coalescing of jobs (see {@link FairQueue.submitJob}): when a slot frees, up to `max` waiting
-   * jobs, taken in the same fair order as single tasks, start together as one `run` call, which
-   * settles each job as soon as it is done (`settle`, with the worker time it took, charged to its
-   * caller); the batch's slot frees when the promise `run` returns settles (a job it left unsettled
-   * then fails with that promise's error, or `internal`).
-   */
-  batch?: { max: number; maxCostMs: number; run: (jobs: unknown[], settle: (index: number, outcome: JobOutcome) => void) => Promise<void> };
-  /** Items of chunked jobs one caller may have queued or running; default unbounded. */
+  /** Runs the worker tasks made of eval jobs' chunks; needed by {@link FairQueue.submitEval}. */
+  runner?: ChunkRunner;
+  /** Items of eval jobs one key may have not over; default unbounded. */
   perKeyItemsMax?: number;
-  /** Items of chunked jobs queued or running in all; default unbounded. */
+  /** Items of eval jobs one person may have not over; default `perKeyItemsMax`. */
+  perPersonItemsMax?: number;
+  /** Items of eval jobs not over in all; default unbounded. */
   maxQueuedItems?: number;
-  /**
-   * Chunks of a chunked job: at most `maxItems` items, the first `firstItems`, later ones as many
-   * as the job's measured time per item says fit in `targetMs` of worker time; default 256, 16, 20.
-   */
-  chunk?: { maxItems: number; firstItems: number; targetMs: number };
-}
-
-/** A job of many items run a chunk at a time (see {@link FairQueue.submitChunked}). */
-interface Chunked {
-  readonly total: number;
-  /** The first item not yet handed out. */
-  next: number;
-  /** Chunks started and not settled. */
-  running: number;
-  /** Worker time (ms) of one item, from the last chunk done; 0 until one is. */
-  perItemMs: number;
-  readonly run: (from: number, to: number) => Promise<void>;
-  /** Set once the job's promise was settled. */
-  settled: boolean;
-  /** Set once its items no longer count against the limits. */
-  released: boolean;
-}
-
-/** How one job of a batch ended, and the worker time (ms) it took. */
-export type JobOutcome = { ok: true; value: unknown; ms: number } | { ok: false; error: unknown; ms: number };
-
-interface Waiting {
-  /** A task started on its own; `null` for a job. */
-  readonly start: (() => Promise<unknown>) | null;
-  /** What a job hands to `batch.run` (set when `start` is null). */
-  readonly job: unknown;
-  /** A chunked job (`start` is null then too). */
-  readonly chunked: Chunked | null;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (err: unknown) => void;
-  /** Its wait limit (a chunked job gets a new one while its caller's other work runs). */
-  wait: DeadlineSignal;
-  /** Set when it left the queue early (its wait expired). */
-  gone: boolean;
-}
-
-interface Caller {
-  readonly key: string;
-  /** FIFO of waiting tasks (`head` is the next); entries that expired are skipped. */
-  items: Waiting[];
-  head: number;
-  /** Live waiting tasks (items not gone). */
-  queued: number;
-  running: number;
-  /** Worker time (ms) it may still use before skipping turns. */
-  deficit: number;
-  /** Whether it is in the round-robin ring (while it has tasks waiting or running). */
-  inRing: boolean;
-  /** Recent worker time (ms) of one of its jobs (moving average): what a job prepays when batched. */
-  costMs: number;
-  /** Items of its chunked jobs queued or running. */
-  itemLoad: number;
-  /** Its chunked jobs not over; of them, those still in its queue; and their chunks running. */
-  chunkedJobs: number;
-  chunkedQueued: number;
-  chunksRunning: number;
+  /** How work is cut into worker tasks; default {@link DEFAULT_CHUNK_POLICY}. */
+  chunk?: Partial<ChunkPolicy>;
 }
 
 /** A snapshot for metrics and tests. */
 export interface FairQueueStats {
+  /** Entries waiting. */
   queued: number;
+  /** Worker tasks running. */
   running: number;
+  /** Keys with work waiting or running. */
   callers: number;
+  /** Persons with work waiting or running. */
+  persons: number;
+}
+
+/** An eval job as submitted: what the runner needs, its size, deadline, and how its items are settled. */
+export interface EvalSubmission<S> {
+  spec: S;
+  total: number;
+  /** When its caller stops waiting (queue clock); default never. */
+  deadline?: number;
+  /** Items `from`…`to − 1` will not run: settle them with `err`. */
+  drop: (from: number, to: number, err: ArbiterError) => void;
+  /** Asked before each chunk is handed out: an error means the rest of the job will not run (its items dropped with it). */
+  stop?: () => ArbiterError | undefined;
 }
 
 export class FairQueue {
-  private readonly callers = new Map<string, Caller>();
-  /** Callers with tasks waiting or running, in turn order. */
-  private ring: Caller[] = [];
-  private next = 0;
-  private queued = 0;
+  private readonly scheduler: Scheduler;
   private running = 0;
-  /** Items of chunked jobs queued or running. */
+  private queued = 0;
+  /** Items of eval jobs not over. */
   private items = 0;
-  private readonly quantum: number;
+  private closed = false;
   private readonly now: () => number;
   private readonly waits: Deadlines;
-  private closed = false;
   private slots: number;
+  private readonly policy: ChunkPolicy;
   /** Set while a deferred pump is scheduled (jobs submitted in one turn wait for it, so they start together). */
   private pumpScheduled = false;
 
   constructor(private readonly opts: FairQueueOptions) {
     this.slots = opts.slots;
-    this.quantum = opts.quantumMs ?? 1;
+    this.scheduler = new Scheduler(opts.quantumMs ?? 1);
     this.now = opts.now ?? (() => performance.now());
     this.waits = new Deadlines(opts.maxWaitMs, this.now);
+    this.policy = { ...DEFAULT_CHUNK_POLICY, ...opts.chunk };
+  }
+
+  /** The queue's clock (what deadlines are measured in). */
+  clock(): number {
+    return this.now();
   }
 
   /**
-   * Runs `start` for caller `key` when its turn comes and a slot is free; resolves or rejects as the
-   * promise `start` returns does. Rejects at once with `rate_limited` (the caller has `perKeyMax`
-   * tasks) or `dependency_unavailable` (queue full, or closed), later with `dependency_unavailable`
-   * when no slot freed within `maxWaitMs`.
+   * Runs `start` for `caller` when its turn comes and a slot is free; resolves or rejects as the
+   * promise `start` returns does. Rejects at once as the limits refuse (see the module comment),
+   * later with `dependency_unavailable` when no slot freed within `maxWaitMs`.
    */
-  submit<T>(key: string, start: () => Promise<T>): Promise<T> {
-    const refused = this.refusal(key);
+  submit<T>(caller: CallerId, start: () => Promise<T>): Promise<T> {
+    const refused = this.refusal(caller, 0);
     if (refused !== undefined) return Promise.reject(refused);
-    return this.enqueue<T>(key, this.callers.get(key), start, undefined, null);
+    return new Promise<T>((resolve, reject) => {
+      const entry: TaskEntry = {
+        kind: 'task',
+        key: this.admit(caller, 0),
+        start,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        wait: this.waits.start(),
+        gone: false,
+      };
+      this.enqueue(entry);
+      this.pump();
+    });
   }
 
   /**
-   * Queues one job of `total` items for caller `key`, run by `run(from, to)` a chunk of items at a
-   * time, each chunk a turn of its own (so other callers' tasks run between them) charged its
-   * worker time. Resolves when every chunk's `run` resolved; rejects with the first chunk's error
-   * (chunks not started then are dropped), or as {@link submit} refuses, counting the job once
-   * against `perKeyMax` and its items against `perKeyItemsMax` and `maxQueuedItems`. The wait limit
-   * applies until its first chunk starts, and only while none of its caller's work runs: behind the
-   * same caller's earlier jobs it waits on.
+   * Queues an eval job of `total` items for `caller`; resolves when every item is settled (by the
+   * runner, or through `drop`). Rejects at once, running nothing, as the limits refuse. The job
+   * does not start within the current event-loop turn (`setImmediate`, no timer delay), so jobs
+   * submitted in the same turn can share worker tasks. Needs the `runner` option.
    */
-  submitChunked(key: string, total: number, run: (from: number, to: number) => Promise<void>): Promise<void> {
-    const refused = this.refusal(key, total);
+  submitEval<S>(caller: CallerId, job: EvalSubmission<S>): Promise<void> {
+    if (this.opts.runner === undefined) throw new Error('FairQueue.submitEval needs the `runner` option');
+    const refused = this.refusal(caller, job.total);
     if (refused !== undefined) return Promise.reject(refused);
-    const chunked: Chunked = { total, next: 0, running: 0, perItemMs: 0, run, settled: false, released: false };
-    const caller = this.callers.get(key) ?? this.addCaller(key);
-    caller.itemLoad += total;
-    caller.chunkedJobs++;
-    caller.chunkedQueued++;
-    this.items += total;
-    return this.enqueue<void>(key, caller, null, undefined, chunked);
+    return new Promise<void>((resolve) => {
+      const entry: EvalEntry<S> = {
+        kind: 'eval',
+        key: this.admit(caller, job.total),
+        spec: job.spec,
+        total: job.total,
+        next: 0,
+        running: 0,
+        deadline: job.deadline ?? Infinity,
+        perItemMs: 0,
+        drop: job.drop,
+        ...(job.stop !== undefined ? { stop: job.stop } : {}),
+        finish: resolve,
+        wait: this.waits.start(),
+        gone: false,
+      };
+      this.enqueue(entry);
+      this.schedulePump();
+    });
   }
 
-  /**
-   * Like {@link submit}, for a job run by the `batch` option: the queue does not start it at once
-   * but after the current event-loop turn (`setImmediate`, no timer delay), so jobs submitted in
-   * the same turn start together in one batch. Needs the `batch` option.
-   */
-  submitJob<T>(key: string, job: unknown): Promise<T> {
-    if (this.opts.batch === undefined) throw new Error('FairQueue.submitJob needs the `batch` option');
-    const refused = this.refusal(key);
-    if (refused !== undefined) return Promise.reject(refused);
-    return this.enqueue<T>(key, this.callers.get(key), null, job, null);
-  }
-
-  /** Tasks of `c` against `perKeyMax`: a chunked job counts once, however many of its chunks run. */
-  private load(c: Caller): number {
-    return c.queued - c.chunkedQueued + c.running - c.chunksRunning + c.chunkedJobs;
-  }
-
-  private refusal(key: string, items = 0): ArbiterError | undefined {
+  private refusal(caller: CallerId, items: number): ArbiterError | undefined {
     if (this.closed) return new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
-    const caller = this.callers.get(key);
+    const key = this.scheduler.peekKey(caller.person, caller.key);
+    const person = this.scheduler.persons.get(caller.person);
     const perKeyItems = this.opts.perKeyItemsMax ?? Infinity;
-    if (items > 0 && (caller?.itemLoad ?? 0) + items > perKeyItems) {
+    const perPersonItems = this.opts.perPersonItemsMax ?? perKeyItems;
+    if (items > 0 && (key?.items ?? 0) + items > perKeyItems) {
       return new ArbiterError('rate_limited', `too many items in progress for this caller (at most ${perKeyItems} at a time)`);
+    }
+    if (items > 0 && (person?.items ?? 0) + items > perPersonItems) {
+      return new ArbiterError(
+        'rate_limited',
+        `too many items in progress for this person, over all their keys (at most ${perPersonItems} at a time)`,
+      );
     }
     if (items > 0 && this.items + items > (this.opts.maxQueuedItems ?? Infinity)) {
       return new ArbiterError('dependency_unavailable', 'the evaluation queue is full; try again shortly');
     }
-    if (caller !== undefined && this.load(caller) >= this.opts.perKeyMax) {
+    if ((key?.jobs ?? 0) >= this.opts.perKeyMax) {
       return new ArbiterError(
         'rate_limited',
         `too many evaluations in progress for this caller (at most ${this.opts.perKeyMax} at a time)`,
+      );
+    }
+    const perPerson = this.opts.perPersonMax ?? this.opts.perKeyMax;
+    if ((person?.jobs ?? 0) >= perPerson) {
+      return new ArbiterError(
+        'rate_limited',
+        `too many evaluations in progress for this person, over all their keys (at most ${perPerson} at a time)`,
       );
     }
     if (this.queued >= this.opts.maxQueued && this.running >= this.slots) {
@@ -224,35 +212,21 @@ export class FairQueue {
     return undefined;
   }
 
-  private enqueue<T>(
-    key: string,
-    caller: Caller | undefined,
-    start: (() => Promise<unknown>) | null,
-    job: unknown,
-    chunked: Chunked | null,
-  ): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const c = caller ?? this.addCaller(key);
-      const item: Waiting = {
-        start,
-        job,
-        chunked,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        wait: this.waits.start(),
-        gone: false,
-      };
-      item.wait.addEventListener('abort', () => this.expire(c, item));
-      c.items.push(item);
-      c.queued++;
-      this.queued++;
-      if (!c.inRing) {
-        c.inRing = true;
-        this.ring.push(c);
-      }
-      if (start !== null || chunked !== null) this.pump();
-      else this.schedulePump();
-    });
+  /** Counts an admitted entry of `items` items against its key and person. */
+  private admit(caller: CallerId, items: number): Key {
+    const key = this.scheduler.keyOf(caller.person, caller.key);
+    key.jobs++;
+    key.person.jobs++;
+    key.items += items;
+    key.person.items += items;
+    this.items += items;
+    return key;
+  }
+
+  private enqueue(entry: Entry): void {
+    entry.wait.addEventListener('abort', () => this.expire(entry));
+    this.scheduler.push(entry);
+    this.queued++;
   }
 
   private schedulePump(): void {
@@ -270,331 +244,204 @@ export class FairQueue {
     this.pump();
   }
 
-  /** Queued and running tasks, and callers with any. */
+  /** Entries waiting, tasks running, keys and persons with work. */
   stats(): FairQueueStats {
-    return { queued: this.queued, running: this.running, callers: this.callers.size };
+    return { queued: this.queued, running: this.running, callers: this.scheduler.keyCount, persons: this.scheduler.persons.size };
   }
 
-  /** Refuses new tasks and fails the waiting ones; running ones finish. */
+  /** Refuses new work and fails the waiting work; running tasks finish. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const c of this.ring) {
-      for (let i = c.head; i < c.items.length; i++) {
-        const item = c.items[i];
-        if (item.gone) continue;
-        item.gone = true;
-        item.wait.settle();
-        item.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
+    const shutDown = new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
+    for (const person of this.scheduler.ring) {
+      for (const key of person.keys.values()) {
+        for (let i = key.head; i < key.entries.length; i++) {
+          const entry = key.entries[i];
+          if (entry.gone) continue;
+          entry.gone = true;
+          entry.wait.settle();
+          if (entry.kind === 'task') entry.reject(shutDown);
+          else {
+            entry.drop(entry.next, entry.total, shutDown);
+            entry.next = entry.total;
+            if (entry.running === 0) entry.finish();
+          }
+        }
       }
     }
-    this.ring = [];
-    this.callers.clear();
+    this.scheduler.clear();
     this.queued = 0;
     this.items = 0;
     this.waits.close();
   }
 
-  private addCaller(key: string): Caller {
-    const c: Caller = {
-      key,
-      items: [],
-      head: 0,
-      queued: 0,
-      running: 0,
-      deficit: this.quantum,
-      inRing: false,
-      costMs: 0,
-      itemLoad: 0,
-      chunkedJobs: 0,
-      chunkedQueued: 0,
-      chunksRunning: 0,
-    };
-    this.callers.set(key, c);
-    return c;
-  }
-
-  private expire(c: Caller, item: Waiting): void {
-    if (item.gone) return;
-    if (item.chunked !== null && c.running > 0 && !this.closed) {
-      // Waiting behind its caller's own running work (e.g. the other messages of the same batch
-      // call), not for a thread: the caller is being served, so the job waits on.
-      item.wait = this.waits.start();
-      item.wait.addEventListener('abort', () => this.expire(c, item));
+  /** An entry waited `maxWaitMs` without its first work starting. */
+  private expire(entry: Entry): void {
+    if (entry.gone) return;
+    const key = entry.key;
+    if (entry.kind === 'eval' && entry.total > 1 && key.running > 0 && !this.closed) {
+      // Behind its own key's running work (e.g. the other messages of the same batch call), not
+      // waiting for a thread: the caller is being served, so it waits on.
+      entry.wait = this.waits.start();
+      entry.wait.addEventListener('abort', () => this.expire(entry));
       return;
     }
-    item.gone = true;
-    c.queued--;
-    this.queued--;
-    if (item.chunked !== null) {
-      c.chunkedQueued--;
-      item.chunked.settled = true;
-      this.release(c, item.chunked);
-    }
-    item.reject(
-      new ArbiterError('dependency_unavailable', `no evaluation thread was free within ${this.opts.maxWaitMs} ms; try again shortly`),
+    const err = new ArbiterError(
+      'dependency_unavailable',
+      `no evaluation thread was free within ${this.opts.maxWaitMs} ms; try again shortly`,
     );
-    this.compact(c);
-    this.forgetIfIdle(c);
+    this.leave(entry);
+    if (entry.kind === 'task') {
+      this.over(key, 0);
+      entry.reject(err);
+    } else this.dropRest(entry, err);
+    this.scheduler.forgetIfIdle(key);
   }
 
-  /** Starts waiting tasks while slots are free, the next caller in turn first; waiting jobs start in batches. */
+  /** Takes a waiting entry out of its key's line (it will not start again). */
+  private leave(entry: Entry): void {
+    entry.gone = true;
+    entry.wait.settle();
+    this.scheduler.unqueue(entry.key);
+    this.queued--;
+  }
+
+  /** Drops the items of `job` not handed out; it is over once its running chunks are. */
+  private dropRest(job: EvalEntry, err: ArbiterError): void {
+    if (job.next < job.total) job.drop(job.next, job.total, err);
+    job.next = job.total;
+    if (job.running === 0) this.finishJob(job);
+  }
+
+  private finishJob(job: EvalEntry): void {
+    this.over(job.key, job.total);
+    job.finish();
+  }
+
+  /** An entry of `items` items is over: its counts are given back. */
+  private over(key: Key, items: number): void {
+    if (this.closed) return;
+    key.jobs--;
+    key.person.jobs--;
+    key.items -= items;
+    key.person.items -= items;
+    this.items -= items;
+  }
+
+  /** Starts waiting work while slots are free, the next person in turn first; eval jobs' chunks go in shared tasks. */
   private pump(): void {
     while (this.running < this.slots && this.queued > 0 && !this.closed) {
-      const c = this.pick();
-      const head = this.peek(c);
-      if (head.chunked !== null) {
-        this.startChunk(c, head, head.chunked);
+      const person = this.scheduler.pick();
+      const head = this.scheduler.peek(this.scheduler.nextKey(person, false));
+      if (head.kind === 'task') {
+        this.scheduler.nextKey(person);
+        this.startTask(head);
         continue;
       }
-      const item = this.take(c);
-      if (item.start === null) {
-        this.startBatch(c, item);
-        continue;
-      }
-      this.running++;
-      c.running++;
-      item.wait.settle();
-      const started = this.now();
-      let task: Promise<unknown>;
-      try {
-        task = item.start();
-      } catch (err) {
-        task = Promise.reject(err instanceof Error ? err : new Error(String(err)));
-      }
-      void task.then(item.resolve, item.reject).finally(() => {
-        this.running--;
-        c.running--;
-        c.deficit -= this.now() - started;
-        this.forgetIfIdle(c);
-        this.pump();
-      });
-    }
-  }
-
-  /**
-   * Starts the next chunk of `job` (the head of `c`'s queue) as one turn. The job leaves the queue
-   * with its last chunk; it settles when all its chunks have, or at the first that failed.
-   */
-  private startChunk(c: Caller, item: Waiting, job: Chunked): void {
-    const chunk = this.opts.chunk ?? { maxItems: 256, firstItems: 16, targetMs: 20 };
-    const size = job.perItemMs > 0 ? Math.max(1, Math.min(chunk.maxItems, Math.floor(chunk.targetMs / job.perItemMs))) : chunk.firstItems;
-    const from = job.next;
-    const to = Math.min(job.total, from + size);
-    job.next = to;
-    if (to === job.total) {
-      this.take(c);
-      c.chunkedQueued--;
-    }
-    item.wait.settle();
-    this.running++;
-    c.running++;
-    c.chunksRunning++;
-    job.running++;
-    const started = this.now();
-    let run: Promise<void>;
-    try {
-      run = job.run(from, to);
-    } catch (err) {
-      run = Promise.reject(err instanceof Error ? err : new Error(String(err)));
-    }
-    void run
-      .then(
-        () => undefined,
-        (err: unknown) => this.failChunked(c, item, job, err),
-      )
-      .then(() => {
-        const ms = this.now() - started;
-        this.running--;
-        c.running--;
-        c.chunksRunning--;
-        job.running--;
-        c.deficit -= ms;
-        job.perItemMs = ms / (to - from);
-        if (job.next === job.total && job.running === 0) {
-          this.release(c, job);
-          if (!job.settled) item.resolve(undefined);
-          job.settled = true;
-        }
-        this.forgetIfIdle(c);
-        this.pump();
-      });
-  }
-
-  /** A chunk failed: the job rejects, and its chunks not started leave the queue. */
-  private failChunked(c: Caller, item: Waiting, job: Chunked, err: unknown): void {
-    if (job.next < job.total && !item.gone) {
-      item.gone = true;
-      c.queued--;
-      c.chunkedQueued--;
-      this.queued--;
-      this.compact(c);
-    }
-    job.next = job.total;
-    if (!job.settled) item.reject(err);
-    job.settled = true;
-  }
-
-  /** Gives back the item counts of a chunked job that is over. */
-  private release(c: Caller, job: Chunked): void {
-    if (job.released || this.closed) return;
-    job.released = true;
-    c.chunkedJobs--;
-    c.itemLoad -= job.total;
-    this.items -= job.total;
-  }
-
-  /**
-   * Starts `first` with up to `batch.max − 1` more waiting jobs as one slot's work. The others are
-   * taken in turn from callers whose deficit is still positive (no turns are earned for a batch),
-   * each prepaying its caller's recent cost per job, and gathering stops once the batch's expected
-   * cost reaches `batch.maxCostMs`: a caller with slow jobs cannot fill a batch that others' fast
-   * jobs wait in. Each job settles alone and charges its caller its own worker time.
-   */
-  private startBatch(firstCaller: Caller, first: Waiting): void {
-    const batch = this.opts.batch!;
-    const members: Array<{ c: Caller; item: Waiting; prepaid: number }> = [];
-    const add = (c: Caller, item: Waiting) => {
-      members.push({ c, item, prepaid: c.costMs });
-      c.deficit -= c.costMs;
-      return c.costMs;
-    };
-    let expected = add(firstCaller, first);
-    while (members.length < batch.max && this.queued > 0 && expected < batch.maxCostMs) {
-      const c = this.pickReady();
-      if (c === undefined) break;
-      expected += add(c, this.take(c));
-    }
-    this.running++;
-    for (const { c, item } of members) {
-      c.running++;
-      item.wait.settle();
-    }
-    const settled = new Array<boolean>(members.length).fill(false);
-    const settle = (index: number, outcome: JobOutcome) => {
-      const member = members[index];
-      if (member === undefined || settled[index]) return;
-      settled[index] = true;
-      const { c, item, prepaid } = member;
-      c.deficit -= outcome.ms - prepaid;
-      c.costMs = c.costMs === 0 ? outcome.ms : (3 * c.costMs + outcome.ms) / 4;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.error);
-    };
-    let run: Promise<void>;
-    try {
-      run = batch.run(
-        members.map((m) => m.item.job),
-        settle,
+      const handouts = assembleTask(
+        this.scheduler,
+        person,
+        (p) => this.nextJob(p),
+        (job, n) => this.cut(job, n),
+        this.policy,
       );
-    } catch (err) {
-      run = Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      if (handouts.length > 0) this.startChunks(handouts);
     }
-    void run
-      .then(
-        () => new ArbiterError('internal', 'evaluation failed: the batch left a job unanswered'),
-        (err: unknown) => err,
-      )
-      .then((unanswered) => {
-        members.forEach(({ item }, i) => {
-          if (!settled[i]) {
-            settled[i] = true;
-            item.reject(unanswered);
-          }
-        });
-        this.running--;
-        for (const { c } of members) {
-          c.running--;
-          this.forgetIfIdle(c);
-        }
-        this.pump();
-      });
   }
 
-  /** The next caller in turn whose deficit is positive and whose next task is a job, if any (no turns earned). */
-  private pickReady(): Caller | undefined {
-    for (let n = 0; n < this.ring.length; n++) {
-      if (this.next >= this.ring.length) this.next = 0;
-      const c = this.ring[this.next++];
-      if (c.queued > 0 && c.deficit > 0) {
-        const head = this.peek(c);
-        if (head.start === null && head.chunked === null) return c;
-      }
+  /** The eval job whose chunk `p` hands out next (its key's turn taken), dropping jobs whose caller has gone. */
+  private nextJob(p: Person): EvalEntry | undefined {
+    const now = this.now();
+    while (p.queued > 0) {
+      const key = this.scheduler.nextKey(p);
+      const head = this.scheduler.peek(key);
+      if (head.kind !== 'eval') return undefined;
+      const stopped =
+        head.deadline <= now ? new ArbiterError('timeout', 'the caller stopped waiting before this evaluation could start') : head.stop?.();
+      if (stopped === undefined) return head;
+      // Its caller has gone, or its answers could not be sent: nothing more of it runs.
+      this.leave(head);
+      this.dropRest(head, stopped);
+      this.scheduler.forgetIfIdle(key);
     }
     return undefined;
   }
 
-  /**
-   * The caller whose task starts next (deficit round robin). INVARIANT: some caller in the ring
-   * has a live waiting task (`queued > 0`); callers with tasks only running are passed over.
-   */
-  private pick(): Caller {
-    for (;;) {
-      // One pass: the first caller in turn with a positive deficit; the others earn a quantum.
-      let bestRounds = Infinity;
-      for (let n = 0; n < this.ring.length; n++) {
-        if (this.next >= this.ring.length) this.next = 0;
-        const c = this.ring[this.next];
-        if (c.queued === 0) {
-          // Only running: it keeps its place in turn, but has nothing to start.
-          this.next++;
-          continue;
-        }
-        if (c.deficit > 0) {
-          // Its turn: the next caller goes first next time.
-          this.next++;
-          return c;
-        }
-        c.deficit += this.quantum;
-        bestRounds = Math.min(bestRounds, Math.floor(-c.deficit / this.quantum) + 1);
-        this.next++;
-      }
-      // Nobody could go: give every caller the rounds the closest one needs at once, rather than loop.
-      if (Number.isFinite(bestRounds) && bestRounds > 1) for (const c of this.ring) c.deficit += (bestRounds - 1) * this.quantum;
+  /** Hands out the next `n` items of `job`; it leaves the waiting line with its last chunk. */
+  private cut(job: EvalEntry, n: number): Chunk {
+    const from = job.next;
+    job.next = from + n;
+    job.running++;
+    job.key.running++;
+    job.key.person.running++;
+    job.wait.settle();
+    if (job.next === job.total) this.leave(job);
+    return { job, from, to: job.next };
+  }
+
+  private startChunks(handouts: Handout[]): void {
+    this.running++;
+    const done = new Array<boolean>(handouts.length).fill(false);
+    const chunkDone = (index: number, ms: number) => {
+      if (done[index]) return;
+      done[index] = true;
+      const { chunk, prepaid } = handouts[index];
+      const job = chunk.job;
+      const key = job.key;
+      key.person.deficit -= ms - prepaid;
+      if (ms > 0) learn(job, key, chunk.to - chunk.from, ms);
+      job.running--;
+      key.running--;
+      key.person.running--;
+      if (job.running === 0 && job.next === job.total) this.finishJob(job);
+      this.scheduler.forgetIfIdle(key);
+    };
+    let run: Promise<void>;
+    try {
+      run = this.opts.runner!.run(
+        handouts.map((h) => h.chunk),
+        chunkDone,
+      );
+    } catch (err) {
+      run = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
+    const over = (failure: unknown) => {
+      handouts.forEach(({ chunk }, i) => {
+        if (done[i]) return;
+        // Made only when a chunk was left unanswered: an error (and its stack) per task would be a cost of every task.
+        const err =
+          failure instanceof ArbiterError ? failure : new ArbiterError('internal', 'evaluation failed: the task left items unanswered');
+        chunk.job.drop(chunk.from, chunk.to, err);
+        chunkDone(i, 0);
+      });
+      this.running--;
+      this.pump();
+    };
+    void run.then(() => over(undefined), over);
   }
 
-  /** `c`'s next live task, left in place. */
-  private peek(c: Caller): Waiting {
-    let at = c.head;
-    while (c.items[at].gone) at++;
-    return c.items[at];
-  }
-
-  /** Removes and returns `c`'s next live task. */
-  private take(c: Caller): Waiting {
-    let item = c.items[c.head++];
-    while (item.gone) item = c.items[c.head++];
-    c.queued--;
-    this.queued--;
-    this.compact(c);
-    return item;
-  }
-
-  /** Drops consumed entries. */
-  private compact(c: Caller): void {
-    if (c.queued === 0) {
-      c.items = [];
-      c.head = 0;
-    } else if (c.head > 64 && c.head * 2 > c.items.length) {
-      c.items = c.items.slice(c.head);
-      c.head = 0;
+  private startTask(entry: TaskEntry): void {
+    this.leave(entry);
+    const key = entry.key;
+    this.running++;
+    key.running++;
+    key.person.running++;
+    const started = this.now();
+    let task: Promise<unknown>;
+    try {
+      task = entry.start();
+    } catch (err) {
+      task = Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-  }
-
-  /**
-   * A caller with nothing waiting or running leaves the ring and is forgotten (its deficit with it).
-   * While a task of it runs it keeps its place, so a caller sending one request after another
-   * does not rejoin ahead of callers already waiting.
-   */
-  private forgetIfIdle(c: Caller): void {
-    if (c.queued !== 0 || c.running !== 0) return;
-    if (c.inRing) {
-      c.inRing = false;
-      const at = this.ring.indexOf(c);
-      this.ring.splice(at, 1);
-      if (at < this.next) this.next--;
-    }
-    if (this.callers.get(c.key) === c) this.callers.delete(c.key);
+    void task.then(entry.resolve, entry.reject).finally(() => {
+      this.running--;
+      key.running--;
+      key.person.running--;
+      key.person.deficit -= this.now() - started;
+      this.over(key, 0);
+      this.scheduler.forgetIfIdle(key);
+      this.pump();
+    });
   }
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { compile, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
 import { LRUCache } from 'lru-cache';
-import type { CacheUse } from './tasks.js';
+/** Whether a worker compiled the rule for a run or found it in its cache. */
+export type CacheUse = 'compile' | 'hit';
 
 /** A compiled policy, or the parse error its text produced (cached too, so a bad rule is parsed once). */
 export type PolicyEntry = { policy: CompiledPolicy } | { parseError: string };
@@ -14,14 +15,21 @@ export function ruleHash(rule: string): string {
 /** An LRU of compiled policies keyed by the sha256 of their text; one per worker thread. */
 export class PolicyCache {
   private readonly lru: LRUCache<string, PolicyEntry>;
+  /** The hashes of the texts seen lately: the same text comes task after task, one sha256 is enough. */
+  private readonly hashes: LRUCache<string, string>;
 
   constructor(max: number) {
     this.lru = new LRUCache({ max });
+    this.hashes = new LRUCache({ max });
   }
 
   /** The entry for `rule`, compiling it only when it is not cached. */
   lookup(rule: string): { hash: string; entry: PolicyEntry; cache: CacheUse } {
-    const hash = ruleHash(rule);
+    let hash = this.hashes.get(rule);
+    if (hash === undefined) {
+      hash = ruleHash(rule);
+      this.hashes.set(rule, hash);
+    }
     const cached = this.lru.get(hash);
     if (cached) return { hash, entry: cached, cache: 'hit' };
     const entry = compileEntry(rule);

@@ -17,8 +17,9 @@ interface Pending {
   size: number;
   runs: number;
   compiles: number;
-  firstSeenAt: string;
-  lastSeenAt: string;
+  /** Epoch ms (written as ISO 8601 at the flush: a date string per run was a cost of every run). */
+  firstSeenAt: number;
+  lastSeenAt: number;
 }
 
 /** Bounds of the index: every rule sent to `/run` is user input, so neither its age nor its size may grow without end. */
@@ -66,16 +67,17 @@ export class RuleIndex {
     return `${this.prefix}:rules`;
   }
 
-  /** Counts one run of the rule `hash`; `compiled` when a worker compiled it for this run. */
-  note(hash: string, size: number, compiled: boolean): void {
-    const now = new Date().toISOString();
+  /** Counts `runs` runs of the rule `hash` (default one), `compiles` of them compiled by a worker for the run. */
+  note(hash: string, size: number, compiles: boolean | number, runs = 1): void {
+    const compiled = typeof compiles === 'number' ? compiles : compiles ? 1 : 0;
+    const now = Date.now();
     const p = this.pending.get(hash);
     if (p) {
-      p.runs++;
-      if (compiled) p.compiles++;
+      p.runs += runs;
+      p.compiles += compiled;
       p.lastSeenAt = now;
     } else if (this.pending.size < this.bounds.maxRules) {
-      this.pending.set(hash, { size, runs: 1, compiles: compiled ? 1 : 0, firstSeenAt: now, lastSeenAt: now });
+      this.pending.set(hash, { size, runs, compiles: compiled, firstSeenAt: now, lastSeenAt: now });
     }
   }
 
@@ -115,12 +117,12 @@ export class RuleIndex {
       const key = this.key(hash);
       pipe
         .hsetnx(key, 'size', p.size)
-        .hsetnx(key, 'firstSeenAt', p.firstSeenAt)
-        .hset(key, 'lastSeenAt', p.lastSeenAt)
+        .hsetnx(key, 'firstSeenAt', new Date(p.firstSeenAt).toISOString())
+        .hset(key, 'lastSeenAt', new Date(p.lastSeenAt).toISOString())
         .hincrby(key, 'runs', p.runs)
         .hincrby(key, 'compiles', p.compiles)
         .expire(key, ttlSeconds)
-        .zadd(this.setKey, Date.parse(p.lastSeenAt), hash);
+        .zadd(this.setKey, p.lastSeenAt, hash);
     }
     // Members whose record has expired leave the set too; the set itself expires with its last record.
     pipe

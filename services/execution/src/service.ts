@@ -61,11 +61,16 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
     stepBudget: config.EXEC_STEP_BUDGET,
     traceStepBudget: config.EXEC_TRACE_STEP_BUDGET,
     perCallerMax: config.EXEC_CALLER_MAX,
+    ...(config.EXEC_PERSON_MAX !== undefined ? { perPersonMax: config.EXEC_PERSON_MAX } : {}),
     queueMax: config.EXEC_QUEUE_MAX,
     queueWaitMs: config.EXEC_QUEUE_WAIT_MS,
     batchMax: config.EXEC_BATCH_MAX,
+    taskTargetMs: config.EXEC_TASK_TARGET_MS,
     perCallerItemsMax: config.EXEC_CALLER_ITEMS_MAX,
+    ...(config.EXEC_PERSON_ITEMS_MAX !== undefined ? { perPersonItemsMax: config.EXEC_PERSON_ITEMS_MAX } : {}),
     queueItemsMax: config.EXEC_QUEUE_ITEMS_MAX,
+    maxTraceBytes: config.MAX_TRACE_BYTES,
+    maxDataDepth: config.MAX_DATA_DEPTH,
     ...(opts.workerFile ? { workerFile: opts.workerFile } : {}),
   });
   const redis = createRedis(config.REDIS_URL, logger, redisOptionsOf(config));
@@ -104,7 +109,7 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
       bufferMax: config.EVENTS_BUFFER_MAX,
     });
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
-    const stored = new StoredRunner({ resolver, pool, events, metrics, limits });
+    const stored = new StoredRunner({ resolver, pool, events, metrics });
     const maxReplyBytes = bus.nc.info?.max_payload ?? 1024 * 1024;
     await bus.serve(execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
     // Events a stopped replica left in the outbox go out now, not at the first sweep.

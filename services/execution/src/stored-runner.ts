@@ -4,28 +4,35 @@ import {
   type FlowDefinition,
   type FlowPolicyNode,
   type FlowRunResponse,
+  type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
   type Principal,
-  type StoredFlowRunResponse,
-  type StoredPolicyRunResponse,
 } from '@arbiter/contracts';
 import { runFlow, validateDefinition, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy } from '@arbiter/flow';
-import type { EnginePool } from './engine-pool.js';
+import type { EnginePool, EvalOutcome, ItemAnswer } from './engine-pool.js';
 import type { ExecutedEvents } from './executed-events.js';
-import { capTrace, checkDataDepth, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
+import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from './tasks.js';
 
 /** How a run named its resource: a base id (current runnable record) or an exact record id. */
 export type RunBy = 'base' | 'record';
 
-/** One stored run's input. */
-export interface StoredRun {
+/** Items of one stored run request: the record named, the data objects (JSON texts as UTF-8), and how to run them. */
+export interface StoredRuns {
   principal: Principal;
   id: string;
-  data: Record<string, unknown>;
+  by: RunBy;
+  items: Uint8Array[];
   trace: boolean;
+  /** When the caller stops waiting (the pool's clock): items not started by then are dropped. */
+  deadline?: number;
+  /** Bytes left in the reply (see `EvalRequest.replyBudget`). */
+  replyBudget?: { left: number };
 }
+
+/** One answer: the raw JSON body its single request answers, or its error. */
+export type RunAnswer = Uint8Array | ArbiterError;
 
 /** Dependencies of {@link StoredRunner}. */
 export interface StoredRunnerDeps {
@@ -33,80 +40,123 @@ export interface StoredRunnerDeps {
   pool: EnginePool;
   events: ExecutedEvents;
   metrics: ExecMetrics;
-  limits: Limits;
 }
 
 /** `errorCode` of a flow node whose policy is deleted, unknown or of another org. */
 export const POLICY_NOT_FOUND = 'policy_not_found';
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Whether a flow has a table node, whose cells read the data on this thread. */
+const hasTable = (definition: FlowDefinition): boolean => Object.values(definition.nodes).some((n) => n.type === 'table');
+
 /**
- * Runs stored policies and flows (spec §4.3): resolves the record from the runnable index, runs
- * the policy in the pool (compiled policy looked up by hash, data checked against the schema) and
- * counts the run for the `executed` events. Flow policy nodes resolve the same way.
+ * Runs stored policies and flows (spec §4.3): resolves the record from the runnable index once per
+ * request (however many items it carries), runs the policy in the pool (compiled policy looked up
+ * by hash, data checked against the schema, answers written as raw JSON in the worker) and counts
+ * each run for the `executed` events. Flow policy nodes resolve the same way, once per node per
+ * request.
  */
 export class StoredRunner {
   constructor(private readonly deps: StoredRunnerDeps) {}
 
-  /** Runs a policy by base id or exact record id; not_found for unknown, deleted or other-org ids. */
-  async runPolicy(req: StoredRun, by: RunBy): Promise<StoredPolicyRunResponse> {
-    this.checkData(req.data);
-    const entry = await this.deps.resolver.resolve('policy', req.principal, by === 'base' ? { baseId: req.id } : { recordId: req.id });
-    const response = await this.evaluate(req.principal, entry, req.data, req.trace, this.deps.pool.budgetFor(req.trace));
-    this.deps.events.record(req.principal, {
-      resource: { type: 'policy', id: entry.recordId, baseId: entry.baseId },
-      version: entry.version,
-      via: by,
-      result: response.result,
-      error: response.error !== undefined,
+  /** Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted or other-org ids. */
+  async runPolicy(req: StoredRuns): Promise<RunAnswer[]> {
+    const entry = await this.deps.resolver.resolve('policy', req.principal, req.by === 'base' ? { baseId: req.id } : { recordId: req.id });
+    const outcome = await this.deps.pool.evaluate({
+      principal: req.principal,
+      source: sourceOf(entry),
+      trace: req.trace,
+      reply: { kind: 'json', extra: { policyId: entry.recordId, baseId: entry.baseId, version: entry.version } },
+      items: req.items,
+      ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
+      ...(req.replyBudget !== undefined ? { replyBudget: req.replyBudget } : {}),
     });
-    return { ...response, policyId: entry.recordId, baseId: entry.baseId, version: entry.version };
+    this.count(outcome);
+    const resource = { type: 'policy' as const, id: entry.recordId, baseId: entry.baseId };
+    return outcome.answers.map((answer) => {
+      if (answer instanceof ArbiterError) return answer;
+      this.deps.events.record(req.principal, {
+        resource,
+        version: entry.version,
+        via: req.by,
+        result: (answer.flags & ITEM_TRUE) !== 0,
+        error: (answer.flags & ITEM_ERROR) !== 0,
+      });
+      return answer.json!;
+    });
   }
 
-  /** Runs a flow by base id or exact record id; its policy nodes resolve like {@link runPolicy}. */
-  async runFlow(req: StoredRun, by: RunBy): Promise<StoredFlowRunResponse> {
-    this.checkData(req.data);
-    const entry = await this.deps.resolver.resolve('flow', req.principal, by === 'base' ? { baseId: req.id } : { recordId: req.id });
-    const response = await this.flow(entry.definition, req.principal, req.data, req.trace);
-    this.deps.events.record(req.principal, {
-      resource: { type: 'flow', id: entry.recordId, baseId: entry.baseId },
-      version: entry.version,
-      via: by,
-      result: response.result,
-      error: response.error !== undefined,
-    });
-    return { ...response, flowId: entry.recordId, baseId: entry.baseId, version: entry.version };
+  /** Runs a flow by base id or exact record id on each item; its policy nodes resolve like {@link runPolicy}. */
+  async runFlow(req: StoredRuns): Promise<RunAnswer[]> {
+    const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve(
+      'flow',
+      req.principal,
+      req.by === 'base' ? { baseId: req.id } : { recordId: req.id },
+    );
+    const nodes = new Map<string, Promise<ResolvedNode>>();
+    const resource = { type: 'flow' as const, id: entry.recordId, baseId: entry.baseId };
+    return Promise.all(
+      req.items.map(async (item): Promise<RunAnswer> => {
+        let response: FlowRunResponse;
+        try {
+          response = await this.flow(entry.definition, req.principal, item, req.trace, req.deadline, nodes);
+        } catch (err) {
+          return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
+        }
+        this.deps.events.record(req.principal, {
+          resource,
+          version: entry.version,
+          via: req.by,
+          result: response.result,
+          error: response.error !== undefined,
+        });
+        return encoder.encode(JSON.stringify({ ...response, flowId: entry.recordId, baseId: entry.baseId, version: entry.version }));
+      }),
+    );
   }
 
   /** Runs an ad hoc definition (`POST /flow/test`): `validation_failed` with every structural problem. No event: nothing stored ran as a flow. */
-  async testFlow(req: {
-    principal: Principal;
-    definition: FlowDefinition;
-    data: Record<string, unknown>;
-    trace: boolean;
-  }): Promise<FlowRunResponse> {
+  async testFlow(req: { principal: Principal; definition: FlowDefinition; data: unknown; trace: boolean }): Promise<FlowRunResponse> {
     const problems = validateDefinition(req.definition);
     if (problems.length > 0) {
       throw new ArbiterError('validation_failed', `invalid flow definition: ${problems.map((p) => p.message).join('; ')}`, problems);
     }
-    this.checkData(req.data);
-    return this.flow(req.definition, req.principal, req.data, req.trace);
+    return this.flow(req.definition, req.principal, encoder.encode(JSON.stringify(req.data)), req.trace, undefined, new Map());
   }
 
   /**
-   * Runs a flow; its policy and table nodes share one step budget (LANGUAGE.md §8.1). Table nodes
-   * run here, in this thread: their cells were compiled once per parsed definition (the
-   * resolver's entry cache) and their steps are bounded by the same budget as the policies'.
+   * Runs a flow on one item; its policy and table nodes share one step budget (LANGUAGE.md §8.1).
+   * Policy nodes read the item's bytes in the workers. Table nodes run here, in this thread, on the
+   * parsed item (parsed only when the definition has a table): their cells were compiled once per
+   * parsed definition (the resolver's entry cache) and their steps count against the same budget.
    */
-  private flow(definition: FlowDefinition, principal: Principal, data: Record<string, unknown>, trace: boolean): Promise<FlowRunResponse> {
-    const { limit } = this.deps.pool.budgetFor(trace);
-    return runFlow(definition, data, (node) => this.resolveNode(node, principal, trace), limit, { trace });
+  private flow(
+    definition: FlowDefinition,
+    principal: Principal,
+    item: Uint8Array,
+    trace: boolean,
+    deadline: number | undefined,
+    nodes: Map<string, Promise<ResolvedNode>>,
+  ): Promise<FlowRunResponse> {
+    const resolve = (node: FlowPolicyNode, nodeId: string): Promise<ResolvedPolicy> => {
+      let resolved = nodes.get(nodeId);
+      if (resolved === undefined) {
+        resolved = this.resolveNode(node, principal, trace);
+        nodes.set(nodeId, resolved);
+      }
+      return resolved.then((r) => r.bind(item, deadline));
+    };
+    const data = hasTable(definition) ? (JSON.parse(decoder.decode(item)) as Record<string, unknown>) : {};
+    return runFlow(definition, data, resolve, this.deps.pool.budgetLimit(trace), { trace });
   }
 
   /**
    * The policy a node runs. A deleted, unknown or other-org policy is not thrown: the node answers
    * an error result (`policy_not_found`), so the flow stops there with `path` and `nodes` so far.
    */
-  private async resolveNode(node: FlowPolicyNode, principal: Principal, trace: boolean): Promise<ResolvedPolicy> {
+  private async resolveNode(node: FlowPolicyNode, principal: Principal, trace: boolean): Promise<ResolvedNode> {
     try {
       const entry = await this.deps.resolver.resolve(
         'policy',
@@ -116,49 +166,82 @@ export class StoredRunner {
           : { baseId: node.baseId!, ...(node.version !== undefined ? { version: node.version } : {}) },
       );
       return {
-        policyId: entry.recordId,
-        version: entry.version,
-        run: (data, budget) => this.evaluate(principal, entry, data, trace, budget),
+        bind: (item, deadline) => ({
+          policyId: entry.recordId,
+          version: entry.version,
+          run: (_data, budget) => this.runNode(principal, entry, item, trace, budget, deadline),
+        }),
       };
     } catch (err) {
       if (!isArbiterError(err, 'not_found')) throw err;
       const error = err.message;
       const missing: PolicyRunResult = { result: false, outcomes: {}, trace: trace ? [error] : [], error, errorCode: POLICY_NOT_FOUND };
-      return { policyId: node.policyId ?? node.baseId!, version: node.version ?? null, run: () => missing };
+      return { bind: () => ({ policyId: node.policyId ?? node.baseId!, version: node.version ?? null, run: () => missing }) };
     }
   }
 
-  /** Runs one policy record within what is left of `budget` (advancing its `used`). */
-  private async evaluate(
+  /** Runs one policy node on the item within what is left of `budget` (advancing its `used`). */
+  private async runNode(
     principal: Principal,
     entry: LivePolicyRecordEntry,
-    data: Record<string, unknown>,
+    item: Uint8Array,
     trace: boolean,
     budget: FlowStepBudget,
-  ) {
-    const outcome = await this.deps.pool.runStored(
+    deadline: number | undefined,
+  ): Promise<PolicyRunResult> {
+    const outcome = await this.deps.pool.evaluate({
       principal,
-      {
-        hash: entry.ruleHash,
-        rule: entry.rule,
-        schema: entry.schema !== null && entry.schemaHash !== null ? { hash: entry.schemaHash, schema: entry.schema } : null,
-        data,
-        trace,
-      },
-      budget,
-    );
-    this.deps.metrics.countCache(outcome.cache);
-    const response = outcome.response;
-    if (response.errorCode === 'budget_exceeded') this.deps.metrics.budgetExceeded.inc();
-    return { ...response, trace: capTrace(response.trace, this.deps.limits.maxTraceBytes), outcomes: response.outcomes ?? {} };
+      source: sourceOf(entry),
+      trace,
+      reply: { kind: 'value' },
+      items: [item],
+      budgetUsed: budget.used,
+      ...(deadline !== undefined ? { deadline } : {}),
+    });
+    this.count(outcome);
+    const answer = outcome.answers[0];
+    if (answer instanceof ArbiterError) throw answer;
+    budget.used = answer.steps;
+    return answer.value as PolicyRunResult;
   }
 
-  private checkData(data: unknown): void {
-    try {
-      checkDataDepth(data, this.deps.limits.maxDataDepth);
-    } catch (err) {
-      this.deps.metrics.refused.inc({ reason: 'data_depth' });
-      throw err;
-    }
+  /** Counts cache use, time-outs and budget stops of an outcome in the metrics. */
+  private count(outcome: EvalOutcome): void {
+    countOutcome(this.deps.metrics, outcome);
   }
+}
+
+/** A node's resolved policy, bound to each item of a request when it runs. */
+interface ResolvedNode {
+  bind(item: Uint8Array, deadline: number | undefined): ResolvedPolicy;
+}
+
+/** The worker's source for a stored policy record. */
+function sourceOf(entry: LivePolicyRecordEntry) {
+  return {
+    kind: 'stored' as const,
+    hash: entry.ruleHash,
+    rule: entry.rule,
+    schema: entry.schema !== null && entry.schemaHash !== null ? { hash: entry.schemaHash, schema: entry.schema } : null,
+  };
+}
+
+/** Counts an outcome in the metrics: compiles and cache hits, budget stops, time-outs, data too deep. */
+export function countOutcome(metrics: ExecMetrics, outcome: EvalOutcome): void {
+  let answered = 0;
+  for (const answer of outcome.answers) {
+    if (answer instanceof ArbiterError) {
+      if (answer.code === 'timeout') metrics.timeouts.inc();
+      else if (answer.code === 'validation_failed') metrics.refused.inc({ reason: 'data_depth' });
+      continue;
+    }
+    answered++;
+    if (isBudgetStop(answer)) metrics.budgetExceeded.inc();
+  }
+  if (outcome.compiles > 0) metrics.compiles.inc(outcome.compiles);
+  if (answered > outcome.compiles) metrics.cacheHits.inc(answered - outcome.compiles);
+}
+
+function isBudgetStop(answer: ItemAnswer): boolean {
+  return (answer.flags & ITEM_BUDGET) !== 0;
 }

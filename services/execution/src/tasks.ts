@@ -1,124 +1,112 @@
-import type { ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse } from '@arbiter/contracts';
+import type { ExplainResponse, OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
 
-/**
- * A run's step budget as it travels to a worker (LANGUAGE.md §8.1): `limit` steps in all, `used`
- * already taken (by earlier nodes of the same flow run).
- */
-export interface StepBudgetState {
-  limit: number;
-  used: number;
+/** `workerData` each pool worker starts with: its cache size and the limits it applies to every run. */
+export interface WorkerConfig {
+  cacheSize: number;
+  /** UTF-8 bytes of one evaluation's trace (longer traces are cut, `capTrace`). */
+  maxTraceBytes: number;
+  /** Nesting depth of an item's data (deeper: `validation_failed`). */
+  maxDataDepth: number;
 }
 
-/** A message from the main thread to a pool worker. */
-export type EngineTask =
-  | { op: 'run'; rule: string; data: Record<string, unknown>; trace: boolean; now?: string; budget: StepBudgetState }
-  | StoredRunTask
-  | { op: 'validate'; rule: string }
-  | { op: 'explain'; rule: string }
-  | { op: 'operators' };
+/**
+ * Where a chunk's policy comes from: an unsaved rule text (`text`, found by its hash or compiled
+ * once per worker), or a stored record (`stored`: looked up by the registry's hash, parsed only on
+ * a miss; its data checked against `schema` first).
+ */
+export type PolicySource =
+  | { kind: 'text'; rule: string }
+  | { kind: 'stored'; hash: string; rule: string; schema: { hash: string; schema: Record<string, unknown> } | null };
 
 /**
- * One rule on many data objects (a chunk of an `exec.run.many` message): the worker compiles or
- * finds the rule once, then evaluates each item in order with its own step budget of `budgetLimit`
- * steps and its own error; an item that took longer than `itemTimeoutMs` answers `timeout`.
+ * How a chunk's answers come back: `json`, each answer's raw JSON (the body its single request
+ * answers, keys in the contract's order, `extra` fields such as a stored run's `policyId` last),
+ * ready to be forwarded without decoding; `value`, the answer object (flow nodes, whose results the
+ * main thread walks).
  */
-export interface RunManyTask {
-  op: 'runMany';
-  rule: string;
-  items: Array<Record<string, unknown>>;
+export type ReplyForm = { kind: 'json'; extra?: Record<string, unknown> } | { kind: 'value' };
+
+/** `count` consecutive items of a task, run alike. */
+export interface TaskChunk {
+  /** Index of its policy in the task's `sources` (chunks of one rule share it: the text crosses once). */
+  source: number;
   trace: boolean;
+  /** The evaluation clock (ISO 8601); the current time when absent. */
   now?: string;
+  /** Steps each item may take in all, and (flow nodes) those its run already took. */
   budgetLimit: number;
-  itemTimeoutMs: number;
+  budgetUsed: number;
+  reply: ReplyForm;
+  count: number;
+  /** When its caller stops waiting (epoch ms, the clock threads share): an item not started by then answers `timeout`, unrun. */
+  deadline?: number;
 }
-
-/** One item's answer of a {@link RunManyTask}, and the worker time (ms) it took. */
-export type RunManyItem = { ok: true; response: RunResponse; steps: number; ms: number } | { ok: false; error: ItemFailure; ms: number };
-
-/** What a worker returns for a {@link RunManyTask}. */
-export interface RunManyResult {
-  hash: string;
-  cache: CacheUse;
-  threadId: number;
-  results: RunManyItem[];
-}
-
-/** A single task of any kind (what a {@link BatchTask} carries). */
-export type SingleTask = EngineTask;
 
 /**
- * Several tasks handed to one worker as one piscina task (the pool's coalescing): the worker runs
- * them in order, each with its own deadline of `itemTimeoutMs` counted from when it starts it, and
- * answers each one's result or error.
+ * A worker task of evaluations: the chunks of one or more jobs, their items' JSON texts back to
+ * back in `data` (transferred, never copied twice), `ends[i]` the byte offset where item `i` ends.
+ * Each item has its own step budget, error and deadline (`itemTimeoutMs` from when it starts).
  */
-export interface BatchTask {
-  op: 'batch';
-  /** Names the batch in its progress messages. */
+export interface EvalTask {
+  op: 'eval';
+  /** Names the task in its progress messages. */
   id: number;
-  tasks: EngineTask[];
   itemTimeoutMs: number;
+  /** The policies the chunks run, each once. */
+  sources: PolicySource[];
+  chunks: TaskChunk[];
+  data: Uint8Array;
+  ends: number[];
 }
 
-/** A failure of one batch item, as it crosses the thread boundary (rebuilt as an `ArbiterError`). */
-export interface ItemFailure {
-  code: 'timeout' | 'internal' | 'dependency_unavailable';
-  message: string;
-}
+/** A single task of the other kinds. */
+export type EngineTask = { op: 'validate'; rule: string } | { op: 'explain'; rule: string } | { op: 'operators' };
 
-/** One batch item's answer and the worker time (ms) it took, which the fair queue charges its caller. */
-export type BatchItemResult = { ok: true; value: unknown; ms: number } | { ok: false; error: ItemFailure; ms: number };
-
-/**
- * Answers of a batch's items `from`, `from + 1`, …: posted by the worker (`parentPort`, with
- * `batch` set) as soon as items are done when a batch runs long, so their callers need not wait
- * for the rest; the task's own result carries the items not posted.
- */
-export interface BatchProgress {
-  batch?: number;
-  from: number;
-  results: BatchItemResult[];
-}
-
-/**
- * A run of a stored policy: the worker looks its compiled policy up by `hash` (the sha256 of
- * `rule` computed by the registry) and only parses `rule` on a miss; when `schema` is given the
- * data is validated against it first (validators are cached by `schema.hash`).
- */
-export interface StoredRunTask {
-  op: 'runStored';
-  hash: string;
-  rule: string;
-  schema: { hash: string; schema: Record<string, unknown> } | null;
-  data: Record<string, unknown>;
-  trace: boolean;
-  budget: StepBudgetState;
-}
-
-/** Whether a worker compiled the rule for this task or found it in its cache. */
-export type CacheUse = 'compile' | 'hit';
-
-/** What a worker returns for a `run` task. */
-export interface RunOutcome {
-  response: RunResponse;
-  /** sha256 (hex) of the rule text: the cache and index key. */
-  hash: string;
-  cache: CacheUse;
-  /** The worker thread that ran the task. */
-  threadId: number;
-  /** The budget's `used` after the evaluation (as it came when nothing was evaluated). */
-  steps: number;
-}
-
-/** The result type of each task kind. */
+/** The result type of each single task kind. */
 export interface EngineTaskResult {
-  run: RunOutcome;
-  runStored: RunOutcome;
   validate: ValidateResponse;
   explain: ExplainResponse;
   operators: OperatorsResponse;
 }
 
-/** `workerData` each pool worker starts with. */
-export interface WorkerConfig {
-  cacheSize: number;
+/** A failure of one item, as it crosses the thread boundary (rebuilt as an `ArbiterError`). */
+export interface ItemFailure {
+  code: 'timeout' | 'internal' | 'dependency_unavailable' | 'validation_failed';
+  message: string;
+}
+
+/** Bits of {@link ChunkResult.flags}: the item was answered; its result was `true`; the answer has an `error`; it hit the step budget. */
+export const ITEM_OK = 1;
+export const ITEM_TRUE = 2;
+export const ITEM_ERROR = 4;
+export const ITEM_BUDGET = 8;
+
+/** What a worker answers for one chunk: per item its worker time, steps and flags, and the answers. */
+export interface ChunkResult {
+  /** sha256 of the rule text (the cache and index key), and whether this chunk compiled it. */
+  hash: string;
+  compiled: boolean;
+  /** The worker thread that ran it. */
+  threadId: number;
+  ms: number[];
+  steps: number[];
+  flags: number[];
+  /** Items that failed (not answered), by index in the chunk. */
+  failures?: Record<number, ItemFailure>;
+  /** `json` replies: the answers back to back, `jsonEnds[i]` where item `i`'s ends (empty for a failure). */
+  json?: Uint8Array;
+  jsonEnds?: number[];
+  /** `value` replies: the answers (undefined for a failure). */
+  values?: unknown[];
+}
+
+/**
+ * Results of chunks `from`, `from + 1`, … of a task: posted by the worker (with `task` set) as
+ * soon as chunks are done when the task runs long, so their callers need not wait for the rest;
+ * the task's own result carries the chunks not posted.
+ */
+export interface EvalProgress {
+  task?: number;
+  from: number;
+  chunks: ChunkResult[];
 }

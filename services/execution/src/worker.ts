@@ -1,149 +1,223 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import type { RunResponse } from '@arbiter/contracts';
+import { exceedsDepth, type RunResponse } from '@arbiter/contracts';
 import { explain, listOperators, StepBudget, validate } from '@arbiter/rule-lang';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { capTrace } from './limits.js';
 import { PolicyCache, type PolicyEntry } from './policy-cache.js';
 import { SchemaCache } from './schema-cache.js';
-import type {
-  BatchItemResult,
-  BatchProgress,
-  BatchTask,
-  EngineTask,
-  EngineTaskResult,
-  RunManyItem,
-  RunManyResult,
-  RunManyTask,
-  RunOutcome,
-  StoredRunTask,
-  WorkerConfig,
+import {
+  ITEM_BUDGET,
+  ITEM_ERROR,
+  ITEM_OK,
+  ITEM_TRUE,
+  type ChunkResult,
+  type EngineTask,
+  type EngineTaskResult,
+  type EvalProgress,
+  type EvalTask,
+  type PolicySource,
+  type TaskChunk,
+  type WorkerConfig,
 } from './tasks.js';
 
-const cache = new PolicyCache((workerData as WorkerConfig).cacheSize);
-const schemas = new SchemaCache((workerData as WorkerConfig).cacheSize);
+const config = workerData as WorkerConfig;
+const cache = new PolicyCache(config.cacheSize);
+const schemas = new SchemaCache(config.cacheSize);
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
-/** Piscina task: the only place rules are parsed, compiled and evaluated. */
-export default function runTask(
-  task: EngineTask | BatchTask | RunManyTask,
-): EngineTaskResult[EngineTask['op']] | BatchProgress | RunManyResult {
-  if (task.op === 'batch') return runBatch(task);
-  if (task.op === 'runMany') return runMany(task);
-  return runOne(task);
-}
-
-/** One rule, compiled or found once, on each item in turn: each its own budget, deadline and error. */
-function runMany(task: RunManyTask): RunManyResult {
-  const { hash, entry, cache: use } = cache.lookup(task.rule);
-  const results: RunManyItem[] = [];
-  for (const data of task.items) {
-    const started = performance.now();
-    try {
-      const budget = new StepBudget(task.budgetLimit, 0);
-      const response = evaluate(entry, { data, trace: task.trace, ...(task.now !== undefined ? { now: task.now } : {}) }, budget);
-      const ms = performance.now() - started;
-      results.push(
-        ms > task.itemTimeoutMs
-          ? { ok: false, error: { code: 'timeout', message: `evaluation took longer than ${task.itemTimeoutMs} ms` }, ms }
-          : { ok: true, response, steps: budget.used, ms },
-      );
-    } catch {
-      results.push({ ok: false, error: { code: 'internal', message: 'evaluation failed: run' }, ms: performance.now() - started });
-    }
-  }
-  return { hash, cache: use, threadId, results };
-}
-
-/** How long a batch's finished answers may wait in the worker before they are posted ahead of the rest. */
+/** How long finished chunks may wait in the worker before they are posted ahead of the rest of the task. */
 const PROGRESS_MS = 2;
 
+/** Piscina task: the only place rules are parsed, compiled and evaluated. */
+export default function runTask(task: EngineTask | EvalTask): unknown {
+  switch (task.op) {
+    case 'eval':
+      return runEval(task);
+    case 'validate':
+      return validate(task.rule) satisfies EngineTaskResult['validate'];
+    case 'explain':
+      return explain(task.rule) satisfies EngineTaskResult['explain'];
+    case 'operators':
+      return listOperators() satisfies EngineTaskResult['operators'];
+  }
+}
+
+/** Buffers handed back to the main thread without a copy. */
+class Moved {
+  constructor(
+    private readonly value: EvalProgress,
+    private readonly buffers: ArrayBuffer[],
+  ) {}
+
+  get [transferableSymbol](): ArrayBuffer[] {
+    return this.buffers;
+  }
+
+  get [valueSymbol](): EvalProgress {
+    return this.value;
+  }
+}
+
 /**
- * Runs a batch's tasks in order. Each has its own deadline from when it starts: one that took
- * longer answers `timeout` (a worker cannot stop a run midway; the step budget bounds it), one
- * that throws answers `internal`, and neither touches the others' answers. Answers finished more
- * than PROGRESS_MS ago are posted at once, so a slow item does not hold its neighbours' replies.
+ * Runs a task's chunks in order, each item with its own budget, deadline and error (one that took
+ * longer than `itemTimeoutMs` answers `timeout`: a worker cannot stop a run midway, the step budget
+ * bounds it). Chunks finished more than PROGRESS_MS ago are posted at once, so a slow chunk does
+ * not hold its neighbours' replies.
  */
-function runBatch(batch: BatchTask): BatchProgress {
+function runEval(task: EvalTask): unknown {
+  let item = 0;
   let from = 0;
-  let results: BatchItemResult[] = [];
+  let done: ChunkResult[] = [];
+  let buffers: ArrayBuffer[] = [];
   let postedAt = performance.now();
-  for (const task of batch.tasks) {
-    const started = performance.now();
-    try {
-      const value = runOne(task);
-      const ms = performance.now() - started;
-      results.push(
-        ms > batch.itemTimeoutMs
-          ? { ok: false, error: { code: 'timeout', message: `evaluation took longer than ${batch.itemTimeoutMs} ms` }, ms }
-          : { ok: true, value, ms },
-      );
-    } catch {
-      results.push({ ok: false, error: { code: 'internal', message: `evaluation failed: ${task.op}` }, ms: performance.now() - started });
-    }
+  // Each policy found (or compiled) once per task; `compiled` goes with the first chunk that ran it.
+  const policies = task.sources.map(policyOf);
+  for (const [c, chunk] of task.chunks.entries()) {
+    const policy = policies[chunk.source];
+    const result = runChunk(task, chunk, item, policy);
+    policy.compiled = false;
+    item += chunk.count;
+    done.push(result);
+    if (result.json) buffers.push(result.json.buffer as ArrayBuffer);
     const now = performance.now();
-    if (now - postedAt >= PROGRESS_MS && results.length < batch.tasks.length - from) {
-      parentPort?.postMessage({ batch: batch.id, from, results } satisfies BatchProgress);
-      from += results.length;
-      results = [];
+    if (now - postedAt >= PROGRESS_MS && c < task.chunks.length - 1) {
+      parentPort?.postMessage({ task: task.id, from, chunks: done } satisfies EvalProgress, buffers);
+      from = c + 1;
+      done = [];
+      buffers = [];
       postedAt = now;
     }
   }
-  return { from, results };
+  return move(new Moved({ from, chunks: done }, buffers));
 }
 
-function runOne(task: EngineTask): EngineTaskResult[EngineTask['op']] {
-  switch (task.op) {
-    case 'run':
-      return run(task);
-    case 'runStored':
-      return runStored(task);
-    case 'validate':
-      return validate(task.rule);
-    case 'explain':
-      return explain(task.rule);
-    case 'operators':
-      return listOperators();
+function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: FoundPolicy): ChunkResult {
+  const { hash, entry, compiled, source } = policy;
+  const n = chunk.count;
+  const result: ChunkResult = {
+    hash,
+    compiled,
+    threadId,
+    ms: new Array<number>(n),
+    steps: new Array<number>(n),
+    flags: new Array<number>(n),
+  };
+  const answers: Array<string | undefined> = chunk.reply.kind === 'json' ? new Array<string | undefined>(n) : [];
+  const values: unknown[] = chunk.reply.kind === 'value' ? new Array<unknown>(n) : [];
+  for (let i = 0; i < n; i++) {
+    const at = first + i;
+    const started = performance.now();
+    let flags = 0;
+    let steps = chunk.budgetUsed;
+    try {
+      const text = decoder.decode(task.data.subarray(at === 0 ? 0 : task.ends[at - 1], task.ends[at]));
+      if (chunk.deadline !== undefined && Date.now() > chunk.deadline) {
+        // Its caller has gone: not run.
+        (result.failures ??= {})[i] = { code: 'timeout', message: 'the caller stopped waiting before this evaluation could start' };
+      } else if (exceedsDepth(text, config.maxDataDepth)) {
+        (result.failures ??= {})[i] = {
+          code: 'validation_failed',
+          message: `data is nested deeper than ${config.maxDataDepth} levels`,
+        };
+      } else {
+        const data = JSON.parse(text) as Record<string, unknown>;
+        const budget = new StepBudget(chunk.budgetLimit, chunk.budgetUsed);
+        const response = evaluate(entry, source, chunk, data, budget);
+        steps = budget.used;
+        const ms = performance.now() - started;
+        if (ms > task.itemTimeoutMs) {
+          (result.failures ??= {})[i] = { code: 'timeout', message: `evaluation took longer than ${task.itemTimeoutMs} ms` };
+        } else {
+          flags =
+            ITEM_OK |
+            (response.result ? ITEM_TRUE : 0) |
+            (response.error !== undefined ? ITEM_ERROR : 0) |
+            (response.errorCode === 'budget_exceeded' ? ITEM_BUDGET : 0);
+          if (chunk.reply.kind === 'json') {
+            answers[i] = JSON.stringify(chunk.reply.extra === undefined ? response : { ...response, ...chunk.reply.extra });
+          } else values[i] = response;
+        }
+      }
+    } catch {
+      (result.failures ??= {})[i] = { code: 'internal', message: 'evaluation failed: run' };
+    }
+    result.ms[i] = performance.now() - started;
+    result.steps[i] = steps;
+    result.flags[i] = flags;
   }
+  if (chunk.reply.kind === 'json') packJson(result, answers);
+  else result.values = values;
+  return result;
 }
 
-function run(task: Extract<EngineTask, { op: 'run' }>): RunOutcome {
-  const { hash, entry, cache: use } = cache.lookup(task.rule);
-  const budget = new StepBudget(task.budget.limit, task.budget.used);
-  return { response: evaluate(entry, task, budget), hash, cache: use, threadId, steps: budget.used };
+/** The answers' UTF-8 back to back in one buffer of their own (so it can be transferred). */
+function packJson(result: ChunkResult, answers: Array<string | undefined>): void {
+  let total = 0;
+  for (const a of answers) if (a !== undefined) total += Buffer.byteLength(a, 'utf8');
+  const buf = new Uint8Array(total);
+  const ends = new Array<number>(answers.length);
+  let at = 0;
+  for (let i = 0; i < answers.length; i++) {
+    const a = answers[i];
+    if (a !== undefined) at += encoder.encodeInto(a, buf.subarray(at)).written;
+    ends[i] = at;
+  }
+  result.json = buf;
+  result.jsonEnds = ends;
 }
 
-/** A stored policy: compiled policy by the registry's hash, data checked against the schema first. */
-function runStored(task: StoredRunTask): RunOutcome {
-  const { hash, entry, cache: use } = cache.lookupHashed(task.hash, task.rule);
-  const budget = new StepBudget(task.budget.limit, task.budget.used);
-  const mismatch = task.schema ? schemas.mismatch(task.schema.hash, task.schema.schema, task.data) : null;
-  const response: RunResponse =
-    mismatch === null
-      ? evaluate(entry, task, budget)
-      : { result: false, outcomes: {}, trace: task.trace ? [mismatch] : [], error: mismatch, errorCode: 'schema_mismatch' };
-  return { response, hash, cache: use, threadId, steps: budget.used };
+/** A task's policy, found or compiled. */
+interface FoundPolicy {
+  source: PolicySource;
+  hash: string;
+  entry: PolicyEntry;
+  compiled: boolean;
 }
 
-/** Evaluates within `budget` (whose `used` it advances): past it, `budget_exceeded`, the worker unharmed. */
+function policyOf(source: PolicySource): FoundPolicy {
+  const found = source.kind === 'text' ? cache.lookup(source.rule) : cache.lookupHashed(source.hash, source.rule);
+  return { source, hash: found.hash, entry: found.entry, compiled: found.cache === 'compile' };
+}
+
+/**
+ * One evaluation within `budget` (whose `used` it advances): past it, `budget_exceeded`, the worker
+ * unharmed. The answer's keys are in the contract's order (`RunResponse`: result, trace, outcomes,
+ * error, errorCode), so its JSON is the body as the gateway answers it; the trace is capped.
+ */
 function evaluate(
   entry: PolicyEntry,
-  task: { data: Record<string, unknown>; trace: boolean; now?: string },
+  source: PolicySource,
+  chunk: TaskChunk,
+  data: Record<string, unknown>,
   budget: StepBudget,
 ): RunResponse {
-  let response: RunResponse;
+  if (source.kind === 'stored' && source.schema !== null) {
+    const mismatch = schemas.mismatch(source.schema.hash, source.schema.schema, data);
+    if (mismatch !== null) {
+      return { result: false, trace: chunk.trace ? [mismatch] : [], outcomes: {}, error: mismatch, errorCode: 'schema_mismatch' };
+    }
+  }
   if ('parseError' in entry) {
-    const trace = task.trace ? [entry.parseError] : [];
-    response = { result: false, outcomes: {}, trace, error: entry.parseError, errorCode: 'parse_error' };
-  } else {
-    const r = entry.policy.evaluate(task.data, {
-      trace: task.trace,
-      stepBudget: budget,
-      ...(task.now !== undefined ? { now: new Date(task.now) } : {}),
-    });
-    response = {
-      result: r.result,
-      outcomes: r.outcomes,
-      trace: r.trace,
-      ...(r.error !== undefined ? { error: r.error } : {}),
-      ...(r.errorCode !== undefined ? { errorCode: r.errorCode } : {}),
+    return {
+      result: false,
+      trace: chunk.trace ? [entry.parseError] : [],
+      outcomes: {},
+      error: entry.parseError,
+      errorCode: 'parse_error',
     };
   }
+  const r = entry.policy.evaluate(data, {
+    trace: chunk.trace,
+    stepBudget: budget,
+    ...(chunk.now !== undefined ? { now: new Date(chunk.now) } : {}),
+  });
+  const response: RunResponse = {
+    result: r.result,
+    trace: r.trace.length === 0 ? r.trace : capTrace(r.trace, config.maxTraceBytes),
+    outcomes: r.outcomes,
+  };
+  if (r.error !== undefined) response.error = r.error;
+  if (r.errorCode !== undefined) response.errorCode = r.errorCode;
   return response;
 }

@@ -76,4 +76,18 @@ describe('Deadlines', () => {
     vi.advanceTimersByTime(5000);
     expect(signal.aborted).toBe(false);
   });
+
+  it('gives a task its own time-out when asked: a shorter one handed out later expires first, with one timer for all', () => {
+    const before = vi.getTimerCount();
+    const long = deadlines.start(3000);
+    const short = deadlines.start(500);
+    const usual = deadlines.start();
+    expect(vi.getTimerCount() - before).toBe(1);
+    vi.advanceTimersByTime(500);
+    expect([short.aborted, usual.aborted, long.aborted]).toEqual([true, false, false]);
+    vi.advanceTimersByTime(500);
+    expect([usual.aborted, long.aborted]).toEqual([true, false]);
+    vi.advanceTimersByTime(2000);
+    expect(long.aborted).toBe(true);
+  });
 });

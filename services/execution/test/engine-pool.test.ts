@@ -1,14 +1,46 @@
-import { isArbiterError } from '@arbiter/contracts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { ArbiterError, isArbiterError, type RunResponse } from '@arbiter/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnginePool } from '../src/engine-pool.js';
 import { ruleHash } from '../src/policy-cache.js';
+import type { PolicySource } from '../src/tasks.js';
 import { ADULT_RULE, rejection, runawayData, runawayRule } from './helpers.js';
 
-const run = (pool: EnginePool, rule: string, data: Record<string, unknown> = { user: { age: 30 } }) =>
-  pool.run({ rule, data, trace: true });
+const encoder = new TextEncoder();
+
+/** One evaluation as a job of one item, its answer as an object; rejects with the item's error. */
+async function evaluate(
+  pool: EnginePool,
+  source: PolicySource,
+  data: Record<string, unknown>,
+  trace: boolean,
+  budgetUsed = 0,
+): Promise<{ response: RunResponse; cache: 'compile' | 'hit'; hash: string; threadId: number; steps: number }> {
+  const out = await pool.evaluate({
+    principal: undefined,
+    source,
+    trace,
+    reply: { kind: 'value' },
+    items: [encoder.encode(JSON.stringify(data))],
+    budgetUsed,
+  });
+  const answer = out.answers[0];
+  if (answer instanceof ArbiterError) throw answer;
+  return {
+    response: answer.value as RunResponse,
+    cache: out.compiles > 0 ? 'compile' : 'hit',
+    hash: out.hash,
+    threadId: answer.threadId,
+    steps: answer.steps,
+  };
+}
+
+const run = (pool: EnginePool, rule: string, data: Record<string, unknown> = { user: { age: 30 } }, trace = true) =>
+  evaluate(pool, { kind: 'text', rule }, data, trace);
 
 describe('EnginePool with the rule engine', () => {
   const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10 });
+  // As the service does before it answers: loading the engine is not what these tests time.
+  beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
 
   it('evaluates in a worker thread and compiles a repeated rule once', async () => {
@@ -35,7 +67,7 @@ describe('EnginePool with the rule engine', () => {
   });
 
   it('builds no trace when asked not to', async () => {
-    const out = await pool.run({ rule: ADULT_RULE, data: { user: { age: 30 } }, trace: false });
+    const out = await run(pool, ADULT_RULE, { user: { age: 30 } }, false);
     expect(out.response).toEqual({ result: true, outcomes: { adult: true }, trace: [] });
   });
 
@@ -52,6 +84,7 @@ describe('EnginePool with the rule engine', () => {
 
 describe('EnginePool with several workers', () => {
   const pool = new EnginePool({ size: 2, taskTimeoutMs: 5000, cacheSize: 10, perCallerMax: 100 });
+  beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
 
   it('compiles a rule at most once per worker', async () => {
@@ -68,12 +101,13 @@ describe('EnginePool with several workers', () => {
 
 describe('EnginePool step budget', () => {
   const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10, stepBudget: 100_000, traceStepBudget: 1000 });
+  beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
 
   it('stops a runaway evaluation with budget_exceeded (200-style result), the worker unharmed', async () => {
     const warm = await run(pool, ADULT_RULE);
     const started = performance.now();
-    const out = await pool.run({ rule: runawayRule(), data: runawayData, trace: false });
+    const out = await run(pool, runawayRule(), runawayData, false);
     expect(performance.now() - started).toBeLessThan(2000);
     expect(out.response).toEqual({
       result: false,
@@ -84,31 +118,32 @@ describe('EnginePool step budget', () => {
     });
     expect(out.steps).toBe(100_000);
     expect(out.threadId).toBe(warm.threadId);
-    const traced = await pool.run({ rule: runawayRule(), data: runawayData, trace: true });
+    const traced = await run(pool, runawayRule(), runawayData, true);
     expect(traced.response.error).toBe('Budget exceeded: the evaluation needs more than 1000 steps');
     expect(traced.response.trace.at(-1)).toBe(`error: ${traced.response.error}`);
     expect((await run(pool, ADULT_RULE)).threadId).toBe(warm.threadId);
   });
 
   it('runs a stored policy within what a shared budget has left, advancing it', async () => {
-    const budget = { limit: 100_000, used: 99_999 };
-    const task = { hash: ruleHash(ADULT_RULE), rule: ADULT_RULE, schema: null, data: { user: { age: 30 } }, trace: false };
-    expect((await pool.runStored(undefined, task, budget)).response.result).toBe(true);
-    expect(budget.used).toBe(100_000);
-    const out = await pool.runStored(undefined, task, budget);
+    const source: PolicySource = { kind: 'stored', hash: ruleHash(ADULT_RULE), rule: ADULT_RULE, schema: null };
+    const first = await evaluate(pool, source, { user: { age: 30 } }, false, 99_999);
+    expect(first.response.result).toBe(true);
+    expect(first.steps).toBe(100_000);
+    const out = await evaluate(pool, source, { user: { age: 30 } }, false, first.steps);
     expect(out.response.errorCode).toBe('budget_exceeded');
-    expect(budget.used).toBe(100_000);
+    expect(out.steps).toBe(100_000);
   });
 });
 
 // The deadline runs from when a worker starts the task; the step budget is set out of reach here.
 describe('EnginePool time-out', () => {
   const pool = new EnginePool({ size: 1, taskTimeoutMs: 1000, cacheSize: 10, stepBudget: Number.MAX_SAFE_INTEGER });
+  beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
 
   it('aborts a runaway evaluation with timeout, replacing the worker', async () => {
     const warm = await run(pool, ADULT_RULE);
-    const err = await rejection(pool.run({ rule: runawayRule(), data: runawayData, trace: false }));
+    const err = await rejection(run(pool, runawayRule(), runawayData, false));
     expect([err.code, err.status, err.message]).toEqual(['timeout', 504, 'evaluation took longer than 1000 ms']);
     expect(err.cause).toBeInstanceOf(Error);
     while (pool.readyThreads < 1) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -176,7 +211,7 @@ describe('EnginePool plumbing (test-only worker)', () => {
       ]);
       await slow;
       expect((await queued).code).toBe('dependency_unavailable');
-      expect(pool.stats()).toEqual({ queued: 0, running: 0, callers: 0 });
+      expect(pool.stats()).toEqual({ queued: 0, running: 0, callers: 0, persons: 0 });
       expect(await pool.validate(alice, 'ok')).toEqual({ echoed: { op: 'validate', rule: 'ok' } });
     } finally {
       await pool.close();

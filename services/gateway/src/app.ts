@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -8,6 +8,7 @@ import type { EngineClient } from './engine-client.js';
 import { registerOpenApi } from './http/openapi.js';
 import { clientErrorHandler, installProblemHandlers, sendProblem } from './http/problem.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import { AccessLog, lazyChildLogger } from './http/logging.js';
 import { RateBuckets } from './http/rate-count.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
@@ -85,11 +86,11 @@ export interface AppDeps {
   readonly consoleDir?: string;
 }
 
+/** One request in this many gets an access-log line at `info` (every request does at `debug`). */
+export const DEFAULT_ACCESS_LOG_SAMPLE_EVERY = 1000;
+
 /** Longest path parameter (ids; user ids such as `auth0|abc`); longer → 400 `validation_failed`. */
 export const MAX_PARAM_LENGTH = 300;
-
-/** Probe paths whose requests are not logged. */
-const QUIET_PATHS = new Set(['/healthz', '/readyz']);
 
 /** fastify's `trustProxy`: a hop count becomes the function that trusts that many hops. */
 function trustProxyOption(trust: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -102,10 +103,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
     genReqId: requestIdOf,
-    logController: new LogController({
-      requestIdLogLabel: 'requestId',
-      disableRequestLogging: (request) => QUIET_PATHS.has(request.url),
-    }),
+    logController: new AccessLog(deps.logger, config.accessLogSampleEvery ?? DEFAULT_ACCESS_LOG_SAMPLE_EVERY),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.limits.bodyLimitBytes,
     trustProxy: trustProxyOption(config.trustProxy ?? false),
     // /users/:userId must accept ids such as `auth0|abc`
@@ -125,7 +124,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   echoRequestId(app);
 
   const now = deps.now ?? (() => new Date());
-  const buckets = new RateBuckets(config.redisKeyPrefix, config.limits.rateLimitWindowMs);
+  const buckets = new RateBuckets(
+    config.redisKeyPrefix,
+    config.limits.rateLimitWindowMs,
+    config.limits.rateLimitMax,
+    config.limits.rateLimitPersonMax ?? config.limits.rateLimitMax,
+  );
   // Cached grants are tied to the database they were read from: another database (a new bootstrap) has another installation id.
   const cache = new ApiKeyCache(
     deps.redis,
@@ -153,7 +157,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config.limits.apiKeysPerUserMax,
   );
 
-  await registerRateLimit(app, { redis: deps.redis, buckets, max: config.limits.rateLimitMax });
+  await registerRateLimit(app, { redis: deps.redis, buckets });
   await registerOpenApi(app, deps.version ?? '0.1.0');
 
   const checks: ReadinessCheck[] = [
@@ -171,9 +175,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authenticator,
     engine: deps.engine,
     ...(deps.runner ? { runner: deps.runner } : {}),
-    items: new ItemCounter(deps.redis, buckets, config.limits.rateLimitMax),
+    items: new ItemCounter(deps.redis, buckets),
     ...(config.limits.runBatchMaxItems !== undefined ? { maxItems: config.limits.runBatchMaxItems } : {}),
-    ...(config.limits.runBatchWave !== undefined ? { wave: config.limits.runBatchWave } : {}),
   });
   if (deps.registry) {
     const governanceApproval = async (orgId: string) => (await getOrgSettings(deps.db, orgId)).governanceApproval;

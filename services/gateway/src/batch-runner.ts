@@ -1,45 +1,31 @@
-import { ArbiterError, isArbiterError, isRuleTooLarge, type ProblemDetails } from '@arbiter/contracts';
-import { problemOf, toArbiterError } from './http/problem.js';
+import { ArbiterError, isRuleTooLarge, type ProblemDetails } from '@arbiter/contracts';
+import type { EngineAnswer } from './engine-client.js';
+import { problemOf } from './http/problem.js';
 
-/** Options of {@link runItems}. */
-export interface BatchRunOptions {
-  /** Items in flight at once. */
-  wave: number;
+/** Options of {@link batchResults}. */
+export interface BatchResultOptions {
   /** The `instance` of item problems (the HTTP request id). */
   requestId: string;
   /** Told of items that failed with a server fault (logged by the caller). */
-  onFault?: (err: unknown) => void;
+  onFault?: (err: ArbiterError) => void;
+  /** A `not_found` fails the whole call (the base or record the call names is unknown or deleted): it is not about one item. */
+  notFoundFailsCall?: boolean;
 }
 
 /**
- * Runs `items` with `runOne`, at most `wave` at a time (each wave's requests leave in one turn,
- * so the bus coalescer sends them as one message), and answers in order: an item's value, or
- * the RFC 9457 problem its own request would have answered. A `not_found` (the base or record
- * the whole call names is unknown or deleted) or a rule too large fails the call instead: it is not
- * about one item.
+ * A batch call's `results`: each item's answer (raw JSON, forwarded as it is), or the RFC 9457
+ * problem its own request would have answered. A rule too large (and, for the stored forms, an
+ * unknown or deleted base) fails the whole call instead: it is not about one item.
  */
-export async function runItems<I, R>(
-  items: readonly I[],
-  runOne: (item: I) => Promise<R>,
-  opts: BatchRunOptions,
-): Promise<Array<R | ProblemDetails>> {
-  const results: Array<R | ProblemDetails> = new Array<R | ProblemDetails>(items.length);
-  for (let start = 0; start < items.length; start += opts.wave) {
-    const wave = items.slice(start, start + opts.wave);
-    const settled = await Promise.allSettled(wave.map(runOne));
-    for (let i = 0; i < settled.length; i++) {
-      const s = settled[i];
-      if (s.status === 'fulfilled') {
-        results[start + i] = s.value;
-        continue;
-      }
-      if (isArbiterError(s.reason, 'not_found') || isRuleTooLarge(s.reason)) throw s.reason;
-      const err = toArbiterError(s.reason);
-      if (err.status >= 500) opts.onFault?.(s.reason);
-      results[start + i] = problemOf(err, opts.requestId);
-    }
-  }
-  return results;
+export function batchResults(answers: readonly EngineAnswer[], opts: BatchResultOptions): Array<Uint8Array | ProblemDetails> {
+  return answers.map((answer) => {
+    if (!(answer instanceof ArbiterError)) return answer;
+    if (opts.notFoundFailsCall && answer.code === 'not_found') throw answer;
+    // A rule too large is about the call, not one item: one 413 for the whole call.
+    if (isRuleTooLarge(answer)) throw answer;
+    if (answer.status >= 500) opts.onFault?.(answer);
+    return problemOf(answer, opts.requestId);
+  });
 }
 
 /** Refuses a batch of more than `max` items with 413 before anything runs. */

@@ -27,6 +27,10 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   POLICY_BOOTSTRAP_ORG: OrgId.default('default'),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
   RATE_LIMIT_MAX: positiveInt(6000),
+  /** Requests per window of one person over all their keys (and their bearer-token requests); default RATE_LIMIT_MAX. */
+  RATE_LIMIT_PERSON_MAX: z.coerce.number().int().positive().optional(),
+  /** One request in this many gets an access-log line at `info` (0: none); at LOG_LEVEL=debug every request does. */
+  ACCESS_LOG_SAMPLE_EVERY: z.coerce.number().int().min(0).default(1000),
   AUTH_FAILURES_MAX: positiveInt(20),
   TRUST_PROXY: z
     .string()
@@ -59,16 +63,11 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   /** Data objects one batch run (`POST /run/batch`, `…/batch`) may carry; more → 413. */
   RUN_BATCH_MAX_ITEMS: positiveInt(1000),
   /**
-   * Items of a stored-run batch (`/run/policy…/batch`, `/run/flow…/batch`) in flight at once: each is
-   * its own evaluation, so keep it under the execution service's per-caller EXEC_CALLER_MAX (64).
-   */
-  RUN_BATCH_WAVE: positiveInt(32),
-  /**
-   * Items of `POST /run/batch` per `exec.run.many` message (at most 256; a message also stays under
-   * 512 KiB of data), all of a call's messages sent at once: each is one job in the execution queue.
+   * Items per `exec.eval` message (at most 256; a message also stays under the bus's max payload),
+   * all of a batch call's messages sent at once: each message's group is one job in the execution queue.
    */
   RUN_BATCH_CHUNK: z.coerce.number().int().positive().max(EXEC_BATCH_MAX_ITEMS).default(EXEC_BATCH_MAX_ITEMS),
-  /** Send the evaluations received in one event-loop turn to the execution service as one `exec.batch` message. */
+  /** Send the evaluations asked for in one event-loop turn to the execution service as one `exec.eval` message. */
   EXEC_COALESCE: booleanFlag(true),
   MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),
   REGISTRY_TIMEOUT_MS: positiveInt(5000),
@@ -103,8 +102,10 @@ export interface JwtSettings {
 export interface HttpLimits {
   /** Largest accepted request body in bytes (larger → 413). */
   readonly bodyLimitBytes: number;
-  /** Requests allowed per key (or user) per window. */
+  /** Requests allowed per key per window. */
   readonly rateLimitMax: number;
+  /** Requests allowed per person (a key's owner over all their keys, or a bearer's user) per window; default `rateLimitMax`. */
+  readonly rateLimitPersonMax?: number;
   /** Rate-limit window in milliseconds (`RATE_LIMIT_WINDOW` also takes a duration such as `1 minute`). */
   readonly rateLimitWindowMs: number;
   /**
@@ -114,8 +115,6 @@ export interface HttpLimits {
   readonly authFailuresMax: number;
   /** Data objects one batch run may carry (more → 413); default 1000. */
   readonly runBatchMaxItems?: number;
-  /** Items of one batch run in flight at once; default 32. */
-  readonly runBatchWave?: number;
   /** Live API keys one user may hold in an org (`APIKEYS_PER_USER_MAX`); default 50. */
   readonly apiKeysPerUserMax?: number;
 }
@@ -130,6 +129,8 @@ export interface AppSettings {
   readonly keyUsageFlushMs?: number;
   /** fastify's `trustProxy`: which `X-Forwarded-For` hops to believe for the client address (`false`: none). */
   readonly trustProxy?: boolean | number | string[];
+  /** One request in this many gets an access-log line at `info` (0: none); default 1000. */
+  readonly accessLogSampleEvery?: number;
 }
 
 /** The app's settings from the gateway's configuration. */
@@ -145,15 +146,16 @@ export function appSettingsOf(c: GatewayConfig): AppSettings {
     limits: {
       bodyLimitBytes: c.BODY_LIMIT_BYTES,
       rateLimitMax: c.RATE_LIMIT_MAX,
+      ...(c.RATE_LIMIT_PERSON_MAX !== undefined ? { rateLimitPersonMax: c.RATE_LIMIT_PERSON_MAX } : {}),
       rateLimitWindowMs: c.RATE_LIMIT_WINDOW,
       authFailuresMax: c.AUTH_FAILURES_MAX,
       runBatchMaxItems: c.RUN_BATCH_MAX_ITEMS,
-      runBatchWave: c.RUN_BATCH_WAVE,
       apiKeysPerUserMax: c.APIKEYS_PER_USER_MAX,
     },
     redisKeyPrefix: c.REDIS_KEY_PREFIX ?? `${c.NATS_SUBJECT_PREFIX}:gateway:`,
     apiKeyCacheTtlSeconds: c.API_KEY_CACHE_TTL_SECONDS,
     keyUsageFlushMs: c.KEY_USAGE_FLUSH_MS,
     trustProxy: c.TRUST_PROXY,
+    accessLogSampleEvery: c.ACCESS_LOG_SAMPLE_EVERY,
   };
 }

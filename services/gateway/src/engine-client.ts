@@ -1,33 +1,21 @@
-import type {
-  ArbiterError,
-  ExplainResponse,
-  OperatorsResponse,
-  Principal,
-  RuleOnlyRequest,
-  RunRequest,
-  RunResponse,
-  ValidateResponse,
-} from '@arbiter/contracts';
+import type { ArbiterError, ExplainResponse, OperatorsResponse, Principal, RuleOnlyRequest, ValidateResponse } from '@arbiter/contracts';
+
+/** One evaluation's answer: the raw JSON body its single request answers (forwarded as it is), or its error. */
+export type EngineAnswer = Uint8Array | ArbiterError;
 
 /**
  * What the gateway needs from the rule engine. Production sends the requests to the execution
- * service over NATS (`engine-client-nats.ts`); failures are thrown as `ArbiterError`s
- * (`dependency_unavailable` when no replica answers, `timeout` on time-out). Engine outcomes such
- * as a parse error are results, not throws.
+ * service over NATS (`engine-client-nats.ts`); failures are thrown (or, per item, answered) as
+ * `ArbiterError`s (`dependency_unavailable` when no replica answers, `timeout` on time-out). Engine
+ * outcomes such as a parse error are results, not errors.
  */
 export interface EngineClient {
-  /** Evaluates an unsaved rule against data (`POST /run`). */
-  run(principal: Principal, body: RunRequest, ctx?: EngineCallContext): Promise<RunResponse>;
   /**
-   * Evaluates one unsaved rule against many data objects (`POST /run/batch`): in order, each
-   * item's answer, or the error its own `run` would have thrown.
+   * Evaluates an unsaved rule against each of `items` (data objects as JSON text): `POST /run` (one
+   * item) and `POST /run/batch`. In order, each item's answer: the JSON body `POST /run` answers
+   * (bytes, never decoded here), or the error its own `POST /run` would have failed with.
    */
-  runMany(
-    principal: Principal,
-    rule: string,
-    items: readonly RunRequest['data'][],
-    ctx?: EngineCallContext,
-  ): Promise<Array<RunResponse | ArbiterError>>;
+  evaluate(principal: Principal, rule: string, items: readonly string[], ctx: EngineCallContext): Promise<EngineAnswer[]>;
   /** Checks a rule's syntax (`POST /validate`). */
   validate(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ValidateResponse>;
   /** Describes a rule's structure (`POST /explain`). */
@@ -36,8 +24,10 @@ export interface EngineClient {
   operators(principal: Principal, ctx?: EngineCallContext): Promise<OperatorsResponse>;
 }
 
-/** Per-call context passed along for tracing. */
+/** Per-call context passed along. */
 export interface EngineCallContext {
   /** The HTTP request id, forwarded so logs can be followed across services. */
   readonly requestId?: string;
+  /** Build the trace (default on); off: each answer has `"trace": []`. */
+  readonly trace?: boolean;
 }

@@ -1,61 +1,80 @@
-import {
-  FlowRunResponse,
-  StoredFlowRunResponse,
-  StoredPolicyRunResponse,
-  StoredRunSubject,
-  type FlowTestBody,
-  type FlowTestInput,
-  type Principal,
-  type RunData,
-  type StoredRunInput,
-} from '@arbiter/contracts';
-import type { Bus } from '@arbiter/service-kit';
-import type { EngineCallContext } from './engine-client.js';
+import { StoredRunSubject, type FlowTestBody, type FlowTestInput, type Principal } from '@arbiter/contracts';
+import type { Bus, EvalClient } from '@arbiter/service-kit';
+import type { EngineAnswer, EngineCallContext } from './engine-client.js';
 import { engineAnswer } from './engine-retry.js';
 
 /** What a stored run names: a base (its current runnable record) or an exact record. */
 export type RunBy = 'base' | 'record';
 
+/** What runs: a stored policy or a stored flow. */
+export type RunKind = 'policy' | 'flow';
+
 /**
  * Runs of stored policies and flows and of ad hoc flow definitions (spec §4.3). Failures are
- * thrown as `ArbiterError`s: `not_found` for unknown, deleted or other-org ids,
- * `dependency_unavailable` when no execution replica answers, `timeout` on time-out. Engine
- * outcomes (parse error, missing data, schema mismatch, a flow node's deleted policy) are results.
+ * `ArbiterError`s: `not_found` for unknown, deleted or other-org ids, `dependency_unavailable` when
+ * no execution replica answers, `timeout` on time-out. Engine outcomes (parse error, missing data,
+ * schema mismatch, a flow node's deleted policy) are results.
  */
 export interface RunnerClient {
-  /** `POST /run/policy/{baseId}` (`by: 'base'`) or `POST /run/policy_version/{policyId}` (`by: 'record'`). */
-  runPolicy(principal: Principal, by: RunBy, id: string, data: RunData, ctx?: EngineCallContext): Promise<StoredPolicyRunResponse>;
-  /** `POST /run/flow/{baseId}` or `POST /run/flow_version/{flowId}`. */
-  runFlow(principal: Principal, by: RunBy, id: string, data: RunData, ctx?: EngineCallContext): Promise<StoredFlowRunResponse>;
-  /** `POST /flow/test`. */
-  testFlow(principal: Principal, body: FlowTestBody, ctx?: EngineCallContext): Promise<FlowRunResponse>;
+  /**
+   * Runs the policy or flow `id` names (`by` a base id, or an exact record id) on each of `items`
+   * (data objects as JSON text): `POST /run/policy/{baseId}` and the others, one item, and their
+   * `/batch` forms. In order, each item's answer: the JSON body of the single route (bytes, never
+   * decoded here) or its error.
+   */
+  run(
+    kind: RunKind,
+    principal: Principal,
+    by: RunBy,
+    id: string,
+    items: readonly string[],
+    ctx: EngineCallContext,
+  ): Promise<EngineAnswer[]>;
+  /** `POST /flow/test`: the JSON body of the answer (a `FlowRunResponse`), never decoded here. */
+  testFlow(principal: Principal, body: FlowTestBody, ctx?: EngineCallContext): Promise<Uint8Array>;
 }
 
-/** The production {@link RunnerClient}: request/reply to the execution service on `<prefix>.exec.stored.*` and `exec.flow.test`. */
+const SUBJECTS = {
+  policy: { base: StoredRunSubject.policyByBase, record: StoredRunSubject.policyByRecord },
+  flow: { base: StoredRunSubject.flowByBase, record: StoredRunSubject.flowByRecord },
+} as const;
+
+/** The production {@link RunnerClient}: stored runs as `exec.eval` groups (service-kit `EvalClient`), `/flow/test` on `exec.flow.test`. */
 export class NatsRunnerClient implements RunnerClient {
   constructor(
-    private readonly bus: Pick<Bus, 'request'>,
+    private readonly evals: Pick<EvalClient, 'many'>,
+    private readonly bus: Pick<Bus, 'requestData'>,
     private readonly timeoutMs: number,
   ) {}
 
-  runPolicy(principal: Principal, by: RunBy, id: string, data: RunData, ctx?: EngineCallContext): Promise<StoredPolicyRunResponse> {
-    const payload: StoredRunInput = { principal, id, data };
-    const subject = by === 'base' ? StoredRunSubject.policyByBase : StoredRunSubject.policyByRecord;
-    return engineAnswer(this.bus.request(subject, payload, StoredPolicyRunResponse, this.options(ctx)));
+  run(
+    kind: RunKind,
+    principal: Principal,
+    by: RunBy,
+    id: string,
+    items: readonly string[],
+    ctx: EngineCallContext,
+  ): Promise<EngineAnswer[]> {
+    return this.evals.many(
+      {
+        subject: SUBJECTS[kind][by],
+        principal,
+        id,
+        trace: ctx.trace ?? true,
+        timeoutMs: this.timeoutMs,
+        ...(ctx.requestId !== undefined ? { requestId: ctx.requestId } : {}),
+      },
+      items,
+    );
   }
 
-  runFlow(principal: Principal, by: RunBy, id: string, data: RunData, ctx?: EngineCallContext): Promise<StoredFlowRunResponse> {
-    const payload: StoredRunInput = { principal, id, data };
-    const subject = by === 'base' ? StoredRunSubject.flowByBase : StoredRunSubject.flowByRecord;
-    return engineAnswer(this.bus.request(subject, payload, StoredFlowRunResponse, this.options(ctx)));
-  }
-
-  testFlow(principal: Principal, body: FlowTestBody, ctx?: EngineCallContext): Promise<FlowRunResponse> {
-    const payload: FlowTestInput = { principal, definition: body.definition, data: body.data };
-    return engineAnswer(this.bus.request(StoredRunSubject.flowTest, payload, FlowRunResponse, this.options(ctx)));
-  }
-
-  private options(ctx: EngineCallContext | undefined) {
-    return { timeoutMs: this.timeoutMs, ...(ctx?.requestId !== undefined ? { requestId: ctx.requestId } : {}) };
+  testFlow(principal: Principal, body: FlowTestBody, ctx?: EngineCallContext): Promise<Uint8Array> {
+    const payload: FlowTestInput = { principal, definition: body.definition, data: body.data, trace: ctx?.trace ?? true };
+    return engineAnswer(
+      this.bus.requestData(StoredRunSubject.flowTest, payload, {
+        timeoutMs: this.timeoutMs,
+        ...(ctx?.requestId !== undefined ? { requestId: ctx.requestId } : {}),
+      }),
+    );
   }
 }

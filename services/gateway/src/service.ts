@@ -11,11 +11,12 @@ import {
   type Bus,
   type RunningService,
   type ServiceKit,
-  ExecCoalescer,
+  EvalClient,
 } from '@arbiter/service-kit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
+import { watchEvalClient } from './http/metrics.js';
 import { NatsAuditClient } from './audit-client.js';
 import { appSettingsOf, type GatewayConfig } from './config.js';
 import { NatsEngineClient } from './engine-client-nats.js';
@@ -76,7 +77,8 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
       metrics: kit.metrics,
     });
     relay.kick();
-    const exec = new ExecCoalescer(liveBus, { enabled: config.EXEC_COALESCE });
+    const evals = new EvalClient(liveBus, { coalesce: config.EXEC_COALESCE, maxItems: config.RUN_BATCH_CHUNK });
+    watchEvalClient(kit.metrics, evals);
     const runnableClient = new NatsRunnableClient(liveBus, config.REGISTRY_TIMEOUT_MS);
     watch = new RunnableWatch(liveBus, runnableClient, config.RUNNABLE_POLL_MS, (err, message) => logger.warn({ err }, message));
     app = await buildApp({
@@ -84,9 +86,9 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
       logger,
       db,
       redis,
-      engine: new NatsEngineClient(exec, config.ENGINE_TIMEOUT_MS, config.RUN_BATCH_CHUNK),
+      engine: new NatsEngineClient(evals, liveBus, config.ENGINE_TIMEOUT_MS),
       mcp: new McpForwarder(liveBus, config.MCP_FORWARD_TIMEOUT_MS),
-      runner: new NatsRunnerClient(exec, config.ENGINE_TIMEOUT_MS),
+      runner: new NatsRunnerClient(evals, liveBus, config.ENGINE_TIMEOUT_MS),
       registry: new NatsRegistryClient(liveBus, config.REGISTRY_TIMEOUT_MS),
       audit: new NatsAuditClient(liveBus, config.AUDIT_TIMEOUT_MS),
       governance: new NatsGovernanceClient(liveBus, config.GOVERNANCE_TIMEOUT_MS),

@@ -1,8 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { ArbiterError, ExecOperatorsRequest, ExecRuleRequest, ExecRunRequest, ExecSubject } from '@arbiter/contracts';
-import { connectBus, createLogger, defineEndpoint, type Bus } from '@arbiter/service-kit';
+import { ArbiterError, EvalRequestHeader, ExecOperatorsRequest, ExecRuleRequest, ExecSubject } from '@arbiter/contracts';
+import {
+  connectBus,
+  createLogger,
+  decodeFrame,
+  defineEndpoint,
+  encodeFrame,
+  EvalClient,
+  type Bus,
+  type HandlerContext,
+} from '@arbiter/service-kit';
 import { testServers } from '@arbiter/test-kit';
 import { NatsEngineClient } from '../src/engine-client-nats.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
@@ -22,7 +31,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   redis = await createTestRedis();
   bus = await connectBus({ url: NATS_URL, prefix, name: 'gateway-test', logger });
-  app = await startGateway(db, redis, { engine: new NatsEngineClient(bus, 300) });
+  app = await startGateway(db, redis, { engine: new NatsEngineClient(new EvalClient(bus, { coalesce: true }), bus, 300) });
   key = await newOrg(db, 'acme');
 });
 
@@ -46,14 +55,32 @@ async function startFakeExecution(behaviour: { delayMs?: number; fail?: ArbiterE
     name: 'exec',
     version: '0.0.1',
     endpoints: {
-      run: defineEndpoint({
-        subject: ExecSubject.run,
-        request: ExecRunRequest,
-        handler: async (req, ctx) => {
-          await act(ctx.subject, req, ctx.requestId);
-          return { result: true, trace: [`ran ${req.rule}`] };
+      eval: {
+        subject: ExecSubject.eval,
+        raw: true,
+        handler: async (data: Uint8Array, ctx: HandlerContext) => {
+          const frame = decodeFrame(data);
+          const header = EvalRequestHeader.parse(frame.header);
+          const group = header.groups[0];
+          const rule = header.rules[group.rule ?? -1];
+          await act(
+            ctx.subject,
+            {
+              subject: group.subject,
+              principal: header.principals[group.principal],
+              rule,
+              data: JSON.parse(new TextDecoder().decode(frame.items[0])) as unknown,
+              trace: group.trace,
+              timeoutMs: group.timeoutMs,
+            },
+            group.requestId,
+          );
+          return encodeFrame(
+            {},
+            frame.items.map(() => JSON.stringify({ result: true, trace: [`ran ${rule}`] })),
+          );
         },
-      }),
+      },
       validate: defineEndpoint({
         subject: ExecSubject.validate,
         request: ExecRuleRequest,
@@ -88,12 +115,15 @@ describe('engine over NATS', () => {
       expect(res.json()).toEqual({ result: true, trace: ['ran r1'] });
       // The caller travels with the request so the execution service can re-check it (DESIGN.md §2).
       expect(exec.seen[0]).toEqual({
-        subject: ExecSubject.run,
+        subject: ExecSubject.eval,
         body: {
+          subject: ExecSubject.run,
           principal: expect.objectContaining({ orgId: 'acme', userId: 'admin', role: 'admin', scopes: expect.arrayContaining(['view']) }),
           rule: 'r1',
           data: { a: 1 },
           trace: true,
+          // The caller's deadline travels with the work (issue 20).
+          timeoutMs: 300,
         },
         requestId: 'nats-1',
       });

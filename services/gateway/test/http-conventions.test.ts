@@ -176,15 +176,49 @@ describe('problem documents and request ids', () => {
     expect(engine.calls.at(-1)).toMatchObject({ op: 'explain', requestId: 'fwd-1' });
   });
 
-  it('never writes an API key, a bearer token or an api_key query value to the logs', async () => {
-    await app.inject({ method: 'GET', url: `/me?api_key=${adminKey}&x=1`, headers: withKey(adminKey) });
-    await app.inject({ method: 'GET', url: '/me', headers: { authorization: 'Bearer secret.token.value' } });
-    await app.inject({ method: 'GET', url: `/nope?API_KEY=${adminKey}` });
-    expect(logs.lines.length).toBeGreaterThan(0);
-    expect(logs.text()).not.toContain(adminKey);
-    expect(logs.text()).not.toContain(adminKey.slice(4, 20));
-    expect(logs.text()).not.toContain('secret.token.value');
-    expect(logs.text()).toContain('api_key=[REDACTED]');
+  it('never writes an API key, a bearer token or an api_key query value to the logs (access lines at debug included)', async () => {
+    const debugLogs = new LogCapture();
+    const verbose = await startGateway(db, redis, { engine, logs: debugLogs, logLevel: 'debug' });
+    try {
+      await verbose.inject({ method: 'GET', url: `/me?api_key=${adminKey}&x=1`, headers: withKey(adminKey) });
+      await verbose.inject({ method: 'GET', url: '/me', headers: { authorization: 'Bearer secret.token.value' } });
+      await verbose.inject({ method: 'GET', url: `/nope?API_KEY=${adminKey}` });
+    } finally {
+      await verbose.close();
+    }
+    expect(debugLogs.lines.length).toBeGreaterThan(0);
+    expect(debugLogs.text()).not.toContain(adminKey);
+    expect(debugLogs.text()).not.toContain(adminKey.slice(4, 20));
+    expect(debugLogs.text()).not.toContain('secret.token.value');
+    expect(debugLogs.text()).toContain('api_key=[REDACTED]');
+  });
+
+  // Issue 19: access logs off the per-request path.
+  it('writes access lines only at debug, or for one request in ACCESS_LOG_SAMPLE_EVERY; errors always, with the request id', async () => {
+    const quiet = new LogCapture();
+    const sampled = await startGateway(db, redis, { engine, logs: quiet, accessLogSampleEvery: 3 });
+    try {
+      for (let i = 0; i < 6; i++) {
+        const res = await sampled.inject({ method: 'GET', url: '/me', headers: { ...withKey(adminKey), 'x-request-id': `quiet-${i}` } });
+        expect(res.statusCode).toBe(200);
+      }
+      const access = quiet.lines.filter((l) => l.includes('request completed') || l.includes('incoming request'));
+      expect(access.map((l) => JSON.parse(l) as { requestId: string; sampled: number }).map((l) => [l.requestId, l.sampled])).toEqual([
+        ['quiet-2', 3],
+        ['quiet-5', 3],
+      ]);
+      engine.failWith = 'crash';
+      await sampled.inject({
+        method: 'POST',
+        url: '/validate',
+        headers: { ...withKey(adminKey), 'x-request-id': 'quiet-crash' },
+        payload: { rule: 'a' },
+      });
+      expect(quiet.lines.some((l) => l.includes('"requestId":"quiet-crash"') && l.includes('"level":50'))).toBe(true);
+    } finally {
+      engine.failWith = undefined;
+      await sampled.close();
+    }
   });
 });
 
@@ -219,8 +253,10 @@ describe('rate limiting', () => {
     (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name, scopes: ['view'] } })).json();
 
   it('answers 429 past RATE_LIMIT_MAX per key, shared by replicas through Redis, other keys unaffected', async () => {
-    const first = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
-    const second = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
+    // Per key here; every key of this file is the admin's, so the person limit is set out of the way.
+    const limits = { rateLimitMax: 3, rateLimitPersonMax: 1_000_000, rateLimitWindowMs: 60_000 };
+    const first = await startGateway(db, redis, { limits });
+    const second = await startGateway(db, redis, { limits });
     try {
       // keys made through the unlimited app: the admin key's own bucket is already well used
       const key = (await newViewKey('limited')).key;
@@ -240,7 +276,9 @@ describe('rate limiting', () => {
   });
 
   it('counts each API-key request exactly once, on a cache miss as on a hit (remaining 2, 1, 0, then 429)', async () => {
-    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 3, rateLimitWindowMs: 60_000 } });
+    const limited = await startGateway(db, redis, {
+      limits: { rateLimitMax: 3, rateLimitPersonMax: 1_000_000, rateLimitWindowMs: 60_000 },
+    });
     try {
       const key = (await newViewKey('once')).key;
       const answers = [];
@@ -278,6 +316,39 @@ describe('rate limiting', () => {
     }
   });
 
+  // Issue 19: one Redis round trip per event-loop turn for the turn's API keys.
+  it("authenticates and counts one turn's API-key requests, of several keys, with one Redis command, each with its own count", async () => {
+    const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+    const sent: string[] = [];
+    const sendCommand = client.sendCommand.bind(client);
+    client.sendCommand = (command, stream) => {
+      sent.push(command.name);
+      return sendCommand(command, stream);
+    };
+    const limits = { rateLimitMax: 100, rateLimitPersonMax: 1_000_000, rateLimitWindowMs: 60_000 };
+    const limited = await startGateway(db, { ...redis, redis: client }, { limits });
+    try {
+      const [a, b] = [(await newViewKey('turn-a')).key, (await newViewKey('turn-b')).key];
+      // Fill the cache (each key's first lookup misses and reads the database).
+      for (const key of [a, b]) expect((await limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })).statusCode).toBe(200);
+      sent.length = 0;
+      const answers = await Promise.all([a, a, b, a, b].map((key) => limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })));
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200]);
+      expect(sent).toEqual(['evalsha']);
+      // Each request its own count (after the fill): a's three 98, 97, 96 left in some order, b's two 98, 97.
+      const remaining = (key: string) =>
+        answers
+          .filter((_, i) => [a, a, b, a, b][i] === key)
+          .map((r) => r.headers['x-ratelimit-remaining'])
+          .sort();
+      expect(remaining(a)).toEqual(['96', '97', '98']);
+      expect(remaining(b)).toEqual(['97', '98']);
+    } finally {
+      await limited.close();
+      client.disconnect();
+    }
+  });
+
   it('answers 503, never 401 or 429, for an API key while Redis is unreachable; bearer callers go on unlimited', async () => {
     const unreachable = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0 });
     unreachable.on('error', () => {}); // the refused connections are the point of the test
@@ -296,7 +367,9 @@ describe('rate limiting', () => {
   });
 
   it('gives concurrent requests of one key distinct counts: exactly the limit succeed', async () => {
-    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 5, rateLimitWindowMs: 60_000 } });
+    const limited = await startGateway(db, redis, {
+      limits: { rateLimitMax: 5, rateLimitPersonMax: 1_000_000, rateLimitWindowMs: 60_000 },
+    });
     try {
       const key = (await newViewKey('burst')).key;
       await redis.redis.del(`${redis.prefix}${await installationId(db.db)}:apikey:${hashApiKey(key)}`);
@@ -307,6 +380,68 @@ describe('rate limiting', () => {
       expect(answers.filter((a) => a.statusCode === 429)).toHaveLength(7);
       const remaining = answers.filter((a) => a.statusCode === 200).map((a) => a.headers['x-ratelimit-remaining']);
       expect(remaining.sort()).toEqual(['0', '1', '2', '3', '4']);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  // Issue 20 item 2: limits count per person (a key's owner, or a bearer's user) as well as per key.
+  it("counts a person's requests over all their keys and their bearer token (RATE_LIMIT_PERSON_MAX), other persons unaffected", async () => {
+    const token = await signToken({ sub: 'many-keys', org: 'acme' });
+    // Three keys of one person, made with their bearer token through the unlimited app (three requests of that person).
+    const keys: string[] = [];
+    for (const name of ['k1', 'k2', 'k3']) {
+      const created = await app.inject({ method: 'POST', url: '/apikeys', headers: withToken(token), payload: { name, scopes: ['view'] } });
+      expect(created.statusCode).toBe(201);
+      keys.push((created.json() as { key: string }).key);
+    }
+    const otherToken = await signToken({ sub: 'another-person', org: 'acme' });
+    const other = (
+      (
+        await app.inject({ method: 'POST', url: '/apikeys', headers: withToken(otherToken), payload: { name: 'o', scopes: ['view'] } })
+      ).json() as {
+        key: string;
+      }
+    ).key;
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 2, rateLimitPersonMax: 6, rateLimitWindowMs: 60_000 } });
+    try {
+      const get = async (headers: Record<string, string>) => {
+        const res = await limited.inject({ method: 'GET', url: '/me', headers });
+        return `${res.statusCode} ${String(res.headers['x-ratelimit-remaining'])}`;
+      };
+      // Person count starts at 3: each key may make 2, but the person only 3 more.
+      expect([await get(withKey(keys[0])), await get(withKey(keys[1])), await get(withKey(keys[2]))]).toEqual(['200 1', '200 1', '200 0']);
+      // k2 is within its own limit; its owner is not.
+      expect(await get(withKey(keys[1]))).toBe('429 0');
+      expect((await limited.inject({ method: 'GET', url: '/me', headers: withToken(token) })).statusCode).toBe(429);
+      expect(await get(withKey(other))).toBe('200 1');
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("counts a batch call's items for the person too: a second key of the same person is refused past the person's limit", async () => {
+    const token = await signToken({ sub: 'batch-person', org: 'acme' });
+    const keys: string[] = [];
+    for (const name of ['b1', 'b2']) {
+      const created = await app.inject({ method: 'POST', url: '/apikeys', headers: withToken(token), payload: { name, scopes: ['view'] } });
+      keys.push((created.json() as { key: string }).key);
+    }
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 100, rateLimitPersonMax: 12, rateLimitWindowMs: 60_000 } });
+    try {
+      const batch = (key: string) =>
+        limited.inject({
+          method: 'POST',
+          url: '/run/batch',
+          headers: withKey(key),
+          payload: { rule: 'r', items: Array.from({ length: 4 }, () => ({ a: 1 })) },
+        });
+      // 2 requests made the keys; 4 items each: 6, 10, then 14 > 12.
+      expect((await batch(keys[0])).statusCode).toBe(200);
+      expect((await batch(keys[1])).statusCode).toBe(200);
+      const refused = await batch(keys[1]);
+      expect(problem(refused)).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     } finally {
       await limited.close();
     }

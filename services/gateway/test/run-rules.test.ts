@@ -115,3 +115,30 @@ describe('POST /run with the real rule language', () => {
     expect(ops[1]).toEqual({ operator: 'is greater than or equal to', forms: ['is greater than or equal to', 'is at least', '>='] });
   });
 });
+
+describe('POST /run/batch answers', () => {
+  it('puts the raw answers together in order, a large answer (MBs of traces) written part by part', async () => {
+    const long = `A **user** is adult if ${Array.from({ length: 60 }, (_, i) => `the __age__ of the **user** is at least ${i}`).join(' and ')}.`;
+    const items = Array.from({ length: 400 }, (_, i) => ({ user: { age: 60 + i } }));
+    const res = await app.inject({ method: 'POST', url: '/run/batch', headers: withKey(key), payload: { rule: long, items } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.rawPayload.byteLength).toBeGreaterThan(1024 * 1024);
+    const body = res.json<{ results: RunResponse[] }>();
+    expect(body.results).toHaveLength(400);
+    expect(body.results.every((r) => r.result && r.trace.length > 60)).toBe(true);
+    const small = await app.inject({
+      method: 'POST',
+      url: '/run/batch',
+      headers: withKey(key),
+      payload: { rule: RULE, items: [{ applicant: { age: 30 } }, {}], trace: false },
+    });
+    expect(small.headers['content-length']).toBe(String(small.rawPayload.byteLength));
+    expect(small.json()).toEqual({
+      results: [
+        { result: true, trace: [], outcomes: { adult: true, approved: true } },
+        { result: false, trace: [], outcomes: {}, error: 'Missing selector: applicant', errorCode: 'missing_selector' },
+      ],
+    });
+  });
+});

@@ -1,4 +1,4 @@
-import { defineEndpoint, type Bus } from '@arbiter/service-kit';
+import { defineEndpoint, type Bus, type EvalClient } from '@arbiter/service-kit';
 import { hasCapability, McpHttpRequest, McpSubject, type McpHttpResponse } from '@arbiter/contracts';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Logger } from 'pino';
@@ -8,6 +8,7 @@ import { createToolServer } from './tools.js';
 /** What the `mcp.http` endpoint needs. */
 export interface McpBusDeps {
   bus: Pick<Bus, 'request'>;
+  evals: Pick<EvalClient, 'one'>;
   logger: Logger;
   timeoutMs: number;
   version: string;
@@ -44,6 +45,7 @@ export function mcpBusEndpoint(deps: McpBusDeps) {
       const requestId = ctx.requestId ?? 'bus';
       const server = createToolServer({
         bus: deps.bus,
+        evals: deps.evals,
         principal: req.principal,
         logger: deps.logger,
         timeoutMs: deps.timeoutMs,

@@ -1,4 +1,4 @@
-import { connectServiceBus, ExecCoalescer, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
+import { connectServiceBus, EvalClient, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
 import { mcpBusEndpoint } from './bus-endpoint.js';
 import type { McpConfig } from './config.js';
 
@@ -21,7 +21,8 @@ export async function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> 
       description: 'MCP rule tools (Streamable HTTP over the bus)',
       endpoints: {
         http: mcpBusEndpoint({
-          bus: new ExecCoalescer(bus, { enabled: config.EXEC_COALESCE }),
+          bus,
+          evals: new EvalClient(bus, { coalesce: config.EXEC_COALESCE }),
           logger,
           timeoutMs: config.MCP_TIMEOUT_MS,
           version: kit.version,

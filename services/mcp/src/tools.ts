@@ -9,12 +9,11 @@ import {
   McpToolName,
   OperatorsResponse,
   RuleArgs,
-  RunResponse,
   ValidateRuleResult,
-  type ExecRunInput,
   type Principal,
+  type RunResponse,
 } from '@arbiter/contracts';
-import type { Bus } from '@arbiter/service-kit';
+import type { Bus, EvalClient } from '@arbiter/service-kit';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -24,6 +23,8 @@ import type { z } from 'zod';
 /** What one request's MCP server needs. */
 export interface ToolDeps {
   bus: Pick<Bus, 'request'>;
+  /** Evaluations (`exec.eval`, coalesced with the other calls of the same event-loop turn). */
+  evals: Pick<EvalClient, 'one'>;
   /** The authenticated caller; sent with every execution request, which re-checks it. */
   principal: Principal;
   /** Bound to the HTTP request (request id, principal ids). */
@@ -73,8 +74,22 @@ export function createToolServer(deps: ToolDeps): McpServer {
     async ({ rule, data }) =>
       call(
         ExecSubject.run,
-        { principal: deps.principal, rule, data, trace: true } satisfies ExecRunInput,
-        RunResponse,
+        async () => {
+          // MCP always traces. The answer is the execution service's own RunResponse JSON (its shape is
+          // that contract, checked by the execution service's tests); the SDK checks the tool result.
+          const body = await deps.evals.one(
+            {
+              subject: ExecSubject.run,
+              principal: deps.principal,
+              rule,
+              trace: true,
+              timeoutMs: deps.timeoutMs,
+              requestId: deps.requestId,
+            },
+            JSON.stringify(data),
+          );
+          return JSON.parse(decoder.decode(body)) as RunResponse;
+        },
         (r): EvaluateRulesResult => {
           const error = r.error ?? null;
           return { result: r.result, outcomes: error === null ? (r.outcomes ?? {}) : {}, trace: r.trace, error };
@@ -93,7 +108,8 @@ export function createToolServer(deps: ToolDeps): McpServer {
       outputSchema: ValidateRuleResult,
       annotations: READ_ONLY,
     },
-    async ({ rule }) => call(ExecSubject.validate, { principal: deps.principal, rule }, ValidateRuleResult, (r) => r),
+    async ({ rule }) =>
+      call(ExecSubject.validate, request(deps, ExecSubject.validate, { principal: deps.principal, rule }, ValidateRuleResult), (r) => r),
   );
 
   server.registerTool(
@@ -107,7 +123,8 @@ export function createToolServer(deps: ToolDeps): McpServer {
       outputSchema: ExplainRuleResult,
       annotations: READ_ONLY,
     },
-    async ({ rule }) => call(ExecSubject.explain, { principal: deps.principal, rule }, ExplainRuleResult, (r) => r),
+    async ({ rule }) =>
+      call(ExecSubject.explain, request(deps, ExecSubject.explain, { principal: deps.principal, rule }, ExplainRuleResult), (r) => r),
   );
 
   server.registerTool(
@@ -124,8 +141,7 @@ export function createToolServer(deps: ToolDeps): McpServer {
     async () =>
       call(
         ExecSubject.operators,
-        { principal: deps.principal },
-        OperatorsResponse,
+        request(deps, ExecSubject.operators, { principal: deps.principal }, OperatorsResponse),
         (operators): ListOperatorsResult => ({ operators }),
         (s) => s.operators,
       ),
@@ -134,22 +150,28 @@ export function createToolServer(deps: ToolDeps): McpServer {
   return server;
 }
 
+const decoder = new TextDecoder();
+
+/** A request/reply of the execution service, validated by `reply`. */
+function request<R>(deps: ToolDeps, subject: ExecSubject, payload: unknown, reply: z.ZodType<R>): () => Promise<R> {
+  return () => deps.bus.request(subject, payload, reply, { timeoutMs: deps.timeoutMs, requestId: deps.requestId });
+}
+
 /**
- * Sends one request to the execution service and turns the reply into a tool result: the mapped
- * value as `structuredContent` and as JSON text (`text` picks what the text shows). A failure of
- * the service becomes an `isError` result with a one-line message, never a protocol error.
+ * Asks the execution service (`ask`) and turns its answer into a tool result: the mapped value as
+ * `structuredContent` and as JSON text (`text` picks what the text shows). A failure of the service
+ * becomes an `isError` result with a one-line message, never a protocol error.
  */
 function execCaller(deps: ToolDeps) {
   return async <R, S extends Record<string, unknown>>(
     subject: ExecSubject,
-    payload: unknown,
-    reply: z.ZodType<R>,
+    ask: () => Promise<R>,
     map: (r: R) => S,
     text: (s: S) => unknown = (s) => s,
   ): Promise<CallToolResult> => {
     let structured: S;
     try {
-      structured = map(await deps.bus.request(subject, payload, reply, { timeoutMs: deps.timeoutMs, requestId: deps.requestId }));
+      structured = map(await ask());
     } catch (err) {
       return toolError(failureMessage(err, subject, deps.logger));
     }

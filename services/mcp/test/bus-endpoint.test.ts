@@ -112,7 +112,7 @@ describe('execution service down', () => {
       for (const res of await Promise.all(calls)) {
         expect(res.isError).toBe(true);
         expect(res.structuredContent).toBeUndefined();
-        expect(firstText(res)).toMatch(/^execution service unavailable: no service answers `exec\.(run|validate|explain|operators)`$/);
+        expect(firstText(res)).toMatch(/^execution service unavailable: no service answers `exec\.(eval|validate|explain|operators)`$/);
       }
     } finally {
       await client.close();

@@ -1,5 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ArbiterError, hasUnpairedSurrogate, MAX_JSON_DEPTH, textJsonDepth } from '@arbiter/contracts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body's text as it came (set by the JSON parser), for routes that forward it unchanged. */
+    rawJson: string | null;
+  }
+}
+import { ArbiterError, bracketCount, hasUnpairedSurrogate, jsonDepth, MAX_JSON_DEPTH } from '@arbiter/contracts';
 
 /**
  * Text worth a walk of the parsed value: keys that JSON.parse makes own properties but that reach
@@ -13,7 +20,7 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
 /**
  * Parses a JSON request body at the edge, before anything walks it: the nesting depth is checked
- * on the text (iteratively, up to {@link MAX_JSON_DEPTH}), U+0000 and unpaired UTF-16 surrogates
+ * (iteratively, up to {@link MAX_JSON_DEPTH}; V8's JSON.parse itself does not recurse), U+0000 and unpaired UTF-16 surrogates
  * are refused (PostgreSQL can store neither: a `text` column refuses U+0000, a `jsonb` event the
  * `\ud800` escape; no rule needs them), and `__proto__` keys and `constructor.prototype` are
  * refused with the path where they are. Every refusal is an {@link ArbiterError} (400). Every
@@ -23,16 +30,20 @@ export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): 
   if (text === '' || /^\s*$/.test(text)) {
     throw new ArbiterError('bad_request', 'request body is empty but the content type is `application/json`');
   }
-  if (textJsonDepth(text, maxDepth) > maxDepth) {
-    throw new ArbiterError('validation_failed', `request body is nested deeper than ${maxDepth} levels`, [
-      { code: 'too_deep', message: `nested deeper than ${maxDepth} levels`, path: 'body' },
-    ]);
-  }
+  // V8's JSON.parse does not recurse, so it may read any depth; nothing after it may, so the depth
+  // is checked before anything walks the value: a text with no more opening brackets than the limit
+  // cannot be too deep, any other's value is measured.
+  const mayBeDeep = bracketCount(text, maxDepth) > maxDepth;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     throw new ArbiterError('bad_request', 'request body is not valid JSON', undefined, { cause: err });
+  }
+  if (mayBeDeep && jsonDepth(value, maxDepth) > maxDepth) {
+    throw new ArbiterError('validation_failed', `request body is nested deeper than ${maxDepth} levels`, [
+      { code: 'too_deep', message: `nested deeper than ${maxDepth} levels`, path: 'body' },
+    ]);
   }
   if (SUSPECT_KEYS.test(text)) checkKeysAndText(value);
   return value;
@@ -82,9 +93,17 @@ function textError(path: string, code: string, message: string): ArbiterError {
   return new ArbiterError('validation_failed', `request body is invalid: \`${path}\`: ${message}`, [{ code, message, path }]);
 }
 
+/**
+ * The body of `request` as JSON text: as it came when the JSON parser read it (its value is the
+ * validated body: the route's schema accepted it as it is), else written from the parsed body.
+ */
+export function rawBodyOf(request: FastifyRequest): string {
+  return request.rawJson ?? JSON.stringify(request.body);
+}
+
 /** Refuses a URL whose path or query carries U+0000 (`%00`): no stored text or search may hold it. */
 export function checkUrl(url: string): void {
-  if (/%00/.test(url)) {
+  if (url.includes('%00')) {
     const where = url.indexOf('?') >= 0 && url.indexOf('%00') > url.indexOf('?') ? 'query' : 'params';
     throw new ArbiterError('validation_failed', `request ${where} must not contain U+0000 (\`%00\`)`, [
       { code: 'nul_character', message: 'text must not contain U+0000', path: where },
@@ -105,8 +124,24 @@ function parseInto(text: string, maxDepth: number, done: Done): void {
 /** Replaces fastify's JSON parser with {@link parseJsonBody} (same body limit and content-length checks, done by fastify before it). */
 export function installJsonBodyParser(app: FastifyInstance, maxDepth: number = MAX_JSON_DEPTH): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => parseInto(body as string, maxDepth, done));
-  app.addHook('onRequest', async (request) => checkUrl(request.url));
+  app.decorateRequest('rawJson', null);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    try {
+      const value = parseJsonBody(body as string, maxDepth);
+      request.rawJson = body as string;
+      done(null, value);
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+  app.addHook('onRequest', (request, _reply, done) => {
+    try {
+      checkUrl(request.url);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
 }
 
 /**

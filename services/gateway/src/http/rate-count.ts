@@ -45,7 +45,11 @@ export function defineCountCommand(redis: Redis): void {
   if (typeof redis.arbiterCount !== 'function') redis.defineCommand('arbiterCount', { numberOfKeys: 1, lua: COUNT_ONE_LUA });
 }
 
-/** Where the buckets live in Redis and how long a window lasts. */
+/**
+ * Where the buckets live in Redis, how long a window lasts, and the limits: `keyMax` requests per
+ * window per API key, `personMax` per person (a key's owner over all their keys, or a bearer's
+ * user), so minting keys buys no more (issue 20).
+ */
 export class RateBuckets {
   /** Key prefix of every bucket. */
   readonly namespace: string;
@@ -53,8 +57,31 @@ export class RateBuckets {
   constructor(
     redisKeyPrefix: string,
     readonly windowMs: number,
+    readonly keyMax: number = Number.MAX_SAFE_INTEGER,
+    readonly personMax: number = keyMax,
   ) {
     this.namespace = `${redisKeyPrefix}ratelimit:`;
+  }
+
+  /** Prefix of the person buckets (`<prefix><orgId>:<userId>`), for scripts that learn the person from a grant. */
+  get personPrefix(): string {
+    return `${this.namespace}person:`;
+  }
+
+  /** The bucket of a person: every request of their keys, and their bearer-token requests. */
+  ofPerson(orgId: string, userId: string): string {
+    return `${this.personPrefix}${orgId}:${userId}`;
+  }
+
+  /**
+   * One count to judge a request by, against `keyMax`: the key's own, or the person's expressed as
+   * what is left of `keyMax` when the person has less left (so `x-ratelimit-remaining` shows the
+   * tighter of the two).
+   */
+  tighter(key: RateCount, person: RateCount): RateCount {
+    const keyLeft = this.keyMax - key.current;
+    const personLeft = this.personMax - person.current;
+    return personLeft < keyLeft ? { current: this.keyMax - personLeft, ttl: person.ttl } : key;
   }
 
   /** The bucket of an API key, named by the key's hash so the key lookup can count before it knows the key id. */

@@ -33,12 +33,15 @@ class CountTickets {
   }
 }
 
-/** Rate-limit bucket of a request counted by the store: its user (bearer token), else its address. */
+/**
+ * Rate-limit bucket of a request counted by the store: its user's person bucket (bearer token: the
+ * same bucket their keys' requests count in, `RateBuckets.ofPerson`), else its address.
+ */
 export function rateLimitKey(request: FastifyRequest): string {
   const p = request.principal;
   // API-key callers are counted by the key lookup; this names their bucket only if one were not.
   if (p?.apiKeyId !== undefined) return `key:${p.apiKeyId}`;
-  if (p) return `user:${p.orgId}:${p.userId}`;
+  if (p) return `person:${p.orgId}:${p.userId}`;
   return `ip:${request.ip}`;
 }
 
@@ -65,17 +68,21 @@ function countingStore(redis: Redis, buckets: RateBuckets, tickets: CountTickets
 }
 
 /**
- * Per-key rate limiting shared by all replicas through Redis. It runs as the last `onRequest`
- * hook of each route, after authentication, so buckets belong to keys and users; 429 answers
- * are problem documents with `retry-after`.
+ * Rate limiting per key and per person (a key's owner over all their keys, or a bearer's user),
+ * shared by all replicas through Redis. It runs as the last `onRequest` hook of each route, after
+ * authentication (whose key lookup counted an API-key request in both buckets and hands on the
+ * tighter count); 429 answers are problem documents with `retry-after`.
  */
-export async function registerRateLimit(app: FastifyInstance, opts: { redis: Redis; buckets: RateBuckets; max: number }): Promise<void> {
+export async function registerRateLimit(app: FastifyInstance, opts: { redis: Redis; buckets: RateBuckets }): Promise<void> {
   const tickets = new CountTickets();
   app.decorateRequest('rateCount', null);
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
-    max: opts.max,
+    // API-key requests are judged against the key's limit (their count is the tighter of key and
+    // person, see RateBuckets.tighter); bearer requests count in their person's bucket.
+    max: (request) =>
+      request.principal !== null && request.principal.apiKeyId === undefined ? opts.buckets.personMax : opts.buckets.keyMax,
     timeWindow: opts.buckets.windowMs,
     store: countingStore(opts.redis, opts.buckets, tickets),
     keyGenerator: (request) => (request.rateCount !== null ? tickets.issue(request.rateCount) : rateLimitKey(request)),

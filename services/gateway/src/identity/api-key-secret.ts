@@ -16,5 +16,16 @@ export function generateApiKey(): string {
  * random bits, so a fast unsalted hash is enough (no dictionary to attack) and allows lookup by hash.
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  let hash = recentHashes.get(key);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(key, 'utf8').digest('hex');
+    // Bounded: keys in use are few; a flood of distinct (mostly unknown) keys just clears it.
+    if (recentHashes.size >= RECENT_HASHES_MAX) recentHashes.clear();
+    recentHashes.set(key, hash);
+  }
+  return hash;
 }
+
+/** Hashes of the keys sent lately: every request of a key in use hashes it, one sha256 is enough. */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES_MAX = 1000;

@@ -42,6 +42,8 @@ export interface ApiKeyCaller {
 export class Authenticator {
   /** Key hash → time before which no re-read starts (in flight, or backing off after a failure). */
   private readonly revalidating = new Map<string, number>();
+  /** The principal of each cached grant (the cache hands out one grant object per cached text), so requests of one key share it. */
+  private readonly principals = new WeakMap<ApiKeyGrant, Principal>();
 
   constructor(
     private readonly db: Db,
@@ -145,14 +147,19 @@ export class Authenticator {
     }
     if (grant.role === null) throw new ArbiterError('unauthenticated', 'the owner of the API key is no longer a member');
     this.usage?.used(grant.apiKeyId);
-    return {
-      orgId: grant.orgId,
-      userId: grant.userId,
-      role: grant.role,
-      apiKeyId: grant.apiKeyId,
-      scopes: grant.scopes,
-      ...(grant.expiresAt !== null ? { keyExpiresAt: grant.expiresAt.toISOString() } : {}),
-    };
+    let principal = this.principals.get(grant);
+    if (principal === undefined) {
+      principal = Object.freeze({
+        orgId: grant.orgId,
+        userId: grant.userId,
+        role: grant.role,
+        apiKeyId: grant.apiKeyId,
+        scopes: grant.scopes,
+        ...(grant.expiresAt !== null ? { keyExpiresAt: grant.expiresAt.toISOString() } : {}),
+      });
+      this.principals.set(grant, principal);
+    }
+    return principal;
   }
 }
 

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  ArbiterError,
   RecordIdParam,
   RUN_BATCH_DEFAULT_MAX_ITEMS,
   RunBatchRequest,
@@ -10,18 +9,18 @@ import {
   StoredFlowBatchResponse,
   StoredPolicyBatchResponse,
   StoredRunBatchRequest,
-  type Principal,
-  type RunData,
+  TraceQuery,
+  traceOf,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
-import { problemOf } from '../http/problem.js';
 import { busValidatedReply } from '../http/bus-validated.js';
 import { errorResponses } from '../http/openapi.js';
+import { sendResults } from '../http/raw-json.js';
 import type { ItemCounter } from '../http/rate-items.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import { checkBatchSize, runItems } from '../batch-runner.js';
-import type { EngineClient } from '../engine-client.js';
-import type { RunnerClient } from '../runner-client.js';
+import { batchResults, checkBatchSize } from '../batch-runner.js';
+import type { EngineAnswer, EngineClient } from '../engine-client.js';
+import type { RunBy, RunKind, RunnerClient } from '../runner-client.js';
 
 /** Dependencies of {@link batchRunRoutes}. */
 export interface BatchRunRoutesOptions {
@@ -32,8 +31,6 @@ export interface BatchRunRoutesOptions {
   readonly items: ItemCounter;
   /** Items per call (more → 413); default 1000. */
   readonly maxItems?: number;
-  /** Items in flight at once; default 32. */
-  readonly wave?: number;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
@@ -42,40 +39,39 @@ const BATCH =
   '`results[i]` is exactly what the single-item endpoint answers for `items[i]`: its 200 body (engine outcomes such as `parse_error` ' +
   'or `schema_mismatch` included), or the RFC 9457 problem object of an item that failed on its own (data nested too deep, the ' +
   'per-key evaluation limit, a time-out). More than RUN_BATCH_MAX_ITEMS items (default 1000) → 413. The rate limit counts each ' +
-  'item as a request: past it 429 with `retry-after`, nothing run.';
+  'item as a request (for the key and for its owner over all their keys): past it 429 with `retry-after`, nothing run.';
 const NOT_FOUND = 'An id that is unknown, not a UUID, in another org, or whose base is deleted answers 404 for the whole call.';
+const TRACE = '`?trace=false` leaves the traces out: each answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty).';
 
 const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.describe(what) });
 
 /**
  * Batch runs (`POST /run/batch` and `…/batch` of the four stored-run routes): many data objects in
  * one call, answered in order. Same credentials as the single-item routes (an `x-api-key` with
- * scope `view`); the items go to the execution service as coalesced `exec.batch` messages.
+ * scope `view`); the items go to the execution service as `exec.eval` groups (at most 256 items a
+ * message), each message's group one job of the caller's in the execution queue, and the answers
+ * come back as raw JSON that is put together here without being decoded.
  */
 export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = async (app, opts) => {
   authenticate(app, opts.authenticator, 'api-key-only');
   const canView = requireCapability('view');
   const maxItems = opts.maxItems ?? RUN_BATCH_DEFAULT_MAX_ITEMS;
-  const wave = opts.wave ?? 32;
   const errors = errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504);
   const storedErrors = errorResponses(400, 401, 403, 404, 413, 415, 422, 429, 503, 504);
 
-  const itemProblem = (request: FastifyRequest, err: ArbiterError) => {
-    if (err.status >= 500) request.log.warn({ err }, 'batch item failed');
-    return problemOf(err, String(request.id));
-  };
+  /** Checks the size and counts the items in the rate limit (nothing runs past either). */
+  async function admit(request: FastifyRequest, count: number): Promise<void> {
+    checkBatchSize(count, maxItems);
+    await opts.items.charge(request, count);
+  }
 
-  /** Checks the size, counts the items in the rate limit, then runs them. */
-  async function batch<R>(request: FastifyRequest, items: RunData[], runOne: (principal: Principal, data: RunData) => Promise<R>) {
-    checkBatchSize(items.length, maxItems);
-    await opts.items.charge(request, items.length);
-    const principal = principalOf(request);
-    const results = await runItems(items, (data) => runOne(principal, data), {
-      wave,
+  function send(request: FastifyRequest, reply: FastifyReply, answers: EngineAnswer[], notFoundFailsCall: boolean) {
+    const results = batchResults(answers, {
       requestId: String(request.id),
+      notFoundFailsCall,
       onFault: (err) => request.log.warn({ err }, 'batch item failed'),
     });
-    return { results };
+    return sendResults(reply, results);
   }
 
   app.post('/run/batch', {
@@ -85,16 +81,20 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       tags: ['engine'],
       security,
       summary: 'Evaluate an unsaved rule against many data objects',
-      description: `Each item is evaluated as by \`POST /run\`. ${BATCH}`,
+      description: `Each item is evaluated as by \`POST /run\`. \`"trace": false\` leaves the traces out: each answer keeps its shape with \`"trace": []\`. ${BATCH}`,
       body: RunBatchRequest,
       response: { 200: RunBatchResponse, ...errors },
     },
-    handler: async (request) => {
-      const { rule, items } = request.body;
-      checkBatchSize(items.length, maxItems);
-      await opts.items.charge(request, items.length);
-      const answers = await opts.engine.runMany(principalOf(request), rule, items, { requestId: request.id });
-      return { results: answers.map((a) => (a instanceof ArbiterError ? itemProblem(request, a) : a)) };
+    handler: async (request, reply) => {
+      const { rule, items, trace } = request.body;
+      await admit(request, items.length);
+      const answers = await opts.engine.evaluate(
+        principalOf(request),
+        rule,
+        items.map((data) => JSON.stringify(data)),
+        { requestId: request.id, trace: trace !== false },
+      );
+      return send(request, reply, answers, false);
     },
   });
 
@@ -104,11 +104,32 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     tags,
     security,
     summary,
-    description: `Each item runs as by \`POST ${single}\`. ${BATCH} ${NOT_FOUND}`,
+    description: `Each item runs as by \`POST ${single}\`. ${BATCH} ${TRACE} ${NOT_FOUND}`,
     params: param(name, what),
+    querystring: TraceQuery,
     body: StoredRunBatchRequest,
     response: { 200: reply, ...storedErrors },
   });
+
+  async function runStored(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    kind: RunKind,
+    by: RunBy,
+    id: string,
+    { body: { items }, query }: { body: StoredRunBatchRequest; query: TraceQuery },
+  ) {
+    await admit(request, items.length);
+    const answers = await runner!.run(
+      kind,
+      principalOf(request),
+      by,
+      id,
+      items.map((data) => JSON.stringify(data)),
+      { requestId: request.id, trace: traceOf(query) },
+    );
+    return send(request, reply, answers, true);
+  }
 
   app.post('/run/policy/:baseId/batch', {
     onRequest: canView,
@@ -120,10 +141,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       '/run/policy/{baseId}',
       StoredPolicyBatchResponse,
     ),
-    handler: async (request) =>
-      batch(request, request.body.items, (principal, data) =>
-        runner.runPolicy(principal, 'base', request.params.baseId, data, { requestId: request.id }),
-      ),
+    handler: async (request, reply) => runStored(request, reply, 'policy', 'base', request.params.baseId, request),
   });
 
   app.post('/run/policy_version/:policyId/batch', {
@@ -136,10 +154,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       '/run/policy_version/{policyId}',
       StoredPolicyBatchResponse,
     ),
-    handler: async (request) =>
-      batch(request, request.body.items, (principal, data) =>
-        runner.runPolicy(principal, 'record', request.params.policyId, data, { requestId: request.id }),
-      ),
+    handler: async (request, reply) => runStored(request, reply, 'policy', 'record', request.params.policyId, request),
   });
 
   app.post('/run/flow/:baseId/batch', {
@@ -152,10 +167,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       '/run/flow/{baseId}',
       StoredFlowBatchResponse,
     ),
-    handler: async (request) =>
-      batch(request, request.body.items, (principal, data) =>
-        runner.runFlow(principal, 'base', request.params.baseId, data, { requestId: request.id }),
-      ),
+    handler: async (request, reply) => runStored(request, reply, 'flow', 'base', request.params.baseId, request),
   });
 
   app.post('/run/flow_version/:flowId/batch', {
@@ -168,9 +180,6 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       '/run/flow_version/{flowId}',
       StoredFlowBatchResponse,
     ),
-    handler: async (request) =>
-      batch(request, request.body.items, (principal, data) =>
-        runner.runFlow(principal, 'record', request.params.flowId, data, { requestId: request.id }),
-      ),
+    handler: async (request, reply) => runStored(request, reply, 'flow', 'record', request.params.flowId, request),
   });
 };

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ExplainResponse, OperatorsResponse, RuleOnlyRequest, RunRequest, RunResponse, ValidateResponse } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
+import { sendAnswer } from '../http/raw-json.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { EngineClient } from '../engine-client.js';
@@ -31,12 +32,21 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
       security,
       summary: 'Evaluate an unsaved rule against data',
       description:
-        'A rule that fails to parse, reads missing data or needs more steps than its budget (`budget_exceeded`, EXEC_TRACE_STEP_BUDGET) ' +
-        'answers 200 with `result:false`, `error` and `errorCode`. 429 with `retry-after` when the key already has EXEC_CALLER_MAX evaluations in progress.',
+        'A rule that fails to parse, reads missing data or needs more steps than its budget (`budget_exceeded`, EXEC_TRACE_STEP_BUDGET; ' +
+        'EXEC_STEP_BUDGET with `"trace": false`) answers 200 with `result:false`, `error` and `errorCode`. `"trace": false` leaves the ' +
+        'trace out: the answer keeps its shape with `"trace": []`, everything else alike. 429 with `retry-after` when the key (or its ' +
+        'owner over all their keys) already has EXEC_CALLER_MAX evaluations in progress.',
       body: RunRequest,
       response: { 200: RunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
-    handler: async (request) => engine.run(principalOf(request), request.body, { requestId: request.id }),
+    handler: async (request, reply) => {
+      const { rule, data, trace } = request.body;
+      const [answer] = await engine.evaluate(principalOf(request), rule, [JSON.stringify(data)], {
+        requestId: request.id,
+        trace: trace !== false,
+      });
+      return sendAnswer(reply, answer);
+    },
   });
 
   app.post('/validate', {

@@ -1,11 +1,23 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { FlowRunResponse, FlowTestBody, RecordIdParam, RunData, StoredFlowRunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  FlowRunResponse,
+  FlowTestBody,
+  RecordIdParam,
+  RunData,
+  StoredFlowRunResponse,
+  StoredPolicyRunResponse,
+  TraceQuery,
+  traceOf,
+} from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
+import { rawBodyOf } from '../http/json-body.js';
+import { sendAnswer, sendJson } from '../http/raw-json.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { RunnerClient } from '../runner-client.js';
+import type { RunBy, RunKind, RunnerClient } from '../runner-client.js';
 
 /** Dependencies of {@link storedRunRoutes}. */
 export interface StoredRunRoutesOptions {
@@ -22,6 +34,7 @@ const FLOW_RESULTS =
   'A policy node names a base (its current runnable record, or the pinned `version`) or an exact `policyId`. A node whose policy is deleted, ' +
   'unknown or in another org stops the flow: 200 with `result:false`, `errorCode:"policy_not_found"` and an `error` naming the node.';
 const NOT_FOUND = 'An id that is unknown, not a UUID, in another org, or whose base is deleted answers 404 (also by exact version id).';
+const TRACE = '`?trace=false` leaves the trace out: the answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty).';
 
 const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.describe(what) });
 
@@ -36,6 +49,15 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
   const canView = requireCapability('view');
   const policyErrors = errorResponses(400, 401, 403, 404, 413, 415, 422, 429, 503, 504);
 
+  /** Runs the record on the body (the data object, forwarded as the JSON text it came as) and sends its answer. */
+  async function runOne(request: FastifyRequest, reply: FastifyReply, kind: RunKind, by: RunBy, id: string, query: TraceQuery) {
+    const [answer] = await runner.run(kind, principalOf(request), by, id, [rawBodyOf(request)], {
+      requestId: request.id,
+      trace: traceOf(query),
+    });
+    return sendAnswer(reply, answer);
+  }
+
   app.post('/run/policy/:baseId', {
     onRequest: canView,
     ...busValidatedReply,
@@ -43,13 +65,13 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       tags,
       security,
       summary: 'Run the current runnable policy of a base',
-      description: `Runs the latest published version of the base, or its draft when it was never published. ${ENGINE_RESULTS} ${NOT_FOUND}`,
+      description: `Runs the latest published version of the base, or its draft when it was never published. ${ENGINE_RESULTS} ${TRACE} ${NOT_FOUND}`,
       params: param('baseId', 'Base id of the policy'),
+      querystring: TraceQuery,
       body: RunData,
       response: { 200: StoredPolicyRunResponse, ...policyErrors },
     },
-    handler: async (request) =>
-      runner.runPolicy(principalOf(request), 'base', request.params.baseId, request.body, { requestId: request.id }),
+    handler: async (request, reply) => runOne(request, reply, 'policy', 'base', request.params.baseId, request.query),
   });
 
   app.post('/run/policy_version/:policyId', {
@@ -59,13 +81,13 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       tags,
       security,
       summary: 'Run the exact policy record (a version or the draft)',
-      description: `${ENGINE_RESULTS} ${NOT_FOUND}`,
+      description: `${ENGINE_RESULTS} ${TRACE} ${NOT_FOUND}`,
       params: param('policyId', 'Id of a policy record (a version or the draft)'),
+      querystring: TraceQuery,
       body: RunData,
       response: { 200: StoredPolicyRunResponse, ...policyErrors },
     },
-    handler: async (request) =>
-      runner.runPolicy(principalOf(request), 'record', request.params.policyId, request.body, { requestId: request.id }),
+    handler: async (request, reply) => runOne(request, reply, 'policy', 'record', request.params.policyId, request.query),
   });
 
   app.post('/run/flow/:baseId', {
@@ -75,13 +97,13 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       tags,
       security,
       summary: 'Run the current runnable flow of a base',
-      description: `Runs the latest published version of the base, or its draft when it was never published. ${FLOW_RESULTS} ${NOT_FOUND}`,
+      description: `Runs the latest published version of the base, or its draft when it was never published. ${FLOW_RESULTS} ${TRACE} ${NOT_FOUND}`,
       params: param('baseId', 'Base id of the flow'),
+      querystring: TraceQuery,
       body: RunData,
       response: { 200: StoredFlowRunResponse, ...policyErrors },
     },
-    handler: async (request) =>
-      runner.runFlow(principalOf(request), 'base', request.params.baseId, request.body, { requestId: request.id }),
+    handler: async (request, reply) => runOne(request, reply, 'flow', 'base', request.params.baseId, request.query),
   });
 
   app.post('/run/flow_version/:flowId', {
@@ -91,13 +113,13 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       tags,
       security,
       summary: 'Run the exact flow record (a version or the draft)',
-      description: `${FLOW_RESULTS} ${NOT_FOUND}`,
+      description: `${FLOW_RESULTS} ${TRACE} ${NOT_FOUND}`,
       params: param('flowId', 'Id of a flow record (a version or the draft)'),
+      querystring: TraceQuery,
       body: RunData,
       response: { 200: StoredFlowRunResponse, ...policyErrors },
     },
-    handler: async (request) =>
-      runner.runFlow(principalOf(request), 'record', request.params.flowId, request.body, { requestId: request.id }),
+    handler: async (request, reply) => runOne(request, reply, 'flow', 'record', request.params.flowId, request.query),
   });
 
   app.post('/flow/test', {
@@ -109,10 +131,12 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       summary: 'Run an ad hoc flow definition without storing it',
       description:
         `The definition must be a valid DAG (start exists, every branch resolves, no cycles, no unreachable nodes, both branches on every policy node): ` +
-        `otherwise 400 \`validation_failed\` listing every problem. ${FLOW_RESULTS} No \`executed\` event: nothing stored ran as a flow.`,
+        `otherwise 400 \`validation_failed\` listing every problem. ${FLOW_RESULTS} ${TRACE} No \`executed\` event: nothing stored ran as a flow.`,
+      querystring: TraceQuery,
       body: FlowTestBody,
       response: { 200: FlowRunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
-    handler: async (request) => runner.testFlow(principalOf(request), request.body, { requestId: request.id }),
+    handler: async (request, reply) =>
+      sendJson(reply, await runner.testFlow(principalOf(request), request.body, { requestId: request.id, trace: traceOf(request.query) })),
   });
 };

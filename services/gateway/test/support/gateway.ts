@@ -40,6 +40,10 @@ export interface GatewayOptions {
   engine?: EngineClient;
   limits?: Partial<AppConfig['limits']>;
   logs?: LogCapture;
+  /** Level of the captured logs (`info` by default). */
+  logLevel?: 'info' | 'debug';
+  /** ACCESS_LOG_SAMPLE_EVERY (1000 by default). */
+  accessLogSampleEvery?: number;
   now?: () => Date;
   /** Serves the stored policy, flow and group routes with this registry. */
   registry?: RegistryClient;
@@ -64,11 +68,12 @@ export async function startGateway(db: TestDatabase, redis: TestRedis, opts: Gat
     limits: { bodyLimitBytes: 1024 * 1024, rateLimitMax: 10_000, rateLimitWindowMs: 60_000, authFailuresMax: 20, ...opts.limits },
     redisKeyPrefix: redis.prefix,
     apiKeyCacheTtlSeconds: opts.cacheTtlSeconds ?? 60,
+    ...(opts.accessLogSampleEvery !== undefined ? { accessLogSampleEvery: opts.accessLogSampleEvery } : {}),
     ...(opts.trustProxy !== undefined ? { trustProxy: opts.trustProxy } : {}),
   };
   const logger = createLogger({
     service: 'gateway-test',
-    level: opts.logs ? 'info' : 'silent',
+    level: opts.logs ? (opts.logLevel ?? 'info') : 'silent',
     ...(opts.logs ? { destination: opts.logs } : {}),
   });
   const app = await buildApp({

@@ -1,25 +1,26 @@
 import { evaluate, explain, listOperators, validate } from '@arbiter/rule-lang';
 import type { ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse } from '@arbiter/contracts';
-import type { EngineClient } from '../../src/engine-client.js';
+import type { EngineAnswer, EngineCallContext, EngineClient } from '../../src/engine-client.js';
+import { answerOf } from './engines.js';
 
 /**
  * The rule engine run in-process through `@arbiter/rule-lang`, for route tests without the
- * execution service (the NATS path is covered by engine-nats.test.ts).
+ * execution service (the NATS path is covered by engine-nats.test.ts). Answers are written as the
+ * execution service writes them: raw JSON in the contract's key order.
  */
 export class InProcessEngine implements EngineClient {
-  async run(_p: unknown, body: { rule: string; data: Record<string, unknown> }): Promise<RunResponse> {
-    const r = evaluate(body.rule, body.data, { trace: true });
-    return {
-      result: r.result,
-      trace: r.trace,
-      outcomes: r.outcomes,
-      ...(r.error !== undefined ? { error: r.error } : {}),
-      ...(r.errorCode !== undefined ? { errorCode: r.errorCode as NonNullable<RunResponse['errorCode']> } : {}),
-    };
-  }
-
-  async runMany(p: unknown, rule: string, items: readonly Record<string, unknown>[]): Promise<RunResponse[]> {
-    return Promise.all(items.map((data) => this.run(p, { rule, data })));
+  async evaluate(_p: unknown, rule: string, items: readonly string[], ctx: EngineCallContext): Promise<EngineAnswer[]> {
+    return items.map((item) => {
+      const r = evaluate(rule, JSON.parse(item) as Record<string, unknown>, { trace: ctx.trace !== false });
+      const body: RunResponse = {
+        result: r.result,
+        trace: r.trace,
+        outcomes: r.outcomes,
+        ...(r.error !== undefined ? { error: r.error } : {}),
+        ...(r.errorCode !== undefined ? { errorCode: r.errorCode as NonNullable<RunResponse['errorCode']> } : {}),
+      };
+      return answerOf(body);
+    });
   }
 
   async validate(_p: unknown, body: { rule: string }): Promise<ValidateResponse> {
