@@ -7,7 +7,7 @@ import {
   type StoredFlowRunResponse,
   type StoredPolicyRunResponse,
 } from '@arbiter/contracts';
-import type { Arbiter } from '../client.js';
+import type { ArbiterClient } from '../client.js';
 import { sleep } from '../http.js';
 import { decodeCache, encodeCache, fileCache, type LocalCacheStore } from './cache.js';
 import { runFlowDefinition, runPolicyEntry } from './evaluate.js';
@@ -108,7 +108,7 @@ export class LocalRuntime {
 
   /** @internal Use {@link Arbiter.local}. */
   constructor(
-    private readonly client: Arbiter,
+    private readonly client: ArbiterClient,
     private readonly selection: RunnableSelection,
     private readonly options: LocalOptions,
     private readonly reporter: Reporter,
@@ -369,7 +369,7 @@ function problemOfEvent(data: string): ArbiterError {
 }
 
 /** Starts a runtime for `client` (what {@link Arbiter.local} does). */
-export async function startLocalRuntime(client: Arbiter, options: LocalOptions): Promise<LocalRuntime> {
+export async function startLocalRuntime(client: ArbiterClient, options: LocalOptions): Promise<LocalRuntime> {
   const chosen = options.bases !== undefined || options.group !== undefined || options.all === true;
   const selection: RunnableSelection = {
     ...(options.bases !== undefined ? { bases: [...options.bases].sort() } : {}),
