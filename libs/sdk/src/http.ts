@@ -187,9 +187,23 @@ export class Transport {
   }
 }
 
-/** A request id: sent as `x-request-id`, kept by the gateway, named by every problem. */
+/**
+ * A request id: sent as `x-request-id`, kept by the gateway, named by every problem. Browsers
+ * offer `crypto.randomUUID` only on HTTPS and localhost; a page served over plain HTTP (a console
+ * on an internal host) gets the same kind of id from `getRandomValues`.
+ */
 function newRequestId(): string {
-  return globalThis.crypto.randomUUID();
+  const crypto = globalThis.crypto;
+  return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : uuidFromBytes(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/** A version 4 UUID made of 16 random bytes. */
+export function uuidFromBytes(random: Uint8Array): string {
+  const bytes = Uint8Array.from(random.subarray(0, 16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** `encodeURIComponent` for a path segment. */

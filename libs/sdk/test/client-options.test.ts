@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Arbiter } from '../src/index.js';
 import { ArbiterClient, ArbiterError, type ArbiterOptions } from '../src/client-entry.js';
+import { uuidFromBytes } from '../src/http.js';
 
 type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 let server: Server;
@@ -146,5 +147,21 @@ describe('problems', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ArbiterError);
     expect(err).toMatchObject({ status: 401, code: 'unauthenticated', detail: 'the API key is revoked', errors: [{ code: 'revoked' }] });
+  });
+});
+
+describe('request ids', () => {
+  it('are version 4 UUIDs made from random bytes where crypto.randomUUID is missing (a page on plain HTTP)', async () => {
+    expect(uuidFromBytes(new Uint8Array(16))).toBe('00000000-0000-4000-8000-000000000000');
+    expect(uuidFromBytes(new Uint8Array(16).fill(0xff))).toBe('ffffffff-ffff-4fff-bfff-ffffffffffff');
+    script = [json(200, {})];
+    Object.defineProperty(globalThis.crypto, 'randomUUID', { value: undefined, configurable: true });
+    try {
+      await client().me();
+    } finally {
+      delete (globalThis.crypto as { randomUUID?: unknown }).randomUUID;
+    }
+    expect(typeof globalThis.crypto.randomUUID).toBe('function');
+    expect(seen[0].headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
