@@ -56,7 +56,10 @@ describe('scanJsonBody', () => {
   });
 
   it('marks items whose numbers JSON.stringify would write otherwise (−0, overflow, exponents)', () => {
-    const scan = scanJsonBody(bytesOf(`{"items":[{"a":1.5},{"a":-0},{"a":1e400},{"a":-0.0},{"a":-0.5},{"a":${'9'.repeat(400)}},[-12,0]]}`), 'items');
+    const scan = scanJsonBody(
+      bytesOf(`{"items":[{"a":1.5},{"a":-0},{"a":1e400},{"a":-0.0},{"a":-0.5},{"a":${'9'.repeat(400)}},[-12,0]]}`),
+      'items',
+    );
     expect(scan.elements?.lossy).toEqual([1, 2, 3, 5]);
   });
 

@@ -90,12 +90,10 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     handler: async (request, reply) => {
       const { rule, items, trace } = request.body;
       await admit(request, items.length);
-      const answers = await opts.engine.evaluate(
-        principalOf(request),
-        rule,
-        itemsOf(request, items),
-        { requestId: request.id, trace: trace !== false },
-      );
+      const answers = await opts.engine.evaluate(principalOf(request), rule, itemsOf(request, items), {
+        requestId: request.id,
+        trace: trace !== false,
+      });
       return send(request, reply, answers, false);
     },
   });
@@ -122,14 +120,10 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     { body: { items }, query }: { body: StoredRunBatchRequest; query: TraceQuery },
   ) {
     await admit(request, items.length);
-    const answers = await runner!.run(
-      kind,
-      principalOf(request),
-      by,
-      id,
-      itemsOf(request, items),
-      { requestId: request.id, trace: traceOf(query) },
-    );
+    const answers = await runner!.run(kind, principalOf(request), by, id, itemsOf(request, items), {
+      requestId: request.id,
+      trace: traceOf(query),
+    });
     return send(request, reply, answers, true);
   }
 
