@@ -383,7 +383,8 @@ function printBatchOnly(loads: Load[], rounds: Measured[][], results: Measured[]
     const evals = batch.rps * BATCH_ITEMS;
     const cpuSingle = cpuPerRequest(single);
     const cpuBatch = cpuPerRequest(batch, BATCH_ITEMS);
-    const cpuRatio = cpuSingle !== undefined && cpuBatch !== undefined ? `; CPU per evaluation ${(cpuSingle / cpuBatch).toFixed(1)}x less` : '';
+    const cpuRatio =
+      cpuSingle !== undefined && cpuBatch !== undefined ? `; CPU per evaluation ${(cpuSingle / cpuBatch).toFixed(1)}x less` : '';
     console.log(
       `trace ${trace}: /run/batch ${evals.toFixed(0)} evaluations/s = ${(evals / single.rps).toFixed(1)}x single POST /run${cpuRatio} (target >= ${trace === 'on' ? 8 : 25}x)`,
     );
