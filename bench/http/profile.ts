@@ -74,7 +74,7 @@ async function main(): Promise<void> {
             ...(TRACE ? {} : { trace: false }),
           })
         : JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA, ...(TRACE ? {} : { trace: false }) });
-      const target = MCP
+      const target: { url: string; body: string; headers: Record<string, string> } = MCP
         ? {
             url: `${stack.baseUrl}/mcp`,
             body: JSON.stringify({
