@@ -119,6 +119,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     AUTH_ISSUER: issuer,
     AUTH_AUDIENCE: audience,
     RATE_LIMIT_MAX: '100000',
+    // Publish checks and schema compiles have a 1 s deadline by default; on a loaded 2-core machine
+    // a check worker may wait that long for a core. No e2e test is about that deadline.
+    REGISTRY_CHECK_TIMEOUT_MS: '15000',
     ...options.env,
   };
   const children = new Map<string, ChildProcess>();

@@ -5,7 +5,7 @@ import { ADULT_RULE, as, startTestEnv, type TestEnv } from './support.js';
 let env: TestEnv;
 beforeAll(async () => {
   // The step budget out of reach: these tests are about the deadline, the last resort.
-  env = await startTestEnv({ EXEC_STEP_BUDGET: String(Number.MAX_SAFE_INTEGER) });
+  env = await startTestEnv({ EXEC_STEP_BUDGET: String(Number.MAX_SAFE_INTEGER), REGISTRY_CHECK_TIMEOUT_MS: '1000' });
 });
 afterAll(async () => {
   await env?.close();

@@ -43,6 +43,9 @@ export async function startTestEnv(env: Record<string, string> = {}): Promise<Te
     LOG_LEVEL: 'silent',
     DB_POOL_MAX: '5',
     REGISTRY_OUTBOX_INTERVAL_MS: '100',
+    // Publish checks and schema compiles run in a worker with this deadline (default 1000 ms); on a
+    // loaded 2-core machine a worker may not get a core for that long. The deadline tests set their own.
+    REGISTRY_CHECK_TIMEOUT_MS: '15000',
     ...env,
   });
   const logger = createLogger({ service: 'registry-test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
