@@ -17,18 +17,18 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { watchEvalClient } from './http/metrics.js';
-import { NatsAuditClient } from './audit-client.js';
+import { NatsAuditClient } from './clients/audit-client.js';
 import { appSettingsOf, type GatewayConfig } from './config.js';
-import { NatsEngineClient } from './engine-client-nats.js';
+import { NatsEngineClient } from './clients/engine-client-nats.js';
 import { gatewayOutbox } from './events/outbox.js';
 import { bootstrapIdentity } from './identity/bootstrap.js';
-import { McpForwarder } from './mcp-forwarder.js';
+import { McpForwarder } from './clients/mcp-forwarder.js';
 import { migrateGateway } from './migrate.js';
-import { NatsGovernanceClient } from './governance-client.js';
-import { NatsRegistryClient } from './registry-client.js';
-import { NatsRunnerClient } from './runner-client.js';
-import { NatsRunnableClient } from './runnable-client.js';
-import { RunnableWatch } from './runnable-watch.js';
+import { NatsGovernanceClient } from './clients/governance-client.js';
+import { NatsRegistryClient } from './clients/registry-client.js';
+import { NatsRunnerClient } from './clients/runner-client.js';
+import { NatsRunnableClient } from './clients/runnable-client.js';
+import { RunnableWatch } from './clients/runnable-watch.js';
 
 /** A running gateway: the listening app and its connections. */
 export interface Gateway extends RunningService {

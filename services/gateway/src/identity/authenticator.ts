@@ -4,8 +4,8 @@ import { findGrantByHash, type ApiKeyGrant } from '../repositories/api-keys.js';
 import { ensureMember } from '../repositories/members.js';
 import { orgExists } from '../repositories/orgs.js';
 import { hashApiKey } from './api-key-secret.js';
-import { RetryLaterError } from '../http/problem.js';
-import type { RateCount } from '../http/rate-count.js';
+import { RetryLaterError } from '../errors.js';
+import type { RateCount } from '../limits/rate-count.js';
 import type { ApiKeyCache } from './key-cache.js';
 import type { TokenVerifier } from './jwt.js';
 

@@ -5,7 +5,7 @@ import { ArbiterError } from '@arbiter/contracts';
 import { authenticateApiKey, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { McpForwarder } from '../mcp-forwarder.js';
+import type { McpForwarder } from '../clients/mcp-forwarder.js';
 
 /** Dependencies of {@link mcpRoutes}. */
 export interface McpRoutesOptions {
