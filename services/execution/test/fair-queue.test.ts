@@ -325,7 +325,7 @@ describe('FairQueue: eval jobs', () => {
     const running = q.submit(caller('b'), other.start);
     const late = evalJob(q, caller('a'), 'late', 4);
     c.advance(150);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Resolves when the wait timer (100 ms of real time) drops it.
     await late.done;
     expect(late.dropped).toEqual(['[0,4) dependency_unavailable']);
     other.finish();
