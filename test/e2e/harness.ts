@@ -14,7 +14,7 @@ import { connect } from '@nats-io/transport-node';
 import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { eventStreamName } from '@arbiter/contracts';
 import { natsServers } from '@arbiter/service-kit';
-import { deleteRedisKeys, freePort, testServers, withDatabase } from '@arbiter/test-kit';
+import { deleteRedisKeys, eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The servers every stack shares (each with its own database, prefixes and stream): see test-kit. */
@@ -72,20 +72,21 @@ export interface StackOptions {
 
 /** Polls `url` until it answers 200 or the deadline passes. */
 export async function waitForOk(url: string, timeoutMs = 30_000, headers?: Record<string, string>, child?: ChildProcess): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    if (child && child.exitCode !== null) throw new Error(`exited with ${child.exitCode} before answering ${url}`);
-    try {
-      const res = await fetch(url, headers ? { headers } : undefined);
-      if (res.status === 200) return;
-      last = `status ${res.status}`;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await new Promise((r) => setTimeout(r, 150)); // the poll interval, not a wait for something
+  let outcome: 'ok' | 'exited';
+  try {
+    outcome = await eventually(
+      async () => {
+        if (child && child.exitCode !== null) return 'exited' as const;
+        const res = await fetch(url, headers ? { headers } : undefined);
+        if (res.status !== 200) throw new Error(`status ${res.status}`);
+        return 'ok' as const;
+      },
+      { timeoutMs, intervalMs: 150 },
+    );
+  } catch (err) {
+    throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (${(err as Error).message})`, { cause: err });
   }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (${last})`);
+  if (outcome === 'exited') throw new Error(`exited with ${child?.exitCode} before answering ${url}`);
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {

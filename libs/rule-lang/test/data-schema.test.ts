@@ -35,6 +35,17 @@ describe('compileDataSchema', () => {
     expect(compileDataSchema(draft7).mismatch({ a: 1 })).toBeNull();
   });
 
+  it('data too deep for the validation to finish is an answer, not a crash', () => {
+    const chain = compileDataSchema({
+      $ref: '#/$defs/node',
+      $defs: { node: { type: 'object', properties: { next: { $ref: '#/$defs/node' } } } },
+    });
+    let data: Record<string, unknown> = {};
+    for (let i = 0; i < 100_000; i++) data = { next: data };
+    expect(chain.mismatch(data)).toBe("Schema mismatch: the policy's JSON Schema cannot be applied: its validation recursed too deeply");
+    expect(chain.mismatch({ next: { next: {} } })).toBeNull();
+  });
+
   it('a schema that does not compile answers that for every run', () => {
     const broken = compileDataSchema({ type: 'object', properties: { a: { $ref: '#/nowhere' } } });
     expect(broken.mismatch({ a: 1 })).toMatch(/^Schema mismatch: the policy's JSON Schema does not compile: can't resolve reference/);

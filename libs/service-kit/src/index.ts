@@ -51,3 +51,4 @@ export type { OutboxStore, ClaimedEvent, EventOutbox } from './events/outbox.js'
 export { PgOutbox, outboxTableSql } from './events/pg-outbox.js';
 export { RedisOutbox } from './events/redis-outbox.js';
 export { EventRelay, type EventRelayOptions } from './events/event-relay.js';
+export { BatchedWriter, Startup, startService, type BatchedWriterOptions } from './lifecycle/index.js';

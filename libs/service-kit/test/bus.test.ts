@@ -17,6 +17,8 @@ let server: Bus;
 let client: Bus;
 let release: () => void = () => {};
 let gate = new Promise<void>((r) => (release = r));
+/** Told when `calc.slow`'s handler has a request: it is in flight at the server. */
+let slowArrived: () => void = () => {};
 const seenRequestIds: (string | undefined)[] = [];
 const serverMetrics = new Registry();
 
@@ -77,6 +79,7 @@ beforeAll(async () => {
         subject: 'calc.slow',
         request: z.object({}),
         handler: async () => {
+          slowArrived();
           await gate;
           return { sum: 0 };
         },
@@ -314,8 +317,9 @@ describe('Bus.request over its inbox', () => {
   it('fails requests in flight with dependency_unavailable when its connection closes', async () => {
     const closing = await connectBus({ url: NATS_URL, prefix, name: 'bus-test-closing', logger });
     // the request's own time-out is far beyond the test's (5 s): only the close can end it in time
+    const arrived = new Promise<void>((r) => (slowArrived = r));
     const inFlight = caught(closing.request('calc.slow', {}, SumReply, { timeoutMs: 60_000 }));
-    await new Promise((r) => setTimeout(r, 20));
+    await arrived;
     await closing.nc.close();
     const err = await inFlight;
     expect([err.code, err.status]).toEqual(['dependency_unavailable', 503]);

@@ -7,7 +7,7 @@ import {
   type Principal,
 } from '@arbiter/contracts';
 import { z } from 'zod';
-import { cursorField, decodeCursor, encodeCursor, type Db } from '@arbiter/service-kit';
+import { cursorField, decodeCursor, pageFrom, type Db } from '@arbiter/service-kit';
 import { queryEvents, type EventRow } from './repositories/events.js';
 
 /** The parsed `audit.query` request (defaults applied). */
@@ -16,12 +16,10 @@ export type AuditQueryInput = z.output<typeof AuditQueryRequest>;
 /** A page of the trail ends at an event: its time and id (the keyset, newest first). */
 const EventCursor = z.object({ at: cursorField.timestamp(), id: cursorField.uuid() });
 
-/** The cursor of the page after `row`. */
-export function encodeEventCursor(row: { at: Date; event_id: string }): string {
-  return encodeCursor({ at: row.at.toISOString(), id: row.event_id });
-}
+/** The cursor of the page after `row`: the keyset position {@link decodeEventCursor} reads back. */
+const eventCursorOf = (row: EventRow): z.input<typeof EventCursor> => ({ at: row.at.toISOString(), id: row.event_id });
 
-/** The keyset position in a cursor made by {@link encodeEventCursor}; 400 `invalid_cursor` for anything else. */
+/** The keyset position in an event page's cursor; 400 `invalid_cursor` for anything else. */
 export function decodeEventCursor(cursor: string): { at: Date; eventId: string } {
   const { at, id } = decodeCursor(cursor, EventCursor);
   return { at: new Date(at), eventId: id };
@@ -71,8 +69,5 @@ export async function queryAudit(db: Db, req: AuditQueryInput): Promise<AuditEve
     ...(req.cursor !== undefined ? { before: decodeEventCursor(req.cursor) } : {}),
     limit: req.limit + 1,
   });
-  const more = rows.length > req.limit;
-  const kept = more ? rows.slice(0, req.limit) : rows;
-  const last = kept[kept.length - 1];
-  return { items: kept.map(toAuditEvent), nextCursor: more && last ? encodeEventCursor(last) : null };
+  return pageFrom(rows, req.limit, toAuditEvent, eventCursorOf);
 }

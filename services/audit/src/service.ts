@@ -1,13 +1,5 @@
 import type { ArbiterEvent } from '@arbiter/contracts';
-import {
-  connectServiceBus,
-  databaseOptionsOf,
-  ensureDatabase,
-  openDatabase,
-  type Bus,
-  type RunningService,
-  type ServiceKit,
-} from '@arbiter/service-kit';
+import { startService, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { auditDatabaseUrl, type AuditConfig } from './config.js';
 import { AuditConsumer } from './consumer.js';
@@ -31,71 +23,47 @@ export interface Audit extends RunningService {
  * partitions ahead (and drops expired ones), connects NATS, starts the durable consumer of the
  * events stream and serves `audit.query` in the `audit` queue group.
  */
-export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
-  const { config, logger } = kit;
-  const databaseUrl = auditDatabaseUrl(config);
-  await ensureDatabase(databaseUrl, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
-  const db = openDatabase(databaseUrl, databaseOptionsOf(config));
-  const partitions = new Partitions(db, config.AUDIT_RETENTION_DAYS, logger.child({ component: 'partitions' }));
-  let bus: Bus | undefined;
-  try {
-    await migrateAudit(db);
+export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
+  return startService(kit, async (s) => {
+    const { config, logger } = kit;
+    const db = await s.database(auditDatabaseUrl(config), migrateAudit);
+    const partitions = new Partitions(db, config.AUDIT_RETENTION_DAYS, logger.child({ component: 'partitions' }));
     await partitions.maintain();
-    bus = await connectServiceBus(kit);
-  } catch (err) {
-    await Promise.allSettled([db.destroy(), bus?.close()]);
-    throw err;
-  }
-  const liveBus = bus;
-  const retentionMs = config.AUDIT_RETENTION_DAYS * DAY_MS;
-  const store = async (events: ArbiterEvent[]): Promise<void> => {
-    // An event already past the retention would only re-create a dropped partition: it is skipped.
-    const kept = retentionMs > 0 ? events.filter((e) => Date.now() - Date.parse(e.at) < retentionMs) : events;
-    await partitions.ensureFor(kept.map((e) => e.at));
-    await insertEvents(db, kept);
-  };
-  const consumer = new AuditConsumer(
-    liveBus.nc,
-    {
-      prefix: config.NATS_SUBJECT_PREFIX,
-      durable: config.AUDIT_CONSUMER_NAME,
-      batchSize: config.AUDIT_BATCH_SIZE,
-      expiresMs: config.AUDIT_FETCH_EXPIRES_MS,
-      ackWaitMs: config.AUDIT_ACK_WAIT_MS,
-      timeoutMs: config.AUDIT_NATS_TIMEOUT_MS,
-      streamReplicas: config.EVENTS_STREAM_REPLICAS,
-    },
-    store,
-    logger.child({ component: 'consumer' }),
-    kit.metrics,
-  );
-  const maintenance = setInterval(() => {
-    partitions.maintain().catch((err: unknown) => logger.warn({ err }, 'audit partition maintenance failed; retrying later'));
-  }, config.AUDIT_MAINTENANCE_INTERVAL_MS);
-  maintenance.unref();
-  const stopAll = async (): Promise<void> => {
-    clearInterval(maintenance);
-    // The consumer first: it stores and acks what it already fetched, which needs the connection.
-    await consumer.stop();
-    await liveBus.close().catch(() => undefined);
-    await db.destroy();
-  };
-  try {
-    await liveBus.serve(auditService(db, kit.version));
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
-  consumer.start();
-  logger.info({ prefix: config.NATS_SUBJECT_PREFIX }, 'audit service started');
-
-  let stopping: Promise<void> | undefined;
-  return {
-    bus: liveBus,
-    db,
-    consumer,
-    partitions,
-    ready: () => liveBus.connected() && consumer.isConnected(),
-    close: () => (stopping ??= stopAll()),
-  };
+    const bus = await s.bus();
+    const retentionMs = config.AUDIT_RETENTION_DAYS * DAY_MS;
+    const store = async (events: ArbiterEvent[]): Promise<void> => {
+      // An event already past the retention would only re-create a dropped partition: it is skipped.
+      const kept = retentionMs > 0 ? events.filter((e) => Date.now() - Date.parse(e.at) < retentionMs) : events;
+      await partitions.ensureFor(kept.map((e) => e.at));
+      await insertEvents(db, kept);
+    };
+    const maintenance = setInterval(() => {
+      partitions.maintain().catch((err: unknown) => logger.warn({ err }, 'audit partition maintenance failed; retrying later'));
+    }, config.AUDIT_MAINTENANCE_INTERVAL_MS);
+    maintenance.unref();
+    s.add('partition maintenance', maintenance, clearInterval);
+    await s.serve(bus, auditService(db, kit.version));
+    // Closed first: it stores and acks what it already fetched, which needs the connection.
+    const consumer = s.add(
+      'events consumer',
+      new AuditConsumer(
+        bus.nc,
+        {
+          prefix: config.NATS_SUBJECT_PREFIX,
+          durable: config.AUDIT_CONSUMER_NAME,
+          batchSize: config.AUDIT_BATCH_SIZE,
+          expiresMs: config.AUDIT_FETCH_EXPIRES_MS,
+          ackWaitMs: config.AUDIT_ACK_WAIT_MS,
+          timeoutMs: config.AUDIT_NATS_TIMEOUT_MS,
+          streamReplicas: config.EVENTS_STREAM_REPLICAS,
+        },
+        store,
+        logger.child({ component: 'consumer' }),
+        kit.metrics,
+      ),
+      (c) => c.stop(),
+    );
+    consumer.start();
+    return { bus, db, consumer, partitions, ready: () => bus.connected() && consumer.isConnected() };
+  });
 }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { eventStreamName, eventSubject, type ArbiterEvent, type EventKind, type Principal, type Role } from '@arbiter/contracts';
 import { connectBus, createLogger, createRegistry, ensureEventStream, inProcessKit, type Bus } from '@arbiter/service-kit';
-import { freePort, testServers, withDatabase } from '@arbiter/test-kit';
+import { eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 import type { Registry } from 'prom-client';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import knex, { type Knex } from 'knex';
@@ -101,14 +101,13 @@ export async function startTestEnv(opts: { natsUrl?: string } = {}): Promise<Tes
     },
     stored,
     async waitStored(n, ms = 20_000) {
-      const until = Date.now() + ms;
-      let last = -1;
-      while (Date.now() < until) {
-        last = await stored();
-        if (last >= n) return;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`expected ${n} stored events, found ${last}`);
+      await eventually(
+        async () => {
+          const count = await stored();
+          if (count < n) throw new Error(`expected ${n} stored events, found ${count}`);
+        },
+        { timeoutMs: ms, intervalMs: 100 },
+      );
     },
     async close() {
       await Promise.allSettled(started.map((a) => a.close()));

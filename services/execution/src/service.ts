@@ -1,16 +1,15 @@
-import type { NatsConnection } from '@nats-io/transport-node';
 import {
   closeRedis,
-  connectServiceBus,
   connectNats,
   natsSecurityOf,
   natsTuningOf,
   createRedis,
-  EventRelay,
   ensureEventStream,
   redisOptionsOf,
   RedisOutbox,
+  startService,
   type Bus,
+  type EventRelay,
   type RunningService,
   type ServiceKit,
 } from '@arbiter/service-kit';
@@ -51,99 +50,79 @@ export interface Execution extends RunningService {
  * the run path) published by the event relay on its own NATS connection, which stays open after the
  * bus drains so the last window can still go out.
  */
-export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?: URL } = {}): Promise<Execution> {
-  const { config, logger } = kit;
-  const prefix = config.NATS_SUBJECT_PREFIX;
-  const pool = new EnginePool({
-    size: config.EXEC_POOL_SIZE,
-    taskTimeoutMs: config.EXEC_TASK_TIMEOUT_MS,
-    cacheSize: config.EXEC_CACHE_SIZE,
-    stepBudget: config.EXEC_STEP_BUDGET,
-    traceStepBudget: config.EXEC_TRACE_STEP_BUDGET,
-    perCallerMax: config.EXEC_CALLER_MAX,
-    ...(config.EXEC_PERSON_MAX !== undefined ? { perPersonMax: config.EXEC_PERSON_MAX } : {}),
-    queueMax: config.EXEC_QUEUE_MAX,
-    queueWaitMs: config.EXEC_QUEUE_WAIT_MS,
-    batchMax: config.EXEC_BATCH_MAX,
-    taskTargetMs: config.EXEC_TASK_TARGET_MS,
-    perCallerItemsMax: config.EXEC_CALLER_ITEMS_MAX,
-    ...(config.EXEC_PERSON_ITEMS_MAX !== undefined ? { perPersonItemsMax: config.EXEC_PERSON_ITEMS_MAX } : {}),
-    queueItemsMax: config.EXEC_QUEUE_ITEMS_MAX,
-    maxTraceBytes: config.MAX_TRACE_BYTES,
-    maxDataDepth: config.MAX_DATA_DEPTH,
-    ...(opts.workerFile ? { workerFile: opts.workerFile } : {}),
-  });
-  const redis = createRedis(config.REDIS_URL, logger, redisOptionsOf(config));
-  const index = new RuleIndex(redis, prefix, logger, config.EXEC_INDEX_FLUSH_MS, {
-    ttlSeconds: config.EXEC_INDEX_TTL_SECONDS,
-    maxRules: config.EXEC_INDEX_MAX_RULES,
-  });
-  const metrics = new ExecMetrics(kit.metrics);
-  metrics.watchQueue(() => pool.stats());
-  const limits = { maxRuleBytes: config.MAX_RULE_BYTES, maxDataDepth: config.MAX_DATA_DEPTH, maxTraceBytes: config.MAX_TRACE_BYTES };
-  const outbox = new RedisOutbox(redis, executedOutboxKey(prefix));
-  let bus: Bus | undefined;
-  let eventsNc: NatsConnection | undefined;
-  let relay: EventRelay | undefined;
-  let events: ExecutedEvents | undefined;
-  try {
+export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?: URL } = {}): Promise<Execution> {
+  return startService(kit, async (s) => {
+    const { config, logger } = kit;
+    const prefix = config.NATS_SUBJECT_PREFIX;
+    const pool = s.add(
+      'engine pool',
+      new EnginePool({
+        size: config.EXEC_POOL_SIZE,
+        taskTimeoutMs: config.EXEC_TASK_TIMEOUT_MS,
+        cacheSize: config.EXEC_CACHE_SIZE,
+        stepBudget: config.EXEC_STEP_BUDGET,
+        traceStepBudget: config.EXEC_TRACE_STEP_BUDGET,
+        perCallerMax: config.EXEC_CALLER_MAX,
+        ...(config.EXEC_PERSON_MAX !== undefined ? { perPersonMax: config.EXEC_PERSON_MAX } : {}),
+        queueMax: config.EXEC_QUEUE_MAX,
+        queueWaitMs: config.EXEC_QUEUE_WAIT_MS,
+        batchMax: config.EXEC_BATCH_MAX,
+        taskTargetMs: config.EXEC_TASK_TARGET_MS,
+        perCallerItemsMax: config.EXEC_CALLER_ITEMS_MAX,
+        ...(config.EXEC_PERSON_ITEMS_MAX !== undefined ? { perPersonItemsMax: config.EXEC_PERSON_ITEMS_MAX } : {}),
+        queueItemsMax: config.EXEC_QUEUE_ITEMS_MAX,
+        maxTraceBytes: config.MAX_TRACE_BYTES,
+        maxDataDepth: config.MAX_DATA_DEPTH,
+        ...(opts.workerFile ? { workerFile: opts.workerFile } : {}),
+      }),
+      (p) => p.close(),
+    );
     await pool.warmUp();
-    bus = await connectServiceBus(kit);
-    eventsNc = await connectNats(config.NATS_URL, `${kit.name}-events`, natsSecurityOf(config), natsTuningOf(config));
+    logger.info({ poolSize: config.EXEC_POOL_SIZE }, 'engine pool ready');
+    const redis = s.add('redis', createRedis(config.REDIS_URL, logger, redisOptionsOf(config)), closeRedis);
+    const index = s.add(
+      'rule index',
+      new RuleIndex(redis, prefix, logger, config.EXEC_INDEX_FLUSH_MS, {
+        ttlSeconds: config.EXEC_INDEX_TTL_SECONDS,
+        maxRules: config.EXEC_INDEX_MAX_RULES,
+      }),
+      (i) => i.close(),
+    );
+    const metrics = new ExecMetrics(kit.metrics);
+    metrics.watchQueue(() => pool.stats());
+    const limits = { maxRuleBytes: config.MAX_RULE_BYTES, maxDataDepth: config.MAX_DATA_DEPTH, maxTraceBytes: config.MAX_TRACE_BYTES };
+    const eventsNc = s.add(
+      'events connection',
+      await connectNats(config.NATS_URL, `${kit.name}-events`, natsSecurityOf(config), natsTuningOf(config)),
+      (nc) => (nc.isClosed() ? undefined : nc.drain().catch(() => nc.close())),
+    );
+    const outbox = s.add('outbox', new RedisOutbox(redis, executedOutboxKey(prefix)), (o) => o.close().catch(() => undefined));
     await ensureEventStream(eventsNc, prefix, { replicas: config.EVENTS_STREAM_REPLICAS });
-    const liveNc = eventsNc;
-    const liveRelay = new EventRelay(eventsNc, outbox, prefix, logger.child({ component: 'outbox' }), {
-      canPublish: () => !liveNc.isClosed(),
-      metrics: kit.metrics,
-    });
-    relay = liveRelay;
+    const relay = s.relay(eventsNc, outbox, { canPublish: () => !eventsNc.isClosed() });
+    // On close, the relay gets a moment to publish the last window before it stops.
+    s.add('last events', relay, (r) => Promise.race([r.settled(), new Promise((resolve) => setTimeout(resolve, LAST_EVENTS_MS).unref())]));
     const sink = {
       enqueue: async (closed: Parameters<RedisOutbox['enqueue']>[0]) => {
         await outbox.enqueue(closed);
-        liveRelay.kick();
+        relay.kick();
       },
     };
-    events = new ExecutedEvents(sink, logger.child({ component: 'events' }), metrics, {
-      flushMs: config.EVENTS_FLUSH_MS,
-      batchMax: config.EVENTS_BATCH_MAX,
-      bufferMax: config.EVENTS_BUFFER_MAX,
-    });
+    const events = s.add(
+      'executed events',
+      new ExecutedEvents(sink, logger.child({ component: 'events' }), metrics, {
+        flushMs: config.EVENTS_FLUSH_MS,
+        batchMax: config.EVENTS_BATCH_MAX,
+        bufferMax: config.EVENTS_BUFFER_MAX,
+      }),
+      (e) => e.close(),
+    );
+    const bus = await s.bus();
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
     const stored = new StoredRunner({ resolver, pool, events, metrics });
     const maxReplyBytes = bus.nc.info?.max_payload ?? 1024 * 1024;
-    await bus.serve(execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
+    await s.serve(bus, execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
     // Events a stopped replica left in the outbox go out now, not at the first sweep.
-    liveRelay.kick();
-  } catch (err) {
-    await Promise.allSettled([pool.close(), bus?.close(), events?.close(), relay?.stop()]);
-    await Promise.allSettled([index.close(), eventsNc?.close()]);
-    await closeRedis(redis);
-    throw err;
-  }
-  const [liveBus, liveEvents, liveRelay, liveEventsNc] = [bus, events, relay, eventsNc];
-  logger.info({ prefix, poolSize: config.EXEC_POOL_SIZE }, 'execution service started');
-
-  let closing: Promise<void> | undefined;
-  return {
-    bus: liveBus,
-    pool,
-    index,
-    metrics,
-    redis,
-    events: liveEvents,
-    relay: liveRelay,
-    ready: () => liveBus.connected() && pool.readyThreads > 0,
-    close: () =>
-      (closing ??= (async () => {
-        await liveBus.close();
-        await liveEvents.close();
-        await Promise.race([liveRelay.settled(), new Promise((resolve) => setTimeout(resolve, LAST_EVENTS_MS).unref())]);
-        await liveRelay.stop();
-        await outbox.close().catch(() => undefined);
-        if (!liveEventsNc.isClosed()) await liveEventsNc.drain().catch(() => liveEventsNc.close());
-        await index.close();
-        await closeRedis(redis);
-        await pool.close();
-      })()),
-  };
+    relay.kick();
+    return { bus, pool, index, metrics, redis, events, relay, ready: () => bus.connected() && pool.readyThreads > 0 };
+  });
 }

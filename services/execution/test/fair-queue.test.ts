@@ -309,9 +309,12 @@ describe('FairQueue: eval jobs', () => {
     const first = evalJob(q, caller('a'), 'first', 4);
     await tick();
     const second = evalJob(q, caller('a'), 'second', 4);
+    // Another person's job, waiting behind `a`'s work: the wait limit holds for it, so its drop
+    // shows that the wait timer (100 ms of real time) fired while the first job still ran.
+    const witness = evalJob(q, caller('w'), 'witness', 4);
     c.advance(150);
-    // The wait timer (100 ms of real time) fires while the first job still runs.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await witness.done;
+    expect(witness.dropped).toEqual(['[0,4) dependency_unavailable']);
     expect(q.stats()).toMatchObject({ queued: 1, running: 1 });
     r.finishNext();
     await first.done;
@@ -325,7 +328,7 @@ describe('FairQueue: eval jobs', () => {
     const running = q.submit(caller('b'), other.start);
     const late = evalJob(q, caller('a'), 'late', 4);
     c.advance(150);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Resolves when the wait timer (100 ms of real time) drops it.
     await late.done;
     expect(late.dropped).toEqual(['[0,4) dependency_unavailable']);
     other.finish();

@@ -355,17 +355,20 @@ describe('executed events', () => {
     const name = eventStreamName(prefix);
     let mine: ArbiterEvent[] = [];
     const total = (key: string) => mine.reduce((n, e) => n + (e.details[key] as number), 0);
-    for (let tries = 0; tries < 50 && total('count') < 4; tries++) {
-      await exec.events.flush();
-      await new Promise((r) => setTimeout(r, 100));
-      const info = await jsm.streams.info(name);
-      mine = [];
-      for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
-        const msg = await jsm.streams.getMessage(name, { seq }).catch(() => null);
-        if (msg?.subject === `${prefix}.events.acme.executed`) mine.push(ArbiterEvent.parse(msg.json()));
-      }
-      mine = mine.filter((e) => e.resource.id === p.policyId);
-    }
+    await eventually(
+      async () => {
+        await exec.events.flush();
+        const info = await jsm.streams.info(name);
+        mine = [];
+        for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq++) {
+          const msg = await jsm.streams.getMessage(name, { seq }).catch(() => null);
+          if (msg?.subject === `${prefix}.events.acme.executed`) mine.push(ArbiterEvent.parse(msg.json()));
+        }
+        mine = mine.filter((e) => e.resource.id === p.policyId);
+        expect(total('count')).toBeGreaterThanOrEqual(4);
+      },
+      { timeoutMs: 10_000, intervalMs: 100 },
+    );
     expect({
       count: total('count'),
       trueCount: total('trueCount'),

@@ -1,5 +1,5 @@
 import { ArbiterError, isRuleTooLarge, type ProblemDetails } from '@arbiter/contracts';
-import type { EngineAnswer } from './engine-client.js';
+import type { EngineAnswer } from './clients/engine-client.js';
 import { problemOf } from './http/problem.js';
 
 /** Options of {@link batchResults}. */

@@ -2,8 +2,12 @@ import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
 import { EXEC_BATCH_MAX_ITEMS, OrgId } from '@arbiter/contracts';
 import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
-import { MIN_API_KEY_LENGTH } from './identity/api-key-secret.js';
-import { DEFAULT_API_KEYS_PER_USER_MAX } from './identity/key-issuer.js';
+
+/** Shortest key accepted from configuration (a 128-bit secret in base64url is 22 characters). */
+export const MIN_API_KEY_LENGTH = 22;
+
+/** Default of `APIKEYS_PER_USER_MAX`: live (unrevoked, unexpired) keys one user may hold in an org. */
+export const DEFAULT_API_KEYS_PER_USER_MAX = 50;
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const booleanFlag = (fallback: boolean) =>

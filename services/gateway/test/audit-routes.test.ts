@@ -11,7 +11,7 @@ import { eventSubject, type ArbiterEvent, type EventKind } from '@arbiter/contra
 import { connectBus, createLogger, ensureEventStream, openDatabase, type Bus } from '@arbiter/service-kit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { eventually, testServers } from '@arbiter/test-kit';
-import { NatsAuditClient } from '../src/audit-client.js';
+import { NatsAuditClient } from '../src/clients/audit-client.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 

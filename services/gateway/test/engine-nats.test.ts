@@ -13,7 +13,7 @@ import {
   type HandlerContext,
 } from '@arbiter/service-kit';
 import { testServers } from '@arbiter/test-kit';
-import { NatsEngineClient } from '../src/engine-client-nats.js';
+import { NatsEngineClient } from '../src/clients/engine-client-nats.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { newOrg, problem, startGateway, withKey } from './support/gateway.js';
 

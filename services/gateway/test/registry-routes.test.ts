@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ArbiterError, type ErrorCode, type FlowRecord, type Group, type PolicyRecord } from '@arbiter/contracts';
-import type { RegistryClient } from '../src/registry-client.js';
+import type { RegistryClient } from '../src/clients/registry-client.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 

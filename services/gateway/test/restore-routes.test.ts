@@ -13,7 +13,7 @@ import { startRegistry, type Registry } from '@arbiter/registry/service';
 import { connectBus, createLogger, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
 import { testServers, withDatabase } from '@arbiter/test-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { NatsRegistryClient } from '../src/registry-client.js';
+import { NatsRegistryClient } from '../src/clients/registry-client.js';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, startGateway, withKey } from './support/gateway.js';
 

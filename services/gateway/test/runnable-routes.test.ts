@@ -14,9 +14,9 @@ import { startRegistry, type Registry } from '@arbiter/registry/service';
 import { connectBus, createLogger, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
 import { eventually } from '@arbiter/test-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { NatsRegistryClient } from '../src/registry-client.js';
-import { NatsRunnableClient } from '../src/runnable-client.js';
-import { RunnableWatch } from '../src/runnable-watch.js';
+import { NatsRegistryClient } from '../src/clients/registry-client.js';
+import { NatsRunnableClient } from '../src/clients/runnable-client.js';
+import { RunnableWatch } from '../src/clients/runnable-watch.js';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 

@@ -1,11 +1,8 @@
 import {
-  connectServiceBus,
-  databaseOptionsOf,
-  ensureDatabase,
   ensureEventStream,
-  EventRelay,
-  openDatabase,
+  type EventRelay,
   PgOutbox,
+  startService,
   type Bus,
   type RunningService,
   type ServiceKit,
@@ -32,52 +29,21 @@ export interface Governance extends RunningService {
  * ensures the events stream, starts the outbox relay and serves the `governance.*` subjects in the
  * `governance` queue group. Closes what it opened when a step fails.
  */
-export async function startGovernance(kit: ServiceKit<GovernanceConfig>): Promise<Governance> {
-  const { config, logger } = kit;
-  const databaseUrl = governanceDatabaseUrl(config);
-  await ensureDatabase(databaseUrl, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
-  const db = openDatabase(databaseUrl, databaseOptionsOf(config));
-  let bus: Bus | undefined;
-  try {
-    await migrateGovernance(db);
-    bus = await connectServiceBus(kit);
+export function startGovernance(kit: ServiceKit<GovernanceConfig>): Promise<Governance> {
+  return startService(kit, async (s) => {
+    const { config } = kit;
+    const db = await s.database(governanceDatabaseUrl(config), migrateGovernance);
+    const bus = await s.bus();
     await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX, { replicas: config.EVENTS_STREAM_REPLICAS });
-  } catch (err) {
-    await Promise.allSettled([db.destroy(), bus?.close()]);
-    throw err;
-  }
-  const liveBus = bus;
-  const outbox = new PgOutbox(db, OUTBOX_TABLE);
-  const relay = new EventRelay(bus.nc, outbox, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'outbox' }), {
-    intervalMs: config.GOVERNANCE_OUTBOX_INTERVAL_MS,
-    canPublish: () => liveBus.connected(),
-    metrics: kit.metrics,
+    const outbox = new PgOutbox(db, OUTBOX_TABLE);
+    const relay = s.relay(bus.nc, outbox, { intervalMs: config.GOVERNANCE_OUTBOX_INTERVAL_MS, canPublish: () => bus.connected() });
+    const reviews = new ReviewsService({
+      db,
+      registry: new NatsRegistryPort(bus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
+      events: { enqueue: outbox.enqueue.bind(outbox), committed: () => relay.kick() },
+    });
+    await s.serve(bus, governanceService(reviews, kit.version));
+    relay.kick();
+    return { bus, db, relay, ready: () => bus.connected() };
   });
-  const reviews = new ReviewsService({
-    db,
-    registry: new NatsRegistryPort(liveBus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
-    events: { enqueue: outbox.enqueue.bind(outbox), committed: () => relay.kick() },
-  });
-  const stopAll = async (): Promise<void> => {
-    await liveBus.close().catch(() => undefined);
-    await relay.stop();
-    await db.destroy();
-  };
-  try {
-    await bus.serve(governanceService(reviews, kit.version));
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
-  relay.kick();
-  logger.info({ prefix: config.NATS_SUBJECT_PREFIX }, 'governance service started');
-
-  let stopping: Promise<void> | undefined;
-  return {
-    bus: liveBus,
-    db,
-    relay,
-    ready: () => liveBus.connected(),
-    close: () => (stopping ??= stopAll()),
-  };
 }

@@ -1,4 +1,4 @@
-import { connectServiceBus, EvalClient, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
+import { EvalClient, startService, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
 import { mcpBusEndpoint } from './bus-endpoint.js';
 import type { McpConfig } from './config.js';
 
@@ -11,11 +11,11 @@ export interface RunningMcp extends RunningService {
  * Serves `mcp.http` in the `mcp` queue group: the gateway carries each `POST /mcp` exchange over the
  * bus with the caller's principal. The service has no listener of its own.
  */
-export async function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> {
-  const { config, logger } = kit;
-  const bus = await connectServiceBus(kit);
-  try {
-    await bus.serve({
+export function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> {
+  return startService(kit, async (s) => {
+    const { config, logger } = kit;
+    const bus = await s.bus();
+    await s.serve(bus, {
       name: 'mcp',
       version: kit.version,
       description: 'MCP rule tools (Streamable HTTP over the bus)',
@@ -29,10 +29,6 @@ export async function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> 
         }),
       },
     });
-  } catch (err) {
-    await bus.close();
-    throw err;
-  }
-  logger.info({ prefix: config.NATS_SUBJECT_PREFIX }, 'mcp service started');
-  return { bus, ready: () => bus.connected(), close: () => bus.close() };
+    return { bus, ready: () => bus.connected() };
+  });
 }

@@ -1,14 +1,8 @@
 import {
-  closeRedis,
-  connectServiceBus,
-  connectRedis,
-  databaseOptionsOf,
-  ensureDatabase,
   ensureEventStream,
-  EventRelay,
-  openDatabase,
+  type EventRelay,
   PgOutbox,
-  redisOptionsOf,
+  startService,
   type Bus,
   type RunningService,
   type ServiceKit,
@@ -46,100 +40,69 @@ export interface Registry extends RunningService {
  * ensures the events stream, starts the outbox relay and serves the `registry.*` subjects in the
  * `registry` queue group. Closes what it opened when a step fails.
  */
-export async function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Registry> {
-  const { config, logger } = kit;
-  await ensureDatabase(config.DATABASE_URL, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
-  const db = openDatabase(config.DATABASE_URL, databaseOptionsOf(config));
-  let redis: Redis | undefined;
-  let bus: Bus | undefined;
-  try {
-    await migrateRegistry(db);
-    redis = await connectRedis(config.REDIS_URL, logger, redisOptionsOf(config));
-    bus = await connectServiceBus(kit);
+export function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Registry> {
+  return startService(kit, async (s) => {
+    const { config, logger } = kit;
+    const db = await s.database(config.DATABASE_URL, migrateRegistry);
+    const redis = await s.redis();
+    const bus = await s.bus();
     await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX, { replicas: config.EVENTS_STREAM_REPLICAS });
-  } catch (err) {
-    await Promise.allSettled([db.destroy(), bus?.close(), redis && closeRedis(redis)]);
-    throw err;
-  }
-  const liveBus = bus;
-  const liveRedis = redis;
-  const outbox = new PgOutbox(db, OUTBOX_TABLE);
-  const relay = new EventRelay(bus.nc, outbox, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'outbox' }), {
-    intervalMs: config.REGISTRY_OUTBOX_INTERVAL_MS,
-    canPublish: () => liveBus.connected(),
-    metrics: kit.metrics,
-  });
-  const events = { enqueue: outbox.enqueue.bind(outbox), committed: () => relay.kick() };
-  const index = new RunnableIndexWriter(
-    redis,
-    db,
-    config.NATS_SUBJECT_PREFIX,
-    logger.child({ component: 'index' }),
-    config.REGISTRY_INDEX_RETRY_MS,
-  );
-  const checks = new PublishChecks({
-    threads: config.REGISTRY_CHECK_THREADS,
-    timeoutMs: config.REGISTRY_CHECK_TIMEOUT_MS,
-    stepBudget: config.EXEC_STEP_BUDGET,
-  });
-  const kinds = { policy: policyKind(checks), flow: flowKind(checks) };
-  const services = {
-    policies: new RecordsService({ db, index, events }, kinds.policy),
-    flows: new RecordsService({ db, index, events }, kinds.flow),
-    groups: new GroupsService({ db, events }),
-    exports: new ExportService(db),
-    imports: new ImportService({
+    const outbox = new PgOutbox(db, OUTBOX_TABLE);
+    const relay = s.relay(bus.nc, outbox, { intervalMs: config.REGISTRY_OUTBOX_INTERVAL_MS, canPublish: () => bus.connected() });
+    const events = { enqueue: outbox.enqueue.bind(outbox), committed: () => relay.kick() };
+    const index = s.add(
+      'runnable index',
+      new RunnableIndexWriter(redis, db, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'index' }), config.REGISTRY_INDEX_RETRY_MS),
+      (i) => i.close(),
+    );
+    const checks = s.add(
+      'publish checks',
+      new PublishChecks({
+        threads: config.REGISTRY_CHECK_THREADS,
+        timeoutMs: config.REGISTRY_CHECK_TIMEOUT_MS,
+        stepBudget: config.EXEC_STEP_BUDGET,
+      }),
+      (c) => c.close(),
+    );
+    const kinds = { policy: policyKind(checks), flow: flowKind(checks) };
+    const services = {
+      policies: new RecordsService({ db, index, events }, kinds.policy),
+      flows: new RecordsService({ db, index, events }, kinds.flow),
+      groups: new GroupsService({ db, events }),
+      exports: new ExportService(db),
+      imports: new ImportService({
+        db,
+        index,
+        events,
+        logger: logger.child({ component: 'import' }),
+        publishProblems: {
+          policy: (content, trx, orgId) => kinds.policy.publishProblems(content, trx, orgId),
+          flow: (content, trx, orgId) => kinds.flow.publishProblems(content, trx, orgId),
+        },
+      }),
+    };
+    const sync = new RunnableSyncService({
       db,
-      index,
-      events,
-      logger: logger.child({ component: 'import' }),
-      publishProblems: {
-        policy: (content, trx, orgId) => kinds.policy.publishProblems(content, trx, orgId),
-        flow: (content, trx, orgId) => kinds.flow.publishProblems(content, trx, orgId),
+      limits: {
+        stepBudget: config.EXEC_STEP_BUDGET,
+        traceStepBudget: config.EXEC_TRACE_STEP_BUDGET,
+        maxTraceBytes: config.MAX_TRACE_BYTES,
       },
-    }),
-  };
-  const sync = new RunnableSyncService({
-    db,
-    limits: {
-      stepBudget: config.EXEC_STEP_BUDGET,
-      traceStepBudget: config.EXEC_TRACE_STEP_BUDGET,
-      maxTraceBytes: config.MAX_TRACE_BYTES,
-    },
-    outboxTable: OUTBOX_TABLE,
-    committed: events.committed,
-  });
-  const notifier = new RunnableNotifier(config.DATABASE_URL, bus, logger.child({ component: 'runnable-notifier' }));
-  const stopAll = async (): Promise<void> => {
-    await notifier.close();
-    await liveBus.close().catch(() => undefined);
-    await relay.stop();
-    await checks.close();
-    index.close();
-    await closeRedis(liveRedis);
-    await db.destroy();
-  };
-  try {
+      outboxTable: OUTBOX_TABLE,
+      committed: events.committed,
+    });
     // Workers load the engine before the first publish, so their start-up never counts against a check's deadline.
     await checks.warmUp();
-    await notifier.start();
     const def = registryService(services, kit.version);
-    await bus.serve({ ...def, endpoints: { ...def.endpoints, ...runnableEndpoints(sync) } });
-  } catch (err) {
-    await stopAll();
-    throw err;
-  }
-  relay.kick();
-  logger.info({ prefix: config.NATS_SUBJECT_PREFIX }, 'registry service started');
-
-  let stopping: Promise<void> | undefined;
-  return {
-    bus: liveBus,
-    db,
-    redis: liveRedis,
-    relay,
-    index,
-    ready: () => liveBus.connected() && liveRedis.status === 'ready',
-    close: () => (stopping ??= stopAll()),
-  };
+    await s.serve(bus, { ...def, endpoints: { ...def.endpoints, ...runnableEndpoints(sync) } });
+    // Started after serving, so it is closed before the bus it publishes on.
+    const notifier = s.add(
+      'runnable notifier',
+      new RunnableNotifier(config.DATABASE_URL, bus, logger.child({ component: 'runnable-notifier' })),
+      (n) => n.close(),
+    );
+    await notifier.start();
+    relay.kick();
+    return { bus, db, redis, relay, index, ready: () => bus.connected() && redis.status === 'ready' };
+  });
 }

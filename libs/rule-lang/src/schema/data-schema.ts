@@ -48,7 +48,16 @@ export function compileDataSchema(schema: Record<string, unknown>): DataSchema {
   }
   return {
     mismatch(data) {
-      if (validate(data)) return null;
+      let valid: boolean;
+      try {
+        valid = validate(data);
+      } catch (err) {
+        // A recursion ajv could not finish: an answer for this run, never a crash.
+        if (err instanceof RangeError)
+          return "Schema mismatch: the policy's JSON Schema cannot be applied: its validation recursed too deeply";
+        throw err;
+      }
+      if (valid) return null;
       const first = validate.errors?.[0];
       return first ? `Schema mismatch: ${describe(first)}` : 'Schema mismatch: the data does not match the schema';
     },

@@ -1,4 +1,3 @@
-// The service lifecycle pieces of this round (issue 21): re-exported from the package root once the
-// branches that change src/index.ts have landed.
+// The service lifecycle pieces (issue 21): also re-exported from the package root.
 export { BatchedWriter, type BatchedWriterOptions } from './batched-writer.js';
 export { Startup, startService } from './startup.js';

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ArbiterError, hasCapability, ROLE_CAPABILITIES, type Principal, type Scope } from '@arbiter/contracts';
-import { StaleGrantError, type Authenticator } from '../identity/authenticator.js';
+import type { Authenticator } from '../identity/authenticator.js';
+import { StaleGrantError } from '../identity/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

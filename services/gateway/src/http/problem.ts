@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ArbiterError, isArbiterError, type ErrorCode, type ErrorReason, type ProblemDetails } from '@arbiter/contracts';
 import { isDatabaseUnavailable } from '@arbiter/service-kit';
+import { RetryLaterError } from '../errors.js';
 
 /** Media type of every error answer (RFC 9457). */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -36,17 +37,6 @@ const TITLES: Record<ErrorCode, string> = {
 
 /** `retry-after` of a 503 (a dependency down): long enough not to hammer it, short enough to recover soon. */
 const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
-
-/** An error whose answer tells the client when to try again (`retry-after`, in seconds). */
-export class RetryLaterError extends ArbiterError {
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(code, message);
-  }
-}
 
 /** The RFC 9457 body for an {@link ArbiterError} answered to request `requestId`. */
 export function problemOf(err: ArbiterError, requestId: string): ProblemDetails {

@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Redis, Result } from 'ioredis';
 import { ArbiterError } from '@arbiter/contracts';
 import { hashApiKey } from '../identity/api-key-secret.js';
-import { RetryLaterError } from './problem.js';
-import type { RateBuckets } from './rate-count.js';
+import { RetryLaterError } from '../errors.js';
+import type { RateBuckets } from '../limits/rate-count.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {

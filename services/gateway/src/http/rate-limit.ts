@@ -2,7 +2,7 @@ import rateLimit, { type FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ArbiterError } from '@arbiter/contracts';
-import { defineCountCommand, rateCountOf, type RateBuckets, type RateCount } from './rate-count.js';
+import { defineCountCommand, rateCountOf, type RateBuckets, type RateCount } from '../limits/rate-count.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { ArbiterError, type ProblemDetails } from '@arbiter/contracts';
-import type { EngineAnswer } from '../engine-client.js';
-import { engineError } from '../engine-retry.js';
+import type { EngineAnswer } from '../clients/engine-client.js';
+import { engineError } from '../clients/engine-retry.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

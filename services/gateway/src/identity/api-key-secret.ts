@@ -3,9 +3,6 @@ import { createHash, randomBytes } from 'node:crypto';
 /** Prefix of every generated key, so leaked keys are easy to recognise and scan for. */
 export const API_KEY_PREFIX = 'arb_';
 
-/** Shortest key accepted from configuration (a 128-bit secret in base64url is 22 characters). */
-export const MIN_API_KEY_LENGTH = 22;
-
 /** A new random API key: the prefix and 256 random bits in base64url. */
 export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(32).toString('base64url');

@@ -4,8 +4,8 @@ import { findGrantByHash, type ApiKeyGrant } from '../repositories/api-keys.js';
 import { ensureMember } from '../repositories/members.js';
 import { orgExists } from '../repositories/orgs.js';
 import { hashApiKey } from './api-key-secret.js';
-import { RetryLaterError } from '../http/problem.js';
-import type { RateCount } from '../http/rate-count.js';
+import { RetryLaterError } from '../errors.js';
+import type { RateCount } from '../limits/rate-count.js';
 import type { ApiKeyCache } from './key-cache.js';
 import type { TokenVerifier } from './jwt.js';
 
@@ -15,22 +15,6 @@ const MAX_KEY_LENGTH = 512;
 const REVALIDATE_BACKOFF_MS = 5000;
 /** Keys whose re-read is in flight or backing off; bounded, since only cached (known) keys enter. */
 const MAX_TRACKED_REVALIDATIONS = 10_000;
-
-/**
- * A change found that the caller's key grant names a key (or owner) the database does not have:
- * the grant was cached from a database that has since been replaced or restored. Routes that
- * write the key id re-read the grant ({@link Authenticator.reread}) and try once more.
- */
-export class StaleGrantError extends ArbiterError {
-  constructor(options?: { cause?: unknown }) {
-    super(
-      'unauthenticated',
-      'the API key in use is not in the database (it was replaced or restored): send the request again',
-      undefined,
-      options,
-    );
-  }
-}
 
 /** An API-key caller, counted in the key's rate-limit bucket by the same lookup. */
 export interface ApiKeyCaller {
@@ -93,7 +77,7 @@ export class Authenticator {
 
   /**
    * Reads the grant of `key` from the database again, because its cached one named a key the
-   * database does not have ({@link StaleGrantError}): caches it in place of the stale one and
+   * database does not have (`StaleGrantError`, identity/errors.ts): caches it in place of the stale one and
    * answers the caller it now is; `unauthenticated` when the database does not know the key.
    */
   async reread(key: string): Promise<Principal> {

@@ -4,7 +4,8 @@ import type { Knex } from 'knex';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as orgs from '../repositories/orgs.js';
-import { generateApiKey, hashApiKey, MIN_API_KEY_LENGTH } from './api-key-secret.js';
+import { MIN_API_KEY_LENGTH } from '../config.js';
+import { generateApiKey, hashApiKey } from './api-key-secret.js';
 
 /** The user id of the bootstrap admin. */
 export const BOOTSTRAP_ADMIN_USER = 'admin';

@@ -17,12 +17,13 @@ import {
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
+import { DEFAULT_API_KEYS_PER_USER_MAX } from '../config.js';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as settings from '../repositories/org-settings.js';
 import { commitChange, identityEvent, type Change } from './changes.js';
 import type { ApiKeyCache } from './key-cache.js';
-import { DEFAULT_API_KEYS_PER_USER_MAX, KeyIssuer } from './key-issuer.js';
+import { KeyIssuer } from './key-issuer.js';
 import { toApiKey, toMember } from './views.js';
 
 /** `GET /users` pages by user id; `GET /apikeys` and `GET /users/{userId}/apikeys` by key id. */

@@ -1,6 +1,6 @@
 import type { Redis, Result } from 'ioredis';
 import { ArbiterError, type Role, type Scope } from '@arbiter/contracts';
-import { COUNT_LUA, defineCountCommand, rateCountOf, type RateBuckets, type RateCount } from '../http/rate-count.js';
+import { COUNT_LUA, defineCountCommand, rateCountOf, type RateBuckets, type RateCount } from '../limits/rate-count.js';
 import type { ApiKeyGrant } from '../repositories/api-keys.js';
 
 declare module 'ioredis' {

@@ -16,18 +16,16 @@ import {
 } from '@arbiter/contracts';
 import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
+import { DEFAULT_API_KEYS_PER_USER_MAX } from '../config.js';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import { generateApiKey, hashApiKey } from './api-key-secret.js';
-import { StaleGrantError } from './authenticator.js';
+import { StaleGrantError } from './errors.js';
 import { commitChange, identityEvent, type Change } from './changes.js';
 import { toApiKey } from './views.js';
 
 /** SQLSTATE of a foreign-key violation. */
 const FOREIGN_KEY_VIOLATION = '23503';
-
-/** Default of `APIKEYS_PER_USER_MAX`: live (unrevoked, unexpired) keys one user may hold in an org. */
-export const DEFAULT_API_KEYS_PER_USER_MAX = 50;
 
 /** The actor named in the audit event of a key issued with `npm run admin -- create-key`. */
 export const ADMIN_CLI_ACTOR = 'admin-cli';

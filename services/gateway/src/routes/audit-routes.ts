@@ -9,7 +9,7 @@ import {
   type AuditEventPage as Page,
 } from '@arbiter/contracts';
 import { z } from 'zod';
-import type { AuditClient } from '../audit-client.js';
+import type { AuditClient } from '../clients/audit-client.js';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';

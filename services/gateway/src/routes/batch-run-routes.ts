@@ -20,8 +20,8 @@ import { sendResults } from '../http/raw-json.js';
 import type { ItemCounter } from '../http/rate-items.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import { batchResults, checkBatchSize } from '../batch-runner.js';
-import type { EngineAnswer, EngineClient } from '../engine-client.js';
-import type { RunBy, RunKind, RunnerClient } from '../runner-client.js';
+import type { EngineAnswer, EngineClient } from '../clients/engine-client.js';
+import type { RunBy, RunKind, RunnerClient } from '../clients/runner-client.js';
 
 /** Dependencies of {@link batchRunRoutes}. */
 export interface BatchRunRoutesOptions {

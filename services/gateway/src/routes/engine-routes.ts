@@ -5,7 +5,7 @@ import { busValidatedReply } from '../http/bus-validated.js';
 import { sendAnswer } from '../http/raw-json.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { EngineClient } from '../engine-client.js';
+import type { EngineClient } from '../clients/engine-client.js';
 
 /** Dependencies of {@link engineRoutes}. */
 export interface EngineRoutesOptions {

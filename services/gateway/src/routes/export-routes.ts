@@ -5,7 +5,7 @@ import { ExportSection, isArbiterError, type ExportPage } from '@arbiter/contrac
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { RegistryClient } from '../registry-client.js';
+import type { RegistryClient } from '../clients/registry-client.js';
 
 /** Dependencies of {@link exportRoutes}. */
 export interface ExportRoutesOptions {

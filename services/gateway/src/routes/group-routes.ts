@@ -15,7 +15,7 @@ import {
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { GroupsClient } from '../registry-client.js';
+import type { GroupsClient } from '../clients/registry-client.js';
 
 /** Dependencies of {@link groupRoutes}. */
 export interface GroupRoutesOptions {

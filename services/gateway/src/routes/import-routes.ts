@@ -3,7 +3,7 @@ import { ArbiterError, IMPORT_MAX_BYTES, ImportBundle, ImportQuery, ImportReply 
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { RegistryClient } from '../registry-client.js';
+import type { RegistryClient } from '../clients/registry-client.js';
 
 /** Dependencies of {@link importRoutes}. */
 export interface ImportRoutesOptions {

@@ -6,7 +6,7 @@ import { authenticateApiKey, principalOf, requireCapability } from '../http/auth
 import { rawBodyOf } from '../http/json-body.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { McpForwarder } from '../mcp-forwarder.js';
+import type { McpForwarder } from '../clients/mcp-forwarder.js';
 
 /** Dependencies of {@link mcpRoutes}. */
 export interface McpRoutesOptions {

@@ -28,8 +28,8 @@ import {
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { Page, RecordsClient, RegistryCallContext, RegistryClient } from '../registry-client.js';
-import { reviewBody, type GovernanceClient } from '../governance-client.js';
+import type { Page, RecordsClient, RegistryCallContext, RegistryClient } from '../clients/registry-client.js';
+import { reviewBody, type GovernanceClient } from '../clients/governance-client.js';
 
 /** Dependencies of {@link registryRoutes}. */
 export interface RegistryRoutesOptions {

@@ -5,7 +5,7 @@ import { FlowRecord, PolicyRecord, RecordIdParam, RestoreBody } from '@arbiter/c
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { RegistryClient } from '../registry-client.js';
+import type { RegistryClient } from '../clients/registry-client.js';
 import { acceptEmptyBodies } from '../http/json-body.js';
 
 /** Dependencies of {@link restoreRoutes}. */

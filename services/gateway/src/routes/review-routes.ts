@@ -15,7 +15,7 @@ import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { acceptEmptyBodies } from '../http/json-body.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import { reviewBody, type GovernanceClient } from '../governance-client.js';
+import { reviewBody, type GovernanceClient } from '../clients/governance-client.js';
 
 /** Dependencies of {@link reviewRoutes}. */
 export interface ReviewRoutesOptions {

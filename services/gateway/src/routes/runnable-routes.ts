@@ -20,8 +20,8 @@ import { errorResponses } from '../http/openapi.js';
 import { problemOf, toArbiterError } from '../http/problem.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { RunnableClient } from '../runnable-client.js';
-import type { RunnableWatch } from '../runnable-watch.js';
+import type { RunnableClient } from '../clients/runnable-client.js';
+import type { RunnableWatch } from '../clients/runnable-watch.js';
 
 /** Dependencies of {@link runnableRoutes}. */
 export interface RunnableRoutesOptions {

@@ -17,7 +17,7 @@ import { rawBodyOf } from '../http/json-body.js';
 import { sendAnswer, sendJson } from '../http/raw-json.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { RunBy, RunKind, RunnerClient } from '../runner-client.js';
+import type { RunBy, RunKind, RunnerClient } from '../clients/runner-client.js';
 
 /** Dependencies of {@link storedRunRoutes}. */
 export interface StoredRunRoutesOptions {

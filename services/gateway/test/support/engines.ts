@@ -6,7 +6,7 @@ import {
   type RunResponse,
   type ValidateResponse,
 } from '@arbiter/contracts';
-import type { EngineAnswer, EngineCallContext, EngineClient } from '../../src/engine-client.js';
+import type { EngineAnswer, EngineCallContext, EngineClient } from '../../src/clients/engine-client.js';
 
 const encoder = new TextEncoder();
 

@@ -1,6 +1,6 @@
 import { evaluate, explain, listOperators, validate } from '@arbiter/rule-lang';
 import type { ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse } from '@arbiter/contracts';
-import type { EngineAnswer, EngineCallContext, EngineClient } from '../../src/engine-client.js';
+import type { EngineAnswer, EngineCallContext, EngineClient } from '../../src/clients/engine-client.js';
 import { answerOf } from './engines.js';
 
 /**

@@ -1,5 +1,5 @@
 import { isArbiterError } from '@arbiter/contracts';
-import { RetryLaterError } from './http/problem.js';
+import { RetryLaterError } from '../errors.js';
 
 /**
  * `retry-after` (seconds) of the execution service's per-caller limit (429 `rate_limited`: the
