@@ -201,6 +201,28 @@ export {
   AuditQueryRequest,
 } from './audit.js';
 export {
+  DecisionSubject,
+  MASKED,
+  MAX_MASKS,
+  MaskPath,
+  DEFAULT_DECISIONS_PER_SECOND,
+  BaseDecisionSettings,
+  OrgDecisionSettings,
+  DecisionSettings,
+  DecisionSettingsGetRequest,
+  DecisionSettingsPutRequest,
+  DecisionSettingsResolveRequest,
+  DecisionResult,
+  DecisionRecord,
+  DecisionFilter,
+  DecisionQuery,
+  DecisionPage,
+  DECISIONS_MAX_PAGE,
+  DecisionQueryRequest,
+  DecisionGetRequest,
+  DecisionIdParams,
+} from './decisions.js';
+export {
   ExportSubject,
   BundleRecord,
   BundleBase,

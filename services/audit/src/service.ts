@@ -1,4 +1,4 @@
-import type { ArbiterEvent } from '@arbiter/contracts';
+import { DecisionRecord, type ArbiterEvent } from '@arbiter/contracts';
 import {
   connectServiceBus,
   databaseOptionsOf,
@@ -14,6 +14,7 @@ import { AuditConsumer } from './consumer.js';
 import { auditService } from './endpoints.js';
 import { migrateAudit } from './migrate.js';
 import { Partitions } from './partitions.js';
+import { insertDecisions } from './repositories/decisions.js';
 import { insertEvents } from './repositories/events.js';
 
 const DAY_MS = 86_400_000;
@@ -24,6 +25,8 @@ export interface Audit extends RunningService {
   db: Knex;
   consumer: AuditConsumer;
   partitions: Partitions;
+  /** The monthly partitions of `decisions` (retention `DECISIONS_RETENTION_DAYS`). */
+  decisionPartitions: Partitions;
 }
 
 /**
@@ -37,10 +40,12 @@ export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
   await ensureDatabase(databaseUrl, { connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS });
   const db = openDatabase(databaseUrl, databaseOptionsOf(config));
   const partitions = new Partitions(db, config.AUDIT_RETENTION_DAYS, logger.child({ component: 'partitions' }));
+  const decisionPartitions = new Partitions(db, config.DECISIONS_RETENTION_DAYS, logger.child({ component: 'partitions' }), 'decisions');
   let bus: Bus | undefined;
   try {
     await migrateAudit(db);
     await partitions.maintain();
+    await decisionPartitions.maintain();
     bus = await connectServiceBus(kit);
   } catch (err) {
     await Promise.allSettled([db.destroy(), bus?.close()]);
@@ -48,11 +53,29 @@ export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
   }
   const liveBus = bus;
   const retentionMs = config.AUDIT_RETENTION_DAYS * DAY_MS;
+  const decisionRetentionMs = config.DECISIONS_RETENTION_DAYS * DAY_MS;
   const store = async (events: ArbiterEvent[]): Promise<void> => {
-    // An event already past the retention would only re-create a dropped partition: it is skipped.
-    const kept = retentionMs > 0 ? events.filter((e) => Date.now() - Date.parse(e.at) < retentionMs) : events;
+    // `decided` events carry decision records: they go to `decisions`, not to the trail.
+    const decided: DecisionRecord[] = [];
+    const trail: ArbiterEvent[] = [];
+    for (const e of events) {
+      if (e.kind !== 'decided') trail.push(e);
+      else {
+        const record = DecisionRecord.safeParse(e.details);
+        if (record.success) decided.push(record.data);
+        else logger.error({ eventId: e.eventId }, 'skipped a `decided` event without a valid decision record');
+      }
+    }
+    // A row already past the retention would only re-create a dropped partition: it is skipped.
+    const kept = retentionMs > 0 ? trail.filter((e) => Date.now() - Date.parse(e.at) < retentionMs) : trail;
+    const keptDecisions = decisionRetentionMs > 0 ? decided.filter((d) => Date.now() - Date.parse(d.at) < decisionRetentionMs) : decided;
     await partitions.ensureFor(kept.map((e) => e.at));
-    await insertEvents(db, kept);
+    await decisionPartitions.ensureFor(keptDecisions.map((d) => d.at));
+    // One transaction: a batch is acked once both are committed, and redelivered whole otherwise.
+    await db.transaction(async (trx) => {
+      await insertEvents(trx, kept);
+      await insertDecisions(trx, keptDecisions);
+    });
   };
   const consumer = new AuditConsumer(
     liveBus.nc,
@@ -71,6 +94,7 @@ export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
   );
   const maintenance = setInterval(() => {
     partitions.maintain().catch((err: unknown) => logger.warn({ err }, 'audit partition maintenance failed; retrying later'));
+    decisionPartitions.maintain().catch((err: unknown) => logger.warn({ err }, 'decision partition maintenance failed; retrying later'));
   }, config.AUDIT_MAINTENANCE_INTERVAL_MS);
   maintenance.unref();
   const stopAll = async (): Promise<void> => {
@@ -95,6 +119,7 @@ export async function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
     db,
     consumer,
     partitions,
+    decisionPartitions,
     ready: () => liveBus.connected() && consumer.isConnected(),
     close: () => (stopping ??= stopAll()),
   };

@@ -16,6 +16,8 @@ import {
 } from '@arbiter/service-kit';
 import type { Redis } from 'ioredis';
 import type { ExecConfig } from './config.js';
+import { DecisionRecorder } from './decisions/recorder.js';
+import { busSettingsSource, RecordingSettings } from './decisions/settings.js';
 import { EnginePool } from './engine-pool.js';
 import { execService } from './endpoints.js';
 import { ExecutedEvents } from './executed-events.js';
@@ -43,6 +45,8 @@ export interface Execution extends RunningService {
   events: ExecutedEvents;
   /** Publishes the outbox of `executed` events to JetStream. */
   relay: EventRelay;
+  /** Decision records (undefined when `DECISIONS_ENABLED` is false). */
+  decisions: DecisionRecorder | undefined;
 }
 
 /**
@@ -86,6 +90,7 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
   let eventsNc: NatsConnection | undefined;
   let relay: EventRelay | undefined;
   let events: ExecutedEvents | undefined;
+  let decisions: DecisionRecorder | undefined;
   try {
     await pool.warmUp();
     bus = await connectServiceBus(kit);
@@ -108,19 +113,34 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
       batchMax: config.EVENTS_BATCH_MAX,
       bufferMax: config.EVENTS_BUFFER_MAX,
     });
+    if (config.DECISIONS_ENABLED) {
+      const outboxKey = executedOutboxKey(prefix);
+      decisions = new DecisionRecorder(
+        { enqueue: sink.enqueue, length: () => redis.xlen(outboxKey) },
+        new RecordingSettings(busSettingsSource(bus, config.REGISTRY_TIMEOUT_MS), config.DECISIONS_SETTINGS_TTL_MS),
+        logger.child({ component: 'decisions' }),
+        kit.metrics,
+        {
+          perSecond: config.DECISIONS_PER_SECOND,
+          flushMs: config.DECISIONS_FLUSH_MS,
+          bufferMax: config.DECISIONS_BUFFER_MAX,
+          outboxMax: config.DECISIONS_OUTBOX_MAX,
+        },
+      );
+    }
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
-    const stored = new StoredRunner({ resolver, pool, events, metrics });
+    const stored = new StoredRunner({ resolver, pool, events, metrics, ...(decisions ? { decisions } : {}) });
     const maxReplyBytes = bus.nc.info?.max_payload ?? 1024 * 1024;
     await bus.serve(execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
     // Events a stopped replica left in the outbox go out now, not at the first sweep.
     liveRelay.kick();
   } catch (err) {
-    await Promise.allSettled([pool.close(), bus?.close(), events?.close(), relay?.stop()]);
+    await Promise.allSettled([pool.close(), bus?.close(), events?.close(), decisions?.close(), relay?.stop()]);
     await Promise.allSettled([index.close(), eventsNc?.close()]);
     await closeRedis(redis);
     throw err;
   }
-  const [liveBus, liveEvents, liveRelay, liveEventsNc] = [bus, events, relay, eventsNc];
+  const [liveBus, liveEvents, liveRelay, liveEventsNc, liveDecisions] = [bus, events, relay, eventsNc, decisions];
   logger.info({ prefix, poolSize: config.EXEC_POOL_SIZE }, 'execution service started');
 
   let closing: Promise<void> | undefined;
@@ -132,11 +152,13 @@ export async function startExecution(kit: ServiceKit<ExecConfig>, opts: { worker
     redis,
     events: liveEvents,
     relay: liveRelay,
+    decisions: liveDecisions,
     ready: () => liveBus.connected() && pool.readyThreads > 0,
     close: () =>
       (closing ??= (async () => {
         await liveBus.close();
         await liveEvents.close();
+        await liveDecisions?.close();
         await Promise.race([liveRelay.settled(), new Promise((resolve) => setTimeout(resolve, LAST_EVENTS_MS).unref())]);
         await liveRelay.stop();
         await outbox.close().catch(() => undefined);

@@ -18,6 +18,7 @@ import type { Redis } from 'ioredis';
 import { buildApp } from './app.js';
 import { watchEvalClient } from './http/metrics.js';
 import { NatsAuditClient } from './audit-client.js';
+import { NatsDecisionsClient } from './decisions-client.js';
 import { appSettingsOf, type GatewayConfig } from './config.js';
 import { NatsEngineClient } from './engine-client-nats.js';
 import { gatewayOutbox } from './events/outbox.js';
@@ -91,6 +92,7 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
       runner: new NatsRunnerClient(evals, liveBus, config.ENGINE_TIMEOUT_MS),
       registry: new NatsRegistryClient(liveBus, config.REGISTRY_TIMEOUT_MS),
       audit: new NatsAuditClient(liveBus, config.AUDIT_TIMEOUT_MS),
+      decisions: new NatsDecisionsClient(liveBus, config.AUDIT_TIMEOUT_MS),
       governance: new NatsGovernanceClient(liveBus, config.GOVERNANCE_TIMEOUT_MS),
       runnable: { client: runnableClient, watch, authRecheckMs: config.RUNNABLE_AUTH_RECHECK_MS },
       events: outbox.events,
