@@ -15,6 +15,8 @@ export const DecisionSubject = {
   settingsGet: 'audit.decisions.settings.get',
   /** Replaces the org-wide masks (admins) or one base's settings (admins and publishers). */
   settingsPut: 'audit.decisions.settings.put',
+  /** A base's most recent decisions for an impact analysis (callers who may edit; the governance service asks). */
+  history: 'audit.decisions.history',
   /** Internal: the settings of an org as the execution service applies them. */
   settingsResolve: 'audit.decisions.settings.resolve',
 } as const;
@@ -151,6 +153,65 @@ export type DecisionQueryRequest = z.input<typeof DecisionQueryRequest>;
 /** `audit.decisions.get`. */
 export const DecisionGetRequest = z.strictObject({ principal: Principal, decisionId: z.string().min(1).max(200) });
 export type DecisionGetRequest = z.infer<typeof DecisionGetRequest>;
+
+/** `audit.decisions.history`: one base's decisions, newest first, in pages. */
+export const DecisionHistoryRequest = z.strictObject({
+  principal: Principal,
+  baseId: z.string().min(1).max(200),
+  limit: z.number().int().min(1).max(DECISIONS_MAX_PAGE),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  cursor: z.string().min(1).max(512).optional(),
+});
+export type DecisionHistoryRequest = z.infer<typeof DecisionHistoryRequest>;
+
+/** Most decisions one impact analysis replays. */
+export const IMPACT_MAX_DECISIONS = 10_000;
+
+/** Body of `POST /policy/{policyId}/impact`. Unknown keys are rejected. */
+export const ImpactRequest = z.strictObject({
+  limit: z.number().int().min(1).max(IMPACT_MAX_DECISIONS).default(1000).describe('Most recent decisions replayed (≤ 10,000)'),
+  from: z.iso.datetime({ offset: true }).optional().describe('Decisions recorded at or after (ISO 8601)'),
+  to: z.iso.datetime({ offset: true }).optional().describe('Decisions recorded before (ISO 8601)'),
+});
+export type ImpactRequest = z.infer<typeof ImpactRequest>;
+
+/** Outcome of one side of a changed decision. */
+const ImpactSide = z.object({ result: DecisionResult, errorCode: z.string().nullable(), outcomes: z.record(z.string(), z.unknown()) });
+
+/**
+ * An impact report: the base's recorded decisions replayed through one record at each decision's
+ * `now`. `transitions` counts the changed ones by `before→after` (`true`, `false`, `error`);
+ * `outcomes` counts, per named outcome, the decisions whose value of it changed.
+ */
+export const ImpactReport = z.object({
+  impactId: z.uuid(),
+  policyId: z.string(),
+  baseId: z.string(),
+  contentHash: z.string(),
+  at: z.iso.datetime(),
+  replayed: z.number().int(),
+  unchanged: z.number().int(),
+  changed: z.number().int(),
+  errors: z.number().int(),
+  unreplayable: z.number().int(),
+  transitions: z.record(z.string(), z.number().int()),
+  outcomes: z.record(z.string(), z.number().int()),
+  examples: z.array(
+    z.object({
+      decisionId: z.uuid(),
+      at: z.iso.datetime(),
+      before: ImpactSide,
+      after: ImpactSide,
+      input: z.record(z.string(), z.unknown()),
+    }),
+  ),
+});
+export type ImpactReport = z.infer<typeof ImpactReport>;
+
+/** `governance.impact`: an impact analysis of a policy record for the caller. */
+export const ImpactAnalysisRequest = ImpactRequest.extend({ principal: Principal, policyId: z.string().min(1).max(200) });
+export type ImpactAnalysisRequest = z.input<typeof ImpactAnalysisRequest>;
 
 /** Path of `GET /decisions/{id}`. */
 export const DecisionIdParams = z.object({ id: z.uuid().describe('Decision id') });

@@ -221,6 +221,11 @@ export {
   DecisionQueryRequest,
   DecisionGetRequest,
   DecisionIdParams,
+  DecisionHistoryRequest,
+  IMPACT_MAX_DECISIONS,
+  ImpactRequest,
+  ImpactReport,
+  ImpactAnalysisRequest,
 } from './decisions.js';
 export {
   ExportSubject,

@@ -4,6 +4,7 @@ import {
   hasCapability,
   OrgDecisionSettings,
   type DecisionGetRequest,
+  type DecisionHistoryRequest,
   type DecisionPage,
   type DecisionQueryRequest,
   type DecisionRecord,
@@ -84,6 +85,40 @@ export async function readDecision(db: Db, req: DecisionGetRequest): Promise<Dec
   if (row === undefined) throw new ArbiterError('not_found', `decision \`${req.decisionId}\` not found`);
   return toDecisionRecord(row);
 }
+
+/**
+ * A page of one base's decisions for an impact analysis (newest first): callers who may edit (the
+ * governance service checks the record's own rights first). Pages stop early past ~512 KB so they
+ * fit a bus message.
+ */
+export async function decisionHistory(db: Db, req: DecisionHistoryRequest): Promise<DecisionPage> {
+  if (!hasCapability(req.principal, 'edit')) {
+    throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot analyse the impact of a change`);
+  }
+  const before = req.cursor !== undefined ? decodeCursor(req.cursor, DecisionCursor) : undefined;
+  const rows = await queryDecisions(db, {
+    orgId: req.principal.orgId,
+    baseId: req.baseId,
+    ...(req.from !== undefined ? { from: new Date(req.from) } : {}),
+    ...(req.to !== undefined ? { to: new Date(req.to) } : {}),
+    ...(before ? { before: { at: new Date(before.at), id: before.id } } : {}),
+    limit: req.limit + 1,
+  });
+  const items: DecisionRecord[] = [];
+  let bytes = 0;
+  for (const row of rows.slice(0, req.limit)) {
+    const record = toDecisionRecord(row);
+    bytes += JSON.stringify(record.input).length + 400;
+    items.push(record);
+    if (bytes > HISTORY_PAGE_BYTES) break;
+  }
+  const more = rows.length > items.length;
+  const last = rows[items.length - 1];
+  return { items, nextCursor: more && last ? encodeCursor({ at: last.at.toISOString(), id: last.decision_id }) : null };
+}
+
+/** Bytes of inputs one history page carries, about (under NATS's 1 MB default payload). */
+const HISTORY_PAGE_BYTES = 512 * 1024;
 
 /** Decisions hold the data of runs: the same readers as the audit trail. */
 function authorizeDecisionRead(principal: Principal): void {

@@ -2,6 +2,7 @@ import {
   AuditQueryRequest,
   AuditSubject,
   DecisionGetRequest,
+  DecisionHistoryRequest,
   DecisionQueryRequest,
   DecisionSettingsGetRequest,
   DecisionSettingsPutRequest,
@@ -9,7 +10,7 @@ import {
   DecisionSubject,
 } from '@arbiter/contracts';
 import { defineEndpoint, type Db, type ServiceDef } from '@arbiter/service-kit';
-import { getSettings, listDecisions, putSettings, readDecision, resolveSettings } from './decisions-service.js';
+import { decisionHistory, getSettings, listDecisions, putSettings, readDecision, resolveSettings } from './decisions-service.js';
 import { queryAudit } from './query-service.js';
 
 /** The `audit.*` subjects (the trail and `audit.decisions.*`), served in the `audit` queue group. */
@@ -26,6 +27,11 @@ export function auditService(db: Db, version: string): ServiceDef {
         handler: (req) => listDecisions(db, req),
       }),
       decisions_get: defineEndpoint({ subject: DecisionSubject.get, request: DecisionGetRequest, handler: (req) => readDecision(db, req) }),
+      decisions_history: defineEndpoint({
+        subject: DecisionSubject.history,
+        request: DecisionHistoryRequest,
+        handler: (req) => decisionHistory(db, req),
+      }),
       decisions_settings_get: defineEndpoint({
         subject: DecisionSubject.settingsGet,
         request: DecisionSettingsGetRequest,

@@ -30,6 +30,9 @@ export interface StoredRuns {
   deadline?: number;
   /** Bytes left in the reply (see `EvalRequest.replyBudget`). */
   replyBudget?: { left: number };
+  /** A replay of recorded decisions (impact analysis): run at `now`, low priority, neither counted nor recorded. */
+  replay?: boolean;
+  now?: string;
 }
 
 /** One answer: the raw JSON body its single request answers, or its error. */
@@ -75,8 +78,10 @@ export class StoredRunner {
       items: req.items,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
       ...(req.replyBudget !== undefined ? { replyBudget: req.replyBudget } : {}),
+      ...(req.replay === true ? { replay: true, ...(req.now !== undefined ? { now: req.now } : {}) } : {}),
     });
     this.count(outcome);
+    if (req.replay === true) return outcome.answers.map((answer) => (answer instanceof ArbiterError ? answer : answer.json!));
     const resource = { type: 'policy' as const, id: entry.recordId, baseId: entry.baseId };
     const decisions = this.deps.decisions;
     return outcome.answers.map((answer, i) => {
@@ -98,6 +103,7 @@ export class StoredRunner {
 
   /** Runs a flow by base id or exact record id on each item; its policy nodes resolve like {@link runPolicy}. */
   async runFlow(req: StoredRuns): Promise<RunAnswer[]> {
+    if (req.replay === true) throw new ArbiterError('bad_request', 'replays of flows are not supported yet');
     const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve(
       'flow',
       req.principal,

@@ -19,6 +19,7 @@ import { buildApp } from './app.js';
 import { watchEvalClient } from './http/metrics.js';
 import { NatsAuditClient } from './audit-client.js';
 import { NatsDecisionsClient } from './decisions-client.js';
+import { NatsImpactClient } from './impact-client.js';
 import { appSettingsOf, type GatewayConfig } from './config.js';
 import { NatsEngineClient } from './engine-client-nats.js';
 import { gatewayOutbox } from './events/outbox.js';
@@ -93,6 +94,7 @@ export async function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gate
       registry: new NatsRegistryClient(liveBus, config.REGISTRY_TIMEOUT_MS),
       audit: new NatsAuditClient(liveBus, config.AUDIT_TIMEOUT_MS),
       decisions: new NatsDecisionsClient(liveBus, config.AUDIT_TIMEOUT_MS),
+      impact: new NatsImpactClient(liveBus, config.IMPACT_TIMEOUT_MS),
       governance: new NatsGovernanceClient(liveBus, config.GOVERNANCE_TIMEOUT_MS),
       runnable: { client: runnableClient, watch, authRecheckMs: config.RUNNABLE_AUTH_RECHECK_MS },
       events: outbox.events,

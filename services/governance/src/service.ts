@@ -3,6 +3,7 @@ import {
   databaseOptionsOf,
   ensureDatabase,
   ensureEventStream,
+  EvalClient,
   EventRelay,
   openDatabase,
   PgOutbox,
@@ -15,6 +16,7 @@ import { governanceDatabaseUrl, type GovernanceConfig } from './config.js';
 import { governanceService } from './endpoints.js';
 import { migrateGovernance } from './migrate.js';
 import { NatsRegistryPort } from './registry-port.js';
+import { ImpactService } from './impact-service.js';
 import { ReviewsService } from './reviews-service.js';
 
 /** The governance service's outbox table. */
@@ -58,13 +60,20 @@ export async function startGovernance(kit: ServiceKit<GovernanceConfig>): Promis
     registry: new NatsRegistryPort(liveBus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
     events: { enqueue: outbox.enqueue.bind(outbox), committed: () => relay.kick() },
   });
+  const impact = new ImpactService({
+    db,
+    bus: liveBus,
+    evals: new EvalClient(liveBus, { coalesce: false }),
+    registry: new NatsRegistryPort(liveBus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
+    timeoutMs: config.GOVERNANCE_IMPACT_TIMEOUT_MS,
+  });
   const stopAll = async (): Promise<void> => {
     await liveBus.close().catch(() => undefined);
     await relay.stop();
     await db.destroy();
   };
   try {
-    await bus.serve(governanceService(reviews, kit.version));
+    await bus.serve(governanceService(reviews, kit.version, impact));
   } catch (err) {
     await stopAll();
     throw err;

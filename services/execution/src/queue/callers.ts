@@ -19,6 +19,9 @@ export interface Key {
   inRing: boolean;
 }
 
+/** Prefix of a key id whose work is low priority: it goes only when its person's other keys have none waiting. */
+export const LOW_PRIORITY = 'low:';
+
 /**
  * A person (a key's owner, or a bearer's user): the unit of fair shares. Persons take turns by
  * deficit round robin of worker time; within a person, its keys take turns in order.
@@ -151,8 +154,19 @@ export class Scheduler {
    */
   nextKey(p: Person, advance = true): Key {
     if (p.nextKey >= p.ring.length) p.nextKey = 0;
-    const key = p.ring[p.nextKey];
-    if (advance) p.nextKey++;
+    let at = p.nextKey;
+    // A low-priority key (replays) is passed over while another key of the person has work waiting.
+    if (p.ring[at].id.startsWith(LOW_PRIORITY)) {
+      for (let n = 1; n < p.ring.length; n++) {
+        const other = (p.nextKey + n) % p.ring.length;
+        if (!p.ring[other].id.startsWith(LOW_PRIORITY)) {
+          at = other;
+          break;
+        }
+      }
+    }
+    const key = p.ring[at];
+    if (advance) p.nextKey = at + 1;
     return key;
   }
 
