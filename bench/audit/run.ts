@@ -23,7 +23,7 @@ import { insertEvents } from '../../services/audit/src/repositories/events.js';
 import { createPartition, monthOf, addMonths } from '../../services/audit/src/repositories/partitions.js';
 import { startStack } from '../../test/e2e/harness.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
-import { BENCH_STACK_ENV, combineRounds, DURATION_S, formatRow, measure, metricSum, type Measured } from '../load.js';
+import { BENCH_STACK_ENV, combineRounds, DURATION_S, formatRow, measure, metricSum, runsOn, type Measured } from '../load.js';
 
 const INGEST_EVENTS = Number(process.env.BENCH_AUDIT_EVENTS ?? 100_000);
 const BURST_EVENTS = Number(process.env.BENCH_AUDIT_BURST ?? 20_000);
@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     lines.push(line);
     console.log(line);
   };
+  say(`bench:audit on ${runsOn()}`);
   try {
     // ---- 1. ingest: raw batched INSERT vs the consumer, same events, same table ----
     const sample = events(INGEST_EVENTS, 'bench-ingest');

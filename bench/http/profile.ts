@@ -3,7 +3,8 @@
  * through the full path with the gateway and execution under `--cpu-prof`, on the bench's own
  * nats-server and redis-server, then prints the top self-time entries of each profile (the main
  * thread of each process; worker threads are not profiled by `--cpu-prof`). `BENCH_DURATION`
- * seconds of load (default 8) after a 2 s warm-up; `BENCH_TOP` entries (default 25).
+ * seconds of load (default 8) after a 2 s warm-up; `BENCH_TOP` entries (default 25). `BENCH_LOAD=batch`: `/run/batch`;
+ * `BENCH_LOAD=mcp`: MCP `evaluate_rules` calls, the mcp service profiled too.
  */
 
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -18,6 +19,8 @@ const TOP = Number(process.env.BENCH_TOP ?? 25);
 const TRACE = process.env.BENCH_TRACE !== 'off';
 /** `BENCH_LOAD=batch`: `POST /run/batch` of 100 items on 4 connections instead of `POST /run`. */
 const BATCH = process.env.BENCH_LOAD === 'batch';
+/** `BENCH_LOAD=mcp`: MCP `evaluate_rules` calls (`POST /mcp`, as `bench:mcp` sends them), with the mcp service profiled too. */
+const MCP = process.env.BENCH_LOAD === 'mcp';
 
 interface ProfileNode {
   id: number;
@@ -54,11 +57,15 @@ async function main(): Promise<void> {
   const redis = await startRedisServer();
   try {
     const stack = await startStack({
-      services: ['execution', 'gateway'],
+      services: MCP ? ['execution', 'mcp', 'gateway'] : ['execution', 'gateway'],
       env: { ...BENCH_STACK_ENV, NATS_URL: nats.url, REDIS_URL: redis.url },
       nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
     });
-    const pids = { gateway: stack.pid('gateway'), execution: stack.pid('execution') };
+    const pids = {
+      gateway: stack.pid('gateway'),
+      execution: stack.pid('execution'),
+      ...(MCP ? { mcp: stack.pid('mcp') } : {}),
+    };
     try {
       const body = BATCH
         ? JSON.stringify({
@@ -67,12 +74,26 @@ async function main(): Promise<void> {
             ...(TRACE ? {} : { trace: false }),
           })
         : JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA, ...(TRACE ? {} : { trace: false }) });
-      const target = { url: `${stack.baseUrl}/run${BATCH ? '/batch' : ''}`, body, headers: { 'x-api-key': stack.adminKey } };
+      const target: { url: string; body: string; headers: Record<string, string> } = MCP
+        ? {
+            url: `${stack.baseUrl}/mcp`,
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: 1,
+              method: 'tools/call',
+              params: { name: 'evaluate_rules', arguments: { rule: LICENCE_POLICY, data: LICENCE_DATA } },
+            }),
+            headers: { 'x-mcp-api-key': stack.adminKey, accept: 'application/json, text/event-stream' },
+          }
+        : { url: `${stack.baseUrl}/run${BATCH ? '/batch' : ''}`, body, headers: { 'x-api-key': stack.adminKey } };
       const connections = BATCH ? 4 : undefined;
       await measure('warm-up', target, { duration: 2, ...(connections ? { connections } : {}) });
       console.log(
         formatRow(
-          await measure(BATCH ? 'POST /run/batch' : 'POST /run', target, { duration: DURATION_S, ...(connections ? { connections } : {}) }),
+          await measure(MCP ? 'MCP evaluate_rules' : BATCH ? 'POST /run/batch' : 'POST /run', target, {
+            duration: DURATION_S,
+            ...(connections ? { connections } : {}),
+          }),
         ),
       );
     } finally {

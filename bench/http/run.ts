@@ -370,13 +370,23 @@ function printBatchOnly(loads: Load[], rounds: Measured[][], results: Measured[]
     console.log(`  ${loads[i].name.padEnd(34)} rounds ${r.map((m) => m.rps.toFixed(0)).join(' / ')} req/s`);
   console.log('');
   for (const [i, m] of results.entries()) console.log(formatRow(m, 36, loads[i].per ?? 1));
+  console.log('\nCPU µs per request (per evaluation for /run/batch) by process: gateway / execution / nats-server / redis-server');
+  for (const [i, m] of results.entries()) {
+    const per = (m.requests ?? 0) * (loads[i].per ?? 1);
+    const parts = m.cpuUsByProcess?.map((us) => (per > 0 ? us / per : NaN).toFixed(1)).join(' / ') ?? 'not measured';
+    console.log(`  ${loads[i].name.padEnd(34)} ${parts}`);
+  }
   for (const trace of ['on', 'off']) {
     const single = results[loads.findIndex((l) => l.name === `full path, trace ${trace}`)];
     const batch = results[loads.findIndex((l) => l.name === `/run/batch ${BATCH_ITEMS} items, trace ${trace}`)];
     if (!single || !batch) continue;
     const evals = batch.rps * BATCH_ITEMS;
+    const cpuSingle = cpuPerRequest(single);
+    const cpuBatch = cpuPerRequest(batch, BATCH_ITEMS);
+    const cpuRatio =
+      cpuSingle !== undefined && cpuBatch !== undefined ? `; CPU per evaluation ${(cpuSingle / cpuBatch).toFixed(1)}x less` : '';
     console.log(
-      `trace ${trace}: /run/batch ${evals.toFixed(0)} evaluations/s = ${(evals / single.rps).toFixed(1)}x single POST /run (target >= ${trace === 'on' ? 8 : 25}x)`,
+      `trace ${trace}: /run/batch ${evals.toFixed(0)} evaluations/s = ${(evals / single.rps).toFixed(1)}x single POST /run${cpuRatio} (target >= ${trace === 'on' ? 8 : 25}x)`,
     );
   }
   reportFailures(results);

@@ -100,6 +100,46 @@ describe('POST /run/batch', () => {
     expect(res.body.results[4].errorCode).toBe('missing_selector');
   });
 
+  it('answers items forwarded as the bytes they came as byte for byte as POST /run answers them (whitespace, escapes, UTF-8, −0, overflowing numbers)', async () => {
+    const items = [
+      '{ "applicant" :\n\t{ "age" : 30 } }',
+      '{"applicant":{"age":17,"name":"Zoë \\u00e9 \\ud83c\\udf89 🎉 ], [ {"}}',
+      '{"applicant":{"age":-0}}',
+      '{"applicant":{"age":1e400}}',
+      '{"applicant":{"age":-1e400}}',
+      '{"applicant":{"age":18.0e0}}',
+      `{"applicant":{"age":${'9'.repeat(400)}}}`,
+      '{"applicant":{"age":-0.0},"n":[-1e-400]}',
+    ];
+    const post = async (path: string, body: string) => {
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': stack.adminKey, 'content-type': 'application/json' },
+        body,
+      });
+      return { status: res.status, text: await res.text() };
+    };
+    const batch = await post('/run/batch', `{"rule":${JSON.stringify(ADULT)},\n "items" : [ ${items.join(' ,\n')} ] }`);
+    expect(batch.status, batch.text).toBe(200);
+    const singles: string[] = [];
+    for (const item of items) {
+      const single = await post('/run', `{"rule":${JSON.stringify(ADULT)},"data":${item}}`);
+      expect(single.status, single.text).toBe(200);
+      singles.push(single.text);
+    }
+    expect(batch.text).toBe(`{"results":[${singles.join(',')}]}`);
+    expect((JSON.parse(batch.text) as { results: Array<{ result: boolean }> }).results.map((r) => r.result)).toEqual([
+      true,
+      false,
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+    ]);
+  });
+
   it('answers an engine error as each item’s 200 body, and an item that fails on its own as its problem, neighbours unharmed', async () => {
     const parse = await post('/run/batch', { rule: 'this is not a rule', items: applicants(1, 2) });
     expect(parse.status).toBe(200);

@@ -2,7 +2,7 @@
  * `@arbiter/sdk` installs and runs outside the monorepo (issue 22): `npm pack` of the SDK and the
  * three workspace packages it depends on, `npm install` of the four tarballs into an empty folder
  * (third-party packages from the registry), then the quick-start example of docs/sdk.md, run by
- * Node from that folder against a started stack.
+ * Node from that folder against a started stack; and the browser entry `@arbiter/sdk/client`.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -78,5 +78,24 @@ describe('the packed SDK', () => {
       env: { PATH: process.env.PATH, ARBITER_URL: stack.baseUrl, ARBITER_API_KEY: stack.adminKey },
     });
     expect(out.trim().split('\n')).toEqual(['true 1', 'true', '404 not_found']);
+
+    // The browser entry (the console's): the client alone, and the zod-free error class it throws.
+    writeFileSync(
+      path.join(dir, 'client.mjs'),
+      [
+        "import { ArbiterClient, ArbiterError } from '@arbiter/sdk/client';",
+        "import { ArbiterError as FromContracts } from '@arbiter/contracts';",
+        'const api = new ArbiterClient({ baseUrl: process.env.ARBITER_URL, apiKey: process.env.ARBITER_API_KEY, retries: { max: 0 } });',
+        'console.log((await api.me()).role, (await api.policies.list({ pageSize: 1 }).page()).items.length);',
+        "const err = await api.policies.get('0190a0b0-0000-7000-8000-00000000dead').catch((e) => e);",
+        'console.log(err instanceof ArbiterError, err instanceof FromContracts, err.status, err.code);',
+      ].join('\n'),
+    );
+    const client = execFileSync(process.execPath, ['client.mjs'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, ARBITER_URL: stack.baseUrl, ARBITER_API_KEY: stack.adminKey },
+    });
+    expect(client.trim().split('\n')).toEqual(['admin 1', 'true true 404 not_found']);
   }, 240_000);
 });

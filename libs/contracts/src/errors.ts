@@ -1,70 +1,13 @@
 import { z } from 'zod';
+import { ERROR_CODES, type ErrorReason as PlainErrorReason, type WireError as PlainWireError } from './error-codes.js';
 
-/**
- * Every error code the service can answer with. A code without a status in {@link statusOf}
- * fails `tsc`, so the catalogue and the HTTP mapping cannot drift apart.
- */
-export const ErrorCode = z.enum([
-  'bad_request',
-  'validation_failed',
-  'invalid_cursor',
-  'unauthenticated',
-  'forbidden',
-  'separation_of_duties',
-  'not_found',
-  'conflict',
-  'review_stale',
-  'not_approved',
-  'version_immutable',
-  'too_many_api_keys',
-  'payload_too_large',
-  'unsupported_media_type',
-  'cannot_publish',
-  'result_too_large',
-  'rate_limited',
-  'dependency_unavailable',
-  'timeout',
-  'internal',
-]);
+// The catalogue, the status mapping and the error class live in `error-codes.ts` (no zod, for
+// browsers); this module adds their schemas.
+export { ArbiterError, isArbiterError, isErrorCode, statusOf, RULE_TOO_LARGE, isRuleTooLarge, ERROR_CODES } from './error-codes.js';
+
+/** Every error code the service can answer with ({@link ERROR_CODES}). */
+export const ErrorCode = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof ErrorCode>;
-
-/** HTTP status of each code (DESIGN.md §4). */
-export function statusOf(code: ErrorCode): number {
-  switch (code) {
-    case 'bad_request':
-    case 'validation_failed':
-    case 'invalid_cursor':
-      return 400;
-    case 'unauthenticated':
-      return 401;
-    case 'forbidden':
-    case 'separation_of_duties':
-      return 403;
-    case 'not_found':
-      return 404;
-    case 'conflict':
-    case 'review_stale':
-    case 'not_approved':
-    case 'version_immutable':
-    case 'too_many_api_keys':
-      return 409;
-    case 'payload_too_large':
-      return 413;
-    case 'unsupported_media_type':
-      return 415;
-    case 'cannot_publish':
-    case 'result_too_large':
-      return 422;
-    case 'rate_limited':
-      return 429;
-    case 'internal':
-      return 500;
-    case 'dependency_unavailable':
-      return 503;
-    case 'timeout':
-      return 504;
-  }
-}
 
 /** One reason behind a 400 or 422 (e.g. a failing saved test, a bad schema path). */
 export const ErrorReason = z.object({ code: z.string(), message: z.string(), path: z.string().optional() });
@@ -79,52 +22,7 @@ export const WireError = z.object({
 });
 export type WireError = z.infer<typeof WireError>;
 
-/**
- * The service's one error type: a catalogue code, its status and a one-line detail. Clients (the
- * SDK) throw it for every problem answer too, with the request id the answer named.
- */
-export class ArbiterError extends Error {
-  override readonly name = 'ArbiterError';
-  readonly status: number;
-  /** The id of the HTTP request that failed (the problem's `instance`), when the error came from an answer. */
-  readonly requestId?: string;
-
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly errors?: ErrorReason[],
-    options?: { cause?: unknown; requestId?: string },
-  ) {
-    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
-    this.status = statusOf(code);
-    if (options?.requestId !== undefined) this.requestId = options.requestId;
-  }
-
-  /** The one-line detail (the problem's `detail`): the message. */
-  get detail(): string {
-    return this.message;
-  }
-
-  /** The envelope form of this error. */
-  toWire(): WireError {
-    return { code: this.code, message: this.message, status: this.status, ...(this.errors ? { errors: this.errors } : {}) };
-  }
-
-  /** Rebuilds an error received in a reply envelope. */
-  static fromWire(wire: WireError): ArbiterError {
-    return new ArbiterError(wire.code, wire.message, wire.errors);
-  }
-}
-
-/** Predicate for {@link ArbiterError}, optionally of one code. */
-export function isArbiterError(err: unknown, code?: ErrorCode): err is ArbiterError {
-  return err instanceof ArbiterError && (code === undefined || err.code === code);
-}
-
-/** Reason of a `payload_too_large` about the rule text itself (path `rule`): it concerns a whole batch call, never one item. */
-export const RULE_TOO_LARGE = 'rule_too_large';
-
-/** Whether `err` refuses the rule text as too large (see {@link RULE_TOO_LARGE}). */
-export function isRuleTooLarge(err: unknown): boolean {
-  return isArbiterError(err, 'payload_too_large') && (err.errors ?? []).some((e) => e.code === RULE_TOO_LARGE);
-}
+// The schemas' types and the plain ones are the same shapes.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShapes: [Same<ErrorReason, PlainErrorReason>, Same<WireError, PlainWireError>] = [true, true];
+void sameShapes;

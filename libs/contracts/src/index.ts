@@ -1,4 +1,14 @@
-export { ErrorCode, ErrorReason, WireError, ArbiterError, statusOf, isArbiterError, RULE_TOO_LARGE, isRuleTooLarge } from './errors.js';
+export {
+  ErrorCode,
+  ErrorReason,
+  WireError,
+  ArbiterError,
+  statusOf,
+  isArbiterError,
+  isErrorCode,
+  RULE_TOO_LARGE,
+  isRuleTooLarge,
+} from './errors.js';
 export { replyEnvelope, type Reply } from './envelope.js';
 export { Role, Scope, Principal } from './principal.js';
 export {

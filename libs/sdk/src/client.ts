@@ -1,61 +1,60 @@
-import {
-  ArbiterError,
-  type ApiKey,
-  type ApiKeyListFilter,
-  type AuditEvent,
-  type AuditExportFilter,
-  type AuditListFilter,
-  type Bundle,
-  type CreateApiKeyRequest,
-  type CreatedApiKey,
-  type CreateFlowInput,
-  type CreateGroupInput,
-  type CreatePolicyInput,
-  type DeletedListFilter,
-  type ExplainResponse,
-  type FlowDefinition,
-  type FlowRecord,
-  type FlowReview,
-  type FlowRunResponse,
-  type FlowSummary,
-  type Group,
-  type GroupListFilter,
-  type GroupMember,
-  type ImportBundleInput,
-  type ImportReply,
-  type MeResponse,
-  type Member,
-  type MemberType,
-  type OperatorsResponse,
-  type OrgSettings,
-  type PolicyRecord,
-  type PolicyReview,
-  type PolicySummary,
-  type RecordListFilter,
-  type ReviewDecisionBody,
-  type ReviewPublishBody,
-  type Role,
-  type RunBatchInput,
-  type RunBatchResponse,
-  type RunInput,
-  type RunnableQuery,
-  type RunnableSnapshot,
-  type RunReport,
-  type RunReportReply,
-  type RunResponse,
-  type StoredFlowBatchResponse,
-  type StoredFlowRunResponse,
-  type StoredPolicyBatchResponse,
-  type StoredPolicyRunResponse,
-  type UpdateFlowInput,
-  type UpdateGroupInput,
-  type UpdatePolicyInput,
-  type ValidateResponse,
+import { ArbiterError } from '@arbiter/contracts/error-codes';
+import type {
+  ApiKey,
+  ApiKeyListFilter,
+  AuditEvent,
+  AuditExportFilter,
+  AuditListFilter,
+  Bundle,
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  CreateFlowInput,
+  CreateGroupInput,
+  CreatePolicyInput,
+  DeletedListFilter,
+  ExplainResponse,
+  FlowDefinition,
+  FlowRecord,
+  FlowReview,
+  FlowRunResponse,
+  FlowSummary,
+  Group,
+  GroupListFilter,
+  GroupMember,
+  ImportBundleInput,
+  ImportReply,
+  MeResponse,
+  Member,
+  MemberType,
+  OperatorsResponse,
+  OrgSettings,
+  PolicyRecord,
+  PolicyReview,
+  PolicySummary,
+  RecordListFilter,
+  ReviewDecisionBody,
+  ReviewPublishBody,
+  Role,
+  RunBatchInput,
+  RunBatchResponse,
+  RunInput,
+  RunnableQuery,
+  RunnableSnapshot,
+  RunReport,
+  RunReportReply,
+  RunResponse,
+  StoredFlowBatchResponse,
+  StoredFlowRunResponse,
+  StoredPolicyBatchResponse,
+  StoredPolicyRunResponse,
+  UpdateFlowInput,
+  UpdateGroupInput,
+  UpdatePolicyInput,
+  ValidateResponse,
 } from '@arbiter/contracts';
 import { segment, Transport, type RetryOptions, type TransportOptions } from './http.js';
 import { Paged, type Page } from './pages.js';
 import { lines, serverSentEvents, type ServerSentEvent } from './streams.js';
-import type { LocalOptions, LocalRuntime } from './local/runtime.js';
 
 /** Options of the client: the gateway's address and one credential. */
 export type ArbiterOptions = {
@@ -67,6 +66,8 @@ export type ArbiterOptions = {
   retries?: RetryOptions;
   /** The `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
+  /** Aborts every request of this client when it aborts (see {@link ArbiterClient.withOptions}). */
+  signal?: AbortSignal;
 } & ({ apiKey: string; token?: never } | { token: string | (() => string | Promise<string>); apiKey?: never });
 
 /** A run's trace switch (DESIGN.md §11): on unless `trace: false`. */
@@ -123,8 +124,16 @@ class Api {
   }
 }
 
+/** Options of the calls made through {@link ArbiterClient.withOptions}. */
+export interface CallOptions {
+  /** Aborts the calls (their promise rejects with the signal's reason). */
+  signal?: AbortSignal;
+  /** Deadline of one attempt of each call. */
+  timeoutMs?: number;
+}
+
 /** The endpoints of one kind of record: policies (`/policy…`) or flows (`/flow…`). */
-class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
+export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
   constructor(
     http: Transport,
     private readonly noun: 'policy' | 'flow',
@@ -475,14 +484,16 @@ export class RunnableApi extends Api {
 /**
  * The Arbiter client: one method per endpoint, request and answer types from
  * `@arbiter/contracts`, list methods as async iterators over the cursor pages, and every problem
- * answer thrown as one `ArbiterError` (`status`, `code`, `detail`, `requestId`).
+ * answer thrown as one `ArbiterError` (`status`, `code`, `detail`, `requestId`). It runs in
+ * browsers as in Node (`@arbiter/sdk/client` holds it without the local runtime); `Arbiter`
+ * (`@arbiter/sdk`) adds local evaluation.
  *
  * ```ts
- * const arbiter = new Arbiter({ baseUrl: 'http://localhost:8080', apiKey: process.env.ARBITER_API_KEY! });
+ * const arbiter = new ArbiterClient({ baseUrl: 'http://localhost:8080', apiKey: process.env.ARBITER_API_KEY! });
  * for await (const p of arbiter.policies.list({ status: 'published' })) console.log(p.name);
  * ```
  */
-export class Arbiter {
+export class ArbiterClient {
   readonly policies: PoliciesApi;
   readonly flows: FlowsApi;
   readonly rules: RulesApi;
@@ -495,7 +506,7 @@ export class Arbiter {
   readonly runnable: RunnableApi;
   private readonly http: Transport;
 
-  constructor(options: ArbiterOptions) {
+  constructor(private readonly options: ArbiterOptions) {
     const transport: TransportOptions = {
       baseUrl: options.baseUrl,
       ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
@@ -503,6 +514,7 @@ export class Arbiter {
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.retries !== undefined ? { retries: options.retries } : {}),
       ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
     };
     this.http = new Transport(transport);
     this.policies = new PoliciesApi(this.http, 'policy', 'policies');
@@ -522,19 +534,28 @@ export class Arbiter {
     return this.http.baseUrl;
   }
 
+  /**
+   * The same client (credential, retries, `fetch`) for calls with their own options: a `signal`
+   * that aborts them (joined to this client's), a `timeoutMs` per attempt.
+   *
+   * ```ts
+   * const page = await arbiter.withOptions({ signal: controller.signal }).policies.list({ q: 'age' }).page(cursor);
+   * ```
+   */
+  withOptions(call: CallOptions): this {
+    const own = this.options.signal;
+    const signal = call.signal === undefined ? own : own === undefined ? call.signal : AbortSignal.any([own, call.signal]);
+    const options: ArbiterOptions = {
+      ...this.options,
+      ...(call.timeoutMs !== undefined ? { timeoutMs: call.timeoutMs } : {}),
+      ...(signal !== undefined ? { signal } : {}),
+    };
+    const Self = this.constructor as new (options: ArbiterOptions) => this;
+    return new Self(options);
+  }
+
   /** `GET /me`: who the credential is. */
   async me(): Promise<MeResponse> {
     return (await this.http.request({ method: 'GET', path: '/me', idempotent: true })).body as MeResponse;
-  }
-
-  /**
-   * Loads the runnable records of the chosen bases (every base the caller sees when none is
-   * chosen), compiles them once and keeps them in sync; runs then answer in-process exactly as
-   * `POST /run/policy/{baseId}` would. Needs an API key with `view` (as runs do). See
-   * `@arbiter/sdk/local` for the runtime.
-   */
-  async local(options: LocalOptions = {}): Promise<LocalRuntime> {
-    const { startLocalRuntime } = await import('./local/runtime.js');
-    return startLocalRuntime(this, options);
   }
 }

@@ -1,4 +1,5 @@
-import { ArbiterError, ErrorCode, type ErrorReason } from '@arbiter/contracts';
+// The zod-free entry of the contracts: the client's bundle for browsers carries no schemas.
+import { ArbiterError, isErrorCode, type ErrorCode, type ErrorReason } from '@arbiter/contracts/error-codes';
 
 /** How failed requests are tried again (only where that is safe: see {@link Transport.request}). */
 export interface RetryOptions {
@@ -24,6 +25,8 @@ export interface TransportOptions {
   retries?: RetryOptions;
   /** The `fetch` to use (default: the global one). */
   fetch?: typeof fetch;
+  /** Aborts every request sent through this transport (with the request's own signal, whichever aborts first). */
+  signal?: AbortSignal;
 }
 
 /** One request. */
@@ -87,7 +90,8 @@ export class Transport {
   }
 
   /** Sends `spec`, retrying where safe; resolves with a 2xx (or 304) answer, else throws an {@link ArbiterError}. */
-  async request(spec: RequestSpec): Promise<Answer> {
+  async request(request: RequestSpec): Promise<Answer> {
+    const spec = this.withSignal(request);
     const requestId = newRequestId();
     for (let attempt = 0; ; attempt++) {
       let res: Response;
@@ -119,7 +123,8 @@ export class Transport {
    * Opens a streamed answer (server-sent events, NDJSON): resolves with the response once its
    * status is 2xx (no time-out on the body, no retries); a problem answer is thrown.
    */
-  async stream(spec: Omit<RequestSpec, 'idempotent' | 'timeoutMs'> & { accept: string }): Promise<Response> {
+  async stream(request: Omit<RequestSpec, 'idempotent' | 'timeoutMs'> & { accept: string }): Promise<Response> {
+    const spec = this.withSignal(request);
     const requestId = newRequestId();
     let res: Response;
     try {
@@ -130,6 +135,13 @@ export class Transport {
     }
     if (!res.ok) throw await problemOf(res, requestId);
     return res;
+  }
+
+  /** `spec` with the transport's signal joined to its own. */
+  private withSignal<S extends { signal?: AbortSignal }>(spec: S): S {
+    const own = this.opts.signal;
+    if (own === undefined) return spec;
+    return { ...spec, signal: spec.signal === undefined ? own : AbortSignal.any([spec.signal, own]) };
   }
 
   private async send(spec: RequestSpec, requestId: string, bounded = true): Promise<Response> {
@@ -175,9 +187,23 @@ export class Transport {
   }
 }
 
-/** A request id: sent as `x-request-id`, kept by the gateway, named by every problem. */
+/**
+ * A request id: sent as `x-request-id`, kept by the gateway, named by every problem. Browsers
+ * offer `crypto.randomUUID` only on HTTPS and localhost; a page served over plain HTTP (a console
+ * on an internal host) gets the same kind of id from `getRandomValues`.
+ */
 function newRequestId(): string {
-  return globalThis.crypto.randomUUID();
+  const crypto = globalThis.crypto;
+  return typeof crypto.randomUUID === 'function' ? crypto.randomUUID() : uuidFromBytes(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+/** A version 4 UUID made of 16 random bytes. */
+export function uuidFromBytes(random: Uint8Array): string {
+  const bytes = Uint8Array.from(random.subarray(0, 16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /** `encodeURIComponent` for a path segment. */
@@ -195,8 +221,7 @@ export async function problemOf(res: Response, requestId: string): Promise<Arbit
   } catch {
     problem = undefined;
   }
-  const known = ErrorCode.safeParse(problem?.code);
-  const code = known.success ? known.data : codeOfStatus(res.status);
+  const code = isErrorCode(problem?.code) ? problem.code : codeOfStatus(res.status);
   const detail =
     typeof problem?.detail === 'string'
       ? problem.detail

@@ -7,13 +7,20 @@ export interface Page<T> {
 /**
  * A list endpoint as an async iterator over its items: pages are fetched one at a time, as the
  * loop asks for more (`for await (const p of arbiter.policies.list()) …`). `pages()` walks the
- * pages themselves; `toArray()` collects every item.
+ * pages themselves; `toArray()` collects every item; `page(cursor)` fetches one page (the first
+ * without a cursor, else the one a previous page's `nextCursor` names), for a user paging back and
+ * forth.
  */
 export class Paged<T> implements AsyncIterable<T> {
   constructor(private readonly fetchPage: (cursor: string | undefined) => Promise<Page<T>>) {}
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
     for await (const page of this.pages()) yield* page.items;
+  }
+
+  /** One page: the first, or the one after the page whose `nextCursor` is `cursor`. */
+  page(cursor?: string | null): Promise<Page<T>> {
+    return this.fetchPage(cursor ?? undefined);
   }
 
   /** The pages, in order. */

@@ -45,6 +45,36 @@ function reach(entry: string): { files: Set<string>; packages: Set<string> } {
   return { files, packages };
 }
 
+describe('the browser client entry (@arbiter/sdk/client)', () => {
+  it('reaches no local runtime, and of the packages only the zod-free error codes at run time', () => {
+    const { files, packages } = reach(path.join(srcDir, 'client-entry.ts'));
+    expect([...files].filter((f) => f.includes(`${path.sep}local${path.sep}`))).toEqual([]);
+    expect([...packages]).toEqual(['@arbiter/contracts']);
+    const valueImports = [...files].flatMap((f) => specifiers(readFileSync(f, 'utf8')).filter((s) => !s.startsWith('.')));
+    expect([...new Set(valueImports)]).toEqual(['@arbiter/contracts/error-codes']);
+  });
+
+  it('bundles for the browser without zod, the rule language or a Node built-in', async () => {
+    const result = await build({
+      entryPoints: [path.join(srcDir, 'client-entry.ts')],
+      bundle: true,
+      write: false,
+      platform: 'browser',
+      format: 'esm',
+      metafile: true,
+      outdir: 'out',
+      logLevel: 'silent',
+    });
+    expect(result.errors).toEqual([]);
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.filter((i) => /node_modules[\\/](zod|antlr4ng|ajv|re2js)[\\/]|rule-lang|libs[\\/]flow/.test(i))).toEqual([]);
+    expect(inputs.some((i) => i.endsWith(path.join('contracts', 'dist', 'error-codes.js')))).toBe(true);
+    const code = result.outputFiles.map((f) => f.text).join('\n');
+    expect(code).not.toMatch(/from\s*["']node:/);
+    expect(code).toMatch(/export \{[^}]*\bArbiterClient\b/);
+  });
+});
+
 describe('the client entry', () => {
   it('reaches the local runtime (loaded on demand) and nothing outside the three workspace packages', () => {
     const { files, packages } = reach(path.join(srcDir, 'index.ts'));

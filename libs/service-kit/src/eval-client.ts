@@ -56,7 +56,7 @@ export interface EvalClientStats {
 /** Evaluations asked for by one call, waiting for their answers. */
 interface Call {
   readonly spec: EvalSpec;
-  readonly items: readonly string[];
+  readonly items: readonly FrameItem[];
   readonly answers: EvalAnswer[];
   /** Answers still missing. */
   left: number;
@@ -182,8 +182,8 @@ export class EvalClient {
     return answer;
   }
 
-  /** Evaluations of `items` (JSON texts) alike: each one's raw JSON answer or its error, in order. */
-  many(spec: EvalSpec, items: readonly string[]): Promise<EvalAnswer[]> {
+  /** Evaluations of `items` (JSON texts, or their UTF-8 bytes) alike: each one's raw JSON answer or its error, in order. */
+  many(spec: EvalSpec, items: readonly FrameItem[]): Promise<EvalAnswer[]> {
     if (items.length === 0) return Promise.resolve([]);
     return new Promise<EvalAnswer[]>((done) => {
       this.pending.push({ spec, items, answers: new Array<EvalAnswer>(items.length), left: items.length, done });
@@ -220,7 +220,8 @@ export class EvalClient {
       let bytes = 0;
       let headerBytes = frame.headerCost(call.spec, aloneCost);
       for (let i = 0; i < call.items.length; i++) {
-        const size = Buffer.byteLength(call.items[i], 'utf8');
+        const item = call.items[i];
+        const size = typeof item === 'string' ? Buffer.byteLength(item, 'utf8') : item.byteLength;
         if (aloneCost + size > room) {
           // Too large even alone: the bus would refuse it, so it is refused here (the others go on).
           if (i > from) frame.add(call, from, i, bytes, headerBytes);

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
-import { Api, problemText } from './lib/api.js';
+import { consoleClient, problemText } from './lib/api.js';
 import { clearCredentials, loadCredentials, saveCredentials, type Credentials } from './lib/credentials.js';
 import { matchRoute, navigate, useRoute } from './lib/router.js';
 import { can, SessionContext, type Session } from './lib/session.js';
@@ -40,12 +40,12 @@ export function App() {
   const [credentials, setCredentials] = useState<Credentials | null>(() => loadCredentials());
   const [me, setMe] = useState<MeResponse | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const api = useMemo(() => (credentials ? new Api(credentials) : null), [credentials]);
+  const api = useMemo(() => (credentials ? consoleClient(credentials) : null), [credentials]);
 
   // A key kept from earlier in this tab is checked again (it may have been revoked).
   useEffect(() => {
     if (!api || me) return;
-    api.get<MeResponse>('/me').then(setMe, (err: unknown) => {
+    api.me().then(setMe, (err: unknown) => {
       setError(problemText(err));
       clearCredentials();
       setCredentials(null);

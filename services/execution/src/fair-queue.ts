@@ -35,9 +35,9 @@
 import { ArbiterError } from '@arbiter/contracts';
 import { Deadlines } from './deadlines.js';
 import { assembleTask, type Handout } from './queue/assembly.js';
-import { Scheduler, type Key, type Person } from './queue/callers.js';
+import { Scheduler } from './queue/callers.js';
 import { DEFAULT_CHUNK_POLICY, learn, type ChunkPolicy } from './queue/chunking.js';
-import type { CallerId, Chunk, ChunkRunner, Entry, EvalEntry, TaskEntry } from './queue/jobs.js';
+import type { CallerId, Chunk, ChunkRunner, Entry, EvalEntry, Key, Person, TaskEntry } from './queue/jobs.js';
 
 export type { CallerId, Chunk, ChunkRunner } from './queue/jobs.js';
 export type { ChunkPolicy } from './queue/chunking.js';

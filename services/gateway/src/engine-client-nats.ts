@@ -8,7 +8,7 @@ import {
   type Principal,
   type RuleOnlyRequest,
 } from '@arbiter/contracts';
-import type { Bus, EvalClient } from '@arbiter/service-kit';
+import type { Bus, EvalClient, FrameItem } from '@arbiter/service-kit';
 import type { EngineAnswer, EngineCallContext, EngineClient } from './engine-client.js';
 import { engineAnswer } from './engine-retry.js';
 
@@ -26,7 +26,7 @@ export class NatsEngineClient implements EngineClient {
   ) {}
 
   /** One group of items for the caller, whom the execution service re-checks; a batch call's items go in messages of at most 256. */
-  evaluate(principal: Principal, rule: string, items: readonly string[], ctx: EngineCallContext): Promise<EngineAnswer[]> {
+  evaluate(principal: Principal, rule: string, items: readonly FrameItem[], ctx: EngineCallContext): Promise<EngineAnswer[]> {
     return this.evals.many(
       {
         subject: ExecSubject.run,

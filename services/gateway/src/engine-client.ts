@@ -1,3 +1,4 @@
+import type { FrameItem } from '@arbiter/service-kit';
 import type { ArbiterError, ExplainResponse, OperatorsResponse, Principal, RuleOnlyRequest, ValidateResponse } from '@arbiter/contracts';
 
 /** One evaluation's answer: the raw JSON body its single request answers (forwarded as it is), or its error. */
@@ -11,11 +12,11 @@ export type EngineAnswer = Uint8Array | ArbiterError;
  */
 export interface EngineClient {
   /**
-   * Evaluates an unsaved rule against each of `items` (data objects as JSON text): `POST /run` (one
+   * Evaluates an unsaved rule against each of `items` (data objects as JSON text, or its UTF-8 bytes): `POST /run` (one
    * item) and `POST /run/batch`. In order, each item's answer: the JSON body `POST /run` answers
    * (bytes, never decoded here), or the error its own `POST /run` would have failed with.
    */
-  evaluate(principal: Principal, rule: string, items: readonly string[], ctx: EngineCallContext): Promise<EngineAnswer[]>;
+  evaluate(principal: Principal, rule: string, items: readonly FrameItem[], ctx: EngineCallContext): Promise<EngineAnswer[]>;
   /** Checks a rule's syntax (`POST /validate`). */
   validate(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ValidateResponse>;
   /** Describes a rule's structure (`POST /explain`). */

@@ -19,7 +19,13 @@ export class McpForwarder {
 
   async forward(
     principal: Principal,
-    request: { method: string; headers: Record<string, string | string[] | undefined>; body: unknown; requestId: string },
+    request: {
+      method: string;
+      headers: Record<string, string | string[] | undefined>;
+      /** The JSON body's text, as it came (never parsed and written again on the way). */
+      body: string | undefined;
+      requestId: string;
+    },
   ): Promise<McpHttpResponse> {
     const headers: Record<string, string> = {};
     for (const name of FORWARDED_REQUEST_HEADERS) {
@@ -30,7 +36,7 @@ export class McpForwarder {
       method: request.method as McpHttpRequest['method'],
       headers,
       principal,
-      ...(request.method === 'POST' && request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+      ...(request.method === 'POST' && request.body !== undefined ? { body: request.body } : {}),
     };
     const res = await this.bus.request(McpSubject.http, message, McpHttpResponse, {
       timeoutMs: this.timeoutMs,

@@ -1,5 +1,5 @@
 import { StoredRunSubject, type FlowTestBody, type FlowTestInput, type Principal } from '@arbiter/contracts';
-import type { Bus, EvalClient } from '@arbiter/service-kit';
+import type { Bus, EvalClient, FrameItem } from '@arbiter/service-kit';
 import type { EngineAnswer, EngineCallContext } from './engine-client.js';
 import { engineAnswer } from './engine-retry.js';
 
@@ -18,7 +18,7 @@ export type RunKind = 'policy' | 'flow';
 export interface RunnerClient {
   /**
    * Runs the policy or flow `id` names (`by` a base id, or an exact record id) on each of `items`
-   * (data objects as JSON text): `POST /run/policy/{baseId}` and the others, one item, and their
+   * (data objects as JSON text, or its UTF-8 bytes): `POST /run/policy/{baseId}` and the others, one item, and their
    * `/batch` forms. In order, each item's answer: the JSON body of the single route (bytes, never
    * decoded here) or its error.
    */
@@ -27,7 +27,7 @@ export interface RunnerClient {
     principal: Principal,
     by: RunBy,
     id: string,
-    items: readonly string[],
+    items: readonly FrameItem[],
     ctx: EngineCallContext,
   ): Promise<EngineAnswer[]>;
   /** `POST /flow/test`: the JSON body of the answer (a `FlowRunResponse`), never decoded here. */
@@ -52,7 +52,7 @@ export class NatsRunnerClient implements RunnerClient {
     principal: Principal,
     by: RunBy,
     id: string,
-    items: readonly string[],
+    items: readonly FrameItem[],
     ctx: EngineCallContext,
   ): Promise<EngineAnswer[]> {
     return this.evals.many(

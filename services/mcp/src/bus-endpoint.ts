@@ -3,7 +3,8 @@ import { hasCapability, McpHttpRequest, McpSubject, type McpHttpResponse } from 
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Logger } from 'pino';
 import { describeRpc, RpcCode } from './rpc.js';
-import { createToolServer } from './tools.js';
+import { directAnswer, directCall } from './fast-path.js';
+import { createToolServer, evaluateRules, type ToolDeps } from './tools.js';
 
 /** What the `mcp.http` endpoint needs. */
 export interface McpBusDeps {
@@ -12,6 +13,8 @@ export interface McpBusDeps {
   logger: Logger;
   timeoutMs: number;
   version: string;
+  /** Serve a plain `evaluate_rules` call without the SDK's per-request server (`fast-path.ts`); default on. */
+  direct?: boolean;
 }
 
 function rpcError(status: number, code: number, message: string, extra: Record<string, string> = {}): McpHttpResponse {
@@ -25,7 +28,9 @@ function rpcError(status: number, code: number, message: string, extra: Record<s
 /**
  * `mcp.http`: one MCP exchange forwarded by the gateway over the bus, served by the SDK's
  * Streamable HTTP transport (web-standard flavour, stateless, JSON responses): a fresh server per
- * request, so any replica in the queue group answers. The caller's `view` right is re-checked here.
+ * request, so any replica in the queue group answers. A plain `evaluate_rules` call, the common
+ * one, is answered directly with the same bytes (`fast-path.ts`): the SDK's per-request server and
+ * transport cost more than the call. The caller's `view` right is re-checked here.
  */
 export function mcpBusEndpoint(deps: McpBusDeps) {
   return defineEndpoint({
@@ -43,7 +48,7 @@ export function mcpBusEndpoint(deps: McpBusDeps) {
         return rpcError(400, RpcCode.parseError, 'parse error: the body is not JSON');
       }
       const requestId = ctx.requestId ?? 'bus';
-      const server = createToolServer({
+      const toolDeps: ToolDeps = {
         bus: deps.bus,
         evals: deps.evals,
         principal: req.principal,
@@ -51,7 +56,16 @@ export function mcpBusEndpoint(deps: McpBusDeps) {
         timeoutMs: deps.timeoutMs,
         requestId,
         version: deps.version,
-      });
+      };
+      const direct = deps.direct === false ? undefined : directCall(req, parsed);
+      if (direct !== undefined) {
+        const answer = directAnswer(direct, await evaluateRules(toolDeps)(direct.args));
+        if (deps.logger.isLevelEnabled('debug')) {
+          deps.logger.debug({ requestId, orgId: req.principal.orgId, rpc: describeRpc(parsed), status: answer.status }, 'mcp request');
+        }
+        return answer;
+      }
+      const server = createToolServer(toolDeps);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);

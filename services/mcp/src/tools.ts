@@ -71,30 +71,7 @@ export function createToolServer(deps: ToolDeps): McpServer {
       outputSchema: EvaluateRulesResult,
       annotations: READ_ONLY,
     },
-    async ({ rule, data }) =>
-      call(
-        ExecSubject.run,
-        async () => {
-          // MCP always traces. The answer is the execution service's own RunResponse JSON (its shape is
-          // that contract, checked by the execution service's tests); the SDK checks the tool result.
-          const body = await deps.evals.one(
-            {
-              subject: ExecSubject.run,
-              principal: deps.principal,
-              rule,
-              trace: true,
-              timeoutMs: deps.timeoutMs,
-              requestId: deps.requestId,
-            },
-            JSON.stringify(data),
-          );
-          return JSON.parse(decoder.decode(body)) as RunResponse;
-        },
-        (r): EvaluateRulesResult => {
-          const error = r.error ?? null;
-          return { result: r.result, outcomes: error === null ? (r.outcomes ?? {}) : {}, trace: r.trace, error };
-        },
-      ),
+    evaluateRules(deps, call),
   );
 
   server.registerTool(
@@ -152,6 +129,37 @@ export function createToolServer(deps: ToolDeps): McpServer {
 
 const decoder = new TextDecoder();
 
+/**
+ * The `evaluate_rules` tool: one traced evaluation of `data` (`exec.eval`), its answer as the tool
+ * result. Shared by the SDK's server and the mcp service's direct path (`fast-path.ts`).
+ */
+export function evaluateRules(deps: ToolDeps, call: ExecCaller = execCaller(deps)) {
+  return async ({ rule, data }: EvaluateRulesArgs): Promise<CallToolResult> =>
+    call(
+      ExecSubject.run,
+      async () => {
+        // MCP always traces. The answer is the execution service's own RunResponse JSON (its shape is
+        // that contract, checked by the execution service's tests); the output schema checks the tool result.
+        const body = await deps.evals.one(
+          {
+            subject: ExecSubject.run,
+            principal: deps.principal,
+            rule,
+            trace: true,
+            timeoutMs: deps.timeoutMs,
+            requestId: deps.requestId,
+          },
+          JSON.stringify(data),
+        );
+        return JSON.parse(decoder.decode(body)) as RunResponse;
+      },
+      (r): EvaluateRulesResult => {
+        const error = r.error ?? null;
+        return { result: r.result, outcomes: error === null ? (r.outcomes ?? {}) : {}, trace: r.trace, error };
+      },
+    );
+}
+
 /** A request/reply of the execution service, validated by `reply`. */
 function request<R>(deps: ToolDeps, subject: ExecSubject, payload: unknown, reply: z.ZodType<R>): () => Promise<R> {
   return () => deps.bus.request(subject, payload, reply, { timeoutMs: deps.timeoutMs, requestId: deps.requestId });
@@ -162,6 +170,8 @@ function request<R>(deps: ToolDeps, subject: ExecSubject, payload: unknown, repl
  * `structuredContent` and as JSON text (`text` picks what the text shows). A failure of the service
  * becomes an `isError` result with a one-line message, never a protocol error.
  */
+type ExecCaller = ReturnType<typeof execCaller>;
+
 function execCaller(deps: ToolDeps) {
   return async <R, S extends Record<string, unknown>>(
     subject: ExecSubject,

@@ -83,11 +83,16 @@ describe('web console', () => {
     await shot('sign-in');
   });
 
-  it('signs in with an API key (keyboard only)', async () => {
+  it('signs in with an API key (keyboard only), checked through the SDK client', async () => {
     await page.getByTestId('credential').fill('');
+    const me = page.waitForRequest((r) => new URL(r.url()).pathname === '/me');
     await signIn(stack.adminKey);
     await expect(page.getByTestId('who').textContent()).resolves.toContain('admin · admin · acme');
     expect(page.url()).not.toContain(stack.adminKey);
+    // @arbiter/sdk/client signs the call and names it with a request id (issue 22 item 2)
+    const headers = (await me).headers();
+    expect(headers['x-api-key']).toBe(stack.adminKey);
+    expect(headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('underlines a typo at the line and column /validate reports, and clears it when fixed', async () => {

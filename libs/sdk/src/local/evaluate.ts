@@ -1,22 +1,11 @@
-import type { FlowPolicyNode, FlowRunResponse, RunnableLimits, StoredPolicyRunResponse } from '@arbiter/contracts';
+import type { FlowPolicyNode, FlowRunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
 import { runFlow, type PolicyRunResult, type ResolvedPolicy } from '@arbiter/flow';
-import type { EvaluateOptions, StepBudgetLike } from '@arbiter/rule-lang';
-import { capTrace } from './limits.js';
+import type { StepBudgetLike } from '@arbiter/rule-lang';
+import { capTrace, type RunModes } from './limits.js';
 import type { PolicyEntry, RunnableState } from './state.js';
 
 /** `errorCode` of a flow node whose policy is deleted, unknown or of another org (as the execution service answers it). */
 export const POLICY_NOT_FOUND = 'policy_not_found';
-
-/** Evaluation options built once per limits and mode: a run allocates none. */
-export interface RunModes {
-  traced: EvaluateOptions;
-  untraced: EvaluateOptions;
-}
-
-/** The options of both modes under `limits`. */
-export function runModes(limits: RunnableLimits): RunModes {
-  return { traced: { trace: true, stepBudget: limits.traceStepBudget }, untraced: { trace: false, stepBudget: limits.stepBudget } };
-}
 
 /**
  * One stored policy run, answered exactly as `POST /run/policy/{baseId}` answers it: the schema

@@ -1,4 +1,5 @@
-import { ArbiterError } from '@arbiter/contracts';
+import { ArbiterError, type RunnableLimits } from '@arbiter/contracts';
+import type { EvaluateOptions } from '@arbiter/rule-lang';
 
 /** UTF-8 bytes of a string (a lone surrogate counts 3, as its replacement character), without Node's `Buffer`. */
 export function utf8Bytes(s: string): number {
@@ -51,4 +52,15 @@ export function checkData(data: unknown): asserts data is Record<string, unknown
 /** Whether `data` is an object that is not an array (what a run's data must be). */
 export function isObject(data: unknown): data is Record<string, unknown> {
   return typeof data === 'object' && data !== null && !Array.isArray(data);
+}
+
+/** Evaluation options built once per limits and mode: a run allocates none. */
+export interface RunModes {
+  traced: EvaluateOptions;
+  untraced: EvaluateOptions;
+}
+
+/** The options of both modes under `limits`. */
+export function runModes(limits: RunnableLimits): RunModes {
+  return { traced: { trace: true, stepBudget: limits.traceStepBudget }, untraced: { trace: false, stepBudget: limits.stepBudget } };
 }

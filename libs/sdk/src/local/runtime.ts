@@ -2,18 +2,35 @@ import {
   ArbiterError,
   ErrorCode,
   isArbiterError,
+  type RunnableQuery,
   type RunnableSelection,
   type RunnableSnapshot,
+  type RunReport,
+  type RunReportReply,
   type StoredFlowRunResponse,
   type StoredPolicyRunResponse,
 } from '@arbiter/contracts';
-import type { Arbiter } from '../client.js';
 import { sleep } from '../http.js';
+import type { ServerSentEvent } from '../streams.js';
 import { decodeCache, encodeCache, fileCache, type LocalCacheStore } from './cache.js';
 import { runFlowDefinition, runPolicyEntry } from './evaluate.js';
 import { checkData, isObject } from './limits.js';
 import { Reporter, unref, type ReportStats } from './reporter.js';
 import { RunnableState, type PolicyEntry } from './state.js';
+
+/**
+ * What the runtime needs of its client (an `Arbiter`, whose `runnable` is this shape): the gateway's
+ * address and the runnable endpoints. Declared here so the client and the runtime it loads on demand
+ * do not import each other.
+ */
+export interface RuntimeClient {
+  readonly baseUrl: string;
+  readonly runnable: {
+    snapshot(query: Partial<RunnableQuery>, opts?: { signal?: AbortSignal }): Promise<RunnableSnapshot>;
+    changes(since: number, opts?: { heartbeatMs?: number; signal?: AbortSignal }): AsyncIterable<ServerSentEvent>;
+    report(report: RunReport): Promise<RunReportReply>;
+  };
+}
 
 /** Options of {@link Arbiter.local}. Without `bases`, `group` or `all`, every base the caller sees is loaded (`all`). */
 export interface LocalOptions {
@@ -108,7 +125,7 @@ export class LocalRuntime {
 
   /** @internal Use {@link Arbiter.local}. */
   constructor(
-    private readonly client: Arbiter,
+    private readonly client: RuntimeClient,
     private readonly selection: RunnableSelection,
     private readonly options: LocalOptions,
     private readonly reporter: Reporter,
@@ -369,7 +386,7 @@ function problemOfEvent(data: string): ArbiterError {
 }
 
 /** Starts a runtime for `client` (what {@link Arbiter.local} does). */
-export async function startLocalRuntime(client: Arbiter, options: LocalOptions): Promise<LocalRuntime> {
+export async function startLocalRuntime(client: RuntimeClient, options: LocalOptions): Promise<LocalRuntime> {
   const chosen = options.bases !== undefined || options.group !== undefined || options.all === true;
   const selection: RunnableSelection = {
     ...(options.bases !== undefined ? { bases: [...options.bases].sort() } : {}),

@@ -1,6 +1,6 @@
 import type { RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot } from '@arbiter/contracts';
 import { compile, compileDataSchema, isRuleParseError, type CompiledPolicy, type DataSchema } from '@arbiter/rule-lang';
-import { runModes, type RunModes } from './evaluate.js';
+import { runModes, type RunModes } from './limits.js';
 import type { Reporter, RunCounter } from './reporter.js';
 
 /** A policy record compiled once: its policy (or the parse error its text gives) and its schema check. */

@@ -102,7 +102,7 @@ export function RuleWorkbench({
     setBusy(true);
     setError(null);
     try {
-      const r = run ? await run(parsed.value) : await api.post<RunResponse>('/run', { rule, data: parsed.value });
+      const r = run ? await run(parsed.value) : await api.rules.evaluate({ rule, data: parsed.value as Record<string, unknown> });
       setResult(r);
       setRanRule(rule);
       setRanData(data);
@@ -116,7 +116,7 @@ export function RuleWorkbench({
   const doExplain = async () => {
     setError(null);
     try {
-      setExplain(await api.post<ExplainResponse>('/explain', { rule }));
+      setExplain(await api.rules.explain(rule));
       setExplainedRule(rule);
     } catch (err) {
       setError(err);

@@ -2,7 +2,7 @@ import type { Extension } from '@codemirror/state';
 import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import type { EditorView } from '@codemirror/view';
-import type { Api } from '../lib/api.js';
+import type { ArbiterClient } from '@arbiter/sdk/client';
 import { problemText } from '../lib/api.js';
 import { errorLocation, errorRange, ruleLanguage } from '../lib/rule-syntax.js';
 import type { OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
@@ -19,7 +19,7 @@ export function validateDiagnostics(text: string, reply: ValidateResponse): Diag
 }
 
 /** Live diagnostics: `POST /validate`, debounced by CodeMirror's linter. */
-export function ruleLinter(api: Api, onResult?: (reply: ValidateResponse | null) => void): Extension {
+export function ruleLinter(api: ArbiterClient, onResult?: (reply: ValidateResponse | null) => void): Extension {
   return [
     lintGutter(),
     linter(
@@ -30,7 +30,7 @@ export function ruleLinter(api: Api, onResult?: (reply: ValidateResponse | null)
           return [];
         }
         try {
-          const reply = await api.post<ValidateResponse>('/validate', { rule: text });
+          const reply = await api.rules.validate(text);
           onResult?.(reply);
           return validateDiagnostics(text, reply);
         } catch (err) {
@@ -54,14 +54,14 @@ export function operatorPrefix(lineBefore: string): string | null {
 }
 
 /** Completion of the operator phrases from `GET /operators` (loaded once per editor). */
-export function operatorCompletion(api: Api): Extension {
+export function operatorCompletion(api: ArbiterClient): Extension {
   let loaded: Promise<OperatorsResponse> | null = null;
   const source = async (context: CompletionContext): Promise<CompletionResult | null> => {
     const phrase = operatorPrefix(context.state.sliceDoc(context.state.doc.lineAt(context.pos).from, context.pos));
     // Ctrl-Space anywhere completes from the word before the cursor
     const word = phrase ?? (context.explicit ? (context.matchBefore(/[a-z]+$/i)?.text ?? '') : null);
     if (word === null) return null;
-    loaded ??= api.get<OperatorsResponse>('/operators').catch(() => {
+    loaded ??= api.rules.operators().catch((): OperatorsResponse => {
       loaded = null;
       return [];
     });
@@ -75,6 +75,6 @@ export function operatorCompletion(api: Api): Extension {
 }
 
 /** Everything the rule editor needs: language, live diagnostics, completion. */
-export function ruleExtensions(api: Api, onValidate?: (reply: ValidateResponse | null) => void): Extension[] {
+export function ruleExtensions(api: ArbiterClient, onValidate?: (reply: ValidateResponse | null) => void): Extension[] {
   return [ruleLanguage, ruleLinter(api, onValidate), operatorCompletion(api)];
 }

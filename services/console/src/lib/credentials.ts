@@ -25,8 +25,3 @@ export function saveCredentials(credentials: Credentials, storage: Pick<Storage,
 export function clearCredentials(storage: Pick<Storage, 'removeItem'> = sessionStorage): void {
   storage.removeItem(STORAGE_KEY);
 }
-
-/** The request headers that carry the credentials. */
-export function authHeaders(credentials: Credentials): Record<string, string> {
-  return credentials.kind === 'apiKey' ? { 'x-api-key': credentials.value } : { authorization: `Bearer ${credentials.value}` };
-}

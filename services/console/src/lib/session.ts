@@ -1,10 +1,10 @@
 import { createContext, useContext } from 'react';
-import type { Api } from './api.js';
+import type { ArbiterClient } from '@arbiter/sdk/client';
 import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
 import type { MeResponse, Scope } from '@arbiter/contracts';
 
 export interface Session {
-  api: Api;
+  api: ArbiterClient;
   me: MeResponse;
   signOut: () => void;
 }

@@ -1,7 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { query } from '../lib/api.js';
 import { useSession } from '../lib/session.js';
-import type { AuditEvent, Page } from '@arbiter/contracts';
+import type { AuditEvent, AuditListFilter, EventKind, EventResourceType, Page } from '@arbiter/contracts';
 import { EVENT_KINDS, EVENT_RESOURCE_TYPES } from '@arbiter/contracts/event-kinds';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { CursorPager } from '../components/CursorPager.js';
@@ -34,19 +33,23 @@ export function AuditPage() {
   useEffect(() => {
     const abort = new AbortController();
     setError(null);
-    const q = query({
-      limit: PAGE_SIZE,
-      cursor,
-      kind: filters.kind,
-      actor: filters.actor.trim(),
-      resourceType: filters.resourceType,
-      baseId: filters.baseId.trim(),
-      from: iso(filters.from),
-      to: iso(filters.to),
-    });
-    api.get<Page<AuditEvent>>(`/audit${q}`, abort.signal).then(setPage, (err: unknown) => {
-      if (!abort.signal.aborted) setError(err);
-    });
+    const from = iso(filters.from);
+    const to = iso(filters.to);
+    const filter: AuditListFilter = {
+      ...(filters.kind ? { kind: [filters.kind as EventKind] } : {}),
+      ...(filters.actor.trim() ? { actor: filters.actor.trim() } : {}),
+      ...(filters.resourceType ? { resourceType: filters.resourceType as EventResourceType } : {}),
+      ...(filters.baseId.trim() ? { baseId: filters.baseId.trim() } : {}),
+      ...(from ? { from } : {}),
+      ...(to ? { to } : {}),
+    };
+    const scoped = api.withOptions({ signal: abort.signal });
+    scoped.audit
+      .list({ ...filter, pageSize: PAGE_SIZE })
+      .page(cursor)
+      .then(setPage, (err: unknown) => {
+        if (!abort.signal.aborted) setError(err);
+      });
     return () => abort.abort();
   }, [api, filters, cursor]);
 

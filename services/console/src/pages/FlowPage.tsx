@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
-import type { Api } from '../lib/api.js';
+import type { ArbiterClient } from '@arbiter/sdk/client';
 import type { FlowDefinition, FlowRecord, FlowRunResponse, FlowTableNode, FlowTableNodeRun } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { FlowGraph } from '../components/FlowGraph.js';
@@ -18,10 +18,11 @@ function parseDefinition(text: string): FlowDefinition {
   return parsed;
 }
 
-function flowKind(api: Api): RecordKind<FlowRecord> {
+function flowKind(api: ArbiterClient): RecordKind<FlowRecord> {
   return {
     noun: 'flow',
     plural: 'flows',
+    endpoints: api.flows,
     idOf: (r) => r.flowId,
     contentOf: (r) => JSON.stringify(r.definition, null, 2),
     contentBody: (text) => {
@@ -32,7 +33,7 @@ function flowKind(api: Api): RecordKind<FlowRecord> {
       }
     },
     runTest: async (text, data) => {
-      const r = await api.post<FlowRunResponse>('/flow/test', { definition: parseDefinition(text), data });
+      const r = await api.flows.test(parseDefinition(text), data as Record<string, unknown>);
       if (r.error) throw new Error(r.error);
       return r.result;
     },
@@ -61,10 +62,11 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
     const parsed = parseData(data);
     if (!parsed.ok) return setError(new Error(parsed.error));
     try {
-      if (stored) setResult(await api.post<FlowRunResponse>(`/run/flow/${baseId}`, parsed.value));
+      const input = parsed.value as Record<string, unknown>;
+      if (stored) setResult(await api.flows.run(baseId, input));
       else {
         if (!definition) throw new Error('The definition is not valid JSON');
-        setResult(await api.post<FlowRunResponse>('/flow/test', { definition, data: parsed.value }));
+        setResult(await api.flows.test(definition, input));
       }
       setRan({ content: stored ? null : content, data });
     } catch (err) {

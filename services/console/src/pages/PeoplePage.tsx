@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { ApiKey, CreatedApiKey, Member, Page, Role, Scope } from '@arbiter/contracts';
 import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
-import { query } from '../lib/api.js';
 import { useSession } from '../lib/session.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { CursorPager, type CursorTrail } from '../components/CursorPager.js';
@@ -32,9 +31,13 @@ export function PeoplePage() {
 
   useEffect(() => {
     const abort = new AbortController();
-    api.get<Page<Member>>(`/users${query({ limit: PAGE_SIZE, cursor })}`, abort.signal).then(setPage, (err: unknown) => {
-      if (!abort.signal.aborted) setError(err);
-    });
+    const scoped = api.withOptions({ signal: abort.signal });
+    scoped.users
+      .list({ pageSize: PAGE_SIZE })
+      .page(cursor)
+      .then(setPage, (err: unknown) => {
+        if (!abort.signal.aborted) setError(err);
+      });
     return () => abort.abort();
   }, [api, cursor, reloads]);
 
@@ -42,7 +45,7 @@ export function PeoplePage() {
     setError(null);
     setNotice(null);
     try {
-      await api.put(`/users/${encodeURIComponent(userId)}`, { role });
+      await api.users.setRole(userId, role);
       setNotice(added ? `Added ${userId} as ${role}.` : `${userId} is now ${role}.`);
       return true;
     } catch (err) {
@@ -149,14 +152,16 @@ function MemberKeys({ member }: { member: Member }) {
   const [copied, setCopied] = useState(false);
   const [busy, setBusy] = useState(false);
   const cursor = cursors[cursors.length - 1];
-  const base = `/users/${encodeURIComponent(member.userId)}/apikeys`;
 
   const load = useCallback(
     (signal?: AbortSignal) =>
-      api.get<Page<ApiKey>>(`${base}${query({ limit: PAGE_SIZE, cursor })}`, signal).then(setPage, (err: unknown) => {
-        if (!signal?.aborted) setError(err);
-      }),
-    [api, base, cursor],
+      (signal ? api.withOptions({ signal }) : api).users
+        .keys(member.userId, { pageSize: PAGE_SIZE })
+        .page(cursor)
+        .then(setPage, (err: unknown) => {
+          if (!signal?.aborted) setError(err);
+        }),
+    [api, member.userId, cursor],
   );
   useEffect(() => {
     const abort = new AbortController();
@@ -172,7 +177,7 @@ function MemberKeys({ member }: { member: Member }) {
     setBusy(true);
     try {
       const expiresAt = iso(expires);
-      setIssued(await api.post<CreatedApiKey>(base, { name: name.trim(), scopes, ...(expiresAt ? { expiresAt } : {}) }));
+      setIssued(await api.users.issueKey(member.userId, { name: name.trim(), scopes, ...(expiresAt ? { expiresAt } : {}) }));
       setName('');
       await load();
     } catch (err) {
@@ -186,7 +191,7 @@ function MemberKeys({ member }: { member: Member }) {
     if (!window.confirm(`Revoke the key “${key.name}” of ${member.userId}? It stops working at once, with every key made with it.`)) return;
     setError(null);
     try {
-      await api.delete(`/apikeys/${key.apiKeyId}`);
+      await api.apiKeys.revoke(key.apiKeyId);
       if (issued?.apiKeyId === key.apiKeyId) setIssued(null);
       await load();
     } catch (err) {

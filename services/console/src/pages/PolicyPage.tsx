@@ -1,21 +1,22 @@
 import { useMemo, useState } from 'react';
 import { useSession } from '../lib/session.js';
-import type { Api } from '../lib/api.js';
-import type { PolicyRecord, RunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
+import type { ArbiterClient } from '@arbiter/sdk/client';
+import type { PolicyRecord, StoredPolicyRunResponse } from '@arbiter/contracts';
 import { RuleWorkbench, parseData } from '../components/RuleWorkbench.js';
 import { RunResultView } from '../components/RunResultView.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { RecordPage, type EditorSlotProps, type RecordKind } from './RecordPage.js';
 
-function policyKind(api: Api): RecordKind<PolicyRecord> {
+function policyKind(api: ArbiterClient): RecordKind<PolicyRecord> {
   return {
     noun: 'policy',
     plural: 'policies',
+    endpoints: api.policies,
     idOf: (r) => r.policyId,
     contentOf: (r) => r.rule,
     contentBody: (rule) => ({ rule }),
     runTest: async (rule, data) => {
-      const r = await api.post<RunResponse>('/run', { rule, data });
+      const r = await api.rules.evaluate({ rule, data: data as Record<string, unknown> });
       if (r.error) throw new Error(r.error);
       return r.result;
     },
@@ -32,7 +33,7 @@ function PolicyEditor({ content, setContent, data, setData, baseId, readOnlyReas
     const parsed = parseData(data);
     if (!parsed.ok) return setError(new Error(parsed.error));
     try {
-      setStored(await api.post<StoredPolicyRunResponse>(`/run/policy/${baseId}`, parsed.value));
+      setStored(await api.policies.run(baseId, parsed.value as Record<string, unknown>));
     } catch (err) {
       setError(err);
     }

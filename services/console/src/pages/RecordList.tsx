@@ -1,8 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { query } from '../lib/api.js';
+import type { Paged } from '@arbiter/sdk/client';
 import { navigate } from '../lib/router.js';
 import { can, useSession } from '../lib/session.js';
-import type { FlowRecord, FlowSummary, Page, PolicyRecord, PolicySummary } from '@arbiter/contracts';
+import type { FlowDefinition, FlowSummary, Page, PolicySummary, RecordStatus } from '@arbiter/contracts';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
 import { CursorPager } from '../components/CursorPager.js';
@@ -10,7 +10,7 @@ import { CursorPager } from '../components/CursorPager.js';
 const PAGE_SIZE = 20;
 
 const NEW_RULE = 'A **customer** gets free shipping if the __total__ of the **order** is greater than 50.\n';
-const NEW_FLOW = { start: 'end', nodes: { end: { type: 'return', value: true } } };
+const NEW_FLOW: FlowDefinition = { start: 'end', nodes: { end: { type: 'return', value: true } } };
 
 /** Policies or flows: search by name, filter by status, page through, create one. */
 export function RecordList({ kind }: { kind: 'policy' | 'flow' }) {
@@ -29,13 +29,14 @@ export function RecordList({ kind }: { kind: 'policy' | 'flow' }) {
   useEffect(() => {
     const abort = new AbortController();
     setError(null);
-    api
-      .get<Page<PolicySummary | FlowSummary>>(`/${plural}${query({ limit: PAGE_SIZE, q: search, status, cursor })}`, abort.signal)
-      .then(setPage, (err: unknown) => {
-        if (!abort.signal.aborted) setError(err);
-      });
+    const filter = { pageSize: PAGE_SIZE, ...(search ? { q: search } : {}), ...(status ? { status: status as RecordStatus } : {}) };
+    const scoped = api.withOptions({ signal: abort.signal });
+    const list: Paged<PolicySummary | FlowSummary> = kind === 'policy' ? scoped.policies.list(filter) : scoped.flows.list(filter);
+    list.page(cursor).then(setPage, (err: unknown) => {
+      if (!abort.signal.aborted) setError(err);
+    });
     return () => abort.abort();
-  }, [api, plural, search, status, cursor]);
+  }, [api, kind, search, status, cursor]);
 
   const onSearch = (e: FormEvent) => {
     e.preventDefault();
@@ -47,8 +48,9 @@ export function RecordList({ kind }: { kind: 'policy' | 'flow' }) {
     e.preventDefault();
     setError(null);
     try {
-      const body = kind === 'policy' ? { name: newName.trim(), rule: NEW_RULE } : { name: newName.trim(), definition: NEW_FLOW };
-      const rec = await api.post<PolicyRecord | FlowRecord>(`/${kind}`, body);
+      const name = newName.trim();
+      const rec =
+        kind === 'policy' ? await api.policies.create({ name, rule: NEW_RULE }) : await api.flows.create({ name, definition: NEW_FLOW });
       navigate(`/${plural}/${rec.baseId}`);
     } catch (err) {
       setError(err);

@@ -3,7 +3,8 @@ import { json } from '@codemirror/lang-json';
 import { navigate } from '../lib/router.js';
 import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
 import { can, useSession } from '../lib/session.js';
-import type { FlowRecord, MeResponse, Page, PolicyRecord } from '@arbiter/contracts';
+import type { FlowRecord, MeResponse, PolicyRecord } from '@arbiter/contracts';
+import type { RecordsApi } from '@arbiter/sdk/client';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
@@ -17,6 +18,8 @@ export type AnyRecord = PolicyRecord | FlowRecord;
 export interface RecordKind<R extends AnyRecord> {
   noun: 'policy' | 'flow';
   plural: 'policies' | 'flows';
+  /** The kind's endpoints (`api.policies` or `api.flows`). */
+  endpoints: RecordEndpoints<R>;
   idOf: (r: R) => string;
   /** The editable content as text (the rule, or the definition as JSON). */
   contentOf: (r: R) => string;
@@ -25,6 +28,17 @@ export interface RecordKind<R extends AnyRecord> {
   /** Runs a saved test against the content being edited; answers the result to compare with `expect`. */
   runTest: (content: string, data: unknown) => Promise<unknown>;
 }
+
+/** What the page asks of `api.policies` / `api.flows`: the record, its versions, edits and reviews. */
+export type RecordEndpoints<R extends AnyRecord> = RecordsApi<
+  R,
+  unknown,
+  unknown,
+  Record<string, unknown>,
+  { state: string },
+  unknown,
+  unknown
+>;
 
 export interface EditorSlotProps {
   content: string;
@@ -69,7 +83,7 @@ export function RecordPage<R extends AnyRecord>({
   renderEditor: (p: EditorSlotProps) => ReactNode;
   initialData: string;
 }) {
-  const { api, me } = useSession();
+  const { me } = useSession();
   const [records, setRecords] = useState<R[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -84,8 +98,8 @@ export function RecordPage<R extends AnyRecord>({
   const [loadCount, setLoadCount] = useState(0);
 
   const load = useCallback(async () => {
-    const rec = await api.get<R>(`/${kind.noun}/${encodeURIComponent(id)}`);
-    const page = await api.get<Page<R>>(`/${kind.noun}/${kind.idOf(rec)}/versions?limit=50`);
+    const rec = await kind.endpoints.get(id);
+    const page = await kind.endpoints.versions(kind.idOf(rec), { pageSize: 50 }).page();
     setRecords(page.items);
     const editing = page.items.find((r) => r.status === 'draft') ?? page.items[0] ?? rec;
     setName(editing.name);
@@ -96,7 +110,7 @@ export function RecordPage<R extends AnyRecord>({
     const first = editing.tests[0];
     if (first) setData(JSON.stringify(first.data, null, 2));
     setLoadCount((n) => n + 1);
-  }, [api, id, kind]);
+  }, [id, kind]);
 
   useEffect(() => {
     load().catch(setError);
@@ -129,35 +143,34 @@ export function RecordPage<R extends AnyRecord>({
 
   const save = () =>
     act(async () => {
-      await api.put(`/${kind.noun}/${kind.idOf(draft!)}`, body('draft'));
+      await kind.endpoints.update(kind.idOf(draft!), body('draft'));
       return 'Draft saved.';
     });
   const publish = () =>
     act(async () => {
-      const res = await api.request<{ version?: number; state?: string }>('PUT', `/${kind.noun}/${kind.idOf(draft!)}`, body('published'));
-      return res.status === 202
+      const res = await kind.endpoints.update(kind.idOf(draft!), body('published'));
+      return res.outcome === 'submitted'
         ? 'Submitted for review: a publisher or admin other than you approves it.'
-        : `Published version ${res.body.version}.`;
+        : `Published version ${res.record.version}.`;
     });
   const newDraft = () =>
     act(async () => {
-      await api.get(`/${kind.noun}/${kind.idOf(latest!)}/draft`);
+      await kind.endpoints.draft(kind.idOf(latest!));
       return 'A new draft was made from the latest version.';
     });
   const review = (step: 'approve' | 'reject' | 'publish') =>
     act(async () => {
-      const res = await api.request<{ state?: string; version?: number }>(
-        'POST',
-        `/${kind.noun}/${kind.idOf(draft!)}/review/${step}`,
-        step === 'publish' ? {} : comment ? { comment } : {},
-      );
-      return step === 'publish' ? `Published version ${res.body.version}.` : `Review ${res.body.state ?? step}.`;
+      const recordId = kind.idOf(draft!);
+      if (step === 'publish') return `Published version ${(await kind.endpoints.publishReviewed(recordId)).version}.`;
+      const decision = comment ? { comment } : {};
+      const res = step === 'approve' ? await kind.endpoints.approve(recordId, decision) : await kind.endpoints.reject(recordId, decision);
+      return `Review ${res.state}.`;
     });
   const remove = async () => {
     if (!window.confirm(`Delete “${name}” with all its versions? An admin can restore it later.`)) return;
     setError(null);
     try {
-      await api.delete(`/${kind.noun}/${kind.idOf((draft ?? latest)!)}`);
+      await kind.endpoints.delete(kind.idOf((draft ?? latest)!));
       navigate(`/${kind.plural}`);
     } catch (err) {
       setError(err);

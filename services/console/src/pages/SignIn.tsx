@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Api, problemText } from '../lib/api.js';
+import { consoleClient, problemText } from '../lib/api.js';
 import type { Credentials } from '../lib/credentials.js';
 import type { MeResponse } from '@arbiter/contracts';
 
@@ -20,7 +20,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (credentials: Credentials, 
     setBusy(true);
     setError(null);
     try {
-      const me = await new Api(credentials).get<MeResponse>('/me');
+      const me = await consoleClient(credentials).me();
       onSignedIn(credentials, me);
     } catch (err) {
       setError(problemText(err));

@@ -1,5 +1,6 @@
 import { chunkItems, itemCost, UNKNOWN_ITEM_MS, type ChunkPolicy } from './chunking.js';
-import type { Person, Scheduler } from './callers.js';
+import type { Scheduler } from './callers.js';
+import type { Person } from './jobs.js';
 import type { Chunk, EvalEntry } from './jobs.js';
 
 /** A chunk handed out, with what its person prepaid for it (ms of its deficit). */

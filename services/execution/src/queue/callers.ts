@@ -1,48 +1,7 @@
-import type { Entry } from './jobs.js';
-
-/** One API key's (or bearer user's) queue: its entries in order, and what it has in progress. */
-export interface Key {
-  readonly id: string;
-  readonly person: Person;
-  /** FIFO of entries (`head` is the next); entries gone are skipped. */
-  entries: Entry[];
-  head: number;
-  /** Live entries waiting (an eval job with items not handed out counts until its last chunk goes). */
-  queued: number;
-  /** Tasks and chunks running. */
-  running: number;
-  /** Entries not over (waiting or running): what `perKeyMax` bounds. */
-  jobs: number;
-  /** Items of its eval jobs not over: what `perKeyItemsMax` bounds. */
-  items: number;
-  /** Whether it is in its person's ring (while it has entries waiting). */
-  inRing: boolean;
-}
+import type { Entry, Key, Person } from './jobs.js';
 
 /** Prefix of a key id whose work is low priority: it goes only when its person's other keys have none waiting. */
 export const LOW_PRIORITY = 'low:';
-
-/**
- * A person (a key's owner, or a bearer's user): the unit of fair shares. Persons take turns by
- * deficit round robin of worker time; within a person, its keys take turns in order.
- */
-export interface Person {
-  readonly id: string;
-  readonly keys: Map<string, Key>;
-  /** Its keys with entries waiting, in turn order. */
-  ring: Key[];
-  nextKey: number;
-  queued: number;
-  running: number;
-  jobs: number;
-  items: number;
-  /** Worker time (ms) it may still use before skipping turns. */
-  deficit: number;
-  /** Whether it is in the queue's ring (while it has work waiting or running). */
-  inRing: boolean;
-  /** Worker time (ms) of one of its items (moving average over its chunks); 0 until one is done. */
-  perItemMs: number;
-}
 
 /**
  * Scheduling: the persons with work and the order they take turns in. Deficit round robin: a person

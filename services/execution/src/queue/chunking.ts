@@ -1,4 +1,4 @@
-import type { Key } from './callers.js';
+import type { Key } from './jobs.js';
 import type { EvalEntry } from './jobs.js';
 
 /**

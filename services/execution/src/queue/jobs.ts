@@ -1,6 +1,5 @@
 import type { ArbiterError } from '@arbiter/contracts';
 import type { DeadlineSignal } from '../deadlines.js';
-import type { Key } from './callers.js';
 
 /** Who a job is queued for: its API key (or, for a bearer caller, its user) and the person behind it. */
 export interface CallerId {
@@ -68,4 +67,45 @@ export interface Chunk<S = unknown> {
  */
 export interface ChunkRunner<S = unknown> {
   run(chunks: Array<Chunk<S>>, done: (index: number, ms: number) => void): Promise<void>;
+}
+
+/** One API key's (or bearer user's) queue: its entries in order, and what it has in progress. */
+export interface Key {
+  readonly id: string;
+  readonly person: Person;
+  /** FIFO of entries (`head` is the next); entries gone are skipped. */
+  entries: Entry[];
+  head: number;
+  /** Live entries waiting (an eval job with items not handed out counts until its last chunk goes). */
+  queued: number;
+  /** Tasks and chunks running. */
+  running: number;
+  /** Entries not over (waiting or running): what `perKeyMax` bounds. */
+  jobs: number;
+  /** Items of its eval jobs not over: what `perKeyItemsMax` bounds. */
+  items: number;
+  /** Whether it is in its person's ring (while it has entries waiting). */
+  inRing: boolean;
+}
+
+/**
+ * A person (a key's owner, or a bearer's user): the unit of fair shares. Persons take turns by
+ * deficit round robin of worker time; within a person, its keys take turns in order.
+ */
+export interface Person {
+  readonly id: string;
+  readonly keys: Map<string, Key>;
+  /** Its keys with entries waiting, in turn order. */
+  ring: Key[];
+  nextKey: number;
+  queued: number;
+  running: number;
+  jobs: number;
+  items: number;
+  /** Worker time (ms) it may still use before skipping turns. */
+  deficit: number;
+  /** Whether it is in the queue's ring (while it has work waiting or running). */
+  inRing: boolean;
+  /** Worker time (ms) of one of its items (moving average over its chunks); 0 until one is done. */
+  perItemMs: number;
 }

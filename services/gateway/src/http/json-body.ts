@@ -1,12 +1,23 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FrameItem } from '@arbiter/service-kit';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The JSON body's text as it came (set by the JSON parser), for routes that forward it unchanged. */
     rawJson: string | null;
+    /** The body's `items` array as found by {@link installItemsBodyParser}: its bytes and the elements' ranges. */
+    rawItems: RawItems | null;
   }
 }
+
+/** A batch body's bytes and the byte ranges of its `items` (see {@link scanJsonBody}). */
+export interface RawItems {
+  readonly bytes: Buffer;
+  readonly elements: ScannedElements;
+}
 import { ArbiterError, bracketCount, hasUnpairedSurrogate, jsonDepth, MAX_JSON_DEPTH } from '@arbiter/contracts';
+import { scanJsonBody, type ScannedElements } from './json-items.js';
 
 /**
  * Text worth a walk of the parsed value: keys that JSON.parse makes own properties but that reach
@@ -26,21 +37,21 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
  * refused with the path where they are. Every refusal is an {@link ArbiterError} (400). Every
  * route's body goes through it (see {@link installJsonBodyParser} and {@link acceptEmptyBodies}).
  */
-export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH): unknown {
+export function parseJsonBody(text: string, maxDepth: number = MAX_JSON_DEPTH, knownDepth?: number): unknown {
   if (text === '' || /^\s*$/.test(text)) {
     throw new ArbiterError('bad_request', 'request body is empty but the content type is `application/json`');
   }
   // V8's JSON.parse does not recurse, so it may read any depth; nothing after it may, so the depth
   // is checked before anything walks the value: a text with no more opening brackets than the limit
-  // cannot be too deep, any other's value is measured.
-  const mayBeDeep = bracketCount(text, maxDepth) > maxDepth;
+  // cannot be too deep, any other's value is measured (unless the caller measured its text already).
+  const mayBeDeep = knownDepth !== undefined ? knownDepth > maxDepth : bracketCount(text, maxDepth) > maxDepth;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
     throw new ArbiterError('bad_request', 'request body is not valid JSON', undefined, { cause: err });
   }
-  if (mayBeDeep && jsonDepth(value, maxDepth) > maxDepth) {
+  if (mayBeDeep && (knownDepth ?? jsonDepth(value, maxDepth)) > maxDepth) {
     throw new ArbiterError('validation_failed', `request body is nested deeper than ${maxDepth} levels`, [
       { code: 'too_deep', message: `nested deeper than ${maxDepth} levels`, path: 'body' },
     ]);
@@ -142,6 +153,46 @@ export function installJsonBodyParser(app: FastifyInstance, maxDepth: number = M
       done(err as Error);
     }
   });
+}
+
+/**
+ * For an encapsulated plugin whose JSON bodies carry an `items` array forwarded item by item (the
+ * batch routes): the body is read as bytes and scanned once ({@link scanJsonBody}), which gives its
+ * depth (no walk of the parsed value) and each item's byte range, kept as `request.rawItems` so the
+ * items travel as the bytes they came as. Otherwise the same checks as {@link installJsonBodyParser}.
+ */
+export function installItemsBodyParser(app: FastifyInstance, maxDepth: number = MAX_JSON_DEPTH): void {
+  app.removeContentTypeParser('application/json');
+  app.decorateRequest('rawItems', null);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    try {
+      const bytes = body as Buffer;
+      const text = bytes.toString('utf8');
+      const scan = scanJsonBody(bytes, 'items');
+      const value = parseJsonBody(text, maxDepth, scan.depth);
+      request.rawJson = text;
+      // Bytes that are not UTF-8 were read with U+FFFD in their place: such items are written again from the value.
+      if (scan.elements !== null && isUtf8(bytes)) request.rawItems = { bytes, elements: scan.elements };
+      done(null, value);
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
+}
+
+/**
+ * The items of a batch body as frame items: each one's bytes as it came (a view, no copy), or its
+ * parsed value written again where its bytes cannot stand for it (a lossy number, no scan, a count
+ * that disagrees with the parsed body).
+ */
+export function itemsOf(request: FastifyRequest, items: readonly unknown[]): FrameItem[] {
+  const raw = request.rawItems;
+  if (raw === null || raw.elements.starts.length !== items.length) return items.map((data) => JSON.stringify(data));
+  const { bytes, elements } = raw;
+  const out: FrameItem[] = new Array<FrameItem>(items.length);
+  for (let i = 0; i < items.length; i++) out[i] = bytes.subarray(elements.starts[i], elements.ends[i]);
+  for (const i of elements.lossy) out[i] = JSON.stringify(items[i]);
+  return out;
 }
 
 /**

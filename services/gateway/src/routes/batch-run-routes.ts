@@ -15,6 +15,7 @@ import {
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
 import { errorResponses } from '../http/openapi.js';
+import { installItemsBodyParser, itemsOf } from '../http/json-body.js';
 import { sendResults } from '../http/raw-json.js';
 import type { ItemCounter } from '../http/rate-items.js';
 import type { Authenticator } from '../identity/authenticator.js';
@@ -54,6 +55,7 @@ const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.d
  */
 export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = async (app, opts) => {
   authenticate(app, opts.authenticator, 'api-key-only');
+  installItemsBodyParser(app);
   const canView = requireCapability('view');
   const maxItems = opts.maxItems ?? RUN_BATCH_DEFAULT_MAX_ITEMS;
   const errors = errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504);
@@ -88,12 +90,10 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     handler: async (request, reply) => {
       const { rule, items, trace } = request.body;
       await admit(request, items.length);
-      const answers = await opts.engine.evaluate(
-        principalOf(request),
-        rule,
-        items.map((data) => JSON.stringify(data)),
-        { requestId: request.id, trace: trace !== false },
-      );
+      const answers = await opts.engine.evaluate(principalOf(request), rule, itemsOf(request, items), {
+        requestId: request.id,
+        trace: trace !== false,
+      });
       return send(request, reply, answers, false);
     },
   });
@@ -120,14 +120,10 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     { body: { items }, query }: { body: StoredRunBatchRequest; query: TraceQuery },
   ) {
     await admit(request, items.length);
-    const answers = await runner!.run(
-      kind,
-      principalOf(request),
-      by,
-      id,
-      items.map((data) => JSON.stringify(data)),
-      { requestId: request.id, trace: traceOf(query) },
-    );
+    const answers = await runner!.run(kind, principalOf(request), by, id, itemsOf(request, items), {
+      requestId: request.id,
+      trace: traceOf(query),
+    });
     return send(request, reply, answers, true);
   }
 

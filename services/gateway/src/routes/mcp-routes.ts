@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ArbiterError } from '@arbiter/contracts';
 import { authenticateApiKey, principalOf, requireCapability } from '../http/auth.js';
+import { rawBodyOf } from '../http/json-body.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { McpForwarder } from '../mcp-forwarder.js';
@@ -51,7 +52,7 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { 
       const res = await forwarder.forward(principalOf(request), {
         method: request.method,
         headers: request.headers,
-        body: request.body,
+        body: request.body === undefined ? undefined : rawBodyOf(request),
         requestId: request.id,
       });
       // The mcp service's JSON-RPC body goes out as is, not through a response schema: the typed
