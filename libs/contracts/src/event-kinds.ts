@@ -4,7 +4,8 @@
 /**
  * Audit event kinds: the spec's nine strings (spec §6, DESIGN.md §7), then the identity and
  * lifecycle kinds of DESIGN.md §10 (`assigned` stays the kind of a role assignment or change and of
- * a group membership added).
+ * a group membership added). `decided` carries one decision record (contracts `decisions.ts`):
+ * the audit service stores it in its `decisions` table, not in the trail.
  */
 export const EVENT_KINDS = [
   'created',
@@ -22,6 +23,7 @@ export const EVENT_KINDS = [
   'settings changed',
   'restored',
   'imported',
+  'decided',
 ] as const;
 
 /** What an event is about. */

@@ -59,6 +59,12 @@ export const EvalGroup = z.strictObject({
   trace: z.boolean(),
   now: z.iso.datetime({ offset: true }).optional(),
   requestId: z.string().max(200).optional(),
+  /**
+   * A replay of recorded decisions (impact analysis; stored policy runs only): run at `now`, as the
+   * caller's low-priority work, not counted or recorded; an answer that read a masked (`"***"`)
+   * value carries `"maskedRead": true`.
+   */
+  replay: z.boolean().optional(),
   timeoutMs: z.number().int().positive().max(3_600_000),
 });
 export type EvalGroup = z.infer<typeof EvalGroup>;

@@ -1,3 +1,4 @@
+import { ImpactReport } from './decisions.js';
 import { z } from 'zod';
 import { Principal } from './principal.js';
 import { FlowRecord, PolicyRecord, RecordIdParam, RecordReview } from './registry.js';
@@ -16,6 +17,8 @@ export const GovernanceSubject = {
   reject: 'governance.reject',
   publish: 'governance.publish',
   summaries: 'governance.summaries',
+  /** Impact analysis of a policy record (`ImpactAnalysisRequest` → `ImpactReport`). */
+  impact: 'governance.impact',
 } as const;
 export type GovernanceSubject = (typeof GovernanceSubject)[keyof typeof GovernanceSubject];
 
@@ -25,6 +28,8 @@ export type ReviewState = z.infer<typeof ReviewState>;
 
 const reviewFields = {
   baseId: z.uuid(),
+  /** The latest impact report of the draft's current content; null when there is none or the draft changed since. */
+  impact: ImpactReport.nullable().optional(),
   state: ReviewState,
   requestId: z.uuid().nullable().describe('The latest publish request of the draft; null when it was never submitted'),
   requestedBy: z.string().nullable(),

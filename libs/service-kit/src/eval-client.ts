@@ -30,6 +30,8 @@ export interface EvalSpec {
   /** The evaluation clock (ISO 8601); the current time when absent. */
   now?: string;
   requestId?: string;
+  /** A replay of recorded decisions (`EvalGroup.replay`). */
+  replay?: boolean;
   /** How long the caller waits for the answers; sent along, so work not started by then is dropped. */
   timeoutMs: number;
 }
@@ -113,6 +115,7 @@ class FrameBuilder {
       trace: spec.trace,
       ...(spec.now !== undefined ? { now: spec.now } : {}),
       ...(spec.requestId !== undefined ? { requestId: spec.requestId } : {}),
+      ...(spec.replay === true ? { replay: true } : {}),
       timeoutMs: spec.timeoutMs,
     });
     for (let i = from; i < to; i++) {

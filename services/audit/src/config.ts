@@ -14,6 +14,8 @@ export const AuditConfig = serviceConfig([LogConfig, NatsConfig, DatabaseConfig,
   AUDIT_DATABASE_URL: z.url().optional(),
   /** Days of events to keep; 0 keeps everything. Whole monthly partitions older than that are dropped. */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(0).default(0),
+  /** Days of decision records to keep (0 keeps everything); whole monthly partitions older than that are dropped. */
+  DECISIONS_RETENTION_DAYS: z.coerce.number().int().min(0).default(30),
   /** Name of the durable JetStream consumer (replicas share it and split the events). */
   AUDIT_CONSUMER_NAME: z
     .string()

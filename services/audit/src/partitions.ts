@@ -8,6 +8,7 @@ import {
   monthOf,
   monthStart,
   type MonthKey,
+  type PartitionedTable,
 } from './repositories/partitions.js';
 
 /** Months of partitions made ahead of the current one, so the hot path rarely creates one. */
@@ -15,7 +16,7 @@ const MONTHS_AHEAD = 2;
 const DAY_MS = 86_400_000;
 
 /**
- * The monthly partitions of the audit table: made ahead of time (and on demand for an event of a
+ * The monthly partitions of one table (`audit_events`, `decisions`): made ahead of time (and on demand for an event of a
  * month without one, e.g. a late event), and dropped whole once every event in them is older than
  * the retention. Rows are never deleted one by one.
  */
@@ -26,12 +27,13 @@ export class Partitions {
     private readonly db: Knex,
     private readonly retentionDays: number,
     private readonly logger: Logger,
+    private readonly table: PartitionedTable = 'audit_events',
   ) {}
 
   /** Loads the existing partitions, creates those ahead and drops expired ones. */
   async maintain(now = new Date()): Promise<void> {
     this.known.clear();
-    for (const m of await listPartitions(this.db)) this.known.add(m);
+    for (const m of await listPartitions(this.db, this.table)) this.known.add(m);
     const current = monthOf(now);
     for (let i = 0; i <= MONTHS_AHEAD; i++) await this.ensure(addMonths(current, i));
     if (this.retentionDays > 0) {
@@ -39,9 +41,9 @@ export class Partitions {
       for (const month of [...this.known]) {
         // Dropped only when its last instant is past the cutoff: retention keeps at least the days asked.
         if (monthStart(addMonths(month, 1)).getTime() <= cutoff) {
-          await dropPartition(this.db, month);
+          await dropPartition(this.db, month, this.table);
           this.known.delete(month);
-          this.logger.info({ month }, 'dropped an expired audit partition');
+          this.logger.info({ month, table: this.table }, 'dropped an expired partition');
         }
       }
     }
@@ -56,7 +58,7 @@ export class Partitions {
 
   private async ensure(month: MonthKey): Promise<void> {
     if (this.known.has(month)) return;
-    await createPartition(this.db, month);
+    await createPartition(this.db, month, this.table);
     this.known.add(month);
   }
 }

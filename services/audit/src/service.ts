@@ -1,4 +1,4 @@
-import type { ArbiterEvent } from '@arbiter/contracts';
+import { DecisionRecord, type ArbiterEvent } from '@arbiter/contracts';
 import { startService, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { auditDatabaseUrl, type AuditConfig } from './config.js';
@@ -6,6 +6,7 @@ import { AuditConsumer } from './consumer.js';
 import { auditService } from './endpoints.js';
 import { migrateAudit } from './migrate.js';
 import { Partitions } from './partitions.js';
+import { insertDecisions } from './repositories/decisions.js';
 import { insertEvents } from './repositories/events.js';
 
 const DAY_MS = 86_400_000;
@@ -16,6 +17,8 @@ export interface Audit extends RunningService {
   db: Knex;
   consumer: AuditConsumer;
   partitions: Partitions;
+  /** The monthly partitions of `decisions` (retention `DECISIONS_RETENTION_DAYS`). */
+  decisionPartitions: Partitions;
 }
 
 /**
@@ -28,17 +31,38 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
     const { config, logger } = kit;
     const db = await s.database(auditDatabaseUrl(config), migrateAudit);
     const partitions = new Partitions(db, config.AUDIT_RETENTION_DAYS, logger.child({ component: 'partitions' }));
+    const decisionPartitions = new Partitions(db, config.DECISIONS_RETENTION_DAYS, logger.child({ component: 'partitions' }), 'decisions');
     await partitions.maintain();
+    await decisionPartitions.maintain();
     const bus = await s.bus();
     const retentionMs = config.AUDIT_RETENTION_DAYS * DAY_MS;
+    const decisionRetentionMs = config.DECISIONS_RETENTION_DAYS * DAY_MS;
     const store = async (events: ArbiterEvent[]): Promise<void> => {
-      // An event already past the retention would only re-create a dropped partition: it is skipped.
-      const kept = retentionMs > 0 ? events.filter((e) => Date.now() - Date.parse(e.at) < retentionMs) : events;
+      // `decided` events carry decision records: they go to `decisions`, not to the trail.
+      const decided: DecisionRecord[] = [];
+      const trail: ArbiterEvent[] = [];
+      for (const e of events) {
+        if (e.kind !== 'decided') trail.push(e);
+        else {
+          const record = DecisionRecord.safeParse(e.details);
+          if (record.success) decided.push(record.data);
+          else logger.error({ eventId: e.eventId }, 'skipped a `decided` event without a valid decision record');
+        }
+      }
+      // A row already past the retention would only re-create a dropped partition: it is skipped.
+      const kept = retentionMs > 0 ? trail.filter((e) => Date.now() - Date.parse(e.at) < retentionMs) : trail;
+      const keptDecisions = decisionRetentionMs > 0 ? decided.filter((d) => Date.now() - Date.parse(d.at) < decisionRetentionMs) : decided;
       await partitions.ensureFor(kept.map((e) => e.at));
-      await insertEvents(db, kept);
+      await decisionPartitions.ensureFor(keptDecisions.map((d) => d.at));
+      // One transaction: a batch is acked once both are committed, and redelivered whole otherwise.
+      await db.transaction(async (trx) => {
+        await insertEvents(trx, kept);
+        await insertDecisions(trx, keptDecisions);
+      });
     };
     const maintenance = setInterval(() => {
       partitions.maintain().catch((err: unknown) => logger.warn({ err }, 'audit partition maintenance failed; retrying later'));
+      decisionPartitions.maintain().catch((err: unknown) => logger.warn({ err }, 'decision partition maintenance failed; retrying later'));
     }, config.AUDIT_MAINTENANCE_INTERVAL_MS);
     maintenance.unref();
     s.add('partition maintenance', maintenance, clearInterval);
@@ -64,6 +88,6 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
       (c) => c.stop(),
     );
     consumer.start();
-    return { bus, db, consumer, partitions, ready: () => bus.connected() && consumer.isConnected() };
+    return { bus, db, consumer, partitions, decisionPartitions, ready: () => bus.connected() && consumer.isConnected() };
   });
 }

@@ -49,6 +49,21 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   EVENTS_BATCH_MAX: positiveInt().default(1000),
   /** Events kept in memory while the outbox (Redis) is unreachable; the oldest are dropped beyond it. */
   EVENTS_BUFFER_MAX: positiveInt().default(10000),
+  /** Record decisions of stored runs (docs/decisions.md); off: none are built or sent. */
+  DECISIONS_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  /** Decisions recorded per base per second by each replica, unless the base sets its own cap; errors are always recorded. */
+  DECISIONS_PER_SECOND: z.coerce.number().int().min(0).default(50),
+  /** How often built decision records are written to the outbox. */
+  DECISIONS_FLUSH_MS: positiveInt().default(200),
+  /** Decision records waiting in memory for the outbox; beyond it they are dropped (counted). */
+  DECISIONS_BUFFER_MAX: positiveInt().default(10_000),
+  /** Entries of the execution outbox past which decision records are dropped (counted) instead of written. */
+  DECISIONS_OUTBOX_MAX: positiveInt().default(200_000),
+  /** How long an org's decision settings are used before they are read again from the audit service. */
+  DECISIONS_SETTINGS_TTL_MS: positiveInt().default(5000),
   /** Deadline of `registry.*.resolve`, asked only on a runnable-index miss. */
   REGISTRY_TIMEOUT_MS: positiveInt().default(5000),
   MAX_RULE_BYTES: positiveInt().default(65536),

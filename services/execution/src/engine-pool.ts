@@ -2,6 +2,7 @@ import { ArbiterError, type Principal } from '@arbiter/contracts';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
+import { LOW_PRIORITY } from './queue/callers.js';
 import { FairQueue, type CallerId, type Chunk, type FairQueueStats } from './fair-queue.js';
 import {
   ITEM_OK,
@@ -111,6 +112,8 @@ export interface EvalRequest {
    * asks for them again in a message of their own).
    */
   replyBudget?: { left: number };
+  /** A replay of recorded decisions: queued as the caller's low-priority work, masked reads reported. */
+  replay?: boolean;
 }
 
 /** What an item not run because its message's reply was full answers. */
@@ -219,7 +222,9 @@ export class EnginePool {
     const outcome: EvalOutcome = { hash: '', compiles: 0, answers: new Array<ItemAnswer | ArbiterError>(req.items.length) };
     const spec: JobSpec = { req, budgetLimit: this.budgetLimit(req.trace), outcome };
     const budget = req.replyBudget;
-    await this.queue.submitEval(callerOf(req.principal), {
+    const caller = callerOf(req.principal);
+    // Replays wait behind the caller's own live work (`queue/callers.ts`): a key of its own, same person.
+    await this.queue.submitEval(req.replay === true ? { ...caller, key: `${LOW_PRIORITY}${caller.key}` } : caller, {
       spec,
       total: req.items.length,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
@@ -339,6 +344,7 @@ export class EnginePool {
         reply: req.reply,
         count: to - from,
         ...(req.deadline !== undefined && Number.isFinite(req.deadline) ? { deadline: req.deadline + toEpoch } : {}),
+        ...(req.replay === true ? { replay: true } : {}),
       };
     }
     this.batches.tasks++;

@@ -37,6 +37,8 @@ export interface EvalGroupRun {
   deadline?: number;
   /** Bytes left in the reply (shared by the groups of one message): items that cannot fit are not run. */
   replyBudget?: { left: number };
+  /** A replay of recorded decisions (`EvalGroup.replay`). */
+  replay?: boolean;
 }
 
 /** Bytes kept free in a reply for its header's fixed parts. */
@@ -77,6 +79,7 @@ function storedOf(group: EvalGroupRun) {
     trace: group.trace,
     ...(group.deadline !== undefined ? { deadline: group.deadline } : {}),
     ...(group.replyBudget !== undefined ? { replyBudget: group.replyBudget } : {}),
+    ...(group.replay === true ? { replay: true, ...(group.now !== undefined ? { now: group.now } : {}) } : {}),
   };
 }
 
@@ -155,6 +158,7 @@ export function evalEndpoint(deps: EvalDeps, maxReplyBytes: number): RawEndpoint
           ...(g.id !== undefined ? { id: g.id } : {}),
           trace: g.trace,
           ...(g.now !== undefined ? { now: g.now } : {}),
+          ...(g.replay === true ? { replay: true } : {}),
           items,
           deadline: receivedAt + g.timeoutMs,
           replyBudget,

@@ -15,6 +15,8 @@ import {
 } from '@arbiter/service-kit';
 import type { Redis } from 'ioredis';
 import type { ExecConfig } from './config.js';
+import { DecisionRecorder } from './decisions/recorder.js';
+import { busSettingsSource, RecordingSettings } from './decisions/settings.js';
 import { EnginePool } from './engine-pool.js';
 import { execService } from './endpoints.js';
 import { ExecutedEvents } from './executed-events.js';
@@ -42,6 +44,8 @@ export interface Execution extends RunningService {
   events: ExecutedEvents;
   /** Publishes the outbox of `executed` events to JetStream. */
   relay: EventRelay;
+  /** Decision records (undefined when `DECISIONS_ENABLED` is false). */
+  decisions: DecisionRecorder | undefined;
 }
 
 /**
@@ -116,13 +120,41 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
       }),
       (e) => e.close(),
     );
+    // Decision records read their settings over the bus, which connects next; added before it, the
+    // recorder closes after the bus has drained, so runs answered while it drains are still recorded.
+    const connected: { bus?: Bus } = {};
+    const decisions = config.DECISIONS_ENABLED
+      ? s.add(
+          'decision records',
+          new DecisionRecorder(
+            { enqueue: sink.enqueue, length: () => redis.xlen(executedOutboxKey(prefix)) },
+            new RecordingSettings(
+              (orgId) =>
+                connected.bus
+                  ? busSettingsSource(connected.bus, config.REGISTRY_TIMEOUT_MS)(orgId)
+                  : Promise.reject(new Error('the bus is not connected yet')),
+              config.DECISIONS_SETTINGS_TTL_MS,
+            ),
+            logger.child({ component: 'decisions' }),
+            kit.metrics,
+            {
+              perSecond: config.DECISIONS_PER_SECOND,
+              flushMs: config.DECISIONS_FLUSH_MS,
+              bufferMax: config.DECISIONS_BUFFER_MAX,
+              outboxMax: config.DECISIONS_OUTBOX_MAX,
+            },
+          ),
+          (d) => d.close(),
+        )
+      : undefined;
     const bus = await s.bus();
+    connected.bus = bus;
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
-    const stored = new StoredRunner({ resolver, pool, events, metrics });
+    const stored = new StoredRunner({ resolver, pool, events, metrics, ...(decisions ? { decisions } : {}) });
     const maxReplyBytes = bus.nc.info?.max_payload ?? 1024 * 1024;
     await s.serve(bus, execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
     // Events a stopped replica left in the outbox go out now, not at the first sweep.
     relay.kick();
-    return { bus, pool, index, metrics, redis, events, relay, ready: () => bus.connected() && pool.readyThreads > 0 };
+    return { bus, pool, index, metrics, redis, events, relay, decisions, ready: () => bus.connected() && pool.readyThreads > 0 };
   });
 }

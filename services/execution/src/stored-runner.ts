@@ -9,6 +9,7 @@ import {
   type Principal,
 } from '@arbiter/contracts';
 import { runFlow, validateDefinition, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy } from '@arbiter/flow';
+import type { DecisionRecorder } from './decisions/recorder.js';
 import type { EnginePool, EvalOutcome, ItemAnswer } from './engine-pool.js';
 import type { ExecutedEvents } from './executed-events.js';
 import type { ExecMetrics } from './metrics.js';
@@ -29,6 +30,9 @@ export interface StoredRuns {
   deadline?: number;
   /** Bytes left in the reply (see `EvalRequest.replyBudget`). */
   replyBudget?: { left: number };
+  /** A replay of recorded decisions (impact analysis): run at `now`, low priority, neither counted nor recorded. */
+  replay?: boolean;
+  now?: string;
 }
 
 /** One answer: the raw JSON body its single request answers, or its error. */
@@ -40,6 +44,8 @@ export interface StoredRunnerDeps {
   pool: EnginePool;
   events: ExecutedEvents;
   metrics: ExecMetrics;
+  /** Decision records of stored runs; none when recording is off. */
+  decisions?: DecisionRecorder;
 }
 
 /** `errorCode` of a flow node whose policy is deleted, unknown or of another org. */
@@ -72,24 +78,32 @@ export class StoredRunner {
       items: req.items,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
       ...(req.replyBudget !== undefined ? { replyBudget: req.replyBudget } : {}),
+      ...(req.replay === true ? { replay: true, ...(req.now !== undefined ? { now: req.now } : {}) } : {}),
     });
     this.count(outcome);
+    if (req.replay === true) return outcome.answers.map((answer) => (answer instanceof ArbiterError ? answer : answer.json!));
     const resource = { type: 'policy' as const, id: entry.recordId, baseId: entry.baseId };
-    return outcome.answers.map((answer) => {
+    const decisions = this.deps.decisions;
+    return outcome.answers.map((answer, i) => {
       if (answer instanceof ArbiterError) return answer;
+      const error = (answer.flags & ITEM_ERROR) !== 0;
       this.deps.events.record(req.principal, {
         resource,
         version: entry.version,
         via: req.by,
         result: (answer.flags & ITEM_TRUE) !== 0,
-        error: (answer.flags & ITEM_ERROR) !== 0,
+        error,
       });
+      // The sampling decision first: only a recorded run's bytes are ever parsed here.
+      if (decisions?.admit(entry.orgId, entry.baseId, error))
+        decisions.policy(req.principal, ranOf('policy', entry), req.items[i], answer.json!, answer.ms);
       return answer.json!;
     });
   }
 
   /** Runs a flow by base id or exact record id on each item; its policy nodes resolve like {@link runPolicy}. */
   async runFlow(req: StoredRuns): Promise<RunAnswer[]> {
+    if (req.replay === true) throw new ArbiterError('bad_request', 'replays of flows are not supported yet');
     const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve(
       'flow',
       req.principal,
@@ -100,6 +114,7 @@ export class StoredRunner {
     return Promise.all(
       req.items.map(async (item): Promise<RunAnswer> => {
         let response: FlowRunResponse;
+        const started = performance.now();
         try {
           response = await this.flow(entry.definition, req.principal, item, req.trace, req.deadline, nodes);
         } catch (err) {
@@ -112,6 +127,9 @@ export class StoredRunner {
           result: response.result,
           error: response.error !== undefined,
         });
+        if (this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
+          this.deps.decisions.flow(req.principal, ranOf('flow', entry), item, response, performance.now() - started);
+        }
         return encoder.encode(JSON.stringify({ ...response, flowId: entry.recordId, baseId: entry.baseId, version: entry.version }));
       }),
     );
@@ -214,6 +232,11 @@ export class StoredRunner {
 /** A node's resolved policy, bound to each item of a request when it runs. */
 interface ResolvedNode {
   bind(item: Uint8Array, deadline: number | undefined): ResolvedPolicy;
+}
+
+/** What a decision record names of the record that ran. */
+function ranOf(kind: 'policy' | 'flow', entry: LivePolicyRecordEntry | LiveFlowRecordEntry) {
+  return { kind, orgId: entry.orgId, baseId: entry.baseId, recordId: entry.recordId, version: entry.version };
 }
 
 /** The worker's source for a stored policy record. */

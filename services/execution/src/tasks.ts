@@ -40,6 +40,11 @@ export interface TaskChunk {
   count: number;
   /** When its caller stops waiting (epoch ms, the clock threads share): an item not started by then answers `timeout`, unrun. */
   deadline?: number;
+  /**
+   * A replay of recorded decisions (impact analysis): a `"***"` value in the data is a masked one,
+   * and an answer whose run read one carries `"maskedRead": true`.
+   */
+  replay?: boolean;
 }
 
 /**

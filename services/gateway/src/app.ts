@@ -35,7 +35,11 @@ import { installationId } from './repositories/installation.js';
 import { groupRoutes } from './routes/group-routes.js';
 import { registryRoutes } from './routes/registry-routes.js';
 import type { AuditClient } from './clients/audit-client.js';
+import type { DecisionsClient } from './clients/decisions-client.js';
+import type { ImpactClient } from './clients/impact-client.js';
 import { auditRoutes } from './routes/audit-routes.js';
+import { decisionRoutes } from './routes/decision-routes.js';
+import { impactRoutes } from './routes/impact-routes.js';
 import { exportRoutes } from './routes/export-routes.js';
 import { importRoutes } from './routes/import-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
@@ -70,6 +74,10 @@ export interface AppDeps {
   readonly runnable?: { client: RunnableClient; watch: RunnableWatch; authRecheckMs?: number };
   /** The audit service; `/audit` and `/audit/export` are served only when given. */
   readonly audit?: AuditClient;
+  /** Decision records and their settings (the audit service); `/decisions*` are served only when given. */
+  readonly decisions?: DecisionsClient;
+  /** Impact analysis (the governance service); `POST /policy/{policyId}/impact` is served only when given. */
+  readonly impact?: ImpactClient;
   /** The governance service; the review routes are served only when given (with a registry). */
   readonly governance?: GovernanceClient;
   /** The gateway's outbox for its own audit events (identity changes); without one they wait in the outbox table. */
@@ -195,6 +203,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (deps.runnable) await app.register(runnableRoutes, { authenticator, ...deps.runnable });
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });
+  if (deps.decisions) await app.register(decisionRoutes, { authenticator, decisions: deps.decisions });
+  if (deps.impact) await app.register(impactRoutes, { authenticator, impact: deps.impact });
   await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   return app;
 }

@@ -12,6 +12,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { watchEvalClient } from './http/metrics.js';
 import { NatsAuditClient } from './clients/audit-client.js';
+import { NatsDecisionsClient } from './clients/decisions-client.js';
+import { NatsImpactClient } from './clients/impact-client.js';
 import { appSettingsOf, type GatewayConfig } from './config.js';
 import { NatsEngineClient } from './clients/engine-client-nats.js';
 import { gatewayOutbox } from './events/outbox.js';
@@ -72,6 +74,8 @@ export function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gateway> {
         runner: new NatsRunnerClient(evals, bus, config.ENGINE_TIMEOUT_MS),
         registry: new NatsRegistryClient(bus, config.REGISTRY_TIMEOUT_MS),
         audit: new NatsAuditClient(bus, config.AUDIT_TIMEOUT_MS),
+        decisions: new NatsDecisionsClient(bus, config.AUDIT_TIMEOUT_MS),
+        impact: new NatsImpactClient(bus, config.IMPACT_TIMEOUT_MS),
         governance: new NatsGovernanceClient(bus, config.GOVERNANCE_TIMEOUT_MS),
         runnable: { client: runnableClient, watch, authRecheckMs: config.RUNNABLE_AUTH_RECHECK_MS },
         events: outbox.events,

@@ -14,6 +14,8 @@ export const GovernanceConfig = serviceConfig([LogConfig, NatsConfig, DatabaseCo
   GOVERNANCE_DATABASE_URL: z.url().optional(),
   /** Deadline of a request to the registry (reading a draft, publishing): below the gateway's `GOVERNANCE_TIMEOUT_MS`. */
   GOVERNANCE_REGISTRY_TIMEOUT_MS: positiveInt().default(5000),
+  /** Deadline of each step of an impact analysis (a history page, a batch of replays): below the gateway's `GOVERNANCE_TIMEOUT_MS`. */
+  GOVERNANCE_IMPACT_TIMEOUT_MS: positiveInt().default(8000),
   /** How often the outbox relay sweeps for events left behind by another process (it runs right after each commit). */
   GOVERNANCE_OUTBOX_INTERVAL_MS: positiveInt().default(30_000),
 });

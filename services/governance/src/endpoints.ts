@@ -1,5 +1,6 @@
 import {
   GovernanceSubject,
+  ImpactAnalysisRequest,
   ReviewDecisionRequest,
   ReviewPublishRequest,
   ReviewSummariesRequest,
@@ -9,10 +10,11 @@ import {
   type ReviewSummary,
 } from '@arbiter/contracts';
 import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
+import type { ImpactService } from './impact-service.js';
 import type { ReviewsService } from './reviews-service.js';
 
 /** The `governance` NATS service: thin handlers from {@link GovernanceSubject} to the reviews service. */
-export function governanceService(reviews: ReviewsService, version: string): ServiceDef {
+export function governanceService(reviews: ReviewsService, version: string, impact?: ImpactService): ServiceDef {
   return {
     name: 'governance',
     version,
@@ -48,6 +50,15 @@ export function governanceService(reviews: ReviewsService, version: string): Ser
         handler: ({ principal, kind, recordId, requestId }, ctx): Promise<ReviewPublishReply> =>
           reviews.publish(principal, kind, recordId, { requestId }, { requestId: ctx.requestId }),
       }),
+      ...(impact
+        ? {
+            impact: defineEndpoint({
+              subject: GovernanceSubject.impact,
+              request: ImpactAnalysisRequest,
+              handler: ({ principal, policyId, ...req }, ctx) => impact.analyse(principal, policyId, req, ctx.requestId),
+            }),
+          }
+        : {}),
       summaries: defineEndpoint({
         subject: GovernanceSubject.summaries,
         request: ReviewSummariesRequest,

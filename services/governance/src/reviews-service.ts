@@ -23,6 +23,7 @@ import {
   markPublished,
   type RequestRow,
 } from './repositories/reviews.js';
+import { latestImpactReport } from './repositories/impact-reports.js';
 
 /** What the service needs around it. */
 export interface ReviewsDeps {
@@ -111,7 +112,12 @@ export class ReviewsService {
       if (req !== null && req.state === 'published') return summarize(kind, record, req);
       throw new ArbiterError('not_found', `${kind} \`${recordId}\` is a version and its base has no draft: there is no review`);
     }
-    return summarize(kind, draft, await latestRequest(this.deps.db, draft.recordId, p.orgId, kind));
+    const summary = summarize(kind, draft, await latestRequest(this.deps.db, draft.recordId, p.orgId, kind));
+    // The impact report of the draft's current content: an edit changes the hash, so an old report is not shown.
+    return {
+      ...summary,
+      impact: kind === 'policy' ? await latestImpactReport(this.deps.db, p.orgId, draft.recordId, draft.contentHash) : null,
+    };
   }
 
   /** The summaries of drafts the caller loaded (with their content hashes), in the given order. */

@@ -1,5 +1,6 @@
 import {
   ensureEventStream,
+  EvalClient,
   type EventRelay,
   PgOutbox,
   startService,
@@ -12,6 +13,7 @@ import { governanceDatabaseUrl, type GovernanceConfig } from './config.js';
 import { governanceService } from './endpoints.js';
 import { migrateGovernance } from './migrate.js';
 import { NatsRegistryPort } from './registry-port.js';
+import { ImpactService } from './impact-service.js';
 import { ReviewsService } from './reviews-service.js';
 
 /** The governance service's outbox table. */
@@ -42,7 +44,14 @@ export function startGovernance(kit: ServiceKit<GovernanceConfig>): Promise<Gove
       registry: new NatsRegistryPort(bus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
       events: { enqueue: outbox.enqueue.bind(outbox), committed: () => relay.kick() },
     });
-    await s.serve(bus, governanceService(reviews, kit.version));
+    const impact = new ImpactService({
+      db,
+      bus,
+      evals: new EvalClient(bus, { coalesce: false }),
+      registry: new NatsRegistryPort(bus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
+      timeoutMs: config.GOVERNANCE_IMPACT_TIMEOUT_MS,
+    });
+    await s.serve(bus, governanceService(reviews, kit.version, impact));
     relay.kick();
     return { bus, db, relay, ready: () => bus.connected() };
   });

@@ -65,6 +65,7 @@ describe('spec §3 transitions (governance on)', () => {
       decidedAt: null,
       comment: null,
       stale: false,
+      impact: null,
     });
   });
 

@@ -1,5 +1,8 @@
 import type { Entry, Key, Person } from './jobs.js';
 
+/** Prefix of a key id whose work is low priority: it goes only when its person's other keys have none waiting. */
+export const LOW_PRIORITY = 'low:';
+
 /**
  * Scheduling: the persons with work and the order they take turns in. Deficit round robin: a person
  * whose deficit is not positive skips its turn and earns `quantumMs`; work charges the worker time
@@ -110,8 +113,19 @@ export class Scheduler {
    */
   nextKey(p: Person, advance = true): Key {
     if (p.nextKey >= p.ring.length) p.nextKey = 0;
-    const key = p.ring[p.nextKey];
-    if (advance) p.nextKey++;
+    let at = p.nextKey;
+    // A low-priority key (replays) is passed over while another key of the person has work waiting.
+    if (p.ring[at].id.startsWith(LOW_PRIORITY)) {
+      for (let n = 1; n < p.ring.length; n++) {
+        const other = (p.nextKey + n) % p.ring.length;
+        if (!p.ring[other].id.startsWith(LOW_PRIORITY)) {
+          at = other;
+          break;
+        }
+      }
+    }
+    const key = p.ring[at];
+    if (advance) p.nextKey = at + 1;
     return key;
   }
 

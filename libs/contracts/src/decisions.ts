@@ -1,0 +1,217 @@
+import { z } from 'zod';
+import { PageQuery, pageOf } from './http.js';
+import { Principal } from './principal.js';
+
+/**
+ * Decision records (issue 23, docs/decisions.md): sampled runs of stored policies and flows, written
+ * by the execution service to its Redis outbox as `decided` events and stored by the audit service
+ * in its `decisions` table. Settings (org masks, per-base sampling) live in the audit database too;
+ * the execution service reads them over the bus (`audit.decisions.settings.resolve`) and caches them.
+ */
+export const DecisionSubject = {
+  query: 'audit.decisions.query',
+  get: 'audit.decisions.get',
+  /** The settings of the caller's org (admins, auditors and publishers read them). */
+  settingsGet: 'audit.decisions.settings.get',
+  /** Replaces the org-wide masks (admins) or one base's settings (admins and publishers). */
+  settingsPut: 'audit.decisions.settings.put',
+  /** A base's most recent decisions for an impact analysis (callers who may edit; the governance service asks). */
+  history: 'audit.decisions.history',
+  /** Internal: the settings of an org as the execution service applies them. */
+  settingsResolve: 'audit.decisions.settings.resolve',
+} as const;
+export type DecisionSubject = (typeof DecisionSubject)[keyof typeof DecisionSubject];
+
+/** The value a masked path's value is replaced by. */
+export const MASKED = '***';
+
+/** Most mask paths in one list. */
+export const MAX_MASKS = 64;
+
+/**
+ * A mask: a dotted path into the data (`a.b`); a `*` segment matches every key of an object or
+ * every element of a list (`items.*.card`). Segments are names (no dots); at most 16 of them.
+ */
+export const MaskPath = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^.]+(\.[^.]+){0,15}$/, 'a mask is dotted segments such as `a.b` or `items.*.card`');
+export type MaskPath = z.infer<typeof MaskPath>;
+
+/** Per-second cap of recorded decisions per base and replica when neither the base nor the replica sets one. */
+export const DEFAULT_DECISIONS_PER_SECOND = 50;
+
+/** Settings of one base's recording. Unknown keys are rejected. */
+export const BaseDecisionSettings = z.strictObject({
+  enabled: z.boolean().default(true).describe('Record decisions of this base'),
+  sampleRate: z.number().min(0).max(1).default(1).describe('Share of runs (0–1) considered for recording; errors are always recorded'),
+  perSecond: z
+    .number()
+    .int()
+    .min(0)
+    .max(100_000)
+    .optional()
+    .describe('Decisions recorded per second per execution replica (default `DECISIONS_PER_SECOND`); errors are always recorded'),
+  masks: z.array(MaskPath).max(MAX_MASKS).default([]).describe('Paths whose values are replaced by `"***"`'),
+});
+export type BaseDecisionSettings = z.infer<typeof BaseDecisionSettings>;
+
+/** The org-wide masks, applied to every base's records. Unknown keys are rejected. */
+export const OrgDecisionSettings = z.strictObject({
+  masks: z.array(MaskPath).max(MAX_MASKS).default([]).describe('Paths masked in every base of the org'),
+});
+export type OrgDecisionSettings = z.infer<typeof OrgDecisionSettings>;
+
+/** Every decision setting of an org: the org masks and the bases that have settings of their own. */
+export const DecisionSettings = z.object({
+  masks: z.array(MaskPath),
+  bases: z.record(z.string(), BaseDecisionSettings),
+});
+export type DecisionSettings = z.infer<typeof DecisionSettings>;
+
+/** `audit.decisions.settings.get`. */
+export const DecisionSettingsGetRequest = z.strictObject({ principal: Principal });
+export type DecisionSettingsGetRequest = z.infer<typeof DecisionSettingsGetRequest>;
+
+/** `audit.decisions.settings.put`: the org masks (no `baseId`) or one base's settings. */
+export const DecisionSettingsPutRequest = z.discriminatedUnion('scope', [
+  z.strictObject({ scope: z.literal('org'), principal: Principal, settings: OrgDecisionSettings }),
+  z.strictObject({ scope: z.literal('base'), principal: Principal, baseId: z.string().min(1).max(200), settings: BaseDecisionSettings }),
+]);
+export type DecisionSettingsPutRequest = z.input<typeof DecisionSettingsPutRequest>;
+
+/** `audit.decisions.settings.resolve` (service to service). */
+export const DecisionSettingsResolveRequest = z.strictObject({ orgId: z.string().min(1) });
+export type DecisionSettingsResolveRequest = z.infer<typeof DecisionSettingsResolveRequest>;
+
+/** What was decided: `true`/`false`, a flow's custom outcome, or a table's output. */
+export const DecisionResult = z.union([z.boolean(), z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())]);
+export type DecisionResult = z.infer<typeof DecisionResult>;
+
+/**
+ * One recorded decision. `at` is when it was recorded (the time in its UUID v7 id), `now` the
+ * evaluation clock a replay pins. `input` is the data with every masked path's value `"***"`.
+ * `outcomes` is a policy's named outcomes; a flow's record carries its `path` (node ids) instead.
+ */
+export const DecisionRecord = z.object({
+  decisionId: z.uuid(),
+  orgId: z.string(),
+  at: z.iso.datetime(),
+  now: z.iso.datetime(),
+  kind: z.enum(['policy', 'flow']),
+  baseId: z.string(),
+  policyId: z.string().optional(),
+  flowId: z.string().optional(),
+  version: z.number().int().nullable(),
+  caller: z.object({ userId: z.string(), apiKeyId: z.string().optional() }),
+  input: z.record(z.string(), z.unknown()),
+  /** Whether any value of `input` was masked. */
+  masked: z.boolean(),
+  result: DecisionResult,
+  outcomes: z.record(z.string(), z.unknown()).optional(),
+  path: z.array(z.string()).optional(),
+  errorCode: z.string().nullable(),
+  durationUs: z.number().int().min(0),
+});
+export type DecisionRecord = z.infer<typeof DecisionRecord>;
+
+const FilterId = z.string().min(1).max(200);
+
+/** Filters of a decision query (all optional; all given must hold). */
+export const DecisionFilter = z.object({
+  baseId: FilterId.optional().describe('Base id of the policy or flow'),
+  version: z.coerce.number().int().min(1).optional().describe('Version run (drafts have none)'),
+  result: z.enum(['true', 'false']).optional().describe('Boolean result'),
+  errorCode: z.string().min(1).max(100).optional().describe('Error code of the answer'),
+  caller: FilterId.optional().describe('User id of the caller'),
+  apiKeyId: FilterId.optional().describe('API key of the caller'),
+  from: z.iso.datetime({ offset: true }).optional().describe('Recorded at or after (ISO 8601)'),
+  to: z.iso.datetime({ offset: true }).optional().describe('Recorded before (ISO 8601)'),
+});
+export type DecisionFilter = z.infer<typeof DecisionFilter>;
+
+/** Query of `GET /decisions`. */
+export const DecisionQuery = DecisionFilter.extend(PageQuery.shape);
+export type DecisionQuery = z.infer<typeof DecisionQuery>;
+
+/** A page of decisions, newest first. */
+export const DecisionPage = pageOf(DecisionRecord);
+export type DecisionPage = z.infer<typeof DecisionPage>;
+
+/** Largest page the bus answers (impact analysis reads its history in such pages). */
+export const DECISIONS_MAX_PAGE = 1000;
+
+/** `audit.decisions.query`: the caller (admin or auditor; own org only), filters, page size and cursor. */
+export const DecisionQueryRequest = DecisionFilter.extend({
+  principal: Principal,
+  limit: z.number().int().min(1).max(DECISIONS_MAX_PAGE).default(50),
+  cursor: z.string().min(1).max(512).optional(),
+});
+export type DecisionQueryRequest = z.input<typeof DecisionQueryRequest>;
+
+/** `audit.decisions.get`. */
+export const DecisionGetRequest = z.strictObject({ principal: Principal, decisionId: z.string().min(1).max(200) });
+export type DecisionGetRequest = z.infer<typeof DecisionGetRequest>;
+
+/** `audit.decisions.history`: one base's decisions, newest first, in pages. */
+export const DecisionHistoryRequest = z.strictObject({
+  principal: Principal,
+  baseId: z.string().min(1).max(200),
+  limit: z.number().int().min(1).max(DECISIONS_MAX_PAGE),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  cursor: z.string().min(1).max(512).optional(),
+});
+export type DecisionHistoryRequest = z.infer<typeof DecisionHistoryRequest>;
+
+/** Most decisions one impact analysis replays. */
+export const IMPACT_MAX_DECISIONS = 10_000;
+
+/** Body of `POST /policy/{policyId}/impact`. Unknown keys are rejected. */
+export const ImpactRequest = z.strictObject({
+  limit: z.number().int().min(1).max(IMPACT_MAX_DECISIONS).default(1000).describe('Most recent decisions replayed (≤ 10,000)'),
+  from: z.iso.datetime({ offset: true }).optional().describe('Decisions recorded at or after (ISO 8601)'),
+  to: z.iso.datetime({ offset: true }).optional().describe('Decisions recorded before (ISO 8601)'),
+});
+export type ImpactRequest = z.infer<typeof ImpactRequest>;
+
+/** Outcome of one side of a changed decision. */
+const ImpactSide = z.object({ result: DecisionResult, errorCode: z.string().nullable(), outcomes: z.record(z.string(), z.unknown()) });
+
+/**
+ * An impact report: the base's recorded decisions replayed through one record at each decision's
+ * `now`. `transitions` counts the changed ones by `before→after` (`true`, `false`, `error`);
+ * `outcomes` counts, per named outcome, the decisions whose value of it changed.
+ */
+export const ImpactReport = z.object({
+  impactId: z.uuid(),
+  policyId: z.string(),
+  baseId: z.string(),
+  contentHash: z.string(),
+  at: z.iso.datetime(),
+  replayed: z.number().int(),
+  unchanged: z.number().int(),
+  changed: z.number().int(),
+  errors: z.number().int(),
+  unreplayable: z.number().int(),
+  transitions: z.record(z.string(), z.number().int()),
+  outcomes: z.record(z.string(), z.number().int()),
+  examples: z.array(
+    z.object({
+      decisionId: z.uuid(),
+      at: z.iso.datetime(),
+      before: ImpactSide,
+      after: ImpactSide,
+      input: z.record(z.string(), z.unknown()),
+    }),
+  ),
+});
+export type ImpactReport = z.infer<typeof ImpactReport>;
+
+/** `governance.impact`: an impact analysis of a policy record for the caller. */
+export const ImpactAnalysisRequest = ImpactRequest.extend({ principal: Principal, policyId: z.string().min(1).max(200) });
+export type ImpactAnalysisRequest = z.input<typeof ImpactAnalysisRequest>;
+
+/** Path of `GET /decisions/{id}`. */
+export const DecisionIdParams = z.object({ id: z.uuid().describe('Decision id') });

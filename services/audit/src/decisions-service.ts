@@ -1,0 +1,164 @@
+import {
+  ArbiterError,
+  BaseDecisionSettings,
+  hasCapability,
+  OrgDecisionSettings,
+  type DecisionGetRequest,
+  type DecisionHistoryRequest,
+  type DecisionPage,
+  type DecisionQueryRequest,
+  type DecisionRecord,
+  type DecisionSettings,
+  type DecisionSettingsPutRequest,
+  type Principal,
+} from '@arbiter/contracts';
+import { cursorField, decodeCursor, encodeCursor, type Db } from '@arbiter/service-kit';
+import { z } from 'zod';
+import { getDecision, queryDecisions, readSettings, writeSettings, type DecisionRow } from './repositories/decisions.js';
+
+/** The parsed `audit.decisions.query` request (defaults applied). */
+export type DecisionQueryInput = z.output<typeof DecisionQueryRequest>;
+type PutInput = z.output<typeof DecisionSettingsPutRequest>;
+
+/** A page of decisions ends at one: its time and id (the keyset, newest first). */
+const DecisionCursor = z.object({ at: cursorField.timestamp(), id: cursorField.uuid() });
+
+/** A decision as read back from its row. */
+export function toDecisionRecord(row: DecisionRow): DecisionRecord {
+  return {
+    decisionId: row.decision_id,
+    orgId: row.org_id,
+    at: row.at.toISOString(),
+    now: row.now.toISOString(),
+    kind: row.kind,
+    baseId: row.base_id,
+    ...(row.kind === 'policy' ? { policyId: row.record_id } : { flowId: row.record_id }),
+    version: row.version,
+    caller: { userId: row.caller_user_id, ...(row.caller_api_key_id !== null ? { apiKeyId: row.caller_api_key_id } : {}) },
+    input: row.input,
+    masked: row.masked,
+    result: row.result,
+    ...(row.outcomes !== null ? { outcomes: row.outcomes } : {}),
+    ...(row.path !== null ? { path: row.path } : {}),
+    errorCode: row.error_code,
+    durationUs: Number(row.duration_us),
+  };
+}
+
+/**
+ * One page of the caller's org's decisions, newest first, filtered (admins and auditors: the
+ * `audit` right). Another org's decisions are never selected.
+ */
+export async function listDecisions(db: Db, req: DecisionQueryInput): Promise<DecisionPage> {
+  authorizeDecisionRead(req.principal);
+  const from = req.from !== undefined ? new Date(req.from) : undefined;
+  const to = req.to !== undefined ? new Date(req.to) : undefined;
+  if (from && to && from.getTime() > to.getTime()) throw new ArbiterError('bad_request', '`from` is after `to`');
+  const before = req.cursor !== undefined ? decodeCursor(req.cursor, DecisionCursor) : undefined;
+  const rows = await queryDecisions(db, {
+    orgId: req.principal.orgId,
+    ...(req.baseId !== undefined ? { baseId: req.baseId } : {}),
+    ...(req.version !== undefined ? { version: req.version } : {}),
+    ...(req.result !== undefined ? { result: req.result } : {}),
+    ...(req.errorCode !== undefined ? { errorCode: req.errorCode } : {}),
+    ...(req.caller !== undefined ? { caller: req.caller } : {}),
+    ...(req.apiKeyId !== undefined ? { apiKeyId: req.apiKeyId } : {}),
+    ...(from ? { from } : {}),
+    ...(to ? { to } : {}),
+    ...(before ? { before: { at: new Date(before.at), id: before.id } } : {}),
+    limit: req.limit + 1,
+  });
+  const more = rows.length > req.limit;
+  const kept = more ? rows.slice(0, req.limit) : rows;
+  const last = kept[kept.length - 1];
+  return {
+    items: kept.map(toDecisionRecord),
+    nextCursor: more && last ? encodeCursor({ at: last.at.toISOString(), id: last.decision_id }) : null,
+  };
+}
+
+/** One decision of the caller's org; 404 for an unknown id or another org's. */
+export async function readDecision(db: Db, req: DecisionGetRequest): Promise<DecisionRecord> {
+  authorizeDecisionRead(req.principal);
+  const parsed = z.uuid().safeParse(req.decisionId);
+  const row = parsed.success ? await getDecision(db, req.principal.orgId, parsed.data) : undefined;
+  if (row === undefined) throw new ArbiterError('not_found', `decision \`${req.decisionId}\` not found`);
+  return toDecisionRecord(row);
+}
+
+/**
+ * A page of one base's decisions for an impact analysis (newest first): callers who may edit (the
+ * governance service checks the record's own rights first). Pages stop early past ~512 KB so they
+ * fit a bus message.
+ */
+export async function decisionHistory(db: Db, req: DecisionHistoryRequest): Promise<DecisionPage> {
+  if (!hasCapability(req.principal, 'edit')) {
+    throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot analyse the impact of a change`);
+  }
+  const before = req.cursor !== undefined ? decodeCursor(req.cursor, DecisionCursor) : undefined;
+  const rows = await queryDecisions(db, {
+    orgId: req.principal.orgId,
+    baseId: req.baseId,
+    ...(req.from !== undefined ? { from: new Date(req.from) } : {}),
+    ...(req.to !== undefined ? { to: new Date(req.to) } : {}),
+    ...(before ? { before: { at: new Date(before.at), id: before.id } } : {}),
+    limit: req.limit + 1,
+  });
+  const items: DecisionRecord[] = [];
+  let bytes = 0;
+  for (const row of rows.slice(0, req.limit)) {
+    const record = toDecisionRecord(row);
+    bytes += JSON.stringify(record.input).length + 400;
+    items.push(record);
+    if (bytes > HISTORY_PAGE_BYTES) break;
+  }
+  const more = rows.length > items.length;
+  const last = rows[items.length - 1];
+  return { items, nextCursor: more && last ? encodeCursor({ at: last.at.toISOString(), id: last.decision_id }) : null };
+}
+
+/** Bytes of inputs one history page carries, about (under NATS's 1 MB default payload). */
+const HISTORY_PAGE_BYTES = 512 * 1024;
+
+/** Decisions hold the data of runs: the same readers as the audit trail. */
+function authorizeDecisionRead(principal: Principal): void {
+  if (!hasCapability(principal, 'audit')) {
+    throw new ArbiterError('forbidden', `role \`${principal.role}\`${principal.scopes ? ' with this key' : ''} cannot read decisions`);
+  }
+}
+
+/** Every decision setting of an org, defaults filled in. */
+export async function resolveSettings(db: Db, orgId: string): Promise<DecisionSettings> {
+  const rows = await readSettings(db, orgId);
+  const bases: DecisionSettings['bases'] = {};
+  let masks: string[] = [];
+  for (const [baseId, value] of rows) {
+    if (baseId === '') masks = OrgDecisionSettings.parse(value).masks;
+    else bases[baseId] = BaseDecisionSettings.parse(value);
+  }
+  return { masks, bases };
+}
+
+/** The caller org's settings: admins, auditors and publishers. */
+export async function getSettings(db: Db, principal: Principal): Promise<DecisionSettings> {
+  if (!hasCapability(principal, 'audit') && !hasCapability(principal, 'publish')) {
+    throw new ArbiterError('forbidden', `role \`${principal.role}\` cannot read decision settings`);
+  }
+  return resolveSettings(db, principal.orgId);
+}
+
+/** Replaces the org masks (admins) or a base's settings (admins and publishers); answers every setting of the org. */
+export async function putSettings(db: Db, req: PutInput): Promise<DecisionSettings> {
+  if (req.scope === 'org') {
+    if (!hasCapability(req.principal, 'admin')) {
+      throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot change the org's decision masks`);
+    }
+    await writeSettings(db, req.principal.orgId, '', req.settings);
+  } else {
+    if (!hasCapability(req.principal, 'publish')) {
+      throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot change decision settings`);
+    }
+    await writeSettings(db, req.principal.orgId, req.baseId, req.settings);
+  }
+  return resolveSettings(db, req.principal.orgId);
+}

@@ -1,0 +1,118 @@
+/**
+ * Decision records in the audit service (issue 23): `decided` events are stored in `decisions`
+ * (not in the trail), once however often they are delivered, in monthly partitions dropped past
+ * `DECISIONS_RETENTION_DAYS`; `audit.decisions.query` and `audit.decisions.get` answer admins and auditors of
+ * the org only.
+ */
+import { randomUUID } from 'node:crypto';
+import { DecisionPage, DecisionRecord, DecisionSubject, eventSubject, isArbiterError, type ArbiterEvent } from '@arbiter/contracts';
+import { rejectionOf } from '@arbiter/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Audit } from '../src/service.js';
+import { as, startTestEnv, type TestEnv } from './support.js';
+
+let t: TestEnv;
+let audit: Audit;
+
+function decided(over: Partial<DecisionRecord> = {}): ArbiterEvent {
+  const at = over.at ?? new Date().toISOString();
+  const record: DecisionRecord = {
+    decisionId: randomUUID(),
+    orgId: 'dec-org',
+    at,
+    now: at,
+    kind: 'policy',
+    baseId: 'base-1',
+    policyId: 'rec-1',
+    version: 1,
+    caller: { userId: 'alice' },
+    input: { applicant: { score: 1 } },
+    masked: false,
+    result: true,
+    outcomes: {},
+    errorCode: null,
+    durationUs: 12,
+    ...over,
+  };
+  return {
+    eventId: record.decisionId,
+    orgId: record.orgId,
+    kind: 'decided',
+    at: record.at,
+    actor: record.caller,
+    resource: { type: 'policy', id: 'rec-1', baseId: record.baseId },
+    details: record,
+  };
+}
+
+const count = async (orgId: string) =>
+  Number(((await t.sql('decisions').where('org_id', orgId).count('* as n')) as Array<{ n: string }>)[0]!.n);
+
+beforeAll(async () => {
+  t = await startTestEnv();
+  audit = await t.startAudit();
+});
+afterAll(async () => t?.close());
+
+describe('decided events', () => {
+  it('are stored in `decisions`, once each however often delivered, and never in the trail', async () => {
+    const start = Date.now() - 60_000;
+    const events = Array.from({ length: 5 }, (_, i) => decided({ at: new Date(start + i * 1000).toISOString() }));
+    await t.publish(events);
+    // The same events again under other message ids: JetStream delivers them twice.
+    for (const e of events) await t.js.publish(eventSubject(t.prefix, e.orgId, e.kind), JSON.stringify(e), { msgID: `${e.eventId}-again` });
+    const marker = { ...decided({ orgId: 'dec-marker' }) };
+    await t.publish([marker]);
+    await expect.poll(() => count('dec-marker'), { timeout: 10_000 }).toBe(1);
+    expect(await count('dec-org')).toBe(5);
+    expect(await t.stored('dec-org')).toBe(0);
+    const page = await t.client.request(DecisionSubject.query, { principal: as('auditor', { orgId: 'dec-org' }), limit: 10 }, DecisionPage);
+    expect(page.items.map((d) => d.decisionId)).toEqual(events.map((e) => e.eventId).reverse());
+    expect(page.items[0]).toEqual(events[4]!.details);
+  });
+
+  it('answers admins and auditors, refuses editors, and 404s another org', async () => {
+    const [e] = [decided({ orgId: 'dec-access' })];
+    await t.publish([e!]);
+    await expect.poll(() => count('dec-access'), { timeout: 10_000 }).toBe(1);
+    for (const role of ['admin', 'auditor'] as const) {
+      const got = await t.client.request(
+        DecisionSubject.get,
+        { principal: as(role, { orgId: 'dec-access' }), decisionId: e!.eventId },
+        DecisionRecord,
+      );
+      expect(got.decisionId).toBe(e!.eventId);
+    }
+    const fail = (req: unknown) => rejectionOf(t.client.request(DecisionSubject.get, req, z.unknown()), isArbiterError, 'the get');
+    expect((await fail({ principal: as('editor', { orgId: 'dec-access' }), decisionId: e!.eventId })).code).toBe('forbidden');
+    expect((await fail({ principal: as('admin', { orgId: 'other' }), decisionId: e!.eventId })).code).toBe('not_found');
+    expect((await fail({ principal: as('admin', { orgId: 'dec-access' }), decisionId: randomUUID() })).code).toBe('not_found');
+    const q = (req: unknown) => rejectionOf(t.client.request(DecisionSubject.query, req, z.unknown()), isArbiterError, 'the query');
+    expect((await q({ principal: as('editor', { orgId: 'dec-access' }) })).code).toBe('forbidden');
+    expect((await q({ principal: as('admin', { orgId: 'dec-access' }), cursor: 'garbage' })).code).toBe('invalid_cursor');
+  });
+});
+
+describe('retention', () => {
+  it('drops whole monthly partitions of decisions past DECISIONS_RETENTION_DAYS, not those of the trail', async () => {
+    const { Partitions } = await import('../src/partitions.js');
+    const { listPartitions, monthOf, addMonths } = await import('../src/repositories/partitions.js');
+    const logger = (await import('@arbiter/service-kit')).createLogger({ service: 'audit-test', level: 'silent' });
+    const old = decided({ orgId: 'dec-old', at: '2019-05-06T07:08:09.000Z' });
+    // Past the 30-day default: skipped at ingest rather than re-creating a dropped partition.
+    await t.publish([old, decided({ orgId: 'dec-marker-2' })]);
+    await expect.poll(() => count('dec-marker-2'), { timeout: 10_000 }).toBe(1);
+    expect(await count('dec-old')).toBe(0);
+    const keep = new Partitions(audit.db, 0, logger, 'decisions');
+    await keep.ensureFor(['2018-01-10T00:00:00.000Z']);
+    await new Partitions(audit.db, 0, logger).ensureFor(['2018-01-10T00:00:00.000Z']);
+    expect(await listPartitions(audit.db, 'decisions')).toContain(201801);
+    await new Partitions(audit.db, 30, logger, 'decisions').maintain();
+    const left = await listPartitions(audit.db, 'decisions');
+    expect(left).not.toContain(201801);
+    const current = monthOf(new Date());
+    expect(left).toEqual(expect.arrayContaining([current, addMonths(current, 1)]));
+    expect(await listPartitions(audit.db, 'audit_events')).toContain(201801);
+  });
+});

@@ -1,0 +1,226 @@
+import { type ArbiterEvent, type DecisionRecord, type FlowRunResponse, type Principal } from '@arbiter/contracts';
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
+import { v7 } from 'uuid';
+import { applyMasks } from './masks.js';
+import type { RecordingSettings } from './settings.js';
+
+/** Options of {@link DecisionRecorder}. */
+export interface DecisionRecorderOptions {
+  /** Decisions recorded per base per second by this replica unless the base sets its own cap (errors always). */
+  perSecond: number;
+  /** How often built records are written to the outbox. */
+  flushMs: number;
+  /** Records kept in memory waiting for the outbox; beyond it new ones are dropped (counted). */
+  bufferMax: number;
+  /** Entries the outbox may hold: while it holds that many, records are dropped (counted) instead of written. */
+  outboxMax: number;
+}
+
+/** Where records go: the execution service's Redis outbox, and how full it is. */
+export interface DecisionSink {
+  enqueue(events: readonly ArbiterEvent[]): Promise<void>;
+  /** Entries in the outbox now. */
+  length(): Promise<number>;
+}
+
+/** The stored resource a run ran. */
+export interface RanRecord {
+  kind: 'policy' | 'flow';
+  orgId: string;
+  baseId: string;
+  recordId: string;
+  version: number | null;
+}
+
+/** Why a record was dropped: the buffer was full, the outbox was full or unreachable, or the org's settings could not be read. */
+type DropReason = 'buffer' | 'outbox' | 'settings';
+
+const decoder = new TextDecoder();
+
+/**
+ * Decision records of stored runs (issue 23, docs/decisions.md). On the run path only
+ * {@link admit} runs: an O(1) sampling decision per answered item from the cached settings (base
+ * enabled, `sampleRate`, the per-second cap per base; errors always pass). Only admitted runs are
+ * built: the item's bytes and the answer's bytes are parsed, masks applied (org masks and the
+ * base's), and the record queued as a `decided` event. Every `flushMs` the queue is written to the
+ * outbox in one round trip; while the outbox holds `outboxMax` entries (JetStream away for long)
+ * or cannot be written, records are dropped and counted (`arbiter_decisions_dropped_total`),
+ * never waited for.
+ */
+export class DecisionRecorder {
+  private readonly windows = new Map<string, { second: number; count: number }>();
+  private buffer: ArbiterEvent[] = [];
+  private writing: Promise<void> | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private building = new Set<Promise<void>>();
+  private closed = false;
+  private readonly recorded: Counter;
+  private readonly dropped: Counter<'reason'>;
+
+  constructor(
+    private readonly sink: DecisionSink,
+    private readonly settings: RecordingSettings,
+    private readonly logger: Logger,
+    registry: Registry,
+    private readonly opts: DecisionRecorderOptions,
+  ) {
+    this.recorded = new Counter({
+      name: 'arbiter_decisions_recorded_total',
+      help: 'Decision records written to the outbox',
+      registers: [registry],
+    });
+    this.dropped = new Counter({
+      name: 'arbiter_decisions_dropped_total',
+      help: 'Decision records dropped: buffer full, outbox full or unreachable, settings unreadable',
+      labelNames: ['reason'],
+      registers: [registry],
+    });
+    this.timer = setInterval(() => void this.flush(), opts.flushMs).unref();
+  }
+
+  /** Whether this run is recorded: the base's settings, its sample rate and per-second cap; errors always. O(1), no I/O. */
+  admit(orgId: string, baseId: string, error: boolean): boolean {
+    if (this.closed) return false;
+    const base = this.settings.peek(orgId)?.bases.get(baseId)?.settings;
+    if (base !== undefined && !base.enabled) return false;
+    if (error) return true;
+    if (base !== undefined && base.sampleRate < 1 && Math.random() >= base.sampleRate) return false;
+    const cap = base?.perSecond ?? this.opts.perSecond;
+    const key = `${orgId}\u0000${baseId}`;
+    const second = Math.floor(Date.now() / 1000);
+    let w = this.windows.get(key);
+    if (w === undefined || w.second !== second) {
+      if (this.windows.size > 10_000) this.windows.clear();
+      w = { second, count: 0 };
+      this.windows.set(key, w);
+    }
+    if (w.count >= cap) return false;
+    w.count++;
+    return true;
+  }
+
+  /** Records an admitted policy run: its data and its answer as the worker wrote them (raw JSON). */
+  policy(principal: Principal, ran: RanRecord, item: Uint8Array, answer: Uint8Array, workerMs: number): void {
+    const at = Date.now();
+    this.build(principal, ran, at, item, () => {
+      const body = JSON.parse(decoder.decode(answer)) as { result: boolean; outcomes?: Record<string, unknown>; errorCode?: string };
+      return {
+        result: body.result,
+        outcomes: body.outcomes ?? {},
+        errorCode: body.errorCode ?? null,
+        durationUs: Math.round(workerMs * 1000),
+      };
+    });
+  }
+
+  /** Records an admitted flow run: its data and its response. */
+  flow(principal: Principal, ran: RanRecord, item: Uint8Array, response: FlowRunResponse, ms: number): void {
+    this.build(principal, ran, Date.now(), item, () => ({
+      result: response.result,
+      path: response.path.map((step) => step.nodeId),
+      errorCode: response.errorCode ?? null,
+      durationUs: Math.round(ms * 1000),
+    }));
+  }
+
+  /** Records waiting for the outbox. */
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  /** Writes what is queued; resolves when this pass ends (never rejects). */
+  async flush(): Promise<void> {
+    if (this.building.size > 0) await Promise.all(this.building);
+    if (this.writing) return this.writing;
+    if (this.buffer.length === 0) return;
+    this.writing = this.write().finally(() => {
+      this.writing = null;
+    });
+    return this.writing;
+  }
+
+  /** Stops recording and writes what is queued (one attempt). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.timer);
+    this.settings.close();
+    await this.flush();
+    await this.flush();
+    if (this.buffer.length > 0) this.drop('outbox', this.buffer.length);
+  }
+
+  private build(
+    principal: Principal,
+    ran: RanRecord,
+    at: number,
+    item: Uint8Array,
+    answer: () => Pick<DecisionRecord, 'result' | 'errorCode' | 'durationUs' | 'outcomes' | 'path'>,
+  ): void {
+    const done = this.settings
+      .get(ran.orgId)
+      .then((settings) => {
+        if (settings === undefined) return this.drop('settings', 1);
+        const base = settings.bases.get(ran.baseId);
+        if (base !== undefined && !base.settings.enabled) return;
+        if (this.buffer.length >= this.opts.bufferMax) return this.drop('buffer', 1);
+        const input = JSON.parse(decoder.decode(item)) as Record<string, unknown>;
+        let masked = applyMasks(input, settings.masks);
+        if (base !== undefined && applyMasks(input, base.masks)) masked = true;
+        const decisionId = v7();
+        const when = new Date(at).toISOString();
+        const record: DecisionRecord = {
+          decisionId,
+          orgId: ran.orgId,
+          at: when,
+          now: when,
+          kind: ran.kind,
+          baseId: ran.baseId,
+          ...(ran.kind === 'policy' ? { policyId: ran.recordId } : { flowId: ran.recordId }),
+          version: ran.version,
+          caller: { userId: principal.userId, ...(principal.apiKeyId !== undefined ? { apiKeyId: principal.apiKeyId } : {}) },
+          input,
+          masked,
+          ...answer(),
+        };
+        this.buffer.push({
+          eventId: decisionId,
+          orgId: ran.orgId,
+          kind: 'decided',
+          at: when,
+          actor: record.caller,
+          resource: { type: ran.kind, id: ran.recordId, baseId: ran.baseId },
+          details: record,
+        });
+      })
+      .catch((err: unknown) => this.logger.warn({ err }, 'a decision record could not be built'))
+      .finally(() => this.building.delete(done));
+    this.building.add(done);
+  }
+
+  private async write(): Promise<void> {
+    const batch = this.buffer;
+    this.buffer = [];
+    let room: number;
+    try {
+      room = this.opts.outboxMax - (await this.sink.length());
+    } catch {
+      room = 0;
+    }
+    const kept = room >= batch.length ? batch : batch.slice(0, Math.max(0, room));
+    if (kept.length < batch.length) this.drop('outbox', batch.length - kept.length);
+    if (kept.length === 0) return;
+    try {
+      await this.sink.enqueue(kept);
+      this.recorded.inc(kept.length);
+    } catch (err) {
+      this.drop('outbox', kept.length);
+      this.logger.warn({ err, dropped: kept.length }, 'decision records not written to the outbox: dropped');
+    }
+  }
+
+  private drop(reason: DropReason, n: number): void {
+    this.dropped.inc({ reason }, n);
+  }
+}

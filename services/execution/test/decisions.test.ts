@@ -1,0 +1,218 @@
+/**
+ * Decision recording (issue 23): the sampling decision, the per-second cap, errors always, masks on
+ * nested and array paths and the org's masks, and drops counted when the outbox is full. The sink
+ * is the recorder's own seam (the Redis outbox in the service); stored runs through the real
+ * outbox, JetStream and audit service are in test/e2e/decisions.test.ts.
+ */
+import { DecisionRecord, type ArbiterEvent, type DecisionSettings, type Principal } from '@arbiter/contracts';
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { applyMasks, compileMasks } from '../src/decisions/masks.js';
+import { DecisionRecorder, type DecisionRecorderOptions, type RanRecord } from '../src/decisions/recorder.js';
+import { RecordingSettings } from '../src/decisions/settings.js';
+import { silentLogger } from './helpers.js';
+
+const alice: Principal = { orgId: 'acme', userId: 'alice', role: 'editor', apiKeyId: 'key-1' };
+const ran: RanRecord = { kind: 'policy', orgId: 'acme', baseId: 'base-1', recordId: 'rec-1', version: 2 };
+const enc = new TextEncoder();
+const bytes = (v: unknown) => enc.encode(JSON.stringify(v));
+const answer = (result: boolean, errorCode?: string) =>
+  bytes({ result, trace: [], outcomes: { ok: result }, ...(errorCode ? { error: 'e', errorCode } : {}), policyId: 'rec-1' });
+
+describe('masks', () => {
+  it('masks nested object paths, every element of a list, one element by index, and leaves missing paths alone', () => {
+    const data = {
+      a: { b: 1, c: 2 },
+      items: [{ card: '4111', n: 1 }, { card: '5500' }, { other: true }],
+      list: [{ x: 1 }, { x: 2 }],
+    };
+    const masked = applyMasks(data, compileMasks(['a.b', 'items.*.card', 'list.1.x', 'nope.deeper', 'a.b.c']));
+    expect(masked).toBe(true);
+    expect(data).toEqual({
+      a: { b: '***', c: 2 },
+      items: [{ card: '***', n: 1 }, { card: '***' }, { other: true }],
+      list: [{ x: 1 }, { x: '***' }],
+    });
+    expect(applyMasks({ a: 1 }, compileMasks(['b.c', 'a.b']))).toBe(false);
+  });
+
+  it('masks a whole subtree and every key with a trailing `*`', () => {
+    const data = { secret: { deep: { x: 1 } }, m: { k1: 1, k2: 2 } };
+    applyMasks(data, compileMasks(['secret', 'm.*']));
+    expect(data).toEqual({ secret: '***', m: { k1: '***', k2: '***' } });
+  });
+});
+
+describe('DecisionRecorder', () => {
+  const open: DecisionRecorder[] = [];
+  afterEach(async () => {
+    for (const r of open.splice(0)) await r.close();
+  });
+
+  function recorder(settings: Partial<DecisionSettings> = {}, opts: Partial<DecisionRecorderOptions> = {}, outboxLength = () => 0) {
+    const written: ArbiterEvent[] = [];
+    const registry = new Registry();
+    const full: DecisionSettings = { masks: [], bases: {}, ...settings };
+    const s = new RecordingSettings(() => Promise.resolve(full), 60_000);
+    const r = new DecisionRecorder(
+      {
+        enqueue: (events) => {
+          written.push(...events);
+          return Promise.resolve();
+        },
+        length: () => Promise.resolve(outboxLength()),
+      },
+      s,
+      silentLogger(),
+      registry,
+      { perSecond: 50, flushMs: 60_000, bufferMax: 1000, outboxMax: 1000, ...opts },
+    );
+    open.push(r);
+    const records = () => written.map((e) => DecisionRecord.parse(e.details));
+    const metric = async (name: string, labels: Record<string, string> = {}) => {
+      const m = await registry.getSingleMetric(name)?.get();
+      return (m?.values ?? []).filter((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x)).reduce((n, v) => n + v.value, 0);
+    };
+    return { r, s, written, records, metric };
+  }
+
+  /** Admits and records `n` runs as the stored runner does; answers how many were admitted. */
+  function run(r: DecisionRecorder, n: number, data: unknown = { x: 1 }, error = false): number {
+    let admitted = 0;
+    for (let i = 0; i < n; i++) {
+      if (!r.admit(ran.orgId, ran.baseId, error)) continue;
+      admitted++;
+      r.policy(alice, ran, bytes(data), answer(!error, error ? 'missing_selector' : undefined), 0.25);
+    }
+    return admitted;
+  }
+
+  it('records a run as a `decided` event carrying the record: caller, version, result, outcomes, duration', async () => {
+    const { r, written, records, metric } = recorder();
+    expect(run(r, 1, { applicant: { age: 20 } })).toBe(1);
+    await r.flush();
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatchObject({ kind: 'decided', orgId: 'acme', resource: { type: 'policy', id: 'rec-1', baseId: 'base-1' } });
+    expect(written[0]!.eventId).toBe(records()[0]!.decisionId);
+    expect(records()[0]).toMatchObject({
+      kind: 'policy',
+      policyId: 'rec-1',
+      baseId: 'base-1',
+      version: 2,
+      caller: { userId: 'alice', apiKeyId: 'key-1' },
+      input: { applicant: { age: 20 } },
+      masked: false,
+      result: true,
+      outcomes: { ok: true },
+      errorCode: null,
+      durationUs: 250,
+    });
+    expect(await metric('arbiter_decisions_recorded_total')).toBe(1);
+  });
+
+  it('caps each base at the per-second limit but records every error', async () => {
+    // The cap counts per second of the clock: the clock is held still, then moved to the next second.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date('2026-11-26T12:00:00.100Z'));
+      const { r, records } = recorder({}, { perSecond: 5 });
+      expect(run(r, 40)).toBe(5);
+      expect(run(r, 7, { x: 1 }, true)).toBe(7);
+      vi.setSystemTime(new Date('2026-11-26T12:00:01.000Z'));
+      expect(run(r, 40)).toBe(5);
+      await r.flush();
+      expect(records().filter((d) => d.errorCode === 'missing_selector')).toHaveLength(7);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("applies a base's own cap, its sample rate and `enabled`", async () => {
+    const { r, s } = recorder({
+      bases: {
+        'base-1': { enabled: true, sampleRate: 0, masks: [] },
+        'base-2': { enabled: false, sampleRate: 1, masks: [] },
+        'base-3': { enabled: true, sampleRate: 1, perSecond: 0, masks: [] },
+      },
+    });
+    await s.get('acme');
+    expect(run(r, 100)).toBe(0); // sampleRate 0
+    expect(run(r, 3, {}, true)).toBe(3); // errors pass the sample rate
+    expect(r.admit('acme', 'base-2', true)).toBe(false); // disabled: not even errors
+    expect(r.admit('acme', 'base-3', false)).toBe(false);
+    expect(r.admit('acme', 'base-3', true)).toBe(true);
+  });
+
+  it('samples about `sampleRate` of the runs', async () => {
+    const { r, s } = recorder({ bases: { 'base-1': { enabled: true, sampleRate: 0.5, perSecond: 100_000, masks: [] } } });
+    await s.get('acme');
+    let admitted = 0;
+    for (let i = 0; i < 4000; i++) if (r.admit('acme', 'base-1', false)) admitted++;
+    // Binomial(4000, 0.5): ±10 standard deviations.
+    expect(admitted).toBeGreaterThan(1700);
+    expect(admitted).toBeLessThan(2300);
+  });
+
+  it('masks the org paths and the base paths before the record leaves, nested and in lists', async () => {
+    const { r, records } = recorder({
+      masks: ['applicant.ssn'],
+      bases: { 'base-1': { enabled: true, sampleRate: 1, masks: ['items.*.card'] } },
+    });
+    run(r, 1, {
+      applicant: { ssn: '123', age: 30 },
+      items: [
+        { card: '4111', qty: 1 },
+        { card: '5500', qty: 2 },
+      ],
+    });
+    await r.flush();
+    expect(records()[0]).toMatchObject({
+      masked: true,
+      input: {
+        applicant: { ssn: '***', age: 30 },
+        items: [
+          { card: '***', qty: 1 },
+          { card: '***', qty: 2 },
+        ],
+      },
+    });
+    // Another base of the org: only the org's masks.
+    r.admit('acme', 'base-9', false);
+    r.policy(alice, { ...ran, baseId: 'base-9' }, bytes({ applicant: { ssn: '1' }, items: [{ card: 'c' }] }), answer(true), 0);
+    await r.flush();
+    expect(records()[1]!.input).toEqual({ applicant: { ssn: '***' }, items: [{ card: 'c' }] });
+  });
+
+  it('never sends a record whose settings could not be read: dropped and counted', async () => {
+    const registry = new Registry();
+    const written: ArbiterEvent[] = [];
+    const r = new DecisionRecorder(
+      { enqueue: (e) => (written.push(...e), Promise.resolve()), length: () => Promise.resolve(0) },
+      new RecordingSettings(() => Promise.reject(new Error('audit service away')), 60_000),
+      silentLogger(),
+      registry,
+      { perSecond: 50, flushMs: 60_000, bufferMax: 10, outboxMax: 10 },
+    );
+    open.push(r);
+    expect(run(r, 2, { secret: 1 })).toBe(2);
+    await r.flush();
+    expect(written).toHaveLength(0);
+    const dropped = await registry.getSingleMetric('arbiter_decisions_dropped_total')?.get();
+    expect(dropped?.values.find((v) => v.labels.reason === 'settings')?.value).toBe(2);
+  });
+
+  it('drops and counts records while the outbox is full, and when the buffer is full', async () => {
+    let length = 998;
+    const { r, written, metric } = recorder({}, { outboxMax: 1000, bufferMax: 3 }, () => length);
+    run(r, 3);
+    await r.flush();
+    expect(written).toHaveLength(2);
+    expect(await metric('arbiter_decisions_dropped_total', { reason: 'outbox' })).toBe(1);
+    length = 0;
+    run(r, 5);
+    await r.flush();
+    expect(written).toHaveLength(5);
+    expect(await metric('arbiter_decisions_dropped_total', { reason: 'buffer' })).toBe(2);
+    expect(await metric('arbiter_decisions_recorded_total')).toBe(5);
+  });
+});

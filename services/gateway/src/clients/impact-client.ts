@@ -1,0 +1,23 @@
+import { GovernanceSubject, ImpactReport, type ImpactAnalysisRequest, type ImpactRequest, type Principal } from '@arbiter/contracts';
+import type { Bus } from '@arbiter/service-kit';
+
+/** Impact analysis of a policy record (the governance service, issue 23). */
+export interface ImpactClient {
+  analyse(principal: Principal, policyId: string, body: ImpactRequest, ctx?: { requestId?: string }): Promise<ImpactReport>;
+}
+
+/** The production {@link ImpactClient}: `governance.impact` over NATS, with its own deadline (`IMPACT_TIMEOUT_MS`). */
+export class NatsImpactClient implements ImpactClient {
+  constructor(
+    private readonly bus: Bus,
+    private readonly timeoutMs: number,
+  ) {}
+
+  analyse(principal: Principal, policyId: string, body: ImpactRequest, ctx: { requestId?: string } = {}): Promise<ImpactReport> {
+    const payload: ImpactAnalysisRequest = { principal, policyId, ...body };
+    return this.bus.request(GovernanceSubject.impact, payload, ImpactReport, {
+      timeoutMs: this.timeoutMs,
+      ...(ctx.requestId !== undefined ? { requestId: ctx.requestId } : {}),
+    });
+  }
+}

@@ -1,0 +1,99 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  BaseDecisionSettings,
+  DecisionIdParams,
+  DecisionPage,
+  DecisionQuery,
+  DecisionRecord,
+  DecisionSettings,
+  OrgDecisionSettings,
+} from '@arbiter/contracts';
+import { z } from 'zod';
+import type { DecisionsClient } from '../clients/decisions-client.js';
+import { authenticate, principalOf, requireCapability } from '../http/auth.js';
+import { errorResponses } from '../http/openapi.js';
+import type { Authenticator } from '../identity/authenticator.js';
+
+/** Dependencies of {@link decisionRoutes}. */
+export interface DecisionRoutesOptions {
+  readonly authenticator: Authenticator;
+  readonly decisions: DecisionsClient;
+}
+
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+const tags = ['decisions'];
+const readers = 'Admins and auditors (a key needs the `audit` scope); only the caller org.';
+
+/**
+ * Decision records (issue 23, docs/decisions.md): `GET /decisions` pages the caller org's recorded
+ * decisions newest first, `GET /decisions/{id}` reads one; the settings routes choose what is
+ * recorded and masked. The audit service answers and re-checks every right; without it these
+ * routes are 503.
+ */
+export const decisionRoutes: FastifyPluginAsyncZod<DecisionRoutesOptions> = async (app, { authenticator, decisions }) => {
+  authenticate(app, authenticator, 'api-key-or-bearer');
+  const canAudit = requireCapability('audit');
+
+  app.get('/decisions', {
+    onRequest: canAudit,
+    schema: {
+      tags,
+      security,
+      summary: 'Recorded decisions of the caller org, newest first',
+      description: `${readers} Filters combine with AND.`,
+      querystring: DecisionQuery,
+      response: { 200: DecisionPage, ...errorResponses(400, 401, 403, 429, 503, 504) },
+    },
+    handler: async (request) => decisions.query(principalOf(request), request.query, { requestId: request.id }),
+  });
+
+  app.get('/decisions/settings', {
+    schema: {
+      tags,
+      security,
+      summary: 'Decision settings of the caller org: the org masks and each base with settings of its own',
+      description: 'Admins, auditors and publishers.',
+      response: { 200: DecisionSettings, ...errorResponses(401, 403, 429, 503, 504) },
+    },
+    handler: async (request) => decisions.settings(principalOf(request), { requestId: request.id }),
+  });
+
+  app.put('/decisions/settings', {
+    schema: {
+      tags,
+      security,
+      summary: 'Replaces the org-wide masks',
+      description: 'Admins. The masks apply to every base of the org; execution replicas use them within `DECISIONS_SETTINGS_TTL_MS`.',
+      body: OrgDecisionSettings,
+      response: { 200: DecisionSettings, ...errorResponses(400, 401, 403, 429, 503, 504) },
+    },
+    handler: async (request) => decisions.putOrgSettings(principalOf(request), request.body, { requestId: request.id }),
+  });
+
+  app.put('/decisions/settings/:baseId', {
+    schema: {
+      tags,
+      security,
+      summary: "Replaces one base's decision settings",
+      description: 'Admins and publishers. `enabled`, `sampleRate`, `perSecond` and `masks` of the policy or flow base.',
+      params: z.object({ baseId: z.string().min(1).max(200).describe('Base id of a policy or flow') }),
+      body: BaseDecisionSettings,
+      response: { 200: DecisionSettings, ...errorResponses(400, 401, 403, 429, 503, 504) },
+    },
+    handler: async (request) =>
+      decisions.putBaseSettings(principalOf(request), request.params.baseId, request.body, { requestId: request.id }),
+  });
+
+  app.get('/decisions/:id', {
+    onRequest: canAudit,
+    schema: {
+      tags,
+      security,
+      summary: 'One recorded decision',
+      description: `${readers} Another org's decision is 404.`,
+      params: DecisionIdParams,
+      response: { 200: DecisionRecord, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
+    },
+    handler: async (request) => decisions.get(principalOf(request), request.params.id, { requestId: request.id }),
+  });
+};

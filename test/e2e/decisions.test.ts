@@ -1,0 +1,188 @@
+/**
+ * Decision records end to end (issue 23): the built services (execution, registry, audit, gateway);
+ * stored runs are recorded through the execution outbox, JetStream and the audit service, masked by
+ * the org's and the base's masks, and read back by admins and auditors only, in their own org.
+ */
+import { SignJWT } from 'jose';
+import { eventually } from '@arbiter/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startStack, type Stack } from './harness.js';
+
+let stack: Stack;
+const key: Record<'admin' | 'auditor' | 'editor' | 'publisher' | 'orgB', string> = {
+  admin: '',
+  auditor: '',
+  editor: '',
+  publisher: '',
+  orgB: '',
+};
+
+async function token(sub: string): Promise<string> {
+  return new SignJWT({ org: stack.orgId })
+    .setSubject(sub)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(stack.issuer)
+    .setAudience(stack.audience)
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(stack.jwtSecret));
+}
+
+async function memberKey(userId: string, role: string, scopes: string[]): Promise<string> {
+  const put = await call(stack, 'PUT', `/users/${userId}`, { key: stack.adminKey, body: { role } });
+  expect([200, 201]).toContain(put.status);
+  const res = await call(stack, 'POST', '/apikeys', {
+    headers: { authorization: `Bearer ${await token(userId)}` },
+    body: { name: `${userId}-key`, scopes },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.key as string;
+}
+
+/** Polls `probe` (through test-kit's `eventually`) until it gives a value. */
+function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
+  return eventually(
+    async () => {
+      const got = await probe();
+      if (got === undefined) throw new Error(`timed out waiting for ${what}`);
+      return got;
+    },
+    { timeoutMs: ms, intervalMs: 100 },
+  );
+}
+
+const RULE = 'An **applicant** is approved if the __score__ of the **applicant** is at least 600.';
+
+beforeAll(async () => {
+  stack = await startStack({
+    services: ['execution', 'registry', 'audit', 'gateway'],
+    env: { EVENTS_FLUSH_MS: '200', DECISIONS_FLUSH_MS: '50', DECISIONS_SETTINGS_TTL_MS: '200' },
+  });
+  key.admin = stack.adminKey;
+  key.auditor = await memberKey('audrey', 'auditor', ['view', 'audit']);
+  key.editor = await memberKey('eddie', 'editor', ['view', 'edit']);
+  key.publisher = await memberKey('pia', 'publisher', ['view', 'edit', 'publish']);
+  const created = stack.admin(['create-org', 'globex', '--admin', 'gus']);
+  expect(created.status, created.stderr).toBe(0);
+  key.orgB = /\n\s+(\S+)\s*$/.exec(created.stdout)![1]!;
+}, 120_000);
+afterAll(async () => stack?.stop());
+
+describe('decision records', () => {
+  let baseId = '';
+  let decisionId = '';
+
+  it('records stored runs with the org masks and the base masks applied, readable by admins and auditors', async () => {
+    const created = await call(stack, 'POST', '/policy', { key: key.admin, body: { name: 'Approval', rule: RULE } });
+    expect(created.status).toBe(201);
+    baseId = created.body.baseId as string;
+    const policyId = created.body.policyId as string;
+    expect((await call(stack, 'PUT', `/policy/${policyId}`, { key: key.admin, body: { status: 'published' } })).status).toBe(201);
+    const org = await call(stack, 'PUT', '/decisions/settings', { key: key.admin, body: { masks: ['applicant.ssn'] } });
+    expect(org.status, JSON.stringify(org.body)).toBe(200);
+    // A publisher may set a base's settings, an editor may not; only admins set the org masks.
+    expect((await call(stack, 'PUT', '/decisions/settings', { key: key.publisher, body: { masks: [] } })).status).toBe(403);
+    expect(
+      (await call(stack, 'PUT', `/decisions/settings/${baseId}`, { key: key.editor, body: { masks: ['cards.*.number'] } })).status,
+    ).toBe(403);
+    const base = await call(stack, 'PUT', `/decisions/settings/${baseId}`, { key: key.publisher, body: { masks: ['cards.*.number'] } });
+    expect(base.status, JSON.stringify(base.body)).toBe(200);
+    expect(base.body).toEqual({
+      masks: ['applicant.ssn'],
+      bases: { [baseId]: { enabled: true, sampleRate: 1, masks: ['cards.*.number'] } },
+    });
+
+    const data = { applicant: { score: 700, ssn: '078-05-1120' }, cards: [{ number: '4111', kind: 'visa' }, { number: '5500' }] };
+    const run = await call(stack, 'POST', `/run/policy/${baseId}`, { key: key.admin, body: data });
+    expect(run.status).toBe(200);
+    expect((await call(stack, 'POST', `/run/policy/${baseId}`, { key: key.admin, body: { applicant: { ssn: 'x' } } })).body).toMatchObject({
+      errorCode: expect.any(String),
+    });
+    const page = await until(async () => {
+      const res = await call(stack, 'GET', `/decisions?baseId=${baseId}`, { key: key.auditor });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.items.length === 2 ? res.body : undefined;
+    }, 'two decisions');
+    const [error, ok] = page.items;
+    expect(ok).toMatchObject({
+      kind: 'policy',
+      baseId,
+      policyId,
+      version: 1,
+      result: true,
+      errorCode: null,
+      masked: true,
+      input: { applicant: { score: 700, ssn: '***' }, cards: [{ number: '***', kind: 'visa' }, { number: '***' }] },
+    });
+    expect(error).toMatchObject({ result: false, errorCode: expect.any(String), input: { applicant: { ssn: '***' } } });
+    decisionId = ok.decisionId as string;
+    const one = await call(stack, 'GET', `/decisions/${decisionId}`, { key: key.admin });
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(ok);
+  });
+
+  it('filters by result, error code, version and caller, and pages with the cursor', async () => {
+    const only = async (q: string) =>
+      (await call(stack, 'GET', `/decisions?baseId=${baseId}&${q}`, { key: key.auditor })).body.items.length;
+    expect(await only('result=true')).toBe(1);
+    expect(await only('result=false')).toBe(1);
+    expect(await only('version=1')).toBe(2);
+    expect(await only('version=2')).toBe(0);
+    expect(await only('caller=nobody')).toBe(0);
+    const first = await call(stack, 'GET', `/decisions?baseId=${baseId}&limit=1`, { key: key.auditor });
+    expect(first.body.nextCursor).toEqual(expect.any(String));
+    const second = await call(stack, 'GET', `/decisions?baseId=${baseId}&limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`, {
+      key: key.auditor,
+    });
+    expect(second.body.items[0].decisionId).not.toBe(first.body.items[0].decisionId);
+    expect(second.body.nextCursor).toBeNull();
+  });
+
+  it('refuses editors, answers 404 to another org, and 400 to bad filters and cursors', async () => {
+    expect((await call(stack, 'GET', '/decisions', { key: key.editor })).status).toBe(403);
+    expect((await call(stack, 'GET', `/decisions/${decisionId}`, { key: key.editor })).status).toBe(403);
+    expect((await call(stack, 'GET', `/decisions/${decisionId}`, { key: key.orgB })).status).toBe(404);
+    expect((await call(stack, 'GET', `/decisions?baseId=${baseId}`, { key: key.orgB })).body.items).toEqual([]);
+    expect((await call(stack, 'GET', '/decisions')).status).toBe(401);
+    for (const q of ['version=abc', 'result=maybe', 'from=yesterday', 'limit=0', 'cursor=not-a-cursor']) {
+      const res = await call(stack, 'GET', `/decisions?${q}`, { key: key.auditor });
+      expect(res.status, q).toBe(400);
+    }
+    expect((await call(stack, 'GET', '/decisions/not-a-uuid', { key: key.auditor })).status).toBe(400);
+    const bad = await call(stack, 'PUT', `/decisions/settings/${baseId}`, { key: key.admin, body: { sampleRate: 2 } });
+    expect(bad.status).toBe(400);
+  });
+
+  it('lists the routes in /openapi.json', async () => {
+    const doc = (await call(stack, 'GET', '/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    expect(Object.keys(doc.paths['/decisions']!)).toEqual(['get']);
+    expect(Object.keys(doc.paths['/decisions/{id}']!)).toEqual(['get']);
+    expect(Object.keys(doc.paths['/decisions/settings']!).sort()).toEqual(['get', 'put']);
+    expect(Object.keys(doc.paths['/decisions/settings/{baseId}']!)).toEqual(['put']);
+  });
+
+  it('stops recording a base whose settings turn it off', async () => {
+    expect(
+      (await call(stack, 'PUT', `/decisions/settings/${baseId}`, { key: key.admin, body: { enabled: false, masks: ['cards.*.number'] } }))
+        .status,
+    ).toBe(200);
+    const count = async (id: string): Promise<number> =>
+      (await call(stack, 'GET', `/decisions?baseId=${id}&limit=200`, { key: key.admin })).body.items.length as number;
+    // A run of another base after the base's runs is recorded: once it is in, the runs before it would be too.
+    const other = await call(stack, 'POST', '/policy', { key: key.admin, body: { name: 'Other', rule: RULE } });
+    let witnesses = 0;
+    const recordsAny = async (runs: number): Promise<boolean> => {
+      const before = await count(baseId);
+      for (let i = 0; i < runs; i++)
+        await call(stack, 'POST', `/run/policy/${baseId}`, { key: key.admin, body: { applicant: { score: 1 } } });
+      await call(stack, 'POST', `/run/policy/${other.body.baseId}`, { key: key.admin, body: { applicant: { score: 1 } } });
+      witnesses++;
+      await until(async () => ((await count(other.body.baseId)) === witnesses ? true : undefined), 'the other base recorded');
+      return (await count(baseId)) !== before;
+    };
+    // Settings reach the execution service within DECISIONS_SETTINGS_TTL_MS (200 ms here): probe
+    // with one run until one is not recorded, then five more are not either.
+    await until(async () => ((await recordsAny(1)) ? undefined : true), 'the settings to reach the execution service');
+    expect(await recordsAny(5)).toBe(false);
+  });
+});

@@ -1,0 +1,162 @@
+/**
+ * Impact analysis end to end (issue 23): a seeded decision history replayed through a draft that
+ * moves a threshold changes exactly the decisions between the old and the new threshold; decisions
+ * whose replay reads a masked value are unreplayable; the draft's review summary carries the
+ * report until the draft is edited.
+ */
+import { SignJWT } from 'jose';
+import { eventually } from '@arbiter/test-kit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, startStack, type Stack } from './harness.js';
+
+let stack: Stack;
+
+const rule = (threshold: number) => `An **applicant** is approved if the __score__ of the **applicant** is at least ${threshold}.`;
+
+/** Polls `probe` (through test-kit's `eventually`) until it gives a value. */
+function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
+  return eventually(
+    async () => {
+      const got = await probe();
+      if (got === undefined) throw new Error(`timed out waiting for ${what}`);
+      return got;
+    },
+    { timeoutMs: ms, intervalMs: 100 },
+  );
+}
+
+/** An API key of a new member `userId` with `role` (made with a bearer token of that user). */
+async function memberKey(userId: string, role: string, scopes: string[]): Promise<string> {
+  expect([200, 201]).toContain((await call(stack, 'PUT', `/users/${userId}`, { key: stack.adminKey, body: { role } })).status);
+  const token = await new SignJWT({ org: stack.orgId })
+    .setSubject(userId)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(stack.issuer)
+    .setAudience(stack.audience)
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(stack.jwtSecret));
+  const res = await call(stack, 'POST', '/apikeys', { headers: { authorization: `Bearer ${token}` }, body: { name: userId, scopes } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.key as string;
+}
+
+/** A published policy with `threshold`, its runs on `items` recorded, and a draft of it. */
+async function seeded(threshold: number, items: unknown[], masks: string[] = []) {
+  const key = stack.adminKey;
+  const created = await call(stack, 'POST', '/policy', { key, body: { name: `p${threshold}`, rule: rule(threshold) } });
+  expect(created.status).toBe(201);
+  const { baseId, policyId } = created.body as { baseId: string; policyId: string };
+  expect((await call(stack, 'PUT', `/policy/${policyId}`, { key, body: { status: 'published' } })).status).toBe(201);
+  const count = async (): Promise<{ n: number; newest: any }> => {
+    const res = await call(stack, 'GET', `/decisions?baseId=${baseId}&limit=200`, { key });
+    let n = res.body.items.length as number;
+    let cursor = res.body.nextCursor as string | null;
+    while (cursor !== null) {
+      const next = await call(stack, 'GET', `/decisions?baseId=${baseId}&limit=200&cursor=${encodeURIComponent(cursor)}`, { key });
+      n += next.body.items.length as number;
+      cursor = next.body.nextCursor as string | null;
+    }
+    return { n, newest: res.body.items[0] };
+  };
+  let probes = 0;
+  if (masks.length > 0) {
+    expect((await call(stack, 'PUT', `/decisions/settings/${baseId}`, { key, body: { masks } })).status).toBe(200);
+    // Settings reach the execution service within DECISIONS_SETTINGS_TTL_MS: probe (a run without a
+    // score, whose `note` is masked once they have) until a recorded probe shows them.
+    for (;;) {
+      expect((await call(stack, 'POST', `/run/policy/${baseId}`, { key, body: { note: 'probe' } })).status).toBe(200);
+      probes++;
+      const { newest } = await until(async () => {
+        const c = await count();
+        return c.n === probes ? c : undefined;
+      }, 'the probe recorded');
+      if (newest.input.note === '***') break;
+    }
+  }
+  const run = await call(stack, 'POST', `/run/policy/${baseId}/batch`, { key, body: { items } });
+  expect(run.status, JSON.stringify(run.body)).toBe(200);
+  await until(async () => ((await count()).n === items.length + probes ? true : undefined), `${items.length} decisions`);
+  const draft = await call(stack, 'GET', `/policy/${policyId}/draft`, { key });
+  expect(draft.status, JSON.stringify(draft.body)).toBe(201);
+  return { baseId, policyId, draftId: draft.body.policyId as string, probes };
+}
+
+beforeAll(async () => {
+  stack = await startStack({
+    services: ['execution', 'registry', 'audit', 'governance', 'gateway'],
+    env: { DECISIONS_FLUSH_MS: '50', DECISIONS_PER_SECOND: '100000', DECISIONS_SETTINGS_TTL_MS: '200' },
+  });
+}, 120_000);
+afterAll(async () => stack?.stop());
+
+describe('impact analysis', () => {
+  it('counts exactly the decisions between the old and the new threshold as changed, and keeps the report for the draft', async () => {
+    const key = stack.adminKey;
+    // Scores 500..799: 300 decisions, 100 of them in [600, 700).
+    const items = Array.from({ length: 300 }, (_, i) => ({ applicant: { score: 500 + i } }));
+    const { draftId } = await seeded(600, items);
+    expect((await call(stack, 'PUT', `/policy/${draftId}`, { key, body: { status: 'draft', rule: rule(700) } })).status).toBe(200);
+    const res = await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: { limit: 1000 } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({
+      policyId: draftId,
+      replayed: 300,
+      changed: 100,
+      unchanged: 200,
+      errors: 0,
+      unreplayable: 0,
+      transitions: { 'true→false': 100 },
+    });
+    expect(res.body.examples).toHaveLength(20);
+    for (const ex of res.body.examples) {
+      expect(ex.input.applicant.score).toBeGreaterThanOrEqual(600);
+      expect(ex.input.applicant.score).toBeLessThan(700);
+      expect(ex).toMatchObject({ before: { result: true }, after: { result: false } });
+    }
+    // `limit` takes the most recent decisions only.
+    expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: { limit: 10 } })).body.replayed).toBe(10);
+    const again = await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} });
+    const review = await call(stack, 'GET', `/policy/${draftId}/review`, { key });
+    expect(review.status, JSON.stringify(review.body)).toBe(200);
+    expect(review.body.impact).toMatchObject({ impactId: again.body.impactId, changed: 100 });
+    // An edit changes the content hash: the report is stale and no longer shown.
+    expect((await call(stack, 'PUT', `/policy/${draftId}`, { key, body: { status: 'draft', rule: rule(650) } })).status).toBe(200);
+    expect((await call(stack, 'GET', `/policy/${draftId}/review`, { key })).body.impact).toBeNull();
+    expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} })).body).toMatchObject({ changed: 50 });
+  });
+
+  it('counts decisions whose replay reads a masked value as unreplayable, never as unchanged', async () => {
+    const key = stack.adminKey;
+    const items = [
+      ...Array.from({ length: 5 }, (_, i) => ({ applicant: { score: 600 + i, ssn: 'x' } })),
+      ...Array.from({ length: 3 }, () => ({ applicant: { name: 'no score' } })),
+      ...Array.from({ length: 4 }, () => ({ applicant: { score: 900 }, note: 'secret' })),
+    ];
+    const { draftId, probes } = await seeded(600, items, ['applicant.score', 'note']);
+    const res = await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // The 9 scored decisions read the masked score; the 3 without one (and the probes) replay, as
+    // errors, unchanged; `note` is masked but never read, which alone does not make one unreplayable.
+    const plain = 3 + probes;
+    expect(res.body).toMatchObject({ replayed: 12 + probes, unreplayable: 9, unchanged: plain, changed: 0, errors: plain });
+  });
+
+  it('lets editors analyse drafts only, and answers 404 for another org and 400 for a bad body', async () => {
+    const key = stack.adminKey;
+    const { policyId, draftId } = await seeded(600, [{ applicant: { score: 1 } }]);
+    const editorKey = await memberKey('eve', 'editor', ['view', 'edit']);
+    const viewerKey = await memberKey('vic', 'viewer', ['view']);
+    expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { key: editorKey, body: {} })).status).toBe(200);
+    expect((await call(stack, 'POST', `/policy/${policyId}/impact`, { key: editorKey, body: {} })).status).toBe(403);
+    expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { key: viewerKey, body: {} })).status).toBe(403);
+    const globex = stack.admin(['create-org', 'globex', '--admin', 'gus']);
+    expect(globex.status, globex.stderr).toBe(0);
+    const orgBKey = /\n\s+(\S+)\s*$/.exec(globex.stdout)![1]!;
+    expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { key: orgBKey, body: {} })).status).toBe(404);
+    expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: { limit: 10_001 } })).status).toBe(400);
+    expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: { nope: 1 } })).status).toBe(400);
+    expect((await call(stack, 'POST', `/policy/00000000-0000-7000-8000-000000000000/impact`, { key, body: {} })).status).toBe(404);
+    expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { body: {} })).status).toBe(401);
+  });
+});
