@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compile, evaluate, explain, isRuleParseError, listOperators, RuleParseError, validate } from '../src/index.js';
 import { FORMS } from '../src/operators/catalogue.js';
-import { allForms, documentedOperatorList, measureForms, operatorTable } from './support/language-doc.js';
+import { allForms, documentedOperatorList, measureForms, operatorTable } from '@arbiter/test-kit/language-doc';
 
 interface Case {
   note: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FORMAT_NAMES, formatChecker } from '../../src/values/index.js';
-import { formatNames } from '../support/language-doc.js';
+import { formatNames } from '@arbiter/test-kit/language-doc';
 
 function check(name: string): (s: string) => boolean {
   const f = formatChecker(name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dayFromDateText as d, dayToText, isCalendarUnit, shiftDay, unitFromWord, type PeriodUnit } from '../../src/values/index.js';
-import { calendarUnits, periodUnits } from '../support/language-doc.js';
+import { calendarUnits, periodUnits } from '@arbiter/test-kit/language-doc';
 
 describe('unitFromWord (§6.5, case-insensitive §2.3)', () => {
   const units = periodUnits();
