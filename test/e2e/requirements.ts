@@ -853,7 +853,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
         file: `${E2E}/console/console.test.ts`,
         tests: [
           'refuses a wrong key with the API problem detail, and never puts the key in the URL',
-          'signs in with an API key (keyboard only)',
+          'signs in with an API key (keyboard only), checked through the SDK client',
           'underlines a typo at the line and column /validate reports, and clears it when fixed',
           'completes operator phrases from /operators',
           'runs the rule on the data pane and links trace lines to rule lines',
