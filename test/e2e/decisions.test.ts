@@ -3,10 +3,9 @@
  * stored runs are recorded through the execution outbox, JetStream and the audit service, masked by
  * the org's and the base's masks, and read back by admins and auditors only, in their own org.
  */
-import { SignJWT } from 'jose';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startStack, type Stack } from './harness.js';
+import { call, memberKey as sharedMemberKey, startStack, type Stack } from './harness.js';
 
 let stack: Stack;
 const key: Record<'admin' | 'auditor' | 'editor' | 'publisher' | 'orgB', string> = {
@@ -17,27 +16,7 @@ const key: Record<'admin' | 'auditor' | 'editor' | 'publisher' | 'orgB', string>
   orgB: '',
 };
 
-async function token(sub: string): Promise<string> {
-  return new SignJWT({ org: stack.orgId })
-    .setSubject(sub)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setIssuer(stack.issuer)
-    .setAudience(stack.audience)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(new TextEncoder().encode(stack.jwtSecret));
-}
-
-async function memberKey(userId: string, role: string, scopes: string[]): Promise<string> {
-  const put = await call(stack, 'PUT', `/users/${userId}`, { key: stack.adminKey, body: { role } });
-  expect([200, 201]).toContain(put.status);
-  const res = await call(stack, 'POST', '/apikeys', {
-    headers: { authorization: `Bearer ${await token(userId)}` },
-    body: { name: `${userId}-key`, scopes },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.key as string;
-}
+const memberKey = (userId: string, role: string, scopes: string[]): Promise<string> => sharedMemberKey(stack, userId, role, scopes);
 
 /** Polls `probe` (through test-kit's `eventually`) until it gives a value. */
 function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {

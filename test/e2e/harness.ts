@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
@@ -274,4 +275,32 @@ export async function call(
     // not JSON: keep the text
   }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/** A bearer token of user `sub` in `org` (the stack's org by default), signed with the stack's test secret. */
+export function bearerToken(
+  stack: Pick<Stack, 'orgId' | 'issuer' | 'audience' | 'jwtSecret'>,
+  sub: string,
+  org = stack.orgId,
+): Promise<string> {
+  return new SignJWT({ org })
+    .setSubject(sub)
+    .setProtectedHeader({ alg: 'HS256' })
+    .setIssuer(stack.issuer)
+    .setAudience(stack.audience)
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(new TextEncoder().encode(stack.jwtSecret));
+}
+
+/** Makes `userId` a member of the stack's org with `role` and returns a key of theirs with `scopes` (made with their bearer token). */
+export async function memberKey(stack: Stack, userId: string, role: string, scopes: string[]): Promise<string> {
+  const put = await call(stack, 'PUT', `/users/${userId}`, { key: stack.adminKey, body: { role } });
+  if (put.status !== 200 && put.status !== 201) throw new Error(`PUT /users/${userId}: ${put.status} ${JSON.stringify(put.body)}`);
+  const res = await call(stack, 'POST', '/apikeys', {
+    headers: { authorization: `Bearer ${await bearerToken(stack, userId)}` },
+    body: { name: `${userId}-key`, scopes },
+  });
+  if (res.status !== 201) throw new Error(`POST /apikeys as ${userId}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.key as string;
 }

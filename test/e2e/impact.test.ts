@@ -4,10 +4,9 @@
  * whose replay reads a masked value are unreplayable; the draft's review summary carries the
  * report until the draft is edited.
  */
-import { SignJWT } from 'jose';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, startStack, type Stack } from './harness.js';
+import { call, memberKey as sharedMemberKey, startStack, type Stack } from './harness.js';
 
 let stack: Stack;
 
@@ -25,21 +24,7 @@ function until<T>(probe: () => Promise<T | undefined>, what: string, ms = 30_000
   );
 }
 
-/** An API key of a new member `userId` with `role` (made with a bearer token of that user). */
-async function memberKey(userId: string, role: string, scopes: string[]): Promise<string> {
-  expect([200, 201]).toContain((await call(stack, 'PUT', `/users/${userId}`, { key: stack.adminKey, body: { role } })).status);
-  const token = await new SignJWT({ org: stack.orgId })
-    .setSubject(userId)
-    .setProtectedHeader({ alg: 'HS256' })
-    .setIssuer(stack.issuer)
-    .setAudience(stack.audience)
-    .setIssuedAt()
-    .setExpirationTime('10m')
-    .sign(new TextEncoder().encode(stack.jwtSecret));
-  const res = await call(stack, 'POST', '/apikeys', { headers: { authorization: `Bearer ${token}` }, body: { name: userId, scopes } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.key as string;
-}
+const memberKey = (userId: string, role: string, scopes: string[]): Promise<string> => sharedMemberKey(stack, userId, role, scopes);
 
 /** A published policy with `threshold`, its runs on `items` recorded, and a draft of it. */
 async function seeded(threshold: number, items: unknown[], masks: string[] = []) {
