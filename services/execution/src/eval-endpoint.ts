@@ -1,13 +1,5 @@
-import {
-  ArbiterError,
-  EvalRequestHeader,
-  ExecSubject,
-  isArbiterError,
-  type EvalSubject,
-  type Principal,
-  type WireError,
-} from '@arbiter/contracts';
-import { decodeFrame, encodeFrame, type RawEndpointDef } from '@arbiter/service-kit';
+import { ArbiterError, EvalRequestHeader, ExecSubject, isArbiterError, type WireError } from '@arbiter/contracts';
+import { decodeFrame, encodeFrame, type EvalSpec, type RawEndpointDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
 import type { EnginePool } from './engine-pool.js';
 import { checkRuleSize, type Limits } from './limits.js';
@@ -25,13 +17,7 @@ export interface EvalDeps {
 }
 
 /** One group of evaluations: what runs, for whom, on which items (JSON texts as UTF-8). */
-export interface EvalGroupRun {
-  subject: EvalSubject;
-  principal: Principal;
-  rule?: string;
-  id?: string;
-  trace: boolean;
-  now?: string;
+export interface EvalGroupRun extends Pick<EvalSpec, 'subject' | 'principal' | 'rule' | 'id' | 'trace' | 'now'> {
   items: Uint8Array[];
   /** When the caller stops waiting (the pool's clock). */
   deadline?: number;

@@ -25,25 +25,7 @@ declare module 'ioredis' {
   }
 }
 
-/** COUNT_LUA's fixed window, adding `n` requests at once. */
-const COUNT_N_LUA = `
-local function countN(bucket, windowMs, n)
-  local current = redis.call('INCRBY', bucket, n)
-  local ttl = tonumber(windowMs)
-  if current == tonumber(n) then
-    redis.call('PEXPIRE', bucket, windowMs)
-  else
-    ttl = redis.call('PTTL', bucket)
-    if ttl < 0 then
-      redis.call('PEXPIRE', bucket, windowMs)
-      ttl = tonumber(windowMs)
-    end
-  end
-  return {current, ttl}
-end
-`;
-
-const GET_GRANTS_COUNTED_LUA = `${COUNT_N_LUA}
+const GET_GRANTS_COUNTED_LUA = `${COUNT_LUA}
 local out = {}
 local k = 0
 for i = 1, #KEYS, 3 do

@@ -15,15 +15,16 @@ export interface RateCount {
 }
 
 /**
- * Lua counting one request in a fixed window, as @fastify/rate-limit's Redis store does: the
- * first request of a window sets its expiry. A bucket found without an expiry (lost to a crash
- * between the two commands) is given one rather than counting for ever.
+ * Lua counting `n` requests at once in a fixed window (`countN`), or one (`count`), as
+ * @fastify/rate-limit's Redis store does: the first requests of a window set its expiry. A bucket
+ * found without an expiry (lost to a crash between the two commands) is given one rather than
+ * counting for ever.
  */
 export const COUNT_LUA = `
-local function count(bucket, windowMs)
-  local current = redis.call('INCR', bucket)
+local function countN(bucket, windowMs, n)
+  local current = redis.call('INCRBY', bucket, n)
   local ttl = tonumber(windowMs)
-  if current == 1 then
+  if current == tonumber(n) then
     redis.call('PEXPIRE', bucket, windowMs)
   else
     ttl = redis.call('PTTL', bucket)
@@ -33,6 +34,9 @@ local function count(bucket, windowMs)
     end
   end
   return {current, ttl}
+end
+local function count(bucket, windowMs)
+  return countN(bucket, windowMs, 1)
 end
 `;
 
