@@ -111,6 +111,25 @@ describe('impact analysis', () => {
     expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} })).body).toMatchObject({ changed: 50 });
   });
 
+  it("replays a history of single runs, each at its own `now`, without refusing any (the replays stay within the caller's limits)", async () => {
+    const key = stack.adminKey;
+    const { baseId, draftId } = await seeded(600, [{ applicant: { score: 650 } }]);
+    // Single runs one after another: their decisions have distinct `now`s, so each replays in a group of its own.
+    for (let i = 0; i < 150; i++) {
+      const run = await call(stack, 'POST', `/run/policy/${baseId}`, { key, body: { applicant: { score: 550 + i } } });
+      expect(run.status).toBe(200);
+    }
+    await until(async () => {
+      const res = await call(stack, 'GET', `/decisions?baseId=${baseId}&limit=200`, { key });
+      return res.body.items.length === 151 ? true : undefined;
+    }, '151 decisions');
+    expect((await call(stack, 'PUT', `/policy/${draftId}`, { key, body: { status: 'draft', rule: rule(650) } })).status).toBe(200);
+    const res = await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // Scores 600..649 move from true to false: 50 decisions.
+    expect(res.body).toMatchObject({ replayed: 151, errors: 0, changed: 50, unchanged: 101, transitions: { 'true→false': 50 } });
+  });
+
   it('counts decisions whose replay reads a masked value as unreplayable, never as unchanged', async () => {
     const key = stack.adminKey;
     const items = [

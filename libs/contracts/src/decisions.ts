@@ -168,7 +168,7 @@ export type DecisionHistoryRequest = z.infer<typeof DecisionHistoryRequest>;
 /** Most decisions one impact analysis replays. */
 export const IMPACT_MAX_DECISIONS = 10_000;
 
-/** Body of `POST /policy/{policyId}/impact`. Unknown keys are rejected. */
+/** Body of `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact`. Unknown keys are rejected. */
 export const ImpactRequest = z.strictObject({
   limit: z.number().int().min(1).max(IMPACT_MAX_DECISIONS).default(1000).describe('Most recent decisions replayed (≤ 10,000)'),
   from: z.iso.datetime({ offset: true }).optional().describe('Decisions recorded at or after (ISO 8601)'),
@@ -176,17 +176,24 @@ export const ImpactRequest = z.strictObject({
 });
 export type ImpactRequest = z.infer<typeof ImpactRequest>;
 
-/** Outcome of one side of a changed decision. */
-const ImpactSide = z.object({ result: DecisionResult, errorCode: z.string().nullable(), outcomes: z.record(z.string(), z.unknown()) });
+/** Outcome of one side of a changed decision: a policy's result and named outcomes, a flow's result and path. */
+const ImpactSide = z.object({
+  result: DecisionResult,
+  errorCode: z.string().nullable(),
+  outcomes: z.record(z.string(), z.unknown()),
+  path: z.array(z.string()).optional().describe('A flow: the node ids it went through'),
+});
 
 /**
- * An impact report: the base's recorded decisions replayed through one record at each decision's
- * `now`. `transitions` counts the changed ones by `before→after` (`true`, `false`, `error`);
- * `outcomes` counts, per named outcome, the decisions whose value of it changed.
+ * An impact report: the base's recorded decisions replayed through one policy or flow record at
+ * each decision's `now` (`policyId` or `flowId` names it). `transitions` counts the changed ones by
+ * `before→after` (`true`, `false`, a flow's outcome, `error`); `outcomes` counts, per named
+ * outcome of a policy, the decisions whose value of it changed.
  */
 export const ImpactReport = z.object({
   impactId: z.uuid(),
-  policyId: z.string(),
+  policyId: z.string().optional().describe('The policy record replayed (a policy analysis)'),
+  flowId: z.string().optional().describe('The flow record replayed (a flow analysis)'),
   baseId: z.string(),
   contentHash: z.string(),
   at: z.iso.datetime(),
@@ -209,8 +216,12 @@ export const ImpactReport = z.object({
 });
 export type ImpactReport = z.infer<typeof ImpactReport>;
 
-/** `governance.impact`: an impact analysis of a policy record for the caller. */
-export const ImpactAnalysisRequest = ImpactRequest.extend({ principal: Principal, policyId: z.string().min(1).max(200) });
+/** `governance.impact`: an impact analysis of a policy or flow record for the caller. */
+export const ImpactAnalysisRequest = ImpactRequest.extend({
+  principal: Principal,
+  kind: z.enum(['policy', 'flow']),
+  recordId: z.string().min(1).max(200),
+});
 export type ImpactAnalysisRequest = z.input<typeof ImpactAnalysisRequest>;
 
 /** Path of `GET /decisions/{id}`. */

@@ -17,7 +17,7 @@ export const GovernanceSubject = {
   reject: 'governance.reject',
   publish: 'governance.publish',
   summaries: 'governance.summaries',
-  /** Impact analysis of a policy record (`ImpactAnalysisRequest` → `ImpactReport`). */
+  /** Impact analysis of a policy or flow record (`ImpactAnalysisRequest` → `ImpactReport`). */
   impact: 'governance.impact',
 } as const;
 export type GovernanceSubject = (typeof GovernanceSubject)[keyof typeof GovernanceSubject];

@@ -12,6 +12,7 @@ import { runFlow, validateDefinition, type FlowStepBudget, type PolicyRunResult,
 import type { DecisionRecorder } from './decisions/recorder.js';
 import type { EnginePool, EvalOutcome, ItemAnswer } from './engine-pool.js';
 import type { ExecutedEvents } from './executed-events.js';
+import { watchMasked, type MaskedReads } from './masked-reads.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from './tasks.js';
@@ -101,9 +102,13 @@ export class StoredRunner {
     });
   }
 
-  /** Runs a flow by base id or exact record id on each item; its policy nodes resolve like {@link runPolicy}. */
+  /**
+   * Runs a flow by base id or exact record id on each item; its policy nodes resolve like
+   * {@link runPolicy}. A replay runs at `now`, its nodes as low-priority work, neither counted nor
+   * recorded; an answer whose run read a masked value (in a policy node or a table cell) carries
+   * `"maskedRead": true`.
+   */
   async runFlow(req: StoredRuns): Promise<RunAnswer[]> {
-    if (req.replay === true) throw new ArbiterError('bad_request', 'replays of flows are not supported yet');
     const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve(
       'flow',
       req.principal,
@@ -111,14 +116,19 @@ export class StoredRunner {
     );
     const nodes = new Map<string, Promise<ResolvedNode>>();
     const resource = { type: 'flow' as const, id: entry.recordId, baseId: entry.baseId };
+    const ran = { flowId: entry.recordId, baseId: entry.baseId, version: entry.version };
     return Promise.all(
       req.items.map(async (item): Promise<RunAnswer> => {
         let response: FlowRunResponse;
         const started = performance.now();
+        const replay: FlowReplay | undefined = req.replay === true ? { now: req.now, seen: { read: false } } : undefined;
         try {
-          response = await this.flow(entry.definition, req.principal, item, req.trace, req.deadline, nodes);
+          response = await this.flow(entry.definition, req.principal, item, req.trace, req.deadline, nodes, replay);
         } catch (err) {
           return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
+        }
+        if (replay !== undefined) {
+          return encoder.encode(JSON.stringify({ ...response, ...ran, ...(replay.seen.read ? { maskedRead: true } : {}) }));
         }
         this.deps.events.record(req.principal, {
           resource,
@@ -130,7 +140,7 @@ export class StoredRunner {
         if (this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
           this.deps.decisions.flow(req.principal, ranOf('flow', entry), item, response, performance.now() - started);
         }
-        return encoder.encode(JSON.stringify({ ...response, flowId: entry.recordId, baseId: entry.baseId, version: entry.version }));
+        return encoder.encode(JSON.stringify({ ...response, ...ran }));
       }),
     );
   }
@@ -149,6 +159,7 @@ export class StoredRunner {
    * Policy nodes read the item's bytes in the workers. Table nodes run here, in this thread, on the
    * parsed item (parsed only when the definition has a table): their cells were compiled once per
    * parsed definition (the resolver's entry cache) and their steps count against the same budget.
+   * A replay's table cells watch the masked values here as the workers do for policy nodes.
    */
   private flow(
     definition: FlowDefinition,
@@ -157,6 +168,7 @@ export class StoredRunner {
     trace: boolean,
     deadline: number | undefined,
     nodes: Map<string, Promise<ResolvedNode>>,
+    replay?: FlowReplay,
   ): Promise<FlowRunResponse> {
     const resolve = (node: FlowPolicyNode, nodeId: string): Promise<ResolvedPolicy> => {
       let resolved = nodes.get(nodeId);
@@ -164,10 +176,15 @@ export class StoredRunner {
         resolved = this.resolveNode(node, principal, trace);
         nodes.set(nodeId, resolved);
       }
-      return resolved.then((r) => r.bind(item, deadline));
+      return resolved.then((r) => r.bind(item, deadline, replay));
     };
-    const data = hasTable(definition) ? (JSON.parse(decoder.decode(item)) as Record<string, unknown>) : {};
-    return runFlow(definition, data, resolve, this.deps.pool.budgetLimit(trace), { trace });
+    let data: Record<string, unknown> = {};
+    if (hasTable(definition)) {
+      data = JSON.parse(decoder.decode(item)) as Record<string, unknown>;
+      if (replay !== undefined) watchMasked(data, replay.seen);
+    }
+    const now = replay?.now !== undefined ? { now: new Date(replay.now) } : {};
+    return runFlow(definition, data, resolve, this.deps.pool.budgetLimit(trace), { trace, ...now });
   }
 
   /**
@@ -184,10 +201,10 @@ export class StoredRunner {
           : { baseId: node.baseId!, ...(node.version !== undefined ? { version: node.version } : {}) },
       );
       return {
-        bind: (item, deadline) => ({
+        bind: (item, deadline, replay) => ({
           policyId: entry.recordId,
           version: entry.version,
-          run: (_data, budget) => this.runNode(principal, entry, item, trace, budget, deadline),
+          run: (_data, budget) => this.runNode(principal, entry, item, trace, budget, deadline, replay),
         }),
       };
     } catch (err) {
@@ -206,6 +223,7 @@ export class StoredRunner {
     trace: boolean,
     budget: FlowStepBudget,
     deadline: number | undefined,
+    replay: FlowReplay | undefined,
   ): Promise<PolicyRunResult> {
     const outcome = await this.deps.pool.evaluate({
       principal,
@@ -215,12 +233,15 @@ export class StoredRunner {
       items: [item],
       budgetUsed: budget.used,
       ...(deadline !== undefined ? { deadline } : {}),
+      ...(replay !== undefined ? { replay: true, ...(replay.now !== undefined ? { now: replay.now } : {}) } : {}),
     });
     this.count(outcome);
     const answer = outcome.answers[0];
     if (answer instanceof ArbiterError) throw answer;
     budget.used = answer.steps;
-    return answer.value as PolicyRunResult;
+    const { maskedRead, ...result } = answer.value as PolicyRunResult & { maskedRead?: true };
+    if (maskedRead === true && replay !== undefined) replay.seen.read = true;
+    return result;
   }
 
   /** Counts cache use, time-outs and budget stops of an outcome in the metrics. */
@@ -231,7 +252,13 @@ export class StoredRunner {
 
 /** A node's resolved policy, bound to each item of a request when it runs. */
 interface ResolvedNode {
-  bind(item: Uint8Array, deadline: number | undefined): ResolvedPolicy;
+  bind(item: Uint8Array, deadline: number | undefined, replay?: FlowReplay): ResolvedPolicy;
+}
+
+/** One flow run replaying a recorded decision: its clock, and whether any of its nodes read a masked value. */
+interface FlowReplay {
+  now: string | undefined;
+  seen: MaskedReads;
 }
 
 /** What a decision record names of the record that ran. */

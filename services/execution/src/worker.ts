@@ -1,8 +1,9 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { exceedsDepth, MASKED, type RunResponse } from '@arbiter/contracts';
+import { exceedsDepth, type RunResponse } from '@arbiter/contracts';
 import { explain, listOperators, StepBudget, validate } from '@arbiter/rule-lang';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { capTrace } from './limits.js';
+import { watchMasked } from './masked-reads.js';
 import { PolicyCache, type PolicyEntry } from './policy-cache.js';
 import { SchemaCache } from './schema-cache.js';
 import {
@@ -151,34 +152,6 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
   if (chunk.reply.kind === 'json') packJson(result, answers);
   else result.values = values;
   return result;
-}
-
-/**
- * Replays (impact analysis): every `"***"` value of the data becomes a getter that notes it was
- * read, so an evaluation whose outcome depended on a masked value (the schema check or a rule
- * reading it) is told apart from one that never looked.
- */
-function watchMasked(data: unknown): { read: boolean } {
-  const seen = { read: false };
-  const walk = (node: unknown): void => {
-    if (node === null || typeof node !== 'object') return;
-    const obj = node as Record<string, unknown>;
-    for (const key of Object.keys(obj)) {
-      const value = obj[key];
-      if (value === MASKED) {
-        Object.defineProperty(obj, key, {
-          enumerable: true,
-          configurable: true,
-          get() {
-            seen.read = true;
-            return MASKED;
-          },
-        });
-      } else walk(value);
-    }
-  };
-  walk(data);
-  return seen;
 }
 
 /** The answers' UTF-8 back to back in one buffer of their own (so it can be transferred). */

@@ -76,7 +76,7 @@ export interface AppDeps {
   readonly audit?: AuditClient;
   /** Decision records and their settings (the audit service); `/decisions*` are served only when given. */
   readonly decisions?: DecisionsClient;
-  /** Impact analysis (the governance service); `POST /policy/{policyId}/impact` is served only when given. */
+  /** Impact analysis (the governance service); `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` are served only when given. */
   readonly impact?: ImpactClient;
   /** The governance service; the review routes are served only when given (with a registry). */
   readonly governance?: GovernanceClient;

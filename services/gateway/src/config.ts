@@ -79,7 +79,7 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   AUDIT_TIMEOUT_MS: positiveInt(5000),
   /** Deadline of a request to the governance service: above its own deadline for the registry (`GOVERNANCE_REGISTRY_TIMEOUT_MS`, 5000). */
   GOVERNANCE_TIMEOUT_MS: positiveInt(8000),
-  /** Deadline of `POST /policy/{policyId}/impact` (up to 10,000 replays; the governance service's steps have `GOVERNANCE_IMPACT_TIMEOUT_MS`). */
+  /** Deadline of `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` (up to 10,000 replays; the governance service's steps have `GOVERNANCE_IMPACT_TIMEOUT_MS`). */
   IMPACT_TIMEOUT_MS: positiveInt(30000),
   /** How often each org with open `GET /runnable/changes` streams has its runnable revision polled (besides the registry's notifications). */
   RUNNABLE_POLL_MS: positiveInt(2000),

@@ -55,7 +55,7 @@ export function governanceService(reviews: ReviewsService, version: string, impa
             impact: defineEndpoint({
               subject: GovernanceSubject.impact,
               request: ImpactAnalysisRequest,
-              handler: ({ principal, policyId, ...req }, ctx) => impact.analyse(principal, policyId, req, ctx.requestId),
+              handler: ({ principal, kind, recordId, ...req }, ctx) => impact.analyse(principal, kind, recordId, req, ctx.requestId),
             }),
           }
         : {}),

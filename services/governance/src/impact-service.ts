@@ -7,6 +7,7 @@ import {
   type ImpactReport,
   type ImpactRequest,
   type Principal,
+  type RunnableKind,
 } from '@arbiter/contracts';
 import type { Bus, EvalClient } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
@@ -14,10 +15,21 @@ import { v7 } from 'uuid';
 import type { RegistryPort } from './registry-port.js';
 import { saveImpactReport } from './repositories/impact-reports.js';
 
-/** Decisions read per history page and replayed per batch. */
+/** Decisions read per history page. */
 const PAGE = 1000;
 /** Changed decisions a report shows. */
 const MAX_EXAMPLES = 20;
+/** Longest `transitions` label of a table result (its JSON text); longer ones are cut. */
+const MAX_LABEL = 200;
+/**
+ * Evaluation jobs an analysis keeps in flight at once. Each replay call is one job of the caller in
+ * the execution service's fair queue (a flow: one per item and policy node, one node at a time),
+ * counted against the caller's and its person's job limits (`EXEC_CALLER_MAX`, 64 by default):
+ * well under them, so neither the replays nor the caller's own live runs are refused.
+ */
+const JOBS_IN_FLIGHT = 16;
+/** Flow decisions replayed per call: their items run side by side, a job each. */
+const FLOW_ITEMS_PER_CALL = 4;
 
 /** What {@link ImpactService} needs. */
 export interface ImpactDeps {
@@ -33,28 +45,45 @@ interface Side {
   result: DecisionRecord['result'];
   errorCode: string | null;
   outcomes: Record<string, unknown>;
+  path?: string[];
+}
+
+/** A replay answer as the execution service writes it: a policy's run response or a flow's. */
+interface Replayed {
+  result: DecisionRecord['result'];
+  outcomes?: Record<string, unknown>;
+  path?: Array<{ nodeId: string }>;
+  errorCode?: string;
+  maskedRead?: boolean;
+}
+
+/** Decisions replayed by one call: a `now` they share. */
+interface Batch {
+  now: string;
+  decisions: DecisionRecord[];
 }
 
 const decoder = new TextDecoder();
 
-/** The label of a side in `transitions`: `error`, else the result (`true`, `false`, an outcome). */
+/** The label of a side in `transitions`: `error`, else the result (`true`, `false`, a flow's outcome, a table output's JSON). */
 function labelOf(side: Side): string {
   if (side.errorCode !== null) return 'error';
-  return typeof side.result === 'string' ? side.result : JSON.stringify(side.result);
+  const label = typeof side.result === 'string' ? side.result : JSON.stringify(side.result);
+  return label.length <= MAX_LABEL ? label : `${label.slice(0, MAX_LABEL - 1)}…`;
 }
 
 /**
  * Impact analysis (issue 23, docs/decisions.md#impact-analysis): replays a base's most recent
- * recorded decisions through one policy record — usually the draft under review — in the execution
- * service's workers (as the caller's low-priority work, each at its decision's `now`), compares
- * each answer with the recorded one, and keeps the report as the latest for the record's content
- * hash (the review summary of the draft shows it until the draft changes).
+ * recorded decisions through one policy or flow record — usually the draft under review — in the
+ * execution service's workers (as the caller's low-priority work, each at its decision's `now`),
+ * compares each answer with the recorded one, and keeps the report as the latest for the record's
+ * content hash (the review summary of the draft shows it until the draft changes).
  */
 export class ImpactService {
   constructor(private readonly deps: ImpactDeps) {}
 
-  async analyse(p: Principal, policyId: string, req: ImpactRequest, requestId?: string): Promise<ImpactReport> {
-    const record = await this.deps.registry.get(p, 'policy', policyId, requestId);
+  async analyse(p: Principal, kind: RunnableKind, recordId: string, req: ImpactRequest, requestId?: string): Promise<ImpactReport> {
+    const record = await this.deps.registry.get(p, kind, recordId, requestId);
     if (!hasCapability(p, 'publish')) {
       // Editors analyse drafts only (the registry already refused records they may not see).
       if (!hasCapability(p, 'edit') || record.status !== 'draft') {
@@ -63,7 +92,7 @@ export class ImpactService {
     }
     const report: ImpactReport = {
       impactId: v7(),
-      policyId: record.recordId,
+      ...(kind === 'policy' ? { policyId: record.recordId } : { flowId: record.recordId }),
       baseId: record.baseId,
       contentHash: record.contentHash,
       at: new Date().toISOString(),
@@ -92,7 +121,7 @@ export class ImpactService {
         DecisionPage,
         { timeoutMs: this.deps.timeoutMs },
       );
-      await this.replay(p, record.recordId, page.items, report, requestId);
+      await this.replay(p, kind, record.recordId, page.items, report, requestId);
       left -= page.items.length;
       if (page.nextCursor === null || page.items.length === 0) break;
       cursor = page.nextCursor;
@@ -101,33 +130,84 @@ export class ImpactService {
     return report;
   }
 
-  /** Replays one page: decisions sharing a `now` go as one group. */
-  private async replay(p: Principal, recordId: string, decisions: DecisionRecord[], report: ImpactReport, requestId?: string) {
-    const byNow = new Map<string, DecisionRecord[]>();
-    for (const d of decisions) {
-      const list = byNow.get(d.now);
-      if (list) list.push(d);
-      else byNow.set(d.now, [d]);
-    }
-    await Promise.all(
-      [...byNow].map(async ([now, list]) => {
-        const answers = await this.deps.evals.many(
-          {
-            subject: 'exec.stored.policy.record',
-            principal: p,
-            id: recordId,
-            trace: false,
-            now,
-            replay: true,
-            timeoutMs: this.deps.timeoutMs,
-            ...(requestId !== undefined ? { requestId } : {}),
-          },
-          list.map((d) => JSON.stringify(d.input)),
-        );
-        list.forEach((d, i) => count(report, d, answers[i]));
-      }),
-    );
+  /**
+   * Replays one page. Decisions sharing a `now` go in one call (a flow's in calls of
+   * {@link FLOW_ITEMS_PER_CALL}); calls are sent as jobs free up, at most {@link JOBS_IN_FLIGHT}
+   * jobs at a time.
+   */
+  private async replay(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    decisions: DecisionRecord[],
+    report: ImpactReport,
+    requestId?: string,
+  ): Promise<void> {
+    const batches = batchesOf(decisions, kind === 'flow' ? FLOW_ITEMS_PER_CALL : PAGE);
+    const jobs = (b: Batch): number => (kind === 'flow' ? b.decisions.length : 1);
+    const send = async (b: Batch): Promise<void> => {
+      const answers = await this.deps.evals.many(
+        {
+          subject: kind === 'policy' ? 'exec.stored.policy.record' : 'exec.stored.flow.record',
+          principal: p,
+          id: recordId,
+          trace: false,
+          now: b.now,
+          replay: true,
+          timeoutMs: this.deps.timeoutMs,
+          ...(requestId !== undefined ? { requestId } : {}),
+        },
+        b.decisions.map((d) => JSON.stringify(d.input)),
+      );
+      b.decisions.forEach((d, i) => count(report, d, answers[i]));
+    };
+    await withinJobs(batches, jobs, JOBS_IN_FLIGHT, send);
   }
+}
+
+/** The decisions grouped by `now`, in groups of at most `size`. */
+function batchesOf(decisions: DecisionRecord[], size: number): Batch[] {
+  const byNow = new Map<string, DecisionRecord[]>();
+  for (const d of decisions) {
+    const list = byNow.get(d.now);
+    if (list) list.push(d);
+    else byNow.set(d.now, [d]);
+  }
+  const batches: Batch[] = [];
+  for (const [now, list] of byNow) {
+    for (let i = 0; i < list.length; i += size) batches.push({ now, decisions: list.slice(i, i + size) });
+  }
+  return batches;
+}
+
+/**
+ * Runs `send` on every batch, starting one whenever its jobs fit within `limit` jobs in flight (a
+ * batch larger than `limit` goes alone). After a failure no batch starts; it rejects with the
+ * first failure once those in flight are over.
+ */
+async function withinJobs<T>(batches: T[], jobs: (b: T) => number, limit: number, send: (b: T) => Promise<void>): Promise<void> {
+  let inFlight = 0;
+  let failed: Promise<void> | undefined;
+  const running = new Set<Promise<void>>();
+  for (const batch of batches) {
+    const cost = jobs(batch);
+    while (failed === undefined && inFlight > 0 && inFlight + cost > limit) await Promise.race(running);
+    if (failed !== undefined) break;
+    inFlight += cost;
+    const sent = send(batch);
+    const settled = sent
+      .catch(() => {
+        failed ??= sent;
+      })
+      .finally(() => {
+        inFlight -= cost;
+        running.delete(settled);
+      });
+    running.add(settled);
+  }
+  await Promise.all(running);
+  // Rejects with the first failure's own error.
+  if (failed !== undefined) await failed;
 }
 
 /** Counts one replayed decision in the report. */
@@ -137,21 +217,20 @@ function count(report: ImpactReport, d: DecisionRecord, answer: Uint8Array | Arb
     report.errors++;
     return;
   }
-  const body = JSON.parse(decoder.decode(answer)) as {
-    result: boolean;
-    outcomes?: Record<string, unknown>;
-    errorCode?: string;
-    maskedRead?: boolean;
-  };
+  const body = JSON.parse(decoder.decode(answer)) as Replayed;
   if (body.maskedRead === true) {
     report.unreplayable++;
     return;
   }
-  const before: Side = { result: d.result, errorCode: d.errorCode, outcomes: d.outcomes ?? {} };
-  const after: Side = { result: body.result, errorCode: body.errorCode ?? null, outcomes: body.outcomes ?? {} };
+  const flow = d.kind === 'flow';
+  const before: Side = { result: d.result, errorCode: d.errorCode, outcomes: d.outcomes ?? {}, ...(flow ? { path: d.path ?? [] } : {}) };
+  const after: Side = {
+    result: body.result,
+    errorCode: body.errorCode ?? null,
+    outcomes: body.outcomes ?? {},
+    ...(flow ? { path: (body.path ?? []).map((step) => step.nodeId) } : {}),
+  };
   if (after.errorCode !== null) report.errors++;
-  const from = labelOf(before);
-  const to = labelOf(after);
   let outcomeChanged = false;
   for (const name of new Set([...Object.keys(before.outcomes), ...Object.keys(after.outcomes)])) {
     if (before.outcomes[name] !== after.outcomes[name]) {
@@ -159,11 +238,15 @@ function count(report: ImpactReport, d: DecisionRecord, answer: Uint8Array | Arb
       outcomeChanged = true;
     }
   }
-  if (from === to && !outcomeChanged) {
+  const from = labelOf(before);
+  const to = labelOf(after);
+  const pathChanged = flow && before.path!.join('\u0000') !== after.path!.join('\u0000');
+  if (from === to && before.errorCode === after.errorCode && !outcomeChanged && !pathChanged) {
     report.unchanged++;
     return;
   }
   report.changed++;
-  if (from !== to) report.transitions[`${from}→${to}`] = (report.transitions[`${from}→${to}`] ?? 0) + 1;
+  const transition = `${from}→${to}`;
+  report.transitions[transition] = (report.transitions[transition] ?? 0) + 1;
   if (report.examples.length < MAX_EXAMPLES) report.examples.push({ decisionId: d.decisionId, at: d.at, before, after, input: d.input });
 }

@@ -114,10 +114,7 @@ export class ReviewsService {
     }
     const summary = summarize(kind, draft, await latestRequest(this.deps.db, draft.recordId, p.orgId, kind));
     // The impact report of the draft's current content: an edit changes the hash, so an old report is not shown.
-    return {
-      ...summary,
-      impact: kind === 'policy' ? await latestImpactReport(this.deps.db, p.orgId, draft.recordId, draft.contentHash) : null,
-    };
+    return { ...summary, impact: await latestImpactReport(this.deps.db, p.orgId, draft.recordId, draft.contentHash) };
   }
 
   /** The summaries of drafts the caller loaded (with their content hashes), in the given order. */

@@ -1,9 +1,22 @@
-import { GovernanceSubject, ImpactReport, type ImpactAnalysisRequest, type ImpactRequest, type Principal } from '@arbiter/contracts';
+import {
+  GovernanceSubject,
+  ImpactReport,
+  type ImpactAnalysisRequest,
+  type ImpactRequest,
+  type Principal,
+  type RunnableKind,
+} from '@arbiter/contracts';
 import type { Bus } from '@arbiter/service-kit';
 
-/** Impact analysis of a policy record (the governance service, issue 23). */
+/** Impact analysis of a policy or flow record (the governance service, issue 23). */
 export interface ImpactClient {
-  analyse(principal: Principal, policyId: string, body: ImpactRequest, ctx?: { requestId?: string }): Promise<ImpactReport>;
+  analyse(
+    principal: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    body: ImpactRequest,
+    ctx?: { requestId?: string },
+  ): Promise<ImpactReport>;
 }
 
 /** The production {@link ImpactClient}: `governance.impact` over NATS, with its own deadline (`IMPACT_TIMEOUT_MS`). */
@@ -13,8 +26,14 @@ export class NatsImpactClient implements ImpactClient {
     private readonly timeoutMs: number,
   ) {}
 
-  analyse(principal: Principal, policyId: string, body: ImpactRequest, ctx: { requestId?: string } = {}): Promise<ImpactReport> {
-    const payload: ImpactAnalysisRequest = { principal, policyId, ...body };
+  analyse(
+    principal: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    body: ImpactRequest,
+    ctx: { requestId?: string } = {},
+  ): Promise<ImpactReport> {
+    const payload: ImpactAnalysisRequest = { principal, kind, recordId, ...body };
     return this.bus.request(GovernanceSubject.impact, payload, ImpactReport, {
       timeoutMs: this.timeoutMs,
       ...(ctx.requestId !== undefined ? { requestId: ctx.requestId } : {}),

@@ -6,6 +6,8 @@ import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { ImpactClient } from '../clients/impact-client.js';
 
+const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
+
 /** Dependencies of {@link impactRoutes}. */
 export interface ImpactRoutesOptions {
   readonly authenticator: Authenticator;
@@ -13,26 +15,53 @@ export interface ImpactRoutesOptions {
 }
 
 /**
- * `POST /policy/{policyId}/impact` (issue 23, docs/decisions.md#impact-analysis): replays the base's
- * most recent recorded decisions through the record and reports what would change. The governance
- * service runs it and keeps the report for the draft's review summary.
+ * `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` (issue 23,
+ * docs/decisions.md#impact-analysis): replay the base's most recent recorded decisions through the
+ * record and report what would change. The governance service runs them and keeps the report for
+ * the draft's review summary.
  */
 export const impactRoutes: FastifyPluginAsyncZod<ImpactRoutesOptions> = async (app, { authenticator, impact }) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
+  const body = ImpactRequest.optional().describe('Optional; an empty body is `{}`');
+  const response = { 200: ImpactReport, ...errorResponses(400, 401, 403, 404, 429, 503, 504) };
+  const access = "Editors may analyse drafts; publishers and admins any record of their org; another org's record is 404.";
+
   app.post('/policy/:policyId/impact', {
     onRequest: requireCapability('edit'),
     schema: {
       tags: ['policies'],
-      security: [{ apiKey: [] }, { bearer: [] }],
-      summary: "Impact analysis: replays the base's recorded decisions through this record",
+      security,
+      summary: "Impact analysis: replays the base's recorded decisions through this policy record",
       description:
-        'Editors may analyse drafts; publishers and admins any record of their org. Each decision is replayed at its own `now`; ' +
-        'one whose replay read a masked value is `unreplayable`. The report becomes the `impact` of the draft’s review summary until the draft changes.',
+        `${access} Each decision is replayed at its own \`now\`; one whose replay read a masked value is \`unreplayable\`. ` +
+        'The report (`policyId` set) becomes the `impact` of the draft’s review summary until the draft changes.',
       params: z.object({ policyId: z.uuid().describe('Policy record id (usually the draft under review)') }),
-      body: ImpactRequest.optional().describe('Optional; an empty body is `{}`'),
-      response: { 200: ImpactReport, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
+      body,
+      response,
     },
     handler: async (request) =>
-      impact.analyse(principalOf(request), request.params.policyId, ImpactRequest.parse(request.body ?? {}), { requestId: request.id }),
+      impact.analyse(principalOf(request), 'policy', request.params.policyId, ImpactRequest.parse(request.body ?? {}), {
+        requestId: request.id,
+      }),
+  });
+
+  app.post('/flow/:flowId/impact', {
+    onRequest: requireCapability('edit'),
+    schema: {
+      tags: ['flows'],
+      security,
+      summary: "Impact analysis: replays the base's recorded decisions through this flow record",
+      description:
+        `${access} Each decision is replayed at its own \`now\`, through the flow's policy and table nodes; a decision whose result, ` +
+        'error or path changed is `changed`; one whose replay read a masked value (in a policy node or a table cell) is `unreplayable`. ' +
+        'The report (`flowId` set) becomes the `impact` of the draft’s review summary until the draft changes.',
+      params: z.object({ flowId: z.uuid().describe('Flow record id (usually the draft under review)') }),
+      body,
+      response,
+    },
+    handler: async (request) =>
+      impact.analyse(principalOf(request), 'flow', request.params.flowId, ImpactRequest.parse(request.body ?? {}), {
+        requestId: request.id,
+      }),
   });
 };

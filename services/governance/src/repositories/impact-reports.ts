@@ -4,7 +4,12 @@ import type { Db } from '@arbiter/service-kit';
 /** Keeps `report` as the latest of its record and content hash. */
 export async function saveImpactReport(db: Db, orgId: string, report: ImpactReport): Promise<void> {
   await db('governance_impact_reports')
-    .insert({ org_id: orgId, record_id: report.policyId, content_hash: report.contentHash, report: JSON.stringify(report) })
+    .insert({
+      org_id: orgId,
+      record_id: report.policyId ?? report.flowId,
+      content_hash: report.contentHash,
+      report: JSON.stringify(report),
+    })
     .onConflict(['org_id', 'record_id', 'content_hash'])
     .merge({ report: JSON.stringify(report), created_at: db.fn.now() });
 }
