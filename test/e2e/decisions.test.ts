@@ -164,4 +164,21 @@ describe('decision records', () => {
     await until(async () => ((await recordsAny(1)) ? undefined : true), 'the settings to reach the execution service');
     expect(await recordsAny(5)).toBe(false);
   });
+
+  it('answers 503 dependency_unavailable while the audit service is down, runs still answering 200', async () => {
+    await stack.stopService('audit');
+    try {
+      for (const path of ['/decisions', `/decisions?baseId=${baseId}`, `/decisions/${decisionId}`, '/decisions/settings']) {
+        const res = await call(stack, 'GET', path, { key: key.admin });
+        expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(503);
+        expect(res.body).toMatchObject({ status: 503, code: 'dependency_unavailable' });
+      }
+      const run = await call(stack, 'POST', `/run/policy/${baseId}`, { key: key.admin, body: { applicant: { score: 700 } } });
+      expect(run.status, JSON.stringify(run.body)).toBe(200);
+      expect(run.body).toMatchObject({ result: true });
+    } finally {
+      await stack.startService('audit');
+    }
+    expect((await call(stack, 'GET', '/decisions', { key: key.admin })).status).toBe(200);
+  });
 });
