@@ -165,6 +165,16 @@ describe('decision records', () => {
     expect(await recordsAny(5)).toBe(false);
   });
 
+  it("exposes the ingest lag of the stored decisions on the audit service's /metrics", async () => {
+    const text = await (await fetch(`${stack.opsUrl('audit')}/metrics`)).text();
+    const stored = Number(/^arbiter_decisions_ingested_total\{service="audit"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    const observed = Number(/^arbiter_decisions_ingest_lag_seconds_count\{service="audit"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+    // The runs of the tests above were recorded and stored: each one's lag observed once.
+    expect(stored).toBeGreaterThanOrEqual(2);
+    expect(observed).toBe(stored);
+    expect(text).toMatch(/^arbiter_decisions_ingest_lag_seconds_bucket\{le="\+Inf",service="audit"\} \d+$/m);
+  });
+
   it('answers 503 dependency_unavailable while the audit service is down, runs still answering 200', async () => {
     await stack.stopService('audit');
     try {

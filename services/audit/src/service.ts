@@ -3,6 +3,7 @@ import { startService, type Bus, type RunningService, type ServiceKit } from '@a
 import type { Knex } from 'knex';
 import { auditDatabaseUrl, type AuditConfig } from './config.js';
 import { AuditConsumer } from './consumer.js';
+import { DecisionIngestMetrics } from './decision-metrics.js';
 import { auditService } from './endpoints.js';
 import { migrateAudit } from './migrate.js';
 import { Partitions } from './partitions.js';
@@ -37,6 +38,7 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
     const bus = await s.bus();
     const retentionMs = config.AUDIT_RETENTION_DAYS * DAY_MS;
     const decisionRetentionMs = config.DECISIONS_RETENTION_DAYS * DAY_MS;
+    const decisionMetrics = new DecisionIngestMetrics(kit.metrics);
     const store = async (events: ArbiterEvent[]): Promise<void> => {
       // `decided` events carry decision records: they go to `decisions`, not to the trail.
       const decided: DecisionRecord[] = [];
@@ -59,6 +61,7 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
         await insertEvents(trx, kept);
         await insertDecisions(trx, keptDecisions);
       });
+      decisionMetrics.committed(keptDecisions);
     };
     const maintenance = setInterval(() => {
       partitions.maintain().catch((err: unknown) => logger.warn({ err }, 'audit partition maintenance failed; retrying later'));

@@ -94,6 +94,33 @@ describe('decided events', () => {
   });
 });
 
+describe('ingest metrics', () => {
+  /** A series' value in the audit registry's text (0 when absent). */
+  const series = async (name: string, le?: string): Promise<number> => {
+    const text = await t.metrics.metrics();
+    const labels = le === undefined ? '' : `le="${le}",`;
+    const m = new RegExp(`^${name}\\{${labels}service="audit"\\} (\\d+(?:\\.\\d+)?)$`, 'm').exec(text);
+    return m === null ? 0 : Number(m[1]);
+  };
+
+  it("observes each stored record's ingest lag, from its `at` to its commit, on /metrics", async () => {
+    const bucket = (le: string) => series('arbiter_decisions_ingest_lag_seconds_bucket', le);
+    const before = {
+      le10: await bucket('10'),
+      le30: await bucket('30'),
+      count: await series('arbiter_decisions_ingest_lag_seconds_count'),
+    };
+    const stored = await series('arbiter_decisions_ingested_total');
+    // Recorded 20 s ago (as if it had waited in the outbox): committed now, its lag is about 20 s.
+    await t.publish([decided({ orgId: 'dec-lag', at: new Date(Date.now() - 20_000).toISOString() })]);
+    await expect.poll(() => count('dec-lag'), { timeout: 10_000 }).toBe(1);
+    expect(await series('arbiter_decisions_ingest_lag_seconds_count')).toBe(before.count + 1);
+    expect(await bucket('10')).toBe(before.le10);
+    expect(await bucket('30')).toBe(before.le30 + 1);
+    expect(await series('arbiter_decisions_ingested_total')).toBe(stored + 1);
+  });
+});
+
 describe('retention', () => {
   it('drops whole monthly partitions of decisions past DECISIONS_RETENTION_DAYS, not those of the trail', async () => {
     const { Partitions } = await import('../src/partitions.js');
