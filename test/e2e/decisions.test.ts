@@ -138,6 +138,7 @@ describe('decision records', () => {
     expect(Object.keys(doc.paths['/decisions/{id}']!)).toEqual(['get']);
     expect(Object.keys(doc.paths['/decisions/settings']!).sort()).toEqual(['get', 'put']);
     expect(Object.keys(doc.paths['/decisions/settings/{baseId}']!)).toEqual(['put']);
+    expect(Object.keys(doc.paths['/decisions/stats/{baseId}']!)).toEqual(['get']);
   });
 
   it('stops recording a base whose settings turn it off', async () => {

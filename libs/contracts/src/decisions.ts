@@ -19,6 +19,10 @@ export const DecisionSubject = {
   history: 'audit.decisions.history',
   /** Internal: the settings of an org as the execution service applies them. */
   settingsResolve: 'audit.decisions.settings.resolve',
+  /** One base's recording stats: records stored and records dropped (admins, auditors and publishers). */
+  stats: 'audit.decisions.stats',
+  /** Internal: records an execution replica dropped, by base and reason, added to the bases' stats once per report. */
+  dropsReport: 'audit.decisions.drops.report',
 } as const;
 export type DecisionSubject = (typeof DecisionSubject)[keyof typeof DecisionSubject];
 
@@ -164,6 +168,62 @@ export const DecisionHistoryRequest = z.strictObject({
   cursor: z.string().min(1).max(512).optional(),
 });
 export type DecisionHistoryRequest = z.infer<typeof DecisionHistoryRequest>;
+
+/** Why a decision record was dropped (docs/decisions.md): the outbox was full or unwritable, the buffer was full, the org's settings could not be read. */
+export const DecisionDropReason = z.enum(['outbox', 'buffer', 'settings']);
+export type DecisionDropReason = z.infer<typeof DecisionDropReason>;
+
+/** Most bases one drops report carries (the rest wait for the next report). */
+export const MAX_DROPS_PER_REPORT = 1000;
+
+const dropCount = z.number().int().min(0);
+
+/**
+ * `audit.decisions.drops.report` (service to service): records an execution replica dropped since
+ * its last report, per base and reason. `reportId` makes it idempotent: a report sent again (its
+ * reply lost) is added once.
+ */
+export const DecisionDropsReport = z.strictObject({
+  reportId: z.uuid(),
+  drops: z
+    .array(
+      z.strictObject({
+        orgId: z.string().min(1).max(200),
+        baseId: z.string().min(1).max(200),
+        outbox: dropCount,
+        buffer: dropCount,
+        settings: dropCount,
+      }),
+    )
+    .min(1)
+    .max(MAX_DROPS_PER_REPORT),
+});
+export type DecisionDropsReport = z.infer<typeof DecisionDropsReport>;
+
+/** Reply of `audit.decisions.drops.report`: whether this report was new (false: it had been added before). */
+export const DecisionDropsReply = z.object({ added: z.boolean() });
+export type DecisionDropsReply = z.infer<typeof DecisionDropsReply>;
+
+/** `audit.decisions.stats`. */
+export const DecisionStatsRequest = z.strictObject({ principal: Principal, baseId: z.string().min(1).max(200) });
+export type DecisionStatsRequest = z.infer<typeof DecisionStatsRequest>;
+
+/**
+ * A base's recording stats: records stored now (within the retention) and records dropped since
+ * the base was first recorded, by reason, as the execution replicas reported them.
+ */
+export const DecisionBaseStats = z.object({
+  baseId: z.string(),
+  recorded: z.number().int().describe('Decision records of the base stored now (within `DECISIONS_RETENTION_DAYS`)'),
+  dropped: z
+    .object({ total: z.number().int(), outbox: z.number().int(), buffer: z.number().int(), settings: z.number().int() })
+    .describe('Records dropped before they reached the outbox, by reason (docs/decisions.md)'),
+  lastDroppedAt: z.iso.datetime().nullable().describe('When the latest report of drops for this base arrived'),
+});
+export type DecisionBaseStats = z.infer<typeof DecisionBaseStats>;
+
+/** Path of `GET /decisions/stats/{baseId}`. */
+export const DecisionStatsParams = z.object({ baseId: z.string().min(1).max(200).describe('Base id of a policy or flow') });
 
 /** Most decisions one impact analysis replays. */
 export const IMPACT_MAX_DECISIONS = 10_000;

@@ -3,6 +3,9 @@ import {
   BaseDecisionSettings,
   hasCapability,
   OrgDecisionSettings,
+  type DecisionBaseStats,
+  type DecisionDropsReply,
+  type DecisionDropsReport,
   type DecisionGetRequest,
   type DecisionHistoryRequest,
   type DecisionPage,
@@ -14,6 +17,7 @@ import {
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, encodeCursor, type Db } from '@arbiter/service-kit';
 import { z } from 'zod';
+import { addDropsReport, countBaseDecisions, readBaseDrops } from './repositories/decision-stats.js';
 import { getDecision, queryDecisions, readSettings, writeSettings, type DecisionRow } from './repositories/decisions.js';
 
 /** The parsed `audit.decisions.query` request (defaults applied). */
@@ -125,6 +129,32 @@ function authorizeDecisionRead(principal: Principal): void {
   if (!hasCapability(principal, 'audit')) {
     throw new ArbiterError('forbidden', `role \`${principal.role}\`${principal.scopes ? ' with this key' : ''} cannot read decisions`);
   }
+}
+
+/**
+ * A base's recording stats (admins, auditors and publishers, like the settings): records stored,
+ * and records dropped by reason as the execution replicas reported them. A base never recorded
+ * (or of another org) has zeros.
+ */
+export async function baseStats(db: Db, principal: Principal, baseId: string): Promise<DecisionBaseStats> {
+  if (!hasCapability(principal, 'audit') && !hasCapability(principal, 'publish')) {
+    throw new ArbiterError('forbidden', `role \`${principal.role}\` cannot read decision stats`);
+  }
+  const [recorded, drops] = await Promise.all([
+    countBaseDecisions(db, principal.orgId, baseId),
+    readBaseDrops(db, principal.orgId, baseId),
+  ]);
+  return {
+    baseId,
+    recorded,
+    dropped: { total: drops.outbox + drops.buffer + drops.settings, outbox: drops.outbox, buffer: drops.buffer, settings: drops.settings },
+    lastDroppedAt: drops.lastDroppedAt?.toISOString() ?? null,
+  };
+}
+
+/** Adds an execution replica's report of dropped records to the bases' stats, once per report id. */
+export async function reportDrops(db: Db, report: DecisionDropsReport): Promise<DecisionDropsReply> {
+  return { added: await addDropsReport(db, report) };
 }
 
 /** Every decision setting of an org, defaults filled in. */

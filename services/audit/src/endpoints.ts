@@ -1,16 +1,27 @@
 import {
   AuditQueryRequest,
   AuditSubject,
+  DecisionDropsReport,
   DecisionGetRequest,
   DecisionHistoryRequest,
   DecisionQueryRequest,
   DecisionSettingsGetRequest,
   DecisionSettingsPutRequest,
   DecisionSettingsResolveRequest,
+  DecisionStatsRequest,
   DecisionSubject,
 } from '@arbiter/contracts';
 import { defineEndpoint, type Db, type ServiceDef } from '@arbiter/service-kit';
-import { decisionHistory, getSettings, listDecisions, putSettings, readDecision, resolveSettings } from './decisions-service.js';
+import {
+  baseStats,
+  decisionHistory,
+  getSettings,
+  listDecisions,
+  putSettings,
+  readDecision,
+  reportDrops,
+  resolveSettings,
+} from './decisions-service.js';
 import { queryAudit } from './query-service.js';
 
 /** The `audit.*` subjects (the trail and `audit.decisions.*`), served in the `audit` queue group. */
@@ -46,6 +57,16 @@ export function auditService(db: Db, version: string): ServiceDef {
         subject: DecisionSubject.settingsResolve,
         request: DecisionSettingsResolveRequest,
         handler: (req) => resolveSettings(db, req.orgId),
+      }),
+      decisions_stats: defineEndpoint({
+        subject: DecisionSubject.stats,
+        request: DecisionStatsRequest,
+        handler: (req) => baseStats(db, req.principal, req.baseId),
+      }),
+      decisions_drops_report: defineEndpoint({
+        subject: DecisionSubject.dropsReport,
+        request: DecisionDropsReport,
+        handler: (req) => reportDrops(db, req),
       }),
     },
   };

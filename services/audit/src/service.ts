@@ -7,6 +7,7 @@ import { DecisionIngestMetrics } from './decision-metrics.js';
 import { auditService } from './endpoints.js';
 import { migrateAudit } from './migrate.js';
 import { Partitions } from './partitions.js';
+import { pruneDropReports } from './repositories/decision-stats.js';
 import { insertDecisions } from './repositories/decisions.js';
 import { insertEvents } from './repositories/events.js';
 
@@ -66,6 +67,9 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
     const maintenance = setInterval(() => {
       partitions.maintain().catch((err: unknown) => logger.warn({ err }, 'audit partition maintenance failed; retrying later'));
       decisionPartitions.maintain().catch((err: unknown) => logger.warn({ err }, 'decision partition maintenance failed; retrying later'));
+      pruneDropReports(db, new Date(Date.now() - DAY_MS)).catch((err: unknown) =>
+        logger.warn({ err }, 'pruning decision drop reports failed; retrying later'),
+      );
     }, config.AUDIT_MAINTENANCE_INTERVAL_MS);
     maintenance.unref();
     s.add('partition maintenance', maintenance, clearInterval);

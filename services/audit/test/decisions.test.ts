@@ -94,6 +94,51 @@ describe('decided events', () => {
   });
 });
 
+describe('drops reports', () => {
+  it("adds an execution replica's drops to the bases' stats once per report id, readable by auditors and publishers", async () => {
+    const report = {
+      reportId: randomUUID(),
+      drops: [
+        { orgId: 'dec-drops', baseId: 'base-a', outbox: 5, buffer: 1, settings: 0 },
+        { orgId: 'dec-drops', baseId: 'base-b', outbox: 0, buffer: 0, settings: 2 },
+      ],
+    };
+    const reply = z.object({ added: z.boolean() });
+    expect(await t.client.request(DecisionSubject.dropsReport, report, reply)).toEqual({ added: true });
+    // Sent again (its reply lost): added once.
+    expect(await t.client.request(DecisionSubject.dropsReport, report, reply)).toEqual({ added: false });
+    const next = { reportId: randomUUID(), drops: [{ orgId: 'dec-drops', baseId: 'base-a', outbox: 3, buffer: 0, settings: 0 }] };
+    expect(await t.client.request(DecisionSubject.dropsReport, next, reply)).toEqual({ added: true });
+    await t.publish([decided({ orgId: 'dec-drops', baseId: 'base-a' })]);
+    await expect.poll(() => count('dec-drops'), { timeout: 10_000 }).toBe(1);
+    const stats = z.object({
+      baseId: z.string(),
+      recorded: z.number(),
+      dropped: z.record(z.string(), z.number()),
+      lastDroppedAt: z.string().nullable(),
+    });
+    for (const role of ['auditor', 'publisher', 'admin'] as const) {
+      const got = await t.client.request(DecisionSubject.stats, { principal: as(role, { orgId: 'dec-drops' }), baseId: 'base-a' }, stats);
+      expect(got).toMatchObject({ baseId: 'base-a', recorded: 1, dropped: { total: 9, outbox: 8, buffer: 1, settings: 0 } });
+      expect(got.lastDroppedAt).not.toBeNull();
+    }
+    const b = await t.client.request(DecisionSubject.stats, { principal: as('auditor', { orgId: 'dec-drops' }), baseId: 'base-b' }, stats);
+    expect(b).toMatchObject({ recorded: 0, dropped: { total: 2, settings: 2 } });
+    const other = await t.client.request(
+      DecisionSubject.stats,
+      { principal: as('auditor', { orgId: 'dec-other' }), baseId: 'base-a' },
+      stats,
+    );
+    expect(other).toEqual({ baseId: 'base-a', recorded: 0, dropped: { total: 0, outbox: 0, buffer: 0, settings: 0 }, lastDroppedAt: null });
+    const refused = await rejectionOf(
+      t.client.request(DecisionSubject.stats, { principal: as('editor', { orgId: 'dec-drops' }), baseId: 'base-a' }, stats),
+      isArbiterError,
+      'the stats of an editor',
+    );
+    expect(refused.code).toBe('forbidden');
+  });
+});
+
 describe('ingest metrics', () => {
   /** A series' value in the audit registry's text (0 when absent). */
   const series = async (name: string, le?: string): Promise<number> => {

@@ -1,3 +1,4 @@
+import { DecisionDropsReply, DecisionSubject } from '@arbiter/contracts';
 import {
   closeRedis,
   connectNats,
@@ -142,6 +143,12 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
               flushMs: config.DECISIONS_FLUSH_MS,
               bufferMax: config.DECISIONS_BUFFER_MAX,
               outboxMax: config.DECISIONS_OUTBOX_MAX,
+              reportDrops: (report) =>
+                connected.bus
+                  ? connected.bus.request(DecisionSubject.dropsReport, report, DecisionDropsReply, {
+                      timeoutMs: config.REGISTRY_TIMEOUT_MS,
+                    })
+                  : Promise.reject(new Error('the bus is not connected yet')),
             },
           ),
           (d) => d.close(),

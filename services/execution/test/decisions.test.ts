@@ -4,7 +4,7 @@
  * is the recorder's own seam (the Redis outbox in the service); stored runs through the real
  * outbox, JetStream and audit service are in test/e2e/decisions.test.ts.
  */
-import { DecisionRecord, type ArbiterEvent, type DecisionSettings, type Principal } from '@arbiter/contracts';
+import { DecisionRecord, type ArbiterEvent, type DecisionDropsReport, type DecisionSettings, type Principal } from '@arbiter/contracts';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyMasks, compileMasks } from '../src/decisions/masks.js';
@@ -214,5 +214,41 @@ describe('DecisionRecorder', () => {
     expect(written).toHaveLength(5);
     expect(await metric('arbiter_decisions_dropped_total', { reason: 'buffer' })).toBe(2);
     expect(await metric('arbiter_decisions_recorded_total')).toBe(5);
+  });
+
+  it("reports each base's drops by reason, and sends a report that failed again with the same id", async () => {
+    const reports: DecisionDropsReport[] = [];
+    let fail = true;
+    let length = 999;
+    const { r } = recorder(
+      {},
+      {
+        outboxMax: 1000,
+        bufferMax: 3,
+        reportDrops: (report) => {
+          reports.push(structuredClone(report));
+          return fail ? Promise.reject(new Error('audit away')) : Promise.resolve({ added: true });
+        },
+      },
+      () => length,
+    );
+    run(r, 3); // room for 1: 2 dropped (outbox)
+    await r.flush();
+    await r.report();
+    expect(reports).toHaveLength(1);
+    expect(reports[0]!.drops).toEqual([{ orgId: 'acme', baseId: 'base-1', outbox: 2, buffer: 0, settings: 0 }]);
+    // Later drops wait for the next report; the failed one goes again first, as it was.
+    length = 0;
+    run(r, 5); // buffer of 3: 2 dropped (buffer)
+    await r.flush();
+    fail = false;
+    await r.report();
+    expect(reports[1]).toEqual(reports[0]);
+    await r.report();
+    expect(reports).toHaveLength(3);
+    expect(reports[2]!.reportId).not.toBe(reports[0]!.reportId);
+    expect(reports[2]!.drops).toEqual([{ orgId: 'acme', baseId: 'base-1', outbox: 0, buffer: 2, settings: 0 }]);
+    await r.report();
+    expect(reports).toHaveLength(3);
   });
 });

@@ -1,4 +1,12 @@
-import { type ArbiterEvent, type DecisionRecord, type FlowRunResponse, type Principal } from '@arbiter/contracts';
+import {
+  MAX_DROPS_PER_REPORT,
+  type ArbiterEvent,
+  type DecisionDropReason,
+  type DecisionDropsReport,
+  type DecisionRecord,
+  type FlowRunResponse,
+  type Principal,
+} from '@arbiter/contracts';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { v7 } from 'uuid';
@@ -15,6 +23,11 @@ export interface DecisionRecorderOptions {
   bufferMax: number;
   /** Entries the outbox may hold: while it holds that many, records are dropped (counted) instead of written. */
   outboxMax: number;
+  /**
+   * Where drops go to be added to their bases' stats (the audit service, `audit.decisions.drops.report`);
+   * a report that fails is sent again, with the same id, at the next flush.
+   */
+  reportDrops?: (report: DecisionDropsReport) => Promise<unknown>;
 }
 
 /** Where records go: the execution service's Redis outbox, and how full it is. */
@@ -33,8 +46,11 @@ export interface RanRecord {
   version: number | null;
 }
 
-/** Why a record was dropped: the buffer was full, the outbox was full or unreachable, or the org's settings could not be read. */
-type DropReason = 'buffer' | 'outbox' | 'settings';
+/** Bases whose drops wait for a report at most; drops of further bases are counted in the metric only. */
+const MAX_TALLIED_BASES = 10_000;
+
+/** Drops of one base not yet reported. */
+type Tally = DecisionDropsReport['drops'][number];
 
 const decoder = new TextDecoder();
 
@@ -46,7 +62,8 @@ const decoder = new TextDecoder();
  * base's), and the record queued as a `decided` event. Every `flushMs` the queue is written to the
  * outbox in one round trip; while the outbox holds `outboxMax` entries (JetStream away for long)
  * or cannot be written, records are dropped and counted (`arbiter_decisions_dropped_total`),
- * never waited for.
+ * never waited for. Drops are also tallied per base and reported (`reportDrops`) at each flush,
+ * so they show in the base's stats.
  */
 export class DecisionRecorder {
   private readonly windows = new Map<string, { second: number; count: number }>();
@@ -57,6 +74,11 @@ export class DecisionRecorder {
   private closed = false;
   private readonly recorded: Counter;
   private readonly dropped: Counter<'reason'>;
+  /** Drops not yet reported, by org and base. */
+  private tally = new Map<string, Tally>();
+  /** A report sent and not acknowledged: sent again as is (its id makes it count once). */
+  private unsent: DecisionDropsReport | null = null;
+  private reporting: Promise<void> | null = null;
 
   constructor(
     private readonly sink: DecisionSink,
@@ -76,7 +98,10 @@ export class DecisionRecorder {
       labelNames: ['reason'],
       registers: [registry],
     });
-    this.timer = setInterval(() => void this.flush(), opts.flushMs).unref();
+    this.timer = setInterval(() => {
+      void this.flush();
+      void this.report();
+    }, opts.flushMs).unref();
   }
 
   /** Whether this run is recorded: the base's settings, its sample rate and per-second cap; errors always. O(1), no I/O. */
@@ -140,7 +165,7 @@ export class DecisionRecorder {
     return this.writing;
   }
 
-  /** Stops recording and writes what is queued (one attempt). */
+  /** Stops recording, writes what is queued and reports the drops (one attempt each). */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -148,7 +173,41 @@ export class DecisionRecorder {
     this.settings.close();
     await this.flush();
     await this.flush();
-    if (this.buffer.length > 0) this.drop('outbox', this.buffer.length);
+    if (this.buffer.length > 0) this.dropEvents('outbox', this.buffer);
+    await this.report();
+    await this.report();
+  }
+
+  /**
+   * Sends the drops tallied since the last report (a failed report first, as it was), at most
+   * {@link MAX_DROPS_PER_REPORT} bases at a time; resolves when this pass ends (never rejects).
+   */
+  report(): Promise<void> {
+    const send = this.opts.reportDrops;
+    if (send === undefined) return Promise.resolve();
+    if (this.reporting) return this.reporting;
+    if (this.unsent === null) {
+      if (this.tally.size === 0) return Promise.resolve();
+      const drops: Tally[] = [];
+      for (const [key, t] of this.tally) {
+        drops.push(t);
+        this.tally.delete(key);
+        if (drops.length === MAX_DROPS_PER_REPORT) break;
+      }
+      this.unsent = { reportId: v7(), drops };
+    }
+    const report = this.unsent;
+    this.reporting = send(report)
+      .then(
+        () => {
+          this.unsent = null;
+        },
+        (err: unknown) => this.logger.warn({ err }, 'decision drops not reported to the audit service; retrying'),
+      )
+      .finally(() => {
+        this.reporting = null;
+      });
+    return this.reporting;
   }
 
   private build(
@@ -161,10 +220,10 @@ export class DecisionRecorder {
     const done = this.settings
       .get(ran.orgId)
       .then((settings) => {
-        if (settings === undefined) return this.drop('settings', 1);
+        if (settings === undefined) return this.drop('settings', ran.orgId, ran.baseId);
         const base = settings.bases.get(ran.baseId);
         if (base !== undefined && !base.settings.enabled) return;
-        if (this.buffer.length >= this.opts.bufferMax) return this.drop('buffer', 1);
+        if (this.buffer.length >= this.opts.bufferMax) return this.drop('buffer', ran.orgId, ran.baseId);
         const input = JSON.parse(decoder.decode(item)) as Record<string, unknown>;
         let masked = applyMasks(input, settings.masks);
         if (base !== undefined && applyMasks(input, base.masks)) masked = true;
@@ -209,18 +268,32 @@ export class DecisionRecorder {
       room = 0;
     }
     const kept = room >= batch.length ? batch : batch.slice(0, Math.max(0, room));
-    if (kept.length < batch.length) this.drop('outbox', batch.length - kept.length);
+    if (kept.length < batch.length) this.dropEvents('outbox', batch.slice(kept.length));
     if (kept.length === 0) return;
     try {
       await this.sink.enqueue(kept);
       this.recorded.inc(kept.length);
     } catch (err) {
-      this.drop('outbox', kept.length);
+      this.dropEvents('outbox', kept);
       this.logger.warn({ err, dropped: kept.length }, 'decision records not written to the outbox: dropped');
     }
   }
 
-  private drop(reason: DropReason, n: number): void {
+  /** Counts one dropped record of a base: in the metric, and in the tally its base's stats get. */
+  private drop(reason: DecisionDropReason, orgId: string, baseId: string, n = 1): void {
     this.dropped.inc({ reason }, n);
+    const key = `${orgId}\u0000${baseId}`;
+    let t = this.tally.get(key);
+    if (t === undefined) {
+      if (this.tally.size >= MAX_TALLIED_BASES) return;
+      t = { orgId, baseId, outbox: 0, buffer: 0, settings: 0 };
+      this.tally.set(key, t);
+    }
+    t[reason] += n;
+  }
+
+  /** Counts dropped `decided` events, by their base. */
+  private dropEvents(reason: DecisionDropReason, events: readonly ArbiterEvent[]): void {
+    for (const e of events) this.drop(reason, e.orgId, e.resource.baseId ?? e.resource.id);
   }
 }

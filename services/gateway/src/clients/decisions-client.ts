@@ -1,4 +1,5 @@
 import {
+  DecisionBaseStats,
   DecisionPage,
   DecisionRecord,
   DecisionSettings,
@@ -20,6 +21,7 @@ export interface DecisionsClient {
   settings(principal: Principal, ctx?: Ctx): Promise<DecisionSettings>;
   putOrgSettings(principal: Principal, settings: OrgDecisionSettings, ctx?: Ctx): Promise<DecisionSettings>;
   putBaseSettings(principal: Principal, baseId: string, settings: BaseDecisionSettings, ctx?: Ctx): Promise<DecisionSettings>;
+  stats(principal: Principal, baseId: string, ctx?: Ctx): Promise<DecisionBaseStats>;
 }
 
 /** The production {@link DecisionsClient}: `audit.decisions.*` over NATS (the audit service re-checks every right). */
@@ -49,6 +51,10 @@ export class NatsDecisionsClient implements DecisionsClient {
 
   putBaseSettings(principal: Principal, baseId: string, settings: BaseDecisionSettings, ctx: Ctx = {}) {
     return this.bus.request(DecisionSubject.settingsPut, { scope: 'base', principal, baseId, settings }, DecisionSettings, this.opts(ctx));
+  }
+
+  stats(principal: Principal, baseId: string, ctx: Ctx = {}) {
+    return this.bus.request(DecisionSubject.stats, { principal, baseId }, DecisionBaseStats, this.opts(ctx));
   }
 
   private opts(ctx: Ctx): RequestOptions {

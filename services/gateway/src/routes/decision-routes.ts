@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   BaseDecisionSettings,
+  DecisionBaseStats,
   DecisionIdParams,
   DecisionPage,
   DecisionQuery,
   DecisionRecord,
   DecisionSettings,
+  DecisionStatsParams,
   OrgDecisionSettings,
 } from '@arbiter/contracts';
 import { z } from 'zod';
@@ -82,6 +84,20 @@ export const decisionRoutes: FastifyPluginAsyncZod<DecisionRoutesOptions> = asyn
     },
     handler: async (request) =>
       decisions.putBaseSettings(principalOf(request), request.params.baseId, request.body, { requestId: request.id }),
+  });
+
+  app.get('/decisions/stats/:baseId', {
+    schema: {
+      tags,
+      security,
+      summary: "One base's recording stats: records stored and records dropped, by reason",
+      description:
+        'Admins, auditors and publishers. `recorded` counts the records stored now; `dropped` the records the execution replicas dropped ' +
+        '(outbox full or unwritable, buffer full, settings unreadable) as they reported them. A base never recorded has zeros.',
+      params: DecisionStatsParams,
+      response: { 200: DecisionBaseStats, ...errorResponses(400, 401, 403, 429, 503, 504) },
+    },
+    handler: async (request) => decisions.stats(principalOf(request), request.params.baseId, { requestId: request.id }),
   });
 
   app.get('/decisions/:id', {
