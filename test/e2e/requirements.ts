@@ -1186,6 +1186,37 @@ export const REQUIREMENTS: readonly Requirement[] = [
       },
     ],
   },
+  {
+    id: 'design §11 decision records',
+    title:
+      'stored runs recorded (masked, bounded), drops counted in a metric and the base stats, ingest exactly once under kill -9, impact analysis of policies and flows',
+    coveredBy: [
+      {
+        file: `${E2E}/decisions.test.ts`,
+        tests: [
+          'records stored runs with the org masks and the base masks applied, readable by admins and auditors',
+          'answers 503 dependency_unavailable while the audit service is down, runs still answering 200',
+          "exposes the ingest lag of the stored decisions on the audit service's /metrics",
+        ],
+      },
+      {
+        file: `${E2E}/decision-drops.test.ts`,
+        tests: ["counts the records a full outbox dropped in the metric and in the base's stats: stored + dropped = runs"],
+      },
+      { file: `${E2E}/faults/decision-ingest.test.ts`, tests: ['stores every decision of the outbox exactly once: 0 lost, 0 duplicated'] },
+      {
+        file: `${E2E}/impact.test.ts`,
+        tests: ['counts exactly the decisions between the old and the new threshold as changed, and keeps the report for the draft'],
+      },
+      {
+        file: `${E2E}/flow-impact.test.ts`,
+        tests: [
+          'counts exactly the decisions between the old and the new threshold of its policy as changed, with their paths, and keeps the report for the draft',
+          'counts decisions whose replay reads a masked value, in a table node or a policy node, as unreplayable',
+        ],
+      },
+    ],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */
