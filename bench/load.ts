@@ -271,3 +271,63 @@ export async function metricSum(opsUrl: string, name: string, label = ''): Promi
     .filter((l) => l.startsWith(name) && l.includes(label))
     .reduce((n, l) => n + Number(l.split(/\s+/).at(-1)), 0);
 }
+
+/** One answer of {@link sendPacedWhile}: when its request left (`performance.now()`) and its latency (ms). */
+export interface PacedSample {
+  at: number;
+  ms: number;
+}
+
+/**
+ * POSTs `target` at a steady `rate` (evenly spaced, open loop, as {@link measurePaced} does) for as
+ * long as `running()` holds, then waits for every answer. For loads whose window is another
+ * operation's duration (a victim's requests while an impact analysis runs).
+ */
+export async function sendPacedWhile(
+  target: PacedTarget,
+  rate: number,
+  running: () => boolean,
+  agent: http.Agent,
+): Promise<{ samples: PacedSample[]; failures: number }> {
+  const url = new URL(target.url);
+  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(target.body)), ...target.headers };
+  const samples: PacedSample[] = [];
+  let failures = 0;
+  let sent = 0;
+  let pending = 0;
+  const start = performance.now();
+  const post = (): void => {
+    const at = performance.now();
+    pending++;
+    const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        if (res.statusCode !== 200) failures++;
+        samples.push({ at, ms: performance.now() - at });
+        pending--;
+      });
+    });
+    req.on('error', () => {
+      failures++;
+      pending--;
+    });
+    req.end(target.body);
+  };
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      if (!running()) return resolve();
+      const due = Math.floor(((performance.now() - start) * rate) / 1000);
+      for (; sent < due; sent++) post();
+      setTimeout(tick, 1);
+    };
+    tick();
+  });
+  while (pending > 0) await new Promise((r) => setTimeout(r, 5));
+  return { samples, failures };
+}
+
+/** The `q` quantile (0–1) of `values` in ms, rounded to 0.1 ms (the sample at floor(q·n) of the sorted values). */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(10 * (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN)) / 10;
+}
