@@ -22,7 +22,7 @@
 
 import http from 'node:http';
 import os from 'node:os';
-import { DecisionPage, DecisionSubject, type Principal } from '@arbiter/contracts';
+import { DecisionPage, DecisionSubject, DEFAULT_DECISIONS_PER_SECOND, type Principal } from '@arbiter/contracts';
 import { companionDatabaseUrl, connectBus, createLogger } from '@arbiter/service-kit';
 import { eventually, startNatsServer, startRedisServer, type OwnServer } from '@arbiter/test-kit';
 import knex, { type Knex } from 'knex';
@@ -228,7 +228,7 @@ async function main(): Promise<void> {
       else if (probe !== undefined) q.whereRaw(`input->>'probe' = ?`, [probe]);
       return Number((await q.count<{ n: string }[]>('* as n'))[0].n);
     };
-    /** Items batches answered without a decision (refused or timed out: not recorded), by code. */
+    /** Items batches answered without a decision (refused, or timed out: such a run may still be recorded when it finishes), by code. */
     const undecided = new Map<string, number>();
     /** Runs `items` as one batch; answers the positions of those answered without a decision. */
     const batch = async (baseId: string, items: unknown[]): Promise<number[]> => {
@@ -320,7 +320,7 @@ async function main(): Promise<void> {
     const rounds: Record<'on' | 'off', Measured[]> = { on: [], off: [] };
     const pgCpu = { on: 0, off: 0 };
     console.log(
-      `\n1. POST /run/policy/{baseId} (7-rule licence policy, ${CONNECTIONS} connections), recording on (default cap ${50}/s) vs off (the base's \`enabled: false\`),` +
+      `\n1. POST /run/policy/{baseId} (7-rule licence policy, ${CONNECTIONS} connections), recording on (default cap ${DEFAULT_DECISIONS_PER_SECOND}/s) vs off (the base's \`enabled: false\`),` +
         `\n   ${ROUNDS} paired rounds of ${SLICE_S} s per load, order alternating; CPU of gateway, execution, audit, nats-server, redis-server:`,
     );
     for (let round = 0; round < ROUNDS; round++) {
@@ -365,7 +365,8 @@ async function main(): Promise<void> {
     );
     const onSeconds = ROUNDS * SLICE_S;
     console.log(
-      `  decisions stored: on base ${fmt(recordedRuns.on)} of ${fmt(onAll.requests!)} runs (${(recordedRuns.on / onSeconds).toFixed(1)}/s over ${onSeconds} s), off base ${recordedRuns.off}`,
+      `  decisions stored: on base ${fmt(recordedRuns.on)} of ${fmt(onAll.requests!)} runs (${(recordedRuns.on / onSeconds).toFixed(1)}/s over ${onSeconds} s; ` +
+        `the cap counts calendar seconds, and a ${SLICE_S} s round touches ${SLICE_S + 1}), off base ${recordedRuns.off}`,
     );
     reportFailures([onAll, offAll]);
 
