@@ -4,16 +4,26 @@ import {
   type FlowDefinition,
   type FlowPolicyNode,
   type FlowRunResponse,
+  type FlowTableNode,
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
   type Principal,
 } from '@arbiter/contracts';
-import { runFlow, validateDefinition, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy } from '@arbiter/flow';
+import {
+  runFlow,
+  validateDefinition,
+  type FlowStepBudget,
+  type PolicyRunResult,
+  type ResolvedPolicy,
+  type TableRun,
+  type TableRunner,
+} from '@arbiter/flow';
 import type { DecisionRecorder } from './decisions/recorder.js';
 import type { EnginePool, EvalOutcome, ItemAnswer } from './engine-pool.js';
 import type { ExecutedEvents } from './executed-events.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
+import { tableSource } from './table-source.js';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from './tasks.js';
 
 /** How a run named its resource: a base id (current runnable record) or an exact record id. */
@@ -52,10 +62,6 @@ export interface StoredRunnerDeps {
 export const POLICY_NOT_FOUND = 'policy_not_found';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** Whether a flow has a table node, whose cells read the data on this thread. */
-const hasTable = (definition: FlowDefinition): boolean => Object.values(definition.nodes).some((n) => n.type === 'table');
 
 /**
  * Runs stored policies and flows (spec §4.3): resolves the record from the runnable index once per
@@ -146,9 +152,8 @@ export class StoredRunner {
 
   /**
    * Runs a flow on one item; its policy and table nodes share one step budget (LANGUAGE.md §8.1).
-   * Policy nodes read the item's bytes in the workers. Table nodes run here, in this thread, on the
-   * parsed item (parsed only when the definition has a table): their cells were compiled once per
-   * parsed definition (the resolver's entry cache) and their steps count against the same budget.
+   * Both run in the workers, on the item's bytes: this thread walks the graph and never parses the
+   * data or evaluates a cell. A worker compiles a table once (cached by its source's hash).
    */
   private flow(
     definition: FlowDefinition,
@@ -166,8 +171,34 @@ export class StoredRunner {
       }
       return resolved.then((r) => r.bind(item, deadline));
     };
-    const data = hasTable(definition) ? (JSON.parse(decoder.decode(item)) as Record<string, unknown>) : {};
-    return runFlow(definition, data, resolve, this.deps.pool.budgetLimit(trace), { trace });
+    const runTable: TableRunner = (nodeId, node, budget) => this.runTable(principal, nodeId, node, item, trace, budget, deadline);
+    return runFlow(definition, {}, resolve, this.deps.pool.budgetLimit(trace), { trace, runTable });
+  }
+
+  /** Runs table node `nodeId` on the item in a worker within what is left of `budget` (advancing its `used`). */
+  private async runTable(
+    principal: Principal,
+    nodeId: string,
+    node: FlowTableNode,
+    item: Uint8Array,
+    trace: boolean,
+    budget: FlowStepBudget,
+    deadline: number | undefined,
+  ): Promise<TableRun> {
+    const outcome = await this.deps.pool.evaluate({
+      principal,
+      source: tableSource(nodeId, node),
+      trace,
+      reply: { kind: 'value' },
+      items: [item],
+      budgetUsed: budget.used,
+      ...(deadline !== undefined ? { deadline } : {}),
+    });
+    this.count(outcome);
+    const answer = outcome.answers[0];
+    if (answer instanceof ArbiterError) throw answer;
+    budget.used = answer.steps;
+    return answer.value as TableRun;
   }
 
   /**
