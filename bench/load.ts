@@ -2,7 +2,7 @@
 
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { cpuMicros } from './cpu.js';
+import { cpuMicros, threadCpuMicros, type ThreadCpu } from './cpu.js';
 
 /** Seconds per measurement (`BENCH_DURATION`). */
 export const DURATION_S = Number(process.env.BENCH_DURATION ?? 8);
@@ -32,6 +32,28 @@ export interface Measured {
   cpuUs?: number;
   /** The same, per serving process (in the order of the target's `pids`). */
   cpuUsByProcess?: number[];
+  /** The same, per serving process split by thread kind (undefined for a process whose threads could not be read). */
+  cpuUsByThread?: Array<ThreadCpu | undefined>;
+}
+
+/** `after − before` of each thread kind; undefined unless both were read. */
+function threadDelta(before: ThreadCpu | undefined, after: ThreadCpu | undefined): ThreadCpu | undefined {
+  if (before === undefined || after === undefined) return undefined;
+  return { main: after.main - before.main, workers: after.workers - before.workers, other: after.other - before.other };
+}
+
+/** `a + b` of each thread kind; undefined if either is. */
+function threadSum(a: ThreadCpu | undefined, b: ThreadCpu | undefined): ThreadCpu | undefined {
+  if (a === undefined || b === undefined) return undefined;
+  return { main: a.main + b.main, workers: a.workers + b.workers, other: a.other + b.other };
+}
+
+/** `process 23 (main 10, workers 11, other 2)`: a process's CPU per request, and by thread kind when known. */
+export function formatProcessCpu(name: string, us: number, threads: ThreadCpu | undefined, per: number): string {
+  const f = (x: number) => (x / per).toFixed(1);
+  return threads === undefined
+    ? `${name} ${f(us)}`
+    : `${name} ${f(us)} (main ${f(threads.main)}, workers ${f(threads.workers)}, other ${f(threads.other)})`;
 }
 
 /** CPU µs per answered request (`per` evaluations per request divides it further); undefined without CPU figures. */
@@ -50,6 +72,7 @@ export async function measure(
 ): Promise<Measured> {
   const pids = target.pids?.() ?? [];
   const cpuBefore = pids.map(cpuMicros);
+  const threadsBefore = pids.map(threadCpuMicros);
   const result = await autocannon({
     url: target.url,
     method: 'POST',
@@ -59,6 +82,7 @@ export async function measure(
     duration: opts.duration ?? DURATION_S,
   });
   const cpuAfter = pids.map(cpuMicros);
+  const threadsAfter = pids.map(threadCpuMicros);
   const byProcess = pids.map((_, i) => (cpuAfter[i] ?? NaN) - (cpuBefore[i] ?? NaN));
   const cpuKnown = pids.length > 0 && byProcess.every(Number.isFinite);
   return {
@@ -68,7 +92,13 @@ export async function measure(
     p99: result.latency.p99,
     failures: result.errors + result.timeouts + result.non2xx,
     requests: result.requests.total,
-    ...(cpuKnown ? { cpuUs: byProcess.reduce((a, b) => a + b, 0), cpuUsByProcess: byProcess } : {}),
+    ...(cpuKnown
+      ? {
+          cpuUs: byProcess.reduce((a, b) => a + b, 0),
+          cpuUsByProcess: byProcess,
+          cpuUsByThread: pids.map((_, i) => threadDelta(threadsBefore[i], threadsAfter[i])),
+        }
+      : {}),
   };
 }
 
@@ -221,6 +251,13 @@ export function combineRounds(name: string, rounds: Measured[]): Measured {
     requests: rounds.reduce((n, r) => n + (r.requests ?? 0), 0),
     ...(withCpu ? { cpuUs: rounds.reduce((n, r) => n + (r.cpuUs ?? 0), 0) } : {}),
     ...(byProcess ? { cpuUsByProcess: byProcess } : {}),
+    ...(withCpu && rounds[0].cpuUsByThread
+      ? {
+          cpuUsByThread: rounds[0].cpuUsByThread.map((_, i) =>
+            rounds.slice(1).reduce((t, r) => threadSum(t, r.cpuUsByThread?.[i]), rounds[0].cpuUsByThread?.[i]),
+          ),
+        }
+      : {}),
   };
 }
 
@@ -270,4 +307,64 @@ export async function metricSum(opsUrl: string, name: string, label = ''): Promi
     .split('\n')
     .filter((l) => l.startsWith(name) && l.includes(label))
     .reduce((n, l) => n + Number(l.split(/\s+/).at(-1)), 0);
+}
+
+/** One answer of {@link sendPacedWhile}: when its request left (`performance.now()`) and its latency (ms). */
+export interface PacedSample {
+  at: number;
+  ms: number;
+}
+
+/**
+ * POSTs `target` at a steady `rate` (evenly spaced, open loop, as {@link measurePaced} does) for as
+ * long as `running()` holds, then waits for every answer. For loads whose window is another
+ * operation's duration (a victim's requests while an impact analysis runs).
+ */
+export async function sendPacedWhile(
+  target: PacedTarget,
+  rate: number,
+  running: () => boolean,
+  agent: http.Agent,
+): Promise<{ samples: PacedSample[]; failures: number }> {
+  const url = new URL(target.url);
+  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(target.body)), ...target.headers };
+  const samples: PacedSample[] = [];
+  let failures = 0;
+  let sent = 0;
+  let pending = 0;
+  const start = performance.now();
+  const post = (): void => {
+    const at = performance.now();
+    pending++;
+    const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => {
+        if (res.statusCode !== 200) failures++;
+        samples.push({ at, ms: performance.now() - at });
+        pending--;
+      });
+    });
+    req.on('error', () => {
+      failures++;
+      pending--;
+    });
+    req.end(target.body);
+  };
+  await new Promise<void>((resolve) => {
+    const tick = (): void => {
+      if (!running()) return resolve();
+      const due = Math.floor(((performance.now() - start) * rate) / 1000);
+      for (; sent < due; sent++) post();
+      setTimeout(tick, 1);
+    };
+    tick();
+  });
+  while (pending > 0) await new Promise((r) => setTimeout(r, 5));
+  return { samples, failures };
+}
+
+/** The `q` quantile (0–1) of `values` in ms, rounded to 0.1 ms (the sample at floor(q·n) of the sorted values). */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(10 * (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN)) / 10;
 }

@@ -17,7 +17,7 @@ import { BENCH_STACK_ENV, DURATION_S, formatRow, measure, runsOn } from '../load
 
 const TOP = Number(process.env.BENCH_TOP ?? 25);
 const TRACE = process.env.BENCH_TRACE !== 'off';
-/** `BENCH_LOAD=batch`: `POST /run/batch` of 100 items on 4 connections instead of `POST /run`. */
+/** `BENCH_LOAD=batch`: `POST /run/batch` of `BENCH_BATCH_ITEMS` items (default 100) on 4 connections instead of `POST /run`. */
 const BATCH = process.env.BENCH_LOAD === 'batch';
 /** `BENCH_LOAD=mcp`: MCP `evaluate_rules` calls (`POST /mcp`, as `bench:mcp` sends them), with the mcp service profiled too. */
 const MCP = process.env.BENCH_LOAD === 'mcp';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       const body = BATCH
         ? JSON.stringify({
             rule: LICENCE_POLICY,
-            items: Array.from({ length: 100 }, () => LICENCE_DATA),
+            items: Array.from({ length: Number(process.env.BENCH_BATCH_ITEMS ?? 100) }, () => LICENCE_DATA),
             ...(TRACE ? {} : { trace: false }),
           })
         : JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA, ...(TRACE ? {} : { trace: false }) });

@@ -28,6 +28,7 @@ import {
   CONNECTIONS,
   cpuPerRequest,
   DURATION_S,
+  formatProcessCpu,
   formatRow,
   jsonLine,
   measure,
@@ -43,8 +44,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const body = JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA });
 const bodyNoTrace = JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA, trace: false });
 
-/** Items of the `/run/batch` load. */
-const BATCH_ITEMS = 100;
+/** Items of the `/run/batch` load (`BENCH_BATCH_ITEMS`, default 100: the figure of issue 19's target). */
+const BATCH_ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 100);
 const batchBody = JSON.stringify({ rule: LICENCE_POLICY, items: Array.from({ length: BATCH_ITEMS }, () => LICENCE_DATA) });
 const batchBodyNoTrace = JSON.stringify({
   rule: LICENCE_POLICY,
@@ -298,7 +299,9 @@ async function main(): Promise<void> {
     for (const [i, m] of results.entries()) {
       const names = processNames[m.name] ?? ['gateway', 'execution', 'nats-server', 'redis-server'];
       const per = loads[i].per ?? 1;
-      const parts = (m.cpuUsByProcess ?? []).map((us, k) => `${names[k]} ${(us / (m.requests ?? 1) / per).toFixed(0)}`);
+      const parts = (m.cpuUsByProcess ?? []).map((us, k) =>
+        formatProcessCpu(names[k], us, k < 2 ? m.cpuUsByThread?.[k] : undefined, (m.requests ?? 1) * per),
+      );
       console.log(`  ${m.name.padEnd(34)} ${parts.join('   ')}`);
     }
     console.log('\nCPU per request:');
@@ -370,10 +373,13 @@ function printBatchOnly(loads: Load[], rounds: Measured[][], results: Measured[]
     console.log(`  ${loads[i].name.padEnd(34)} rounds ${r.map((m) => m.rps.toFixed(0)).join(' / ')} req/s`);
   console.log('');
   for (const [i, m] of results.entries()) console.log(formatRow(m, 36, loads[i].per ?? 1));
-  console.log('\nCPU µs per request (per evaluation for /run/batch) by process: gateway / execution / nats-server / redis-server');
+  console.log('\nCPU µs per request (per evaluation for /run/batch) by process (node processes by thread kind):');
+  const names = ['gateway', 'execution', 'nats-server', 'redis-server'];
   for (const [i, m] of results.entries()) {
     const per = (m.requests ?? 0) * (loads[i].per ?? 1);
-    const parts = m.cpuUsByProcess?.map((us) => (per > 0 ? us / per : NaN).toFixed(1)).join(' / ') ?? 'not measured';
+    const parts =
+      m.cpuUsByProcess?.map((us, k) => formatProcessCpu(names[k], us, k < 2 ? m.cpuUsByThread?.[k] : undefined, per)).join('   ') ??
+      'not measured';
     console.log(`  ${loads[i].name.padEnd(34)} ${parts}`);
   }
   for (const trace of ['on', 'off']) {

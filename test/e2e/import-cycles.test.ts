@@ -1,8 +1,9 @@
 /**
- * No package's src/ has an import cycle (issue 21). madge reads every import of each package's
- * TypeScript (`import type` included) with that package's own tsconfig; each graph is checked to hold
- * every file of src/ with nothing skipped, so the check cannot pass by reading nothing. Imports of
- * other packages resolve into node_modules and are not followed: each package is judged on its own.
+ * No package's src/ has an import cycle (issue 21), and folders kept apart stay apart. madge reads
+ * every import of each package's TypeScript (`import type` included) with that package's own
+ * tsconfig; each graph is checked to hold every file of src/ with nothing skipped, so the check
+ * cannot pass by reading nothing. Imports of other packages resolve into node_modules and are not
+ * followed: each package is judged on its own.
  */
 
 import { existsSync, readdirSync } from 'node:fs';
@@ -26,6 +27,30 @@ const packages = ['libs', 'services'].flatMap((group) =>
  */
 const KNOWN_CYCLES: Record<string, string[][]> = {};
 
+/**
+ * Imports a package's src/ must not have, as `[importer, imported]` path prefixes under src/. The
+ * gateway's `http/` (what every route shares) and `identity/` (orgs, members, keys, authentication)
+ * meet only in neutral modules, which import neither: `caller.ts` (the caller and the authenticator
+ * the HTTP hooks use), `errors.ts` and `limits/` (rate counting).
+ */
+const FORBIDDEN_IMPORTS: Record<string, Array<[string, string]>> = {
+  'services/gateway': [
+    ['http/', 'identity/'],
+    ['identity/', 'http/'],
+    ...['caller.ts', 'errors.ts', 'limits/'].flatMap((neutral): Array<[string, string]> => [
+      [neutral, 'http/'],
+      [neutral, 'identity/'],
+    ]),
+  ],
+};
+
+/** Each import of `graph` (file → the files it imports) that one of `rules` forbids, as `importer → imported`. */
+function forbidden(graph: Record<string, string[]>, rules: Array<[string, string]>): string[] {
+  return Object.entries(graph).flatMap(([file, imports]) =>
+    imports.filter((to) => rules.some(([a, b]) => file.startsWith(a) && to.startsWith(b))).map((to) => `${file} → ${to}`),
+  );
+}
+
 /** A bare specifier (a package or one of its subpaths): not resolving one into a file is not a gap in the graph. */
 const isPackage = (specifier: string): boolean => !specifier.startsWith('.') && !specifier.startsWith('/');
 
@@ -41,7 +66,11 @@ describe('import graph of every package', () => {
     expect(packages).toEqual(expect.arrayContaining(['libs/contracts', 'libs/rule-lang', 'services/gateway', 'services/console']));
   });
 
-  it.each(packages)('%s/src has no import cycle', { timeout: 120_000 }, async (pkg) => {
+  it('knows the packages its folder rules name', () => {
+    expect(packages).toEqual(expect.arrayContaining(Object.keys(FORBIDDEN_IMPORTS)));
+  });
+
+  it.each(packages)('%s/src has no import cycle and keeps its folders apart', { timeout: 120_000 }, async (pkg) => {
     const src = path.join(root, pkg, 'src');
     const result = await madge(src, {
       fileExtensions: ['ts', 'tsx'],
@@ -53,5 +82,6 @@ describe('import graph of every package', () => {
     expect(files.sort()).toEqual(sourceFiles(src));
     expect(result.warnings().skipped.filter((s) => !isPackage(s))).toEqual([]);
     expect(result.circular()).toEqual(KNOWN_CYCLES[pkg] ?? []);
+    expect(forbidden(result.obj(), FORBIDDEN_IMPORTS[pkg] ?? [])).toEqual([]);
   });
 });

@@ -1186,6 +1186,40 @@ export const REQUIREMENTS: readonly Requirement[] = [
       },
     ],
   },
+  {
+    id: 'issue 23 impact in the console and the SDK',
+    title:
+      "the review view shows a draft's impact report (counts, transitions, examples before/after, stale or none) with Run impact analysis for who may run it; the SDK's policies.impact and flows.impact",
+    coveredBy: [
+      {
+        file: `${E2E}/console/console-review.test.ts`,
+        tests: [
+          'a publisher runs it on a submitted draft that moves the threshold and sees the API’s report: counts, transitions, examples side by side',
+          'a viewer sees the report, and the run button disabled with the reason',
+          'an edit of the draft makes the report stale; the editor runs it again',
+          'a draft whose base has no recorded decisions gets a report of 0 replayed, with a hint',
+        ],
+      },
+      {
+        file: 'services/console/test/impact.test.ts',
+        tests: [
+          'lets editors, publishers and admins run it; tells a viewer, an auditor and a key without `edit` why not',
+          'shows the summary’s report; a report that disappears after an edit is stale, never absent',
+        ],
+      },
+      {
+        file: `${E2E}/sdk-impact.test.ts`,
+        tests: [
+          'replays the recorded decisions through a draft and answers the typed report; limit and from/to are sent',
+          'throws the refusals as ArbiterError: a viewer 403, an unknown record 404, a limit over 10,000 400',
+        ],
+      },
+      {
+        file: `${SDK}/client-options.test.ts`,
+        tests: ['posts the options to /policy/{id}/impact and /flow/{id}/impact, and retries a 503 as a run is'],
+      },
+    ],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */

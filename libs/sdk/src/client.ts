@@ -21,6 +21,8 @@ import type {
   Group,
   GroupListFilter,
   GroupMember,
+  ImpactReport,
+  ImpactRequest,
   ImportBundleInput,
   ImportReply,
   MeResponse,
@@ -84,6 +86,12 @@ export interface PageOptions {
 export type UpdateResult<R, V> =
   { outcome: 'updated'; record: R } | { outcome: 'published'; record: R } | { outcome: 'submitted'; review: V };
 
+/** Options of an impact analysis: `limit` (1–10,000; default 1,000), `from`/`to` (ISO 8601) bound when the decisions were recorded. */
+export type ImpactOptions = Partial<ImpactRequest>;
+
+/** A flow's impact report: a policy's, with `flowId` where a policy's has `policyId`. */
+export type FlowImpactReport = Omit<ImpactReport, 'policyId'> & { flowId: string };
+
 type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 /** The parts of the client each endpoint group uses. */
@@ -133,7 +141,7 @@ export interface CallOptions {
 }
 
 /** The endpoints of one kind of record: policies (`/policy…`) or flows (`/flow…`). */
-export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
+export class RecordsApi<R, S, C, U, V, Run, Batch, Impact = ImpactReport> extends Api {
   constructor(
     http: Transport,
     private readonly noun: 'policy' | 'flow',
@@ -210,6 +218,16 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
     return this.sendJson('POST', `/${this.noun}/${segment(id)}/review/publish`, body);
   }
 
+  /**
+   * `POST /{noun}/{id}/impact`: replays the base's most recent recorded decisions through this
+   * record (usually the draft under review), each at its own `now`, and reports what would change.
+   * Editors may analyse drafts; publishers and admins any record of their org. It changes no record
+   * (a repeat only makes a newer report), so it is retried like a run.
+   */
+  impact(recordId: string, opts: ImpactOptions = {}): Promise<Impact> {
+    return this.runAt(`/${this.noun}/${segment(recordId)}/impact`, opts);
+  }
+
   /** `POST /run/{noun}/{baseId}`: runs the base's current runnable record. */
   run(baseId: string, data: Record<string, unknown>, opts?: RunOptions): Promise<Run> {
     return this.runAt(`/run/${this.noun}/${segment(baseId)}`, data, opts);
@@ -250,7 +268,8 @@ export class FlowsApi extends RecordsApi<
   UpdateFlowInput,
   FlowReview,
   StoredFlowRunResponse,
-  StoredFlowBatchResponse
+  StoredFlowBatchResponse,
+  FlowImpactReport
 > {
   /** `POST /flow/test`: runs a definition that is not stored. */
   test(definition: FlowDefinition, data: Record<string, unknown>, opts?: RunOptions): Promise<FlowRunResponse> {

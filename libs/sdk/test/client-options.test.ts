@@ -14,15 +14,16 @@ type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 let server: Server;
 let baseUrl: string;
 let script: Reply[] = [];
-let seen: Array<{ method: string; url: string; headers: IncomingMessage['headers'] }> = [];
+let seen: Array<{ method: string; url: string; headers: IncomingMessage['headers']; body: string }> = [];
 /** Resolved when the server has taken the next request (so an abort comes after its arrival). */
 let arrival = Promise.withResolvers<void>();
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    req.resume();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers });
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
       arrival.resolve();
       const reply = script.shift();
       if (reply) reply(req, res);
@@ -147,6 +148,21 @@ describe('problems', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ArbiterError);
     expect(err).toMatchObject({ status: 401, code: 'unauthenticated', detail: 'the API key is revoked', errors: [{ code: 'revoked' }] });
+  });
+});
+
+describe('impact analysis', () => {
+  it('posts the options to /policy/{id}/impact and /flow/{id}/impact, and retries a 503 as a run is', async () => {
+    const report = { impactId: 'i', replayed: 0 };
+    script = [json(200, report), json(503, { code: 'dependency_unavailable', detail: 'down' }), json(200, report)];
+    expect(await client().policies.impact('p1')).toEqual(report);
+    const retrying = client({ retries: { max: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    expect(await retrying.flows.impact('f/1', { limit: 5, from: '2026-01-01T00:00:00Z' })).toEqual(report);
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['POST', '/policy/p1/impact', '{}'],
+      ['POST', '/flow/f%2F1/impact', '{"limit":5,"from":"2026-01-01T00:00:00Z"}'],
+      ['POST', '/flow/f%2F1/impact', '{"limit":5,"from":"2026-01-01T00:00:00Z"}'],
+    ]);
   });
 });
 

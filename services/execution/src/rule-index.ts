@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { BatchedWriter } from '@arbiter/service-kit/lifecycle';
 
 /** One rule of the index, as stored in Redis. */
 export interface RuleRecord {
@@ -41,9 +42,7 @@ const DEFAULT_BOUNDS: RuleIndexBounds = { ttlSeconds: 86_400, maxRules: 10_000 }
  * pipeline per interval, so a reply never waits on Redis; a failed write is logged and its counts dropped.
  */
 export class RuleIndex {
-  private pending = new Map<string, Pending>();
-  private readonly timer: NodeJS.Timeout;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly writer: BatchedWriter<string, Pending>;
   private readonly bounds: RuleIndexBounds;
 
   constructor(
@@ -54,7 +53,13 @@ export class RuleIndex {
     bounds: Partial<RuleIndexBounds> = {},
   ) {
     this.bounds = { ...DEFAULT_BOUNDS, ...bounds };
-    this.timer = setInterval(() => void this.flush(), flushIntervalMs).unref();
+    this.writer = new BatchedWriter({
+      flushMs: flushIntervalMs,
+      write: (batch) => this.write(batch),
+      onFailure: 'drop',
+      onError: (err, batch) => this.logger.warn({ err, rules: batch.size }, 'rule index write failed: counts dropped'),
+      maxKeys: this.bounds.maxRules,
+    });
   }
 
   /** Key of one rule's record. */
@@ -71,20 +76,18 @@ export class RuleIndex {
   note(hash: string, size: number, compiles: boolean | number, runs = 1): void {
     const compiled = typeof compiles === 'number' ? compiles : compiles ? 1 : 0;
     const now = Date.now();
-    const p = this.pending.get(hash);
-    if (p) {
+    this.writer.note(hash, (p) => {
+      if (p === undefined) return { size, runs, compiles: compiled, firstSeenAt: now, lastSeenAt: now };
       p.runs += runs;
       p.compiles += compiled;
       p.lastSeenAt = now;
-    } else if (this.pending.size < this.bounds.maxRules) {
-      this.pending.set(hash, { size, runs, compiles: compiled, firstSeenAt: now, lastSeenAt: now });
-    }
+      return p;
+    });
   }
 
   /** Writes the pending counts now; resolves when they are written (or dropped on failure). */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.write());
-    return this.flushing;
+    return this.writer.flush();
   }
 
   /** Reads one record; null when the hash is not indexed. */
@@ -102,15 +105,11 @@ export class RuleIndex {
   }
 
   /** Stops the timer and writes what is pending. */
-  async close(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flush();
+  close(): Promise<void> {
+    return this.writer.close();
   }
 
-  private async write(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const batch = this.pending;
-    this.pending = new Map();
+  private async write(batch: ReadonlyMap<string, Pending>): Promise<void> {
     const { ttlSeconds, maxRules } = this.bounds;
     const pipe = this.redis.pipeline();
     for (const [hash, p] of batch) {
@@ -129,15 +128,11 @@ export class RuleIndex {
       .zremrangebyscore(this.setKey, '-inf', `(${Date.now() - ttlSeconds * 1000}`)
       .expire(this.setKey, ttlSeconds)
       .zcard(this.setKey);
-    try {
-      const results = (await pipe.exec()) ?? [];
-      const failed = results.find(([err]) => err);
-      if (failed?.[0]) throw failed[0];
-      const count = Number(results.at(-1)?.[1] ?? 0);
-      if (count > maxRules) await this.evict(count - maxRules);
-    } catch (err) {
-      this.logger.warn({ err, rules: batch.size }, 'rule index write failed: counts dropped');
-    }
+    const results = (await pipe.exec()) ?? [];
+    const failed = results.find(([err]) => err);
+    if (failed?.[0]) throw failed[0];
+    const count = Number(results.at(-1)?.[1] ?? 0);
+    if (count > maxRules) await this.evict(count - maxRules);
   }
 
   /** Deletes the `n` least recently run records. */

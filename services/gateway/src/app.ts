@@ -10,8 +10,9 @@ import { clientErrorHandler, installProblemHandlers, sendProblem } from './http/
 import { installJsonBodyParser } from './http/json-body.js';
 import { AccessLog, lazyChildLogger } from './http/logging.js';
 import { RateBuckets } from './limits/rate-count.js';
-import { registerRateLimit } from './http/rate-limit.js';
+import { RateCounter } from './limits/rate-counter.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
+import { hashApiKey } from './identity/api-key-secret.js';
 import { Authenticator } from './identity/authenticator.js';
 import { createTokenVerifier } from './identity/jwt.js';
 import { KeyUsage } from './identity/key-usage.js';
@@ -19,7 +20,6 @@ import { IdentityService } from './identity/identity-service.js';
 import { ApiKeyCache } from './identity/key-cache.js';
 import { engineRoutes } from './routes/engine-routes.js';
 import { batchRunRoutes } from './routes/batch-run-routes.js';
-import { ItemCounter } from './http/rate-items.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health-routes.js';
 import { instrumentRequests } from './http/metrics.js';
 import type { Registry } from 'prom-client';
@@ -145,11 +145,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config.apiKeyCacheTtlSeconds,
     buckets,
   );
+  const rates = new RateCounter(deps.redis, buckets, hashApiKey);
   const keyUsage = new KeyUsage(deps.db, (err, message) => deps.logger.warn({ err }, message), config.keyUsageFlushMs ?? 30_000, now);
   app.addHook('onClose', () => keyUsage.close());
   const authenticator = new Authenticator(
     deps.db,
     cache,
+    rates,
     createTokenVerifier(config.jwt),
     config.limits.authFailuresMax,
     now,
@@ -165,7 +167,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config.limits.apiKeysPerUserMax,
   );
 
-  await registerRateLimit(app, { redis: deps.redis, buckets });
   await registerOpenApi(app, deps.version ?? '0.1.0');
 
   const checks: ReadinessCheck[] = [
@@ -183,7 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     authenticator,
     engine: deps.engine,
     ...(deps.runner ? { runner: deps.runner } : {}),
-    items: new ItemCounter(deps.redis, buckets),
+    rates,
     ...(config.limits.runBatchMaxItems !== undefined ? { maxItems: config.limits.runBatchMaxItems } : {}),
   });
   if (deps.registry) {

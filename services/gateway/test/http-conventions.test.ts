@@ -248,6 +248,16 @@ describe('engine endpoints', () => {
 });
 
 describe('rate limiting', () => {
+  /** `n` requests of `GET /me` one after another on `a`, with `headers`. */
+  const inRow = async (a: FastifyInstance, n: number, headers: Record<string, string>) => {
+    const answers = [];
+    for (let i = 0; i < n; i++) answers.push(await a.inject({ method: 'GET', url: '/me', headers }));
+    return answers;
+  };
+  /** Each answer as `status x-ratelimit-limit x-ratelimit-remaining`. */
+  const limitsOf = (answers: Array<{ statusCode: number; headers: Record<string, unknown> }>) =>
+    answers.map((a) => `${a.statusCode} ${String(a.headers['x-ratelimit-limit'])} ${String(a.headers['x-ratelimit-remaining'])}`);
+
   /** A new key with scope `view`, made through the unlimited app. */
   const newViewKey = async (name: string): Promise<{ apiKeyId: string; key: string }> =>
     (await app.inject({ method: 'POST', url: '/apikeys', headers: withKey(adminKey), payload: { name, scopes: ['view'] } })).json();
@@ -360,6 +370,8 @@ describe('rate limiting', () => {
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await cut.inject({ method: 'GET', url: '/me', headers: withToken(token) })).statusCode);
       expect(statuses).toEqual([200, 200, 200]);
+      // Not counted, so no rate-limit headers (rather than a limit nothing holds them to).
+      expect((await cut.inject({ method: 'GET', url: '/me', headers: withToken(token) })).headers['x-ratelimit-limit']).toBeUndefined();
     } finally {
       await cut.close();
       unreachable.disconnect();
@@ -462,6 +474,69 @@ describe('rate limiting', () => {
     }
   });
 
+  it("sets the rate-limit headers on a bearer caller's answers, against RATE_LIMIT_PERSON_MAX, and retry-after on its 429", async () => {
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 100, rateLimitPersonMax: 2, rateLimitWindowMs: 60_000 } });
+    try {
+      const answers = await inRow(limited, 3, withToken(await signToken({ sub: 'person-headers', org: 'acme' })));
+      expect(limitsOf(answers)).toEqual(['200 2 1', '200 2 0', '429 2 0']);
+      expect(Number(answers[0].headers['x-ratelimit-reset'])).toBeGreaterThan(55);
+      expect(answers[1].headers['retry-after']).toBeUndefined();
+      const refused = answers[2];
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(55);
+      expect(refused.headers['retry-after']).toBe(refused.headers['x-ratelimit-reset']);
+      expect(refused.headers['content-type']).toContain('application/problem+json');
+      expect(refused.json()).toEqual({
+        type: 'urn:arbiter:error:rate_limited',
+        title: 'Too many requests',
+        status: 429,
+        code: 'rate_limited',
+        detail: expect.stringMatching(/^rate limit of 2 requests exceeded; retry in \d+ seconds$/),
+        instance: refused.headers['x-request-id'],
+      });
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("answers an API key its owner's limit refuses with retry-after from the owner's window, the headers in the key's terms", async () => {
+    const token = await signToken({ sub: 'owner-limited', org: 'acme' });
+    // Made with the owner's bearer token through the unlimited app: the owner's count starts at 1.
+    const created = await app.inject({
+      method: 'POST',
+      url: '/apikeys',
+      headers: withToken(token),
+      payload: { name: 'o', scopes: ['view'] },
+    });
+    const key = (created.json() as { key: string }).key;
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 5, rateLimitPersonMax: 2, rateLimitWindowMs: 60_000 } });
+    try {
+      const answers = await inRow(limited, 2, withKey(key));
+      // The key has made 2 of its 5; its owner 3 of 2: what is left is the owner's, shown against the key's limit.
+      expect(limitsOf(answers)).toEqual(['200 5 0', '429 5 0']);
+      expect(problem(answers[1])).toMatchObject({ status: 429, code: 'rate_limited' });
+      expect(Number(answers[1].headers['retry-after'])).toBeGreaterThan(0);
+      expect(answers[1].headers['retry-after']).toBe(answers[1].headers['x-ratelimit-reset']);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('counts a request its role refuses: authentication counts and limits before any route hook', async () => {
+    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 100, rateLimitPersonMax: 1, rateLimitWindowMs: 60_000 } });
+    try {
+      const token = await signToken({ sub: 'refused-viewer', org: 'acme' });
+      const forbidden = await limited.inject({ method: 'GET', url: '/users', headers: withToken(token) });
+      expect(problem(forbidden)).toMatchObject({ status: 403, code: 'forbidden' });
+      expect(forbidden.headers['x-ratelimit-remaining']).toBe('0');
+      expect(problem(await limited.inject({ method: 'GET', url: '/users', headers: withToken(token) }))).toMatchObject({
+        status: 429,
+        code: 'rate_limited',
+      });
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('after AUTH_FAILURES_MAX unknown keys from an address, its cache misses get 429 without a database lookup', async () => {
     const limited = await startGateway(db, redis, { limits: { authFailuresMax: 3 } });
     try {
@@ -512,12 +587,15 @@ describe('rate limiting', () => {
     }
   });
 
-  it('leaves probes and the OpenAPI document unlimited', async () => {
+  it('leaves probes, the OpenAPI document and the pages that need no credentials unlimited', async () => {
     const limited = await startGateway(db, redis, { limits: { rateLimitMax: 1, rateLimitWindowMs: 60_000 } });
     try {
       for (let i = 0; i < 3; i++) {
         expect((await limited.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
         expect((await limited.inject({ method: 'GET', url: '/openapi.json' })).statusCode).toBe(200);
+        const docs = await limited.inject({ method: 'GET', url: '/docs/' });
+        expect(docs.statusCode).toBe(200);
+        expect(docs.headers['x-ratelimit-limit']).toBeUndefined();
       }
     } finally {
       await limited.close();

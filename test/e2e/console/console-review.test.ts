@@ -2,14 +2,24 @@
  * The web console with governance on (issue 16 item 3), in headless Chromium against the real
  * stack: an editor signs in with a pasted bearer token and submits a draft for review; a
  * publisher approves and publishes it, rejects a later change, and compares versions; a viewer
- * sees no editing controls; an admin deletes the policy.
+ * sees no editing controls; an admin deletes the policy. The review view's impact analysis
+ * (issue 23): a publisher runs it on a submitted draft that moves a threshold and sees the API's
+ * report (the impact section is saved to docs/console/impact.png); a viewer sees it without an
+ * active button; an edit makes it stale.
  */
 
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { eventually } from '@arbiter/test-kit';
 import { SignJWT } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startStack, type Stack } from '../harness.js';
 import { launchChromium } from './browser.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const SHOTS = process.env.CONSOLE_SCREENSHOT_DIR ?? path.join(root, 'docs/console');
 
 const RULE_V1 = 'A **driver** gets a licence if the __age__ of the **driver** is at least 17.';
 const RULE_V2 = 'A **driver** gets a licence if the __age__ of the **driver** is at least 16.';
@@ -64,8 +74,10 @@ async function setEditor(label: string, text: string): Promise<void> {
 }
 
 beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
   browser = await launchChromium();
-  stack = await startStack({ services: ['execution', 'registry', 'governance', 'audit', 'gateway'] });
+  // Decisions are recorded by default (DECISIONS_PER_SECOND, 50 per base and second); flushed sooner here.
+  stack = await startStack({ services: ['execution', 'registry', 'governance', 'audit', 'gateway'], env: { DECISIONS_FLUSH_MS: '50' } });
   expect((await call(stack, 'PUT', '/org/settings', { key: stack.adminKey, body: { governanceApproval: true } })).status).toBe(200);
   expect((await call(stack, 'PUT', '/users/alice', { key: stack.adminKey, body: { role: 'editor' } })).status).toBeLessThan(300);
   key.pat = await member('pat', 'publisher', ['view', 'edit', 'publish']);
@@ -151,5 +163,141 @@ describe('console review workflow', () => {
     await page.waitForURL(`${stack.baseUrl}/console/policies`);
     await page.getByTestId('policy-list').filter({ hasText: 'Nothing here' }).waitFor();
     expect((await call(stack, 'GET', `/policy/${baseId}`, { key: stack.adminKey })).status).toBe(404);
+  });
+});
+
+describe('the review view’s impact analysis', () => {
+  const scoreRule = (threshold: number) => `An **applicant** is approved if the __score__ of the **applicant** is at least ${threshold}.`;
+  const COUNTS = ['replayed', 'unchanged', 'changed', 'errors', 'unreplayable'] as const;
+  let scores = '';
+
+  /** The draft's review summary as the API answers it to the publisher. */
+  async function reviewOfDraft(): Promise<{ draftId: string; impact: Record<string, any> | null }> {
+    const current = await call(stack, 'GET', `/policy/${scores}`, { key: key.pat });
+    const versions = await call(stack, 'GET', `/policy/${current.body.policyId}/versions`, { key: key.pat });
+    const draft = versions.body.items.find((r: { status: string }) => r.status === 'draft');
+    const review = await call(stack, 'GET', `/policy/${draft.policyId}/review`, { key: key.pat });
+    expect(review.status, JSON.stringify(review.body)).toBe(200);
+    return { draftId: draft.policyId as string, impact: review.body.impact };
+  }
+
+  /** The counts the impact section shows equal the report's. */
+  async function expectShown(report: Record<string, any>): Promise<void> {
+    await expect(page.getByTestId('impact-report').getAttribute('data-impact-id')).resolves.toBe(report.impactId);
+    for (const field of COUNTS) {
+      await expect(page.getByTestId(`impact-${field}`).textContent(), field).resolves.toBe(String(report[field]));
+    }
+  }
+
+  it('a publisher runs it on a submitted draft that moves the threshold and sees the API’s report: counts, transitions, examples side by side', async () => {
+    // Version 1 (threshold 600), published through review: the admin writes it, pat approves and publishes.
+    const admin = stack.adminKey;
+    const created = await call(stack, 'POST', '/policy', { key: admin, body: { name: 'Scores', rule: scoreRule(600) } });
+    expect(created.status).toBe(201);
+    scores = created.body.baseId;
+    expect((await call(stack, 'PUT', `/policy/${created.body.policyId}`, { key: admin, body: { status: 'published' } })).status).toBe(202);
+    expect((await call(stack, 'POST', `/policy/${scores}/review/approve`, { key: key.pat })).status).toBe(200);
+    expect((await call(stack, 'POST', `/policy/${scores}/review/publish`, { key: key.pat })).status).toBe(201);
+
+    // 30 runs on both sides of 600 (scores 590..619; 5 of them in [600, 605)): 10 single, a batch of 20.
+    const data = Array.from({ length: 30 }, (_, i) => ({ applicant: { score: 590 + i } }));
+    for (const item of data.slice(0, 10)) {
+      expect((await call(stack, 'POST', `/run/policy/${scores}`, { key: admin, body: item })).status).toBe(200);
+    }
+    expect((await call(stack, 'POST', `/run/policy/${scores}/batch`, { key: admin, body: { items: data.slice(10) } })).status).toBe(200);
+    await eventually(
+      async () => {
+        const recorded = await call(stack, 'GET', `/decisions?baseId=${scores}&limit=100`, { key: admin });
+        expect(recorded.body.items).toHaveLength(30);
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+
+    // alice moves the threshold to 605 in a new draft and submits it.
+    await signIn(await token('alice'), 'Bearer token');
+    await page.goto(`${stack.baseUrl}/console/policies/${scores}`);
+    await page.getByRole('button', { name: 'Edit: new draft from v1' }).click();
+    await page.getByTestId('notice').waitFor();
+    await setEditor('Rule editor', scoreRule(605));
+    await page.getByTestId('publish').click();
+    await page.getByTestId('notice').filter({ hasText: 'Submitted for review' }).waitFor();
+
+    // pat opens the review view: no report yet; the run shows its progress, then the report.
+    await signIn(key.pat);
+    await page.goto(`${stack.baseUrl}/console/policies/${scores}`);
+    await page.getByTestId('record-title').filter({ hasText: 'pending approval' }).waitFor();
+    await page.getByTestId('impact-none').waitFor();
+    const held = Promise.withResolvers<void>();
+    await page.route('**/policy/*/impact', async (route) => {
+      await held.promise;
+      await route.continue();
+    });
+    await page.getByRole('button', { name: 'Run impact analysis' }).click();
+    await page.getByTestId('impact-running').waitFor();
+    await expect(page.getByRole('button', { name: 'Run impact analysis' }).isDisabled()).resolves.toBe(true);
+    held.resolve();
+    await page.getByTestId('impact-report').waitFor();
+    await page.unroute('**/policy/*/impact');
+    await expect(page.getByTestId('impact-running').count()).resolves.toBe(0);
+
+    const { impact } = await reviewOfDraft();
+    expect(impact).toMatchObject({ replayed: 30, unchanged: 25, changed: 5, errors: 0, unreplayable: 0 });
+    await expectShown(impact!);
+    await expect(page.getByTestId('impact-changed').textContent()).resolves.toBe('5');
+    await expect(page.getByTestId('impact-report').locator('time').first().getAttribute('datetime')).resolves.toBe(impact!.at);
+    const transition = page.getByTestId('impact-transitions').locator('tbody tr');
+    await expect(transition.allTextContents()).resolves.toEqual(['truefalse5']);
+    const examples = page.getByTestId('impact-example');
+    await expect(examples.count()).resolves.toBe(5);
+    const first = examples.first();
+    await expect(first.getByTestId('impact-before').locator('strong').textContent()).resolves.toBe('true');
+    await expect(first.getByTestId('impact-after').locator('strong').textContent()).resolves.toBe('false');
+    await expect(first.getByTestId('impact-before').locator('li').allTextContents()).resolves.toEqual(['approved: true']);
+    await expect(first.getByTestId('impact-after').locator('li').allTextContents()).resolves.toEqual(['approved: false']);
+    await expect(first.locator('pre').textContent()).resolves.toMatch(/^\{"applicant":\{"score":60[0-4]\}\}$/);
+    await page.getByTestId('impact').screenshot({ path: path.join(SHOTS, 'impact.png') });
+  });
+
+  it('a viewer sees the report, and the run button disabled with the reason', async () => {
+    await signIn(key.vera);
+    await page.goto(`${stack.baseUrl}/console/policies/${scores}`);
+    await page.getByTestId('impact-report').waitFor();
+    const { impact } = await reviewOfDraft();
+    await expectShown(impact!);
+    await expect(page.getByRole('button', { name: 'Run impact analysis' }).isDisabled()).resolves.toBe(true);
+    await expect(page.getByTestId('impact-run-reason').textContent()).resolves.toBe(
+      'Your role (viewer) cannot run an impact analysis: editors, publishers and admins can.',
+    );
+  });
+
+  it('an edit of the draft makes the report stale; the editor runs it again', async () => {
+    await signIn(await token('alice'), 'Bearer token');
+    await page.goto(`${stack.baseUrl}/console/policies/${scores}`);
+    await page.getByTestId('impact-report').waitFor();
+    await setEditor('Rule editor', scoreRule(610));
+    await page.getByTestId('save').click();
+    await page.getByTestId('notice').filter({ hasText: 'Draft saved.' }).waitFor();
+    await page.getByTestId('impact-stale').waitFor();
+    await expect(page.getByTestId('impact').getAttribute('data-state')).resolves.toBe('stale');
+    await expect(page.getByTestId('impact-report').count()).resolves.toBe(0);
+    expect((await reviewOfDraft()).impact).toBeNull();
+
+    await page.getByRole('button', { name: 'Run impact analysis' }).click();
+    await page.getByTestId('impact-report').waitFor();
+    const { impact } = await reviewOfDraft();
+    expect(impact).toMatchObject({ replayed: 30, changed: 10, transitions: { 'true→false': 10 } });
+    await expectShown(impact!);
+  });
+
+  it('a draft whose base has no recorded decisions gets a report of 0 replayed, with a hint', async () => {
+    const created = await call(stack, 'POST', '/policy', { key: stack.adminKey, body: { name: 'Never run', rule: scoreRule(1) } });
+    expect(created.status).toBe(201);
+    await signIn(stack.adminKey);
+    await page.goto(`${stack.baseUrl}/console/policies/${created.body.baseId}`);
+    await page.getByTestId('impact-none').waitFor();
+    await page.getByRole('button', { name: 'Run impact analysis' }).click();
+    await page.getByTestId('impact-hint').waitFor();
+    await expect(page.getByTestId('impact-replayed').textContent()).resolves.toBe('0');
+    await expect(page.getByTestId('impact-hint').textContent()).resolves.toContain('No recorded decisions to replay');
   });
 });

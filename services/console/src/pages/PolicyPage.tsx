@@ -20,6 +20,7 @@ function policyKind(api: ArbiterClient): RecordKind<PolicyRecord> {
       if (r.error) throw new Error(r.error);
       return r.result;
     },
+    impactAnalysis: true,
   };
 }
 

@@ -5,6 +5,8 @@ import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
 import { can, useSession } from '../lib/session.js';
 import type { FlowRecord, MeResponse, PolicyRecord } from '@arbiter/contracts';
 import type { RecordsApi } from '@arbiter/sdk/client';
+import type { ShownImpact } from '../lib/impact.js';
+import { ImpactPanel, type ImpactEndpoints } from '../components/ImpactPanel.js';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
@@ -27,17 +29,20 @@ export interface RecordKind<R extends AnyRecord> {
   contentBody: (text: string) => Record<string, unknown>;
   /** Runs a saved test against the content being edited; answers the result to compare with `expect`. */
   runTest: (content: string, data: unknown) => Promise<unknown>;
+  /** Whether the API analyses this kind's drafts (`POST /{noun}/{id}/impact`): the review view then shows the impact panel. */
+  impactAnalysis: boolean;
 }
 
-/** What the page asks of `api.policies` / `api.flows`: the record, its versions, edits and reviews. */
+/** What the page asks of `api.policies` / `api.flows`: the record, its versions, edits, reviews and impact analyses. */
 export type RecordEndpoints<R extends AnyRecord> = RecordsApi<
   R,
   unknown,
   unknown,
   Record<string, unknown>,
-  { state: string },
+  { state: string; impact?: ShownImpact | null },
   unknown,
-  unknown
+  unknown,
+  ShownImpact
 >;
 
 export interface EditorSlotProps {
@@ -119,6 +124,14 @@ export function RecordPage<R extends AnyRecord>({
   const draft = records?.find((r) => r.status === 'draft') ?? null;
   const latest = records?.find((r) => r.status === 'published') ?? null;
   const baseId = (draft ?? latest)?.baseId ?? id;
+  const draftId = draft ? kind.idOf(draft) : null;
+  const impactEndpoints = useMemo<ImpactEndpoints | null>(
+    () =>
+      draftId !== null && kind.impactAnalysis
+        ? { review: () => kind.endpoints.review(draftId), analyse: (opts) => kind.endpoints.impact(draftId, opts) }
+        : null,
+    [draftId, kind],
+  );
 
   const act = async (what: () => Promise<string | null>) => {
     setBusy(true);
@@ -297,6 +310,9 @@ export function RecordPage<R extends AnyRecord>({
           return parsed.ok ? parsed.value : {};
         }}
       />
+      {draftId !== null && impactEndpoints !== null && (
+        <ImpactPanel draftId={draftId} noun={kind.noun} endpoints={impactEndpoints} reloadKey={loadCount} />
+      )}
       <section aria-label="Versions" className="versions">
         <h2>Versions</h2>
         <table className="list" data-testid="versions">

@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ArbiterError, hasCapability, ROLE_CAPABILITIES, type Principal, type Scope } from '@arbiter/contracts';
-import type { Authenticator } from '../identity/authenticator.js';
-import { StaleGrantError } from '../identity/errors.js';
+import type { Caller, CallerAuthenticator } from '../caller.js';
+import { StaleGrantError } from '../errors.js';
+import { applyRateLimit } from './rate-limit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,7 +27,7 @@ export function principalOf(request: FastifyRequest): Principal {
  */
 export async function withFreshGrant<T>(
   request: FastifyRequest,
-  authenticator: Authenticator,
+  authenticator: CallerAuthenticator,
   op: (p: Principal) => Promise<T>,
 ): Promise<T> {
   try {
@@ -40,23 +41,33 @@ export async function withFreshGrant<T>(
   }
 }
 
-/** Authenticates `request` by an API key; the lookup also counted it against the key's rate limit. */
-export async function authenticateApiKey(request: FastifyRequest, authenticator: Authenticator, key: string): Promise<void> {
-  const caller = await authenticator.byApiKey(key, request.ip);
+/** Makes `caller` the request's principal and holds the request to the rate limit its authentication counted it against. */
+function admit(request: FastifyRequest, reply: FastifyReply, caller: Caller): void {
   request.principal = caller.principal;
-  request.rateCount = caller.rateCount;
+  if (caller.rate !== null) applyRateLimit(reply, caller.rate);
+}
+
+/** Authenticates `request` by an API key and rate-limits it (the key lookup counted it). */
+export async function authenticateApiKey(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  authenticator: CallerAuthenticator,
+  key: string,
+): Promise<void> {
+  admit(request, reply, await authenticator.byApiKey(key, request.ip));
 }
 
 /**
- * Installs the authentication hook on every route of this (encapsulated) plugin. An
- * `x-api-key` header is used when present; otherwise `Authorization: Bearer <JWT>` when the
- * policy allows it. No credential → `unauthenticated`.
+ * Installs the hook that authenticates and rate-limits every route of this (encapsulated) plugin.
+ * An `x-api-key` header is used when present; otherwise `Authorization: Bearer <JWT>` when the
+ * policy allows it. No credential → `unauthenticated`. Authentication counts the request (see
+ * {@link CallerAuthenticator}); past the caller's limit → 429 `rate_limited`, before any route hook.
  */
-export function authenticate(app: FastifyInstance, authenticator: Authenticator, policy: CredentialPolicy): void {
-  app.addHook('onRequest', async (request) => {
+export function authenticate(app: FastifyInstance, authenticator: CallerAuthenticator, policy: CredentialPolicy): void {
+  app.addHook('onRequest', async (request, reply) => {
     const apiKey = request.headers['x-api-key'];
     if (typeof apiKey === 'string' && apiKey !== '') {
-      await authenticateApiKey(request, authenticator, apiKey);
+      await authenticateApiKey(request, reply, authenticator, apiKey);
       return;
     }
     if (Array.isArray(apiKey)) throw new ArbiterError('unauthenticated', 'send exactly one `x-api-key` header');
@@ -66,7 +77,7 @@ export function authenticate(app: FastifyInstance, authenticator: Authenticator,
     const authorization = request.headers.authorization;
     const match = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
     if (match?.[1] !== undefined) {
-      request.principal = await authenticator.byBearer(match[1]);
+      admit(request, reply, await authenticator.byBearer(match[1]));
       return;
     }
     throw new ArbiterError(

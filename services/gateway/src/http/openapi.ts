@@ -66,7 +66,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     // No validator badge: it would load an image from validator.swagger.io, which the CSP refuses.
     await docs.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null } });
   });
-  app.get('/openapi.json', { schema: { hide: true }, config: { rateLimit: false } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 
 /**

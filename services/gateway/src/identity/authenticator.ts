@@ -4,8 +4,10 @@ import { findGrantByHash, type ApiKeyGrant } from '../repositories/api-keys.js';
 import { ensureMember } from '../repositories/members.js';
 import { orgExists } from '../repositories/orgs.js';
 import { hashApiKey } from './api-key-secret.js';
+import type { Caller, CallerAuthenticator } from '../caller.js';
 import { RetryLaterError } from '../errors.js';
-import type { RateCount } from '../limits/rate-count.js';
+import { secondsLeft } from '../limits/rate-count.js';
+import type { RateCounter } from '../limits/rate-counter.js';
 import type { ApiKeyCache } from './key-cache.js';
 import type { TokenVerifier } from './jwt.js';
 
@@ -16,14 +18,11 @@ const REVALIDATE_BACKOFF_MS = 5000;
 /** Keys whose re-read is in flight or backing off; bounded, since only cached (known) keys enter. */
 const MAX_TRACKED_REVALIDATIONS = 10_000;
 
-/** An API-key caller, counted in the key's rate-limit bucket by the same lookup. */
-export interface ApiKeyCaller {
-  principal: Principal;
-  rateCount: RateCount;
-}
-
-/** Turns a credential into the caller's {@link Principal}, or throws `unauthenticated`. */
-export class Authenticator {
+/**
+ * Turns a credential into the caller's {@link Principal}, or throws `unauthenticated`; the same
+ * step counts the request against the caller's rate limit.
+ */
+export class Authenticator implements CallerAuthenticator {
   /** Key hash → time before which no re-read starts (in flight, or backing off after a failure). */
   private readonly revalidating = new Map<string, number>();
   /** The principal of each cached grant (the cache hands out one grant object per cached text), so requests of one key share it. */
@@ -32,6 +31,8 @@ export class Authenticator {
   constructor(
     private readonly db: Db,
     private readonly cache: ApiKeyCache,
+    /** Counts bearer callers' requests (API-key requests are counted by the cache lookup). */
+    private readonly counter: RateCounter,
     private readonly verifyToken: TokenVerifier,
     /** Unknown keys one address may send per rate-limit window before its cache misses are refused. */
     private readonly unknownKeysMax: number,
@@ -45,7 +46,7 @@ export class Authenticator {
    * Authenticates a personal API key sent from `address`: known, not revoked, not expired, owner
    * still a member. The principal carries the owner's current role and the key's scopes; the
    * effective rights are their intersection (`capabilitiesOf`). Every lookup of a known key counts
-   * the request against the key's rate limit, refused or not. Unknown keys are counted per address:
+   * the request against the key's and its owner's rate limits, refused or not. Unknown keys are counted per address:
    * past {@link unknownKeysMax} in a window, that address's keys are looked up in the cache only
    * (429 on a miss), so guessing keys cannot keep the database busy.
    *
@@ -54,16 +55,16 @@ export class Authenticator {
    * restarts on every use), while revocations and role changes, which overwrite the entry, still
    * reach every replica at once.
    */
-  async byApiKey(key: string, address: string): Promise<ApiKeyCaller> {
+  async byApiKey(key: string, address: string): Promise<Caller> {
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) throw invalidKey();
     const keyHash = hashApiKey(key);
     const cached = await this.cache.getCounted(keyHash, address);
     if (cached.hit) {
       if (Date.now() - cached.filledAt.getTime() > this.cache.ttlMs) this.revalidate(keyHash);
-      return { principal: this.principalOf(cached.grant), rateCount: cached.rateCount };
+      return { principal: this.principalOf(cached.grant), rate: cached.rate };
     }
     if (cached.unknownKeys.current >= this.unknownKeysMax) {
-      const seconds = Math.max(1, Math.ceil(cached.unknownKeys.ttl / 1000));
+      const seconds = secondsLeft(cached.unknownKeys);
       throw new RetryLaterError('rate_limited', `too many unknown API keys from this address; retry in ${seconds} s`, seconds);
     }
     const grant = await findGrantByHash(this.db, keyHash);
@@ -71,13 +72,13 @@ export class Authenticator {
       await this.cache.countUnknownKey(address);
       throw invalidKey();
     }
-    const rateCount = await this.cache.fillCounted(keyHash, grant);
-    return { principal: this.principalOf(grant), rateCount };
+    const rate = await this.cache.fillCounted(keyHash, grant);
+    return { principal: this.principalOf(grant), rate };
   }
 
   /**
    * Reads the grant of `key` from the database again, because its cached one named a key the
-   * database does not have (`StaleGrantError`, identity/errors.ts): caches it in place of the stale one and
+   * database does not have (`StaleGrantError`, src/errors.ts): caches it in place of the stale one and
    * answers the caller it now is; `unauthenticated` when the database does not know the key.
    */
   async reread(key: string): Promise<Principal> {
@@ -93,15 +94,18 @@ export class Authenticator {
 
   /**
    * Authenticates a bearer JWT: the org must exist; a user the org does not know yet is added
-   * as a viewer. The role comes from the membership table, never from the token.
+   * as a viewer. The role comes from the membership table, never from the token. The request
+   * counts in the user's person bucket; with Redis down it goes uncounted (`rate: null`) rather
+   * than fail (API-key callers, whose grants are cached in Redis, get 503 instead).
    */
-  async byBearer(token: string): Promise<Principal> {
+  async byBearer(token: string): Promise<Caller> {
     const { orgId, userId } = await this.verifyToken(token);
     if (!(await orgExists(this.db, orgId))) {
       throw new ArbiterError('unauthenticated', `invalid bearer token: org \`${orgId}\` is unknown`);
     }
     const role = await ensureMember(this.db, orgId, userId, 'viewer');
-    return { orgId, userId, role };
+    const rate = await this.counter.person(orgId, userId).catch(() => null);
+    return { principal: { orgId, userId, role }, rate };
   }
 
   /** Re-reads a stale grant into the cache, at most one read per key at a time, backing off after a failure. */

@@ -1,6 +1,6 @@
 import type { Redis, Result } from 'ioredis';
 import { ArbiterError, type Role, type Scope } from '@arbiter/contracts';
-import { COUNT_LUA, defineCountCommand, rateCountOf, type RateBuckets, type RateCount } from '../limits/rate-count.js';
+import { COUNT_LUA, defineCountCommand, rateCountOf, type RateBuckets, type RateCount, type RateUse } from '../limits/rate-count.js';
 import type { ApiKeyGrant } from '../repositories/api-keys.js';
 
 declare module 'ioredis' {
@@ -64,10 +64,10 @@ return {counted[1], counted[2], person[1], person[2]}
 
 /**
  * What a cache lookup found: the grant (read from the database at `filledAt`), with the request
- * counted in the key's rate-limit bucket; or a miss, with how many unknown keys the caller's
- * address sent in this window.
+ * counted in the key's and its owner's rate-limit buckets; or a miss, with how many unknown keys
+ * the caller's address sent in this window.
  */
-export type CachedLookup = { hit: true; grant: ApiKeyGrant; filledAt: Date; rateCount: RateCount } | { hit: false; unknownKeys: RateCount };
+export type CachedLookup = { hit: true; grant: ApiKeyGrant; filledAt: Date; rate: RateUse } | { hit: false; unknownKeys: RateCount };
 
 interface CachedGrant {
   apiKeyId: string;
@@ -191,7 +191,7 @@ export class ApiKeyCache {
     const key = rateCountOf([(reply[at + 1] as number) - later, reply[at + 2] as number]);
     const person = rateCountOf([(reply[at + 3] as number) - later, reply[at + 4] as number]);
     const { grant, filledAt } = this.parse(text);
-    return { hit: true, grant, filledAt, rateCount: this.buckets.tighter(key, person) };
+    return { hit: true, grant, filledAt, rate: this.buckets.tighter(key, person) };
   }
 
   private parse(text: string): { grant: ApiKeyGrant; filledAt: Date } {
@@ -217,7 +217,7 @@ export class ApiKeyCache {
   }
 
   /** Caches a grant read from the database unless an entry is already there, and counts the request (key and person). */
-  async fillCounted(keyHash: string, grant: ApiKeyGrant): Promise<RateCount> {
+  async fillCounted(keyHash: string, grant: ApiKeyGrant): Promise<RateUse> {
     const reply = await unavailableOnError(
       this.redis.arbiterFillGrantCounted(
         this.keyOf(keyHash),

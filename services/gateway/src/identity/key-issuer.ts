@@ -20,7 +20,7 @@ import { DEFAULT_API_KEYS_PER_USER_MAX } from '../config.js';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import { generateApiKey, hashApiKey } from './api-key-secret.js';
-import { StaleGrantError } from './errors.js';
+import { StaleGrantError } from '../errors.js';
 import { commitChange, identityEvent, type Change } from './changes.js';
 import { toApiKey } from './views.js';
 

@@ -1,4 +1,5 @@
 import type { Redis, Result } from 'ioredis';
+import { RetryLaterError } from '../errors.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -14,11 +15,31 @@ export interface RateCount {
   ttl: number;
 }
 
+/** A request's count held against the limit it answers to: past `max` it is refused (`x-ratelimit-*` headers). */
+export interface RateUse extends RateCount {
+  max: number;
+}
+
+/** Whole seconds until `count`'s window ends, at least 1: when a refused caller may try again (`retry-after`). */
+export function secondsLeft(count: RateCount): number {
+  return Math.max(1, Math.ceil(count.ttl / 1000));
+}
+
+/** The `rate_limited` refusal (429, `retry-after`) of a request past `use.max`; `counted` says what counted when not plain requests. */
+export function limitExceeded(use: RateUse, counted = ''): RetryLaterError {
+  const seconds = secondsLeft(use);
+  return new RetryLaterError(
+    'rate_limited',
+    `rate limit of ${use.max} requests exceeded${counted}; retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
+    seconds,
+  );
+}
+
 /**
- * Lua counting `n` requests at once in a fixed window (`countN`), or one (`count`), as
- * @fastify/rate-limit's Redis store does: the first requests of a window set its expiry. A bucket
- * found without an expiry (lost to a crash between the two commands) is given one rather than
- * counting for ever.
+ * Lua counting `n` requests at once in a fixed window (`countN`), or one (`count`): the first
+ * requests of a window set its expiry. A bucket found without an expiry (lost to a crash between
+ * the two commands) is given one rather than counting for ever. Every counting script of the
+ * gateway starts with it.
  */
 export const COUNT_LUA = `
 local function countN(bucket, windowMs, n)
@@ -78,14 +99,20 @@ export class RateBuckets {
   }
 
   /**
-   * One count to judge a request by, against `keyMax`: the key's own, or the person's expressed as
-   * what is left of `keyMax` when the person has less left (so `x-ratelimit-remaining` shows the
-   * tighter of the two).
+   * One count to judge an API-key request by, against `keyMax`: the key's own, or the person's
+   * expressed as what is left of `keyMax` when the person has less left (so
+   * `x-ratelimit-remaining` shows the tighter of the two).
    */
-  tighter(key: RateCount, person: RateCount): RateCount {
+  tighter(key: RateCount, person: RateCount): RateUse {
     const keyLeft = this.keyMax - key.current;
     const personLeft = this.personMax - person.current;
-    return personLeft < keyLeft ? { current: this.keyMax - personLeft, ttl: person.ttl } : key;
+    const count = personLeft < keyLeft ? { current: this.keyMax - personLeft, ttl: person.ttl } : key;
+    return { current: count.current, ttl: count.ttl, max: this.keyMax };
+  }
+
+  /** A bearer request's count in its person's bucket, held against `personMax`. */
+  personUse(person: RateCount): RateUse {
+    return { current: person.current, ttl: person.ttl, max: this.personMax };
   }
 
   /** The bucket of an API key, named by the key's hash so the key lookup can count before it knows the key id. */
@@ -96,11 +123,6 @@ export class RateBuckets {
   /** The bucket counting unknown API keys sent from a client address. */
   ofUnknownKeysFrom(address: string): string {
     return `${this.namespace}unknown-keys:${address}`;
-  }
-
-  /** The Redis key of a bucket named by @fastify/rate-limit's key generator. */
-  named(name: string): string {
-    return `${this.namespace}${name}`;
   }
 }
 

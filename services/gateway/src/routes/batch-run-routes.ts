@@ -17,8 +17,8 @@ import { busValidatedReply } from '../http/bus-validated.js';
 import { errorResponses } from '../http/openapi.js';
 import { installItemsBodyParser, itemsOf } from '../http/json-body.js';
 import { sendResults } from '../http/raw-json.js';
-import type { ItemCounter } from '../http/rate-items.js';
 import type { Authenticator } from '../identity/authenticator.js';
+import type { RateCounter } from '../limits/rate-counter.js';
 import { batchResults, checkBatchSize } from '../batch-runner.js';
 import type { EngineAnswer, EngineClient } from '../clients/engine-client.js';
 import type { RunBy, RunKind, RunnerClient } from '../clients/runner-client.js';
@@ -29,7 +29,8 @@ export interface BatchRunRoutesOptions {
   readonly engine: EngineClient;
   /** Stored runs; the `/run/policy…/batch` and `/run/flow…/batch` routes are served only when given. */
   readonly runner?: RunnerClient;
-  readonly items: ItemCounter;
+  /** Counts each batch item in the rate limit. */
+  readonly rates: RateCounter;
   /** Items per call (more → 413); default 1000. */
   readonly maxItems?: number;
 }
@@ -64,7 +65,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
   /** Checks the size and counts the items in the rate limit (nothing runs past either). */
   async function admit(request: FastifyRequest, count: number): Promise<void> {
     checkBatchSize(count, maxItems);
-    await opts.items.charge(request, count);
+    await opts.rates.chargeItems(request, count);
   }
 
   function send(request: FastifyRequest, reply: FastifyReply, answers: EngineAnswer[], notFoundFailsCall: boolean) {

@@ -36,13 +36,11 @@ const Health = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.recor
  */
 export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, { checks }) => {
   app.get('/healthz', {
-    config: { rateLimit: false },
     schema: { tags: ['health'], summary: 'Liveness', response: { 200: Health } },
     handler: async () => ({ status: 'ok' as const }),
   });
 
   app.get('/readyz', {
-    config: { rateLimit: false },
     schema: { tags: ['health'], summary: 'Readiness: database, Redis and the bus', response: { 200: Health, 503: Health } },
     handler: async (request, reply) => {
       const results = await Promise.all(

@@ -31,7 +31,7 @@ function mcpKeyOf(headers: Record<string, unknown>, query: unknown): string {
  * request is proxied to the mcp service, which scales on its own.
  */
 export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { authenticator, forwarder }) => {
-  app.addHook('onRequest', (request) => authenticateApiKey(request, authenticator, mcpKeyOf(request.headers, request.query)));
+  app.addHook('onRequest', (request, reply) => authenticateApiKey(request, reply, authenticator, mcpKeyOf(request.headers, request.query)));
   const canView = requireCapability('view');
 
   app.route({

@@ -1,0 +1,64 @@
+import type { ImpactReport, MeResponse } from '@arbiter/contracts';
+import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
+import { can } from './session.js';
+
+/** An impact report as the review view shows it: a policy's or a flow's (their id field aside, the same). */
+export type ShownImpact = Omit<ImpactReport, 'policyId'>;
+
+/** One side of a changed decision (`before` or `after`). */
+export type ImpactSide = ShownImpact['examples'][number]['before'];
+
+/** What the panel knows of the draft's report: the current one, none, or one made stale by an edit. */
+export type ImpactState = { kind: 'current'; report: ShownImpact } | { kind: 'none' } | { kind: 'stale'; was: ShownImpact };
+
+/** The counts of a report, in the order shown, with their labels. */
+export const IMPACT_COUNTS = [
+  ['replayed', 'Replayed'],
+  ['unchanged', 'Unchanged'],
+  ['changed', 'Changed'],
+  ['errors', 'Errors'],
+  ['unreplayable', 'Unreplayable'],
+] as const satisfies ReadonlyArray<readonly [keyof ShownImpact, string]>;
+
+/**
+ * Why the signed-in caller may not run an impact analysis of a draft, or null when they may: it
+ * needs the `edit` capability (editors analyse drafts; publishers and admins any record).
+ */
+export function impactRunReason(me: MeResponse): string | null {
+  if (can(me, 'edit')) return null;
+  if (me.scopes !== undefined && ROLE_CAPABILITIES[me.role].includes('edit')) {
+    return 'The API key you signed in with has no `edit` scope: an impact analysis needs it.';
+  }
+  return `Your role (${me.role}) cannot run an impact analysis: editors, publishers and admins can.`;
+}
+
+/**
+ * The report to show after the review summary answered `impact` (null: none, or stale), given the
+ * report shown before it: a report that disappears after the draft changed is stale, not absent.
+ */
+export function nextImpactState(previous: ImpactState, impact: ShownImpact | null | undefined): ImpactState {
+  if (impact) return { kind: 'current', report: impact };
+  if (previous.kind === 'current') return { kind: 'stale', was: previous.report };
+  return previous.kind === 'stale' ? previous : { kind: 'none' };
+}
+
+/** A side of a changed decision in a few words: the result, or the error code. */
+export function sideText(side: ImpactSide): string {
+  return side.errorCode !== null ? `error: ${side.errorCode}` : JSON.stringify(side.result);
+}
+
+/** A recorded input as text: on one line when short, else indented. */
+export function inputText(input: unknown): string {
+  const line = JSON.stringify(input);
+  return line.length <= 60 ? line : JSON.stringify(input, null, 2);
+}
+
+/** The transitions of a report as rows `[from, to, count]`, most frequent first. */
+export function transitionRows(report: ShownImpact): Array<[string, string, number]> {
+  return Object.entries(report.transitions)
+    .map(([key, n]): [string, string, number] => {
+      const [from = key, to = ''] = key.split('→');
+      return [from, to, n];
+    })
+    .sort((a, b) => b[2] - a[2] || a[0].localeCompare(b[0]));
+}
