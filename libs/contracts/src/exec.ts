@@ -80,6 +80,12 @@ export const EvalRequestHeader = z.strictObject({
   rules: z.array(z.string()),
   groups: z.array(EvalGroup).min(1),
   ends: z.array(z.number().int().min(0)).min(1).max(EXEC_BATCH_MAX_ITEMS),
+  /**
+   * When the sender started waiting for the reply (epoch ms, its clock): the receiver takes the
+   * time the message spent on the way (queued behind other messages, in socket buffers) off each
+   * group's `timeoutMs`, so nothing runs, or is recorded, for a caller who has already timed out.
+   */
+  sentAt: z.number().int().min(0).optional(),
 });
 export type EvalRequestHeader = z.infer<typeof EvalRequestHeader>;
 

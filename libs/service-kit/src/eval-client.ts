@@ -127,7 +127,7 @@ class FrameBuilder {
   }
 
   encode(): Buffer {
-    return encodeFrame({ principals: this.principals, rules: this.rules, groups: this.groups }, this.items);
+    return encodeFrame({ principals: this.principals, rules: this.rules, groups: this.groups, sentAt: Date.now() }, this.items);
   }
 }
 

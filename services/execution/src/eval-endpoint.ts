@@ -122,6 +122,9 @@ export function evalEndpoint(deps: EvalDeps, maxReplyBytes: number): RawEndpoint
       if (header.groups.reduce((n, g) => n + g.n, 0) !== frame.items.length) {
         throw new ArbiterError('bad_request', `invalid request to \`${ExecSubject.eval}\`: the groups' items do not add up to \`ends\``);
       }
+      // Time on the way counts against each group's wait, as it did for its sender (clocks
+      // that disagree shift it by their skew; a sender clock ahead of ours counts as no delay).
+      const transitMs = header.sentAt === undefined ? 0 : Math.max(0, Date.now() - header.sentAt);
       let at = 0;
       // One reply for all groups: once answers fill it, the items not started are not run.
       const replyBudget = { left: maxReplyBytes - REPLY_HEADER_BYTES - TOO_LARGE_ENTRY_BYTES * frame.items.length };
@@ -146,7 +149,7 @@ export function evalEndpoint(deps: EvalDeps, maxReplyBytes: number): RawEndpoint
           ...(g.now !== undefined ? { now: g.now } : {}),
           ...(g.replay === true ? { replay: true } : {}),
           items,
-          deadline: receivedAt + g.timeoutMs,
+          deadline: receivedAt + g.timeoutMs - transitMs,
           replyBudget,
         });
       });

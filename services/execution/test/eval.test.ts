@@ -255,6 +255,30 @@ describe("exec.eval caller's deadline", () => {
     expect((await evaluated()) - before).toBeLessThanOrEqual(1);
     expect(exec.pool.stats()).toEqual({ queued: 0, running: 0, callers: 0, persons: 0 });
   });
+
+  it('counts the time a message spent on the way (`sentAt`) against its wait: a message older than its timeout runs nothing', async () => {
+    const { exec, client } = service;
+    const evaluated = async () =>
+      (await exec.metrics.cacheHits.get()).values[0].value + (await exec.metrics.compiles.get()).values[0].value;
+    const frame = (sentAt: number) =>
+      encodeFrame(
+        {
+          principals: [alice],
+          rules: [ADULT_RULE],
+          groups: [{ n: 3, subject: 'exec.run', principal: 0, rule: 0, trace: false, timeoutMs: 2000 }],
+          sentAt,
+        },
+        [age(20), age(30), age(40)],
+      );
+    const before = await evaluated();
+    // Sent 5 s ago with 2 s to wait: its sender gave up 3 s ago.
+    const stale = decodeReply(await client.requestRaw(ExecSubject.eval, frame(Date.now() - 5000), { timeoutMs: 10_000 }), 3);
+    expect(stale.map(outcome)).toEqual(['timeout', 'timeout', 'timeout']);
+    expect(await evaluated()).toBe(before);
+    // The same message sent now runs.
+    const fresh = decodeReply(await client.requestRaw(ExecSubject.eval, frame(Date.now()), { timeoutMs: 10_000 }), 3);
+    expect(fresh.map(outcome)).toEqual([true, true, true]);
+  });
 });
 
 describe('EvalClient', () => {
