@@ -8,12 +8,15 @@ export {
   DEFAULT_FLOW_STEP_BUDGET,
   NO_ROUTE,
   runFlow,
+  runTableNode,
   type FlowRunOptions,
   type FlowStepBudget,
   type PolicyResolver,
   type PolicyRunResult,
   type ResolvedPolicy,
+  type TableRun,
+  type TableRunner,
 } from './run.js';
 export type { FlowProblem, FlowProblemCode } from './problems.js';
-export { compileTable, type CompiledTable, type TableCompilation } from './table/compile.js';
+export { compileTable, routeOnOf, type CompiledTable, type TableCompilation } from './table/compile.js';
 export { evaluateTable, TABLE_CONFLICT, TABLE_NOT_UNIQUE, type TableOutcome, type TableRunOptions } from './table/evaluate.js';

@@ -1,6 +1,14 @@
-import type { FlowDefinition, FlowNodeRun, FlowPathStep, FlowPolicyNode, FlowRunResponse, TableResult } from '@arbiter/contracts';
-import { compileTable, routeKey, type CompiledTable } from './table/compile.js';
-import { evaluateTable } from './table/evaluate.js';
+import type {
+  FlowDefinition,
+  FlowNodeRun,
+  FlowPathStep,
+  FlowPolicyNode,
+  FlowRunResponse,
+  FlowTableNode,
+  TableResult,
+} from '@arbiter/contracts';
+import { compileTable, routeKey, routeOnOf } from './table/compile.js';
+import { evaluateTable, type TableOutcome, type TableRunOptions } from './table/evaluate.js';
 
 /** What running one policy gives (the shape of a rule-lang evaluation). */
 export interface PolicyRunResult {
@@ -27,6 +35,35 @@ export interface FlowRunOptions {
   trace?: boolean;
   /** The clock of table cells (`is within 30 days`): defaults to now. */
   now?: Date | number;
+  /**
+   * Evaluates the table nodes: by default here, on the run's `data` ({@link runTableNode}). The
+   * execution service runs them in its worker threads instead, where the data's bytes are read.
+   */
+  runTable?: TableRunner;
+}
+
+/** A table node's evaluation: its outcome, or the first problem that keeps the table from compiling. */
+export type TableRun = { ok: true; outcome: TableOutcome } | { ok: false; problem: string };
+
+/** Evaluates table node `nodeId` of a run within what is left of `budget` (advancing `budget.used`). */
+export type TableRunner = (
+  nodeId: string,
+  node: FlowTableNode,
+  budget: FlowStepBudget,
+  options: TableRunOptions,
+) => TableRun | Promise<TableRun>;
+
+/** Compiles (once per node object) and evaluates table node `nodeId` on `data`: what a table runner does. */
+export function runTableNode(
+  nodeId: string,
+  node: FlowTableNode,
+  data: unknown,
+  budget: FlowStepBudget,
+  options: TableRunOptions,
+): TableRun {
+  const compiled = compileTable(nodeId, node);
+  if (!compiled.ok) return { ok: false, problem: compiled.problems[0].message };
+  return { ok: true, outcome: evaluateTable(nodeId, compiled.table, data, budget, options) };
 }
 
 /** Engine error code of a table node whose routed value has no route and no `default`. */
@@ -36,15 +73,15 @@ export const NO_ROUTE = 'no_route';
  * Where the flow goes after table `id`: null when the node ends the flow (no `next`, no
  * `routes`), else the next node id, or an error when the routed value has no route and no default.
  */
-function tableNext(id: string, table: CompiledTable, result: TableResult): { id: string } | { error: string } | null {
-  const node = table.node;
+function tableNext(id: string, node: FlowTableNode, result: TableResult): { id: string } | { error: string } | null {
   if (node.next !== undefined) return { id: node.next };
   if (node.routes === undefined) return null;
-  const value = Array.isArray(result) || table.routeOn === null ? null : (result[table.routeOn] ?? null);
+  const routeOn = routeOnOf(node);
+  const value = Array.isArray(result) || routeOn === null ? null : (result[routeOn] ?? null);
   const key = routeKey(value);
   if (Object.hasOwn(node.routes, key)) return { id: node.routes[key] };
   if (node.default !== undefined) return { id: node.default };
-  return { error: `node \`${id}\`: no route for \`${table.routeOn ?? ''}\` = ${JSON.stringify(value)}, and no \`default\`` };
+  return { error: `node \`${id}\`: no route for \`${routeOn ?? ''}\` = ${JSON.stringify(value)}, and no \`default\`` };
 }
 
 /** Steps a flow run may take when the caller names no budget (rule-lang's untraced default). */
@@ -98,10 +135,14 @@ export async function runFlow(
       return { result: node.outcome, path, nodes };
     }
     if (node.type === 'table') {
-      const compiled = compileTable(id, node);
-      if (!compiled.ok) return fail(`node \`${id}\`: ${compiled.problems[0].message}`, 'invalid_flow');
-      const table = compiled.table;
-      const out = evaluateTable(id, table, data, budget, { trace: traced, ...(options.now !== undefined ? { now: options.now } : {}) });
+      const tableOptions: TableRunOptions = { trace: traced, ...(options.now !== undefined ? { now: options.now } : {}) };
+      const pending = options.runTable
+        ? options.runTable(id, node, budget, tableOptions)
+        : runTableNode(id, node, data, budget, tableOptions);
+      // The in-process runner answers at once: no await (a turn of the event loop) for it.
+      const run = pending instanceof Promise ? await pending : pending;
+      if (!run.ok) return fail(`node \`${id}\`: ${run.problem}`, 'invalid_flow');
+      const out = run.outcome;
       nodes.push({
         nodeId: id,
         type: 'table',
@@ -114,7 +155,7 @@ export async function runFlow(
       });
       path.push({ nodeId: id, type: 'table', result: out.result, matched: out.matched });
       if (out.error !== undefined) return fail(`node \`${id}\`: ${out.error}`, out.errorCode ?? 'node_error');
-      const next = tableNext(id, table, out.result);
+      const next = tableNext(id, node, out.result);
       if (next === null) return { result: out.result, path, nodes };
       if ('error' in next) return fail(next.error, NO_ROUTE);
       id = next.id;

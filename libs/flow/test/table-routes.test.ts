@@ -2,7 +2,7 @@
 
 import type { FlowDefinition } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';
-import { NO_ROUTE, runFlow, type PolicyResolver } from '../src/index.js';
+import { NO_ROUTE, runFlow, runTableNode, type PolicyResolver, type TableRunner } from '../src/index.js';
 
 const ADULT = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a01';
 const resolve: PolicyResolver = async () => ({
@@ -113,5 +113,27 @@ describe('table nodes in a flow', () => {
     const out = await runFlow(d, { applicant: { age: 30, country: 'NL' } }, resolve);
     expect(out.errorCode).toBe('invalid_flow');
     expect(out.error).toContain('`is in` needs a list or a path');
+  });
+
+  it('a table runner in the options evaluates the table nodes (the execution service runs them in its workers), sharing the budget', async () => {
+    const elsewhere = { applicant: { age: 30, country: 'BE' } };
+    const calls: [string, number, boolean][] = [];
+    // Answers a turn later, as a worker does, reading its own copy of the data.
+    const runTable: TableRunner = async (nodeId, node, budget, options) => {
+      calls.push([nodeId, budget.used, options.trace]);
+      await Promise.resolve();
+      return runTableNode(nodeId, node, elsewhere, budget, options);
+    };
+    const out = await runFlow(def(), elsewhere, resolve, 1000, { trace: false, runTable });
+    expect(out.result).toBe(true);
+    expect(out.path[1]).toEqual({ nodeId: 'tier', type: 'table', result: { tier: 'gold' }, matched: [0] });
+    expect(calls).toEqual([['tier', 0, false]]);
+    // A problem the runner reports stops the run as one found here would.
+    const refused: TableRunner = () => ({ ok: false, problem: 'table `tier`: nope' });
+    expect(await runFlow(def(), elsewhere, resolve, 1000, { runTable: refused })).toMatchObject({
+      result: false,
+      errorCode: 'invalid_flow',
+      error: 'node `tier`: table `tier`: nope',
+    });
   });
 });

@@ -5,11 +5,33 @@
  * discount, holidays).
  */
 
-import type { FlowDefinition, FlowTableNode, FlowTableNodeRun } from '@arbiter/contracts';
+import type { FlowDefinition, FlowRunResponse, FlowTableNode, FlowTableNodeRun } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';
-import { runFlow, validateDefinition, type PolicyResolver } from '../src/index.js';
+import { runFlow as runFlowOnce, validateDefinition, type FlowRunOptions, type PolicyResolver } from '../src/index.js';
 
 const noPolicies: PolicyResolver = () => Promise.reject(new Error('no policy nodes here'));
+
+/** A run without its tables' trace lines and cells. */
+function untraced(out: FlowRunResponse): FlowRunResponse {
+  return { ...out, nodes: out.nodes.map((n) => ('cells' in n ? { ...n, trace: [], cells: [] } : n)) };
+}
+
+/**
+ * Every case runs with and without a trace: the table's cell closures and its untraced scan must
+ * give the same result, path, matched rules and errors. Answers the run `options.trace` asks for.
+ */
+async function runFlow(
+  def: FlowDefinition,
+  data: Record<string, unknown>,
+  resolve: PolicyResolver,
+  budget = 1_000_000,
+  options: FlowRunOptions = {},
+): Promise<FlowRunResponse> {
+  const traced = await runFlowOnce(def, data, resolve, budget, { ...options, trace: true });
+  const plain = await runFlowOnce(def, data, resolve, budget, { ...options, trace: false });
+  expect(plain).toEqual(untraced(traced));
+  return options.trace === false ? plain : traced;
+}
 
 /** A flow of one table node that ends the flow. */
 function flowOf(table: Omit<FlowTableNode, 'type'>): FlowDefinition {

@@ -28,6 +28,7 @@ export {
   type CellRun,
   type CellRunError,
   type CellRunOptions,
+  type CellScan,
   type CellTableProblem,
   type CellTrace,
   type CompiledCellTable,

@@ -11,9 +11,9 @@ import {
   type EngineTaskResult,
   type EvalProgress,
   type EvalTask,
-  type PolicySource,
   type ReplyForm,
   type TaskChunk,
+  type TaskSource,
   type WorkerConfig,
 } from './tasks.js';
 
@@ -97,7 +97,8 @@ export interface EvalOutcome {
 /** An evaluation job: the items (JSON texts as UTF-8) run alike, and how. */
 export interface EvalRequest {
   principal: Principal | undefined;
-  source: PolicySource;
+  /** The policy the items run, or a flow's table node. */
+  source: TaskSource;
   trace: boolean;
   now?: string;
   reply: ReplyForm;
@@ -310,12 +311,13 @@ export class EnginePool {
     const data = new Uint8Array(bytes);
     const ends = new Array<number>(count);
     const taskChunks = new Array<TaskChunk>(chunks.length);
-    // Each policy crosses to the worker once per task, however many chunks run it.
-    const sources: PolicySource[] = [];
+    // Each policy (or table) crosses to the worker once per task, however many chunks run it.
+    const sources: TaskSource[] = [];
     const byText = new Map<string, number>();
     const byHash = new Map<string, number>();
-    const sourceIndex = (source: PolicySource): number => {
-      const index = source.kind === 'text' ? byText : byHash;
+    const byTable = new Map<string, number>();
+    const sourceIndex = (source: TaskSource): number => {
+      const index = source.kind === 'text' ? byText : source.kind === 'stored' ? byHash : byTable;
       const id = source.kind === 'text' ? source.rule : source.hash;
       let at = index.get(id);
       if (at === undefined) {

@@ -25,7 +25,11 @@ export class ExecMetrics {
   constructor(registry: Registry) {
     this.registry = registry;
     const registers = [registry];
-    this.compiles = new Counter({ name: 'arbiter_exec_compiles_total', help: 'Rules compiled by a pool worker (cache misses)', registers });
+    this.compiles = new Counter({
+      name: 'arbiter_exec_compiles_total',
+      help: 'Rules and flow table nodes compiled by a pool worker (cache misses)',
+      registers,
+    });
     this.cacheHits = new Counter({
       name: 'arbiter_exec_cache_hits_total',
       help: 'Runs served by a compiled rule from the worker cache',

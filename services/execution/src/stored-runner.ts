@@ -4,17 +4,27 @@ import {
   type FlowDefinition,
   type FlowPolicyNode,
   type FlowRunResponse,
+  type FlowTableNode,
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
   type Principal,
 } from '@arbiter/contracts';
-import { runFlow, validateDefinition, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy } from '@arbiter/flow';
+import {
+  runFlow,
+  validateDefinition,
+  type FlowStepBudget,
+  type PolicyRunResult,
+  type ResolvedPolicy,
+  type TableRun,
+  type TableRunner,
+} from '@arbiter/flow';
 import type { DecisionRecorder } from './decisions/recorder.js';
 import type { EnginePool, EvalOutcome, ItemAnswer } from './engine-pool.js';
 import type { ExecutedEvents } from './executed-events.js';
-import { watchMasked, type MaskedReads } from './masked-reads.js';
+import type { MaskedReads } from './masked-reads.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
+import { tableSource } from './table-source.js';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from './tasks.js';
 
 /** How a run named its resource: a base id (current runnable record) or an exact record id. */
@@ -53,10 +63,6 @@ export interface StoredRunnerDeps {
 export const POLICY_NOT_FOUND = 'policy_not_found';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** Whether a flow has a table node, whose cells read the data on this thread. */
-const hasTable = (definition: FlowDefinition): boolean => Object.values(definition.nodes).some((n) => n.type === 'table');
 
 /**
  * Runs stored policies and flows (spec §4.3): resolves the record from the runnable index once per
@@ -105,7 +111,7 @@ export class StoredRunner {
   /**
    * Runs a flow by base id or exact record id on each item; its policy nodes resolve like
    * {@link runPolicy}. A replay runs at `now`, its nodes as low-priority work, neither counted nor
-   * recorded; an answer whose run read a masked value (in a policy node or a table cell) carries
+   * recorded; an answer whose run read a masked value (in a policy node or a table node) carries
    * `"maskedRead": true`.
    */
   async runFlow(req: StoredRuns): Promise<RunAnswer[]> {
@@ -156,10 +162,9 @@ export class StoredRunner {
 
   /**
    * Runs a flow on one item; its policy and table nodes share one step budget (LANGUAGE.md §8.1).
-   * Policy nodes read the item's bytes in the workers. Table nodes run here, in this thread, on the
-   * parsed item (parsed only when the definition has a table): their cells were compiled once per
-   * parsed definition (the resolver's entry cache) and their steps count against the same budget.
-   * A replay's table cells watch the masked values here as the workers do for policy nodes.
+   * Both run in the workers, on the item's bytes: this thread walks the graph and never parses the
+   * data or evaluates a cell. A worker compiles a table once (cached by its source's hash). A
+   * replay's nodes run as low-priority work at its `now`, each noting whether it read a masked value.
    */
   private flow(
     definition: FlowDefinition,
@@ -178,13 +183,36 @@ export class StoredRunner {
       }
       return resolved.then((r) => r.bind(item, deadline, replay));
     };
-    let data: Record<string, unknown> = {};
-    if (hasTable(definition)) {
-      data = JSON.parse(decoder.decode(item)) as Record<string, unknown>;
-      if (replay !== undefined) watchMasked(data, replay.seen);
-    }
-    const now = replay?.now !== undefined ? { now: new Date(replay.now) } : {};
-    return runFlow(definition, data, resolve, this.deps.pool.budgetLimit(trace), { trace, ...now });
+    const runTable: TableRunner = (nodeId, node, budget) => this.runTable(principal, nodeId, node, item, trace, budget, deadline, replay);
+    return runFlow(definition, {}, resolve, this.deps.pool.budgetLimit(trace), { trace, runTable });
+  }
+
+  /** Runs table node `nodeId` on the item in a worker within what is left of `budget` (advancing its `used`). */
+  private async runTable(
+    principal: Principal,
+    nodeId: string,
+    node: FlowTableNode,
+    item: Uint8Array,
+    trace: boolean,
+    budget: FlowStepBudget,
+    deadline: number | undefined,
+    replay: FlowReplay | undefined,
+  ): Promise<TableRun> {
+    const outcome = await this.deps.pool.evaluate({
+      principal,
+      source: tableSource(nodeId, node),
+      trace,
+      reply: { kind: 'value' },
+      items: [item],
+      budgetUsed: budget.used,
+      ...(deadline !== undefined ? { deadline } : {}),
+      ...replayOf(replay),
+    });
+    this.count(outcome);
+    const answer = outcome.answers[0];
+    if (answer instanceof ArbiterError) throw answer;
+    budget.used = answer.steps;
+    return noteMaskedRead(answer.value as TableRun, replay);
   }
 
   /**
@@ -233,15 +261,13 @@ export class StoredRunner {
       items: [item],
       budgetUsed: budget.used,
       ...(deadline !== undefined ? { deadline } : {}),
-      ...(replay !== undefined ? { replay: true, ...(replay.now !== undefined ? { now: replay.now } : {}) } : {}),
+      ...replayOf(replay),
     });
     this.count(outcome);
     const answer = outcome.answers[0];
     if (answer instanceof ArbiterError) throw answer;
     budget.used = answer.steps;
-    const { maskedRead, ...result } = answer.value as PolicyRunResult & { maskedRead?: true };
-    if (maskedRead === true && replay !== undefined) replay.seen.read = true;
-    return result;
+    return noteMaskedRead(answer.value as PolicyRunResult, replay);
   }
 
   /** Counts cache use, time-outs and budget stops of an outcome in the metrics. */
@@ -259,6 +285,19 @@ interface ResolvedNode {
 interface FlowReplay {
   now: string | undefined;
   seen: MaskedReads;
+}
+
+/** The pool's replay fields of a node's evaluation: low priority, at the replay's `now`. */
+function replayOf(replay: FlowReplay | undefined): { replay?: true; now?: string } {
+  if (replay === undefined) return {};
+  return { replay: true, ...(replay.now !== undefined ? { now: replay.now } : {}) };
+}
+
+/** A node's answer without the worker's `maskedRead` mark, which goes to the replay's `seen`. */
+function noteMaskedRead<T extends object>(value: T, replay: FlowReplay | undefined): T {
+  const { maskedRead, ...rest } = value as T & { maskedRead?: true };
+  if (maskedRead === true && replay !== undefined) replay.seen.read = true;
+  return rest as T;
 }
 
 /** What a decision record names of the record that ran. */

@@ -19,6 +19,20 @@ export type PolicySource =
   | { kind: 'stored'; hash: string; rule: string; schema: { hash: string; schema: Record<string, unknown> } | null };
 
 /**
+ * A table node of a flow, evaluated in a worker like a policy node: `text` is the JSON of
+ * `{nodeId, node}` (`table-source.ts`), `hash` its sha256, the worker's cache key (checked on a
+ * miss, as a stored rule's is). Its chunks answer `value` replies: the node's `TableRun`.
+ */
+export interface TableSource {
+  kind: 'table';
+  hash: string;
+  text: string;
+}
+
+/** What a chunk runs: a policy, or a table node of a flow. */
+export type TaskSource = PolicySource | TableSource;
+
+/**
  * How a chunk's answers come back: `json`, each answer's raw JSON (the body its single request
  * answers, keys in the contract's order, `extra` fields such as a stored run's `policyId` last),
  * ready to be forwarded without decoding; `value`, the answer object (flow nodes, whose results the
@@ -28,7 +42,7 @@ export type ReplyForm = { kind: 'json'; extra?: Record<string, unknown> } | { ki
 
 /** `count` consecutive items of a task, run alike. */
 export interface TaskChunk {
-  /** Index of its policy in the task's `sources` (chunks of one rule share it: the text crosses once). */
+  /** Index of its policy or table in the task's `sources` (chunks of one rule share it: the text crosses once). */
   source: number;
   trace: boolean;
   /** The evaluation clock (ISO 8601); the current time when absent. */
@@ -57,8 +71,8 @@ export interface EvalTask {
   /** Names the task in its progress messages. */
   id: number;
   itemTimeoutMs: number;
-  /** The policies the chunks run, each once. */
-  sources: PolicySource[];
+  /** The policies and table nodes the chunks run, each once. */
+  sources: TaskSource[];
   chunks: TaskChunk[];
   data: Uint8Array;
   ends: number[];

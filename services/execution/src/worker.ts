@@ -1,11 +1,13 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { exceedsDepth, type RunResponse } from '@arbiter/contracts';
+import { runTableNode, type TableRun } from '@arbiter/flow';
 import { explain, listOperators, StepBudget, validate } from '@arbiter/rule-lang';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { capTrace } from './limits.js';
 import { watchMasked } from './masked-reads.js';
 import { PolicyCache, type PolicyEntry } from './policy-cache.js';
 import { SchemaCache } from './schema-cache.js';
+import { TableCache, type TableEntry } from './table-cache.js';
 import {
   ITEM_BUDGET,
   ITEM_ERROR,
@@ -17,20 +19,23 @@ import {
   type EvalProgress,
   type EvalTask,
   type PolicySource,
+  type TableSource,
   type TaskChunk,
+  type TaskSource,
   type WorkerConfig,
 } from './tasks.js';
 
 const config = workerData as WorkerConfig;
 const cache = new PolicyCache(config.cacheSize);
 const schemas = new SchemaCache(config.cacheSize);
+const tables = new TableCache(config.cacheSize);
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 /** How long finished chunks may wait in the worker before they are posted ahead of the rest of the task. */
 const PROGRESS_MS = 2;
 
-/** Piscina task: the only place rules are parsed, compiled and evaluated. */
+/** Piscina task: the only place rules and flows' table nodes are parsed, compiled and evaluated. */
 export default function runTask(task: EngineTask | EvalTask): unknown {
   switch (task.op) {
     case 'eval':
@@ -93,8 +98,8 @@ function runEval(task: EvalTask): unknown {
   return move(new Moved({ from, chunks: done }, buffers));
 }
 
-function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: FoundPolicy): ChunkResult {
-  const { hash, entry, compiled, source } = policy;
+function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: FoundSource): ChunkResult {
+  const { hash, compiled } = policy;
   const n = chunk.count;
   const result: ChunkResult = {
     hash,
@@ -125,18 +130,17 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
         const data = JSON.parse(text) as Record<string, unknown>;
         const masked = chunk.replay === true ? watchMasked(data) : undefined;
         const budget = new StepBudget(chunk.budgetLimit, chunk.budgetUsed);
-        const response: RunResponse & { maskedRead?: true } = evaluate(entry, source, chunk, data, budget);
-        if (masked?.read === true) response.maskedRead = true;
+        const response: Answer =
+          policy.table !== null
+            ? evaluateTable(policy.table, chunk, data, budget)
+            : evaluate(policy.entry, policy.source, chunk, data, budget);
+        if (masked?.read === true) (response as RunResponse & { maskedRead?: true }).maskedRead = true;
         steps = budget.used;
         const ms = performance.now() - started;
         if (ms > task.itemTimeoutMs) {
           (result.failures ??= {})[i] = { code: 'timeout', message: `evaluation took longer than ${task.itemTimeoutMs} ms` };
         } else {
-          flags =
-            ITEM_OK |
-            (response.result ? ITEM_TRUE : 0) |
-            (response.error !== undefined ? ITEM_ERROR : 0) |
-            (response.errorCode === 'budget_exceeded' ? ITEM_BUDGET : 0);
+          flags = ITEM_OK | flagsOf(response);
           if (chunk.reply.kind === 'json') {
             answers[i] = JSON.stringify(chunk.reply.extra === undefined ? response : { ...response, ...chunk.reply.extra });
           } else values[i] = response;
@@ -170,17 +174,43 @@ function packJson(result: ChunkResult, answers: Array<string | undefined>): void
   result.jsonEnds = ends;
 }
 
-/** A task's policy, found or compiled. */
-interface FoundPolicy {
-  source: PolicySource;
-  hash: string;
-  entry: PolicyEntry;
-  compiled: boolean;
+/** A task's policy, found or compiled; or its table node (`table` set, the policy fields unused). */
+type FoundSource =
+  | { source: PolicySource; hash: string; entry: PolicyEntry; table: null; compiled: boolean }
+  | { source: TableSource; hash: string; entry: null; table: TableEntry; compiled: boolean };
+
+function policyOf(source: TaskSource): FoundSource {
+  if (source.kind === 'table') {
+    const found = tables.lookupHashed(source.hash, source.text);
+    return { source, hash: found.hash, entry: null, table: found.entry, compiled: found.cache === 'compile' };
+  }
+  const found = source.kind === 'text' ? cache.lookup(source.rule) : cache.lookupHashed(source.hash, source.rule);
+  return { source, hash: found.hash, entry: found.entry, table: null, compiled: found.cache === 'compile' };
 }
 
-function policyOf(source: PolicySource): FoundPolicy {
-  const found = source.kind === 'text' ? cache.lookup(source.rule) : cache.lookupHashed(source.hash, source.rule);
-  return { source, hash: found.hash, entry: found.entry, compiled: found.cache === 'compile' };
+/** An item's answer: a policy's run response, or a table node's run. */
+type Answer = RunResponse | TableRun;
+
+/** The ITEM_* flags of an answer beyond ITEM_OK: true result, error, budget stop. */
+function flagsOf(answer: Answer): number {
+  if ('ok' in answer) {
+    if (!answer.ok) return ITEM_ERROR;
+    const out = answer.outcome;
+    return (out.error !== undefined ? ITEM_ERROR : 0) | (out.errorCode === 'budget_exceeded' ? ITEM_BUDGET : 0);
+  }
+  return (
+    (answer.result ? ITEM_TRUE : 0) |
+    (answer.error !== undefined ? ITEM_ERROR : 0) |
+    (answer.errorCode === 'budget_exceeded' ? ITEM_BUDGET : 0)
+  );
+}
+
+/** A flow's table node on one item within `budget` (whose `used` it advances), as `runFlow` runs it in process. */
+function evaluateTable(table: TableEntry, chunk: TaskChunk, data: Record<string, unknown>, budget: StepBudget): TableRun {
+  return runTableNode(table.nodeId, table.node, data, budget, {
+    trace: chunk.trace,
+    ...(chunk.now !== undefined ? { now: new Date(chunk.now) } : {}),
+  });
 }
 
 /**

@@ -254,6 +254,42 @@ describe('flows', () => {
     });
   });
 
+  it('evaluates table nodes in the workers, like policy nodes: a worker item each, their budget stops counted, the data depth limit applied', async () => {
+    const definition: FlowDefinition = {
+      start: 't',
+      nodes: {
+        t: {
+          type: 'table',
+          hitPolicy: 'first',
+          inputs: [{ name: 'list', path: 'x.list' }],
+          outputs: [{ name: 'out' }],
+          rules: [
+            { when: ['contains 3'], then: { out: 'three' } },
+            { when: ['-'], then: { out: 'none' } },
+          ],
+        },
+      },
+    };
+    const flow = await reg(RegistrySubject.flowCreate, { name: 'table in a worker', definition }, FlowRecord);
+    const run = (data: Record<string, unknown>) => runFlow(StoredRunSubject.flowByBase, { principal: acme, id: flow.baseId, data });
+    const before = exec.pool.batchStats();
+    const stops = await counter('arbiter_exec_budget_exceeded_total');
+
+    expect(await run({ x: { list: [1, 2, 3] } })).toMatchObject({ result: { out: 'three' }, path: [{ nodeId: 't', matched: [0] }] });
+    expect(exec.pool.batchStats().items - before.items).toBe(1);
+
+    // Traced runs have 10,000 steps (EXEC_TRACE_STEP_BUDGET); the cell costs the list's length.
+    const over = await run({ x: { list: Array.from({ length: 20_000 }, () => 1) } });
+    expect(over).toMatchObject({ result: false, errorCode: 'budget_exceeded', path: [{ nodeId: 't', matched: [] }] });
+    expect(await counter('arbiter_exec_budget_exceeded_total')).toBe(stops + 1);
+
+    // The worker refuses data nested deeper than MAX_DATA_DEPTH (64) before running anything, as for a policy.
+    let deep: Record<string, unknown> = { list: [3] };
+    for (let i = 0; i < 70; i++) deep = { deeper: deep };
+    expect(await rejection(run({ x: { list: [3] }, deep }))).toMatchObject({ code: 'validation_failed' });
+    expect(exec.pool.batchStats().items - before.items).toBe(3);
+  });
+
   it('a flow version published through review keeps running the policy version it was reviewed with (issue 20 item 3)', async () => {
     const draft = await createPolicy(ADULT);
     const v1 = (await reg(RegistrySubject.policyUpdate, { policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;

@@ -12,8 +12,6 @@ export interface CompiledTable {
   readonly defaults: TableOutputObject;
   /** Per rule: the rank of its value in each output that declares `values` (lower first), for `priority`. */
   readonly ranks: readonly (readonly number[])[];
-  /** The output routes read (`routeOn`, or the only output), when the node routes. */
-  readonly routeOn: string | null;
 }
 
 /** A table node compiled, or every problem that keeps it from compiling. */
@@ -235,7 +233,16 @@ function compileUncached(nodeId: string, node: FlowTableNode): TableCompilation 
   });
   const ranked = node.outputs.filter((o) => o.values !== undefined);
   const ranks = outputs.map((out) => ranked.map((o) => o.values!.findIndex((v) => sameValue(v, out[o.name]))));
-  return { ok: true, table: { node, cells, outputs, defaults, ranks, routeOn } };
+  return { ok: true, table: { node, cells, outputs, defaults, ranks } };
+}
+
+/**
+ * The output a valid table's `routes` read: `routeOn`, or the only output; null without routes.
+ * (Compilation checks the same choice, reporting what makes it invalid.)
+ */
+export function routeOnOf(node: FlowTableNode): string | null {
+  if (node.routes === undefined) return null;
+  return node.routeOn ?? (node.outputs.length === 1 ? node.outputs[0].name : null);
 }
 
 /** The `routes` key an output value selects: a string as is, anything else as JSON (`10`, `true`, `null`). */

@@ -1,5 +1,5 @@
 import type { TableCellRun, TableOutputObject, TableResult, TableValue } from '@arbiter/contracts';
-import type { CellRun, StepBudgetLike } from '@arbiter/rule-lang';
+import type { CellRun, CellRunError, StepBudgetLike } from '@arbiter/rule-lang';
 import type { CompiledTable } from './compile.js';
 
 /** Engine error codes of a table run (HTTP 200, like a policy's). */
@@ -48,28 +48,18 @@ export function evaluateTable(
   options: TableRunOptions,
 ): TableOutcome {
   const { node } = table;
-  const run = table.cells.begin(data, { stepBudget: budget, trace: options.trace, now: options.now });
-  const lines: string[] | null = options.trace
-    ? [`table "${nodeId}" [${node.hitPolicy}${node.aggregation ? ` ${node.aggregation}` : ''}]: ${node.rules.length} rules`]
-    : null;
-  const matched: number[] = [];
-  try {
-    const stopAtFirst = node.hitPolicy === 'first';
-    for (let r = 0; r < table.cells.rows; r++) {
-      const from = lines ? run.cells.length : 0;
-      const hit = run.matches(r);
-      if (lines) traceRule(lines, run, from, r, hit, table.outputs[r]);
-      if (run.error !== null) break;
-      if (hit) {
-        matched.push(r);
-        if (stopAtFirst) break;
-      }
-    }
-  } finally {
-    run.end();
+  const stopAtFirst = node.hitPolicy === 'first';
+  let matched: number[];
+  let cells: TableCellRun[] = [];
+  let lines: string[] | null = null;
+  let error: CellRunError | null;
+  if (options.trace) {
+    lines = [`table "${nodeId}" [${node.hitPolicy}${node.aggregation ? ` ${node.aggregation}` : ''}]: ${node.rules.length} rules`];
+    ({ matched, cells, error } = tracedRows(table, data, budget, options, lines, stopAtFirst));
+  } else {
+    ({ matched, error } = table.cells.scan(data, { stepBudget: budget, now: options.now }, stopAtFirst));
   }
-  const cells: TableCellRun[] = options.trace ? run.cells.map((c) => ({ rule: c.row, input: c.column, result: c.result })) : [];
-  if (run.error !== null) return fail(lines, cells, matched, noMatchResult(table), run.error.message, run.error.code);
+  if (error !== null) return fail(lines, cells, matched, noMatchResult(table), error.message, error.code);
 
   const outputs = table.outputs;
   let result: TableResult;
@@ -118,6 +108,35 @@ export function evaluateTable(
   }
   lines?.push(`result: ${json(result)}`);
   return { result, matched, cells, trace: lines ?? [] };
+}
+
+/** The rules that match, one by one, with each rule's trace lines and evaluated cells. */
+function tracedRows(
+  table: CompiledTable,
+  data: unknown,
+  budget: StepBudgetLike,
+  options: TableRunOptions,
+  lines: string[],
+  stopAtFirst: boolean,
+): { matched: number[]; cells: TableCellRun[]; error: CellRunError | null } {
+  const run = table.cells.begin(data, { stepBudget: budget, trace: true, now: options.now });
+  const matched: number[] = [];
+  try {
+    for (let r = 0; r < table.cells.rows; r++) {
+      const from = run.cells.length;
+      const hit = run.matches(r);
+      traceRule(lines, run, from, r, hit, table.outputs[r]);
+      if (run.error !== null) break;
+      if (hit) {
+        matched.push(r);
+        if (stopAtFirst) break;
+      }
+    }
+  } finally {
+    run.end();
+  }
+  const cells = run.cells.map((c) => ({ rule: c.row, input: c.column, result: c.result }));
+  return { matched, cells, error: run.error };
 }
 
 function fail(

@@ -1,0 +1,22 @@
+import type { FlowTableNode } from '@arbiter/contracts';
+import { ruleHash } from './policy-cache.js';
+import type { TableSource } from './tasks.js';
+
+/** Sources by node object: a definition parsed once (the resolver's entry cache) is hashed once per table node. */
+const sources = new WeakMap<FlowTableNode, Map<string, TableSource>>();
+
+/** The worker source of table node `nodeId` (its id is part of it: messages name the node). */
+export function tableSource(nodeId: string, node: FlowTableNode): TableSource {
+  let byId = sources.get(node);
+  if (byId === undefined) {
+    byId = new Map();
+    sources.set(node, byId);
+  }
+  let source = byId.get(nodeId);
+  if (source === undefined) {
+    const text = JSON.stringify({ nodeId, node });
+    source = { kind: 'table', hash: ruleHash(text), text };
+    byId.set(nodeId, source);
+  }
+  return source;
+}
