@@ -18,6 +18,7 @@ import {
   type TableRun,
   type TableRunner,
 } from '@arbiter/flow';
+import pLimit from 'p-limit';
 import type { DecisionRecorder } from './decisions/recorder.js';
 import type { EnginePool, EvalOutcome, ItemAnswer } from './engine-pool.js';
 import type { ExecutedEvents } from './executed-events.js';
@@ -26,6 +27,13 @@ import type { ExecMetrics } from './metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
 import { tableSource } from './table-source.js';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from './tasks.js';
+
+/**
+ * Items of one flow batch group run at once. A flow item has one node job in progress at a time, so
+ * a group takes at most this many of its caller's `EXEC_CALLER_MAX` jobs (64 by default), and the
+ * ≤ 4 messages a 1,000-item batch call is split into stay under it together.
+ */
+const FLOW_ITEMS_IN_FLIGHT = 8;
 
 /** How a run named its resource: a base id (current runnable record) or an exact record id. */
 export type RunBy = 'base' | 'record';
@@ -90,7 +98,8 @@ export class StoredRunner {
     this.count(outcome);
     if (req.replay === true) return outcome.answers.map((answer) => (answer instanceof ArbiterError ? answer : answer.json!));
     const resource = { type: 'policy' as const, id: entry.recordId, baseId: entry.baseId };
-    const decisions = this.deps.decisions;
+    // Answers finished after the caller stopped waiting reach nobody: they are not decisions.
+    const decisions = this.answeredInTime(req.deadline) ? this.deps.decisions : undefined;
     return outcome.answers.map((answer, i) => {
       if (answer instanceof ArbiterError) return answer;
       const error = (answer.flags & ITEM_ERROR) !== 0;
@@ -123,32 +132,42 @@ export class StoredRunner {
     const nodes = new Map<string, Promise<ResolvedNode>>();
     const resource = { type: 'flow' as const, id: entry.recordId, baseId: entry.baseId };
     const ran = { flowId: entry.recordId, baseId: entry.baseId, version: entry.version };
+    // Each item's node runs are jobs of the caller's (one at a time per item): a few items at a
+    // time keep a batch well under the caller's job limit, however many items it has.
+    const inFlight = pLimit(FLOW_ITEMS_IN_FLIGHT);
     return Promise.all(
-      req.items.map(async (item): Promise<RunAnswer> => {
-        let response: FlowRunResponse;
-        const started = performance.now();
-        const replay: FlowReplay | undefined = req.replay === true ? { now: req.now, seen: { read: false } } : undefined;
-        try {
-          response = await this.flow(entry.definition, req.principal, item, req.trace, req.deadline, nodes, replay);
-        } catch (err) {
-          return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
-        }
-        if (replay !== undefined) {
-          return encoder.encode(JSON.stringify({ ...response, ...ran, ...(replay.seen.read ? { maskedRead: true } : {}) }));
-        }
-        this.deps.events.record(req.principal, {
-          resource,
-          version: entry.version,
-          via: req.by,
-          result: response.result,
-          error: response.error !== undefined,
-        });
-        if (this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
-          this.deps.decisions.flow(req.principal, ranOf('flow', entry), item, response, performance.now() - started);
-        }
-        return encoder.encode(JSON.stringify({ ...response, ...ran }));
-      }),
+      req.items.map((item) =>
+        inFlight(async (): Promise<RunAnswer> => {
+          let response: FlowRunResponse;
+          const started = performance.now();
+          const replay: FlowReplay | undefined = req.replay === true ? { now: req.now, seen: { read: false } } : undefined;
+          try {
+            response = await this.flow(entry.definition, req.principal, item, req.trace, req.deadline, nodes, replay);
+          } catch (err) {
+            return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
+          }
+          if (replay !== undefined) {
+            return encoder.encode(JSON.stringify({ ...response, ...ran, ...(replay.seen.read ? { maskedRead: true } : {}) }));
+          }
+          this.deps.events.record(req.principal, {
+            resource,
+            version: entry.version,
+            via: req.by,
+            result: response.result,
+            error: response.error !== undefined,
+          });
+          if (this.answeredInTime(req.deadline) && this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
+            this.deps.decisions.flow(req.principal, ranOf('flow', entry), item, response, performance.now() - started);
+          }
+          return encoder.encode(JSON.stringify({ ...response, ...ran }));
+        }),
+      ),
     );
+  }
+
+  /** Whether it is still before `deadline` (the pool's clock): an answer sent now may still reach its caller. */
+  private answeredInTime(deadline: number | undefined): boolean {
+    return deadline === undefined || this.deps.pool.clock() <= deadline;
   }
 
   /** Runs an ad hoc definition (`POST /flow/test`): `validation_failed` with every structural problem. No event: nothing stored ran as a flow. */

@@ -5,6 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import {
+  ArbiterError,
   ArbiterEvent,
   eventStreamName,
   FlowPublishReviewedReply,
@@ -24,7 +25,7 @@ import {
   type Principal,
   type StoredRunInput,
 } from '@arbiter/contracts';
-import { connectBus, inProcessKit, loadConfig, RedisOutbox, type Bus } from '@arbiter/service-kit';
+import { connectBus, EvalClient, inProcessKit, loadConfig, RedisOutbox, type Bus } from '@arbiter/service-kit';
 import { testServers } from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
@@ -252,6 +253,21 @@ describe('flows', () => {
         { nodeId: 'no', type: 'custom', result: 'refer' },
       ],
     });
+  });
+
+  it("runs a batch of more items than the caller's job limit (EXEC_CALLER_MAX): every item answered, none rate_limited", async () => {
+    const p = await createPolicy(ADULT);
+    const flow = await reg(RegistrySubject.flowCreate, { name: 'f-many', definition: flowOf({ baseId: p.baseId }) }, FlowRecord);
+    const evals = new EvalClient(client, { coalesce: false });
+    const items = Array.from({ length: 300 }, (_, i) => JSON.stringify({ applicant: { age: i % 40 } }));
+    const answers = await evals.many(
+      { subject: 'exec.stored.flow.base', principal: acme, id: flow.baseId, trace: false, timeoutMs: 60_000 },
+      items,
+    );
+    const failed = answers.filter((a) => a instanceof ArbiterError).map((a) => (a as ArbiterError).code);
+    expect(failed).toEqual([]);
+    const results = answers.map((a) => (JSON.parse(new TextDecoder().decode(a as Uint8Array)) as { result: unknown }).result);
+    expect(results).toEqual(Array.from({ length: 300 }, (_, i) => (i % 40 >= 18 ? true : 'refer')));
   });
 
   it('evaluates table nodes in the workers, like policy nodes: a worker item each, their budget stops counted, the data depth limit applied', async () => {
