@@ -193,3 +193,62 @@ describe('decision records', () => {
     expect((await call(stack, 'GET', '/decisions', { key: key.admin })).status).toBe(200);
   });
 });
+
+/**
+ * A run whose caller already got `timeout` is not a decision, even when the execution service
+ * finishes it later: one worker thread, a short gateway wait and a policy that takes well over it.
+ */
+describe('decision records of runs answered too late', () => {
+  let late: Stack;
+  // Two levels of `any` over the list: n² steps (10⁸ here): over a second in a worker, the wait is 400 ms.
+  const SLOW_RULE =
+    'A **x** is slow if any of the __n__ of the **x** where (any of the __n__ of the **x** where (its is greater than 1000000)).';
+  const small = { x: { n: [1, 2, 3] } };
+  const big = { x: { n: Array.from({ length: 10_000 }, (_, i) => i) } };
+
+  beforeAll(async () => {
+    late = await startStack({
+      services: ['execution', 'registry', 'audit', 'gateway'],
+      env: {
+        DECISIONS_FLUSH_MS: '50',
+        DECISIONS_SETTINGS_TTL_MS: '200',
+        ENGINE_TIMEOUT_MS: '400',
+        EXEC_POOL_SIZE: '1',
+        EXEC_STEP_BUDGET: '1000000000',
+        EXEC_TASK_TIMEOUT_MS: '60000',
+      },
+    });
+  }, 120_000);
+  afterAll(async () => late?.stop());
+
+  it('does not record a run finished after the caller got 504 timeout', async () => {
+    const created = await call(late, 'POST', '/policy', { key: late.adminKey, body: { name: 'Runaway', rule: SLOW_RULE } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const baseId = created.body.baseId as string;
+    const published = await call(late, 'PUT', `/policy/${created.body.policyId}`, { key: late.adminKey, body: { status: 'published' } });
+    expect(published.status).toBe(201);
+    const decisions = async (): Promise<Array<{ input: unknown }>> => {
+      const res = await call(late, 'GET', `/decisions?baseId=${baseId}&limit=200`, { key: late.adminKey });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.items;
+    };
+    // Untraced: a traced run has the much smaller traced step budget.
+    const run = (data: unknown) => call(late, 'POST', `/run/policy/${baseId}?trace=false`, { key: late.adminKey, body: data });
+    // A first run resolves and compiles the policy, so the slow run below starts at once.
+    expect((await run(small)).status).toBe(200);
+    await until(async () => ((await decisions()).length === 1 ? true : undefined), 'the first run recorded');
+
+    const slow = await run(big);
+    expect(slow.status, JSON.stringify(slow.body).slice(0, 500)).toBe(504);
+    expect(slow.body).toMatchObject({ code: 'timeout' });
+    // The single worker runs nothing else until the slow run is done: the first small run to answer
+    // 200 ran after it (those queued behind it time out unrecorded), and its record is written after
+    // the slow run's would have been.
+    await until(async () => ((await run(small)).status === 200 ? true : undefined), 'a run answered after the slow one');
+    const items = await until(async () => {
+      const got = await decisions();
+      return got.length >= 2 ? got : undefined;
+    }, 'the second small run recorded');
+    expect(items.map((d) => d.input)).toEqual([small, small]);
+  });
+});
