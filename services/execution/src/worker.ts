@@ -205,12 +205,17 @@ function flagsOf(answer: Answer): number {
   );
 }
 
-/** A flow's table node on one item within `budget` (whose `used` it advances), as `runFlow` runs it in process. */
+/**
+ * A flow's table node on one item within `budget` (whose `used` it advances), as `runFlow` runs it
+ * in process; its trace is capped like a policy's.
+ */
 function evaluateTable(table: TableEntry, chunk: TaskChunk, data: Record<string, unknown>, budget: StepBudget): TableRun {
-  return runTableNode(table.nodeId, table.node, data, budget, {
+  const run = runTableNode(table.nodeId, table.node, data, budget, {
     trace: chunk.trace,
     ...(chunk.now !== undefined ? { now: new Date(chunk.now) } : {}),
   });
+  if (run.ok && run.outcome.trace.length > 0) run.outcome.trace = capTrace(run.outcome.trace, config.maxTraceBytes);
+  return run;
 }
 
 /**

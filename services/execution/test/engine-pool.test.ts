@@ -1,8 +1,10 @@
-import { ArbiterError, isArbiterError, type RunResponse } from '@arbiter/contracts';
+import { ArbiterError, isArbiterError, type FlowTableNode, type RunResponse } from '@arbiter/contracts';
+import type { TableRun } from '@arbiter/flow';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnginePool } from '../src/engine-pool.js';
 import { ruleHash } from '../src/policy-cache.js';
+import { tableSource } from '../src/table-source.js';
 import type { PolicySource } from '../src/tasks.js';
 import { ADULT_RULE, rejection, runawayData, runawayRule } from './helpers.js';
 
@@ -37,6 +39,41 @@ async function evaluate(
 
 const run = (pool: EnginePool, rule: string, data: Record<string, unknown> = { user: { age: 30 } }, trace = true) =>
   evaluate(pool, { kind: 'text', rule }, data, trace);
+
+describe('EnginePool trace limit', () => {
+  const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10, maxTraceBytes: 300 });
+  beforeAll(() => pool.warmUp(), 60_000);
+  afterAll(() => pool.close());
+
+  it("cuts a table node's trace to maxTraceBytes as it does a policy's, keeping its last line", async () => {
+    // Only the last rule matches: the 39 before it each add their trace lines, well past 300 bytes.
+    const node: FlowTableNode = {
+      type: 'table',
+      hitPolicy: 'first',
+      inputs: [{ name: 'n', path: 'x.n' }],
+      outputs: [{ name: 'out' }],
+      rules: Array.from({ length: 40 }, (_, i) => ({ when: [i < 39 ? '< 0' : '-'], then: { out: i } })),
+    };
+    const item = encoder.encode(JSON.stringify({ x: { n: 1 } }));
+    const out = await pool.evaluate({
+      principal: undefined,
+      source: tableSource('t', node),
+      trace: true,
+      reply: { kind: 'value' },
+      items: [item],
+    });
+    const answer = out.answers[0];
+    if (answer instanceof ArbiterError) throw answer;
+    const run = answer.value as TableRun;
+    if (!run.ok) throw new Error(run.problem);
+    const { trace, result } = run.outcome;
+    expect(result).toEqual({ out: 39 });
+    expect(trace.at(-1)).toBe('result: {"out":39}');
+    expect(trace.at(-2)).toMatch(/^… trace cut: \d+ more lines \(a trace is limited to 300 bytes\)$/);
+    expect(Buffer.byteLength(trace.slice(0, -2).join('\n'), 'utf8')).toBeLessThanOrEqual(300);
+    expect(trace.length).toBeGreaterThan(2);
+  });
+});
 
 describe('EnginePool with the rule engine', () => {
   const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10 });
