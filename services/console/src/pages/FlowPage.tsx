@@ -37,8 +37,7 @@ function flowKind(api: ArbiterClient): RecordKind<FlowRecord> {
       if (r.error) throw new Error(r.error);
       return r.result;
     },
-    // POST /flow/{flowId}/impact is not served yet (docs/decisions.md#limits)
-    impactAnalysis: false,
+    impactAnalysis: true,
   };
 }
 
