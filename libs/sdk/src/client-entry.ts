@@ -22,7 +22,6 @@ export {
   type PageOptions,
   type UpdateResult,
   type ImpactOptions,
-  type FlowImpactReport,
 } from './client.js';
 export { ArbiterError, isArbiterError, isErrorCode, type ErrorCode, type ErrorReason } from '@arbiter/contracts/error-codes';
 export type { RetryOptions } from './http.js';

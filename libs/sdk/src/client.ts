@@ -89,9 +89,6 @@ export type UpdateResult<R, V> =
 /** Options of an impact analysis: `limit` (1–10,000; default 1,000), `from`/`to` (ISO 8601) bound when the decisions were recorded. */
 export type ImpactOptions = Partial<ImpactRequest>;
 
-/** A flow's impact report: a policy's, with `flowId` where a policy's has `policyId`. */
-export type FlowImpactReport = Omit<ImpactReport, 'policyId'> & { flowId: string };
-
 type Query = Record<string, string | number | boolean | readonly string[] | undefined>;
 
 /** The parts of the client each endpoint group uses. */
@@ -141,7 +138,7 @@ export interface CallOptions {
 }
 
 /** The endpoints of one kind of record: policies (`/policy…`) or flows (`/flow…`). */
-export class RecordsApi<R, S, C, U, V, Run, Batch, Impact = ImpactReport> extends Api {
+export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
   constructor(
     http: Transport,
     private readonly noun: 'policy' | 'flow',
@@ -224,7 +221,7 @@ export class RecordsApi<R, S, C, U, V, Run, Batch, Impact = ImpactReport> extend
    * Editors may analyse drafts; publishers and admins any record of their org. It changes no record
    * (a repeat only makes a newer report), so it is retried like a run.
    */
-  impact(recordId: string, opts: ImpactOptions = {}): Promise<Impact> {
+  impact(recordId: string, opts: ImpactOptions = {}): Promise<ImpactReport> {
     return this.runAt(`/${this.noun}/${segment(recordId)}/impact`, opts);
   }
 
@@ -268,8 +265,7 @@ export class FlowsApi extends RecordsApi<
   UpdateFlowInput,
   FlowReview,
   StoredFlowRunResponse,
-  StoredFlowBatchResponse,
-  FlowImpactReport
+  StoredFlowBatchResponse
 > {
   /** `POST /flow/test`: runs a definition that is not stored. */
   test(definition: FlowDefinition, data: Record<string, unknown>, opts?: RunOptions): Promise<FlowRunResponse> {

@@ -1,6 +1,6 @@
 import type { MeResponse } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';
-import { impactRunReason, inputText, nextImpactState, sideText, transitionRows, type ShownImpact } from '../src/lib/impact.js';
+import { impactRunReason, inputText, nextImpactState, pathText, sideText, transitionRows, type ShownImpact } from '../src/lib/impact.js';
 
 const report = (over: Partial<ShownImpact> = {}): ShownImpact => ({
   impactId: '019ac200-0000-7000-8000-000000000001',
@@ -63,6 +63,14 @@ describe('sideText, inputText and transitionRows', () => {
     expect(sideText({ result: true, errorCode: null, outcomes: {} })).toBe('true');
     expect(sideText({ result: 'manual review', errorCode: null, outcomes: {} })).toBe('"manual review"');
     expect(sideText({ result: false, errorCode: 'missing_selector', outcomes: {} })).toBe('error: missing_selector');
+  });
+
+  it('says a flow side as its result and its path of node ids', () => {
+    const before = { result: true, errorCode: null, outcomes: {}, path: ['score', 'ok'] };
+    const after = { result: 'manual review', errorCode: null, outcomes: {}, path: ['score', 'review'] };
+    expect([sideText(before), pathText(before.path)]).toEqual(['true', 'score → ok']);
+    expect([sideText(after), pathText(after.path)]).toEqual(['"manual review"', 'score → review']);
+    expect(pathText([])).toBe('(no node)');
   });
 
   it('splits the transitions into before, after and count, most frequent first', () => {

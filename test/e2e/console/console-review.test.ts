@@ -5,7 +5,8 @@
  * sees no editing controls; an admin deletes the policy. The review view's impact analysis
  * (issue 23): a publisher runs it on a submitted draft that moves a threshold and sees the API's
  * report (the impact section is saved to docs/console/impact.png); a viewer sees it without an
- * active button; an edit makes it stale.
+ * active button; an edit makes it stale. A flow draft whose policy node runs a moved threshold
+ * shows the flow report: its counts, and examples with each side's result and path.
  */
 
 import { mkdirSync } from 'node:fs';
@@ -299,5 +300,109 @@ describe('the review view’s impact analysis', () => {
     await page.getByTestId('impact-hint').waitFor();
     await expect(page.getByTestId('impact-replayed').textContent()).resolves.toBe('0');
     await expect(page.getByTestId('impact-hint').textContent()).resolves.toContain('No recorded decisions to replay');
+  });
+});
+
+describe('the impact analysis of a flow draft', () => {
+  const scoreRule = (threshold: number) => `An **applicant** is approved if the __score__ of the **applicant** is at least ${threshold}.`;
+  /** Approve on a policy node (`policyId` an exact record), else the custom outcome `manual review`. */
+  const approval = (policyId: string) => ({
+    start: 'score',
+    nodes: {
+      score: { type: 'policy', policyId, onTrue: 'ok', onFalse: 'review' },
+      ok: { type: 'return', value: true },
+      review: { type: 'custom', outcome: 'manual review' },
+    },
+  });
+
+  /** Publishes a record through review: submitted by the admin, approved and published by pat. */
+  async function publishReviewed(noun: 'policy' | 'flow', recordId: string, baseId: string): Promise<void> {
+    const submitted = await call(stack, 'PUT', `/${noun}/${recordId}`, { key: stack.adminKey, body: { status: 'published' } });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+    expect((await call(stack, 'POST', `/${noun}/${baseId}/review/approve`, { key: key.pat })).status).toBe(200);
+    expect((await call(stack, 'POST', `/${noun}/${baseId}/review/publish`, { key: key.pat })).status).toBe(201);
+  }
+
+  it('a publisher runs it on the flow draft page and sees the API’s report: counts, transitions, examples with both paths', async () => {
+    const admin = stack.adminKey;
+    // A published policy (600) and its draft (605).
+    const policy = await call(stack, 'POST', '/policy', { key: admin, body: { name: 'Flow scores', rule: scoreRule(600) } });
+    expect(policy.status).toBe(201);
+    await publishReviewed('policy', policy.body.policyId, policy.body.baseId);
+    const policyDraft = await call(stack, 'GET', `/policy/${policy.body.policyId}/draft`, { key: admin });
+    expect(policyDraft.status).toBe(201);
+    const moved = await call(stack, 'PUT', `/policy/${policyDraft.body.policyId}`, {
+      key: admin,
+      body: { status: 'draft', rule: scoreRule(605) },
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+
+    // A published flow running the policy's version 1, and 30 recorded runs (scores 590..619; 5 in [600, 605)).
+    const flow = await call(stack, 'POST', '/flow', { key: admin, body: { name: 'Approval', definition: approval(policy.body.policyId) } });
+    expect(flow.status).toBe(201);
+    const flowBase = flow.body.baseId as string;
+    await publishReviewed('flow', flow.body.flowId, flowBase);
+    const items = Array.from({ length: 30 }, (_, i) => ({ applicant: { score: 590 + i } }));
+    const batch = await call(stack, 'POST', `/run/flow/${flowBase}/batch`, { key: admin, body: { items } });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    await eventually(
+      async () => {
+        const recorded = await call(stack, 'GET', `/decisions?baseId=${flowBase}&limit=100`, { key: admin });
+        expect(recorded.body.items).toHaveLength(30);
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+
+    // The flow's draft runs the policy's draft (605) instead of its version (600).
+    const flowDraft = await call(stack, 'GET', `/flow/${flow.body.flowId}/draft`, { key: admin });
+    expect(flowDraft.status).toBe(201);
+    const draftId = flowDraft.body.flowId as string;
+    const edited = await call(stack, 'PUT', `/flow/${draftId}`, {
+      key: admin,
+      body: { status: 'draft', definition: approval(policyDraft.body.policyId) },
+    });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+
+    await signIn(key.pat);
+    const violations: string[] = [];
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
+    });
+    await page.goto(`${stack.baseUrl}/console/flows/${flowBase}`);
+    await page.getByTestId('impact-none').waitFor();
+    await page.getByRole('button', { name: 'Run impact analysis' }).click();
+    await page.getByTestId('impact-report').waitFor();
+
+    const review = await call(stack, 'GET', `/flow/${draftId}/review`, { key: key.pat });
+    expect(review.status, JSON.stringify(review.body)).toBe(200);
+    const impact = review.body.impact as Record<string, any>;
+    expect(impact).toMatchObject({
+      flowId: draftId,
+      replayed: 30,
+      unchanged: 25,
+      changed: 5,
+      errors: 0,
+      unreplayable: 0,
+      transitions: { 'true→manual review': 5 },
+      outcomes: {},
+    });
+    await expect(page.getByTestId('impact-report').getAttribute('data-impact-id')).resolves.toBe(impact.impactId);
+    for (const field of ['replayed', 'unchanged', 'changed', 'errors', 'unreplayable'] as const) {
+      await expect(page.getByTestId(`impact-${field}`).textContent(), field).resolves.toBe(String(impact[field]));
+    }
+    await expect(page.getByTestId('impact-transitions').locator('tbody tr').allTextContents()).resolves.toEqual(['truemanual review5']);
+    await expect(page.getByTestId('impact-outcomes').count()).resolves.toBe(0);
+    const examples = page.getByTestId('impact-example');
+    await expect(examples.count()).resolves.toBe(5);
+    const first = examples.first();
+    const before = first.getByTestId('impact-before');
+    const after = first.getByTestId('impact-after');
+    await expect(before.locator('strong').textContent()).resolves.toBe('true');
+    await expect(before.getByTestId('impact-path').textContent()).resolves.toBe('score → ok');
+    await expect(after.locator('strong').textContent()).resolves.toBe('"manual review"');
+    await expect(after.getByTestId('impact-path').textContent()).resolves.toBe('score → review');
+    await expect(first.locator('li').count()).resolves.toBe(0);
+    await expect(first.locator('pre').textContent()).resolves.toMatch(/^\{"applicant":\{"score":60[0-4]\}\}$/);
+    expect(violations).toEqual([]);
   });
 });

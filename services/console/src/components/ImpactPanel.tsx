@@ -6,6 +6,7 @@ import {
   impactRunReason,
   inputText,
   nextImpactState,
+  pathText,
   sideText,
   transitionRows,
   type ImpactSide,
@@ -25,12 +26,18 @@ export interface ImpactEndpoints {
   analyse: (opts: ImpactOptions) => Promise<ShownImpact>;
 }
 
-function Side({ side }: { side: ImpactSide }) {
+/** One side of a changed decision: its result or error code, then a flow's path or a policy's named outcomes. */
+function Side({ side, flow }: { side: ImpactSide; flow: boolean }) {
   const outcomes = Object.entries(side.outcomes);
   return (
     <>
       <strong className={side.errorCode !== null ? 'fail' : undefined}>{sideText(side)}</strong>
-      {outcomes.length > 0 && (
+      {flow && (
+        <div className="impact-path">
+          Path: <code data-testid="impact-path">{pathText(side.path ?? [])}</code>
+        </div>
+      )}
+      {!flow && outcomes.length > 0 && (
         <ul className="impact-outcomes">
           {outcomes.map(([name, value]) => (
             <li key={name}>
@@ -46,6 +53,7 @@ function Side({ side }: { side: ImpactSide }) {
 function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow' }) {
   const transitions = transitionRows(report);
   const outcomes = Object.entries(report.outcomes).sort((a, b) => b[1] - a[1]);
+  const flow = report.flowId !== undefined;
   return (
     <div data-testid="impact-report" data-impact-id={report.impactId}>
       <p className="muted">
@@ -131,10 +139,10 @@ function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow'
                   <time dateTime={ex.at}>{new Date(ex.at).toLocaleString()}</time>
                 </td>
                 <td data-testid="impact-before">
-                  <Side side={ex.before} />
+                  <Side side={ex.before} flow={flow} />
                 </td>
                 <td data-testid="impact-after">
-                  <Side side={ex.after} />
+                  <Side side={ex.after} flow={flow} />
                 </td>
                 <td>
                   <pre className="impact-input">{inputText(ex.input)}</pre>

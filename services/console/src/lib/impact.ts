@@ -2,8 +2,8 @@ import type { ImpactReport, MeResponse } from '@arbiter/contracts';
 import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
 import { can } from './session.js';
 
-/** An impact report as the review view shows it: a policy's or a flow's (their id field aside, the same). */
-export type ShownImpact = Omit<ImpactReport, 'policyId'>;
+/** An impact report as the review view shows it: a policy's (`policyId`) or a flow's (`flowId`). */
+export type ShownImpact = ImpactReport;
 
 /** One side of a changed decision (`before` or `after`). */
 export type ImpactSide = ShownImpact['examples'][number]['before'];
@@ -45,6 +45,11 @@ export function nextImpactState(previous: ImpactState, impact: ShownImpact | nul
 /** A side of a changed decision in a few words: the result, or the error code. */
 export function sideText(side: ImpactSide): string {
   return side.errorCode !== null ? `error: ${side.errorCode}` : JSON.stringify(side.result);
+}
+
+/** A flow side's path (the node ids it went through) in a few words. */
+export function pathText(path: readonly string[]): string {
+  return path.length > 0 ? path.join(' → ') : '(no node)';
 }
 
 /** A recorded input as text: on one line when short, else indented. */

@@ -37,8 +37,7 @@ function flowKind(api: ArbiterClient): RecordKind<FlowRecord> {
       if (r.error) throw new Error(r.error);
       return r.result;
     },
-    // POST /flow/{flowId}/impact is served, but the console shows impact analysis on policy pages only (docs/decisions.md#in-the-console)
-    impactAnalysis: false,
+    impactAnalysis: true,
   };
 }
 

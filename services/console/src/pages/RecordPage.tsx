@@ -41,8 +41,7 @@ export type RecordEndpoints<R extends AnyRecord> = RecordsApi<
   Record<string, unknown>,
   { state: string; impact?: ShownImpact | null },
   unknown,
-  unknown,
-  ShownImpact
+  unknown
 >;
 
 export interface EditorSlotProps {
