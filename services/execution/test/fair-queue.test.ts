@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FairQueue, type CallerId, type Chunk } from '../src/fair-queue.js';
+import { LOW_PRIORITY } from '../src/queue/callers.js';
 import { rejection } from './helpers.js';
 
 /** A task the test finishes by hand; `order` records the start order. */
@@ -255,6 +256,33 @@ describe('FairQueue: eval jobs', () => {
       await tick();
     }
     await Promise.all([slow.done, ...fast.map((f) => f.done)]);
+  });
+
+  it('gives low-priority work (replays) at most `lowPriorityTargetMs` of a task: live runs of others wait behind little of it', async () => {
+    const r = runner((name) => (name.startsWith('replay') ? 0.3 : 0.01));
+    const q = queue({
+      slots: 1,
+      now: clock().now,
+      runner: r,
+      chunk: { targetMs: 5, maxItems: 256, firstItems: 1, lowPriorityTargetMs: 1 },
+    });
+    const replay = evalJob(q, { key: `${LOW_PRIORITY}key:auditor`, person: 'auditor' }, 'replay', 200);
+    await tick();
+    r.finishNext();
+    await tick();
+    const live = [1, 2, 3].map((i) => evalJob(q, caller(`live${i}`), `live${i}`, 1));
+    while (r.pending() > 0) {
+      r.finishNext();
+      await tick();
+    }
+    await Promise.all([replay.done, ...live.map((l) => l.done)]);
+    // Once a replay item is known to cost 0.3 ms, no task carries more than 1 ms of them (3 items), not 5 ms (16).
+    const replayItems = r.tasks.slice(1).map((t) => t.filter((x) => x.startsWith('replay')).reduce((n, x) => n + chunkSize(x), 0));
+    expect(Math.max(...replayItems)).toBe(3);
+    expect(replayItems.reduce((a, b) => a + b, 0)).toBe(199);
+    // The live jobs went in the first task after they came, beside at most 3 replay items.
+    const withLive = r.tasks.find((t) => t.some((x) => x.startsWith('live')))!;
+    expect(withLive.filter((x) => x.startsWith('live'))).toHaveLength(3);
   });
 
   it('drops the items of a chunk the runner left unanswered', async () => {

@@ -11,9 +11,14 @@ export interface ChunkPolicy {
   targetMs: number;
   maxItems: number;
   firstItems: number;
+  /**
+   * Worker time (ms) of low-priority work (replays) one task carries at most: live runs of others
+   * wait behind a task that holds replays for about this long, not `targetMs`.
+   */
+  lowPriorityTargetMs: number;
 }
 
-export const DEFAULT_CHUNK_POLICY: ChunkPolicy = { targetMs: 5, maxItems: 256, firstItems: 1 };
+export const DEFAULT_CHUNK_POLICY: ChunkPolicy = { targetMs: 5, maxItems: 256, firstItems: 1, lowPriorityTargetMs: 1 };
 
 /** What an item whose cost nothing is known of is assumed to take (ms), when a task is filled. */
 export const UNKNOWN_ITEM_MS = 0.05;
