@@ -89,7 +89,8 @@ describe('a node that stops answering without closing its connections', () => {
       endpoints: { ping: defineEndpoint({ subject: 'frozen.ping', request: z.object({}), handler: async () => ({ pong: true }) }) },
     });
     const Reply = z.object({ pong: z.boolean() });
-    expect(await client.request('frozen.ping', {}, Reply)).toEqual({ pong: true });
+    // The service's subscription reaches the client's node over the cluster's routes a moment later.
+    expect(await eventually(() => client.request('frozen.ping', {}, Reply))).toEqual({ pong: true });
 
     victim.freeze();
     try {
