@@ -128,12 +128,35 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
   const children = new Map<string, ChildProcess>();
   const output = new Map<string, string[]>();
+  /** Each process's ops port, picked just before it first starts (a port picked early may be taken meanwhile). */
   const opsPorts = new Map<string, number>();
-  for (const s of services) opsPorts.set(s, await freePort());
   /** The HTTP port of each gateway process (`gateway` is `port`). */
   const gatewayPorts = new Map<string, number>([['gateway', port]]);
 
+  /**
+   * Starts a service; a free port can be taken by another process between `freePort` and the
+   * service's listen (an outgoing connection's ephemeral port), so a start that failed on a taken
+   * ops port is tried again on a new one.
+   */
   const startService = async (name: ServiceName, opts?: ReplicaOption): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await startServiceOnce(name, opts);
+      } catch (err) {
+        const key = processKey(name, opts);
+        if (
+          attempt >= 3 ||
+          !(err instanceof Error) ||
+          !err.message.includes(`EADDRINUSE: address already in use 0.0.0.0:${opsPorts.get(key)}`)
+        )
+          throw err;
+        children.delete(key);
+        opsPorts.delete(key);
+      }
+    }
+  };
+
+  const startServiceOnce = async (name: ServiceName, opts?: ReplicaOption): Promise<void> => {
     const key = processKey(name, opts);
     if (!opsPorts.has(key)) opsPorts.set(key, await freePort());
     if (name === 'gateway' && !gatewayPorts.has(key)) gatewayPorts.set(key, await freePort());
