@@ -217,21 +217,7 @@ export class StoredRunner {
     deadline: number | undefined,
     replay: FlowReplay | undefined,
   ): Promise<TableRun> {
-    const outcome = await this.deps.pool.evaluate({
-      principal,
-      source: tableSource(nodeId, node),
-      trace,
-      reply: { kind: 'value' },
-      items: [item],
-      budgetUsed: budget.used,
-      ...(deadline !== undefined ? { deadline } : {}),
-      ...replayOf(replay),
-    });
-    this.count(outcome);
-    const answer = outcome.answers[0];
-    if (answer instanceof ArbiterError) throw answer;
-    budget.used = answer.steps;
-    return noteMaskedRead(answer.value as TableRun, replay);
+    return this.runOnItem<TableRun>(principal, tableSource(nodeId, node), item, trace, budget, deadline, replay);
   }
 
   /**
@@ -272,9 +258,22 @@ export class StoredRunner {
     deadline: number | undefined,
     replay: FlowReplay | undefined,
   ): Promise<PolicyRunResult> {
+    return this.runOnItem<PolicyRunResult>(principal, sourceOf(entry), item, trace, budget, deadline, replay);
+  }
+
+  /** Runs one flow node (`source`: a policy or a table) on the item in a worker within what is left of `budget` (advancing its `used`). */
+  private async runOnItem<T extends PolicyRunResult | TableRun>(
+    principal: Principal,
+    source: Parameters<EnginePool['evaluate']>[0]['source'],
+    item: Uint8Array,
+    trace: boolean,
+    budget: FlowStepBudget,
+    deadline: number | undefined,
+    replay: FlowReplay | undefined,
+  ): Promise<T> {
     const outcome = await this.deps.pool.evaluate({
       principal,
-      source: sourceOf(entry),
+      source,
       trace,
       reply: { kind: 'value' },
       items: [item],
@@ -286,7 +285,7 @@ export class StoredRunner {
     const answer = outcome.answers[0];
     if (answer instanceof ArbiterError) throw answer;
     budget.used = answer.steps;
-    return noteMaskedRead(answer.value as PolicyRunResult, replay);
+    return noteMaskedRead(answer.value as T, replay);
   }
 
   /** Counts cache use, time-outs and budget stops of an outcome in the metrics. */
