@@ -1,9 +1,10 @@
-import { ArbiterEvent, eventStreamName } from '@arbiter/contracts';
+import { eventStreamName, type ArbiterEvent, type DecisionRecord } from '@arbiter/contracts';
 import { ensureEventStream } from '@arbiter/service-kit';
 import { AckPolicy, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager, type Consumer, type JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { decodeEvent } from './decode.js';
 
 const CONSUMER_NOT_FOUND = 10014;
 const NS_PER_MS = 1_000_000;
@@ -27,8 +28,14 @@ export interface AuditConsumerOptions {
   streamReplicas?: number;
 }
 
-/** Stores a batch of valid events; resolves once they are committed. */
-export type StoreBatch = (events: ArbiterEvent[]) => Promise<void>;
+/** The valid content of a fetched batch: events of the trail and the records of `decided` events. */
+export interface EventBatch {
+  trail: ArbiterEvent[];
+  decisions: DecisionRecord[];
+}
+
+/** Stores a batch; resolves once it is committed. */
+export type StoreBatch = (batch: EventBatch) => Promise<void>;
 
 /** Result of one fetch: the messages, or why the fetch failed (never rejects, so a prefetch cannot go unhandled). */
 type Fetched = { msgs: JsMsg[]; err?: Error };
@@ -188,34 +195,26 @@ export class AuditConsumer {
   /** Stores the valid events of a batch, then acks every message; on failure asks for a redelivery. */
   private async handle(msgs: JsMsg[]): Promise<void> {
     const started = process.hrtime.bigint();
-    const events: ArbiterEvent[] = [];
+    const batch: EventBatch = { trail: [], decisions: [] };
     for (const m of msgs) {
-      const event = decode(m);
-      if (event) events.push(event);
+      const decoded = decodeEvent(m.string());
+      if ('decision' in decoded) batch.decisions.push(decoded.decision);
+      else if ('event' in decoded) batch.trail.push(decoded.event);
       else {
         this.rejected.inc();
-        this.logger.error({ subject: m.subject, seq: m.seq }, 'skipped a message that is not a valid event');
+        this.logger.error({ subject: m.subject, seq: m.seq, reason: decoded.rejected }, 'skipped a message that is not a valid event');
       }
     }
     try {
-      await this.store(events);
+      await this.store(batch);
     } catch (err) {
       for (const m of msgs) m.nak(RETRY_MS);
       throw err;
     }
     for (const m of msgs) m.ack();
-    this.ingested.inc(events.length);
+    this.ingested.inc(batch.trail.length + batch.decisions.length);
     this.lastLag = msgs[msgs.length - 1]?.info.pending ?? this.lastLag;
     this.batchSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
-  }
-}
-
-function decode(m: JsMsg): ArbiterEvent | undefined {
-  try {
-    const parsed = ArbiterEvent.safeParse(m.json());
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,8 +1,7 @@
-import { DecisionRecord, type ArbiterEvent } from '@arbiter/contracts';
 import { startService, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { auditDatabaseUrl, type AuditConfig } from './config.js';
-import { AuditConsumer } from './consumer.js';
+import { AuditConsumer, type EventBatch } from './consumer.js';
 import { DecisionIngestMetrics } from './decision-metrics.js';
 import { auditService } from './endpoints.js';
 import { migrateAudit } from './migrate.js';
@@ -40,21 +39,13 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
     const retentionMs = config.AUDIT_RETENTION_DAYS * DAY_MS;
     const decisionRetentionMs = config.DECISIONS_RETENTION_DAYS * DAY_MS;
     const decisionMetrics = new DecisionIngestMetrics(kit.metrics);
-    const store = async (events: ArbiterEvent[]): Promise<void> => {
-      // `decided` events carry decision records: they go to `decisions`, not to the trail.
-      const decided: DecisionRecord[] = [];
-      const trail: ArbiterEvent[] = [];
-      for (const e of events) {
-        if (e.kind !== 'decided') trail.push(e);
-        else {
-          const record = DecisionRecord.safeParse(e.details);
-          if (record.success) decided.push(record.data);
-          else logger.error({ eventId: e.eventId }, 'skipped a `decided` event without a valid decision record');
-        }
-      }
+    // The consumer has checked each event and each `decided` event's record (src/decode.ts): the
+    // trail's go to `audit_events`, the records to `decisions`.
+    const store = async ({ trail, decisions }: EventBatch): Promise<void> => {
       // A row already past the retention would only re-create a dropped partition: it is skipped.
-      const kept = retentionMs > 0 ? trail.filter((e) => Date.now() - Date.parse(e.at) < retentionMs) : trail;
-      const keptDecisions = decisionRetentionMs > 0 ? decided.filter((d) => Date.now() - Date.parse(d.at) < decisionRetentionMs) : decided;
+      const now = Date.now();
+      const kept = retentionMs > 0 ? trail.filter((e) => now - Date.parse(e.at) < retentionMs) : trail;
+      const keptDecisions = decisionRetentionMs > 0 ? decisions.filter((d) => now - Date.parse(d.at) < decisionRetentionMs) : decisions;
       await partitions.ensureFor(kept.map((e) => e.at));
       await decisionPartitions.ensureFor(keptDecisions.map((d) => d.at));
       // One transaction: a batch is acked once both are committed, and redelivered whole otherwise.

@@ -49,6 +49,14 @@ function decided(over: Partial<DecisionRecord> = {}): ArbiterEvent {
 const count = async (orgId: string) =>
   Number(((await t.sql('decisions').where('org_id', orgId).count('* as n')) as Array<{ n: string }>)[0]!.n);
 
+/** A series' value in the audit registry's text (0 when absent). */
+const series = async (name: string, le?: string): Promise<number> => {
+  const text = await t.metrics.metrics();
+  const labels = le === undefined ? '' : `le="${le}",`;
+  const m = new RegExp(`^${name}\\{${labels}service="audit"\\} (\\d+(?:\\.\\d+)?)$`, 'm').exec(text);
+  return m === null ? 0 : Number(m[1]);
+};
+
 beforeAll(async () => {
   t = await startTestEnv();
   audit = await t.startAudit();
@@ -70,6 +78,34 @@ describe('decided events', () => {
     const page = await t.client.request(DecisionSubject.query, { principal: as('auditor', { orgId: 'dec-org' }), limit: 10 }, DecisionPage);
     expect(page.items.map((d) => d.decisionId)).toEqual(events.map((e) => e.eventId).reverse());
     expect(page.items[0]).toEqual(events[4]!.details);
+  });
+
+  it('skips, logs and counts (as rejected) a `decided` event whose details are not a decision record, and goes on', async () => {
+    const rejected = () => series('arbiter_audit_events_rejected_total');
+    const ingested = () => series('arbiter_audit_events_ingested_total');
+    const before = { rejected: await rejected(), ingested: await ingested() };
+    const mutations: Array<(record: Record<string, unknown>) => void> = [
+      (r) => delete r.durationUs,
+      (r) => (r.decisionId = 'not-a-uuid'),
+      // A date PostgreSQL refuses: stored, it would fail the whole batch again at every redelivery.
+      (r) => (r.at = '2026-02-30T10:00:00.000Z'),
+      (r) => (r.version = 1.5),
+      (r) => (r.caller = { userId: 'alice', apiKeyId: null }),
+      (r) => (r.result = null),
+      (r) => (r.input = [1, 2]),
+    ];
+    const bad = mutations.map((mutate) => {
+      const e = decided({ orgId: 'dec-bad' });
+      mutate(e.details);
+      return e;
+    });
+    await t.publish(bad);
+    await t.publish([decided({ orgId: 'dec-bad-marker' })]);
+    await expect.poll(() => count('dec-bad-marker'), { timeout: 10_000 }).toBe(1);
+    expect(await count('dec-bad')).toBe(0);
+    expect(await rejected()).toBe(before.rejected + bad.length);
+    expect(await ingested()).toBe(before.ingested + 1);
+    await expect.poll(() => audit.consumer.lag(), { timeout: 5000 }).toBe(0);
   });
 
   it('answers admins and auditors, refuses editors, and 404s another org', async () => {
@@ -140,14 +176,6 @@ describe('drops reports', () => {
 });
 
 describe('ingest metrics', () => {
-  /** A series' value in the audit registry's text (0 when absent). */
-  const series = async (name: string, le?: string): Promise<number> => {
-    const text = await t.metrics.metrics();
-    const labels = le === undefined ? '' : `le="${le}",`;
-    const m = new RegExp(`^${name}\\{${labels}service="audit"\\} (\\d+(?:\\.\\d+)?)$`, 'm').exec(text);
-    return m === null ? 0 : Number(m[1]);
-  };
-
   it("observes each stored record's ingest lag, from its `at` to its commit, on /metrics", async () => {
     const bucket = (le: string) => series('arbiter_decisions_ingest_lag_seconds_bucket', le);
     const before = {
