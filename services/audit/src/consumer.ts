@@ -10,6 +10,18 @@ const CONSUMER_NOT_FOUND = 10014;
 const NS_PER_MS = 1_000_000;
 /** Wait before retrying after a failure (NATS away, database away). */
 const RETRY_MS = 500;
+/**
+ * Batches stored at once, each in its own transaction and connection. With one, PostgreSQL waits
+ * while this process builds and sends an INSERT and acks the batch before, and this process waits
+ * while PostgreSQL writes; with two, each does its part of one batch while the other does its
+ * part of the next.
+ */
+const STORES_IN_FLIGHT = 2;
+/**
+ * Batches one replica holds unacked at most: two being stored, one waiting for a store, one being
+ * fetched. `max_ack_pending` leaves room for two replicas sharing the durable consumer.
+ */
+const BATCHES_UNACKED = STORES_IN_FLIGHT + 2;
 
 /** Settings of {@link AuditConsumer}. */
 export interface AuditConsumerOptions {
@@ -37,15 +49,24 @@ export interface EventBatch {
 /** Stores a batch; resolves once it is committed. */
 export type StoreBatch = (batch: EventBatch) => Promise<void>;
 
-/** Result of one fetch: the messages, or why the fetch failed (never rejects, so a prefetch cannot go unhandled). */
-type Fetched = { msgs: JsMsg[]; err?: Error };
+/**
+ * Result of one fetch: the messages and their valid content, or why the fetch failed (never
+ * rejects, so a prefetch cannot go unhandled).
+ */
+type Fetched = { msgs: JsMsg[]; batch: EventBatch; err?: Error };
+
+/** Result of storing a batch and acking it: the error when it failed (never rejects, like {@link Fetched}). */
+type Stored = Error | undefined;
 
 /**
- * The durable pull consumer of the events stream. It fetches a batch while the previous one is being
- * written, stores each batch with one INSERT and acks its messages only after that commit: a crash
- * at any point leaves the unacked events to be redelivered (and the INSERT skips those already
- * stored). Any failure — NATS restarting, the consumer or stream missing, PostgreSQL away — ends
- * the inner loop; the outer one waits a moment, re-creates what is missing and goes on by itself.
+ * The durable pull consumer of the events stream, as a pipeline: a batch is fetched (each message
+ * decoded as it arrives) while up to two earlier batches are stored, each in one transaction, and
+ * acked — a batch's messages only after its own commit, whatever order the stores end in — so a
+ * crash at any point leaves the unacked events to be redelivered (and the INSERTs skip those
+ * already stored). Any failure — NATS restarting, the consumer or stream missing, PostgreSQL away —
+ * ends the inner loop once the stores under way have settled, and the batches fetched but not
+ * stored are handed back for redelivery; the outer loop waits a moment, re-creates what is missing
+ * and goes on by itself.
  */
 export class AuditConsumer {
   private stopping = false;
@@ -149,7 +170,7 @@ export class AuditConsumer {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       ack_wait: this.opts.ackWaitMs * NS_PER_MS,
-      max_ack_pending: this.opts.batchSize * 4,
+      max_ack_pending: this.opts.batchSize * BATCHES_UNACKED * 2,
       max_waiting: 64,
     };
     try {
@@ -170,52 +191,87 @@ export class AuditConsumer {
   }
 
   private async consume(consumer: Consumer): Promise<void> {
-    let next = this.fetch(consumer);
-    for (;;) {
-      const fetched = await next;
-      // Fetch the next batch while this one is written (unless stopping or the fetch failed).
-      if (!this.stopping && fetched.err === undefined) next = this.fetch(consumer);
-      if (fetched.msgs.length > 0) await this.handle(fetched.msgs);
-      if (fetched.err !== undefined) throw fetched.err;
-      if (this.stopping) return;
+    let next: Promise<Fetched> | undefined = this.fetch(consumer);
+    // Stores (each with its acks) under way while the next batch is fetched and decoded; the first failure.
+    const storing = new Set<Promise<void>>();
+    const failed: { err?: Error } = {};
+    const store = (fetched: Fetched): void => {
+      const done: Promise<void> = this.storeAndAck(fetched.msgs, fetched.batch).then((err) => {
+        storing.delete(done);
+        failed.err ??= err;
+      });
+      storing.add(done);
+    };
+    while (next !== undefined && failed.err === undefined) {
+      const fetched: Fetched = await next;
+      // Fetch the next batch while this one waits for a free store (unless stopping or the fetch failed).
+      next = this.stopping || fetched.err !== undefined ? undefined : this.fetch(consumer);
+      if (fetched.msgs.length > 0) {
+        while (storing.size >= STORES_IN_FLIGHT && failed.err === undefined) await Promise.race(storing);
+        if (failed.err === undefined) store(fetched);
+        else redeliver(fetched.msgs);
+      }
+      failed.err ??= fetched.err;
+    }
+    // Every store settles (its acks sent, or its messages handed back) before the loop ends.
+    await Promise.all(storing);
+    if (failed.err !== undefined) {
+      // A fetch still under way: its messages are not stored now.
+      void next?.then((f) => redeliver(f.msgs));
+      throw failed.err;
     }
   }
 
+  /**
+   * Fetches a batch, decoding each message as it arrives: while the previous batch is stored, its
+   * decoding runs in small steps between the store's round trips rather than in one block before them.
+   */
   private async fetch(consumer: Consumer): Promise<Fetched> {
     const msgs: JsMsg[] = [];
+    const batch: EventBatch = { trail: [], decisions: [] };
     try {
       const iter = await consumer.fetch({ max_messages: this.opts.batchSize, expires: this.opts.expiresMs });
-      for await (const m of iter) msgs.push(m);
-      return { msgs };
+      for await (const m of iter) {
+        msgs.push(m);
+        this.decode(m, batch);
+      }
+      return { msgs, batch };
     } catch (err) {
-      return { msgs, err: err instanceof Error ? err : new Error(String(err)) };
+      return { msgs, batch, err: err instanceof Error ? err : new Error(String(err)) };
     }
   }
 
-  /** Stores the valid events of a batch, then acks every message; on failure asks for a redelivery. */
-  private async handle(msgs: JsMsg[]): Promise<void> {
-    const started = process.hrtime.bigint();
-    const batch: EventBatch = { trail: [], decisions: [] };
-    for (const m of msgs) {
-      const decoded = decodeEvent(m.string());
-      if ('decision' in decoded) batch.decisions.push(decoded.decision);
-      else if ('event' in decoded) batch.trail.push(decoded.event);
-      else {
-        this.rejected.inc();
-        this.logger.error({ subject: m.subject, seq: m.seq, reason: decoded.rejected }, 'skipped a message that is not a valid event');
-      }
+  /** Adds a message's valid content to `batch`; an invalid message is counted and logged (and acked with the batch). */
+  private decode(m: JsMsg, batch: EventBatch): void {
+    const decoded = decodeEvent(m.string());
+    if ('decision' in decoded) batch.decisions.push(decoded.decision);
+    else if ('event' in decoded) batch.trail.push(decoded.event);
+    else {
+      this.rejected.inc();
+      this.logger.error({ subject: m.subject, seq: m.seq, reason: decoded.rejected }, 'skipped a message that is not a valid event');
     }
+  }
+
+  /** Stores a decoded batch, then acks every message of it; on failure asks for their redelivery. */
+  private async storeAndAck(msgs: JsMsg[], batch: EventBatch): Promise<Stored> {
+    const started = process.hrtime.bigint();
     try {
       await this.store(batch);
     } catch (err) {
-      for (const m of msgs) m.nak(RETRY_MS);
-      throw err;
+      redeliver(msgs);
+      return err instanceof Error ? err : new Error(String(err));
     }
     for (const m of msgs) m.ack();
     this.ingested.inc(batch.trail.length + batch.decisions.length);
     this.lastLag = msgs[msgs.length - 1]?.info.pending ?? this.lastLag;
     this.batchSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    return undefined;
   }
+}
+
+/** Asks JetStream to deliver these messages again, after a pause. */
+function redeliver(msgs: JsMsg[]): void {
+  for (const m of msgs) m.nak(RETRY_MS);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -49,10 +49,15 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
       await partitions.ensureFor(kept.map((e) => e.at));
       await decisionPartitions.ensureFor(keptDecisions.map((d) => d.at));
       // One transaction: a batch is acked once both are committed, and redelivered whole otherwise.
-      await db.transaction(async (trx) => {
-        await insertEvents(trx, kept);
-        await insertDecisions(trx, keptDecisions);
-      });
+      // A batch of one kind is one statement, atomic by itself: no BEGIN and COMMIT round trips.
+      if (kept.length === 0) await insertDecisions(db, keptDecisions);
+      else if (keptDecisions.length === 0) await insertEvents(db, kept);
+      else {
+        await db.transaction(async (trx) => {
+          await insertEvents(trx, kept);
+          await insertDecisions(trx, keptDecisions);
+        });
+      }
       decisionMetrics.committed(keptDecisions);
     };
     const maintenance = setInterval(() => {
