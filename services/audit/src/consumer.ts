@@ -191,7 +191,7 @@ export class AuditConsumer {
   }
 
   private async consume(consumer: Consumer): Promise<void> {
-    let next: Promise<Fetched> | undefined = this.fetch(consumer);
+    let next: Promise<Fetched> | undefined = this.fetch(consumer, this.opts.batchSize);
     // Stores (each with its acks) under way while the next batch is fetched and decoded; the first failure.
     const storing = new Set<Promise<void>>();
     const failed: { err?: Error } = {};
@@ -205,7 +205,7 @@ export class AuditConsumer {
     while (next !== undefined && failed.err === undefined) {
       const fetched: Fetched = await next;
       // Fetch the next batch while this one waits for a free store (unless stopping or the fetch failed).
-      next = this.stopping || fetched.err !== undefined ? undefined : this.fetch(consumer);
+      next = this.stopping || fetched.err !== undefined ? undefined : this.fetch(consumer, this.nextBatchSize(fetched.msgs));
       if (fetched.msgs.length > 0) {
         while (storing.size >= STORES_IN_FLIGHT && failed.err === undefined) await Promise.race(storing);
         if (failed.err === undefined) store(fetched);
@@ -223,14 +223,24 @@ export class AuditConsumer {
   }
 
   /**
+   * How many messages to ask for next: the events left on the stream after the last message (its
+   * `pending`), up to a batch. A fetch ends when it has all it asked for or when it expires, so
+   * asking a full batch for the last few events of a backlog would hold them back until then.
+   */
+  private nextBatchSize(msgs: JsMsg[]): number {
+    const pending = msgs.at(-1)?.info.pending ?? 0;
+    return pending > 0 ? Math.min(pending, this.opts.batchSize) : this.opts.batchSize;
+  }
+
+  /**
    * Fetches a batch, decoding each message as it arrives: while the previous batch is stored, its
    * decoding runs in small steps between the store's round trips rather than in one block before them.
    */
-  private async fetch(consumer: Consumer): Promise<Fetched> {
+  private async fetch(consumer: Consumer, maxMessages: number): Promise<Fetched> {
     const msgs: JsMsg[] = [];
     const batch: EventBatch = { trail: [], decisions: [] };
     try {
-      const iter = await consumer.fetch({ max_messages: this.opts.batchSize, expires: this.opts.expiresMs });
+      const iter = await consumer.fetch({ max_messages: maxMessages, expires: this.opts.expiresMs });
       for await (const m of iter) {
         msgs.push(m);
         this.decode(m, batch);

@@ -3,7 +3,8 @@
  * two batches are stored at once (the next ones fetched meanwhile), a batch's messages are acked
  * only once its own store has resolved, whatever the order the stores end in, and a failed store
  * hands its batch, and every batch fetched and not yet stored, back for redelivery, so each event
- * ends in exactly one successful store.
+ * ends in exactly one successful store. The last batch of a backlog is asked for at its size, so
+ * its fetch does not wait for more events until it expires.
  */
 import { createLogger, createRegistry } from '@arbiter/service-kit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,8 +17,10 @@ const DURABLE = 'pipeline';
 let t: TestEnv | undefined;
 let consumer: AuditConsumer | undefined;
 afterEach(async () => {
-  await consumer?.stop();
+  // Stopping waits for the fetch under way; closing the environment (the stream deleted) ends it.
+  const stopped = consumer?.stop();
   await t?.close();
+  await stopped;
 });
 
 /** A store call the test ends: `ids` the batch's event ids. */
@@ -88,5 +91,27 @@ describe('the audit consumer', () => {
     expect((await info()).num_pending).toBe(0);
     expect(await metrics.metrics()).toMatch(/^arbiter_audit_consumer_failures_total\{service="audit"\} 1$/m);
     expect(await metrics.metrics()).toMatch(new RegExp(`^arbiter_audit_events_ingested_total\\{service="audit"\\} ${events.length}$`, 'm'));
+  });
+
+  it('stores the last, partial batch of a backlog without waiting for its fetch to expire', async () => {
+    t = await startTestEnv();
+    const env = t;
+    const events = Array.from({ length: 2 * BATCH + 5 }, () => event('edited', { orgId: 'backlog' }));
+    await env.publish(events);
+    const stored: string[] = [];
+    consumer = new AuditConsumer(
+      env.client.nc,
+      // A fetch of a full batch would wait a minute for the 5 events missing from the last one.
+      { prefix: env.prefix, durable: DURABLE, batchSize: BATCH, expiresMs: 60_000, ackWaitMs: 30_000, timeoutMs: 5000 },
+      (batch) => {
+        stored.push(...batch.trail.map((e) => e.eventId));
+        return Promise.resolve();
+      },
+      createLogger({ service: 'audit-test', level: 'silent' }),
+      createRegistry('audit'),
+    );
+    consumer.start();
+    await expect.poll(() => stored.length, { timeout: 10_000 }).toBe(events.length);
+    expect(new Set(stored)).toEqual(new Set(events.map((e) => e.eventId)));
   });
 });
