@@ -247,7 +247,7 @@ export class AuditConsumer {
       }
       return { msgs, batch };
     } catch (err) {
-      return { msgs, batch, err: err instanceof Error ? err : new Error(String(err)) };
+      return { msgs, batch, err: asError(err) };
     }
   }
 
@@ -269,9 +269,14 @@ export class AuditConsumer {
       await this.store(batch);
     } catch (err) {
       redeliver(msgs);
-      return err instanceof Error ? err : new Error(String(err));
+      return asError(err);
     }
-    for (const m of msgs) m.ack();
+    try {
+      for (const m of msgs) m.ack();
+    } catch (err) {
+      // The connection is closed: the messages not acked come back once their ack wait is over.
+      return asError(err);
+    }
     this.ingested.inc(batch.trail.length + batch.decisions.length);
     this.lastLag = msgs[msgs.length - 1]?.info.pending ?? this.lastLag;
     this.batchSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
@@ -279,9 +284,20 @@ export class AuditConsumer {
   }
 }
 
-/** Asks JetStream to deliver these messages again, after a pause. */
+/**
+ * Asks JetStream to deliver these messages again, after a pause. Never throws (it runs in promise
+ * callbacks): on a closed connection the messages come back once their ack wait is over.
+ */
 function redeliver(msgs: JsMsg[]): void {
-  for (const m of msgs) m.nak(RETRY_MS);
+  try {
+    for (const m of msgs) m.nak(RETRY_MS);
+  } catch {
+    // see above
+  }
+}
+
+function asError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 function sleep(ms: number): Promise<void> {
