@@ -1,8 +1,9 @@
 import {
   ArbiterError,
-  DecisionPage,
   DecisionSubject,
   hasCapability,
+  type DecisionHistoryEntry,
+  type DecisionHistoryHeader,
   type DecisionRecord,
   type ImpactReport,
   type ImpactRequest,
@@ -34,7 +35,7 @@ const FLOW_ITEMS_PER_CALL = 4;
 /** What {@link ImpactService} needs. */
 export interface ImpactDeps {
   db: Knex;
-  bus: Pick<Bus, 'request'>;
+  bus: Pick<Bus, 'requestFrame'>;
   evals: EvalClient;
   registry: RegistryPort;
   timeoutMs: number;
@@ -57,10 +58,16 @@ interface Replayed {
   maskedRead?: boolean;
 }
 
+/** A decision of the history: what a replay compares, and its masked input as the audit service sent it. */
+interface Recorded {
+  entry: DecisionHistoryEntry;
+  input: Uint8Array;
+}
+
 /** Decisions replayed by one call: a `now` they share. */
 interface Batch {
   now: string;
-  decisions: DecisionRecord[];
+  decisions: Recorded[];
 }
 
 const decoder = new TextDecoder();
@@ -108,7 +115,7 @@ export class ImpactService {
     let cursor: string | undefined;
     let left = req.limit;
     while (left > 0) {
-      const page = await this.deps.bus.request(
+      const page = await this.deps.bus.requestFrame(
         DecisionSubject.history,
         {
           principal: p,
@@ -118,13 +125,15 @@ export class ImpactService {
           ...(req.to !== undefined ? { to: req.to } : {}),
           ...(cursor !== undefined ? { cursor } : {}),
         },
-        DecisionPage,
         { timeoutMs: this.deps.timeoutMs },
       );
-      await this.replay(p, kind, record.recordId, page.items, report, requestId);
-      left -= page.items.length;
-      if (page.nextCursor === null || page.items.length === 0) break;
-      cursor = page.nextCursor;
+      // The audit service's contract (its tests hold it); the inputs stay bytes, forwarded as they are.
+      const { entries, nextCursor } = page.header as DecisionHistoryHeader;
+      const decisions = entries.map((entry, i) => ({ entry, input: page.items[i] }));
+      await this.replay(p, kind, record.recordId, decisions, report, requestId);
+      left -= decisions.length;
+      if (nextCursor === null || decisions.length === 0) break;
+      cursor = nextCursor;
     }
     await saveImpactReport(this.deps.db, p.orgId, report);
     return report;
@@ -139,7 +148,7 @@ export class ImpactService {
     p: Principal,
     kind: RunnableKind,
     recordId: string,
-    decisions: DecisionRecord[],
+    decisions: Recorded[],
     report: ImpactReport,
     requestId?: string,
   ): Promise<void> {
@@ -157,21 +166,21 @@ export class ImpactService {
           timeoutMs: this.deps.timeoutMs,
           ...(requestId !== undefined ? { requestId } : {}),
         },
-        b.decisions.map((d) => JSON.stringify(d.input)),
+        b.decisions.map((d) => d.input),
       );
-      b.decisions.forEach((d, i) => count(report, d, answers[i]));
+      b.decisions.forEach((d, i) => count(report, kind, d, answers[i]));
     };
     await withinJobs(batches, jobs, JOBS_IN_FLIGHT, send);
   }
 }
 
 /** The decisions grouped by `now`, in groups of at most `size`. */
-function batchesOf(decisions: DecisionRecord[], size: number): Batch[] {
-  const byNow = new Map<string, DecisionRecord[]>();
+function batchesOf(decisions: Recorded[], size: number): Batch[] {
+  const byNow = new Map<string, Recorded[]>();
   for (const d of decisions) {
-    const list = byNow.get(d.now);
+    const list = byNow.get(d.entry.now);
     if (list) list.push(d);
-    else byNow.set(d.now, [d]);
+    else byNow.set(d.entry.now, [d]);
   }
   const batches: Batch[] = [];
   for (const [now, list] of byNow) {
@@ -211,7 +220,8 @@ async function withinJobs<T>(batches: T[], jobs: (b: T) => number, limit: number
 }
 
 /** Counts one replayed decision in the report. */
-function count(report: ImpactReport, d: DecisionRecord, answer: Uint8Array | ArbiterError): void {
+function count(report: ImpactReport, kind: RunnableKind, recorded: Recorded, answer: Uint8Array | ArbiterError): void {
+  const d = recorded.entry;
   report.replayed++;
   if (answer instanceof ArbiterError) {
     report.errors++;
@@ -222,7 +232,7 @@ function count(report: ImpactReport, d: DecisionRecord, answer: Uint8Array | Arb
     report.unreplayable++;
     return;
   }
-  const flow = d.kind === 'flow';
+  const flow = kind === 'flow';
   const before: Side = { result: d.result, errorCode: d.errorCode, outcomes: d.outcomes ?? {}, ...(flow ? { path: d.path ?? [] } : {}) };
   const after: Side = {
     result: body.result,
@@ -248,5 +258,12 @@ function count(report: ImpactReport, d: DecisionRecord, answer: Uint8Array | Arb
   report.changed++;
   const transition = `${from}→${to}`;
   report.transitions[transition] = (report.transitions[transition] ?? 0) + 1;
-  if (report.examples.length < MAX_EXAMPLES) report.examples.push({ decisionId: d.decisionId, at: d.at, before, after, input: d.input });
+  if (report.examples.length < MAX_EXAMPLES)
+    report.examples.push({
+      decisionId: d.decisionId,
+      at: d.at,
+      before,
+      after,
+      input: JSON.parse(decoder.decode(recorded.input)) as Record<string, unknown>,
+    });
 }
