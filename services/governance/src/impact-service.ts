@@ -13,6 +13,7 @@ import {
 import type { Bus, EvalClient } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { v7 } from 'uuid';
+import { Pacer } from './pacer.js';
 import type { RegistryPort } from './registry-port.js';
 import { saveImpactReport } from './repositories/impact-reports.js';
 
@@ -39,6 +40,8 @@ export interface ImpactDeps {
   evals: EvalClient;
   registry: RegistryPort;
   timeoutMs: number;
+  /** Decisions an analysis replays per second at most (`GOVERNANCE_IMPACT_REPLAYS_PER_SECOND`; 0: as fast as it can). */
+  replaysPerSecond: number;
 }
 
 /** One side of a decision as compared. */
@@ -112,6 +115,7 @@ export class ImpactService {
       outcomes: {},
       examples: [],
     };
+    const pacer = new Pacer(this.deps.replaysPerSecond);
     let cursor: string | undefined;
     let left = req.limit;
     while (left > 0) {
@@ -130,7 +134,7 @@ export class ImpactService {
       // The audit service's contract (its tests hold it); the inputs stay bytes, forwarded as they are.
       const { entries, nextCursor } = page.header as DecisionHistoryHeader;
       const decisions = entries.map((entry, i) => ({ entry, input: page.items[i] }));
-      await this.replay(p, kind, record.recordId, decisions, report, requestId);
+      await this.replay(p, kind, record.recordId, decisions, report, pacer, requestId);
       left -= decisions.length;
       if (nextCursor === null || decisions.length === 0) break;
       cursor = nextCursor;
@@ -150,11 +154,13 @@ export class ImpactService {
     recordId: string,
     decisions: Recorded[],
     report: ImpactReport,
+    pacer: Pacer,
     requestId?: string,
   ): Promise<void> {
     const batches = batchesOf(decisions, kind === 'flow' ? FLOW_ITEMS_PER_CALL : PAGE);
     const jobs = (b: Batch): number => (kind === 'flow' ? b.decisions.length : 1);
     const send = async (b: Batch): Promise<void> => {
+      await pacer.take(b.decisions.length);
       const answers = await this.deps.evals.many(
         {
           subject: kind === 'policy' ? 'exec.stored.policy.record' : 'exec.stored.flow.record',
