@@ -32,6 +32,11 @@ const MAX_LABEL = 200;
 const JOBS_IN_FLIGHT = 16;
 /** Flow decisions replayed per call: their items run side by side, a job each. */
 const FLOW_ITEMS_PER_CALL = 4;
+/**
+ * Policy decisions replayed per call (one job): small enough that a call is a short piece of work
+ * for each process on the way, so the pace ({@link Pacer}) spreads the analysis evenly in time.
+ */
+const POLICY_ITEMS_PER_CALL = 50;
 
 /** What {@link ImpactService} needs. */
 export interface ImpactDeps {
@@ -67,9 +72,8 @@ interface Recorded {
   input: Uint8Array;
 }
 
-/** Decisions replayed by one call: a `now` they share. */
+/** Decisions replayed by one call, each at its own `now`. */
 interface Batch {
-  now: string;
   decisions: Recorded[];
 }
 
@@ -144,8 +148,8 @@ export class ImpactService {
   }
 
   /**
-   * Replays one page. Decisions sharing a `now` go in one call (a flow's in calls of
-   * {@link FLOW_ITEMS_PER_CALL}); calls are sent as jobs free up, at most {@link JOBS_IN_FLIGHT}
+   * Replays one page, in calls of {@link POLICY_ITEMS_PER_CALL} decisions (a flow's
+   * {@link FLOW_ITEMS_PER_CALL}), each decision at its own `now`; calls are sent as jobs free up, at most {@link JOBS_IN_FLIGHT}
    * jobs at a time.
    */
   private async replay(
@@ -157,7 +161,7 @@ export class ImpactService {
     pacer: Pacer,
     requestId?: string,
   ): Promise<void> {
-    const batches = batchesOf(decisions, kind === 'flow' ? FLOW_ITEMS_PER_CALL : PAGE);
+    const batches = batchesOf(decisions, kind === 'flow' ? FLOW_ITEMS_PER_CALL : POLICY_ITEMS_PER_CALL);
     const jobs = (b: Batch): number => (kind === 'flow' ? b.decisions.length : 1);
     const send = async (b: Batch): Promise<void> => {
       await pacer.take(b.decisions.length);
@@ -167,7 +171,7 @@ export class ImpactService {
           principal: p,
           id: recordId,
           trace: false,
-          now: b.now,
+          nows: b.decisions.map((d) => d.entry.now),
           replay: true,
           timeoutMs: this.deps.timeoutMs,
           ...(requestId !== undefined ? { requestId } : {}),
@@ -180,18 +184,10 @@ export class ImpactService {
   }
 }
 
-/** The decisions grouped by `now`, in groups of at most `size`. */
+/** The decisions in groups of at most `size`. */
 function batchesOf(decisions: Recorded[], size: number): Batch[] {
-  const byNow = new Map<string, Recorded[]>();
-  for (const d of decisions) {
-    const list = byNow.get(d.entry.now);
-    if (list) list.push(d);
-    else byNow.set(d.entry.now, [d]);
-  }
   const batches: Batch[] = [];
-  for (const [now, list] of byNow) {
-    for (let i = 0; i < list.length; i += size) batches.push({ now, decisions: list.slice(i, i + size) });
-  }
+  for (let i = 0; i < decisions.length; i += size) batches.push({ decisions: decisions.slice(i, i + size) });
   return batches;
 }
 
