@@ -23,7 +23,7 @@
 
 import http from 'node:http';
 import os from 'node:os';
-import { DecisionPage, DecisionSubject, DEFAULT_DECISIONS_PER_SECOND, type Principal } from '@arbiter/contracts';
+import { DecisionSubject, type DecisionHistoryHeader, DEFAULT_DECISIONS_PER_SECOND, type Principal } from '@arbiter/contracts';
 import { companionDatabaseUrl, connectBus, createLogger } from '@arbiter/service-kit';
 import { eventually, startNatsServer, startRedisServer, type OwnServer } from '@arbiter/test-kit';
 import knex, { type Knex } from 'knex';
@@ -663,15 +663,15 @@ async function main(): Promise<void> {
           let cursor: string | undefined;
           let read = 0;
           while (read < HISTORY) {
-            const page = await bus.request(
+            const page = await bus.requestFrame(
               DecisionSubject.history,
               { principal, baseId: history.baseId, limit: Math.min(1000, HISTORY - read), ...(cursor !== undefined ? { cursor } : {}) },
-              DecisionPage,
               { timeoutMs: 30_000 },
             );
+            const { nextCursor } = page.header as DecisionHistoryHeader;
             read += page.items.length;
-            if (page.nextCursor === null || page.items.length === 0) break;
-            cursor = page.nextCursor;
+            if (nextCursor === null || page.items.length === 0) break;
+            cursor = nextCursor;
           }
           historyReads.push(performance.now() - started);
         }

@@ -108,7 +108,7 @@ describe('work whose caller has gone', () => {
   beforeAll(async () => {
     short = await startStack({
       services: ['execution', 'gateway'],
-      env: { EXEC_POOL_SIZE: '1', ENGINE_TIMEOUT_MS: '1000', RUN_BATCH_MAX_ITEMS: '1000' },
+      env: { EXEC_POOL_SIZE: '1', ENGINE_TIMEOUT_MS: '1000', RUN_BATCH_MAX_ITEMS: '1000', EXEC_STEP_BUDGET: '1000000000' },
     });
   }, 60_000);
   afterAll(async () => {
@@ -124,10 +124,12 @@ describe('work whose caller has gone', () => {
   };
 
   it('is dropped, not run: a 1,000-item batch of slow items answers timeout per item and the execution service stops with it', async () => {
-    // ~1,000,000 steps an item without a trace: tens of ms each, so the whole call is far more work than the 1 s deadline.
+    // 200³ = 8·10⁶ steps an item without a trace (the budget raised for it): 16–100 ms each under
+    // Node 24, so at most ~60 run before the 1 s deadline and the whole call is far more work.
+    // (100³ steps took ~2 ms warm: 500 items ran before the deadline on a fast machine.)
     const rule =
       'A **x** is slow if any of the __n__ of the **x** where (any of the __n__ of the **x** where (any of the __n__ of the **x** where (its is greater than 1000000))).';
-    const item = { x: { n: Array.from({ length: 100 }, (_, i) => i) } };
+    const item = { x: { n: Array.from({ length: 200 }, (_, i) => i) } };
     const warm = await call(short, 'POST', '/run', { key: short.adminKey, body: { rule, data: { x: { n: [1] } }, trace: false } });
     expect(warm.status).toBe(200);
     const evaluated = async () => (await metric('arbiter_exec_cache_hits_total')) + (await metric('arbiter_exec_compiles_total'));

@@ -169,6 +169,31 @@ export const DecisionHistoryRequest = z.strictObject({
 });
 export type DecisionHistoryRequest = z.infer<typeof DecisionHistoryRequest>;
 
+/** What a replay compares of one decision of a history page: the record without its input, caller and ids. */
+export const DecisionHistoryEntry = DecisionRecord.pick({
+  decisionId: true,
+  at: true,
+  now: true,
+  result: true,
+  outcomes: true,
+  path: true,
+  errorCode: true,
+});
+export type DecisionHistoryEntry = z.infer<typeof DecisionHistoryEntry>;
+
+/**
+ * The header of an `audit.decisions.history` reply, a frame (service-kit `frame.ts`): `entries[i]`
+ * describes decision `i`, whose masked input is the frame's item `i` as the database wrote it, so
+ * an impact analysis hands each input to the execution service without decoding it. Not validated
+ * per reply: the audit service's tests hold its replies to this shape.
+ */
+export const DecisionHistoryHeader = z.object({
+  entries: z.array(DecisionHistoryEntry),
+  nextCursor: z.string().nullable(),
+  ends: z.array(z.number().int().min(0)),
+});
+export type DecisionHistoryHeader = z.infer<typeof DecisionHistoryHeader>;
+
 /** Why a decision record was dropped (docs/decisions.md): the outbox was full or unwritable, the buffer was full, the org's settings could not be read. */
 export const DecisionDropReason = z.enum(['outbox', 'buffer', 'settings']);
 export type DecisionDropReason = z.infer<typeof DecisionDropReason>;

@@ -58,6 +58,11 @@ export const EvalGroup = z.strictObject({
   id: z.string().max(200).optional(),
   trace: z.boolean(),
   now: z.iso.datetime({ offset: true }).optional(),
+  /** Each item's evaluation clock (a replay of decisions made at different times): `n` of them; `now` is then unused. */
+  nows: z
+    .array(z.iso.datetime({ offset: true }))
+    .max(EXEC_BATCH_MAX_ITEMS)
+    .optional(),
   requestId: z.string().max(200).optional(),
   /**
    * A replay of recorded decisions (impact analysis; stored policy runs only): run at `now`, as the

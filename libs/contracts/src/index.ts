@@ -232,6 +232,8 @@ export {
   DecisionGetRequest,
   DecisionIdParams,
   DecisionHistoryRequest,
+  DecisionHistoryEntry,
+  DecisionHistoryHeader,
   DecisionDropReason,
   MAX_DROPS_PER_REPORT,
   DecisionDropsReport,

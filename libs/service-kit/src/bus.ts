@@ -6,10 +6,19 @@ import { busMetrics } from './metrics.js';
 import { connectNats, type NatsSecurity, type NatsTuning } from './nats.js';
 import { BusClient, type RequestOptions } from './bus/client.js';
 import { BusServer, type ServiceDef } from './bus/server.js';
+import type { DecodedFrame } from './frame.js';
 
 export { REQUEST_ID_HEADER } from './bus/headers.js';
 export { BusClient, type RequestOptions } from './bus/client.js';
-export { BusServer, defineEndpoint, type EndpointDef, type HandlerContext, type RawEndpointDef, type ServiceDef } from './bus/server.js';
+export {
+  BusServer,
+  defineEndpoint,
+  ReplyBytes,
+  type EndpointDef,
+  type HandlerContext,
+  type RawEndpointDef,
+  type ServiceDef,
+} from './bus/server.js';
 
 /** The NATS connection of one service process, with prefixed subjects and JSON envelopes. */
 export interface Bus {
@@ -34,6 +43,13 @@ export interface Bus {
    * Throws as {@link request} does.
    */
   requestData(name: string, payload: unknown, opts?: RequestOptions): Promise<Uint8Array>;
+  /**
+   * Sends `payload` as JSON and decodes the reply as a frame (an endpoint answering
+   * {@link ReplyBytes}): its header unchecked beyond `ends` (the endpoint's contract, checked by its
+   * tests) and views of its items. Throws as {@link request} does; `internal` for a reply that is
+   * not a frame.
+   */
+  requestFrame(name: string, payload: unknown, opts?: RequestOptions): Promise<DecodedFrame>;
   /**
    * Starts a `@nats-io/services` service whose endpoints validate requests with zod and always reply
    * with an envelope: `bad_request` for a bad body, the thrown {@link ArbiterError}, or `internal`
@@ -97,6 +113,10 @@ class NatsBus implements Bus {
 
   requestData(name: string, payload: unknown, opts?: RequestOptions): Promise<Uint8Array> {
     return this.client.requestData(name, payload, opts);
+  }
+
+  requestFrame(name: string, payload: unknown, opts?: RequestOptions): Promise<DecodedFrame> {
+    return this.client.requestFrame(name, payload, opts);
   }
 
   serve(def: ServiceDef): Promise<void> {

@@ -15,6 +15,8 @@ import { encodeFrame, frameHeader, type FrameItem } from './frame.js';
 const HEADER_ROOM = 8192;
 /** Bytes a group's header entry takes at most, besides its rule. */
 const GROUP_BYTES = 256;
+/** Bytes an item's clock takes in its group's `nows`, at most (an ISO 8601 time with an offset, quoted, and a comma). */
+const NOW_BYTES = 40;
 /** Max payload assumed before the server has said (NATS's default). */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
@@ -29,6 +31,8 @@ export interface EvalSpec {
   trace: boolean;
   /** The evaluation clock (ISO 8601); the current time when absent. */
   now?: string;
+  /** Each item's evaluation clock instead (a replay of decisions made at different times): one per item. */
+  nows?: readonly string[];
   requestId?: string;
   /** A replay of recorded decisions (`EvalGroup.replay`). */
   replay?: boolean;
@@ -114,6 +118,7 @@ class FrameBuilder {
       ...(spec.id !== undefined ? { id: spec.id } : {}),
       trace: spec.trace,
       ...(spec.now !== undefined ? { now: spec.now } : {}),
+      ...(spec.nows !== undefined ? { nows: spec.nows.slice(from, to) } : {}),
       ...(spec.requestId !== undefined ? { requestId: spec.requestId } : {}),
       ...(spec.replay === true ? { replay: true } : {}),
       timeoutMs: spec.timeoutMs,
@@ -221,7 +226,7 @@ export class EvalClient {
       let headerBytes = frame.headerCost(call.spec, aloneCost);
       for (let i = 0; i < call.items.length; i++) {
         const item = call.items[i];
-        const size = typeof item === 'string' ? Buffer.byteLength(item, 'utf8') : item.byteLength;
+        const size = (typeof item === 'string' ? Buffer.byteLength(item, 'utf8') : item.byteLength) + (call.spec.nows ? NOW_BYTES : 0);
         if (aloneCost + size > room) {
           // Too large even alone: the bus would refuse it, so it is refused here (the others go on).
           if (i > from) frame.add(call, from, i, bytes, headerBytes);
@@ -307,8 +312,9 @@ export class EvalClient {
   private retry(call: Call, indexes: number[], perFrame: number): void {
     const now = indexes.slice(0, perFrame);
     const later = indexes.slice(perFrame);
+    const { nows } = call.spec;
     this.pending.push({
-      spec: call.spec,
+      spec: nows === undefined ? call.spec : { ...call.spec, nows: now.map((i) => nows[i]) },
       items: now.map((i) => call.items[i]),
       answers: [],
       left: now.length,

@@ -1,4 +1,4 @@
-import { ArbiterError } from '@arbiter/contracts';
+import { ArbiterError, type WireError } from '@arbiter/contracts';
 
 /**
  * The framing of messages that carry many items (`exec.eval` requests and replies): one header line
@@ -18,9 +18,10 @@ export type FrameItem = string | Uint8Array;
 
 /**
  * Encodes `header` plus `ends` (computed here) and the items. One pass to size the items, one
- * write of each: strings are encoded straight into the frame.
+ * write of each: strings are encoded straight into the frame. `rawFields` are header fields whose
+ * values are JSON texts already (built by the database, say): written as they are, never parsed.
  */
-export function encodeFrame(header: Record<string, unknown>, items: readonly FrameItem[]): Buffer {
+export function encodeFrame(header: Record<string, unknown>, items: readonly FrameItem[], rawFields?: Record<string, string>): Buffer {
   const ends = new Array<number>(items.length);
   let offset = 0;
   for (let i = 0; i < items.length; i++) {
@@ -28,7 +29,11 @@ export function encodeFrame(header: Record<string, unknown>, items: readonly Fra
     offset += typeof item === 'string' ? Buffer.byteLength(item, 'utf8') : item.byteLength;
     ends[i] = offset;
   }
-  const head = JSON.stringify({ ...header, ends });
+  let head = JSON.stringify({ ...header, ends });
+  if (rawFields !== undefined) {
+    const raw = Object.entries(rawFields).map(([name, json]) => `${JSON.stringify(name)}:${json}`);
+    if (raw.length > 0) head = `${head.slice(0, -1)},${raw.join(',')}}`;
+  }
   const headBytes = Buffer.byteLength(head, 'utf8');
   const out = Buffer.allocUnsafe(headBytes + 1 + offset);
   out.write(head, 0, 'utf8');
@@ -71,6 +76,28 @@ export function decodeFrame(bytes: Uint8Array): DecodedFrame {
   if (header === null || typeof header !== 'object' || Array.isArray(header)) {
     throw new ArbiterError('bad_request', 'malformed frame: the header is not an object');
   }
+  return itemsOf(header as Record<string, unknown>, bytes, bodyStart);
+}
+
+/**
+ * Decodes a frame a service answered (a handler's {@link ReplyBytes}): the remote error when the
+ * reply is an error envelope, `internal` when it is not a frame.
+ */
+export function decodeFrameReply(bytes: Uint8Array, name: string): DecodedFrame {
+  const { header, bodyStart } = frameHeader(bytes);
+  if (header === null || typeof header !== 'object' || Array.isArray(header)) {
+    throw new ArbiterError('internal', `malformed reply from \`${name}\``);
+  }
+  const h = header as { ok?: unknown; error?: WireError };
+  if (h.ok === false && h.error !== undefined) throw ArbiterError.fromWire(h.error);
+  try {
+    return itemsOf(header as Record<string, unknown>, bytes, bodyStart);
+  } catch (err) {
+    throw new ArbiterError('internal', `malformed reply from \`${name}\``, undefined, { cause: err });
+  }
+}
+
+function itemsOf(header: Record<string, unknown>, bytes: Uint8Array, bodyStart: number): DecodedFrame {
   const ends = (header as { ends?: unknown }).ends;
   if (!Array.isArray(ends)) throw new ArbiterError('bad_request', 'malformed frame: the header has no `ends`');
   const bodyLength = bytes.byteLength - bodyStart;
@@ -85,5 +112,5 @@ export function decodeFrame(bytes: Uint8Array): DecodedFrame {
     from = to;
   }
   if (from !== bodyLength) throw new ArbiterError('bad_request', 'malformed frame: bytes after the last item');
-  return { header: header as Record<string, unknown>, items };
+  return { header, items };
 }

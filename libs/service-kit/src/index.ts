@@ -25,6 +25,7 @@ export {
 export {
   connectBus,
   defineEndpoint,
+  ReplyBytes,
   REQUEST_ID_HEADER,
   type Bus,
   type EndpointDef,
@@ -35,7 +36,7 @@ export {
 } from './bus.js';
 export { connectServiceBus } from './service-bus.js';
 export { EvalClient, decodeReply, type EvalSpec, type EvalAnswer, type EvalClientOptions, type EvalClientStats } from './eval-client.js';
-export { encodeFrame, decodeFrame, frameHeader, type FrameItem, type DecodedFrame } from './frame.js';
+export { encodeFrame, decodeFrame, decodeFrameReply, frameHeader, type FrameItem, type DecodedFrame } from './frame.js';
 export { startOpsServer, type OpsServer } from './ops-server.js';
 export { createRegistry } from './metrics.js';
 export { onShutdown, type ShutdownOptions } from './shutdown.js';

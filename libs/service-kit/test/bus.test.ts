@@ -2,7 +2,8 @@ import { ArbiterError, isArbiterError } from '@arbiter/contracts';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { connectBus, defineEndpoint, type Bus } from '../src/bus.js';
+import { connectBus, defineEndpoint, ReplyBytes, type Bus } from '../src/bus.js';
+import { encodeFrame } from '../src/frame.js';
 import { testServers } from '@arbiter/test-kit';
 import { memoryLogger, randomPrefix } from './helpers.js';
 
@@ -75,6 +76,11 @@ beforeAll(async () => {
           return data;
         },
       },
+      frame: defineEndpoint({
+        subject: 'calc.frame',
+        request: Sum,
+        handler: async (req) => new ReplyBytes(encodeFrame({ sum: req.a + req.b }, ['{"a":1}', '[2]'], { raw: '{"x":[1,2]}' })),
+      }),
       slow: {
         subject: 'calc.slow',
         request: z.object({}),
@@ -102,6 +108,16 @@ describe('Bus', () => {
 
   it('sends JSON and returns the validated reply data', async () => {
     await expect(client.request('calc.sum', { a: 2, b: 3 }, SumReply)).resolves.toEqual({ sum: 5 });
+  });
+
+  it("answers a handler's ReplyBytes as they are: requestFrame decodes the frame, and an error envelope as its error", async () => {
+    const frame = await client.requestFrame('calc.frame', { a: 2, b: 3 });
+    expect(frame.header).toEqual({ sum: 5, ends: [7, 10], raw: { x: [1, 2] } });
+    expect(frame.items.map((item) => new TextDecoder().decode(item))).toEqual(['{"a":1}', '[2]']);
+    expect((await caught(client.requestFrame('calc.frame', { a: 'x' }))).code).toBe('bad_request');
+    expect((await caught(client.requestFrame('calc.conflict', {}))).code).toBe('conflict');
+    // A reply that is not a frame (an envelope around a value) is the server's fault.
+    expect((await caught(client.requestFrame('calc.sum', { a: 2, b: 3 }))).code).toBe('internal');
   });
 
   it("returns a reply's data as raw JSON without decoding it (requestData), and an error envelope as its error", async () => {

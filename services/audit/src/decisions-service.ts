@@ -15,10 +15,10 @@ import {
   type DecisionSettingsPutRequest,
   type Principal,
 } from '@arbiter/contracts';
-import { cursorField, decodeCursor, encodeCursor, type Db } from '@arbiter/service-kit';
+import { cursorField, decodeCursor, encodeCursor, encodeFrame, ReplyBytes, type Db } from '@arbiter/service-kit';
 import { z } from 'zod';
 import { addDropsReport, countBaseDecisions, readBaseDrops } from './repositories/decision-stats.js';
-import { getDecision, queryDecisions, readSettings, writeSettings, type DecisionRow } from './repositories/decisions.js';
+import { getDecision, historyRows, queryDecisions, readSettings, writeSettings, type DecisionRow } from './repositories/decisions.js';
 
 /** The parsed `audit.decisions.query` request (defaults applied). */
 export type DecisionQueryInput = z.output<typeof DecisionQueryRequest>;
@@ -92,15 +92,16 @@ export async function readDecision(db: Db, req: DecisionGetRequest): Promise<Dec
 
 /**
  * A page of one base's decisions for an impact analysis (newest first): callers who may edit (the
- * governance service checks the record's own rights first). Pages stop early past ~512 KB so they
- * fit a bus message.
+ * governance service checks the record's own rights first). The reply is a frame
+ * (`DecisionHistoryHeader`): the entries in its header, the masked inputs as its items, all as
+ * PostgreSQL wrote them. Pages stop early past ~512 KB so they fit a bus message.
  */
-export async function decisionHistory(db: Db, req: DecisionHistoryRequest): Promise<DecisionPage> {
+export async function decisionHistory(db: Db, req: DecisionHistoryRequest): Promise<ReplyBytes> {
   if (!hasCapability(req.principal, 'edit')) {
     throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot analyse the impact of a change`);
   }
   const before = req.cursor !== undefined ? decodeCursor(req.cursor, DecisionCursor) : undefined;
-  const rows = await queryDecisions(db, {
+  const rows = await historyRows(db, {
     orgId: req.principal.orgId,
     baseId: req.baseId,
     ...(req.from !== undefined ? { from: new Date(req.from) } : {}),
@@ -108,17 +109,19 @@ export async function decisionHistory(db: Db, req: DecisionHistoryRequest): Prom
     ...(before ? { before: { at: new Date(before.at), id: before.id } } : {}),
     limit: req.limit + 1,
   });
-  const items: DecisionRecord[] = [];
+  const entries: string[] = [];
+  const inputs: string[] = [];
   let bytes = 0;
   for (const row of rows.slice(0, req.limit)) {
-    const record = toDecisionRecord(row);
-    bytes += JSON.stringify(record.input).length + 400;
-    items.push(record);
+    entries.push(row.entry);
+    inputs.push(row.input);
+    bytes += Buffer.byteLength(row.input) + Buffer.byteLength(row.entry);
     if (bytes > HISTORY_PAGE_BYTES) break;
   }
-  const more = rows.length > items.length;
-  const last = rows[items.length - 1];
-  return { items, nextCursor: more && last ? encodeCursor({ at: last.at.toISOString(), id: last.decision_id }) : null };
+  const more = rows.length > entries.length;
+  const last = rows[entries.length - 1];
+  const nextCursor = more && last ? encodeCursor({ at: last.at_iso, id: last.decision_id }) : null;
+  return new ReplyBytes(encodeFrame({ nextCursor }, inputs, { entries: `[${entries.join(',')}]` }));
 }
 
 /** Bytes of inputs one history page carries, about (under NATS's 1 MB default payload). */

@@ -5,7 +5,15 @@
  * the org only.
  */
 import { randomUUID } from 'node:crypto';
-import { DecisionPage, DecisionRecord, DecisionSubject, eventSubject, isArbiterError, type ArbiterEvent } from '@arbiter/contracts';
+import {
+  DecisionHistoryHeader,
+  DecisionPage,
+  DecisionRecord,
+  DecisionSubject,
+  eventSubject,
+  isArbiterError,
+  type ArbiterEvent,
+} from '@arbiter/contracts';
 import { rejectionOf } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -127,6 +135,95 @@ describe('decided events', () => {
     const q = (req: unknown) => rejectionOf(t.client.request(DecisionSubject.query, req, z.unknown()), isArbiterError, 'the query');
     expect((await q({ principal: as('editor', { orgId: 'dec-access' }) })).code).toBe('forbidden');
     expect((await q({ principal: as('admin', { orgId: 'dec-access' }), cursor: 'garbage' })).code).toBe('invalid_cursor');
+  });
+});
+
+describe('history pages (audit.decisions.history)', () => {
+  /** Every page of a base's history through the bus, as an impact analysis reads it. */
+  async function readHistory(principal: ReturnType<typeof as>, baseId: string, limit: number) {
+    const pages: Array<{ header: DecisionHistoryHeader; inputs: unknown[] }> = [];
+    let cursor: string | undefined;
+    for (;;) {
+      const frame = await t.client.requestFrame(DecisionSubject.history, {
+        principal,
+        baseId,
+        limit,
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
+      // The contract the governance service relies on without checking it per reply.
+      const header = DecisionHistoryHeader.strict().parse(frame.header);
+      pages.push({ header, inputs: frame.items.map((item) => JSON.parse(new TextDecoder().decode(item))) });
+      if (header.nextCursor === null) return pages;
+      cursor = header.nextCursor;
+    }
+  }
+
+  it('answers frames: entries in the header, the inputs as items, newest first, every decision once across pages', async () => {
+    const start = Date.now() - 120_000;
+    const records = [
+      decided({
+        orgId: 'dec-hist',
+        at: new Date(start).toISOString(),
+        input: { applicant: { name: 'Zoë 日本', card: '***' } },
+        masked: true,
+      }),
+      decided({ orgId: 'dec-hist', at: new Date(start + 1000).toISOString(), result: false, outcomes: { 'theory passed': false } }),
+      decided({ orgId: 'dec-hist', at: new Date(start + 2000).toISOString(), result: false, errorCode: 'budget_exceeded', outcomes: {} }),
+      decided({
+        orgId: 'dec-hist',
+        at: new Date(start + 3000).toISOString(),
+        kind: 'flow',
+        policyId: undefined,
+        flowId: 'flow-1',
+        result: 'approved',
+        outcomes: undefined,
+        path: ['n1', 'n2'],
+        input: { items: [{ card: '***' }, { card: '***' }], n: 1.5, s: 'line\nbreak "quoted"' },
+      }),
+      decided({
+        orgId: 'dec-hist',
+        at: new Date(start + 4000).toISOString(),
+        now: new Date(start - 86_400_000).toISOString(),
+        result: { tier: 'gold', discount: 10 },
+      }),
+    ];
+    await t.publish(records);
+    await expect.poll(() => count('dec-hist'), { timeout: 10_000 }).toBe(records.length);
+    const newestFirst = records.map((e) => e.details as DecisionRecord).reverse();
+
+    const pages = await readHistory(as('editor', { orgId: 'dec-hist' }), 'base-1', 2);
+    expect(pages.map((p) => p.header.entries.length)).toEqual([2, 2, 1]);
+    const entries = pages.flatMap((p) => p.header.entries);
+    expect(entries).toEqual(
+      newestFirst.map((d) => ({
+        decisionId: d.decisionId,
+        at: d.at,
+        now: d.now,
+        result: d.result,
+        errorCode: d.errorCode,
+        ...(d.outcomes !== undefined ? { outcomes: d.outcomes } : {}),
+        ...(d.path !== undefined ? { path: d.path } : {}),
+      })),
+    );
+    expect(pages.flatMap((p) => p.inputs)).toEqual(newestFirst.map((d) => d.input));
+    // One page of all: the same decisions.
+    const whole = await readHistory(as('admin', { orgId: 'dec-hist' }), 'base-1', 1000);
+    expect(whole).toHaveLength(1);
+    expect(whole[0]!.header.entries.map((e) => e.decisionId)).toEqual(newestFirst.map((d) => d.decisionId));
+  });
+
+  it("refuses viewers, answers another org's base as empty, and a bad cursor as invalid_cursor", async () => {
+    await t.publish([decided({ orgId: 'dec-hist-access' })]);
+    await expect.poll(() => count('dec-hist-access'), { timeout: 10_000 }).toBe(1);
+    const history = (principal: ReturnType<typeof as>, extra: Record<string, unknown> = {}) =>
+      t.client.requestFrame(DecisionSubject.history, { principal, baseId: 'base-1', limit: 10, ...extra });
+    const refused = await rejectionOf(history(as('viewer', { orgId: 'dec-hist-access' })), isArbiterError, 'the history');
+    expect(refused.code).toBe('forbidden');
+    const other = await history(as('admin', { orgId: 'dec-hist-other' }));
+    expect(other.items).toEqual([]);
+    expect(DecisionHistoryHeader.parse(other.header)).toEqual({ entries: [], nextCursor: null, ends: [] });
+    const bad = await rejectionOf(history(as('admin', { orgId: 'dec-hist-access' }), { cursor: 'garbage' }), isArbiterError, 'the history');
+    expect(bad.code).toBe('invalid_cursor');
   });
 });
 

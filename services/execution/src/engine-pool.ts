@@ -101,6 +101,8 @@ export interface EvalRequest {
   source: TaskSource;
   trace: boolean;
   now?: string;
+  /** Each item's `now` instead (a replay of decisions made at different times). */
+  nows?: readonly string[];
   reply: ReplyForm;
   items: Uint8Array[];
   /** Steps already used by the run (flow nodes share one budget); default 0. */
@@ -341,6 +343,7 @@ export class EnginePool {
         source: sourceIndex(req.source),
         trace: req.trace,
         ...(req.now !== undefined ? { now: req.now } : {}),
+        ...(req.nows !== undefined ? { nows: req.nows.slice(from, to) } : {}),
         budgetLimit,
         budgetUsed: req.budgetUsed ?? 0,
         reply: req.reply,

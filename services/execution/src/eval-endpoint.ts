@@ -17,7 +17,7 @@ export interface EvalDeps {
 }
 
 /** One group of evaluations: what runs, for whom, on which items (JSON texts as UTF-8). */
-export interface EvalGroupRun extends Pick<EvalSpec, 'subject' | 'principal' | 'rule' | 'id' | 'trace' | 'now'> {
+export interface EvalGroupRun extends Pick<EvalSpec, 'subject' | 'principal' | 'rule' | 'id' | 'trace' | 'now' | 'nows'> {
   items: Uint8Array[];
   /** When the caller stops waiting (the pool's clock). */
   deadline?: number;
@@ -65,7 +65,9 @@ function storedOf(group: EvalGroupRun) {
     trace: group.trace,
     ...(group.deadline !== undefined ? { deadline: group.deadline } : {}),
     ...(group.replyBudget !== undefined ? { replyBudget: group.replyBudget } : {}),
-    ...(group.replay === true ? { replay: true, ...(group.now !== undefined ? { now: group.now } : {}) } : {}),
+    ...(group.replay === true
+      ? { replay: true, ...(group.now !== undefined ? { now: group.now } : {}), ...(group.nows !== undefined ? { nows: group.nows } : {}) }
+      : {}),
   };
 }
 
@@ -140,6 +142,13 @@ export function evalEndpoint(deps: EvalDeps, maxReplyBytes: number): RawEndpoint
           );
           return Promise.resolve(items.map(() => error));
         }
+        if (g.nows !== undefined && (g.nows.length !== g.n || g.replay !== true)) {
+          const error = new ArbiterError(
+            'bad_request',
+            `invalid request to \`${ExecSubject.eval}\`: \`nows\` is for replays, one per item`,
+          );
+          return Promise.resolve(items.map(() => error));
+        }
         return runGroup(deps, {
           subject: g.subject,
           principal,
@@ -147,6 +156,7 @@ export function evalEndpoint(deps: EvalDeps, maxReplyBytes: number): RawEndpoint
           ...(g.id !== undefined ? { id: g.id } : {}),
           trace: g.trace,
           ...(g.now !== undefined ? { now: g.now } : {}),
+          ...(g.nows !== undefined ? { nows: g.nows } : {}),
           ...(g.replay === true ? { replay: true } : {}),
           items,
           deadline: receivedAt + g.timeoutMs - transitMs,

@@ -52,6 +52,8 @@ export interface StoredRuns {
   /** A replay of recorded decisions (impact analysis): run at `now`, low priority, neither counted nor recorded. */
   replay?: boolean;
   now?: string;
+  /** Each item's `now` instead (decisions made at different times replayed together). */
+  nows?: readonly string[];
 }
 
 /** One answer: the raw JSON body its single request answers, or its error. */
@@ -93,7 +95,9 @@ export class StoredRunner {
       items: req.items,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
       ...(req.replyBudget !== undefined ? { replyBudget: req.replyBudget } : {}),
-      ...(req.replay === true ? { replay: true, ...(req.now !== undefined ? { now: req.now } : {}) } : {}),
+      ...(req.replay === true
+        ? { replay: true, ...(req.now !== undefined ? { now: req.now } : {}), ...(req.nows !== undefined ? { nows: req.nows } : {}) }
+        : {}),
     });
     this.count(outcome);
     if (req.replay === true) return outcome.answers.map((answer) => (answer instanceof ArbiterError ? answer : answer.json!));
@@ -136,11 +140,11 @@ export class StoredRunner {
     // time keep a batch well under the caller's job limit, however many items it has.
     const inFlight = pLimit(FLOW_ITEMS_IN_FLIGHT);
     return Promise.all(
-      req.items.map((item) =>
+      req.items.map((item, i) =>
         inFlight(async (): Promise<RunAnswer> => {
           let response: FlowRunResponse;
           const started = performance.now();
-          const replay: FlowReplay | undefined = req.replay === true ? { now: req.now, seen: { read: false } } : undefined;
+          const replay: FlowReplay | undefined = req.replay === true ? { now: req.nows?.[i] ?? req.now, seen: { read: false } } : undefined;
           try {
             response = await this.flow(entry.definition, req.principal, item, req.trace, req.deadline, nodes, replay);
           } catch (err) {

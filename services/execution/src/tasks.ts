@@ -47,6 +47,8 @@ export interface TaskChunk {
   trace: boolean;
   /** The evaluation clock (ISO 8601); the current time when absent. */
   now?: string;
+  /** Each item's clock instead, `count` of them (a replay of decisions made at different times). */
+  nows?: string[];
   /** Steps each item may take in all, and (flow nodes) those its run already took. */
   budgetLimit: number;
   budgetUsed: number;

@@ -130,10 +130,11 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
         const data = JSON.parse(text) as Record<string, unknown>;
         const masked = chunk.replay === true ? watchMasked(data) : undefined;
         const budget = new StepBudget(chunk.budgetLimit, chunk.budgetUsed);
+        const now = chunk.nows?.[i] ?? chunk.now;
         const response: Answer =
           policy.table !== null
-            ? evaluateTable(policy.table, chunk, data, budget)
-            : evaluate(policy.entry, policy.source, chunk, data, budget);
+            ? evaluateTable(policy.table, chunk, now, data, budget)
+            : evaluate(policy.entry, policy.source, chunk, now, data, budget);
         if (masked?.read === true) (response as RunResponse & { maskedRead?: true }).maskedRead = true;
         steps = budget.used;
         const ms = performance.now() - started;
@@ -209,10 +210,16 @@ function flagsOf(answer: Answer): number {
  * A flow's table node on one item within `budget` (whose `used` it advances), as `runFlow` runs it
  * in process; its trace is capped like a policy's.
  */
-function evaluateTable(table: TableEntry, chunk: TaskChunk, data: Record<string, unknown>, budget: StepBudget): TableRun {
+function evaluateTable(
+  table: TableEntry,
+  chunk: TaskChunk,
+  now: string | undefined,
+  data: Record<string, unknown>,
+  budget: StepBudget,
+): TableRun {
   const run = runTableNode(table.nodeId, table.node, data, budget, {
     trace: chunk.trace,
-    ...(chunk.now !== undefined ? { now: new Date(chunk.now) } : {}),
+    ...(now !== undefined ? { now: new Date(now) } : {}),
   });
   if (run.ok && run.outcome.trace.length > 0) run.outcome.trace = capTrace(run.outcome.trace, config.maxTraceBytes);
   return run;
@@ -227,6 +234,7 @@ function evaluate(
   entry: PolicyEntry,
   source: PolicySource,
   chunk: TaskChunk,
+  now: string | undefined,
   data: Record<string, unknown>,
   budget: StepBudget,
 ): RunResponse {
@@ -248,7 +256,7 @@ function evaluate(
   const r = entry.policy.evaluate(data, {
     trace: chunk.trace,
     stepBudget: budget,
-    ...(chunk.now !== undefined ? { now: new Date(chunk.now) } : {}),
+    ...(now !== undefined ? { now: new Date(now) } : {}),
   });
   const response: RunResponse = {
     result: r.result,

@@ -230,6 +230,69 @@ describe('stored policy runs', () => {
   });
 });
 
+describe('replays (impact analysis)', () => {
+  const RECENT = 'An **exam** is recent if the __date__ of the **exam** is within 30 days.';
+  const answersOf = (answers: Array<Uint8Array | ArbiterError>) =>
+    answers.map((a) => (a instanceof ArbiterError ? a.code : (JSON.parse(new TextDecoder().decode(a)) as { result: unknown }).result));
+
+  it("runs each item of a group at its own `now` (`nows`), in the workers and in a flow's nodes", async () => {
+    const p = await createPolicy(RECENT);
+    const flow = await reg(
+      RegistrySubject.flowCreate,
+      {
+        name: 'recent flow',
+        definition: {
+          start: 'n1',
+          nodes: {
+            n1: { type: 'policy', baseId: p.baseId, onTrue: 'yes', onFalse: 'no' },
+            yes: { type: 'return', value: true },
+            no: { type: 'return', value: false },
+          },
+        },
+      },
+      FlowRecord,
+    );
+    const evals = new EvalClient(client, { coalesce: false });
+    const exam = JSON.stringify({ exam: { date: '2026-03-01' } });
+    // The same exam seen from four days: within 30 days of the first two only.
+    const nows = ['2026-03-10T12:00:00.000Z', '2026-02-01T00:00:00.000Z', '2026-06-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z'];
+    const replay = { principal: acme, trace: false, replay: true, nows, timeoutMs: 20_000 } as const;
+    const items = nows.map(() => exam);
+    expect(answersOf(await evals.many({ ...replay, subject: 'exec.stored.policy.record', id: p.policyId }, items))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(answersOf(await evals.many({ ...replay, subject: 'exec.stored.flow.record', id: flow.flowId }, items))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+    // Split over messages of two items: each keeps its own clock.
+    const small = new EvalClient(client, { coalesce: false, maxItems: 2 });
+    expect(answersOf(await small.many({ ...replay, subject: 'exec.stored.policy.record', id: p.policyId }, items))).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
+  it('refuses `nows` outside a replay or not one per item: bad_request for the group', async () => {
+    const p = await createPolicy(RECENT);
+    const evals = new EvalClient(client, { coalesce: false });
+    const exam = JSON.stringify({ exam: { date: '2026-03-01' } });
+    const base = { principal: acme, subject: 'exec.stored.policy.record', id: p.policyId, trace: false, timeoutMs: 20_000 } as const;
+    expect(answersOf(await evals.many({ ...base, nows: ['2026-03-10T12:00:00.000Z'] }, [exam]))).toEqual(['bad_request']);
+    expect(answersOf(await evals.many({ ...base, replay: true, nows: ['2026-03-10T12:00:00.000Z'] }, [exam, exam]))).toEqual([
+      'bad_request',
+      'bad_request',
+    ]);
+  });
+});
+
 describe('flows', () => {
   const flowOf = (node: Record<string, unknown>): FlowDefinition => ({
     start: 'n1',

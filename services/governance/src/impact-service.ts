@@ -1,8 +1,9 @@
 import {
   ArbiterError,
-  DecisionPage,
   DecisionSubject,
   hasCapability,
+  type DecisionHistoryEntry,
+  type DecisionHistoryHeader,
   type DecisionRecord,
   type ImpactReport,
   type ImpactRequest,
@@ -12,6 +13,7 @@ import {
 import type { Bus, EvalClient } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { v7 } from 'uuid';
+import { Pacer } from './pacer.js';
 import type { RegistryPort } from './registry-port.js';
 import { saveImpactReport } from './repositories/impact-reports.js';
 
@@ -30,14 +32,21 @@ const MAX_LABEL = 200;
 const JOBS_IN_FLIGHT = 16;
 /** Flow decisions replayed per call: their items run side by side, a job each. */
 const FLOW_ITEMS_PER_CALL = 4;
+/**
+ * Policy decisions replayed per call (one job): small enough that a call is a short piece of work
+ * for each process on the way, so the pace ({@link Pacer}) spreads the analysis evenly in time.
+ */
+const POLICY_ITEMS_PER_CALL = 50;
 
 /** What {@link ImpactService} needs. */
 export interface ImpactDeps {
   db: Knex;
-  bus: Pick<Bus, 'request'>;
+  bus: Pick<Bus, 'requestFrame'>;
   evals: EvalClient;
   registry: RegistryPort;
   timeoutMs: number;
+  /** Decisions an analysis replays per second at most (`GOVERNANCE_IMPACT_REPLAYS_PER_SECOND`; 0: as fast as it can). */
+  replaysPerSecond: number;
 }
 
 /** One side of a decision as compared. */
@@ -57,10 +66,15 @@ interface Replayed {
   maskedRead?: boolean;
 }
 
-/** Decisions replayed by one call: a `now` they share. */
+/** A decision of the history: what a replay compares, and its masked input as the audit service sent it. */
+interface Recorded {
+  entry: DecisionHistoryEntry;
+  input: Uint8Array;
+}
+
+/** Decisions replayed by one call, each at its own `now`. */
 interface Batch {
-  now: string;
-  decisions: DecisionRecord[];
+  decisions: Recorded[];
 }
 
 const decoder = new TextDecoder();
@@ -105,10 +119,11 @@ export class ImpactService {
       outcomes: {},
       examples: [],
     };
+    const pacer = new Pacer(this.deps.replaysPerSecond);
     let cursor: string | undefined;
     let left = req.limit;
     while (left > 0) {
-      const page = await this.deps.bus.request(
+      const page = await this.deps.bus.requestFrame(
         DecisionSubject.history,
         {
           principal: p,
@@ -118,65 +133,61 @@ export class ImpactService {
           ...(req.to !== undefined ? { to: req.to } : {}),
           ...(cursor !== undefined ? { cursor } : {}),
         },
-        DecisionPage,
         { timeoutMs: this.deps.timeoutMs },
       );
-      await this.replay(p, kind, record.recordId, page.items, report, requestId);
-      left -= page.items.length;
-      if (page.nextCursor === null || page.items.length === 0) break;
-      cursor = page.nextCursor;
+      // The audit service's contract (its tests hold it); the inputs stay bytes, forwarded as they are.
+      const { entries, nextCursor } = page.header as DecisionHistoryHeader;
+      const decisions = entries.map((entry, i) => ({ entry, input: page.items[i] }));
+      await this.replay(p, kind, record.recordId, decisions, report, pacer, requestId);
+      left -= decisions.length;
+      if (nextCursor === null || decisions.length === 0) break;
+      cursor = nextCursor;
     }
     await saveImpactReport(this.deps.db, p.orgId, report);
     return report;
   }
 
   /**
-   * Replays one page. Decisions sharing a `now` go in one call (a flow's in calls of
-   * {@link FLOW_ITEMS_PER_CALL}); calls are sent as jobs free up, at most {@link JOBS_IN_FLIGHT}
+   * Replays one page, in calls of {@link POLICY_ITEMS_PER_CALL} decisions (a flow's
+   * {@link FLOW_ITEMS_PER_CALL}), each decision at its own `now`; calls are sent as jobs free up, at most {@link JOBS_IN_FLIGHT}
    * jobs at a time.
    */
   private async replay(
     p: Principal,
     kind: RunnableKind,
     recordId: string,
-    decisions: DecisionRecord[],
+    decisions: Recorded[],
     report: ImpactReport,
+    pacer: Pacer,
     requestId?: string,
   ): Promise<void> {
-    const batches = batchesOf(decisions, kind === 'flow' ? FLOW_ITEMS_PER_CALL : PAGE);
+    const batches = batchesOf(decisions, kind === 'flow' ? FLOW_ITEMS_PER_CALL : POLICY_ITEMS_PER_CALL);
     const jobs = (b: Batch): number => (kind === 'flow' ? b.decisions.length : 1);
     const send = async (b: Batch): Promise<void> => {
+      await pacer.take(b.decisions.length);
       const answers = await this.deps.evals.many(
         {
           subject: kind === 'policy' ? 'exec.stored.policy.record' : 'exec.stored.flow.record',
           principal: p,
           id: recordId,
           trace: false,
-          now: b.now,
+          nows: b.decisions.map((d) => d.entry.now),
           replay: true,
           timeoutMs: this.deps.timeoutMs,
           ...(requestId !== undefined ? { requestId } : {}),
         },
-        b.decisions.map((d) => JSON.stringify(d.input)),
+        b.decisions.map((d) => d.input),
       );
-      b.decisions.forEach((d, i) => count(report, d, answers[i]));
+      b.decisions.forEach((d, i) => count(report, kind, d, answers[i]));
     };
     await withinJobs(batches, jobs, JOBS_IN_FLIGHT, send);
   }
 }
 
-/** The decisions grouped by `now`, in groups of at most `size`. */
-function batchesOf(decisions: DecisionRecord[], size: number): Batch[] {
-  const byNow = new Map<string, DecisionRecord[]>();
-  for (const d of decisions) {
-    const list = byNow.get(d.now);
-    if (list) list.push(d);
-    else byNow.set(d.now, [d]);
-  }
+/** The decisions in groups of at most `size`. */
+function batchesOf(decisions: Recorded[], size: number): Batch[] {
   const batches: Batch[] = [];
-  for (const [now, list] of byNow) {
-    for (let i = 0; i < list.length; i += size) batches.push({ now, decisions: list.slice(i, i + size) });
-  }
+  for (let i = 0; i < decisions.length; i += size) batches.push({ decisions: decisions.slice(i, i + size) });
   return batches;
 }
 
@@ -211,7 +222,8 @@ async function withinJobs<T>(batches: T[], jobs: (b: T) => number, limit: number
 }
 
 /** Counts one replayed decision in the report. */
-function count(report: ImpactReport, d: DecisionRecord, answer: Uint8Array | ArbiterError): void {
+function count(report: ImpactReport, kind: RunnableKind, recorded: Recorded, answer: Uint8Array | ArbiterError): void {
+  const d = recorded.entry;
   report.replayed++;
   if (answer instanceof ArbiterError) {
     report.errors++;
@@ -222,7 +234,7 @@ function count(report: ImpactReport, d: DecisionRecord, answer: Uint8Array | Arb
     report.unreplayable++;
     return;
   }
-  const flow = d.kind === 'flow';
+  const flow = kind === 'flow';
   const before: Side = { result: d.result, errorCode: d.errorCode, outcomes: d.outcomes ?? {}, ...(flow ? { path: d.path ?? [] } : {}) };
   const after: Side = {
     result: body.result,
@@ -248,5 +260,12 @@ function count(report: ImpactReport, d: DecisionRecord, answer: Uint8Array | Arb
   report.changed++;
   const transition = `${from}→${to}`;
   report.transitions[transition] = (report.transitions[transition] ?? 0) + 1;
-  if (report.examples.length < MAX_EXAMPLES) report.examples.push({ decisionId: d.decisionId, at: d.at, before, after, input: d.input });
+  if (report.examples.length < MAX_EXAMPLES)
+    report.examples.push({
+      decisionId: d.decisionId,
+      at: d.at,
+      before,
+      after,
+      input: JSON.parse(decoder.decode(recorded.input)) as Record<string, unknown>,
+    });
 }

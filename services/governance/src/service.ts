@@ -50,6 +50,7 @@ export function startGovernance(kit: ServiceKit<GovernanceConfig>): Promise<Gove
       evals: new EvalClient(bus, { coalesce: false }),
       registry: new NatsRegistryPort(bus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
       timeoutMs: config.GOVERNANCE_IMPACT_TIMEOUT_MS,
+      replaysPerSecond: config.GOVERNANCE_IMPACT_REPLAYS_PER_SECOND,
     });
     await s.serve(bus, governanceService(reviews, kit.version, impact));
     relay.kick();

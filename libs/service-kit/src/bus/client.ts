@@ -10,6 +10,7 @@ import { ArbiterError, replyEnvelope } from '@arbiter/contracts';
 import type { Logger } from 'pino';
 import { unknown as zUnknown, type z } from 'zod';
 import { RequestMiss, RequestMux } from '../request-mux.js';
+import { decodeFrameReply, type DecodedFrame } from '../frame.js';
 import { REQUEST_ID_HEADER } from './headers.js';
 
 /** The calling half of the bus: requests with deadlines, reply envelopes turned back into values or {@link ArbiterError}s. */
@@ -72,6 +73,13 @@ export class BusClient {
     const msg = await this.send(name, body, opts);
     throwServiceError(msg, name);
     return msg.data;
+  }
+
+  async requestFrame(name: string, payload: unknown, opts: RequestOptions = {}): Promise<DecodedFrame> {
+    this.checkUp(name);
+    const msg = await this.send(name, encoder.encode(encodeRequest(payload, name)), opts);
+    throwServiceError(msg, name);
+    return decodeFrameReply(msg.data, name);
   }
 
   async requestData(name: string, payload: unknown, opts: RequestOptions = {}): Promise<Uint8Array> {

@@ -42,6 +42,15 @@ export interface RawEndpointDef {
   handler(data: Uint8Array, ctx: HandlerContext): Promise<Uint8Array>;
 }
 
+/**
+ * What a validated endpoint's handler returns to answer with bytes of its own making (a frame,
+ * `frame.ts`) instead of an envelope around its value: sent as they are. Errors still answer with
+ * the error envelope, so the caller's decoder tells the two apart (`decodeFrameReply`).
+ */
+export class ReplyBytes {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
 /** Types a handler's request from its schema; returns `def` unchanged. */
 export function defineEndpoint<S extends z.ZodType>(def: EndpointDef<S>): EndpointDef<S> {
   return def;
@@ -120,10 +129,11 @@ export class BusServer {
     const started = performance.now();
     let envelope: { ok: true; data: unknown } | { ok: false; error: WireError } | Uint8Array;
     try {
-      envelope =
-        'raw' in endpoint
-          ? await endpoint.handler(msg.data, ctx)
-          : { ok: true, data: await endpoint.handler(parseRequest(endpoint.request, msg, name), ctx) };
+      if ('raw' in endpoint) envelope = await endpoint.handler(msg.data, ctx);
+      else {
+        const data = await endpoint.handler(parseRequest(endpoint.request, msg, name), ctx);
+        envelope = data instanceof ReplyBytes ? data.bytes : { ok: true, data };
+      }
     } catch (err) {
       envelope = { ok: false, error: toWire(err, ctx.logger) };
     }

@@ -82,7 +82,43 @@ export interface DecisionQuery {
 
 /** A page of decisions newest first, ordered by (at, decision_id) descending. */
 export async function queryDecisions(db: Db, q: DecisionQuery): Promise<DecisionRow[]> {
-  const query = db<DecisionRow>('decisions').where('org_id', q.orgId);
+  return (await selected(db, q)) as DecisionRow[];
+}
+
+/** A decision of a history page as the database writes it (JSON texts, never decoded here). */
+export interface HistoryRow {
+  decision_id: string;
+  /** `at` in ISO 8601 (UTC, milliseconds), as `Date.toISOString` writes it. */
+  at_iso: string;
+  /** The `DecisionHistoryEntry` (contracts) of the decision, as JSON text. */
+  entry: string;
+  /** The masked input, as JSON text. */
+  input: string;
+}
+
+const isoOf = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The decisions of a {@link DecisionQuery} for an impact analysis, newest first: each one's entry
+ * and input as JSON texts written by PostgreSQL, so a page goes on to the analysis without being
+ * decoded and encoded again in this service.
+ */
+export async function historyRows(db: Db, q: DecisionQuery): Promise<HistoryRow[]> {
+  return (await selected(db, q, [
+    'decision_id',
+    db.raw(`${isoOf('at')} as at_iso`),
+    db.raw(
+      `(jsonb_build_object('decisionId', decision_id, 'at', ${isoOf('at')}, 'now', ${isoOf('now')}, 'result', result, 'errorCode', error_code)
+        || case when outcomes is null then '{}'::jsonb else jsonb_build_object('outcomes', outcomes) end
+        || case when path is null then '{}'::jsonb else jsonb_build_object('path', path) end)::text as entry`,
+    ),
+    db.raw('input::text as input'),
+  ])) as HistoryRow[];
+}
+
+function selected(db: Db, q: DecisionQuery, columns?: Array<string | Knex.Raw>) {
+  const query = db('decisions').where('org_id', q.orgId);
+  if (columns !== undefined) query.select(columns);
   if (q.baseId !== undefined) query.andWhere('base_id', q.baseId);
   if (q.version !== undefined) query.andWhere('version', q.version);
   if (q.result !== undefined) query.andWhere('result_text', q.result);
@@ -94,12 +130,12 @@ export async function queryDecisions(db: Db, q: DecisionQuery): Promise<Decision
   if (q.before !== undefined) {
     query.andWhere('at', '<=', q.before.at).andWhereRaw('(at, decision_id) < (?, ?::uuid)', [q.before.at, q.before.id]);
   }
-  return (await query
+  return query
     .orderBy([
       { column: 'at', order: 'desc' },
       { column: 'decision_id', order: 'desc' },
     ])
-    .limit(q.limit)) as DecisionRow[];
+    .limit(q.limit);
 }
 
 /** One decision of an org, or undefined. */
