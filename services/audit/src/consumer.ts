@@ -11,10 +11,9 @@ const NS_PER_MS = 1_000_000;
 /** Wait before retrying after a failure (NATS away, database away). */
 const RETRY_MS = 500;
 /**
- * Batches stored at once, each in its own transaction and connection. With one, PostgreSQL waits
- * while this process builds and sends an INSERT and acks the batch before, and this process waits
- * while PostgreSQL writes; with two, each does its part of one batch while the other does its
- * part of the next.
+ * Batches being stored at once, each in its own transaction and connection, in line (see
+ * {@link Turn}): while one batch commits and is acked, the next has begun and writes. With one, the
+ * database would wait for every commit's answer, the acks and the next BEGIN.
  */
 const STORES_IN_FLIGHT = 2;
 /**
@@ -46,8 +45,20 @@ export interface EventBatch {
   decisions: DecisionRecord[];
 }
 
-/** Stores a batch; resolves once it is committed. */
-export type StoreBatch = (batch: EventBatch) => Promise<void>;
+/**
+ * A batch's place in line behind the batch fetched before it, while both are being stored: the
+ * store starts its writes once `previousWritten` resolves, calls `written()` after them, and
+ * commits once `previousSettled` resolves (the batch before committed, or failed). So two stores
+ * overlap, and yet no event becomes visible before one ahead of it on the stream.
+ */
+export interface Turn {
+  previousWritten: Promise<void>;
+  previousSettled: Promise<void>;
+  written(): void;
+}
+
+/** Stores a batch in its {@link Turn}; resolves once it is committed. */
+export type StoreBatch = (batch: EventBatch, turn: Turn) => Promise<void>;
 
 /**
  * Result of one fetch: the messages and their valid content, or why the fetch failed (never
@@ -61,12 +72,13 @@ type Stored = Error | undefined;
 /**
  * The durable pull consumer of the events stream, as a pipeline: a batch is fetched (each message
  * decoded as it arrives) while up to two earlier batches are stored, each in one transaction, and
- * acked — a batch's messages only after its own commit, whatever order the stores end in — so a
- * crash at any point leaves the unacked events to be redelivered (and the INSERTs skip those
- * already stored). Any failure — NATS restarting, the consumer or stream missing, PostgreSQL away —
- * ends the inner loop once the stores under way have settled, and the batches fetched but not
- * stored are handed back for redelivery; the outer loop waits a moment, re-creates what is missing
- * and goes on by itself.
+ * acked — a batch's messages only after its own commit — so a crash at any point leaves the unacked
+ * events to be redelivered (and the INSERTs skip those already stored). The stores keep the
+ * stream's order: a batch writes once the batch before has written and commits once it has
+ * committed, so no event becomes visible before one ahead of it. Any failure — NATS restarting,
+ * the consumer or stream missing, PostgreSQL away — ends the inner loop once the stores under way
+ * have settled, and the batches fetched but not stored are handed back for redelivery; the outer
+ * loop waits a moment, re-creates what is missing and goes on by itself.
  */
 export class AuditConsumer {
   private stopping = false;
@@ -195,11 +207,19 @@ export class AuditConsumer {
     // Stores (each with its acks) under way while the next batch is fetched and decoded; the first failure.
     const storing = new Set<Promise<void>>();
     const failed: { err?: Error } = {};
+    // The turn of the last batch handed to a store: the next one lines up behind it.
+    let previous = { written: Promise.resolve(), settled: Promise.resolve() };
     const store = (fetched: Fetched): void => {
-      const done: Promise<void> = this.storeAndAck(fetched.msgs, fetched.batch).then((err) => {
+      let written!: () => void;
+      const writes = new Promise<void>((resolve) => (written = resolve));
+      const turn: Turn = { previousWritten: previous.written, previousSettled: previous.settled, written };
+      const done: Promise<void> = this.storeAndAck(fetched.msgs, fetched.batch, turn).then((err) => {
+        // A store that failed before its writes never called `written()`: the next one must not wait for it.
+        written();
         storing.delete(done);
         failed.err ??= err;
       });
+      previous = { written: writes, settled: done };
       storing.add(done);
     };
     while (next !== undefined && failed.err === undefined) {
@@ -263,10 +283,10 @@ export class AuditConsumer {
   }
 
   /** Stores a decoded batch, then acks every message of it; on failure asks for their redelivery. */
-  private async storeAndAck(msgs: JsMsg[], batch: EventBatch): Promise<Stored> {
+  private async storeAndAck(msgs: JsMsg[], batch: EventBatch, turn: Turn): Promise<Stored> {
     const started = process.hrtime.bigint();
     try {
-      await this.store(batch);
+      await this.store(batch, turn);
     } catch (err) {
       redeliver(msgs);
       return asError(err);

@@ -1,14 +1,13 @@
 import { startService, type Bus, type RunningService, type ServiceKit } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { auditDatabaseUrl, type AuditConfig } from './config.js';
-import { AuditConsumer, type EventBatch } from './consumer.js';
+import { AuditConsumer } from './consumer.js';
 import { DecisionIngestMetrics } from './decision-metrics.js';
 import { auditService } from './endpoints.js';
 import { migrateAudit } from './migrate.js';
 import { Partitions } from './partitions.js';
 import { pruneDropReports } from './repositories/decision-stats.js';
-import { insertDecisions } from './repositories/decisions.js';
-import { insertEvents } from './repositories/events.js';
+import { batchStore } from './store.js';
 
 const DAY_MS = 86_400_000;
 
@@ -36,30 +35,14 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
     await partitions.maintain();
     await decisionPartitions.maintain();
     const bus = await s.bus();
-    const retentionMs = config.AUDIT_RETENTION_DAYS * DAY_MS;
-    const decisionRetentionMs = config.DECISIONS_RETENTION_DAYS * DAY_MS;
-    const decisionMetrics = new DecisionIngestMetrics(kit.metrics);
-    // The consumer has checked each event and each `decided` event's record (src/decode.ts): the
-    // trail's go to `audit_events`, the records to `decisions`.
-    const store = async ({ trail, decisions }: EventBatch): Promise<void> => {
-      // A row already past the retention would only re-create a dropped partition: it is skipped.
-      const now = Date.now();
-      const kept = retentionMs > 0 ? trail.filter((e) => now - Date.parse(e.at) < retentionMs) : trail;
-      const keptDecisions = decisionRetentionMs > 0 ? decisions.filter((d) => now - Date.parse(d.at) < decisionRetentionMs) : decisions;
-      await partitions.ensureFor(kept.map((e) => e.at));
-      await decisionPartitions.ensureFor(keptDecisions.map((d) => d.at));
-      // One transaction: a batch is acked once both are committed, and redelivered whole otherwise.
-      // A batch of one kind is one statement, atomic by itself: no BEGIN and COMMIT round trips.
-      if (kept.length === 0) await insertDecisions(db, keptDecisions);
-      else if (keptDecisions.length === 0) await insertEvents(db, kept);
-      else {
-        await db.transaction(async (trx) => {
-          await insertEvents(trx, kept);
-          await insertDecisions(trx, keptDecisions);
-        });
-      }
-      decisionMetrics.committed(keptDecisions);
-    };
+    const store = batchStore({
+      db,
+      partitions,
+      decisionPartitions,
+      retentionDays: config.AUDIT_RETENTION_DAYS,
+      decisionRetentionDays: config.DECISIONS_RETENTION_DAYS,
+      decisionMetrics: new DecisionIngestMetrics(kit.metrics),
+    });
     const maintenance = setInterval(() => {
       partitions.maintain().catch((err: unknown) => logger.warn({ err }, 'audit partition maintenance failed; retrying later'));
       decisionPartitions.maintain().catch((err: unknown) => logger.warn({ err }, 'decision partition maintenance failed; retrying later'));

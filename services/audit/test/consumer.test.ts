@@ -8,7 +8,7 @@
  */
 import { createLogger, createRegistry } from '@arbiter/service-kit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AuditConsumer, type EventBatch } from '../src/consumer.js';
+import { AuditConsumer, type EventBatch, type Turn } from '../src/consumer.js';
 import { event, startTestEnv, type TestEnv } from './support.js';
 
 const BATCH = 10;
@@ -26,9 +26,14 @@ afterEach(async () => {
 /** A store call the test ends: `ids` the batch's event ids. */
 interface HeldStore {
   ids: string[];
+  turn: Turn;
   resolve(): void;
   reject(err: Error): void;
 }
+
+/** Whether a promise has settled, once the promise callbacks already due have run. */
+const settled = (p: Promise<unknown>): Promise<boolean> =>
+  Promise.race([p.then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
 
 describe('the audit consumer', () => {
   it('stores two batches at once, acks each only after its own store, and hands back every unstored batch when one fails', async () => {
@@ -40,7 +45,7 @@ describe('the audit consumer', () => {
     /** Ids of the batches whose store resolved. */
     const stored: string[][] = [];
     let holding = true;
-    const store = (batch: EventBatch): Promise<void> => {
+    const store = (batch: EventBatch, turn: Turn): Promise<void> => {
       const ids = batch.trail.map((e) => e.eventId);
       if (!holding) {
         stored.push(ids);
@@ -49,6 +54,7 @@ describe('the audit consumer', () => {
       return new Promise<void>((resolve, reject) =>
         calls.push({
           ids,
+          turn,
           resolve: () => {
             stored.push(ids);
             resolve();
@@ -72,6 +78,12 @@ describe('the audit consumer', () => {
     await expect.poll(async () => (await info()).num_ack_pending, { timeout: 10_000 }).toBe(4 * BATCH);
     expect(calls.length).toBe(2);
     expect((await info()).ack_floor.stream_seq).toBe(0);
+    // The second store is in line behind the first: it may write once the first has, commit once it has.
+    expect(await settled(calls[1]!.turn.previousWritten)).toBe(false);
+    expect(await settled(calls[1]!.turn.previousSettled)).toBe(false);
+    calls[0]!.turn.written();
+    expect(await settled(calls[1]!.turn.previousWritten)).toBe(true);
+    expect(await settled(calls[1]!.turn.previousSettled)).toBe(false);
 
     // The second store ends first: its batch alone is acked, and the waiting batch takes its place.
     calls[1]!.resolve();
@@ -81,6 +93,8 @@ describe('the audit consumer', () => {
 
     // The first store fails: once the third has ended, the batches not stored are delivered again.
     calls[0]!.reject(new Error('PostgreSQL went away'));
+    // A failed store does not hold up the commit of the one behind it.
+    await calls[1]!.turn.previousSettled;
     calls[2]!.resolve();
     holding = false;
     await expect.poll(() => stored.flat().length, { timeout: 20_000 }).toBe(events.length);
