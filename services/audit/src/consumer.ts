@@ -113,7 +113,7 @@ export class AuditConsumer {
     });
     this.batchSeconds = new Histogram({
       name: 'arbiter_audit_batch_seconds',
-      help: 'Time to store one batch (INSERT and acks)',
+      help: 'Time to store one batch: its wait behind the batch before, INSERT, commit and acks',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     });
