@@ -17,8 +17,11 @@ import { Pacer } from './pacer.js';
 import type { RegistryPort } from './registry-port.js';
 import { saveImpactReport } from './repositories/impact-reports.js';
 
-/** Decisions read per history page. */
-const PAGE = 1000;
+/**
+ * Decisions read per history page: a page is read in one go (a query, a frame built) between paced
+ * replays, so a small one keeps that burst of work short for live runs meanwhile.
+ */
+const PAGE = 250;
 /** Changed decisions a report shows. */
 const MAX_EXAMPLES = 20;
 /** Longest `transitions` label of a table result (its JSON text); longer ones are cut. */
