@@ -20,7 +20,7 @@ export const GovernanceConfig = serviceConfig([LogConfig, NatsConfig, DatabaseCo
    * Decisions an impact analysis replays per second at most (0: as fast as the machine goes): the
    * analysis is background work, paced so live runs of others keep their latency.
    */
-  GOVERNANCE_IMPACT_REPLAYS_PER_SECOND: z.coerce.number().int().min(0).default(4000),
+  GOVERNANCE_IMPACT_REPLAYS_PER_SECOND: z.coerce.number().int().min(0).default(3000),
   /** How often the outbox relay sweeps for events left behind by another process (it runs right after each commit). */
   GOVERNANCE_OUTBOX_INTERVAL_MS: positiveInt().default(30_000),
 });
