@@ -57,7 +57,8 @@ describe('NATS_URL as a list of cluster servers', () => {
       endpoints: { ping: defineEndpoint({ subject: 'cluster.ping', request: z.object({}), handler: async () => ({ pong: true }) }) },
     });
     const Reply = z.object({ pong: z.boolean() });
-    expect(await client.request('cluster.ping', {}, Reply)).toEqual({ pong: true });
+    // The service's subscription reaches the client's node over the cluster's routes a moment later.
+    expect(await eventually(() => client.request('cluster.ping', {}, Reply, { timeoutMs: 1000 }), 20_000)).toEqual({ pong: true });
 
     const victim = nodeOf(client.nc)!;
     expect(victim).toBeDefined();
