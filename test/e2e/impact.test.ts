@@ -163,4 +163,24 @@ describe('impact analysis', () => {
     expect((await call(stack, 'POST', `/policy/00000000-0000-7000-8000-000000000000/impact`, { key, body: {} })).status).toBe(404);
     expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { body: {} })).status).toBe(401);
   });
+
+  it('answers 503 while the audit or the execution service is down, never a report of errors, and analyses again once back', async () => {
+    const key = stack.adminKey;
+    const { draftId } = await seeded(600, [{ applicant: { score: 650 } }, { applicant: { score: 550 } }]);
+    for (const service of ['audit', 'execution'] as const) {
+      await stack.stopService(service);
+      try {
+        const res = await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} });
+        expect(res.status, `${service} down: ${JSON.stringify(res.body)}`).toBe(503);
+        expect(res.body).toMatchObject({ code: 'dependency_unavailable' });
+      } finally {
+        await stack.startService(service);
+      }
+      const again = await until(async () => {
+        const res = await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} });
+        return res.status === 200 ? res : undefined;
+      }, `an analysis after ${service} is back`);
+      expect(again.body).toMatchObject({ replayed: 2, errors: 0 });
+    }
+  });
 });

@@ -75,6 +75,12 @@ interface Recorded {
   input: Uint8Array;
 }
 
+/**
+ * Item errors that are not the replayed record's doing (`errors` counts the others: a replay past
+ * its time or step limits, data deeper than allowed, an answer too large).
+ */
+const NOT_A_REPLAY_ERROR = new Set(['dependency_unavailable', 'rate_limited', 'internal', 'not_found']);
+
 /** Decisions replayed by one call, each at its own `now`. */
 interface Batch {
   decisions: Recorded[];
@@ -181,6 +187,10 @@ export class ImpactService {
         },
         b.decisions.map((d) => d.input),
       );
+      // A service away, a refusal or a fault says nothing of the record: the analysis fails (503,
+      // 429, 500) instead of reporting decisions as errors.
+      const failed = answers.find((a) => a instanceof ArbiterError && NOT_A_REPLAY_ERROR.has(a.code));
+      if (failed !== undefined) throw failed;
       b.decisions.forEach((d, i) => count(report, kind, d, answers[i]));
     };
     await withinJobs(batches, jobs, JOBS_IN_FLIGHT, send);
