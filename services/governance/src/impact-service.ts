@@ -189,7 +189,7 @@ export class ImpactService {
       );
       // A service away, a refusal or a fault says nothing of the record: the analysis fails (503,
       // 429, 500) instead of reporting decisions as errors.
-      const failed = answers.find((a) => a instanceof ArbiterError && NOT_A_REPLAY_ERROR.has(a.code));
+      const failed = answers.find((a): a is ArbiterError => a instanceof ArbiterError && NOT_A_REPLAY_ERROR.has(a.code));
       if (failed !== undefined) throw failed;
       b.decisions.forEach((d, i) => count(report, kind, d, answers[i]));
     };
