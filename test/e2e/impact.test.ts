@@ -164,6 +164,87 @@ describe('impact analysis', () => {
     expect((await call(stack, 'POST', `/policy/${draftId}/impact`, { body: {} })).status).toBe(401);
   });
 
+  it('shows the examples (recorded inputs) only to callers with the `audit` right; the counts to everyone', async () => {
+    const key = stack.adminKey;
+    const items = Array.from({ length: 6 }, (_, i) => ({
+      applicant: { score: 640 + i, name: `Erika ${i}`, iban: `DE8937040044053201300${i}` },
+    }));
+    const { draftId } = await seeded(600, items);
+    expect((await call(stack, 'PUT', `/policy/${draftId}`, { key, body: { status: 'draft', rule: rule(643) } })).status).toBe(200);
+    const counts = { replayed: 6, changed: 3, unchanged: 3, transitions: { 'true→false': 3 } };
+    const keys = {
+      admin: key,
+      auditor: await memberKey('audra', 'auditor', ['view', 'audit']),
+      viewer: await memberKey('vance', 'viewer', ['view']),
+      editor: await memberKey('edna', 'editor', ['view', 'edit']),
+      publisher: await memberKey('paula', 'publisher', ['view', 'edit', 'publish']),
+      adminViewKey: await memberKey('adele', 'admin', ['view', 'edit', 'publish', 'admin']),
+    };
+    // The analysis answer: an editor's and a publisher's have no examples (neither may read decisions).
+    for (const who of ['editor', 'publisher', 'adminViewKey'] as const) {
+      const res = await call(stack, 'POST', `/policy/${draftId}/impact`, { key: keys[who], body: {} });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body, who).toMatchObject(counts);
+      expect(res.body, who).not.toHaveProperty('examples');
+      expect(JSON.stringify(res.body), who).not.toContain('DE89');
+      expect((await call(stack, 'GET', '/decisions', { key: keys[who] })).status, who).toBe(403);
+    }
+    const analysed = await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} });
+    expect(analysed.body).toMatchObject({ ...counts, examplesTruncated: false });
+    expect(analysed.body.examples).toHaveLength(3);
+    // The review summary carries the kept report: whole for an admin and an auditor, counts for the rest.
+    for (const who of ['admin', 'auditor'] as const) {
+      const review = await call(stack, 'GET', `/policy/${draftId}/review`, { key: keys[who] });
+      expect(review.status, JSON.stringify(review.body)).toBe(200);
+      expect(review.body.impact, who).toMatchObject({ ...counts, impactId: analysed.body.impactId });
+      expect(review.body.impact.examples.map((ex: any) => ex.input.applicant.iban).sort(), who).toEqual([
+        'DE89370400440532013000',
+        'DE89370400440532013001',
+        'DE89370400440532013002',
+      ]);
+    }
+    for (const who of ['viewer', 'editor', 'publisher', 'adminViewKey'] as const) {
+      const review = await call(stack, 'GET', `/policy/${draftId}/review`, { key: keys[who] });
+      expect(review.status, JSON.stringify(review.body)).toBe(200);
+      expect(review.body.impact, who).toMatchObject({ ...counts, impactId: analysed.body.impactId });
+      expect(review.body.impact, who).not.toHaveProperty('examples');
+      expect(JSON.stringify(review.body), who).not.toMatch(/DE89|Erika/);
+    }
+  });
+
+  it('keeps the examples that fit when recorded inputs are large: the analysis and the review summary answer 200, never 422', async () => {
+    const key = stack.adminKey;
+    const created = await call(stack, 'POST', '/policy', { key, body: { name: 'large inputs', rule: rule(600) } });
+    expect(created.status).toBe(201);
+    const { baseId, policyId } = created.body as { baseId: string; policyId: string };
+    expect((await call(stack, 'PUT', `/policy/${policyId}`, { key, body: { status: 'published' } })).status).toBe(201);
+    // 24 runs of ~100 KB each: their 20 examples would be ~2 MB, twice the bus limit.
+    for (let i = 0; i < 24; i++) {
+      const body = { applicant: { score: 650, notes: `${i}`.padEnd(100_000, 'n') } };
+      const run = await call(stack, 'POST', `/run/policy/${baseId}`, { key, body });
+      expect(run.status, JSON.stringify(run.body)).toBe(200);
+    }
+    await until(async () => {
+      const stats = await call(stack, 'GET', `/decisions/stats/${baseId}`, { key });
+      return stats.body.recorded === 24 ? true : undefined;
+    }, '24 decisions');
+    const draft = await call(stack, 'GET', `/policy/${policyId}/draft`, { key });
+    expect(draft.status).toBe(201);
+    const draftId = draft.body.policyId as string;
+    expect((await call(stack, 'PUT', `/policy/${draftId}`, { key, body: { status: 'draft', rule: rule(700) } })).status).toBe(200);
+
+    const res = await call(stack, 'POST', `/policy/${draftId}/impact`, { key, body: {} });
+    expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
+    expect(res.body).toMatchObject({ replayed: 24, changed: 24, examplesTruncated: true });
+    expect(res.body.examples.length).toBeGreaterThan(0);
+    expect(res.body.examples.length).toBeLessThan(20);
+    for (const who of [key, await memberKey('vita', 'viewer', ['view'])]) {
+      const review = await call(stack, 'GET', `/policy/${draftId}/review`, { key: who });
+      expect(review.status, JSON.stringify(review.body).slice(0, 500)).toBe(200);
+      expect(review.body.impact).toMatchObject({ impactId: res.body.impactId, replayed: 24, changed: 24 });
+    }
+  });
+
   it('answers 503 while the audit or the execution service is down, never a report of errors, and analyses again once back', async () => {
     const key = stack.adminKey;
     const { draftId } = await seeded(600, [{ applicant: { score: 650 } }, { applicant: { score: 550 } }]);

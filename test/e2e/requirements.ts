@@ -1225,7 +1225,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       {
         file: `${E2E}/console/console-review.test.ts`,
         tests: [
-          'a publisher runs it on a submitted draft that moves the threshold and sees the API’s report: counts, transitions, examples side by side',
+          'a publisher runs it on a submitted draft that moves the threshold and sees the API’s report: counts and transitions; an admin also sees the examples side by side',
           'a viewer sees the report, and the run button disabled with the reason',
           'an edit of the draft makes the report stale; the editor runs it again',
           'a draft whose base has no recorded decisions gets a report of 0 replayed, with a hint',

@@ -74,7 +74,7 @@ describe('policies.impact', () => {
       transitions: { 'true→false': 5 },
     });
     expect(report.examples).toHaveLength(5);
-    for (const ex of report.examples) {
+    for (const ex of report.examples ?? []) {
       const score = (ex.input as { applicant: { score: number } }).applicant.score;
       expect(score).toBeGreaterThanOrEqual(600);
       expect(score).toBeLessThan(605);
@@ -149,7 +149,7 @@ describe('flows.impact', () => {
     });
     expect(report.policyId).toBeUndefined();
     expect(report.examples).toHaveLength(5);
-    for (const ex of report.examples) {
+    for (const ex of report.examples ?? []) {
       const score = (ex.input as { applicant: { score: number } }).applicant.score;
       expect(score).toBeGreaterThanOrEqual(600);
       expect(score).toBeLessThan(605);

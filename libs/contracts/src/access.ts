@@ -26,3 +26,16 @@ export function hasCapability(principal: Pick<Principal, 'role' | 'scopes'>, sco
   if (fromRole === undefined || !fromRole.includes(scope)) return false;
   return principal.scopes === undefined || principal.scopes.includes(scope);
 }
+
+/**
+ * The right that reads recorded decisions and what they hold (inputs as recorded, both sides of a
+ * replay): the audit trail's readers, admins and auditors (a key needs the `audit` scope). Every
+ * door to that data checks this one right: `GET /decisions`, the audit service, and the examples
+ * of an impact report.
+ */
+export const DECISION_READ_RIGHT: Scope = 'audit';
+
+/** Whether the caller may read recorded decisions and the examples of impact reports ({@link DECISION_READ_RIGHT}). */
+export function canReadDecisions(principal: Pick<Principal, 'role' | 'scopes'>): boolean {
+  return hasCapability(principal, DECISION_READ_RIGHT);
+}

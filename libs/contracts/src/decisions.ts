@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PageQuery, pageOf } from './http.js';
+import { canReadDecisions } from './access.js';
 import { Principal } from './principal.js';
 
 /**
@@ -269,11 +270,23 @@ const ImpactSide = z.object({
   path: z.array(z.string()).optional().describe('A flow: the node ids it went through'),
 });
 
+/** A changed decision of an impact report: its recorded input (masked, as recorded) and both sides. */
+export const ImpactExample = z.object({
+  decisionId: z.uuid(),
+  at: z.iso.datetime(),
+  before: ImpactSide,
+  after: ImpactSide,
+  input: z.record(z.string(), z.unknown()),
+});
+export type ImpactExample = z.infer<typeof ImpactExample>;
+
 /**
  * An impact report: the base's recorded decisions replayed through one policy or flow record at
  * each decision's `now` (`policyId` or `flowId` names it). `transitions` counts the changed ones by
  * `before→after` (`true`, `false`, a flow's outcome, `error`); `outcomes` counts, per named
- * outcome of a policy, the decisions whose value of it changed.
+ * outcome of a policy, the decisions whose value of it changed. The counts are for everyone who
+ * sees the report; `examples` hold recorded decision data, so only the readers of decisions get
+ * them ({@link impactReportFor}).
  */
 export const ImpactReport = z.object({
   impactId: z.uuid(),
@@ -289,17 +302,32 @@ export const ImpactReport = z.object({
   unreplayable: z.number().int(),
   transitions: z.record(z.string(), z.number().int()),
   outcomes: z.record(z.string(), z.number().int()),
-  examples: z.array(
-    z.object({
-      decisionId: z.uuid(),
-      at: z.iso.datetime(),
-      before: ImpactSide,
-      after: ImpactSide,
-      input: z.record(z.string(), z.unknown()),
-    }),
-  ),
+  examples: z
+    .array(ImpactExample)
+    .optional()
+    .describe(
+      'Up to 20 changed decisions, each with its recorded input (masked, as recorded) and both sides. Only for callers with the `audit` right ' +
+        '(admins and auditors; a key needs the `audit` scope), the readers of `GET /decisions`; absent for everyone else',
+    ),
+  examplesTruncated: z
+    .boolean()
+    .optional()
+    .describe(
+      'With `examples`: true when changed decisions were left out of them so the report fits a bus message (their inputs are large)',
+    ),
 });
 export type ImpactReport = z.infer<typeof ImpactReport>;
+
+/**
+ * An impact report as `reader` may see it: whole for the readers of decisions
+ * ({@link canReadDecisions}), its counts only for everyone else. Every answer that carries a report
+ * (the analysis, the review summary) goes through it.
+ */
+export function impactReportFor(reader: Pick<Principal, 'role' | 'scopes'>, report: ImpactReport): ImpactReport {
+  if (canReadDecisions(reader)) return report;
+  const { examples: _examples, examplesTruncated: _truncated, ...counts } = report;
+  return counts;
+}
 
 /** `governance.impact`: an impact analysis of a policy or flow record for the caller. */
 export const ImpactAnalysisRequest = ImpactRequest.extend({

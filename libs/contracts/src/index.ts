@@ -35,7 +35,7 @@ export {
   EvalRequestHeader,
   EvalReplyHeader,
 } from './exec.js';
-export { ROLE_CAPABILITIES, capabilitiesOf, hasCapability } from './access.js';
+export { ROLE_CAPABILITIES, DECISION_READ_RIGHT, canReadDecisions, capabilitiesOf, hasCapability } from './access.js';
 export { ProblemDetails, PageQuery, pageOf, type Page } from './http.js';
 export {
   OrgId,
@@ -244,6 +244,8 @@ export {
   IMPACT_MAX_DECISIONS,
   ImpactRequest,
   ImpactReport,
+  ImpactExample,
+  impactReportFor,
   ImpactAnalysisRequest,
 } from './decisions.js';
 export {

@@ -1,6 +1,7 @@
 import {
   ArbiterError,
   BaseDecisionSettings,
+  canReadDecisions,
   hasCapability,
   OrgDecisionSettings,
   type DecisionBaseStats,
@@ -129,7 +130,7 @@ const HISTORY_PAGE_BYTES = 512 * 1024;
 
 /** Decisions hold the data of runs: the same readers as the audit trail. */
 function authorizeDecisionRead(principal: Principal): void {
-  if (!hasCapability(principal, 'audit')) {
+  if (!canReadDecisions(principal)) {
     throw new ArbiterError('forbidden', `role \`${principal.role}\`${principal.scopes ? ' with this key' : ''} cannot read decisions`);
   }
 }

@@ -1,6 +1,15 @@
 import type { MeResponse } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';
-import { impactRunReason, inputText, nextImpactState, pathText, sideText, transitionRows, type ShownImpact } from '../src/lib/impact.js';
+import {
+  examplesNote,
+  impactRunReason,
+  inputText,
+  nextImpactState,
+  pathText,
+  sideText,
+  transitionRows,
+  type ShownImpact,
+} from '../src/lib/impact.js';
 
 const report = (over: Partial<ShownImpact> = {}): ShownImpact => ({
   impactId: '019ac200-0000-7000-8000-000000000001',
@@ -34,6 +43,19 @@ describe('impactRunReason', () => {
       'The API key you signed in with has no `edit` scope: an impact analysis needs it.',
     );
     expect(impactRunReason(me('editor', ['view', 'edit']))).toBeNull();
+  });
+});
+
+describe('examplesNote', () => {
+  it('says why a report has no examples (the caller lacks the `audit` right), and when some were left out', () => {
+    const { examples: _examples, ...counts } = report();
+    expect(examplesNote(counts)).toBe('Examples need the `audit` right (admins and auditors): they show recorded decision inputs.');
+    expect(examplesNote({ ...counts, changed: 0, transitions: {} })).toBeNull();
+    expect(examplesNote(report())).toBeNull();
+    expect(examplesNote(report({ examplesTruncated: false }))).toBeNull();
+    expect(examplesNote(report({ examplesTruncated: true }))).toBe(
+      'Some examples were left out: their recorded inputs are too large to keep in one report.',
+    );
   });
 });
 

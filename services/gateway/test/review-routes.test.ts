@@ -7,15 +7,16 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { eventStreamName } from '@arbiter/contracts';
+import { DecisionSubject, eventStreamName } from '@arbiter/contracts';
 import { GovernanceConfig } from '@arbiter/governance/config';
 import { startGovernance, type Governance } from '@arbiter/governance/service';
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
-import { connectBus, createLogger, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
+import { connectBus, createLogger, encodeFrame, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { testServers, withDatabase as databaseUrl } from '@arbiter/test-kit';
 import { NatsGovernanceClient } from '../src/clients/governance-client.js';
+import { NatsImpactClient } from '../src/clients/impact-client.js';
 import { NatsRegistryClient } from '../src/clients/registry-client.js';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, startGateway, withKey } from './support/gateway.js';
@@ -65,6 +66,7 @@ beforeAll(async () => {
   app = await startGateway(db, redis, {
     registry: new NatsRegistryClient(bus, 10_000),
     governance: new NatsGovernanceClient(bus, 15_000),
+    impact: new NatsImpactClient(bus, 15_000),
   });
   keys.admin = await newOrg(db, 'acme');
   keys.editor = await memberKey(app, keys.admin, 'acme', 'eddie', 'editor', ['view', 'edit']);
@@ -397,6 +399,102 @@ describe('POST /import into a governed org (issue 20 item 10)', () => {
     expect(plan.conflicts).toBe(1);
     ok(await globex(false), 200);
     expect(ok(await call('POST', '/import', 'stranger', one), 200)).toMatchObject({ created: 1, conflicts: 0 });
+  });
+});
+
+describe('impact reports: examples for the readers of decisions only', () => {
+  /** A kept report of `draft` whose examples hold recorded inputs (an IBAN and a name). */
+  const keptReport = (draft: { policyId: string; baseId: string; contentHash: string }) => ({
+    impactId: '0190a0b0-0000-7000-8000-0000000000b1',
+    policyId: draft.policyId,
+    baseId: draft.baseId,
+    contentHash: draft.contentHash,
+    at: '2026-11-01T00:00:00.000Z',
+    replayed: 3,
+    unchanged: 1,
+    changed: 2,
+    errors: 0,
+    unreplayable: 0,
+    transitions: { 'true→false': 2 },
+    outcomes: { adult: 2 },
+    examples: [0, 1].map((i) => ({
+      decisionId: `0190a0b0-0000-7000-8000-00000000000${i}`,
+      at: '2026-11-01T00:00:00.000Z',
+      before: { result: true, errorCode: null, outcomes: { adult: true } },
+      after: { result: false, errorCode: null, outcomes: { adult: false } },
+      input: { applicant: { name: `Erika Mustermann ${i}`, iban: 'DE89370400440532013000', age: 17 } },
+    })),
+    examplesTruncated: false,
+  });
+  const counts = { replayed: 3, unchanged: 1, changed: 2, errors: 0, transitions: { 'true→false': 2 }, outcomes: { adult: 2 } };
+
+  it('GET review: counts for every member, examples only for admins and auditors; another org and an unknown id 404, no credentials 401', async () => {
+    const draft = (await createPolicy()) as { policyId: string; baseId: string; contentHash: string };
+    await governance!.db('governance_impact_reports').insert({
+      org_id: 'acme',
+      record_id: draft.policyId,
+      content_hash: draft.contentHash,
+      report: JSON.stringify(keptReport(draft)),
+    });
+    const url = `/policy/${draft.policyId}/review`;
+    for (const who of ['admin', 'auditor'] as const) {
+      const impact = ok(await call('GET', url, who), 200).impact as Record<string, unknown>;
+      expect(impact, who).toMatchObject(counts);
+      expect(impact.examples, who).toHaveLength(2);
+      expect(JSON.stringify(impact), who).toContain('DE89370400440532013000');
+    }
+    for (const who of ['viewer', 'editor', 'publisher', 'publisherViewKey'] as const) {
+      const impact = ok(await call('GET', url, who), 200).impact as Record<string, unknown>;
+      expect(impact, who).toMatchObject(counts);
+      expect(impact, who).not.toHaveProperty('examples');
+      expect(impact, who).not.toHaveProperty('examplesTruncated');
+      expect(JSON.stringify(impact), who).not.toContain('DE89370400440532013000');
+      expect(JSON.stringify(impact), who).not.toContain('Mustermann');
+    }
+    expect(problem(await call('GET', url, 'stranger'))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(problem(await call('GET', `/policy/${UNKNOWN}/review`, 'viewer'))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(problem(await call('GET', url, 'nobody'))).toMatchObject({ status: 401 });
+  });
+
+  it('POST impact: the analysis answer has the counts for every caller, the examples only for an admin', async () => {
+    // The audit service's history: no decision recorded yet (an empty page).
+    const history = bus.nc.subscribe(bus.subject(DecisionSubject.history), {
+      callback: (_err, msg) => {
+        msg.respond(encodeFrame({ nextCursor: null }, [], { entries: '[]' }));
+      },
+    });
+    try {
+      const draft = await createPolicy();
+      const url = `/policy/${draft.policyId}/impact`;
+      const admin = ok(await call('POST', url, 'admin', {}), 200);
+      expect(admin).toMatchObject({ policyId: draft.policyId, replayed: 0, changed: 0, examples: [], examplesTruncated: false });
+      for (const who of ['editor', 'publisher'] as const) {
+        const report = ok(await call('POST', url, who, {}), 200);
+        expect(report, who).toMatchObject({ policyId: draft.policyId, replayed: 0, changed: 0, transitions: {} });
+        expect(report, who).not.toHaveProperty('examples');
+      }
+      expect(problem(await call('POST', url, 'viewer', {}))).toMatchObject({ status: 403, code: 'forbidden' });
+      expect(problem(await call('POST', url, 'stranger', {}))).toMatchObject({ status: 404, code: 'not_found' });
+      expect(problem(await call('POST', `/policy/${UNKNOWN}/impact`, 'admin', {}))).toMatchObject({ status: 404, code: 'not_found' });
+      expect(problem(await call('POST', url, 'nobody', {}))).toMatchObject({ status: 401 });
+    } finally {
+      history.unsubscribe();
+    }
+  });
+
+  it('OpenAPI says the examples are optional and who gets them', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    for (const [path, verb] of [
+      ['/policy/{policyId}/impact', 'post'],
+      ['/flow/{flowId}/impact', 'post'],
+    ] as const) {
+      const schema = doc.paths[path][verb].responses['200'].content['application/json'].schema;
+      expect(schema.required, path).not.toContain('examples');
+      expect(schema.required, path).toContain('changed');
+      expect(schema.properties.examples.description, path).toMatch(/`audit` right/);
+    }
+    const review = doc.paths['/policy/{policyId}/review'].get.responses['200'].content['application/json'].schema;
+    expect(JSON.stringify(review.properties.impact)).toMatch(/`audit` right/);
   });
 });
 

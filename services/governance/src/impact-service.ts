@@ -2,9 +2,11 @@ import {
   ArbiterError,
   DecisionSubject,
   hasCapability,
+  impactReportFor,
   type DecisionHistoryEntry,
   type DecisionHistoryHeader,
   type DecisionRecord,
+  type ImpactExample,
   type ImpactReport,
   type ImpactRequest,
   type Principal,
@@ -13,6 +15,7 @@ import {
 import type { Bus, EvalClient } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { v7 } from 'uuid';
+import { boundReport } from './impact-report.js';
 import { Pacer } from './pacer.js';
 import type { RegistryPort } from './registry-port.js';
 import { saveImpactReport } from './repositories/impact-reports.js';
@@ -50,6 +53,8 @@ export interface ImpactDeps {
   timeoutMs: number;
   /** Decisions an analysis replays per second at most (`GOVERNANCE_IMPACT_REPLAYS_PER_SECOND`; 0: as fast as it can). */
   replaysPerSecond: number;
+  /** Bytes a report may take (`reportBudget` of the bus limit): its examples are trimmed to fit before it is kept. */
+  maxReportBytes: number;
 }
 
 /** One side of a decision as compared. */
@@ -80,6 +85,9 @@ interface Recorded {
  * its time or step limits, data deeper than allowed, an answer too large).
  */
 const NOT_A_REPLAY_ERROR = new Set(['dependency_unavailable', 'rate_limited', 'internal', 'not_found']);
+
+/** A report while it is made: its examples all collected, before the bound. */
+type Working = ImpactReport & { examples: ImpactExample[] };
 
 /** Decisions replayed by one call, each at its own `now`. */
 interface Batch {
@@ -113,7 +121,7 @@ export class ImpactService {
         throw new ArbiterError('forbidden', `role \`${p.role}\` may analyse the impact of drafts only: it needs the \`publish\` right`);
       }
     }
-    const report: ImpactReport = {
+    const report: Working = {
       impactId: v7(),
       ...(kind === 'policy' ? { policyId: record.recordId } : { flowId: record.recordId }),
       baseId: record.baseId,
@@ -152,8 +160,10 @@ export class ImpactService {
       if (nextCursor === null || decisions.length === 0) break;
       cursor = nextCursor;
     }
-    await saveImpactReport(this.deps.db, p.orgId, report);
-    return report;
+    // Bounded before it is kept: the review summary that shows it must fit one bus message.
+    const bounded = boundReport(report, this.deps.maxReportBytes);
+    await saveImpactReport(this.deps.db, p.orgId, bounded);
+    return impactReportFor(p, bounded);
   }
 
   /**
@@ -166,7 +176,7 @@ export class ImpactService {
     kind: RunnableKind,
     recordId: string,
     decisions: Recorded[],
-    report: ImpactReport,
+    report: Working,
     pacer: Pacer,
     requestId?: string,
   ): Promise<void> {
@@ -235,7 +245,7 @@ async function withinJobs<T>(batches: T[], jobs: (b: T) => number, limit: number
 }
 
 /** Counts one replayed decision in the report. */
-function count(report: ImpactReport, kind: RunnableKind, recorded: Recorded, answer: Uint8Array | ArbiterError): void {
+function count(report: Working, kind: RunnableKind, recorded: Recorded, answer: Uint8Array | ArbiterError): void {
   const d = recorded.entry;
   report.replayed++;
   if (answer instanceof ArbiterError) {

@@ -31,6 +31,8 @@ export interface ReviewsDeps {
   registry: RegistryPort;
   /** The transactional outbox the events of each change go to. */
   events: EventOutbox<Knex.Transaction>;
+  /** Bytes an impact report may take in a review summary (`reportBudget` of the bus limit). */
+  maxReportBytes: number;
   now?: () => Date;
 }
 
@@ -114,7 +116,7 @@ export class ReviewsService {
     }
     const summary = summarize(kind, draft, await latestRequest(this.deps.db, draft.recordId, p.orgId, kind));
     // The impact report of the draft's current content: an edit changes the hash, so an old report is not shown.
-    return { ...summary, impact: await latestImpactReport(this.deps.db, p.orgId, draft.recordId, draft.contentHash) };
+    return { ...summary, impact: await latestImpactReport(this.deps.db, p, draft.recordId, draft.contentHash, this.deps.maxReportBytes) };
   }
 
   /** The summaries of drafts the caller loaded (with their content hashes), in the given order. */

@@ -14,6 +14,7 @@ import { governanceService } from './endpoints.js';
 import { migrateGovernance } from './migrate.js';
 import { NatsRegistryPort } from './registry-port.js';
 import { ImpactService } from './impact-service.js';
+import { reportBudget } from './impact-report.js';
 import { ReviewsService } from './reviews-service.js';
 
 /** The governance service's outbox table. */
@@ -39,10 +40,13 @@ export function startGovernance(kit: ServiceKit<GovernanceConfig>): Promise<Gove
     await ensureEventStream(bus.nc, config.NATS_SUBJECT_PREFIX, { replicas: config.EVENTS_STREAM_REPLICAS });
     const outbox = new PgOutbox(db, OUTBOX_TABLE);
     const relay = s.relay(bus.nc, outbox, { intervalMs: config.GOVERNANCE_OUTBOX_INTERVAL_MS, canPublish: () => bus.connected() });
+    // Reports are bounded to fit the review summary that carries them in one bus message.
+    const maxReportBytes = reportBudget(bus.nc.info?.max_payload);
     const reviews = new ReviewsService({
       db,
       registry: new NatsRegistryPort(bus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
       events: { enqueue: outbox.enqueue.bind(outbox), committed: () => relay.kick() },
+      maxReportBytes,
     });
     const impact = new ImpactService({
       db,
@@ -51,6 +55,7 @@ export function startGovernance(kit: ServiceKit<GovernanceConfig>): Promise<Gove
       registry: new NatsRegistryPort(bus, config.GOVERNANCE_REGISTRY_TIMEOUT_MS),
       timeoutMs: config.GOVERNANCE_IMPACT_TIMEOUT_MS,
       replaysPerSecond: config.GOVERNANCE_IMPACT_REPLAYS_PER_SECOND,
+      maxReportBytes,
     });
     await s.serve(bus, governanceService(reviews, kit.version, impact));
     relay.kick();

@@ -4,9 +4,10 @@
  * publisher approves and publishes it, rejects a later change, and compares versions; a viewer
  * sees no editing controls; an admin deletes the policy. The review view's impact analysis
  * (issue 23): a publisher runs it on a submitted draft that moves a threshold and sees the API's
- * report (the impact section is saved to docs/console/impact.png); a viewer sees it without an
- * active button; an edit makes it stale. A flow draft whose policy node runs a moved threshold
- * shows the flow report: its counts, and examples with each side's result and path.
+ * report without its examples (they need the `audit` right), an admin sees them too (the impact
+ * section is saved to docs/console/impact.png); a viewer sees it without an active button; an
+ * edit makes it stale. A flow draft whose policy node runs a moved threshold shows the flow
+ * report: its counts, and to an admin examples with each side's result and path.
  */
 
 import { mkdirSync } from 'node:fs';
@@ -190,7 +191,7 @@ describe('the review view’s impact analysis', () => {
     }
   }
 
-  it('a publisher runs it on a submitted draft that moves the threshold and sees the API’s report: counts, transitions, examples side by side', async () => {
+  it('a publisher runs it on a submitted draft that moves the threshold and sees the API’s report: counts and transitions; an admin also sees the examples side by side', async () => {
     // Version 1 (threshold 600), published through review: the admin writes it, pat approves and publishes.
     const admin = stack.adminKey;
     const created = await call(stack, 'POST', '/policy', { key: admin, body: { name: 'Scores', rule: scoreRule(600) } });
@@ -248,6 +249,18 @@ describe('the review view’s impact analysis', () => {
     await expect(page.getByTestId('impact-report').locator('time').first().getAttribute('datetime')).resolves.toBe(impact!.at);
     const transition = page.getByTestId('impact-transitions').locator('tbody tr');
     await expect(transition.allTextContents()).resolves.toEqual(['truefalse5']);
+    // The examples are recorded inputs: a publisher is told they need the `audit` right.
+    await expect(page.getByTestId('impact-example').count()).resolves.toBe(0);
+    await expect(page.getByTestId('impact-examples-note').textContent()).resolves.toBe(
+      'Examples need the `audit` right (admins and auditors): they show recorded decision inputs.',
+    );
+
+    // An admin sees the same report with its examples.
+    await signIn(stack.adminKey);
+    await page.goto(`${stack.baseUrl}/console/policies/${scores}`);
+    await page.getByTestId('impact-example').first().waitFor();
+    await expectShown(impact!);
+    await expect(page.getByTestId('impact-examples-note').count()).resolves.toBe(0);
     const examples = page.getByTestId('impact-example');
     await expect(examples.count()).resolves.toBe(5);
     const first = examples.first();
@@ -265,6 +278,8 @@ describe('the review view’s impact analysis', () => {
     await page.getByTestId('impact-report').waitFor();
     const { impact } = await reviewOfDraft();
     await expectShown(impact!);
+    await expect(page.getByTestId('impact-example').count()).resolves.toBe(0);
+    await expect(page.getByTestId('impact-examples-note').textContent()).resolves.toContain('need the `audit` right');
     await expect(page.getByRole('button', { name: 'Run impact analysis' }).isDisabled()).resolves.toBe(true);
     await expect(page.getByTestId('impact-run-reason').textContent()).resolves.toBe(
       'Your role (viewer) cannot run an impact analysis: editors, publishers and admins can.',
@@ -323,7 +338,7 @@ describe('the impact analysis of a flow draft', () => {
     expect((await call(stack, 'POST', `/${noun}/${baseId}/review/publish`, { key: key.pat })).status).toBe(201);
   }
 
-  it('a publisher runs it on the flow draft page and sees the API’s report: counts, transitions, examples with both paths', async () => {
+  it('a publisher runs it on the flow draft page and sees the API’s report: counts and transitions; an admin also sees the examples with both paths', async () => {
     const admin = stack.adminKey;
     // A published policy (600) and its draft (605).
     const policy = await call(stack, 'POST', '/policy', { key: admin, body: { name: 'Flow scores', rule: scoreRule(600) } });
@@ -392,6 +407,15 @@ describe('the impact analysis of a flow draft', () => {
     }
     await expect(page.getByTestId('impact-transitions').locator('tbody tr').allTextContents()).resolves.toEqual(['truemanual review5']);
     await expect(page.getByTestId('impact-outcomes').count()).resolves.toBe(0);
+    await expect(page.getByTestId('impact-example').count()).resolves.toBe(0);
+    await page.getByTestId('impact-examples-note').waitFor();
+
+    await signIn(stack.adminKey);
+    page.on('console', (msg) => {
+      if (/Content Security Policy|Refused to/i.test(msg.text())) violations.push(msg.text());
+    });
+    await page.goto(`${stack.baseUrl}/console/flows/${flowBase}`);
+    await page.getByTestId('impact-example').first().waitFor();
     const examples = page.getByTestId('impact-example');
     await expect(examples.count()).resolves.toBe(5);
     const first = examples.first();

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ImpactOptions } from '@arbiter/sdk/client';
 import { useSession } from '../lib/session.js';
 import {
+  examplesNote,
   IMPACT_COUNTS,
   impactRunReason,
   inputText,
@@ -54,6 +55,8 @@ function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow'
   const transitions = transitionRows(report);
   const outcomes = Object.entries(report.outcomes).sort((a, b) => b[1] - a[1]);
   const flow = report.flowId !== undefined;
+  const examples = report.examples ?? [];
+  const note = examplesNote(report);
   return (
     <div data-testid="impact-report" data-impact-id={report.impactId}>
       <p className="muted">
@@ -119,10 +122,15 @@ function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow'
           </tbody>
         </table>
       )}
-      {report.examples.length > 0 && (
+      {note !== null && (
+        <p className="hint" data-testid="impact-examples-note">
+          {note}
+        </p>
+      )}
+      {examples.length > 0 && (
         <table className="list impact-examples" data-testid="impact-examples">
           <caption>
-            Examples ({report.examples.length} of {report.changed} changed)
+            Examples ({examples.length} of {report.changed} changed)
           </caption>
           <thead>
             <tr>
@@ -133,7 +141,7 @@ function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow'
             </tr>
           </thead>
           <tbody>
-            {report.examples.map((ex) => (
+            {examples.map((ex) => (
               <tr key={ex.decisionId} data-testid="impact-example">
                 <td>
                   <time dateTime={ex.at}>{new Date(ex.at).toLocaleString()}</time>

@@ -6,7 +6,7 @@ import { can } from './session.js';
 export type ShownImpact = ImpactReport;
 
 /** One side of a changed decision (`before` or `after`). */
-export type ImpactSide = ShownImpact['examples'][number]['before'];
+export type ImpactSide = NonNullable<ShownImpact['examples']>[number]['before'];
 
 /** What the panel knows of the draft's report: the current one, none, or one made stale by an edit. */
 export type ImpactState = { kind: 'current'; report: ShownImpact } | { kind: 'none' } | { kind: 'stale'; was: ShownImpact };
@@ -30,6 +30,21 @@ export function impactRunReason(me: MeResponse): string | null {
     return 'The API key you signed in with has no `edit` scope: an impact analysis needs it.';
   }
   return `Your role (${me.role}) cannot run an impact analysis: editors, publishers and admins can.`;
+}
+
+/**
+ * What the report says about its examples, besides them, or null when it shows them all: the API
+ * leaves them out for callers without the `audit` right (they hold recorded inputs, read by the
+ * same people as `GET /decisions`), and leaves out those that did not fit a report.
+ */
+export function examplesNote(report: ShownImpact): string | null {
+  if (report.examples === undefined) {
+    return report.changed > 0 ? 'Examples need the `audit` right (admins and auditors): they show recorded decision inputs.' : null;
+  }
+  if (report.examplesTruncated === true) {
+    return 'Some examples were left out: their recorded inputs are too large to keep in one report.';
+  }
+  return null;
 }
 
 /**

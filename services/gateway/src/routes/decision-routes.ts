@@ -8,6 +8,7 @@ import {
   DecisionRecord,
   DecisionSettings,
   DecisionStatsParams,
+  DECISION_READ_RIGHT,
   OrgDecisionSettings,
 } from '@arbiter/contracts';
 import { z } from 'zod';
@@ -34,7 +35,8 @@ const readers = 'Admins and auditors (a key needs the `audit` scope); only the c
  */
 export const decisionRoutes: FastifyPluginAsyncZod<DecisionRoutesOptions> = async (app, { authenticator, decisions }) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
-  const canAudit = requireCapability('audit');
+  // The one right that reads decision data, wherever it shows (impact examples check it too).
+  const canAudit = requireCapability(DECISION_READ_RIGHT);
 
   app.get('/decisions', {
     onRequest: canAudit,

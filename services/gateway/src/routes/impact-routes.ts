@@ -24,7 +24,9 @@ export const impactRoutes: FastifyPluginAsyncZod<ImpactRoutesOptions> = async (a
   authenticate(app, authenticator, 'api-key-or-bearer');
   const body = ImpactRequest.optional().describe('Optional; an empty body is `{}`');
   const response = { 200: ImpactReport, ...errorResponses(400, 401, 403, 404, 429, 503, 504) };
-  const access = "Editors may analyse drafts; publishers and admins any record of their org; another org's record is 404.";
+  const access =
+    "Editors may analyse drafts; publishers and admins any record of their org; another org's record is 404. " +
+    '`examples` (recorded inputs) only for callers with the `audit` right (admins, auditors): the others get the counts.';
 
   app.post('/policy/:policyId/impact', {
     onRequest: requireCapability('edit'),

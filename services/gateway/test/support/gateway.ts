@@ -8,6 +8,7 @@ import type { EngineClient } from '../../src/clients/engine-client.js';
 import type { AuditClient } from '../../src/clients/audit-client.js';
 import type { RegistryClient } from '../../src/clients/registry-client.js';
 import type { GovernanceClient } from '../../src/clients/governance-client.js';
+import type { ImpactClient } from '../../src/clients/impact-client.js';
 import { createOrgWithAdmin } from '../../src/identity/bootstrap.js';
 import { StubEngine } from './engines.js';
 import type { TestDatabase, TestRedis } from './servers.js';
@@ -51,6 +52,8 @@ export interface GatewayOptions {
   audit?: AuditClient;
   /** Serves the review routes (with a registry) with this governance service. */
   governance?: GovernanceClient;
+  /** Serves `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` with this client. */
+  impact?: ImpactClient;
   /** fastify's `trustProxy` (TRUST_PROXY). */
   trustProxy?: boolean | number | string[];
   /** API_KEY_CACHE_TTL_SECONDS (60 by default). */
@@ -86,6 +89,7 @@ export async function startGateway(db: TestDatabase, redis: TestRedis, opts: Gat
     ...(opts.registry ? { registry: opts.registry } : {}),
     ...(opts.audit ? { audit: opts.audit } : {}),
     ...(opts.governance ? { governance: opts.governance } : {}),
+    ...(opts.impact ? { impact: opts.impact } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
     ...(opts.runnable ? { runnable: opts.runnable } : {}),
   });
