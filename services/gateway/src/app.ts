@@ -178,7 +178,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { checks });
   await app.register(identityRoutes, { authenticator, identity });
   await app.register(engineRoutes, { authenticator, engine: deps.engine });
-  if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp });
+  if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp, rates });
   if (deps.runner) await app.register(storedRunRoutes, { authenticator, runner: deps.runner });
   await app.register(batchRunRoutes, {
     authenticator,
