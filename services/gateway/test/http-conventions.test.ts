@@ -460,7 +460,9 @@ describe('rate limiting', () => {
   });
 
   it("shows a batch call's own items in its x-ratelimit-remaining (10 − 1 − 4 = 5, then 5 − 4 = 1, then refused at 0)", async () => {
-    const limited = await startGateway(db, redis, { limits: { rateLimitMax: 10, rateLimitPersonMax: 1_000_000, rateLimitWindowMs: 60_000 } });
+    const limited = await startGateway(db, redis, {
+      limits: { rateLimitMax: 10, rateLimitPersonMax: 1_000_000, rateLimitWindowMs: 60_000 },
+    });
     try {
       const key = (await newViewKey('batch-remaining')).key;
       const batch = () =>

@@ -42,7 +42,7 @@ const BATCH =
   '`results[i]` is exactly what the single-item endpoint answers for `items[i]`: its 200 body (engine outcomes such as `parse_error` ' +
   'or `schema_mismatch` included), or the RFC 9457 problem object of an item that failed on its own (data nested too deep, the ' +
   'per-key evaluation limit, a time-out). More than RUN_BATCH_MAX_ITEMS items (default 1000) → 413. The rate limit counts each ' +
-  'item as a request (for the key and for its owner over all their keys), and the answer\'s `x-ratelimit-remaining` counts them: past ' +
+  "item as a request (for the key and for its owner over all their keys), and the answer's `x-ratelimit-remaining` counts them: past " +
   'it 429 with `retry-after`, nothing run.';
 const NOT_FOUND = 'An id that is unknown, not a UUID, in another org, or whose base is deleted answers 404 for the whole call.';
 const TRACE = '`?trace=false` leaves the traces out: each answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty).';

@@ -64,7 +64,8 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { 
       const messages = messageCount(request.body);
       if (messages > 1) {
         const use = await rates.chargeItems(mcpKeyOf(request.headers, request.query), request.principal, messages);
-        if (use !== undefined) applyRateLimit(reply, use, ' (a JSON-RPC batch counts each message, for the key and for its owner over all their keys)');
+        if (use !== undefined)
+          applyRateLimit(reply, use, ' (a JSON-RPC batch counts each message, for the key and for its owner over all their keys)');
       }
       const res = await forwarder.forward(principalOf(request), {
         method: request.method,
