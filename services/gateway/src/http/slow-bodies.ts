@@ -1,5 +1,5 @@
 import type { ServerOptions } from 'node:http';
-import type { Socket } from 'node:net';
+import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 /** Default of `BODY_TIMEOUT_MS`: the time a client has to send a whole request, headers and body. */
@@ -50,8 +50,9 @@ export function closeAfterUnfinishedBodies(app: FastifyInstance, timeoutMs: numb
   const graceMs = Math.min(REFUSED_BODY_GRACE_MS, timeoutMs);
   app.addHook('onResponse', (request, _reply, done) => {
     const req = request.raw;
-    const socket = req.socket as Socket | null;
-    if (req.complete || socket === null || socket.destroyed) return done();
+    const socket: unknown = req.socket;
+    // Only connections of the HTTP server (requests made with `inject` have a stand-in socket).
+    if (req.complete || !(socket instanceof Socket) || socket.destroyed) return done();
     answeredBeforeBody.add(socket);
     const timer = setTimeout(() => {
       request.log.info({ graceMs }, 'connection closed: the body of an answered request did not arrive in time');
