@@ -8,6 +8,7 @@ import type { EngineClient } from './clients/engine-client.js';
 import { registerOpenApi } from './http/openapi.js';
 import { clientErrorHandler, installProblemHandlers, sendProblem } from './http/problem.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import { closeAfterUnfinishedBodies, DEFAULT_BODY_TIMEOUT_MS, requestDeadlines } from './http/slow-bodies.js';
 import { AccessLog, lazyChildLogger } from './http/logging.js';
 import { RateBuckets } from './limits/rate-count.js';
 import { RateCounter } from './limits/rate-counter.js';
@@ -108,12 +109,15 @@ function trustProxyOption(trust: boolean | number | string[]): boolean | string[
 /** Builds the gateway HTTP app (not listening). Call `ready()` or `inject()` on the result. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  const bodyTimeoutMs = config.limits.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
   const app = Fastify({
     loggerInstance: deps.logger,
     genReqId: requestIdOf,
     logController: new AccessLog(deps.logger, config.accessLogSampleEvery ?? DEFAULT_ACCESS_LOG_SAMPLE_EVERY),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: config.limits.bodyLimitBytes,
+    // A request must arrive within the body time-out (Node's own deadlines; fastify's default has none).
+    ...requestDeadlines(bodyTimeoutMs),
     trustProxy: trustProxyOption(config.trustProxy ?? false),
     // /users/:userId must accept ids such as `auth0|abc`
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
@@ -130,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   installProblemHandlers(app);
   echoRequestId(app);
+  closeAfterUnfinishedBodies(app, bodyTimeoutMs);
 
   const now = deps.now ?? (() => new Date());
   const buckets = new RateBuckets(
@@ -178,7 +183,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { checks });
   await app.register(identityRoutes, { authenticator, identity });
   await app.register(engineRoutes, { authenticator, engine: deps.engine });
-  if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp });
+  if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp, rates });
   if (deps.runner) await app.register(storedRunRoutes, { authenticator, runner: deps.runner });
   await app.register(batchRunRoutes, {
     authenticator,

@@ -1,6 +1,7 @@
 import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
 import { EXEC_BATCH_MAX_ITEMS, OrgId } from '@arbiter/contracts';
+import { DEFAULT_BODY_TIMEOUT_MS } from './http/slow-bodies.js';
 import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 
 /** Shortest key accepted from configuration (a 128-bit secret in base64url is 22 characters). */
@@ -30,6 +31,8 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   POLICY_BOOTSTRAP_ADMIN_KEY: z.string().min(MIN_API_KEY_LENGTH, `must be at least ${MIN_API_KEY_LENGTH} characters`).optional(),
   POLICY_BOOTSTRAP_ORG: OrgId.default('default'),
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
+  /** Time a client has to send a whole request, headers and body; later → 408 and the connection is closed. */
+  BODY_TIMEOUT_MS: positiveInt(DEFAULT_BODY_TIMEOUT_MS),
   RATE_LIMIT_MAX: positiveInt(6000),
   /** Requests per window of one person over all their keys (and their bearer-token requests); default RATE_LIMIT_MAX. */
   RATE_LIMIT_PERSON_MAX: z.coerce.number().int().positive().optional(),
@@ -108,6 +111,11 @@ export interface JwtSettings {
 export interface HttpLimits {
   /** Largest accepted request body in bytes (larger → 413). */
   readonly bodyLimitBytes: number;
+  /**
+   * Time a client has to send a whole request (headers and body), and at most how long the rest of
+   * a body may take after an answer sent before it arrived; default 30 s.
+   */
+  readonly bodyTimeoutMs?: number;
   /** Requests allowed per key per window. */
   readonly rateLimitMax: number;
   /** Requests allowed per person (a key's owner over all their keys, or a bearer's user) per window; default `rateLimitMax`. */
@@ -151,6 +159,7 @@ export function appSettingsOf(c: GatewayConfig): AppSettings {
     },
     limits: {
       bodyLimitBytes: c.BODY_LIMIT_BYTES,
+      bodyTimeoutMs: c.BODY_TIMEOUT_MS,
       rateLimitMax: c.RATE_LIMIT_MAX,
       ...(c.RATE_LIMIT_PERSON_MAX !== undefined ? { rateLimitPersonMax: c.RATE_LIMIT_PERSON_MAX } : {}),
       rateLimitWindowMs: c.RATE_LIMIT_WINDOW,

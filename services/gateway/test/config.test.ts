@@ -21,7 +21,7 @@ describe('the gateway configuration', () => {
       POLICY_BOOTSTRAP_ORG: 'default',
       OPS_PORT: 0,
       jwt: { orgClaim: 'org' },
-      limits: { bodyLimitBytes: 1048576, rateLimitMax: 6000, rateLimitWindowMs: 60_000, authFailuresMax: 20 },
+      limits: { bodyLimitBytes: 1048576, bodyTimeoutMs: 30_000, rateLimitMax: 6000, rateLimitWindowMs: 60_000, authFailuresMax: 20 },
       trustProxy: false,
       apiKeyCacheTtlSeconds: 60,
       redisKeyPrefix: 'arbiter:gateway:',
@@ -42,6 +42,7 @@ describe('the gateway configuration', () => {
       POLICY_BOOTSTRAP_ADMIN_KEY: 'k'.repeat(40),
       POLICY_BOOTSTRAP_ORG: 'acme',
       BODY_LIMIT_BYTES: '2048',
+      BODY_TIMEOUT_MS: '1500',
       RATE_LIMIT_MAX: '5',
       RATE_LIMIT_WINDOW: '1000',
     });
@@ -50,7 +51,7 @@ describe('the gateway configuration', () => {
       jwt: { secret: 's'.repeat(32), issuer: 'https://idp', audience: 'arbiter', orgClaim: 'tenant' },
       POLICY_BOOTSTRAP_ADMIN_KEY: 'k'.repeat(40),
       POLICY_BOOTSTRAP_ORG: 'acme',
-      limits: { bodyLimitBytes: 2048, rateLimitMax: 5, rateLimitWindowMs: 1000 },
+      limits: { bodyLimitBytes: 2048, bodyTimeoutMs: 1500, rateLimitMax: 5, rateLimitWindowMs: 1000 },
     });
     expect(c.jwt.jwksUrl).toBeUndefined();
   });

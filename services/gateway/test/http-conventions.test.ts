@@ -459,6 +459,29 @@ describe('rate limiting', () => {
     }
   });
 
+  it("shows a batch call's own items in its x-ratelimit-remaining (10 − 1 − 4 = 5, then 5 − 4 = 1, then refused at 0)", async () => {
+    const limited = await startGateway(db, redis, {
+      limits: { rateLimitMax: 10, rateLimitPersonMax: 1_000_000, rateLimitWindowMs: 60_000 },
+    });
+    try {
+      const key = (await newViewKey('batch-remaining')).key;
+      const batch = () =>
+        limited.inject({
+          method: 'POST',
+          url: '/run/batch',
+          headers: withKey(key),
+          payload: { rule: 'r', items: Array.from({ length: 4 }, () => ({ a: 1 })) },
+        });
+      expect(limitsOf([await limited.inject({ method: 'GET', url: '/me', headers: withKey(key) })])).toEqual(['200 10 9']);
+      expect(limitsOf([await batch(), await batch()])).toEqual(['200 10 5', '200 10 1']);
+      const refused = await batch();
+      expect(limitsOf([refused])).toEqual(['429 10 0']);
+      expect(problem(refused).detail).toMatch(/a batch counts each item/);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('limits bearer-token callers per user, in a bucket of their own', async () => {
     const limited = await startGateway(db, redis, { limits: { rateLimitMax: 2, rateLimitWindowMs: 60_000 } });
     try {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TestDatabase, TestRedis } from './support/servers.js';
 import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
 import { GATEWAY_OUTBOX_TABLE } from '../src/events/outbox.js';
-import { memberKey, newOrg, problem, signToken, withKey, withToken } from './support/gateway.js';
+import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 
 let db: TestDatabase;
 let redis: TestRedis;
@@ -62,6 +62,59 @@ describe('DELETE /users/{userId}', () => {
     // Added again later, the old keys stay invalid (they went with the membership).
     await app.inject({ method: 'PUT', url: '/users/vic', headers: withKey(adminKey), payload: { role: 'publisher' } });
     expect(problem(await get('/me', victimKey))).toMatchObject({ status: 401 });
+  });
+
+  it('keeps a removed member out: their still-valid bearer token is refused (403) until an admin adds them back', async () => {
+    const token = await signToken({ sub: 'remy', org: 'acme' });
+    const key = await memberKey(app, adminKey, 'acme', 'remy', 'editor', ['view', 'edit']);
+    const me = (headers: Record<string, string>) => app.inject({ method: 'GET', url: '/me', headers });
+    expect((await me(withToken(token))).json()).toMatchObject({ userId: 'remy', role: 'editor' });
+    expect((await me(withKey(key))).statusCode).toBe(200); // its grant is cached now
+
+    expect((await del('/users/remy', adminKey)).statusCode).toBe(204);
+    for (let i = 0; i < 2; i++) {
+      expect(problem(await me(withToken(token)))).toMatchObject({
+        status: 403,
+        code: 'forbidden',
+        detail: 'user `remy` was removed from org `acme`; their tokens are refused until an admin adds them back (`PUT /users/{userId}`)',
+      });
+    }
+    // A new token of the same user, and one made for another route, are refused too; nothing made them a member again.
+    const fresh = await signToken({ sub: 'remy', org: 'acme' }, { expiresIn: '1h' });
+    expect(
+      problem(await app.inject({ method: 'POST', url: '/apikeys', headers: withToken(fresh), payload: { name: 'k', scopes: ['view'] } })),
+    ).toMatchObject({ status: 403, code: 'forbidden' });
+    expect(problem(await me(withKey(key)))).toMatchObject({ status: 401, code: 'unauthenticated' });
+    expect(problem(await get('/users/remy', adminKey))).toMatchObject({ status: 404 });
+    // Another replica (its own process, same database and Redis) refuses them as well.
+    const replica = await startGateway(db, redis);
+    try {
+      expect(problem(await replica.inject({ method: 'GET', url: '/me', headers: withToken(token) }))).toMatchObject({ status: 403 });
+      expect(problem(await replica.inject({ method: 'GET', url: '/me', headers: withKey(key) }))).toMatchObject({ status: 401 });
+    } finally {
+      await replica.close();
+    }
+    // Someone else's first sign-in still joins as a viewer.
+    expect((await me(withToken(await signToken({ sub: 'newcomer', org: 'acme' })))).json()).toMatchObject({ role: 'viewer' });
+
+    // Added back by an admin: the same token works again, with the role the admin gave; the old key stays revoked.
+    const put = await app.inject({ method: 'PUT', url: '/users/remy', headers: withKey(adminKey), payload: { role: 'viewer' } });
+    expect(put.statusCode).toBe(201);
+    expect((await me(withToken(token))).json()).toMatchObject({ userId: 'remy', role: 'viewer' });
+    expect(problem(await me(withKey(key)))).toMatchObject({ status: 401 });
+    // Removed again: refused again.
+    expect((await del('/users/remy', adminKey)).statusCode).toBe(204);
+    expect(problem(await me(withToken(token)))).toMatchObject({ status: 403, code: 'forbidden' });
+  });
+
+  it('refuses a removed member of one org in that org only: their token for another org still signs them in there', async () => {
+    await app.inject({ method: 'PUT', url: '/users/two-orgs', headers: withKey(adminKey), payload: { role: 'viewer' } });
+    expect((await del('/users/two-orgs', adminKey)).statusCode).toBe(204);
+    expect(
+      problem(await app.inject({ method: 'GET', url: '/me', headers: withToken(await signToken({ sub: 'two-orgs', org: 'acme' })) })),
+    ).toMatchObject({ status: 403 });
+    const beta = await app.inject({ method: 'GET', url: '/me', headers: withToken(await signToken({ sub: 'two-orgs', org: 'beta' })) });
+    expect(beta.json()).toMatchObject({ orgId: 'beta', userId: 'two-orgs', role: 'viewer' });
   });
 
   it('never removes the last admin (409); 404 for a stranger or another org’s member; 403 below admin', async () => {

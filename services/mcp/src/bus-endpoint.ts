@@ -47,6 +47,11 @@ export function mcpBusEndpoint(deps: McpBusDeps) {
       } catch {
         return rpcError(400, RpcCode.parseError, 'parse error: the body is not JSON');
       }
+      // JSON-RPC 2.0 answers an empty batch with one Invalid Request error; the SDK's transport
+      // would take it for a batch of notifications (202, no body).
+      if (Array.isArray(parsed) && parsed.length === 0) {
+        return rpcError(400, RpcCode.invalidRequest, 'Invalid Request: an empty batch (a JSON-RPC batch needs at least one message)');
+      }
       const requestId = ctx.requestId ?? 'bus';
       const toolDeps: ToolDeps = {
         bus: deps.bus,

@@ -94,6 +94,25 @@ describe('the exchange', () => {
     expect(res.status).toBe(400);
     expect(rpcError(res)).toEqual({ code: -32700, message: 'parse error: the body is not JSON' });
   });
+
+  it('answers an empty JSON-RPC batch with 400 and one Invalid Request error (-32600), not 202', async () => {
+    const res = await post('[]');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(rpcError(res)).toEqual({
+      code: -32600,
+      message: 'Invalid Request: an empty batch (a JSON-RPC batch needs at least one message)',
+    });
+  });
+
+  it('answers a batch with one answer per request', async () => {
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+    const res = await post(JSON.stringify([call(1), call(2), call(3)]));
+    expect(res.status).toBe(200);
+    const answers = JSON.parse(res.body) as Array<{ id: number; result: { tools: unknown[] } }>;
+    expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3]);
+    for (const a of answers) expect(a.result.tools).toHaveLength(4);
+  });
 });
 
 describe('execution service down', () => {

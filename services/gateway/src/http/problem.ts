@@ -5,6 +5,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { ArbiterError, isArbiterError, type ErrorCode, type ErrorReason, type ProblemDetails } from '@arbiter/contracts';
 import { isDatabaseUnavailable } from '@arbiter/service-kit';
 import { RetryLaterError } from '../errors.js';
+import { answeredWhileBodyArrives } from './slow-bodies.js';
 
 /** Media type of every error answer (RFC 9457). */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -144,11 +145,17 @@ export function installProblemHandlers(app: FastifyInstance): void {
 
 /**
  * fastify's `clientErrorHandler`: a request Node's HTTP parser refuses (malformed request line or
- * headers, a body shorter than its `content-length` followed by more bytes, headers too large)
- * gets a problem document too, then the connection is closed.
+ * headers, a body shorter than its `content-length` followed by more bytes, headers too large) or
+ * that did not arrive within `BODY_TIMEOUT_MS` (408) gets a problem document too, then the
+ * connection is closed.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // The request was answered before its body arrived: a second answer would corrupt the first; only close.
+  if (answeredWhileBodyArrives(socket)) {
+    socket.destroy(err);
+    return;
+  }
   let status = 400;
   const code: ErrorCode = 'bad_request';
   let detail = 'the request is not valid HTTP (e.g. a body that does not match `content-length`, or a malformed header)';

@@ -6,10 +6,12 @@ import { limitExceeded, type RateUse } from '../limits/rate-count.js';
  * key's and its owner's counts, against `RATE_LIMIT_MAX`; a bearer: its person's count, against
  * `RATE_LIMIT_PERSON_MAX`): `x-ratelimit-limit`, `x-ratelimit-remaining` and `x-ratelimit-reset`
  * (seconds) on the answer, and past the limit a 429 `rate_limited` problem with `retry-after`.
+ * Called again after a batch's items are counted, so the headers include them; `counted` says what
+ * counted in the refusal when not plain requests.
  */
-export function applyRateLimit(reply: FastifyReply, use: RateUse): void {
+export function applyRateLimit(reply: FastifyReply, use: RateUse, counted = ''): void {
   reply.header('x-ratelimit-limit', use.max);
   reply.header('x-ratelimit-remaining', Math.max(0, use.max - use.current));
   reply.header('x-ratelimit-reset', Math.ceil(use.ttl / 1000));
-  if (use.current > use.max) throw limitExceeded(use);
+  if (use.current > use.max) throw limitExceeded(use, counted);
 }

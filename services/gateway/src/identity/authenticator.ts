@@ -94,7 +94,8 @@ export class Authenticator implements CallerAuthenticator {
 
   /**
    * Authenticates a bearer JWT: the org must exist; a user the org does not know yet is added
-   * as a viewer. The role comes from the membership table, never from the token. The request
+   * as a viewer, unless an admin removed that user from the org (`forbidden` until an admin adds
+   * them back). The role comes from the membership table, never from the token. The request
    * counts in the user's person bucket; with Redis down it goes uncounted (`rate: null`) rather
    * than fail (API-key callers, whose grants are cached in Redis, get 503 instead).
    */
@@ -104,6 +105,12 @@ export class Authenticator implements CallerAuthenticator {
       throw new ArbiterError('unauthenticated', `invalid bearer token: org \`${orgId}\` is unknown`);
     }
     const role = await ensureMember(this.db, orgId, userId, 'viewer');
+    if (role === 'removed') {
+      throw new ArbiterError(
+        'forbidden',
+        `user \`${userId}\` was removed from org \`${orgId}\`; their tokens are refused until an admin adds them back (\`PUT /users/{userId}\`)`,
+      );
+    }
     const rate = await this.counter.person(orgId, userId).catch(() => null);
     return { principal: { orgId, userId, role }, rate };
   }

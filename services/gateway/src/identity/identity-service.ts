@@ -81,11 +81,14 @@ export class IdentityService {
   /**
    * Removes `userId` from the caller's org with every key the user has there (revoked, then deleted
    * with the membership), effective on the next request on every replica. The last admin cannot be removed
-   * (`conflict`). A bearer token of the user signs in again as a new viewer: the identity provider
-   * decides who may sign in (docs/api.md: Authentication and roles).
+   * (`conflict`). The removal is recorded, so a bearer token of the user (still valid at the
+   * identity provider) is refused rather than making them a viewer again, until an admin adds the
+   * user back with {@link setRole}.
    */
   async removeMember(principal: Principal, userId: string): Promise<void> {
     const revoked = await this.commit(async (trx) => {
+      // Waits for a first sign-in in flight, so the member it adds is seen and removed here.
+      await members.lockOrgForRemoval(trx, principal.orgId);
       const member = await members.findMember(trx, principal.orgId, userId);
       if (member === undefined) throw new ArbiterError('not_found', `user \`${userId}\` is not a member of org \`${principal.orgId}\``);
       const admins = await members.lockAdmins(trx, principal.orgId);
@@ -104,6 +107,7 @@ export class IdentityService {
       ).flat();
       // The membership's keys go with it (foreign key, on delete cascade): revoked first, for the events and caches.
       await members.deleteMember(trx, principal.orgId, userId);
+      await members.recordRemoval(trx, principal.orgId, userId, principal.userId);
       const keyEvents = lineage
         .filter((k) => k.newlyRevoked)
         .map((k) =>
@@ -128,7 +132,8 @@ export class IdentityService {
   }
 
   /**
-   * Gives `userId` the role in the caller's org, adding the member when new. The org always
+   * Gives `userId` the role in the caller's org, adding the member when new (a removed user is
+   * added back, and their bearer tokens are accepted again). The org always
    * keeps one admin (`conflict` otherwise). Cached grants of the member's keys are replaced
    * before this returns, so the new role applies to the very next request on every replica.
    */

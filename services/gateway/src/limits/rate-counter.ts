@@ -1,7 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Redis, Result } from 'ioredis';
 import { ArbiterError, type Principal } from '@arbiter/contracts';
-import { COUNT_LUA, defineCountCommand, limitExceeded, rateCountOf, type RateBuckets, type RateUse } from './rate-count.js';
+import { COUNT_LUA, defineCountCommand, rateCountOf, type RateBuckets, type RateUse } from './rate-count.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -20,12 +19,6 @@ local key = countN(KEYS[1], ARGV[2], ARGV[1])
 local person = countN(KEYS[2], ARGV[2], ARGV[1])
 return {key[1], key[2], person[1], person[2]}
 `;
-
-/** What {@link RateCounter.chargeItems} reads of a request: its `x-api-key` header and its caller. */
-export interface ChargedRequest {
-  readonly headers: IncomingHttpHeaders;
-  readonly principal: Principal | null;
-}
 
 /**
  * The rate counts the API-key lookup (identity/key-cache.ts) does not make: a bearer caller's
@@ -49,19 +42,19 @@ export class RateCounter {
   }
 
   /**
-   * Counts a batch call's items in its API key's and its person's buckets: authentication counted
-   * the call as one request, so the other `items − 1` are added here, in one script; past either
-   * limit throws `rate_limited` with `retry-after` (the items stay counted, as a refused request
-   * does). A call without an API key is not counted here.
+   * Counts a batch call's items (a `/run/batch` call's data objects, an MCP JSON-RPC batch's
+   * messages) in its API key's and its person's buckets: authentication counted the call as one
+   * request, so the other `items − 1` are added here, in one script, and the count after them is
+   * returned for the answer's `x-ratelimit-*` headers (`applyRateLimit`, which refuses past
+   * either limit; the items stay counted, as a refused request does). Undefined when nothing more
+   * was counted: one item, or a call without an API key.
    */
-  async chargeItems(request: ChargedRequest, items: number): Promise<void> {
-    const key = request.headers['x-api-key'];
-    const principal = request.principal;
-    if (typeof key !== 'string' || principal === null || items <= 1) return;
+  async chargeItems(apiKey: string | undefined, principal: Principal | null, items: number): Promise<RateUse | undefined> {
+    if (apiKey === undefined || principal === null || items <= 1) return undefined;
     let reply: [number, number, number, number];
     try {
       reply = await this.redis.arbiterCountMany(
-        this.buckets.ofKeyHash(this.hashKey(key)),
+        this.buckets.ofKeyHash(this.hashKey(apiKey)),
         this.buckets.ofPerson(principal.orgId, principal.userId),
         items - 1,
         this.buckets.windowMs,
@@ -69,7 +62,6 @@ export class RateCounter {
     } catch (err) {
       throw new ArbiterError('dependency_unavailable', 'the rate limiter (Redis) is unavailable', undefined, { cause: err });
     }
-    const use = this.buckets.tighter(rateCountOf([reply[0], reply[1]]), rateCountOf([reply[2], reply[3]]));
-    if (use.current > use.max) throw limitExceeded(use, ' (a batch counts each item, for the key and for its owner over all their keys)');
+    return this.buckets.tighter(rateCountOf([reply[0], reply[1]]), rateCountOf([reply[2], reply[3]]));
   }
 }

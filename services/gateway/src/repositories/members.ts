@@ -54,21 +54,47 @@ export async function findRole(db: Db, orgId: string, userId: string): Promise<R
 
 /**
  * Makes the user a member with `role` unless already a member (then nothing changes) and
- * returns the role the user now has.
+ * returns the role the user now has; `removed` (nothing changes) when an admin removed the user
+ * from the org and has not added them back. The check and the insert hold the org row `for share`,
+ * which {@link lockOrgForRemoval} waits for, so a removal and a first sign-in cannot interleave.
  */
-export async function ensureMember(db: Db, orgId: string, userId: string, role: Role): Promise<Role> {
+export async function ensureMember(db: Db, orgId: string, userId: string, role: Role): Promise<Role | 'removed'> {
   const known = await findRole(db, orgId, userId);
   if (known !== undefined) return known;
-  await db('users').insert({ id: userId }).onConflict('id').ignore();
-  await db('memberships').insert({ org_id: orgId, user_id: userId, role }).onConflict(['org_id', 'user_id']).ignore();
-  const current = await findRole(db, orgId, userId);
-  if (current === undefined) throw new Error(`membership of \`${userId}\` in \`${orgId}\` vanished`);
-  return current;
+  return db.transaction(async (trx) => {
+    await trx('orgs').where({ id: orgId }).forShare().first('id');
+    if (await wasRemoved(trx, orgId, userId)) return 'removed' as const;
+    await trx('users').insert({ id: userId }).onConflict('id').ignore();
+    await trx('memberships').insert({ org_id: orgId, user_id: userId, role }).onConflict(['org_id', 'user_id']).ignore();
+    const current = await findRole(trx, orgId, userId);
+    if (current === undefined) throw new Error(`membership of \`${userId}\` in \`${orgId}\` vanished`);
+    return current;
+  });
 }
 
-/** Sets the member's role, adding the member when new; `created` tells which. */
+/** Holds the org row against first sign-ins ({@link ensureMember}) until the removal's transaction ends. */
+export async function lockOrgForRemoval(trx: Db, orgId: string): Promise<void> {
+  await trx('orgs').where({ id: orgId }).forNoKeyUpdate().first('id');
+}
+
+/** Records that `userId` was removed from the org by `removedBy`, so their bearer tokens do not make them a member again. */
+export async function recordRemoval(db: Db, orgId: string, userId: string, removedBy: string): Promise<void> {
+  await db('member_removals')
+    .insert({ org_id: orgId, user_id: userId, removed_by: removedBy })
+    .onConflict(['org_id', 'user_id'])
+    .merge({ removed_at: db.fn.now(), removed_by: removedBy });
+}
+
+/** Whether an admin removed `userId` from the org and has not added them back. */
+export async function wasRemoved(db: Db, orgId: string, userId: string): Promise<boolean> {
+  return (await db('member_removals').where({ org_id: orgId, user_id: userId }).first('user_id')) !== undefined;
+}
+
+/** Sets the member's role, adding the member when new (a removed user too); `created` tells which. */
 export async function upsertMember(db: Db, orgId: string, userId: string, role: Role): Promise<{ member: MemberRow; created: boolean }> {
   await db('users').insert({ id: userId }).onConflict('id').ignore();
+  // Added back: the user's bearer tokens are accepted again.
+  await db('member_removals').where({ org_id: orgId, user_id: userId }).delete();
   const rows: Array<RawMember & { inserted: boolean }> = await db('memberships')
     .insert({ org_id: orgId, user_id: userId, role })
     .onConflict(['org_id', 'user_id'])

@@ -15,6 +15,7 @@ import {
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
 import { errorResponses } from '../http/openapi.js';
+import { applyRateLimit } from '../http/rate-limit.js';
 import { installItemsBodyParser, itemsOf } from '../http/json-body.js';
 import { sendResults } from '../http/raw-json.js';
 import type { Authenticator } from '../identity/authenticator.js';
@@ -41,9 +42,13 @@ const BATCH =
   '`results[i]` is exactly what the single-item endpoint answers for `items[i]`: its 200 body (engine outcomes such as `parse_error` ' +
   'or `schema_mismatch` included), or the RFC 9457 problem object of an item that failed on its own (data nested too deep, the ' +
   'per-key evaluation limit, a time-out). More than RUN_BATCH_MAX_ITEMS items (default 1000) → 413. The rate limit counts each ' +
-  'item as a request (for the key and for its owner over all their keys): past it 429 with `retry-after`, nothing run.';
+  "item as a request (for the key and for its owner over all their keys), and the answer's `x-ratelimit-remaining` counts them: past " +
+  'it 429 with `retry-after`, nothing run.';
 const NOT_FOUND = 'An id that is unknown, not a UUID, in another org, or whose base is deleted answers 404 for the whole call.';
 const TRACE = '`?trace=false` leaves the traces out: each answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty).';
+
+/** What a refused batch counted. */
+const BATCH_COUNTED = ' (a batch counts each item, for the key and for its owner over all their keys)';
 
 const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.describe(what) });
 
@@ -62,10 +67,12 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
   const errors = errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504);
   const storedErrors = errorResponses(400, 401, 403, 404, 413, 415, 422, 429, 503, 504);
 
-  /** Checks the size and counts the items in the rate limit (nothing runs past either). */
-  async function admit(request: FastifyRequest, count: number): Promise<void> {
+  /** Checks the size and counts the items in the rate limit, whose headers then include them (nothing runs past either). */
+  async function admit(request: FastifyRequest, reply: FastifyReply, count: number): Promise<void> {
     checkBatchSize(count, maxItems);
-    await opts.rates.chargeItems(request, count);
+    const key = request.headers['x-api-key'];
+    const use = await opts.rates.chargeItems(typeof key === 'string' ? key : undefined, request.principal, count);
+    if (use !== undefined) applyRateLimit(reply, use, BATCH_COUNTED);
   }
 
   function send(request: FastifyRequest, reply: FastifyReply, answers: EngineAnswer[], notFoundFailsCall: boolean) {
@@ -90,7 +97,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     },
     handler: async (request, reply) => {
       const { rule, items, trace } = request.body;
-      await admit(request, items.length);
+      await admit(request, reply, items.length);
       const answers = await opts.engine.evaluate(principalOf(request), rule, itemsOf(request, items), {
         requestId: request.id,
         trace: trace !== false,
@@ -120,7 +127,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     id: string,
     { body: { items }, query }: { body: StoredRunBatchRequest; query: TraceQuery },
   ) {
-    await admit(request, items.length);
+    await admit(request, reply, items.length);
     const answers = await runner!.run(kind, principalOf(request), by, id, itemsOf(request, items), {
       requestId: request.id,
       trace: traceOf(query),

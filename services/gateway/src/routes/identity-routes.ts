@@ -73,6 +73,7 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
       summary: 'Remove a member from the caller org and revoke their API keys (admin)',
       description:
         'The keys stop working on the very next request on every replica. The last admin cannot be removed (409). ' +
+        "The removal sticks: the user's bearer tokens get 403 instead of signing them in again as a viewer, until an admin adds them back (`PUT /users/{userId}`). " +
         'Events: `member removed`, and `key revoked` for each key.',
       params: z.object({ userId: UserId }),
       response: { 204: z.undefined().describe('Removed'), ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
@@ -89,7 +90,9 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
       tags: ['identity'],
       security,
       summary: 'Set the role of a member, adding the user when new (admin)',
-      description: '201 when the member was added, 200 when the role was changed. The last admin cannot be demoted (409).',
+      description:
+        '201 when the member was added, 200 when the role was changed. The last admin cannot be demoted (409). ' +
+        'Adding a removed user back lets their bearer tokens in again.',
       params: z.object({ userId: UserId }),
       body: PutMemberRequest,
       response: { 200: Member, 201: Member, ...errorResponses(400, 401, 403, 409, 413, 415, 429) },

@@ -7,11 +7,15 @@ import { rawBodyOf } from '../http/json-body.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { McpForwarder } from '../clients/mcp-forwarder.js';
+import type { RateCounter } from '../limits/rate-counter.js';
+import { applyRateLimit } from '../http/rate-limit.js';
 
 /** Dependencies of {@link mcpRoutes}. */
 export interface McpRoutesOptions {
   readonly authenticator: Authenticator;
   readonly forwarder: McpForwarder;
+  /** Counts each message of a JSON-RPC batch in the rate limit. */
+  readonly rates: RateCounter;
 }
 
 const KEY_SOURCES = 'send it in `x-mcp-api-key` (recommended), `x-api-key` or the `api_key` query parameter';
@@ -26,11 +30,17 @@ function mcpKeyOf(headers: Record<string, unknown>, query: unknown): string {
   throw new ArbiterError('unauthenticated', `this endpoint requires an API key: ${KEY_SOURCES}`);
 }
 
+/** Messages of a JSON-RPC body: each element of a batch (an array), or the one message. */
+function messageCount(body: unknown): number {
+  return Array.isArray(body) ? body.length : 1;
+}
+
 /**
  * `/mcp` (spec §4.7, §5.2): the API key is checked here, before any MCP processing, then the
- * request is proxied to the mcp service, which scales on its own.
+ * request is proxied to the mcp service, which scales on its own. A JSON-RPC batch counts each
+ * of its messages in the rate limit, as a batch run counts its items (nothing is forwarded past it).
  */
-export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { authenticator, forwarder }) => {
+export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { authenticator, forwarder, rates }) => {
   app.addHook('onRequest', (request, reply) => authenticateApiKey(request, reply, authenticator, mcpKeyOf(request.headers, request.query)));
   const canView = requireCapability('view');
 
@@ -44,11 +54,19 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { 
       summary: 'Model Context Protocol endpoint (Streamable HTTP, stateless)',
       description:
         'JSON-RPC over Streamable HTTP with the tools evaluate_rules, validate_rule, explain_rule and list_operators. ' +
-        'Needs an API key with scope `view` in `x-mcp-api-key`, `x-api-key` or the `api_key` query parameter (not recommended: it ends up in URLs).',
+        'Needs an API key with scope `view` in `x-mcp-api-key`, `x-api-key` or the `api_key` query parameter (not recommended: it ends up in URLs). ' +
+        'A JSON-RPC batch (an array of messages) counts each message in the rate limit, as a batch run counts its items: past it 429, nothing run; ' +
+        'an empty batch is a JSON-RPC error (-32600 Invalid Request, HTTP 400).',
       querystring: z.object({ api_key: z.string().optional() }),
       response: errorResponses(401, 403, 413, 415, 429, 503, 504),
     },
     handler: async (request, reply) => {
+      const messages = messageCount(request.body);
+      if (messages > 1) {
+        const use = await rates.chargeItems(mcpKeyOf(request.headers, request.query), request.principal, messages);
+        if (use !== undefined)
+          applyRateLimit(reply, use, ' (a JSON-RPC batch counts each message, for the key and for its owner over all their keys)');
+      }
       const res = await forwarder.forward(principalOf(request), {
         method: request.method,
         headers: request.headers,
