@@ -89,7 +89,16 @@ export {
   TableResult,
   TableValue,
 } from './flow.js';
-export { EventKind, EventResourceType, ArbiterEvent, eventSubject, eventSubjectFilter, eventStreamName } from './events.js';
+export {
+  EventKind,
+  EventResourceType,
+  ArbiterEvent,
+  eventSubject,
+  eventSubjectFilter,
+  eventStreamName,
+  deadEventStreamName,
+  deadEventSubject,
+} from './events.js';
 export {
   RunnableKind,
   runnableBaseKey,
