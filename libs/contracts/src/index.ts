@@ -283,6 +283,7 @@ export {
   RunnableSubject,
   RUNNABLE_MAX_BASES,
   RUN_REPORT_MAX_RUNS,
+  RUN_REPORT_MAX_COUNT,
   RunnableSelection,
   RunnableQuery,
   RunnableChangesQuery,
