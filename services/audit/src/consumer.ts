@@ -129,6 +129,7 @@ export class AuditConsumer {
   private readonly deadStreamName: string;
   private readonly maxDeliveries: number;
   private js: JetStreamClient | undefined;
+  private deadStreamReady = false;
   private connected = false;
 
   constructor(
@@ -250,7 +251,13 @@ export class AuditConsumer {
       await jsm.consumers.add(this.streamName, config);
       this.logger.info({ stream: this.streamName, consumer: this.opts.durable }, 'created the durable audit consumer');
     }
-    await this.ensureDeadLetterStream();
+    // Not fatal: without it (a NATS user not yet allowed it) events still flow; only parking waits.
+    await this.ensureDeadLetterStream().catch((err: unknown) =>
+      this.logger.error(
+        { err, stream: this.deadStreamName },
+        'could not create the dead-letter stream; events that cannot be stored are tried again until it exists',
+      ),
+    );
     const js = jetstream(this.nc, { timeout: this.opts.timeoutMs });
     this.js = js;
     return js.consumers.get(this.streamName, this.opts.durable);
@@ -258,9 +265,11 @@ export class AuditConsumer {
 
   /** Creates the dead-letter stream unless it exists (replicas like the events stream's). */
   private async ensureDeadLetterStream(): Promise<void> {
+    if (this.deadStreamReady) return;
     const jsm = await jetstreamManager(this.nc, { timeout: this.opts.timeoutMs });
     try {
       await jsm.streams.info(this.deadStreamName);
+      this.deadStreamReady = true;
       return;
     } catch (err) {
       if (!(err instanceof JetStreamApiError) || err.code !== STREAM_NOT_FOUND) throw err;
@@ -279,6 +288,7 @@ export class AuditConsumer {
         throw err;
       });
     }
+    this.deadStreamReady = true;
   }
 
   private async consume(consumer: Consumer): Promise<void> {
@@ -416,12 +426,15 @@ export class AuditConsumer {
       h.set('Arbiter-Deliveries', String(deliveries));
       // A header holds one line.
       h.set('Arbiter-Reason', reason.replace(/\s+/g, ' ').slice(0, 1000));
+      await this.ensureDeadLetterStream();
       // The message id makes a park sent twice (a crash before the ack) one message.
       await this.js!.publish(deadEventSubject(this.opts.prefix), m.data, { headers: h, msgID: `${this.streamName}:${m.seq}` });
       m.ack();
       this.deadLettered.inc();
       this.logger.error(where, 'parked an event that could not be stored on the dead-letter stream');
     } catch (err) {
+      // Looked up again next time: the stream may have been removed.
+      this.deadStreamReady = false;
       this.logger.warn({ ...where, err }, 'could not park an event on the dead-letter stream; it will be tried again');
       redeliver([m]);
     }

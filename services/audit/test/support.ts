@@ -1,5 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { deadEventStreamName, eventStreamName, eventSubject, type ArbiterEvent, type EventKind, type Principal, type Role } from '@arbiter/contracts';
+import {
+  deadEventStreamName,
+  eventStreamName,
+  eventSubject,
+  type ArbiterEvent,
+  type EventKind,
+  type Principal,
+  type Role,
+} from '@arbiter/contracts';
 import { connectBus, createLogger, createRegistry, ensureEventStream, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 import type { Registry } from 'prom-client';

@@ -256,7 +256,9 @@ export function flowRefs(def: FlowDefinition): FlowRefs {
  */
 export function reportEventId(reportId: string, run: { recordId: string; from: string; to: string }): string {
   const fromMs = Date.parse(run.from);
-  const h = createHash('sha256').update(`${reportId}:${run.recordId}:${fromMs}:${Date.parse(run.to)}`).digest();
+  const h = createHash('sha256')
+    .update(`${reportId}:${run.recordId}:${fromMs}:${Date.parse(run.to)}`)
+    .digest();
   const b = Buffer.alloc(16);
   b.writeUIntBE(Math.max(0, Math.min(fromMs, 2 ** 48 - 1)), 0, 6);
   b[6] = 0x70 | (h[0] & 0x0f);
