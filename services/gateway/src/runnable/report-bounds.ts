@@ -55,6 +55,6 @@ export function checkReportBounds(p: Principal, report: RunReport, bounds: Repor
     }
   });
   if (errors.length > 0) {
-    throw new ArbiterError('validation_failed', `the report claims runs its runtime cannot have run (${errors[0]!.message})`, errors);
+    throw new ArbiterError('validation_failed', `the report claims runs its runtime cannot have run (${errors[0].message})`, errors);
   }
 }
