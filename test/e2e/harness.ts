@@ -13,7 +13,7 @@ import { SignJWT } from 'jose';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
-import { eventStreamName } from '@arbiter/contracts';
+import { deadEventStreamName, eventStreamName } from '@arbiter/contracts';
 import { natsServers } from '@arbiter/service-kit';
 import { deleteRedisKeys, eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 
@@ -263,14 +263,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 }
 
-/** Deletes the JetStream events stream of a stack's subject prefix (made by the registry), if any. */
+/** Deletes the JetStream events stream of a stack's subject prefix (made by the registry) and the audit service's dead letters, if any. */
 async function deleteEventStream(prefix: string, natsUrl: string): Promise<void> {
   const nc = await connect({ servers: natsServers(natsUrl) });
   try {
     const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(eventStreamName(prefix)).catch((err: unknown) => {
-      if (!(err instanceof JetStreamApiError) || err.code !== 10059) throw err; // 10059: stream not found
-    });
+    for (const name of [eventStreamName(prefix), deadEventStreamName(prefix)]) {
+      await jsm.streams.delete(name).catch((err: unknown) => {
+        if (!(err instanceof JetStreamApiError) || err.code !== 10059) throw err; // 10059: stream not found
+      });
+    }
   } finally {
     await nc.close();
   }

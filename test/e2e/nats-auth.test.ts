@@ -11,8 +11,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { eventStreamName } from '@arbiter/contracts';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { deadEventStreamName, deadEventSubject, eventStreamName } from '@arbiter/contracts';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { eventually, freePort } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +132,10 @@ describe('NATS with per-service users and subject permissions', () => {
         timeoutMs: 15_000,
         intervalMs: 200,
       });
+      // It made its dead-letter stream and may park a message there.
+      expect((await jsm.streams.info(deadEventStreamName(prefix))).config.subjects).toEqual([deadEventSubject(prefix)]);
+      const parked = await jetstream(nc, { timeout: 2000 }).publish(deadEventSubject(prefix), '{}');
+      expect(parked.stream).toBe(deadEventStreamName(prefix));
     } finally {
       await nc.close();
     }

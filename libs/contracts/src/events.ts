@@ -41,3 +41,17 @@ export function eventSubjectFilter(prefix: string): string {
 export function eventStreamName(prefix: string): string {
   return `${prefix.toUpperCase().replace(/[^A-Z0-9_-]/g, '_')}_EVENTS`;
 }
+
+/**
+ * The stream where the audit service parks a message it could not store after its last try
+ * (`AUDIT_MAX_DELIVERIES`): `<events stream>_DEAD`, subject {@link deadEventSubject}. Each message
+ * keeps the original payload, with headers naming its subject, stream sequence, deliveries and why.
+ */
+export function deadEventStreamName(prefix: string): string {
+  return `${eventStreamName(prefix)}_DEAD`;
+}
+
+/** Subject of the parked messages (`${prefix}.events_dead`, outside the events stream's `${prefix}.events.>`). */
+export function deadEventSubject(prefix: string): string {
+  return `${prefix}.events_dead`;
+}

@@ -89,7 +89,16 @@ export {
   TableResult,
   TableValue,
 } from './flow.js';
-export { EventKind, EventResourceType, ArbiterEvent, eventSubject, eventSubjectFilter, eventStreamName } from './events.js';
+export {
+  EventKind,
+  EventResourceType,
+  ArbiterEvent,
+  eventSubject,
+  eventSubjectFilter,
+  eventStreamName,
+  deadEventStreamName,
+  deadEventSubject,
+} from './events.js';
 export {
   RunnableKind,
   runnableBaseKey,
@@ -276,6 +285,7 @@ export {
   RunnableSubject,
   RUNNABLE_MAX_BASES,
   RUN_REPORT_MAX_RUNS,
+  RUN_REPORT_MAX_COUNT,
   RunnableSelection,
   RunnableQuery,
   RunnableChangesQuery,

@@ -167,7 +167,13 @@ export type RunnableRevision = z.infer<typeof RunnableRevision>;
 export const RunnableChanged = z.object({ orgId: z.string(), revision: Revision });
 export type RunnableChanged = z.infer<typeof RunnableChanged>;
 
-const Count = z.number().int().min(0).max(1e12);
+/**
+ * Most runs one entry of a report may count, whatever its window (the gateway also bounds a count by
+ * its window's length): 2³¹−1, beyond what one runtime runs in a day at 20,000 a second.
+ */
+export const RUN_REPORT_MAX_COUNT = 2 ** 31 - 1;
+
+const Count = z.number().int().min(0).max(RUN_REPORT_MAX_COUNT);
 
 /** The runs of one record in one report window, counted like the execution service's `executed` events. */
 export const RunCount = z

@@ -27,6 +27,11 @@ export const AuditConfig = serviceConfig([LogConfig, NatsConfig, DatabaseConfig,
   AUDIT_FETCH_EXPIRES_MS: z.coerce.number().int().min(1000).default(1000),
   /** Time JetStream waits for an ack before redelivering an event (longer than a batch's INSERT may take). */
   AUDIT_ACK_WAIT_MS: positiveInt().default(30_000),
+  /**
+   * Deliveries of a message the database refuses (a row it cannot hold, a month without a partition)
+   * before it is parked on the dead-letter stream `<events stream>_DEAD`; the events after it flow meanwhile.
+   */
+  AUDIT_MAX_DELIVERIES: positiveInt().max(100).default(5),
   /** How often partitions ahead are created and expired ones dropped. */
   AUDIT_MAINTENANCE_INTERVAL_MS: positiveInt().default(3_600_000),
   /** Deadline of the audit service's own bus requests (JetStream API calls). */

@@ -1,12 +1,27 @@
-import { eventStreamName, type ArbiterEvent, type DecisionRecord } from '@arbiter/contracts';
+import { deadEventStreamName, deadEventSubject, eventStreamName, type ArbiterEvent, type DecisionRecord } from '@arbiter/contracts';
 import { ensureEventStream } from '@arbiter/service-kit';
-import { AckPolicy, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager, type Consumer, type JsMsg } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  DiscardPolicy,
+  JetStreamApiError,
+  jetstream,
+  jetstreamManager,
+  type Consumer,
+  type JetStreamClient,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { decodeEvent } from './decode.js';
 
 const CONSUMER_NOT_FOUND = 10014;
+const STREAM_NOT_FOUND = 10059;
+/** Parked messages the dead-letter stream keeps at most (the oldest go first). */
+const DEAD_LETTERS_KEPT = 100_000;
+/** `AUDIT_MAX_DELIVERIES` when not given. */
+export const DEFAULT_MAX_DELIVERIES = 5;
 const NS_PER_MS = 1_000_000;
 /** Wait before retrying after a failure (NATS away, database away). */
 const RETRY_MS = 500;
@@ -37,6 +52,22 @@ export interface AuditConsumerOptions {
   timeoutMs: number;
   /** Replicas of the events stream when this consumer creates it (`EVENTS_STREAM_REPLICAS`); 1 when absent. */
   streamReplicas?: number;
+  /**
+   * Deliveries of a message the store refuses before it is parked on the dead-letter stream
+   * (`AUDIT_MAX_DELIVERIES`); {@link DEFAULT_MAX_DELIVERIES} when absent.
+   */
+  maxDeliveries?: number;
+}
+
+/** An event or decision record of a batch the store could not write, and why. */
+export interface Unstorable {
+  item: ArbiterEvent | DecisionRecord;
+  reason: string;
+}
+
+/** What a store did with a batch: everything written and committed but the `unstorable` items. */
+export interface StoreOutcome {
+  unstorable: Unstorable[];
 }
 
 /** The valid content of a fetched batch: events of the trail and the records of `decided` events. */
@@ -57,14 +88,18 @@ export interface Turn {
   written(): void;
 }
 
-/** Stores a batch in its {@link Turn}; resolves once it is committed. */
-export type StoreBatch = (batch: EventBatch, turn: Turn) => Promise<void>;
+/**
+ * Stores a batch in its {@link Turn}; resolves once it is committed, naming the items it could not
+ * write (nothing named, or no outcome: every item was written). Rejects when the batch should be
+ * tried again whole (the database away).
+ */
+export type StoreBatch = (batch: EventBatch, turn: Turn) => Promise<StoreOutcome | void>;
 
 /**
  * Result of one fetch: the messages and their valid content, or why the fetch failed (never
  * rejects, so a prefetch cannot go unhandled).
  */
-type Fetched = { msgs: JsMsg[]; batch: EventBatch; err?: Error };
+type Fetched = { msgs: JsMsg[]; batch: EventBatch; owners: Map<object, JsMsg>; err?: Error };
 
 /** Result of storing a batch and acking it: the error when it failed (never rejects, like {@link Fetched}). */
 type Stored = Error | undefined;
@@ -89,6 +124,12 @@ export class AuditConsumer {
   private readonly rejected: Counter;
   private readonly failures: Counter;
   private readonly batchSeconds: Histogram;
+  private readonly deadLettered: Counter;
+  private readonly refusedByStore: Counter;
+  private readonly deadStreamName: string;
+  private readonly maxDeliveries: number;
+  private js: JetStreamClient | undefined;
+  private deadStreamReady = false;
   private connected = false;
 
   constructor(
@@ -99,6 +140,8 @@ export class AuditConsumer {
     metrics: Registry,
   ) {
     this.streamName = eventStreamName(opts.prefix);
+    this.deadStreamName = deadEventStreamName(opts.prefix);
+    this.maxDeliveries = opts.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
     const registers = [metrics];
     this.ingested = new Counter({ name: 'arbiter_audit_events_ingested_total', help: 'Events stored and acked', registers });
     this.rejected = new Counter({
@@ -109,6 +152,16 @@ export class AuditConsumer {
     this.failures = new Counter({
       name: 'arbiter_audit_consumer_failures_total',
       help: 'Times the consumer loop failed (NATS or PostgreSQL unavailable) and started again',
+      registers,
+    });
+    this.deadLettered = new Counter({
+      name: 'arbiter_audit_events_dead_lettered_total',
+      help: 'Messages the store refused at each of AUDIT_MAX_DELIVERIES deliveries, parked on the dead-letter stream (<events stream>_DEAD) so the rest flows',
+      registers,
+    });
+    this.refusedByStore = new Counter({
+      name: 'arbiter_audit_events_unstorable_total',
+      help: 'Deliveries of a message the store could not write (handed back for a later try, or parked at the last)',
       registers,
     });
     this.batchSeconds = new Histogram({
@@ -198,8 +251,44 @@ export class AuditConsumer {
       await jsm.consumers.add(this.streamName, config);
       this.logger.info({ stream: this.streamName, consumer: this.opts.durable }, 'created the durable audit consumer');
     }
+    // Not fatal: without it (a NATS user not yet allowed it) events still flow; only parking waits.
+    await this.ensureDeadLetterStream().catch((err: unknown) =>
+      this.logger.error(
+        { err, stream: this.deadStreamName },
+        'could not create the dead-letter stream; events that cannot be stored are tried again until it exists',
+      ),
+    );
     const js = jetstream(this.nc, { timeout: this.opts.timeoutMs });
+    this.js = js;
     return js.consumers.get(this.streamName, this.opts.durable);
+  }
+
+  /** Creates the dead-letter stream unless it exists (replicas like the events stream's). */
+  private async ensureDeadLetterStream(): Promise<void> {
+    if (this.deadStreamReady) return;
+    const jsm = await jetstreamManager(this.nc, { timeout: this.opts.timeoutMs });
+    try {
+      await jsm.streams.info(this.deadStreamName);
+      this.deadStreamReady = true;
+      return;
+    } catch (err) {
+      if (!(err instanceof JetStreamApiError) || err.code !== STREAM_NOT_FOUND) throw err;
+    }
+    try {
+      await jsm.streams.add({
+        name: this.deadStreamName,
+        subjects: [deadEventSubject(this.opts.prefix)],
+        num_replicas: this.opts.streamReplicas ?? 1,
+        max_msgs: DEAD_LETTERS_KEPT,
+        discard: DiscardPolicy.Old,
+      });
+    } catch (err) {
+      // Another replica created it since the lookup: fine as long as it now exists.
+      await jsm.streams.info(this.deadStreamName).catch(() => {
+        throw err;
+      });
+    }
+    this.deadStreamReady = true;
   }
 
   private async consume(consumer: Consumer): Promise<void> {
@@ -213,7 +302,7 @@ export class AuditConsumer {
       let written!: () => void;
       const writes = new Promise<void>((resolve) => (written = resolve));
       const turn: Turn = { previousWritten: previous.written, previousSettled: previous.settled, written };
-      const done: Promise<void> = this.storeAndAck(fetched.msgs, fetched.batch, turn).then((err) => {
+      const done: Promise<void> = this.storeAndAck(fetched, turn).then((err) => {
         // A store that failed before its writes never called `written()`: the next one must not wait for it.
         written();
         storing.delete(done);
@@ -259,48 +348,96 @@ export class AuditConsumer {
   private async fetch(consumer: Consumer, maxMessages: number): Promise<Fetched> {
     const msgs: JsMsg[] = [];
     const batch: EventBatch = { trail: [], decisions: [] };
+    const owners = new Map<object, JsMsg>();
     try {
       const iter = await consumer.fetch({ max_messages: maxMessages, expires: this.opts.expiresMs });
       for await (const m of iter) {
         msgs.push(m);
-        this.decode(m, batch);
+        this.decode(m, batch, owners);
       }
-      return { msgs, batch };
+      return { msgs, batch, owners };
     } catch (err) {
-      return { msgs, batch, err: asError(err) };
+      return { msgs, batch, owners, err: asError(err) };
     }
   }
 
   /** Adds a message's valid content to `batch`; an invalid message is counted and logged (and acked with the batch). */
-  private decode(m: JsMsg, batch: EventBatch): void {
+  private decode(m: JsMsg, batch: EventBatch, owners: Map<object, JsMsg>): void {
     const decoded = decodeEvent(m.string());
-    if ('decision' in decoded) batch.decisions.push(decoded.decision);
-    else if ('event' in decoded) batch.trail.push(decoded.event);
-    else {
+    if ('decision' in decoded) {
+      batch.decisions.push(decoded.decision);
+      owners.set(decoded.decision, m);
+    } else if ('event' in decoded) {
+      batch.trail.push(decoded.event);
+      owners.set(decoded.event, m);
+    } else {
       this.rejected.inc();
       this.logger.error({ subject: m.subject, seq: m.seq, reason: decoded.rejected }, 'skipped a message that is not a valid event');
     }
   }
 
-  /** Stores a decoded batch, then acks every message of it; on failure asks for their redelivery. */
-  private async storeAndAck(msgs: JsMsg[], batch: EventBatch, turn: Turn): Promise<Stored> {
+  /**
+   * Stores a decoded batch, then acks every message of it; on failure asks for their redelivery.
+   * A message whose content the store could not write is handed back alone, for a later try, and
+   * once it has been delivered `maxDeliveries` times it is parked on the dead-letter stream and
+   * acked: it never holds back the events after it.
+   */
+  private async storeAndAck({ msgs, batch, owners }: Fetched, turn: Turn): Promise<Stored> {
     const started = process.hrtime.bigint();
+    let outcome: StoreOutcome | void;
     try {
-      await this.store(batch, turn);
+      outcome = await this.store(batch, turn);
     } catch (err) {
       redeliver(msgs);
       return asError(err);
     }
+    const refused = new Map<JsMsg, string>();
+    for (const { item, reason } of outcome?.unstorable ?? []) {
+      const m = owners.get(item);
+      if (m !== undefined && !refused.has(m)) refused.set(m, reason);
+    }
     try {
-      for (const m of msgs) m.ack();
+      for (const m of msgs) if (!refused.has(m)) m.ack();
     } catch (err) {
       // The connection is closed: the messages not acked come back once their ack wait is over.
       return asError(err);
     }
-    this.ingested.inc(batch.trail.length + batch.decisions.length);
+    for (const [m, reason] of refused) await this.refuse(m, reason);
+    this.ingested.inc(batch.trail.length + batch.decisions.length - refused.size);
     this.lastLag = msgs[msgs.length - 1]?.info.pending ?? this.lastLag;
     this.batchSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     return undefined;
+  }
+
+  /** A message the store could not write: handed back for a later try, or parked after its last delivery. */
+  private async refuse(m: JsMsg, reason: string): Promise<void> {
+    this.refusedByStore.inc();
+    const deliveries = m.info.deliveryCount;
+    const where = { subject: m.subject, seq: m.seq, deliveries, reason };
+    if (deliveries < this.maxDeliveries) {
+      this.logger.warn(where, 'could not store an event; it will be tried again');
+      redeliver([m]);
+      return;
+    }
+    try {
+      const h = headers();
+      h.set('Arbiter-Subject', m.subject);
+      h.set('Arbiter-Stream-Seq', String(m.seq));
+      h.set('Arbiter-Deliveries', String(deliveries));
+      // A header holds one line.
+      h.set('Arbiter-Reason', reason.replace(/\s+/g, ' ').slice(0, 1000));
+      await this.ensureDeadLetterStream();
+      // The message id makes a park sent twice (a crash before the ack) one message.
+      await this.js!.publish(deadEventSubject(this.opts.prefix), m.data, { headers: h, msgID: `${this.streamName}:${m.seq}` });
+      m.ack();
+      this.deadLettered.inc();
+      this.logger.error(where, 'parked an event that could not be stored on the dead-letter stream');
+    } catch (err) {
+      // Looked up again next time: the stream may have been removed.
+      this.deadStreamReady = false;
+      this.logger.warn({ ...where, err }, 'could not park an event on the dead-letter stream; it will be tried again');
+      redeliver([m]);
+    }
   }
 }
 

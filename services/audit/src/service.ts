@@ -66,6 +66,7 @@ export function startAudit(kit: ServiceKit<AuditConfig>): Promise<Audit> {
           ackWaitMs: config.AUDIT_ACK_WAIT_MS,
           timeoutMs: config.AUDIT_NATS_TIMEOUT_MS,
           streamReplicas: config.EVENTS_STREAM_REPLICAS,
+          maxDeliveries: config.AUDIT_MAX_DELIVERIES,
         },
         store,
         logger.child({ component: 'consumer' }),

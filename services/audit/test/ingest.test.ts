@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EventKind, eventSubject } from '@arbiter/contracts';
+import { deadEventStreamName, EventKind, eventSubject } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertEvents } from '../src/repositories/events.js';
 import type { Audit } from '../src/service.js';
@@ -10,7 +10,7 @@ let audit: Audit;
 
 beforeAll(async () => {
   t = await startTestEnv();
-  audit = await t.startAudit();
+  audit = await t.startAudit({ AUDIT_MAX_DELIVERIES: '3' });
 });
 afterAll(async () => t?.close());
 
@@ -61,17 +61,45 @@ describe('ingest', () => {
     await expect.poll(() => audit.consumer.lag(), { timeout: 5000 }).toBe(0);
   });
 
-  it('makes a partition for an event of a month without one, and reports its lag on /metrics', async () => {
-    const old = event('deleted', { orgId: 'ingest-old', at: '2019-03-04T05:06:07.000Z' });
-    await t.publish([old]);
-    await expect.poll(() => t.stored('ingest-old'), { timeout: 10_000 }).toBe(1);
-    const { rows } = (await t.sql.raw(`select tableoid::regclass::text as part from audit_events where event_id = ?`, [old.eventId])) as {
-      rows: { part: string }[];
-    };
-    expect(rows[0]?.part).toBe('audit_events_p201903');
+  it('reports its lag and what it stored on /metrics', async () => {
+    const recent = event('deleted', { orgId: 'ingest-metrics' });
+    await t.publish([recent]);
+    await expect.poll(() => t.stored('ingest-metrics'), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => audit.consumer.lag(), { timeout: 5000 }).toBe(0);
     const text = await t.metrics.metrics();
     expect(text).toMatch(/^arbiter_audit_consumer_lag\{service="audit"\} 0$/m);
     expect(text).toMatch(/^arbiter_audit_events_ingested_total\{service="audit"\} \d+$/m);
+  });
+
+  it('parks an event it cannot store after AUDIT_MAX_DELIVERIES, makes no partition for it, and stores the events of other orgs meanwhile', async () => {
+    const { listPartitions } = await import('../src/repositories/partitions.js');
+    const partitionsBefore = await listPartitions(audit.db);
+    // Year 1 (Date.UTC's 1901), and a text jsonb cannot hold: every try of either fails.
+    const ancient = event('executed', { orgId: 'ingest-poison', at: '0001-01-01T00:00:00.000Z' });
+    const nul = event('edited', { orgId: 'ingest-poison', details: { note: 'nul \u0000 inside' } });
+    const others = Array.from({ length: 20 }, () => event('edited', { orgId: 'ingest-other' }));
+    const started = Date.now();
+    await t.publish([ancient, ...others.slice(0, 5), nul, ...others.slice(5, 10)]);
+    await expect.poll(() => t.stored('ingest-other'), { timeout: 5000 }).toBe(10);
+    await t.publish(others.slice(10));
+    await expect.poll(() => t.stored('ingest-other'), { timeout: 5000 }).toBe(20);
+    expect(Date.now() - started).toBeLessThan(10_000);
+
+    const dead = deadEventStreamName(t.prefix);
+    await expect.poll(async () => (await t.jsm.streams.info(dead)).state.messages, { timeout: 20_000 }).toBe(2);
+    const parked = await Promise.all([1, 2].map((seq) => t.jsm.streams.getMessage(dead, { seq })));
+    const byId = new Map(parked.map((m) => [(m!.json() as { eventId: string }).eventId, m!]));
+    expect([...byId.keys()].sort()).toEqual([ancient.eventId, nul.eventId].sort());
+    const first = byId.get(ancient.eventId)!;
+    expect(first.header.get('Arbiter-Subject')).toBe(eventSubject(t.prefix, 'ingest-poison', 'executed'));
+    expect(first.header.get('Arbiter-Deliveries')).toBe('3');
+    expect(first.header.get('Arbiter-Reason')).toMatch(/partition/);
+    expect(byId.get(nul.eventId)!.header.get('Arbiter-Reason')).not.toBe('');
+
+    await expect.poll(() => audit.consumer.lag(), { timeout: 5000 }).toBe(0);
+    expect(await t.metrics.metrics()).toMatch(/^arbiter_audit_events_dead_lettered_total\{service="audit"\} 2$/m);
+    expect(await t.stored('ingest-poison')).toBe(0);
+    expect(await listPartitions(audit.db)).toEqual(partitionsBefore);
   });
 });
 

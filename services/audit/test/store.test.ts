@@ -79,11 +79,40 @@ describe('the batch store', () => {
     const settle = store()({ trail: [event('created', { orgId: 'store-twice' }), shared], decisions: [] }, { ...first.turn, written });
     const second = store()(
       { trail: [shared, event('deleted', { orgId: 'store-twice' })], decisions: [] },
-      { previousWritten: firstWrites, previousSettled: settle, written: () => undefined },
+      { previousWritten: firstWrites, previousSettled: settle.then(() => undefined), written: () => undefined },
     );
     first.endWrites();
     first.endCommit();
     await Promise.all([settle, second]);
     expect(await t.stored('store-twice')).toBe(3);
+  });
+});
+
+describe('rows the database refuses', () => {
+  const free: Turn = { previousWritten: Promise.resolve(), previousSettled: Promise.resolve(), written: () => undefined };
+
+  it('stores the other rows of the batch and names the refused one (a text PostgreSQL cannot hold)', async () => {
+    const good = [event('edited', { orgId: 'store-good-a' }), event('created', { orgId: 'store-good-b' })];
+    const bad = event('edited', { orgId: 'store-poison', details: { note: 'nul \u0000 inside' } });
+    const outcome = await store()({ trail: [good[0]!, bad, good[1]!], decisions: [] }, free);
+    expect(outcome?.unstorable.map((u) => u.item)).toEqual([bad]);
+    expect(await t.stored('store-good-a')).toBe(1);
+    expect(await t.stored('store-good-b')).toBe(1);
+    expect(await t.stored('store-poison')).toBe(0);
+  });
+
+  it('makes no partition for a month a message names: an event far from now is refused, the rest stored', async () => {
+    const { listPartitions } = await import('../src/repositories/partitions.js');
+    const before = await listPartitions(audit.db);
+    const old = Array.from({ length: 24 }, (_, i) =>
+      event('executed', { orgId: 'store-months', at: new Date(Date.UTC(2000, i, 15)).toISOString() }),
+    );
+    const ancient = event('executed', { orgId: 'store-months', at: '0001-01-01T00:00:00.000Z' });
+    const now = event('executed', { orgId: 'store-months-now' });
+    const outcome = await store()({ trail: [...old, ancient, now], decisions: [] }, free);
+    expect(outcome?.unstorable.map((u) => u.item)).toEqual([...old, ancient]);
+    expect(await listPartitions(audit.db)).toEqual(before);
+    expect(await t.stored('store-months-now')).toBe(1);
+    expect(await t.stored('store-months')).toBe(0);
   });
 });

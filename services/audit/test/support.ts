@@ -1,5 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { eventStreamName, eventSubject, type ArbiterEvent, type EventKind, type Principal, type Role } from '@arbiter/contracts';
+import {
+  deadEventStreamName,
+  eventStreamName,
+  eventSubject,
+  type ArbiterEvent,
+  type EventKind,
+  type Principal,
+  type Role,
+} from '@arbiter/contracts';
 import { connectBus, createLogger, createRegistry, ensureEventStream, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 import type { Registry } from 'prom-client';
@@ -112,6 +120,7 @@ export async function startTestEnv(opts: { natsUrl?: string } = {}): Promise<Tes
     async close() {
       await Promise.allSettled(started.map((a) => a.close()));
       await jsm.streams.delete(streamName).catch(() => undefined);
+      await jsm.streams.delete(deadEventStreamName(prefix)).catch(() => undefined);
       await client.close();
       await sql.destroy();
       try {

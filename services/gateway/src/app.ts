@@ -50,6 +50,7 @@ import { consoleRoutes, defaultConsoleDir } from './routes/console-routes.js';
 import { runnableRoutes } from './routes/runnable-routes.js';
 import type { RunnableClient } from './clients/runnable-client.js';
 import type { RunnableWatch } from './clients/runnable-watch.js';
+import type { ReportBounds } from './runnable/report-bounds.js';
 
 /** The settings {@link buildApp} reads (a subset of the process configuration). */
 export type AppConfig = AppSettings;
@@ -72,7 +73,7 @@ export interface AppDeps {
   /** The registry service; the stored policy, flow and group routes are served only when given. */
   readonly registry?: RegistryClient;
   /** Local evaluation's registry side and revision watch; `/runnable`, `/runnable/changes` and `/runnable/reports` are served only when given. */
-  readonly runnable?: { client: RunnableClient; watch: RunnableWatch; authRecheckMs?: number };
+  readonly runnable?: { client: RunnableClient; watch: RunnableWatch; authRecheckMs?: number; reportBounds?: ReportBounds };
   /** The audit service; `/audit` and `/audit/export` are served only when given. */
   readonly audit?: AuditClient;
   /** Decision records and their settings (the audit service); `/decisions*` are served only when given. */

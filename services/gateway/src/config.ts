@@ -88,6 +88,10 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   RUNNABLE_POLL_MS: positiveInt(2000),
   /** How often an open `GET /runnable/changes` stream checks that its API key still works. */
   RUNNABLE_AUTH_RECHECK_MS: positiveInt(5000),
+  /** Runs a report may count per second of its window, per record (`POST /runnable/reports`; more → 400 `too_many_runs`). */
+  RUN_REPORT_MAX_RUNS_PER_SECOND: positiveInt(100_000),
+  /** Clock drift allowed to a runtime's report windows: they may start this long before the key was made, and end this long ahead. */
+  RUN_REPORT_CLOCK_SKEW_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   /** How often the outbox relay sweeps for events left behind by another process (it runs right after each change, and retries every second while a publish fails). */
   GATEWAY_OUTBOX_INTERVAL_MS: positiveInt(30_000),
 });

@@ -77,7 +77,12 @@ export function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gateway> {
         decisions: new NatsDecisionsClient(bus, config.AUDIT_TIMEOUT_MS),
         impact: new NatsImpactClient(bus, config.IMPACT_TIMEOUT_MS),
         governance: new NatsGovernanceClient(bus, config.GOVERNANCE_TIMEOUT_MS),
-        runnable: { client: runnableClient, watch, authRecheckMs: config.RUNNABLE_AUTH_RECHECK_MS },
+        runnable: {
+          client: runnableClient,
+          watch,
+          authRecheckMs: config.RUNNABLE_AUTH_RECHECK_MS,
+          reportBounds: { maxRunsPerSecond: config.RUN_REPORT_MAX_RUNS_PER_SECOND, clockSkewMs: config.RUN_REPORT_CLOCK_SKEW_MS },
+        },
         events: outbox.events,
         readinessChecks: [
           {

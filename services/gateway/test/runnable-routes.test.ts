@@ -287,6 +287,54 @@ describe('POST /runnable/reports', () => {
   });
 });
 
+describe('POST /runnable/reports: what a report may claim', () => {
+  const HOUR = 3_600_000;
+  const run = (policyId: string, baseId: string, from: number, to: number, count = 1) => ({
+    kind: 'policy',
+    recordId: policyId,
+    baseId,
+    version: null,
+    count,
+    trueCount: count,
+    falseCount: 0,
+    errorCount: 0,
+    from: new Date(from).toISOString(),
+    to: new Date(to).toISOString(),
+  });
+  const refusal = async (runs: object[]) => {
+    const res = await call('POST', '/runnable/reports', 'viewer', { reportId: randomUUID(), runs });
+    expect(res.statusCode, res.body).toBe(400);
+    const body = res.json<{ code: string; errors: { code: string; path: string }[] }>();
+    expect(body.code).toBe('validation_failed');
+    return body.errors.map((e) => `${e.code} ${e.path}`);
+  };
+
+  it('refuses a window before the key was made (the year 1, before 1970, an hour early) or in the future, and a count its window cannot hold', async () => {
+    const d = await createPolicy('Bounded report');
+    const now = Date.now();
+    expect(await refusal([run(d.policyId, d.baseId, Date.parse('0001-01-01T00:00:00Z'), now)])).toEqual([
+      'before_key_created body.runs.0.from',
+    ]);
+    expect(await refusal([run(d.policyId, d.baseId, Date.parse('1969-12-01T00:00:00Z'), Date.parse('1969-12-02T00:00:00Z'))])).toEqual([
+      'before_key_created body.runs.0.from',
+    ]);
+    expect(await refusal([run(d.policyId, d.baseId, now - HOUR, now)])).toEqual(['before_key_created body.runs.0.from']);
+    expect(await refusal([run(d.policyId, d.baseId, now, now + HOUR)])).toEqual(['in_future body.runs.0.to']);
+    // 10 seconds at the default 100,000 a second: 1,000,000 at most.
+    expect(await refusal([run(d.policyId, d.baseId, now - 10_000, now, 1_000_001)])).toEqual(['too_many_runs body.runs.0.count']);
+    expect(await refusal([run(d.policyId, d.baseId, now - 10_000, now, 1e12)])).toEqual([
+      'too_big body.runs.0.count',
+      'too_big body.runs.0.trueCount',
+    ]);
+    // Within every bound: accepted, the clock skew allowed on both ends.
+    const fine = [run(d.policyId, d.baseId, now - 10_000, now + 60_000, 1_000_000)];
+    expect(ok(await call('POST', '/runnable/reports', 'viewer', { reportId: randomUUID(), runs: fine }))).toEqual({
+      accepted: 1,
+      ignored: [],
+    });
+  });
+});
+
 describe('OpenAPI', () => {
   it('documents the three routes in a valid document', async () => {
     const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();

@@ -158,8 +158,9 @@ export class RunnableSyncService {
   /**
    * Turns a runtime's run counts into `executed` events like the execution service's (one per
    * record of the report, `via: ["sdk"]`), attributed to the caller. Records not found in the
-   * caller's org are left out and named. Event ids derive from the report id and the record: a
-   * report sent again adds nothing.
+   * caller's org are left out and named. Each event is dated when the report is received, the
+   * runtime's window in its details. Event ids derive from the report id, the record and the window:
+   * a report sent again adds nothing (the outbox keeps the ids it sent for a day).
    */
   async report(req: { principal: Principal; reportId: string; runs: RunCount[] }): Promise<RunReportReply> {
     const p = req.principal;
@@ -248,12 +249,16 @@ export function flowRefs(def: FlowDefinition): FlowRefs {
 }
 
 /**
- * The id of the event counting `recordId`'s runs in report `reportId`: a UUID v7 whose time is the
- * first run's and whose other bits come from a hash of the two, so the same report always makes
- * the same ids (the outbox, JetStream and the audit store each drop a repeat).
+ * The id of the event counting `recordId`'s runs over one window of report `reportId`: a UUID v7
+ * whose time is the window's start (0 before 1970) and whose other bits come from a hash of the
+ * report, the record and the window, so the same report always makes the same ids (the outbox,
+ * JetStream and the audit store each drop a repeat) and two windows never share one.
  */
-export function reportEventId(reportId: string, recordId: string, fromMs: number): string {
-  const h = createHash('sha256').update(`${reportId}:${recordId}`).digest();
+export function reportEventId(reportId: string, run: { recordId: string; from: string; to: string }): string {
+  const fromMs = Date.parse(run.from);
+  const h = createHash('sha256')
+    .update(`${reportId}:${run.recordId}:${fromMs}:${Date.parse(run.to)}`)
+    .digest();
   const b = Buffer.alloc(16);
   b.writeUIntBE(Math.max(0, Math.min(fromMs, 2 ** 48 - 1)), 0, 6);
   b[6] = 0x70 | (h[0] & 0x0f);
@@ -277,13 +282,13 @@ function executedEvent(p: Principal, reportId: string, run: RunCount, now: numbe
     from: run.from,
     to: run.to,
   };
-  // A runtime's clock may be ahead: the event is never dated in the future.
-  const at = Math.min(Date.parse(run.to), now);
+  // Dated when the report is received, never by the runtime's window (kept in the details): a
+  // date a caller sends must not choose where, or in which month, the trail stores an event.
   return {
-    eventId: reportEventId(reportId, run.recordId, Date.parse(run.from)),
+    eventId: reportEventId(reportId, run),
     orgId: p.orgId,
     kind: 'executed',
-    at: new Date(at).toISOString(),
+    at: new Date(now).toISOString(),
     actor: { userId: p.userId, ...(p.apiKeyId !== undefined ? { apiKeyId: p.apiKeyId } : {}) },
     resource: { type: run.kind, id: run.recordId, baseId: run.baseId },
     details,

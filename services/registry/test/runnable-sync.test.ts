@@ -260,12 +260,49 @@ describe('run reports', () => {
       return found;
     });
     expect(events[0]).toMatchObject({
-      eventId: reportEventId(report.reportId, p.policyId, Date.parse(from)),
+      eventId: reportEventId(report.reportId, { recordId: p.policyId, from, to }),
       orgId: 'acme',
       actor: { userId: reporter.userId, apiKeyId: reporter.apiKeyId },
       resource: { type: 'policy', id: p.policyId, baseId: p.baseId },
       details: { aggregated: true, count: 5, trueCount: 3, falseCount: 1, errorCount: 1, version: 1, via: ['sdk'], from, to },
     });
+  });
+
+  it('dates its events when the report is received (the window in the details), one distinct event per window, before 1970 too', async () => {
+    const p = (await publish((await create('Windows')).policyId)).record;
+    const windows = [
+      ['1969-01-01T00:00:00.000Z', '1969-01-01T00:01:00.000Z'],
+      ['1969-02-01T00:00:00.000Z', '1969-02-01T00:01:00.000Z'],
+      ['1969-02-01T00:00:00.000Z', '1969-02-01T00:02:00.000Z'],
+      ['0001-01-01T00:00:00.000Z', '0001-01-01T00:01:00.000Z'],
+      [new Date(Date.now() - 60_000).toISOString(), new Date(Date.now() + 3_600_000).toISOString()],
+    ] as const;
+    const runs = windows.map(([from, to]) => ({
+      kind: 'policy' as const,
+      recordId: p.policyId,
+      baseId: p.baseId,
+      version: 1,
+      count: 1,
+      trueCount: 1,
+      falseCount: 0,
+      errorCount: 0,
+      from,
+      to,
+    }));
+    const received = Date.now();
+    expect(await env.call(R.report, { principal: viewer, reportId: randomUUID(), runs }, RunReportReply)).toMatchObject({ accepted: 5 });
+    const answered = Date.now();
+    const events = await eventually(async () => {
+      const found = (await env.events()).filter((e) => e.kind === 'executed' && e.resource.id === p.policyId);
+      expect(found).toHaveLength(windows.length);
+      return found;
+    });
+    expect(new Set(events.map((e) => e.eventId)).size).toBe(windows.length);
+    for (const e of events) {
+      expect(Date.parse(e.at)).toBeGreaterThanOrEqual(received - 5);
+      expect(Date.parse(e.at)).toBeLessThanOrEqual(answered + 5);
+    }
+    expect(events.map((e) => [e.details.from, e.details.to]).sort()).toEqual(windows.map((w) => [...w]).sort());
   });
 
   it('refuses counts that do not add up', async () => {

@@ -22,6 +22,7 @@ import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { RunnableClient } from '../clients/runnable-client.js';
 import type { RunnableWatch } from '../clients/runnable-watch.js';
+import { checkReportBounds, DEFAULT_REPORT_BOUNDS, type ReportBounds } from '../runnable/report-bounds.js';
 
 /** Dependencies of {@link runnableRoutes}. */
 export interface RunnableRoutesOptions {
@@ -30,6 +31,8 @@ export interface RunnableRoutesOptions {
   readonly watch: RunnableWatch;
   /** How often an open change stream checks that its API key still works (revoked, expired, owner removed: the stream ends). */
   readonly authRecheckMs?: number;
+  /** What a run report may claim; {@link DEFAULT_REPORT_BOUNDS} when absent. */
+  readonly reportBounds?: ReportBounds;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
@@ -49,7 +52,7 @@ const VISIBILITY =
  */
 export const runnableRoutes: FastifyPluginAsyncZod<RunnableRoutesOptions> = async (
   app,
-  { authenticator, client, watch, authRecheckMs = 5000 },
+  { authenticator, client, watch, authRecheckMs = 5000, reportBounds = DEFAULT_REPORT_BOUNDS },
 ) => {
   authenticate(app, authenticator, 'api-key-only');
   const canView = requireCapability('view');
@@ -177,11 +180,19 @@ export const runnableRoutes: FastifyPluginAsyncZod<RunnableRoutesOptions> = asyn
       description:
         'Counts per record (total, true, false, error, custom outcomes) over a window, each turned into one `executed` event like the execution ' +
         'service\'s (`via: ["sdk"]`, the caller as actor). Records not in the caller\'s org are left out (`ignored`). Sending the same `reportId` ' +
-        'again adds nothing, so a report whose answer was lost can be retried.',
+        'again within a day adds nothing, so a report whose answer was lost can be retried. Each event is dated when the report is received; ' +
+        'the window (`from`, `to`) is kept in its details, and each window of a record is its own event. A report claiming what its runtime cannot ' +
+        'have run is refused whole (400 `validation_failed`, before anything is recorded): a window starting before the API key in use was made ' +
+        '(`before_key_created`) or ending in the future (`in_future`), both give or take `RUN_REPORT_CLOCK_SKEW_MS` (5 minutes), or a count above ' +
+        "the window's seconds (at least 1) times `RUN_REPORT_MAX_RUNS_PER_SECOND` (100,000) (`too_many_runs`).",
       body: RunReport,
       response: { 200: RunReportReply, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
     },
-    handler: async (request) => client.report(principalOf(request), request.body, { requestId: request.id }),
+    handler: async (request) => {
+      const principal = principalOf(request);
+      checkReportBounds(principal, request.body, reportBounds);
+      return client.report(principal, request.body, { requestId: request.id });
+    },
   });
 };
 
