@@ -73,6 +73,15 @@ export type ExportSection = z.infer<typeof ExportSection>;
 /** Most bases or groups in one `registry.export` page (each base with all its records). */
 export const EXPORT_MAX_PAGE = 20;
 
+/**
+ * Most bytes of items (their JSON) in one `registry.export` page: a page crosses the bus in one
+ * reply, which NATS refuses past its max payload (1 MiB by default), so a page ends before the
+ * item that would pass this, whatever its count. A base too big for a page of its own is split
+ * between pages by records: the next page starts with the same base (same `baseId`, the records
+ * that follow), and the gateway joins the parts into one base of the bundle.
+ */
+export const EXPORT_PAGE_MAX_BYTES = 512 * 1024;
+
 /** Request of `registry.export` (admin): a page of one section of the caller's org, by id. */
 export const ExportPageRequest = z.strictObject({
   principal: Principal,

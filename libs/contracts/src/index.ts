@@ -266,6 +266,7 @@ export {
   ExportSection,
   EXPORT_MAX_PAGE,
   ExportPageRequest,
+  EXPORT_PAGE_MAX_BYTES,
   ExportPage,
   IMPORT_MAX_BYTES,
   ImportSubject,

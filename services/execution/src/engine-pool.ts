@@ -1,9 +1,10 @@
-import { ArbiterError, type Principal } from '@arbiter/contracts';
+import { ArbiterError, type FlowDefinition, type Principal } from '@arbiter/contracts';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
 import { LOW_PRIORITY } from './queue/callers.js';
 import { FairQueue, type CallerId, type Chunk, type FairQueueStats } from './fair-queue.js';
+import { tableSource } from './table-source.js';
 import {
   ITEM_OK,
   type ChunkResult,
@@ -12,6 +13,7 @@ import {
   type EvalProgress,
   type EvalTask,
   type ReplyForm,
+  type TableSource,
   type TaskChunk,
   type TaskSource,
   type WorkerConfig,
@@ -247,6 +249,19 @@ export class EnginePool {
   /** Describes a rule's structure. */
   explain(principal: Principal | undefined, rule: string): Promise<EngineTaskResult['explain']> {
     return this.task(principal, { op: 'explain', rule });
+  }
+
+  /**
+   * The structural problems of a flow definition (`validateDefinition`), checked in a worker as
+   * the caller's work: compiling a big decision table takes long, and the main thread serves
+   * everyone. Each table node crosses as the source its runs use (one string, not thousands of cells).
+   */
+  validateFlow(principal: Principal | undefined, definition: FlowDefinition): Promise<EngineTaskResult['validateFlow']> {
+    const tables: TableSource[] = [];
+    const nodes = Object.entries(definition.nodes).map(([id, node]): [string, (typeof definition.nodes)[string] | number] =>
+      node.type === 'table' ? [id, tables.push(tableSource(id, node)) - 1] : [id, node],
+    );
+    return this.task(principal, { op: 'validateFlow', start: definition.start, nodes, tables });
   }
 
   /** The operator catalogue. */

@@ -9,15 +9,7 @@ import {
   type LivePolicyRecordEntry,
   type Principal,
 } from '@arbiter/contracts';
-import {
-  runFlow,
-  validateDefinition,
-  type FlowStepBudget,
-  type PolicyRunResult,
-  type ResolvedPolicy,
-  type TableRun,
-  type TableRunner,
-} from '@arbiter/flow';
+import { runFlow, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy, type TableRun, type TableRunner } from '@arbiter/flow';
 import pLimit from 'p-limit';
 import type { DecisionRecorder } from './decisions/recorder.js';
 import type { EnginePool, EvalOutcome, ItemAnswer } from './engine-pool.js';
@@ -174,9 +166,13 @@ export class StoredRunner {
     return deadline === undefined || this.deps.pool.clock() <= deadline;
   }
 
-  /** Runs an ad hoc definition (`POST /flow/test`): `validation_failed` with every structural problem. No event: nothing stored ran as a flow. */
+  /**
+   * Runs an ad hoc definition (`POST /flow/test`): `validation_failed` with every structural problem.
+   * The definition is checked in a worker as the caller's work (compiling a big table there, not
+   * on the thread that serves everyone). No event: nothing stored ran as a flow.
+   */
   async testFlow(req: { principal: Principal; definition: FlowDefinition; data: unknown; trace: boolean }): Promise<FlowRunResponse> {
-    const problems = validateDefinition(req.definition);
+    const problems = await this.deps.pool.validateFlow(req.principal, req.definition);
     if (problems.length > 0) {
       throw new ArbiterError('validation_failed', `invalid flow definition: ${problems.map((p) => p.message).join('; ')}`, problems);
     }

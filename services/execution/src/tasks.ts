@@ -1,4 +1,5 @@
-import type { ExplainResponse, OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
+import type { ExplainResponse, FlowNode, OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
+import type { FlowProblem } from '@arbiter/flow';
 
 /** `workerData` each pool worker starts with: its cache size and the limits it applies to every run. */
 export interface WorkerConfig {
@@ -80,14 +81,28 @@ export interface EvalTask {
   ends: number[];
 }
 
+/**
+ * A flow definition to check (`validateDefinition`) in a worker: the compile of its table nodes is
+ * the costly part, so it never runs on the main thread. `nodes` keeps the definition's order (its
+ * problems come in node order); a table node is the index of its source in `tables` (the same
+ * source its runs use, so the worker that checks it caches it for them).
+ */
+export interface ValidateFlowTask {
+  op: 'validateFlow';
+  start: string;
+  nodes: Array<[id: string, node: FlowNode | number]>;
+  tables: TableSource[];
+}
+
 /** A single task of the other kinds. */
-export type EngineTask = { op: 'validate'; rule: string } | { op: 'explain'; rule: string } | { op: 'operators' };
+export type EngineTask = { op: 'validate'; rule: string } | { op: 'explain'; rule: string } | { op: 'operators' } | ValidateFlowTask;
 
 /** The result type of each single task kind. */
 export interface EngineTaskResult {
   validate: ValidateResponse;
   explain: ExplainResponse;
   operators: OperatorsResponse;
+  validateFlow: FlowProblem[];
 }
 
 /** A failure of one item, as it crosses the thread boundary (rebuilt as an `ArbiterError`). */

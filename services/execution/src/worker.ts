@@ -1,6 +1,6 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
-import { exceedsDepth, type RunResponse } from '@arbiter/contracts';
-import { runTableNode, type TableRun } from '@arbiter/flow';
+import { exceedsDepth, type FlowNode, type RunResponse } from '@arbiter/contracts';
+import { runTableNode, validateDefinition, type TableRun } from '@arbiter/flow';
 import { explain, listOperators, StepBudget, validate } from '@arbiter/rule-lang';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { capTrace } from './limits.js';
@@ -22,6 +22,7 @@ import {
   type TableSource,
   type TaskChunk,
   type TaskSource,
+  type ValidateFlowTask,
   type WorkerConfig,
 } from './tasks.js';
 
@@ -35,7 +36,7 @@ const encoder = new TextEncoder();
 /** How long finished chunks may wait in the worker before they are posted ahead of the rest of the task. */
 const PROGRESS_MS = 2;
 
-/** Piscina task: the only place rules and flows' table nodes are parsed, compiled and evaluated. */
+/** Piscina task: the only place rules and flows' table nodes are parsed, compiled, checked and evaluated. */
 export default function runTask(task: EngineTask | EvalTask): unknown {
   switch (task.op) {
     case 'eval':
@@ -46,7 +47,24 @@ export default function runTask(task: EngineTask | EvalTask): unknown {
       return explain(task.rule) satisfies EngineTaskResult['explain'];
     case 'operators':
       return listOperators() satisfies EngineTaskResult['operators'];
+    case 'validateFlow':
+      return validateFlow(task) satisfies EngineTaskResult['validateFlow'];
   }
+}
+
+/**
+ * The structural problems of a flow definition (`validateDefinition`). Its table nodes are looked
+ * up in (or added to) this worker's table cache, so the compile done here serves the runs after it.
+ */
+function validateFlow(task: ValidateFlowTask): EngineTaskResult['validateFlow'] {
+  const nodes = Object.fromEntries(
+    task.nodes.map(([id, node]): [string, FlowNode] => {
+      if (typeof node !== 'number') return [id, node];
+      const source = task.tables[node];
+      return [id, tables.lookupHashed(source.hash, source.text).entry.node];
+    }),
+  );
+  return validateDefinition({ start: task.start, nodes });
 }
 
 /** Buffers handed back to the main thread without a copy. */

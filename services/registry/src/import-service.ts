@@ -2,12 +2,12 @@ import {
   ArbiterError,
   type ArbiterEvent,
   type ErrorReason,
+  type FlowDefinition,
   type ImportBundle,
   type ImportReply,
   type Principal,
   type RunnableKind,
 } from '@arbiter/contracts';
-import { validateDefinition } from '@arbiter/flow';
 import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
@@ -35,6 +35,8 @@ export interface ImportDeps {
   logger: Logger;
   /** The publish checks of each kind, run on every published version an import creates (within its transaction). */
   publishProblems: Record<RunnableKind, KindSpec['publishProblems']>;
+  /** Every structural problem of each flow definition (`validateDefinition`), checked in a worker. */
+  definitionProblems(definitions: FlowDefinition[]): Promise<ErrorReason[][]>;
 }
 
 /** Runnable-index writes in flight at once after an import. */
@@ -42,12 +44,14 @@ const INDEX_CONCURRENCY = 8;
 
 /**
  * Every problem of the bundle itself (400 before anything is looked up): its flow definitions'
- * structure, a record id used twice (records are stored by id), a group listing a member twice.
+ * structure (`structure`: each flow record's problems, in bundle order), a record id used twice
+ * (records are stored by id), a group listing a member twice.
  */
-function bundleProblems(bundle: ImportBundle): ErrorReason[] {
+function bundleProblems(bundle: ImportBundle, structure: ErrorReason[][]): ErrorReason[] {
+  let k = 0;
   const problems: ErrorReason[] = bundle.flows.flatMap((b, i) =>
-    b.records.flatMap((r, j) =>
-      validateDefinition(r.definition).map((p) => ({ ...p, path: `flows.${i}.records.${j}.definition${p.path ? `.${p.path}` : ''}` })),
+    b.records.flatMap((_r, j) =>
+      structure[k++].map((p) => ({ ...p, path: `flows.${i}.records.${j}.definition${p.path ? `.${p.path}` : ''}` })),
     ),
   );
   const firstRecord = new Map<string, string>();
@@ -93,7 +97,8 @@ export class ImportService {
 
   async run(p: Principal, bundle: ImportBundle, dryRun: boolean, governed = false): Promise<ImportReply> {
     requireCapability(p, 'admin', 'import bundles');
-    const bad = bundleProblems(bundle);
+    const structure = await this.deps.definitionProblems(bundle.flows.flatMap((b) => b.records.map((r) => r.definition)));
+    const bad = bundleProblems(bundle, structure);
     if (bad.length > 0) {
       throw new ArbiterError(
         'validation_failed',

@@ -1,5 +1,4 @@
 import type { ErrorReason, FlowDefinition, FlowPolicyNode, FlowTest, PolicyTest } from '@arbiter/contracts';
-import { validateDefinition } from '@arbiter/flow';
 import type { Knex } from 'knex';
 import type { PublishChecks } from './checks/check-pool.js';
 import { flowNodeProblems, type NodeTarget } from './domain/flow-checks.js';
@@ -11,7 +10,7 @@ import { findBase, findRecordWithBase, findVersion, getRecord, liveReferences } 
 export function policyKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'policy',
-    saveProblems: () => [],
+    saveProblems: () => Promise.resolve([]),
     schemaProblems: (schema) => checks.schema(schema),
     referenceProblems: () => Promise.resolve([]),
     publishProblems: (content) => checks.policy({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
@@ -20,20 +19,21 @@ export function policyKind(checks: PublishChecks): KindSpec {
 
 /**
  * Flows: the definition must be a valid DAG whose policy nodes name live policies of the org to be
- * saved; publishing also resolves the nodes (here,
- * in the publishing transaction) and then runs the saved tests (in a worker, with a deadline). A
- * publish through review also needs every node to run a published version, and pins them.
+ * saved (the DAG checked in a worker: it compiles the decision tables); publishing also resolves
+ * the nodes (here, in the publishing transaction) and then runs the saved tests (in a worker, with
+ * a deadline). A publish through review also needs every node to run a published version, and pins them.
  */
 export function flowKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'flow',
-    saveProblems: (content) => (content.definition ? validateDefinition(content.definition) : []),
+    saveProblems: async (content) => (content.definition ? (await checks.definitions([content.definition]))[0] : []),
     schemaProblems: (schema) => checks.schema(schema),
     referenceProblems: (content, db, orgId) =>
       content.definition ? nodeReferenceProblems(db, orgId, content.definition) : Promise.resolve([]),
     publishProblems: async (content, trx, orgId) => {
       const flow = { definition: content.definition!, schema: content.schema, tests: content.tests as FlowTest[] };
-      const { problems, targets } = await flowNodeProblems(flow, (node, nodeId) => lookupNode(trx, orgId, node, nodeId));
+      const [structure] = await checks.definitions([flow.definition]);
+      const { problems, targets } = await flowNodeProblems(flow, structure, (node, nodeId) => lookupNode(trx, orgId, node, nodeId));
       return problems.length > 0 ? problems : checks.flowTests(flow, targets);
     },
     reviewedProblems: (content, db, orgId) => reviewedPins(content.definition!, (node) => reviewedTarget(db, orgId, node)),

@@ -50,7 +50,7 @@ function plural(kind: 'policy' | 'flow'): string {
 export interface KindSpec {
   kind: RunnableKind;
   /** Problems that make content unsavable (400 `validation_failed`); none for policies. */
-  saveProblems(content: Partial<RecordContent>): ErrorReason[];
+  saveProblems(content: Partial<RecordContent>): Promise<ErrorReason[]>;
   /** Why ajv cannot use a schema being saved (400 `validation_failed`, reason `invalid_schema`), checked at save after {@link saveProblems}. */
   schemaProblems(schema: Record<string, unknown>): Promise<ErrorReason[]>;
   /** Problems of what the content names in the org (400 `validation_failed`), checked at save after {@link saveProblems}. */
@@ -495,7 +495,7 @@ export class RecordsService {
 
   /** The content's own problems (its schema compiles), else those of what it names (only a valid content is looked up). */
   private async assertSavable(p: Principal, content: Partial<RecordContent>): Promise<void> {
-    let problems = this.spec.saveProblems(content);
+    let problems = await this.spec.saveProblems(content);
     if (problems.length === 0 && content.schema) problems = await this.spec.schemaProblems(content.schema);
     if (problems.length === 0) problems = await this.spec.referenceProblems(content, this.deps.db, p.orgId);
     if (problems.length > 0) {

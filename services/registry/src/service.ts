@@ -79,6 +79,7 @@ export function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Registry
           policy: (content, trx, orgId) => kinds.policy.publishProblems(content, trx, orgId),
           flow: (content, trx, orgId) => kinds.flow.publishProblems(content, trx, orgId),
         },
+        definitionProblems: (definitions) => checks.definitions(definitions),
       }),
     };
     const sync = new RunnableSyncService({

@@ -9,6 +9,7 @@ import {
   PolicyRecord,
   PolicyUpdateReply,
   RegistrySubject as S,
+  EXPORT_PAGE_MAX_BYTES,
   type BundleBase,
   type BundleGroup,
 } from '@arbiter/contracts';
@@ -105,4 +106,45 @@ describe('export pages', () => {
     expect((await env.fail(ExportSubject, { principal: admin, section: 'policies', limit: 1000 })).code).toBe('bad_request');
     expect(await page('policies', {}, as('admin', { orgId: 'empty-org' }))).toEqual({ items: [], nextCursor: null });
   });
+
+  it('bounds pages by bytes as well as by count: 64 KB rules fill a page before 20 bases, a base bigger than a page comes in parts', async () => {
+    const bigAdmin = as('admin', { orgId: 'big-exporter' });
+    const bigRule = (tag: string) => `A **x** is ok if the __v__ of the **x** is equal to "${tag}${'a'.repeat(64_000 - tag.length)}".`;
+    const drafts: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      drafts.push((await env.call(S.policyCreate, { principal: bigAdmin, name: `big ${i}`, rule: bigRule(`b${i}`) }, PolicyRecord)).baseId);
+    }
+    // 9 versions and a draft of 64 KB: more than one page.
+    const first = await env.call(S.policyCreate, { principal: bigAdmin, name: 'versions', rule: bigRule('v1') }, PolicyRecord);
+    let id = first.policyId;
+    await env.call(S.policyUpdate, { principal: bigAdmin, policyId: id, status: 'published' }, PolicyUpdateReply);
+    for (let v = 2; v <= 10; v++) {
+      id = (await env.call(S.policyDraft, { principal: bigAdmin, policyId: id }, PolicyDraftReply)).record.policyId;
+      const status = v === 10 ? 'draft' : 'published';
+      await env.call(S.policyUpdate, { principal: bigAdmin, policyId: id, status, rule: bigRule(`v${v}`) }, PolicyUpdateReply);
+    }
+
+    const pages: ExportPage[] = [];
+    let cursor: string | undefined;
+    do {
+      const p = await page('policies', cursor ? { cursor } : {}, bigAdmin);
+      pages.push(p);
+      cursor = p.nextCursor ?? undefined;
+    } while (cursor !== undefined && pages.length < 100);
+    for (const p of pages) expect(Buffer.byteLength(JSON.stringify(p.items))).toBeLessThanOrEqual(EXPORT_PAGE_MAX_BYTES);
+    expect(pages.length).toBeGreaterThan(2);
+    // Parts of one base follow each other: joined, every base once with every record in order.
+    const joined: BundleBase[] = [];
+    for (const base of pages.flatMap((p) => p.items as BundleBase[])) {
+      const last = joined.at(-1);
+      if (last?.baseId === base.baseId) last.records.push(...base.records);
+      else joined.push({ ...base, records: [...base.records] });
+    }
+    expect(joined.map((b) => b.baseId).sort()).toEqual([...drafts, first.baseId].sort());
+    const versions = joined.find((b) => b.baseId === first.baseId)!;
+    expect(versions.records.map((r) => [r.version, r.rule])).toEqual(
+      Array.from({ length: 10 }, (_, i) => [i < 9 ? i + 1 : null, bigRule(`v${i + 1}`)]),
+    );
+    expect(pages.flatMap((p) => p.items as BundleBase[]).filter((b) => b.baseId === first.baseId).length).toBeGreaterThan(1);
+  }, 120_000);
 });

@@ -18,7 +18,8 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] 
 /**
  * `GET /export` (issue 15 item 6, admin): the org's live policies and flows (every version and the
  * draft, with their tests and schemas) and its groups as one JSON bundle, streamed from pages of
- * the registry so that neither side holds the whole org.
+ * the registry so that neither side holds the whole org. Pages are bounded by bytes as well as by
+ * count; a base bigger than a page comes in parts (its records over several pages), joined here.
  */
 export const exportRoutes: FastifyPluginAsyncZod<ExportRoutesOptions> = async (app, { authenticator, registry }) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
@@ -51,15 +52,27 @@ export const exportRoutes: FastifyPluginAsyncZod<ExportRoutesOptions> = async (a
           yield `,${JSON.stringify(section)}:[`;
           let page: ExportPage = section === 'policies' ? first : await registry.exportPage(principal, section, undefined, ctx);
           let sep = '';
+          // The base whose `records` array is still open: a page may end inside a big base, and the
+          // next page starts with the rest of its records (same `baseId`).
+          let open: string | null = null;
           for (;;) {
             for (const item of page.items) {
-              yield sep + JSON.stringify(item);
+              if (!('baseId' in item)) {
+                yield sep + JSON.stringify(item);
+              } else if (item.baseId === open) {
+                for (const record of item.records) yield `,${JSON.stringify(record)}`;
+              } else {
+                const { records, ...base } = item;
+                yield `${open !== null ? ']}' : ''}${sep}${JSON.stringify(base).slice(0, -1)},"records":[`;
+                yield records.map((record) => JSON.stringify(record)).join(',');
+                open = item.baseId;
+              }
               sep = ',';
             }
             if (page.nextCursor === null) break;
             page = await registry.exportPage(principal, section, page.nextCursor, ctx);
           }
-          yield ']';
+          yield open !== null ? ']}]' : ']';
         }
         yield '}';
       }

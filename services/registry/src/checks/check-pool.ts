@@ -1,4 +1,4 @@
-import type { ErrorReason } from '@arbiter/contracts';
+import type { ErrorReason, FlowDefinition } from '@arbiter/contracts';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import type { FlowContent, FoundTarget } from '../domain/flow-checks.js';
@@ -57,6 +57,17 @@ export class PublishChecks {
     }));
   }
 
+  /**
+   * Every structural problem of each definition (`validateDefinition`, its codes and order), in a
+   * worker: it compiles the decision tables, long for a big one, while this thread keeps serving.
+   * No deadline: the work is bounded by a definition's size limits, as it was on the main thread.
+   */
+  async definitions(definitions: FlowDefinition[]): Promise<ErrorReason[][]> {
+    if (definitions.length === 0) return [];
+    if (this.rewarming) await this.rewarming;
+    return (await this.pool.run({ kind: 'definitions', definitions })) as ErrorReason[][];
+  }
+
   /** The reasons `content` cannot be published as a policy (see `policyPublishProblems`). */
   policy(content: PolicyContent): Promise<ErrorReason[]> {
     return this.run({ kind: 'policy', content, stepBudget: this.opts.stepBudget }, content.tests.length, testsTooSlow(this.opts.timeoutMs));
@@ -81,7 +92,7 @@ export class PublishChecks {
     const deadlineMs = this.opts.timeoutMs * (tests + 1);
     const signal = AbortSignal.timeout(deadlineMs);
     try {
-      return await this.pool.run(task, { signal });
+      return (await this.pool.run(task, { signal })) as ErrorReason[];
     } catch (err) {
       if (!signal.aborted) throw err;
       this.rewarming ??= this.warmUp()

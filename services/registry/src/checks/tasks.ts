@@ -1,4 +1,4 @@
-import type { ErrorReason } from '@arbiter/contracts';
+import type { ErrorReason, FlowDefinition } from '@arbiter/contracts';
 import type { FlowContent, FoundTarget } from '../domain/flow-checks.js';
 import type { PolicyContent } from '../domain/policy-checks.js';
 
@@ -8,8 +8,18 @@ import type { PolicyContent } from '../domain/policy-checks.js';
  */
 export type CheckTask =
   | { kind: 'schema'; schema: Record<string, unknown> }
+  | DefinitionsTask
   | { kind: 'policy'; content: PolicyContent; stepBudget: number }
   | { kind: 'flowTests'; content: FlowContent; targets: [nodeId: string, target: FoundTarget][]; stepBudget: number };
 
-/** What a check task answers. */
-export type CheckResult = ErrorReason[];
+/**
+ * The structural checks of flow definitions (`validateDefinition`), which compile their decision
+ * tables: a big table takes long, so it never runs on the thread that serves everyone.
+ */
+export interface DefinitionsTask {
+  kind: 'definitions';
+  definitions: FlowDefinition[];
+}
+
+/** What a check task answers: its reasons; for `definitions`, each definition's problems in order. */
+export type CheckResult = ErrorReason[] | ErrorReason[][];

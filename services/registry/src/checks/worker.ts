@@ -1,12 +1,15 @@
+import { validateDefinition } from '@arbiter/flow';
 import { flowTestProblems } from '../domain/flow-checks.js';
 import { policyPublishProblems, schemaProblems } from '../domain/policy-checks.js';
 import type { CheckResult, CheckTask } from './tasks.js';
 
-/** Piscina task: compiles a schema, or the rules and saved tests of a publish, off the main thread. */
+/** Piscina task: compiles a schema, flow definitions' tables, or the rules and saved tests of a publish, off the main thread. */
 export default async function runCheck(task: CheckTask): Promise<CheckResult> {
   switch (task.kind) {
     case 'schema':
       return schemaProblems(task.schema).problems;
+    case 'definitions':
+      return task.definitions.map((definition) => validateDefinition(definition));
     case 'policy':
       return policyPublishProblems(task.content, task.stepBudget);
     case 'flowTests':

@@ -1,5 +1,5 @@
 import type { ErrorReason, FlowDefinition, FlowPolicyNode, FlowTest } from '@arbiter/contracts';
-import { runFlow, validateDefinition, type ResolvedPolicy } from '@arbiter/flow';
+import { runFlow, type ResolvedPolicy } from '@arbiter/flow';
 import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
 import { schemaProblems, testFailure, testSchemaProblem } from './policy-checks.js';
 
@@ -21,16 +21,17 @@ export type NodeLookup = (node: FlowPolicyNode, nodeId: string) => Promise<NodeT
 export type FoundTarget = Extract<NodeTarget, { ok: true }>;
 
 /**
- * The reasons found without running anything: the definition is a valid DAG (`@arbiter/flow`
- * codes), every policy node resolves to a live policy of the org and its pinned version exists
+ * The reasons found without running anything: the definition is a valid DAG (`structure`: what
+ * `validateDefinition` found, checked in a worker by the caller), every policy node resolves to a live policy of the org and its pinned version exists
  * (`unknown_policy`, `unknown_version`), the schema is valid. Also the node targets, by node id,
  * that {@link flowTestProblems} runs the saved tests with.
  */
 export async function flowNodeProblems(
   content: FlowContent,
+  structure: readonly ErrorReason[],
   lookup: NodeLookup,
 ): Promise<{ problems: ErrorReason[]; targets: Map<string, FoundTarget> }> {
-  const problems: ErrorReason[] = [...validateDefinition(content.definition)];
+  const problems: ErrorReason[] = [...structure];
   const targets = new Map<string, FoundTarget>();
   for (const [nodeId, node] of Object.entries(content.definition.nodes)) {
     if (node.type !== 'policy') continue;

@@ -8,13 +8,14 @@ export interface ExportedBase {
   records: RecordRow[];
 }
 
-/** A page of an org's live bases of one kind by id (after `afterId`), each with all its records. Fetches `limit + 1`. */
+/** A page of an org's live bases of one kind by id (after `afterId`, or from `fromId` on), each with all its records. Fetches `limit + 1`. */
 export async function exportBases(
   db: Db,
-  opts: { orgId: string; kind: RunnableKind; afterId?: string; limit: number },
+  opts: { orgId: string; kind: RunnableKind; afterId?: string; fromId?: string; limit: number },
 ): Promise<ExportedBase[]> {
   const q = db('registry_bases').where({ org_id: opts.orgId, kind: opts.kind }).whereNull('deleted_at');
   if (opts.afterId !== undefined) q.andWhere('id', '>', opts.afterId);
+  if (opts.fromId !== undefined) q.andWhere('id', '>=', opts.fromId);
   const ids = (
     (await q
       .orderBy('id', 'asc')
