@@ -191,30 +191,82 @@ const BAIL = new BailListener();
 /**
  * Stage one of the standard ANTLR two-stage parse: SLL prediction, bailing out at the first
  * error without recovery or messages. SLL prediction is cheaper than full LL, and where it
- * succeeds ANTLR guarantees the very tree LL prediction builds (PredictionMode.SLL). Returns null
- * on any failure (a syntax error, an input that needs full LL, even a stack overflow): stage two
- * then parses from scratch exactly as before, so every error message and position is unchanged.
+ * succeeds ANTLR guarantees the very tree LL prediction builds (PredictionMode.SLL). Returns
+ * no tree on any failure (a syntax error, an input that needs full LL): stage two then parses from
+ * scratch exactly as before, so every error message and position is unchanged. Nesting past
+ * {@link MAX_NESTING} is refused here, from the tokens, before the parser recurses.
  */
-function parseSll(text: string): PolicyContext | null {
+function parseSll(text: string): { tree?: PolicyContext; problem?: Problem; nestingChecked: boolean } {
   const lexer = new RuleLangLexer(CharStream.fromString(text));
-  const parser = new RuleLangParser(new CommonTokenStream(lexer));
+  const tokens = new CommonTokenStream(lexer);
   lexer.removeErrorListeners();
   lexer.addErrorListener(BAIL);
+  try {
+    tokens.fill();
+  } catch {
+    return { nestingChecked: false };
+  }
+  // Too deep is an error before anything recursive runs, whatever else is wrong further on.
+  const deep = nestingProblem(tokens.getTokens());
+  if (deep !== null) return { problem: deep, nestingChecked: true };
+  const parser = new RuleLangParser(tokens);
   parser.removeErrorListeners();
   parser.addErrorListener(BAIL);
   parser.errorHandler = new BailErrorStrategy();
   parser.interpreter.predictionMode = PredictionMode.SLL;
   try {
-    return parser.policy();
+    return { tree: parser.policy(), nestingChecked: true };
   } catch {
-    return null;
+    return { nestingChecked: true };
   }
+}
+
+/**
+ * How deeply conditions may nest: parentheses and any/all bodies (a body is written in
+ * parentheses), counted together (LANGUAGE.md §9.2). The same limit in every door and on every
+ * thread: the parser and everything after it recurse per level, so the count is made on the
+ * tokens, before anything recursive runs, and keeps the deepest recursion far from any stack limit.
+ */
+export const MAX_NESTING = 256;
+
+/** The problem of the first `(` that opens level {@link MAX_NESTING} + 1, or null. `date(…)` opens no level. */
+export function nestingProblem(tokens: readonly Token[]): Problem | null {
+  // Per open parenthesis: whether it counts (false for the one of `date(`).
+  const open: boolean[] = [];
+  let depth = 0;
+  let previous: Token | null = null;
+  for (const t of tokens) {
+    if (t.channel !== Token.DEFAULT_CHANNEL) continue;
+    if (t.type === RuleLangParser.LPAREN) {
+      const counts = previous?.type !== RuleLangParser.DATE_KW;
+      open.push(counts);
+      if (counts && ++depth > MAX_NESTING) {
+        return { family: Family.syntax, span: spanOfToken(t), detail: `conditions nested more than ${MAX_NESTING} levels deep` };
+      }
+    } else if (t.type === RuleLangParser.RPAREN && open.length > 0) {
+      if (open.pop()) depth--;
+    }
+    previous = t;
+  }
+  return null;
+}
+
+/** The tokens of `text`, lexed without stopping at errors (a lexer error becomes a token the parser reports). */
+function silentTokens(text: string): Token[] {
+  const lexer = new RuleLangLexer(CharStream.fromString(text));
+  lexer.removeErrorListeners();
+  return lexer.getAllTokens();
 }
 
 /** Parses `text`; returns the tree or the first syntax problem. */
 export function parsePolicy(text: string): { ok: true; parsed: ParsedPolicy } | { ok: false; problem: Problem } {
   const fast = parseSll(text);
-  if (fast !== null) return { ok: true, parsed: { tree: fast, text } };
+  if (fast.tree) return { ok: true, parsed: { tree: fast.tree, text } };
+  if (fast.problem) return { ok: false, problem: fast.problem };
+  if (!fast.nestingChecked) {
+    const deep = nestingProblem(silentTokens(text));
+    if (deep !== null) return { ok: false, problem: deep };
+  }
   return parseLl(text);
 }
 
