@@ -258,8 +258,34 @@ function silentTokens(text: string): Token[] {
   return lexer.getAllTokens();
 }
 
+/** An unpaired UTF-16 surrogate: in `u` mode a well-formed pair is one code point, so only a lone half matches. */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The problem of the first unpaired UTF-16 surrogate in `text` (`\ud800`–`\udfff` alone), or null.
+ * Such text is no Unicode text: the service refuses it in any request, and half of a character must
+ * never match (`"😀" contains "\ude00"`), so every door refuses it in a rule as a parse error.
+ */
+export function surrogateProblem(text: string): Problem | null {
+  const found = UNPAIRED_SURROGATE.exec(text);
+  if (found === null) return null;
+  const before = text.slice(0, found.index);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  let line = 1;
+  for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) line++;
+  const column = Array.from(before.slice(lineStart)).length + 1;
+  const unit = found[0].charCodeAt(0).toString(16);
+  return {
+    family: Family.syntax,
+    span: { line, column, offset: Array.from(before).length, length: 1 },
+    detail: `unpaired UTF-16 surrogate \`\\u${unit}\`: the text must be well-formed Unicode`,
+  };
+}
+
 /** Parses `text`; returns the tree or the first syntax problem. */
 export function parsePolicy(text: string): { ok: true; parsed: ParsedPolicy } | { ok: false; problem: Problem } {
+  const surrogate = surrogateProblem(text);
+  if (surrogate !== null) return { ok: false, problem: surrogate };
   const fast = parseSll(text);
   if (fast.tree) return { ok: true, parsed: { tree: fast.tree, text } };
   if (fast.problem) return { ok: false, problem: fast.problem };
