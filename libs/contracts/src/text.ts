@@ -13,3 +13,45 @@ export function isStorableText(text: string): boolean {
 export function hasUnpairedSurrogate(text: string): boolean {
   return UNPAIRED_SURROGATE.test(text);
 }
+
+/** What a refusal of an unpaired surrogate says (the service's 400 `unpaired_surrogate`, and the SDK's and CLI's). */
+export const UNPAIRED_SURROGATE_MESSAGE = 'text must not contain an unpaired UTF-16 surrogate (`\\ud800`–`\\udfff` alone)';
+
+/**
+ * The path (`root`, then `.key` or `.index` per level) of the first string or key in `value` that
+ * holds an unpaired UTF-16 surrogate, or null. An iterative walk: any depth, no recursion.
+ */
+export function unpairedSurrogateAt(value: unknown, root: string): string | null {
+  if (typeof value === 'string') return UNPAIRED_SURROGATE.test(value) ? root : null;
+  if (value === null || typeof value !== 'object') return null;
+  const nodes: unknown[] = [value];
+  const paths: string[] = [root];
+  while (nodes.length > 0) {
+    const node = nodes.pop();
+    const path = paths.pop()!;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i];
+        if (typeof child === 'string') {
+          if (UNPAIRED_SURROGATE.test(child)) return `${path}.${i}`;
+        } else if (child !== null && typeof child === 'object') {
+          nodes.push(child);
+          paths.push(`${path}.${i}`);
+        }
+      }
+      continue;
+    }
+    for (const key in node as Record<string, unknown>) {
+      if (!Object.hasOwn(node as object, key)) continue;
+      if (UNPAIRED_SURROGATE.test(key)) return path;
+      const child = (node as Record<string, unknown>)[key];
+      if (typeof child === 'string') {
+        if (UNPAIRED_SURROGATE.test(child)) return `${path}.${key}`;
+      } else if (child !== null && typeof child === 'object') {
+        nodes.push(child);
+        paths.push(`${path}.${key}`);
+      }
+    }
+  }
+  return null;
+}

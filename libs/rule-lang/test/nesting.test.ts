@@ -40,7 +40,10 @@ describe('the nesting limit', () => {
   it('counts any/all bodies and parentheses together', () => {
     expect(validate(mixed(128, 128))).toEqual({ valid: true, error: null });
     expect(compile(mixed(128, 128)).evaluate({ x: { l: [2] } }).result).toBe(true);
-    expect(validate(mixed(128, 129))).toMatchObject({ valid: false, error: expect.stringContaining('conditions nested more than 256 levels deep') });
+    expect(validate(mixed(128, 129))).toMatchObject({
+      valid: false,
+      error: expect.stringContaining('conditions nested more than 256 levels deep'),
+    });
     expect(validate(mixed(0, 257)).error).toBe(message(3 + 257 * 'any x.l where ('.length));
   });
 

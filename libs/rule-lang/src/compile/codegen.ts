@@ -101,7 +101,6 @@ class Generator {
     for (const rule of checked.ast.rules) visit(rule.conditions);
   }
 
-
   /** Writes the conditions of rule `index` as the body of a new function; returns their combined value. */
   body(index: number): string {
     this.conditions = 0;

@@ -194,7 +194,11 @@ function instantPeriodTest(name: 'period' | 'is older than' | 'is younger than',
     const d = toDay(l);
     // The day's last instant is just before d + 1: `end >= x` is `d + 1 > x`, `end < x` is `d + 1 <= x`.
     if (d !== d) return false;
-    return name === 'period' ? d + 1 > now - length && d <= now + length : name === 'is older than' ? d + 1 <= now - length : d + 1 > now - length;
+    return name === 'period'
+      ? d + 1 > now - length && d <= now + length
+      : name === 'is older than'
+        ? d + 1 <= now - length
+        : d + 1 > now - length;
   };
 }
 

@@ -79,7 +79,16 @@ export function shiftDay(day: number, count: number, unit: PeriodUnit, direction
  */
 export function instantPeriodDays(count: number, unit: PeriodUnit): number | null {
   if (isCalendarUnit(unit)) return null;
-  const days = unit === 'second' ? count / 86400 : unit === 'minute' ? count / 1440 : unit === 'hour' ? count / 24 : unit === 'week' ? count * 7 : count;
+  const days =
+    unit === 'second'
+      ? count / 86400
+      : unit === 'minute'
+        ? count / 1440
+        : unit === 'hour'
+          ? count / 24
+          : unit === 'week'
+            ? count * 7
+            : count;
   const shorterThanADay = days < 1 && (unit === 'second' || unit === 'minute' || unit === 'hour');
   return shorterThanADay || !Number.isInteger(days) ? days : null;
 }
