@@ -57,6 +57,11 @@ export function checkData(data: unknown): asserts data is Record<string, unknown
   }
 }
 
+/** Whether {@link checkData} accepts `data` (without building the error). */
+export function isAcceptedData(data: unknown): data is Record<string, unknown> {
+  return isObject(data) && unpairedSurrogateAt(data, 'body') === null;
+}
+
 /** Whether `data` is an object that is not an array (what a run's data must be). */
 export function isObject(data: unknown): data is Record<string, unknown> {
   return typeof data === 'object' && data !== null && !Array.isArray(data);
