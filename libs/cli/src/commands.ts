@@ -21,6 +21,7 @@ import {
   parseJson,
   parseNow,
   toCliEvaluation,
+  unpairedSurrogateIn,
   type CommandOutput,
 } from './output.js';
 
@@ -61,7 +62,8 @@ function tryCompile(text: string): { policy: CompiledPolicy } | { parseError: Ru
  * `{result, outcomes, trace, error?, errorCode?}` (2-space indent).
  * Exit 0 when the policy was evaluated (result true or false, missing data included);
  * 1 when the rule text does not parse (the JSON, with `errorCode: "parse_error"`, is still printed);
- * 2 when the data is not a JSON object.
+ * 2 when the data is not a JSON object or holds an unpaired UTF-16 surrogate (text that is no
+ * Unicode, which the service refuses too; a rule holding one is a parse error).
  */
 export function runEval(input: EvalInput): CommandOutput {
   let data: unknown;
@@ -69,6 +71,8 @@ export function runEval(input: EvalInput): CommandOutput {
     data = parseJson(input.data, input.dataName ?? 'data');
     if (!isJsonObject(data))
       throw new CliUsageError(`${input.dataName ?? 'data'}: the data must be a JSON object, got ${describeJson(data)}`);
+    const surrogate = unpairedSurrogateIn(data, 'data');
+    if (surrogate !== null) throw new CliUsageError(`${input.dataName ?? 'data'}: ${surrogate}`);
   } catch (err) {
     return usageFailure('eval', err);
   }
@@ -142,6 +146,8 @@ export function parseCases(text: string, fileName = 'cases'): TestCase[] {
       throw new CliUsageError(`${where}: \`name\` must be a non-empty string, got ${describeJson(name)}`);
     const named = `${where} (\`${name}\`)`;
     if (!isJsonObject(data)) throw new CliUsageError(`${named}: \`data\` must be a JSON object, got ${describeJson(data)}`);
+    const surrogate = unpairedSurrogateIn(data, 'data');
+    if (surrogate !== null) throw new CliUsageError(`${named}: ${surrogate}`);
     const c: TestCase = { name, data, expect: parseExpectation(expect, named) };
     if (now !== undefined) {
       if (typeof now !== 'string') throw new CliUsageError(`${named}: \`now\` must be an ISO 8601 string, got ${describeJson(now)}`);

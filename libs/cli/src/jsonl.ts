@@ -5,7 +5,7 @@
  */
 
 import { compile, isRuleParseError, type CompiledPolicy, type EvaluationResult, type RuleParseError } from '@arbiter/rule-lang';
-import { describeJson, isJsonObject, stripBom } from './output.js';
+import { describeJson, isJsonObject, stripBom, unpairedSurrogateIn } from './output.js';
 
 /** One output line. `error`/`errorCode` are `null` when the evaluation had no error. */
 export interface JsonlResult {
@@ -88,6 +88,8 @@ export function parseRequest(line: string, lineNo: number): { rule: string; data
   const { rule, data } = json;
   if (typeof rule !== 'string') return { error: `line ${lineNo}: \`rule\` must be a string, got ${describeJson(rule)}` };
   if (!isJsonObject(data)) return { error: `line ${lineNo}: \`data\` must be a JSON object, got ${describeJson(data)}` };
+  const surrogate = unpairedSurrogateIn(data, 'data');
+  if (surrogate !== null) return { error: `line ${lineNo}: ${surrogate}` };
   return { rule, data };
 }
 

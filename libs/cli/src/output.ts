@@ -1,5 +1,6 @@
 /** Shared pieces of the `rules` CLI: exit codes, outputs, JSON input helpers. No I/O here. */
 
+import { unpairedSurrogateAt } from '@arbiter/contracts';
 import type { EvaluationResult, RuleParseError } from '@arbiter/rule-lang';
 
 /**
@@ -110,4 +111,16 @@ export function formatParseError(err: RuleParseError, text: string, fileName?: s
   }
   if (err.help) lines.push(`help: ${err.help}`);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * Why `value` is refused as data, when a string or key in it holds an unpaired UTF-16 surrogate
+ * (text that is no Unicode, refused by the service too): the message naming its path from `root`,
+ * else null.
+ */
+export function unpairedSurrogateIn(value: unknown, root: string): string | null {
+  const at = unpairedSurrogateAt(value, root);
+  return at === null
+    ? null
+    : `\`${root}\` must not contain an unpaired UTF-16 surrogate (\`\\ud800\`–\`\\udfff\` alone), found at \`${at}\``;
 }

@@ -419,3 +419,50 @@ describe('runCli', () => {
     expect(lines[0].trace).toEqual([]);
   });
 });
+
+describe('unpaired UTF-16 surrogates', () => {
+  const surrogateData = String.raw`{"x": {"s": "😀", "t": "\ude00"}}`;
+  const CONTAINS = 'A **x** is ok if the __s__ of the **x** contains the __t__ of the **x**.';
+
+  it('eval refuses data holding one with exit 2, naming its path (was: evaluated, half of a pair matched)', () => {
+    const out = runEval({ rule: CONTAINS, data: surrogateData, dataName: 'd.json' });
+    expect(out).toEqual({
+      stdout: '',
+      stderr: 'rules eval: d.json: `data` must not contain an unpaired UTF-16 surrogate (`\\ud800`–`\\udfff` alone), found at `data.x.t`\n',
+      code: 2,
+    });
+  });
+
+  it('eval answers a rule holding one with the parse error, exit 1', () => {
+    const out = runEval({ rule: 'A **x** is ok if x.s contains "\ude00".', data: '{"x": {"s": "😀"}}' });
+    expect(out.code).toBe(1);
+    expect(JSON.parse(out.stdout)).toMatchObject({ result: false, errorCode: 'parse_error' });
+    expect(out.stderr.split('\n')[0]).toBe(
+      'Parse error: line 1, column 32: unpaired UTF-16 surrogate `\\ude00`: the text must be well-formed Unicode',
+    );
+  });
+
+  it('a key holding one is refused too, and test cases are checked the same way', () => {
+    expect(runEval({ rule: CONTAINS, data: String.raw`{"x": {"\ud800": 1}}` }).stderr).toMatch(/found at `data\.x`/);
+    expect(() => parseCases(`[{"name": "half", "data": ${surrogateData}, "expect": false}]`, 'cases.json')).toThrow(
+      /case 1 \(`half`\): `data` must not contain an unpaired UTF-16 surrogate .*found at `data\.x\.t`/,
+    );
+  });
+
+  it('eval --jsonl answers such data with bad_input and a rule with the parse error', async () => {
+    const chunks: string[] = [];
+    await runJsonl(
+      [
+        `{"rule": ${JSON.stringify(CONTAINS)}, "data": ${surrogateData}}`,
+        String.raw`{"rule": "if x.s contains \"\ude00\" -> ok.", "data": {"x": {"s": "a"}}}`,
+      ],
+      (c) => void chunks.push(c),
+    );
+    const [data, rule] = chunks.map((c) => JSON.parse(c) as JsonlResult);
+    expect(data).toMatchObject({
+      errorCode: 'bad_input',
+      error: expect.stringMatching(/^line 1: `data` must not contain an unpaired UTF-16 surrogate/),
+    });
+    expect(rule).toMatchObject({ errorCode: 'parse_error', error: expect.stringContaining('unpaired UTF-16 surrogate') });
+  });
+});

@@ -207,7 +207,7 @@ export {
   ExecutedDetails,
 } from './stored-runs.js';
 export { textJsonDepth, jsonDepth, bracketCount, exceedsDepth, MAX_JSON_DEPTH, MAX_DATA_DEPTH } from './json-depth.js';
-export { isStorableText, hasUnpairedSurrogate } from './text.js';
+export { isStorableText, hasUnpairedSurrogate, unpairedSurrogateAt, UNPAIRED_SURROGATE_MESSAGE } from './text.js';
 export { findSchemaLoop } from './json-schema-loops.js';
 export {
   AuditSubject,

@@ -261,7 +261,7 @@ describe('trace lines', () => {
       'c: if x.c == 3 -> see.',
       'd: if x.e == 5 -> dee.',
     ].join('\n');
-    expect(traceOf(text, { x: { a: 1, c: 3, d: 5, none: [] } })).toEqual([
+    expect(traceOf(text, { x: { a: 1, c: 3, d: 5, e: 5, none: [] } })).toEqual([
       'rule "see" [label c]',
       '  if $.x.c = 3: is equal to 3 -> true',
       '  => see = true',
@@ -269,6 +269,9 @@ describe('trace lines', () => {
       '  if $.x.d = 5: is equal to 4 -> false',
       '  or label $c -> true',
       '  => bee = true',
+      'rule "dee" [label d]',
+      '  if $.x.e = 5: is equal to 5 -> true',
+      '  => dee = true',
       'rule "ok" [golden]',
       '  if $.x.a = 1: is equal to 1 -> true',
       '  and label $b -> true',
@@ -277,12 +280,12 @@ describe('trace lines', () => {
       '  => ok = false',
       'result: false',
     ]);
-    // `dee` was never needed: no block, and false among the outcomes.
-    expect(compile(text).evaluate({ x: { a: 1, c: 3, d: 5, none: [] } }, { trace: true }).outcomes).toEqual({
+    // `dee` is referenced only inside an any whose array is empty: still evaluated, after the any, with its real value.
+    expect(compile(text).evaluate({ x: { a: 1, c: 3, d: 5, e: 5, none: [] } }, { trace: true }).outcomes).toEqual({
       ok: false,
       bee: true,
       see: true,
-      dee: false,
+      dee: true,
     });
   });
 

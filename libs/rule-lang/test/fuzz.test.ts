@@ -177,12 +177,12 @@ describe('fuzz', () => {
     const deepQuantifiers = `if ${'any x.l where ('.repeat(400)}its > 1${')'.repeat(400)} -> ok.`;
     const q = compileChecked(deepQuantifiers);
     wellFormed(evaluate(deepQuantifiers, { x: { l: [] } }), q?.outcomes ?? null, false);
-    // Far beyond any stack: a parse error about the whole policy, never a RangeError.
+    // Far beyond any stack: the nesting limit's parse error, never a RangeError.
     const tooDeep = `if ${'('.repeat(50_000)}x.a == 1${')'.repeat(50_000)} -> ok.`;
     expect(compileChecked(tooDeep)).toBeNull();
     expect(validate(tooDeep)).toEqual({
       valid: false,
-      error: 'Parse error: the policy is nested too deeply: use fewer levels of parentheses and any/all',
+      error: 'Parse error: line 1, column 260: conditions nested more than 256 levels deep',
     });
   }, 20_000);
 });

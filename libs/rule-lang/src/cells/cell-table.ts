@@ -21,7 +21,7 @@ import { compileTest } from '../operators/semantics.js';
 import type { EngineErrorCode } from '../api-types.js';
 import type { ComparisonCondition } from '../ast/types.js';
 import { arrow, json, operatorText, valueOperandText } from '../trace/text.js';
-import { dayOfInstant } from '../values/dates.js';
+import { nowInDays } from '../values/dates.js';
 import { toNumber } from '../values/numbers.js';
 import {
   ColumnIds,
@@ -226,7 +226,7 @@ class Table implements CompiledCellTable {
   private context(data: unknown, options: Omit<CellRunOptions, 'trace'>): EvalContext {
     const budget = options.stepBudget;
     const now = options.now;
-    const today = this.needsToday ? dayOfInstant(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime()) : NaN;
+    const today = this.needsToday ? nowInDays(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime()) : NaN;
     return {
       data,
       states: EMPTY_STATES,

@@ -25,6 +25,21 @@ function forEachReference(list: ConditionList, visit: (c: LabelReference | RuleR
   list.items.forEach(walk);
 }
 
+/**
+ * The rules referenced anywhere inside `list` (nested lists included), each once, in the order
+ * their first reference is written. A quantifier evaluates those of its body after its elements,
+ * if none of them did (an empty array, not an array, skipped): every rule is evaluated whatever
+ * the data (LANGUAGE.md §8 step 4), at a point that depends on the rule text alone.
+ */
+export function referencedRules(list: ConditionList, targets: ReadonlyMap<LabelReference | RuleReference, number>): number[] {
+  const out: number[] = [];
+  forEachReference(list, (ref) => {
+    const target = targets.get(ref);
+    if (target !== undefined && !out.includes(target)) out.push(target);
+  });
+  return out;
+}
+
 const quote = (s: string): string => `"${s}"`;
 
 /** Runs the checks; problems go to `problems`; returns null when any was found. */

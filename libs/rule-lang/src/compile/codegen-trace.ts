@@ -33,7 +33,7 @@ import type {
   QuantifierCondition,
   RuleReference,
 } from '../ast/types.js';
-import type { CheckedPolicy } from '../check/check.js';
+import { referencedRules, type CheckedPolicy } from '../check/check.js';
 import {
   arrow,
   elementLine,
@@ -297,6 +297,10 @@ class TracedGenerator {
     src.line(`${v} = ${c.quantifier === 'any' ? `${matched} > 0` : `${matched} === ${arr}.length`};`);
     src.line(`b[${slot}] = ${subject.plus(TextExpr.code(`quantifierSummary(${count}, ${matched}, ${v})`, true)).code};`);
     src.line('}');
+    // The rules its body references, evaluated even when no element ran them (§8 step 4): their blocks go to `out` first.
+    for (const target of referencedRules(c.body, this.checked.targets)) {
+      src.line(`if (${ruleState(target)} === 0) r${target}(d, today, out);`);
+    }
     return v;
   }
 }

@@ -29,7 +29,7 @@
  */
 
 import type { ComparisonCondition, Condition, ConditionList, LabelReference, QuantifierCondition, RuleReference } from '../ast/types.js';
-import type { CheckedPolicy } from '../check/check.js';
+import { referencedRules, type CheckedPolicy } from '../check/check.js';
 import { overBudget, sizeCost } from '../evaluate/budget.js';
 import { MISSING } from '../evaluate/context.js';
 import type { GeneratedEvaluator } from '../evaluate/evaluate.js';
@@ -78,6 +78,8 @@ class Generator {
   /** Rules written as functions, and those still to write. */
   private readonly functions = new Set<number>();
   private readonly pending: number[] = [];
+  /** Rules referenced inside some any/all. */
+  private readonly inQuantifier = new Set<number>();
   /** Conditions written so far in the current function, and the nesting (groups, any/all, inlined rules) at this point. */
   private conditions = 0;
   private depth = 0;
@@ -89,6 +91,14 @@ class Generator {
   ) {
     this.references = checked.ast.rules.map(() => 0);
     for (const target of checked.targets.values()) this.references[target]++;
+    // A rule referenced inside an any/all may also be called after it (see `quantifier`): a function.
+    const visit = (list: ConditionList): void => {
+      for (const c of list.items) {
+        if (c.kind === 'quantifier') for (const t of referencedRules(c.body, checked.targets)) this.inQuantifier.add(t);
+        if (c.kind === 'group' || c.kind === 'quantifier') visit(c.body);
+      }
+    };
+    for (const rule of checked.ast.rules) visit(rule.conditions);
   }
 
   /** Writes the conditions of rule `index` as the body of a new function; returns their combined value. */
@@ -139,13 +149,11 @@ class Generator {
     const conditions = this.checked.ast.rules[target].conditions;
     const inline =
       this.references[target] === 1 &&
+      !this.inQuantifier.has(target) &&
       this.conditions + conditions.items.length <= INLINE_CONDITIONS &&
       this.depth + 1 + depthOf(conditions) <= MAX_DEPTH;
     if (!inline) {
-      if (!this.functions.has(target)) {
-        this.functions.add(target);
-        this.pending.push(target);
-      }
+      this.callable(target);
       this.src.line(`const ${v} = ${referenceValue(target, `r${target}(d, today)`)};`);
       return v;
     }
@@ -220,7 +228,20 @@ class Generator {
     src.line('}');
     src.line(`${v} = ${c.quantifier === 'any' ? `${matched} > 0` : `${matched} === ${arr}.length`};`);
     src.line('}');
+    // The rules its body references, evaluated even when no element ran them (§8 step 4).
+    for (const target of referencedRules(c.body, this.checked.targets)) {
+      this.callable(target);
+      src.line(`if (${ruleState(target)} === 0) r${target}(d, today);`);
+    }
     return v;
+  }
+
+  /** Makes sure rule `target` is written as a function `r<target>`. */
+  private callable(target: number): void {
+    if (!this.functions.has(target)) {
+      this.functions.add(target);
+      this.pending.push(target);
+    }
   }
 }
 

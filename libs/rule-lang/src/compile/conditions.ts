@@ -36,6 +36,8 @@ export interface CompileEnv {
   outcomeOf(index: number): string;
   /** Path plans and tests, shared with the generated evaluator. */
   lowering: Lowering;
+  /** The rules referenced inside `list`, in the order written (check.ts referencedRules). */
+  referencedIn(list: ConditionList): number[];
 }
 
 function record(ctx: EvalContext, entry: TraceCondition): void {
@@ -317,5 +319,13 @@ function compileQuantifier(c: QuantifierCondition, logicalOp: LogicalOp | null, 
     }
   };
 
-  return fast;
+  // The rules its body references are evaluated even when no element ran them (§8 step 4).
+  const pending = env.referencedIn(c.body);
+  if (pending.length === 0) return fast;
+  const runRule = env.runRule;
+  return (ctx) => {
+    const value = fast(ctx);
+    for (let i = 0; i < pending.length; i++) if (ctx.states[pending[i]] === 0) runRule(pending[i], ctx);
+    return value;
+  };
 }

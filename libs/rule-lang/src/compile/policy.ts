@@ -5,7 +5,7 @@
 
 import type { EvaluateOptions, EvaluationResult, TraceRule } from '../api-types.js';
 import type { Condition, ConditionList, Rule } from '../ast/types.js';
-import type { CheckedPolicy } from '../check/check.js';
+import { referencedRules, type CheckedPolicy } from '../check/check.js';
 import type { CondFn, EvalContext } from '../evaluate/context.js';
 import { evaluatePolicy, type PolicyEvaluators, type RuleMeta, type TracedEvaluator } from '../evaluate/evaluate.js';
 import { EvalFailure } from '../evaluate/failure.js';
@@ -58,6 +58,7 @@ function compileRules(checked: CheckedPolicy, meta: readonly RuleMeta[], lowerin
     runRule,
     outcomeOf: (i: number) => ast.rules[i].outcome,
     lowering,
+    referencedIn: (list: ConditionList) => referencedRules(list, checked.targets),
   };
   for (const rule of ast.rules) fns.push(compileList(rule.conditions, env));
   return runRule;

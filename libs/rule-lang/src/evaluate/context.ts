@@ -17,7 +17,7 @@ export interface EvalContext {
   readonly data: unknown;
   /** Per rule: 0 not evaluated yet, 1 false, 2 true. */
   readonly states: Uint8Array;
-  /** Today's UTC day number, or NaN when the policy never needs it. */
+  /** The clock: now in days since 1970-01-01 UTC (its floor is today's day number), or NaN when the policy never needs it. */
   readonly today: number;
   /** Current element of the innermost any/all. */
   its: unknown;

@@ -9,13 +9,13 @@
 
 import type { EvaluateOptions, EvaluationResult, StepBudgetLike, StructuredTrace } from '../api-types.js';
 import { renderTrace } from '../trace/render.js';
-import { dayOfInstant } from '../values/dates.js';
+import { nowInDays } from '../values/dates.js';
 import { DEFAULT_STEP_BUDGET, limitOf } from './budget.js';
 import { TraceRecorder, type EvalContext } from './context.js';
 import { EvalFailure } from './failure.js';
 
 /**
- * The generated no-trace evaluator: data, today's day number (NaN when unused), the step limit
+ * The generated no-trace evaluator: data, the clock (now in days, its floor today's day number; NaN when unused), the step limit
  * and the shared budget whose `used` it advances (null when the evaluation has a budget of its
  * own, of `limit` steps) → the success result; throws EvalFailure.
  */
@@ -72,7 +72,7 @@ function failed(err: unknown, trace: string[]): EvaluationResult {
 
 function todayOf(p: PolicyEvaluators, now: Date | number | undefined): number {
   if (!p.needsToday) return NaN;
-  return dayOfInstant(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime());
+  return nowInDays(now === undefined ? Date.now() : typeof now === 'number' ? now : now.getTime());
 }
 
 /**

@@ -7,14 +7,17 @@
 import type { Literal, Operand, PeriodUnit } from '../ast/types.js';
 import type { CanonicalOperator } from './catalogue.js';
 import { compileContainsWord, containsValue } from '../values/contains.js';
-import { dayFromDateText, toDay } from '../values/dates.js';
+import { dayFromDateText, toDay, toInstant } from '../values/dates.js';
 import { compileIsIn, compileLooseEquals, isEmptyValue, isIn, looseEquals, strictEquals } from '../values/equality.js';
 import { formatChecker } from '../values/formats.js';
 import { toNumber } from '../values/numbers.js';
 import { compilePattern } from '../values/patterns.js';
-import { shiftDay } from '../values/periods.js';
+import { instantPeriodDays, shiftDay } from '../values/periods.js';
 
-/** Positive test of one comparison: left value, right value (path operands), today's day number. */
+/**
+ * Positive test of one comparison: left value, right value (path operands), and the clock: now in
+ * days since 1970-01-01 UTC, the time of day as the fraction (its floor is today's day number).
+ */
 export type Test = (left: unknown, right: unknown, today: number) => boolean;
 
 /** Runtime value of a literal: dates travel as their `YYYY-MM-DD` text (§7.3.2 rule 5, §7.3.3). */
@@ -100,11 +103,12 @@ function stringCheck(check: ((s: string) => boolean) | null): Test {
   return (l) => typeof l === 'string' && check(l);
 }
 
-/** Builds the bounds of a period relative to today, cached per day. */
-function periodBounds(count: number, unit: PeriodUnit): (today: number) => { past: number; future: number } {
+/** Builds the bounds of a period relative to today (the clock's day), cached per day. */
+function periodBounds(count: number, unit: PeriodUnit): (now: number) => { past: number; future: number } {
   let cachedDay = NaN;
   let cached = { past: NaN, future: NaN };
-  return (today) => {
+  return (now) => {
+    const today = Math.floor(now);
     if (today !== cachedDay) {
       cached = { past: shiftDay(today, count, unit, -1), future: shiftDay(today, count, unit, 1) };
       cachedDay = today;
@@ -153,6 +157,8 @@ export function compileTest(name: CanonicalOperator, right: Operand | null): Tes
     case 'is older than':
     case 'is younger than': {
       if (right?.kind !== 'period') return () => false;
+      const length = instantPeriodDays(right.count, right.unit);
+      if (length !== null) return instantPeriodTest(name, length);
       const bounds = periodBounds(right.count, right.unit);
       if (name === 'period') {
         return (l, _r, today) => {
@@ -167,6 +173,33 @@ export function compileTest(name: CanonicalOperator, right: Operand | null): Tes
     default:
       throw new Error(`INVARIANT: no test for operator \`${name}\``);
   }
+}
+
+/**
+ * A period shorter than a day, or not a whole number of days, `length` days long (§6.5): instants
+ * with now. A date-time is its instant; a date-only value stands for its whole UTC day [d, d + 1):
+ * within when some instant of the day lies in now − P … now + P, older when the whole day ends
+ * before now − P, younger when some instant of the day is after now − P.
+ */
+function instantPeriodTest(name: 'period' | 'is older than' | 'is younger than', length: number): Test {
+  const test =
+    name === 'period'
+      ? (start: number, end: number, now: number) => end >= now - length && start <= now + length
+      : name === 'is older than'
+        ? (_start: number, end: number, now: number) => end < now - length
+        : (_start: number, end: number, now: number) => end > now - length;
+  return (l, _r, now) => {
+    const t = toInstant(l);
+    if (t === t) return test(t, t, now);
+    const d = toDay(l);
+    // The day's last instant is just before d + 1: `end >= x` is `d + 1 > x`, `end < x` is `d + 1 <= x`.
+    if (d !== d) return false;
+    return name === 'period'
+      ? d + 1 > now - length && d <= now + length
+      : name === 'is older than'
+        ? d + 1 <= now - length
+        : d + 1 > now - length;
+  };
 }
 
 function laterEarlier(lit: unknown, cmp: (a: number, b: number) => boolean): Test {

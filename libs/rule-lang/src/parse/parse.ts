@@ -191,30 +191,108 @@ const BAIL = new BailListener();
 /**
  * Stage one of the standard ANTLR two-stage parse: SLL prediction, bailing out at the first
  * error without recovery or messages. SLL prediction is cheaper than full LL, and where it
- * succeeds ANTLR guarantees the very tree LL prediction builds (PredictionMode.SLL). Returns null
- * on any failure (a syntax error, an input that needs full LL, even a stack overflow): stage two
- * then parses from scratch exactly as before, so every error message and position is unchanged.
+ * succeeds ANTLR guarantees the very tree LL prediction builds (PredictionMode.SLL). Returns
+ * no tree on any failure (a syntax error, an input that needs full LL): stage two then parses from
+ * scratch exactly as before, so every error message and position is unchanged. Nesting past
+ * {@link MAX_NESTING} is refused here, from the tokens, before the parser recurses.
  */
-function parseSll(text: string): PolicyContext | null {
+function parseSll(text: string): { tree?: PolicyContext; problem?: Problem; nestingChecked: boolean } {
   const lexer = new RuleLangLexer(CharStream.fromString(text));
-  const parser = new RuleLangParser(new CommonTokenStream(lexer));
+  const tokens = new CommonTokenStream(lexer);
   lexer.removeErrorListeners();
   lexer.addErrorListener(BAIL);
+  try {
+    tokens.fill();
+  } catch {
+    return { nestingChecked: false };
+  }
+  // Too deep is an error before anything recursive runs, whatever else is wrong further on.
+  const deep = nestingProblem(tokens.getTokens());
+  if (deep !== null) return { problem: deep, nestingChecked: true };
+  const parser = new RuleLangParser(tokens);
   parser.removeErrorListeners();
   parser.addErrorListener(BAIL);
   parser.errorHandler = new BailErrorStrategy();
   parser.interpreter.predictionMode = PredictionMode.SLL;
   try {
-    return parser.policy();
+    return { tree: parser.policy(), nestingChecked: true };
   } catch {
-    return null;
+    return { nestingChecked: true };
   }
+}
+
+/**
+ * How deeply conditions may nest: parentheses and any/all bodies (a body is written in
+ * parentheses), counted together (LANGUAGE.md §9.2). The same limit in every door and on every
+ * thread: the parser and everything after it recurse per level, so the count is made on the
+ * tokens, before anything recursive runs, and keeps the deepest recursion far from any stack limit.
+ */
+export const MAX_NESTING = 256;
+
+/** The problem of the first `(` that opens level {@link MAX_NESTING} + 1, or null. `date(…)` opens no level. */
+export function nestingProblem(tokens: readonly Token[]): Problem | null {
+  // Per open parenthesis: whether it counts (false for the one of `date(`).
+  const open: boolean[] = [];
+  let depth = 0;
+  let previous: Token | null = null;
+  for (const t of tokens) {
+    if (t.channel !== Token.DEFAULT_CHANNEL) continue;
+    if (t.type === RuleLangParser.LPAREN) {
+      const counts = previous?.type !== RuleLangParser.DATE_KW;
+      open.push(counts);
+      if (counts && ++depth > MAX_NESTING) {
+        return { family: Family.syntax, span: spanOfToken(t), detail: `conditions nested more than ${MAX_NESTING} levels deep` };
+      }
+    } else if (t.type === RuleLangParser.RPAREN && open.length > 0) {
+      if (open.pop()) depth--;
+    }
+    previous = t;
+  }
+  return null;
+}
+
+/** The tokens of `text`, lexed without stopping at errors (a lexer error becomes a token the parser reports). */
+function silentTokens(text: string): Token[] {
+  const lexer = new RuleLangLexer(CharStream.fromString(text));
+  lexer.removeErrorListeners();
+  return lexer.getAllTokens();
+}
+
+/** An unpaired UTF-16 surrogate: in `u` mode a well-formed pair is one code point, so only a lone half matches. */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The problem of the first unpaired UTF-16 surrogate in `text` (`\ud800`–`\udfff` alone), or null.
+ * Such text is no Unicode text: the service refuses it in any request, and half of a character must
+ * never match (`"😀" contains "\ude00"`), so every door refuses it in a rule as a parse error.
+ */
+export function surrogateProblem(text: string): Problem | null {
+  const found = UNPAIRED_SURROGATE.exec(text);
+  if (found === null) return null;
+  const before = text.slice(0, found.index);
+  const lineStart = before.lastIndexOf('\n') + 1;
+  let line = 1;
+  for (let i = before.indexOf('\n'); i !== -1; i = before.indexOf('\n', i + 1)) line++;
+  const column = Array.from(before.slice(lineStart)).length + 1;
+  const unit = found[0].charCodeAt(0).toString(16);
+  return {
+    family: Family.syntax,
+    span: { line, column, offset: Array.from(before).length, length: 1 },
+    detail: `unpaired UTF-16 surrogate \`\\u${unit}\`: the text must be well-formed Unicode`,
+  };
 }
 
 /** Parses `text`; returns the tree or the first syntax problem. */
 export function parsePolicy(text: string): { ok: true; parsed: ParsedPolicy } | { ok: false; problem: Problem } {
+  const surrogate = surrogateProblem(text);
+  if (surrogate !== null) return { ok: false, problem: surrogate };
   const fast = parseSll(text);
-  if (fast !== null) return { ok: true, parsed: { tree: fast, text } };
+  if (fast.tree) return { ok: true, parsed: { tree: fast.tree, text } };
+  if (fast.problem) return { ok: false, problem: fast.problem };
+  if (!fast.nestingChecked) {
+    const deep = nestingProblem(silentTokens(text));
+    if (deep !== null) return { ok: false, problem: deep };
+  }
   return parseLl(text);
 }
 

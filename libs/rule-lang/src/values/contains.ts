@@ -53,8 +53,18 @@ function lastCodePointStart(s: string): number {
   return prevCodePointStart(s, s.length);
 }
 
+/** Whether index `i` of `s` falls between the two halves of a surrogate pair (a match there would split a character). */
+function splitsPair(s: string, i: number): boolean {
+  if (i <= 0 || i >= s.length) return false;
+  const lo = s.charCodeAt(i);
+  if (lo < 0xdc00 || lo > 0xdfff) return false;
+  const hi = s.charCodeAt(i - 1);
+  return hi >= 0xd800 && hi <= 0xdbff;
+}
+
 /**
- * Search for the folded needle in `haystack`, requiring a non-letter/digit (or the text's edge)
+ * Search for the folded needle in `haystack`, by code points (a match never starts or ends inside
+ * a surrogate pair: half of a character matches nothing), requiring a non-letter/digit (or the text's edge)
  * before the match when `needBefore`, and after it when `needAfter`.
  */
 function findWord(haystack: string, folded: string, needBefore: boolean, needAfter: boolean): boolean {
@@ -65,7 +75,7 @@ function findWord(haystack: string, folded: string, needBefore: boolean, needAft
   while (i !== -1 && i <= end) {
     const okBefore = !needBefore || i === 0 || !isWordCharAt(haystack, prevCodePointStart(haystack, i));
     const okAfter = !needAfter || i + n === h.length || !isWordCharAt(haystack, i + n);
-    if (okBefore && okAfter) return true;
+    if (okBefore && okAfter && !splitsPair(h, i) && !splitsPair(h, i + n)) return true;
     i = h.indexOf(folded, i + 1);
   }
   return false;

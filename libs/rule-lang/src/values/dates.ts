@@ -141,6 +141,48 @@ export function dayOfInstant(ms: number): number {
 }
 
 /**
+ * The clock as the comparisons receive it: the instant `ms` in days since 1970-01-01 UTC, with
+ * the time of day as the fraction. Its floor is today's day number ({@link dayOfInstant}).
+ */
+export function nowInDays(ms: number): number {
+  return ms / 86_400_000;
+}
+
+/**
+ * A date-time value (§7.2 date-like, with a time) as an instant in days since 1970-01-01 UTC, the
+ * time of day as the fraction (no offset: taken as UTC); NaN for a date-only value or anything
+ * not date-like. Periods shorter than a day compare these with the clock (§6.5).
+ */
+export function toInstant(v: unknown): number {
+  if (typeof v !== 'string' || v.length <= 10) return NaN;
+  // toDay validates the whole text (and is NaN for anything not date-like).
+  const valid = toDay(v);
+  if (valid !== valid) return NaN;
+  const day = parseDatePrefix(v);
+  const n = v.length;
+  let seconds = two(v, 11) * 3600 + two(v, 14) * 60;
+  let i = 16;
+  if (i < n && v.charCodeAt(i) === 58 /* : */) {
+    seconds += two(v, i + 1);
+    i += 3;
+    if (i < n && v.charCodeAt(i) === 46 /* . */) {
+      const start = i;
+      i++;
+      while (i < n && v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) i++;
+      seconds += Number(v.slice(start, i));
+    }
+  }
+  if (i < n) {
+    const z = v.charCodeAt(i);
+    if (z === 43 /* + */ || z === 45 /* - */) {
+      const offset = two(v, i + 1) * 3600 + two(v, i + 4) * 60;
+      seconds += z === 43 ? -offset : offset;
+    }
+  }
+  return day + seconds / 86_400;
+}
+
+/**
  * The day `months` calendar months after integer day `day` (negative = earlier): same
  * day-of-month, clamped to the target month's last day. Used by periods.ts.
  */

@@ -149,7 +149,13 @@ const CHECKERS: ReadonlyMap<string, StringCheck> = new Map<string, StringCheck>(
   ['uuid', isUuid],
 ]);
 
-/** Checker for a §7.3.11 format name (exact, lower-case names), or null when the name is unknown. */
+const ASCII_UPPER = /[A-Z]/g;
+
+/**
+ * Checker for a §7.3.11 format name, or null when the name is unknown. Names ignore letter case
+ * like the fixed words (`"EMAIL"` is `"email"`), over ASCII letters only (so the Kelvin sign,
+ * which lower-cases to `k`, makes no name).
+ */
 export function formatChecker(name: string): ((s: string) => boolean) | null {
-  return CHECKERS.get(name) ?? null;
+  return CHECKERS.get(name) ?? CHECKERS.get(name.replace(ASCII_UPPER, (c) => c.toLowerCase())) ?? null;
 }

@@ -70,3 +70,25 @@ export function shiftDay(day: number, count: number, unit: PeriodUnit, direction
     }
   }
 }
+
+/**
+ * The length in days of a period compared as instants with the clock (§6.5): one shorter than a
+ * day (in seconds, minutes or hours) or not a whole number of days (`12 hours`, `0.5 days`,
+ * `36 hours`); null for the others, which compare days with today (`24 hours` is one day, `0 days`
+ * today only).
+ */
+export function instantPeriodDays(count: number, unit: PeriodUnit): number | null {
+  if (isCalendarUnit(unit)) return null;
+  const days =
+    unit === 'second'
+      ? count / 86400
+      : unit === 'minute'
+        ? count / 1440
+        : unit === 'hour'
+          ? count / 24
+          : unit === 'week'
+            ? count * 7
+            : count;
+  const shorterThanADay = days < 1 && (unit === 'second' || unit === 'minute' || unit === 'hour');
+  return shorterThanADay || !Number.isInteger(days) ? days : null;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayFromDateText, dayOfInstant, dayToText, toDay } from '../../src/values/index.js';
+import { dayFromDateText, dayOfInstant, dayToText, toDay, toInstant } from '../../src/values/index.js';
 
 const utcDay = (y: number, m: number, d: number): number => Date.UTC(y, m - 1, d) / 86_400_000;
 
@@ -191,5 +191,19 @@ describe('dayOfInstant', () => {
     expect(dayOfInstant(-1)).toBe(-1);
     expect(dayOfInstant(Date.UTC(2025, 10, 22, 23, 59, 59, 999))).toBe(dayFromDateText('2025-11-22'));
     expect(dayOfInstant(Date.UTC(2025, 10, 23, 0, 0, 0, 0))).toBe(dayFromDateText('2025-11-23'));
+  });
+});
+
+describe('toInstant', () => {
+  const day = (t: string) => dayFromDateText(t);
+  it('is the instant of a date-time in days, the offset applied; NaN for a date alone or anything else', () => {
+    expect(toInstant('2025-06-15T12:00:00Z')).toBe(day('2025-06-15') + 0.5);
+    expect(toInstant('2025-06-15T18:00:00+06:00')).toBe(day('2025-06-15') + 0.5);
+    expect(toInstant('2025-06-15T23:30:00-02:00')).toBe(day('2025-06-16') + 1.5 / 24);
+    expect(toInstant('2025-06-15T06:00')).toBe(day('2025-06-15') + 0.25);
+    expect(toInstant('2025-06-15T00:00:00.5Z')).toBe(day('2025-06-15') + 0.5 / 86400);
+    expect(toInstant('2025-06-15')).toBeNaN();
+    expect(toInstant('2025-06-15T25:00:00Z')).toBeNaN();
+    expect(toInstant(20250615)).toBeNaN();
   });
 });

@@ -29,11 +29,12 @@ describe('FORMAT_NAMES / formatChecker (§7.3.11 [D-format-set])', () => {
     expect([...FORMAT_NAMES]).toEqual(formatNames());
     for (const n of FORMAT_NAMES) expect(typeof formatChecker(n)).toBe('function');
   });
-  it('returns null for unknown names (a parse error upstream), names are exact and lower-case', () => {
+  it('returns null for unknown names (a parse error upstream); names ignore ASCII letter case', () => {
+    expect(formatChecker('EMAIL')).toBe(formatChecker('email'));
+    expect(formatChecker('Date-Time')).toBe(formatChecker('date-time'));
     for (const n of [
       'postcode',
-      'Date',
-      'EMAIL',
+      'ＥMAIL',
       'iso-time',
       'iso-date-time',
       'uri-reference',

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { dayFromDateText as d, dayToText, isCalendarUnit, shiftDay, unitFromWord, type PeriodUnit } from '../../src/values/index.js';
+import {
+  dayFromDateText as d,
+  dayToText,
+  instantPeriodDays,
+  isCalendarUnit,
+  shiftDay,
+  unitFromWord,
+  type PeriodUnit,
+} from '../../src/values/index.js';
 import { calendarUnits, periodUnits } from '@arbiter/test-kit/language-doc';
 
 describe('unitFromWord (§6.5, case-insensitive §2.3)', () => {
@@ -120,12 +128,39 @@ describe('shiftDay: calendar units (§6.5 [D-period-units])', () => {
     expect(within('2025-07-16')).toBe(false);
   });
 
-  it('within 12 hours is only today (bounds today ± 0.5)', () => {
+  it('shifts a day by 12 hours by half a day (today ± 0.5)', () => {
     const today = d('2025-06-15');
     const lo = shiftDay(today, 12, 'hour', -1);
     const hi = shiftDay(today, 12, 'hour', 1);
     expect(lo <= today && today <= hi).toBe(true);
     expect(lo <= today - 1).toBe(false);
     expect(today + 1 <= hi).toBe(false);
+  });
+});
+
+describe('instantPeriodDays', () => {
+  it('gives the length in days of periods that compare instants: shorter than a day, or not whole days', () => {
+    expect(instantPeriodDays(12, 'hour')).toBe(0.5);
+    expect(instantPeriodDays(30, 'minute')).toBe(30 / 1440);
+    expect(instantPeriodDays(0, 'hour')).toBe(0);
+    expect(instantPeriodDays(0.5, 'day')).toBe(0.5);
+    expect(instantPeriodDays(36, 'hour')).toBe(1.5);
+    expect(instantPeriodDays(1.5, 'week')).toBe(10.5);
+  });
+
+  it('is null for periods that compare days: whole days, weeks and calendar units', () => {
+    for (const [count, unit] of [
+      [24, 'hour'],
+      [48, 'hour'],
+      [1440, 'minute'],
+      [86400, 'second'],
+      [0, 'day'],
+      [3, 'day'],
+      [2, 'week'],
+      [1, 'month'],
+      [18, 'year'],
+    ] as const) {
+      expect(instantPeriodDays(count, unit), `${count} ${unit}`).toBeNull();
+    }
   });
 });

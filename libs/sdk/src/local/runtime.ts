@@ -14,7 +14,7 @@ import { sleep } from '../http.js';
 import type { ServerSentEvent } from '../streams.js';
 import { decodeCache, encodeCache, fileCache, type LocalCacheStore } from './cache.js';
 import { runFlowDefinition, runPolicyEntry } from './evaluate.js';
-import { checkData, isObject } from './limits.js';
+import { checkData, isAcceptedData } from './limits.js';
 import { Reporter, unref, type ReportStats } from './reporter.js';
 import { RunnableState, type PolicyEntry } from './state.js';
 
@@ -158,7 +158,8 @@ export class LocalRuntime {
    * Runs the current runnable policy of a base on `data` (trace on unless `trace: false`). Engine
    * outcomes are results (`error`, `errorCode`), as from the service. Throws an {@link ArbiterError}
    * where the service answers a problem: `not_found` (a base not held: unknown, deleted, another
-   * org's, not chosen), `validation_failed` (data not an object), and
+   * org's, not chosen), `validation_failed` (data not an object, or holding an unpaired UTF-16
+   * surrogate), and
    * `dependency_unavailable` when stale with `failClosed`.
    */
   run(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean }): StoredPolicyRunResponse {
@@ -173,9 +174,10 @@ export class LocalRuntime {
         this.hotEntry = entry;
       }
     }
-    // INVARIANT: the fast path (trace off, no schema, compiled, not stale) loads `this.state` once
-    // and allocates only the answer; it answers exactly as the general path below (bench:sdk).
-    if (entry !== undefined && entry.plain && !this.expired && opts !== undefined && opts.trace === false && isObject(data)) {
+    // INVARIANT: the fast path (trace off, no schema, compiled, not stale, data checkData accepts)
+    // loads `this.state` once and allocates only the answer; it answers exactly as the general path
+    // below (bench:sdk).
+    if (entry !== undefined && entry.plain && !this.expired && opts !== undefined && opts.trace === false && isAcceptedData(data)) {
       const r = entry.policy!.evaluate(data, state.modes.untraced);
       if (r.error === undefined) {
         entry.counter.addBoolean(r.result);

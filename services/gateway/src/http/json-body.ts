@@ -16,7 +16,14 @@ export interface RawItems {
   readonly bytes: Buffer;
   readonly elements: ScannedElements;
 }
-import { ArbiterError, bracketCount, hasUnpairedSurrogate, jsonDepth, MAX_JSON_DEPTH } from '@arbiter/contracts';
+import {
+  ArbiterError,
+  bracketCount,
+  hasUnpairedSurrogate,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  UNPAIRED_SURROGATE_MESSAGE,
+} from '@arbiter/contracts';
 import { scanJsonBody, type ScannedElements } from './json-items.js';
 
 /**
@@ -96,7 +103,7 @@ function forbiddenKey(path: string, message: string): ArbiterError {
 function checkText(text: string, path: string): void {
   if (text.includes('\u0000')) throw textError(path, 'nul_character', 'text must not contain U+0000');
   if (hasUnpairedSurrogate(text)) {
-    throw textError(path, 'unpaired_surrogate', 'text must not contain an unpaired UTF-16 surrogate (`\\ud800`–`\\udfff` alone)');
+    throw textError(path, 'unpaired_surrogate', UNPAIRED_SURROGATE_MESSAGE);
   }
 }
 
