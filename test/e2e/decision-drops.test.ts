@@ -40,7 +40,12 @@ describe('dropped decision records', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body as { baseId: string; recorded: number; dropped: Record<string, number>; lastDroppedAt: string | null };
     };
-    expect(await stats()).toEqual({ baseId, recorded: 0, dropped: { total: 0, outbox: 0, buffer: 0, settings: 0, tooLarge: 0 }, lastDroppedAt: null });
+    expect(await stats()).toEqual({
+      baseId,
+      recorded: 0,
+      dropped: { total: 0, outbox: 0, buffer: 0, settings: 0, tooLarge: 0 },
+      lastDroppedAt: null,
+    });
 
     // One run first, so the org's settings are loaded before the batch (records wait for them).
     expect((await call(stack, 'POST', `/run/policy/${baseId}`, { key, body: { applicant: { score: 700 } } })).status).toBe(200);
