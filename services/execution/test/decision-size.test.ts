@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  ArbiterEvent,
+  type ArbiterEvent,
   DecisionDropsReport,
   DecisionSettingsResolveRequest,
   DecisionSubject,

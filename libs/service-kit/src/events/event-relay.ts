@@ -237,7 +237,7 @@ export class EventRelay {
     const failed: ClaimedEvent[] = [];
     let failure: unknown;
     claimed.forEach((c, i) => {
-      const r = results[i]!;
+      const r = results[i];
       if (r.status === 'fulfilled') sent.push(c.ref);
       else if (r.reason instanceof TooLargeForBus) tooLarge.push({ claimed: c, reason: r.reason });
       else {

@@ -77,8 +77,8 @@ interface Pending {
  * outbox in one round trip; while the outbox holds `outboxMax` entries (JetStream away for long)
  * or cannot be written, records are dropped and counted (`arbiter_decisions_dropped_total`),
  * never waited for. A record whose event is larger than `maxRecordBytes` (what the bus takes) is
- * dropped as `too_large` before it reaches the outbox: the bus would refuse it. Drops are also tallied per base and reported (`reportDrops`) at each flush,
- * so they show in the base's stats.
+ * dropped as `too_large` before it reaches the outbox: the bus would refuse it. Drops are also
+ * tallied per base and reported (`reportDrops`) at each flush, so they show in the base's stats.
  */
 export class DecisionRecorder {
   private readonly windows = new Map<string, { second: number; count: number }>();
@@ -274,6 +274,7 @@ export class DecisionRecorder {
         // Measured as published: numbers can grow when written again (9e20 is 900000000000000000000).
         const json = JSON.stringify(event);
         const max = this.opts.maxRecordBytes?.();
+        // A UTF-16 code unit is at most 3 UTF-8 bytes: most records are counted without encoding them.
         if (max !== undefined && json.length > max / 3 && Buffer.byteLength(json) > max) {
           this.logger.warn(
             { decisionId, orgId: ran.orgId, baseId: ran.baseId, bytes: Buffer.byteLength(json), maxBytes: max },
