@@ -40,7 +40,12 @@ describe('dropped decision records', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       return res.body as { baseId: string; recorded: number; dropped: Record<string, number>; lastDroppedAt: string | null };
     };
-    expect(await stats()).toEqual({ baseId, recorded: 0, dropped: { total: 0, outbox: 0, buffer: 0, settings: 0 }, lastDroppedAt: null });
+    expect(await stats()).toEqual({
+      baseId,
+      recorded: 0,
+      dropped: { total: 0, outbox: 0, buffer: 0, settings: 0, tooLarge: 0 },
+      lastDroppedAt: null,
+    });
 
     // One run first, so the org's settings are loaded before the batch (records wait for them).
     expect((await call(stack, 'POST', `/run/policy/${baseId}`, { key, body: { applicant: { score: 700 } } })).status).toBe(200);
@@ -62,7 +67,7 @@ describe('dropped decision records', () => {
       { timeoutMs: 30_000, intervalMs: 200 },
     );
     expect(settled.dropped.outbox).toBeGreaterThanOrEqual(items.length - OUTBOX_MAX);
-    expect(settled.dropped).toMatchObject({ total: settled.dropped.outbox, buffer: 0, settings: 0 });
+    expect(settled.dropped).toMatchObject({ total: settled.dropped.outbox, buffer: 0, settings: 0, tooLarge: 0 });
     expect(settled.lastDroppedAt).not.toBeNull();
     // The metric counts the same drops, and the records written are those stored.
     expect(await execCounter('arbiter_decisions_dropped_total', 'outbox')).toBe(settled.dropped.outbox);

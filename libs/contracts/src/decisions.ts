@@ -195,9 +195,20 @@ export const DecisionHistoryHeader = z.object({
 });
 export type DecisionHistoryHeader = z.infer<typeof DecisionHistoryHeader>;
 
-/** Why a decision record was dropped (docs/decisions.md): the outbox was full or unwritable, the buffer was full, the org's settings could not be read. */
-export const DecisionDropReason = z.enum(['outbox', 'buffer', 'settings']);
+/**
+ * Why a decision record was dropped (docs/decisions.md): the outbox was full or unwritable, the
+ * buffer was full, the org's settings could not be read, the record was too large for the bus.
+ */
+export const DecisionDropReason = z.enum(['outbox', 'buffer', 'settings', 'too_large']);
 export type DecisionDropReason = z.infer<typeof DecisionDropReason>;
+
+/** The field of a drops report and of a base's stats that counts each {@link DecisionDropReason}. */
+export const DECISION_DROP_FIELDS = {
+  outbox: 'outbox',
+  buffer: 'buffer',
+  settings: 'settings',
+  too_large: 'tooLarge',
+} as const satisfies Record<DecisionDropReason, string>;
 
 /** Most bases one drops report carries (the rest wait for the next report). */
 export const MAX_DROPS_PER_REPORT = 1000;
@@ -219,6 +230,8 @@ export const DecisionDropsReport = z.strictObject({
         outbox: dropCount,
         buffer: dropCount,
         settings: dropCount,
+        /** Absent in reports of replicas older than the reason. */
+        tooLarge: dropCount.default(0),
       }),
     )
     .min(1)
@@ -242,8 +255,14 @@ export const DecisionBaseStats = z.object({
   baseId: z.string(),
   recorded: z.number().int().describe('Decision records of the base stored now (within `DECISIONS_RETENTION_DAYS`)'),
   dropped: z
-    .object({ total: z.number().int(), outbox: z.number().int(), buffer: z.number().int(), settings: z.number().int() })
-    .describe('Records dropped before they reached the outbox, by reason (docs/decisions.md)'),
+    .object({
+      total: z.number().int(),
+      outbox: z.number().int(),
+      buffer: z.number().int(),
+      settings: z.number().int(),
+      tooLarge: z.number().int(),
+    })
+    .describe('Records dropped rather than stored, by reason (docs/decisions.md)'),
   lastDroppedAt: z.iso.datetime().nullable().describe('When the latest report of drops for this base arrived'),
 });
 export type DecisionBaseStats = z.infer<typeof DecisionBaseStats>;

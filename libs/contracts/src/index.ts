@@ -244,6 +244,7 @@ export {
   DecisionHistoryEntry,
   DecisionHistoryHeader,
   DecisionDropReason,
+  DECISION_DROP_FIELDS,
   MAX_DROPS_PER_REPORT,
   DecisionDropsReport,
   DecisionDropsReply,

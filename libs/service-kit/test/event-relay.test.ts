@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { eventStreamName, type ArbiterEvent } from '@arbiter/contracts';
-import { eventually, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
+import { eventually, startNatsServer, streamMessages, testServers, withDatabase, type OwnServer } from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
@@ -202,4 +205,141 @@ describe('RedisOutbox with the relay', () => {
     await eventually(async () => expect(await redis.xlen(key)).toBe(0));
     await redis.del(key);
   });
+});
+
+describe('an event larger than the server takes (max_payload)', () => {
+  /** The throwaway server's limit: small, so the test needs no megabytes. */
+  const MAX_PAYLOAD = 4096;
+  let server: OwnServer;
+  let small: NatsConnection;
+  let confDir: string;
+
+  beforeAll(async () => {
+    confDir = mkdtempSync(path.join(tmpdir(), 'relay-max-payload-'));
+    const conf = path.join(confDir, 'nats.conf');
+    writeFileSync(conf, `max_payload: ${MAX_PAYLOAD}\n`);
+    server = await startNatsServer(['-c', conf]);
+    small = await connect({ servers: server.url });
+  }, 30_000);
+
+  afterAll(async () => {
+    await small?.close();
+    await server?.stop();
+    rmSync(confDir, { recursive: true, force: true });
+  });
+
+  function bigEvent(): ArbiterEvent {
+    return { ...event(), details: { pad: 'x'.repeat(MAX_PAYLOAD) } };
+  }
+
+  function smallRelay(store: PgOutbox | RedisOutbox, prefix: string, metrics: Registry, dropped: ArbiterEvent[]): EventRelay {
+    const r = new EventRelay(small, store, prefix, memoryLogger().logger, {
+      intervalMs: 100,
+      retryMs: 100,
+      publishTimeoutMs: 1000,
+      metrics,
+      onDropped: (events, reason) => {
+        expect(reason).toBe('too_large');
+        dropped.push(...events);
+      },
+    });
+    relays.push(r);
+    return r;
+  }
+
+  async function droppedCount(metrics: Registry): Promise<number> {
+    const m = metrics.getSingleMetric('arbiter_outbox_dropped_total');
+    if (!m) return 0;
+    return (await m.get()).values.filter((v) => v.labels.reason === 'too_large').reduce((n, v) => n + v.value, 0);
+  }
+
+  it('RedisOutbox: the entry is removed and counted at its first refusal, never claimed again; the others are published', async () => {
+    const prefix = randomPrefix();
+    await ensureEventStream(small, prefix);
+    const key = `${prefix}:outbox:test`;
+    // A lease of 100 ms: a refused entry left pending would be claimed again within the test.
+    const outbox = new RedisOutbox(redis, key, { leaseMs: 100 });
+    const before = event();
+    const big = bigEvent();
+    const after = event();
+    await outbox.enqueue([before, big, after]);
+    const metrics = new Registry();
+    const dropped: ArbiterEvent[] = [];
+    const r = smallRelay(outbox, prefix, metrics, dropped);
+    r.kick();
+    const jsmSmall = await jetstreamManager(small);
+    await eventually(async () => {
+      const published = (await streamMessages(jsmSmall, eventStreamName(prefix))).map((m) => m.json<ArbiterEvent>().eventId);
+      expect(published).toEqual([before.eventId, after.eventId]);
+    });
+    await eventually(async () => expect(await redis.xlen(key)).toBe(0));
+    expect(await droppedCount(metrics)).toBe(1);
+    expect(dropped.map((e) => e.eventId)).toEqual([big.eventId]);
+    // Passes well past the lease: nothing is left to claim, so nothing more is counted or refused.
+    const failures = async () =>
+      (await metrics.getSingleMetric('arbiter_outbox_publish_failures_total')!.get()).values.reduce((n, v) => n + v.value, 0);
+    for (let i = 0; i < 3; i++) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 150));
+      r.kick();
+      await r.settled();
+    }
+    expect(await outbox.claim(10)).toEqual([]);
+    expect(await droppedCount(metrics)).toBe(1);
+    expect(await failures()).toBe(0);
+    await redis.del(key);
+    await jsmSmall.streams.delete(eventStreamName(prefix)).catch(() => undefined);
+  }, 30_000);
+
+  it("an event over the stream's own message limit (JetStream refuses it for its size) is removed and counted too", async () => {
+    const prefix = await newStream();
+    await jsm.streams.update(eventStreamName(prefix), { max_msg_size: 1024 });
+    const key = `${prefix}:outbox:test`;
+    const outbox = new RedisOutbox(redis, key, { leaseMs: 100 });
+    const big = { ...event(), details: { pad: 'x'.repeat(2048) } };
+    const other = event();
+    await outbox.enqueue([big, other]);
+    const metrics = new Registry();
+    const dropped: ArbiterEvent[] = [];
+    const r = new EventRelay(nc, outbox, prefix, memoryLogger().logger, {
+      intervalMs: 100,
+      publishTimeoutMs: 1000,
+      metrics,
+      onDropped: (events) => dropped.push(...events),
+    });
+    relays.push(r);
+    r.kick();
+    await eventually(async () => expect((await streamEvents(prefix)).map((x) => x.eventId)).toEqual([other.eventId]));
+    await eventually(async () => expect(await redis.xlen(key)).toBe(0));
+    expect(await droppedCount(metrics)).toBe(1);
+    expect(dropped.map((e) => e.eventId)).toEqual([big.eventId]);
+    await redis.del(key);
+  }, 30_000);
+
+  it('PgOutbox: the row leaves the backlog marked as dropped, counted once; the others are published', async () => {
+    const prefix = randomPrefix();
+    await ensureEventStream(small, prefix);
+    const table = await newTable();
+    const outbox = new PgOutbox(db, table);
+    const big = bigEvent();
+    const other = event();
+    await db.transaction((trx) => outbox.enqueue(trx, [big, other]));
+    const metrics = new Registry();
+    const dropped: ArbiterEvent[] = [];
+    const r = smallRelay(outbox, prefix, metrics, dropped);
+    r.kick();
+    await eventually(async () => expect(await outbox.backlog()).toMatchObject({ pending: 0 }));
+    const jsmSmall = await jetstreamManager(small);
+    const published = (await streamMessages(jsmSmall, eventStreamName(prefix))).map((m) => m.json<ArbiterEvent>().eventId);
+    expect(published).toEqual([other.eventId]);
+    const row = (await db(table).where({ event_id: big.eventId }).first()) as {
+      sent_at: Date | null;
+      last_error: string | null;
+      attempts: number;
+    };
+    expect(row).toMatchObject({ last_error: 'dropped: too_large', attempts: 0 });
+    expect(row.sent_at).not.toBeNull();
+    expect(await droppedCount(metrics)).toBe(1);
+    expect(dropped.map((e) => e.eventId)).toEqual([big.eventId]);
+    await jsmSmall.streams.delete(eventStreamName(prefix)).catch(() => undefined);
+  }, 30_000);
 });

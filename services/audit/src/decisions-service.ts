@@ -151,7 +151,13 @@ export async function baseStats(db: Db, principal: Principal, baseId: string): P
   return {
     baseId,
     recorded,
-    dropped: { total: drops.outbox + drops.buffer + drops.settings, outbox: drops.outbox, buffer: drops.buffer, settings: drops.settings },
+    dropped: {
+      total: drops.outbox + drops.buffer + drops.settings + drops.tooLarge,
+      outbox: drops.outbox,
+      buffer: drops.buffer,
+      settings: drops.settings,
+      tooLarge: drops.tooLarge,
+    },
     lastDroppedAt: drops.lastDroppedAt?.toISOString() ?? null,
   };
 }

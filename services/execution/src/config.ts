@@ -62,6 +62,11 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   DECISIONS_BUFFER_MAX: positiveInt().default(10_000),
   /** Entries of the execution outbox past which decision records are dropped (counted) instead of written. */
   DECISIONS_OUTBOX_MAX: positiveInt().default(200_000),
+  /**
+   * Largest decision record (its serialised `decided` event, UTF-8 bytes) written to the outbox;
+   * larger ones are dropped as `too_large`. The bus's `max_payload` bounds it too: the smaller applies.
+   */
+  DECISIONS_MAX_RECORD_BYTES: positiveInt().default(1_000_000),
   /** How long an org's decision settings are used before they are read again from the audit service. */
   DECISIONS_SETTINGS_TTL_MS: positiveInt().default(5000),
   /** Deadline of `registry.*.resolve`, asked only on a runnable-index miss. */

@@ -8,6 +8,7 @@ import {
   ensureEventStream,
   redisOptionsOf,
   RedisOutbox,
+  maxEventBytes,
   startService,
   type Bus,
   type EventRelay,
@@ -103,7 +104,12 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
     );
     const outbox = s.add('outbox', new RedisOutbox(redis, executedOutboxKey(prefix)), (o) => o.close().catch(() => undefined));
     await ensureEventStream(eventsNc, prefix, { replicas: config.EVENTS_STREAM_REPLICAS });
-    const relay = s.relay(eventsNc, outbox, { canPublish: () => !eventsNc.isClosed() });
+    // The recorder is made below; the relay tells it of records the bus refused (too large), for the bases' stats.
+    const recorder: { current?: DecisionRecorder } = {};
+    const relay = s.relay(eventsNc, outbox, {
+      canPublish: () => !eventsNc.isClosed(),
+      onDropped: (dropped, reason) => recorder.current?.droppedFromOutbox(reason, dropped),
+    });
     // On close, the relay gets a moment to publish the last window before it stops.
     s.add('last events', relay, (r) => Promise.race([r.settled(), new Promise((resolve) => setTimeout(resolve, LAST_EVENTS_MS).unref())]));
     const sink = {
@@ -111,7 +117,18 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
         await outbox.enqueue(closed);
         relay.kick();
       },
+      enqueueSerialized: async (serialized: readonly string[]) => {
+        await outbox.enqueueSerialized(serialized);
+        relay.kick();
+      },
     };
+    const busMaxEventBytes = maxEventBytes(eventsNc);
+    if (config.DECISIONS_ENABLED && busMaxEventBytes !== undefined && config.DECISIONS_MAX_RECORD_BYTES > busMaxEventBytes) {
+      logger.warn(
+        { configured: config.DECISIONS_MAX_RECORD_BYTES, maxBytes: busMaxEventBytes },
+        "DECISIONS_MAX_RECORD_BYTES is above what the bus takes (its max_payload): records are bounded by the bus's limit",
+      );
+    }
     const events = s.add(
       'executed events',
       new ExecutedEvents(sink, logger.child({ component: 'events' }), metrics, {
@@ -128,7 +145,7 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
       ? s.add(
           'decision records',
           new DecisionRecorder(
-            { enqueue: sink.enqueue, length: () => redis.xlen(executedOutboxKey(prefix)) },
+            { enqueue: (_events, serialized) => sink.enqueueSerialized(serialized), length: () => redis.xlen(executedOutboxKey(prefix)) },
             new RecordingSettings(
               (orgId) =>
                 connected.bus
@@ -143,6 +160,8 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
               flushMs: config.DECISIONS_FLUSH_MS,
               bufferMax: config.DECISIONS_BUFFER_MAX,
               outboxMax: config.DECISIONS_OUTBOX_MAX,
+              // What the bus takes now (a reconnect may bring another max_payload), never above the setting.
+              maxRecordBytes: () => Math.min(config.DECISIONS_MAX_RECORD_BYTES, maxEventBytes(eventsNc) ?? Number.POSITIVE_INFINITY),
               reportDrops: (report) =>
                 connected.bus
                   ? connected.bus.request(DecisionSubject.dropsReport, report, DecisionDropsReply, {
@@ -154,6 +173,7 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
           (d) => d.close(),
         )
       : undefined;
+    if (decisions) recorder.current = decisions;
     const bus = await s.bus();
     connected.bus = bus;
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);

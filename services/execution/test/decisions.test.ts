@@ -236,7 +236,7 @@ describe('DecisionRecorder', () => {
     await r.flush();
     await r.report();
     expect(reports).toHaveLength(1);
-    expect(reports[0]!.drops).toEqual([{ orgId: 'acme', baseId: 'base-1', outbox: 2, buffer: 0, settings: 0 }]);
+    expect(reports[0]!.drops).toEqual([{ orgId: 'acme', baseId: 'base-1', outbox: 2, buffer: 0, settings: 0, tooLarge: 0 }]);
     // Later drops wait for the next report; the failed one goes again first, as it was.
     length = 0;
     run(r, 5); // buffer of 3: 2 dropped (buffer)
@@ -247,7 +247,7 @@ describe('DecisionRecorder', () => {
     await r.report();
     expect(reports).toHaveLength(3);
     expect(reports[2]!.reportId).not.toBe(reports[0]!.reportId);
-    expect(reports[2]!.drops).toEqual([{ orgId: 'acme', baseId: 'base-1', outbox: 0, buffer: 2, settings: 0 }]);
+    expect(reports[2]!.drops).toEqual([{ orgId: 'acme', baseId: 'base-1', outbox: 0, buffer: 2, settings: 0, tooLarge: 0 }]);
     await r.report();
     expect(reports).toHaveLength(3);
   });

@@ -1,9 +1,9 @@
-import { eventSubject } from '@arbiter/contracts';
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { eventSubject, type ArbiterEvent } from '@arbiter/contracts';
+import { JetStreamApiError, jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { InvalidArgumentError, type NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ClaimedEvent, OutboxStore } from './outbox.js';
+import type { ClaimedEvent, OutboxDropReason, OutboxStore } from './outbox.js';
 
 /** Tuning of an {@link EventRelay}. */
 export interface EventRelayOptions {
@@ -22,6 +22,49 @@ export interface EventRelayOptions {
   canPublish?: () => boolean;
   /** Where the outbox metrics go. */
   metrics?: Registry;
+  /**
+   * Told of events removed from the outbox unpublished because the bus refuses them for good
+   * (`too_large`: bigger than the server's `max_payload`), after they were removed and counted.
+   */
+  onDropped?: (events: readonly ArbiterEvent[], reason: OutboxDropReason) => void;
+}
+
+/** JetStream's answer to a message larger than the stream's `max_msg_size`. */
+const JS_MESSAGE_TOO_LARGE = 10054;
+
+const encoder = new TextEncoder();
+
+/** Bytes of the headers a publish adds on the wire: only the message id (`NATS/1.0` block, as nats.js encodes it). */
+function msgIdHeaderBytes(eventId: string): number {
+  return encoder.encode(`NATS/1.0\r\nNats-Msg-Id: ${eventId}\r\n\r\n`).length;
+}
+
+/**
+ * The largest serialised event (`JSON.stringify(event)`, UTF-8 bytes) the relay can publish on
+ * `nc`: the server's `max_payload` less the message-id header; undefined before the connection
+ * has the server's info.
+ */
+export function maxEventBytes(nc: NatsConnection): number | undefined {
+  const max = nc.info?.max_payload;
+  return max === undefined ? undefined : max - msgIdHeaderBytes('00000000-0000-0000-0000-000000000000');
+}
+
+/** An event the bus will never take: its message is larger than the server's (or the stream's) limit. */
+class TooLargeForBus extends Error {
+  constructor(
+    readonly bytes: number | undefined,
+    readonly maxBytes: number | undefined,
+    cause?: unknown,
+  ) {
+    super(`event of ${bytes ?? '?'} bytes is larger than the bus takes (${maxBytes ?? '?'} bytes)`, { cause });
+    this.name = 'TooLargeForBus';
+  }
+}
+
+/** Whether `err` is NATS refusing a message for its size (client-side `max_payload` check, or the stream's limit). */
+function refusedForSize(err: unknown): boolean {
+  if (err instanceof InvalidArgumentError) return err.message.includes('max_payload');
+  return err instanceof JetStreamApiError && err.code === JS_MESSAGE_TOO_LARGE;
 }
 
 /** How often sent events are pruned from the store (when it keeps them). */
@@ -30,6 +73,7 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 interface OutboxMetrics {
   published: Counter<'outbox'>;
   failed: Counter<'outbox'>;
+  dropped: Counter<'outbox' | 'reason'>;
   /** The stores whose backlog the lag gauges read at each scrape. */
   stores: Set<OutboxStore>;
 }
@@ -69,6 +113,12 @@ function outboxMetrics(registry: Registry): OutboxMetrics {
       labelNames: ['outbox'],
       registers: [registry],
     }),
+    dropped: new Counter({
+      name: 'arbiter_outbox_dropped_total',
+      help: 'Outbox events removed unpublished because the bus refuses them for good (reason too_large: over max_payload)',
+      labelNames: ['outbox', 'reason'],
+      registers: [registry],
+    }),
     stores,
   };
   metricsOf.set(registry, m);
@@ -82,7 +132,10 @@ function outboxMetrics(registry: Registry): OutboxMetrics {
  * It runs when kicked after a commit; while events wait because a publish failed (NATS down, stream
  * missing) it retries every `retryMs` until they are out, so nothing is lost; and it sweeps every
  * `intervalMs` for events another process left behind. An idle relay touches its store only at that
- * sweep, and a pass never holds a database transaction.
+ * sweep, and a pass never holds a database transaction. An event larger than the server's
+ * `max_payload` (read from the connection's server info) can never be published: it is removed from
+ * the store at its first attempt, counted in `arbiter_outbox_dropped_total{reason="too_large"}` and
+ * logged, never retried.
  */
 export class EventRelay {
   private readonly js: JetStreamClient;
@@ -100,7 +153,7 @@ export class EventRelay {
   private owed = false;
 
   constructor(
-    nc: NatsConnection,
+    private readonly nc: NatsConnection,
     private readonly store: OutboxStore,
     private readonly prefix: string,
     private readonly logger: Logger,
@@ -179,20 +232,31 @@ export class EventRelay {
     if (claimed.length === 0) return 0;
     // Published together: nats.js writes them to the socket in order, so the stream keeps their order.
     const results = await Promise.allSettled(claimed.map((c) => this.publish(c)));
-    const sent = claimed.filter((_, i) => results[i].status === 'fulfilled').map((c) => c.ref);
-    const failed = claimed.filter((_, i) => results[i].status === 'rejected');
+    const sent: string[] = [];
+    const tooLarge: Array<{ claimed: ClaimedEvent; reason: TooLargeForBus }> = [];
+    const failed: ClaimedEvent[] = [];
+    let failure: unknown;
+    claimed.forEach((c, i) => {
+      const r = results[i];
+      if (r.status === 'fulfilled') sent.push(c.ref);
+      else if (r.reason instanceof TooLargeForBus) tooLarge.push({ claimed: c, reason: r.reason });
+      else {
+        failed.push(c);
+        failure ??= r.reason;
+      }
+    });
     await this.store.markSent(sent);
     this.metrics?.published.inc({ outbox: this.store.name }, sent.length);
+    if (tooLarge.length > 0) await this.dropTooLarge(tooLarge);
     if (failed.length > 0) {
-      const reason = (results.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason as unknown;
       await this.store.markFailed(
         failed.map((c) => c.ref),
-        reason instanceof Error ? reason.message : String(reason),
+        failure instanceof Error ? failure.message : String(failure),
       );
       this.metrics?.failed.inc({ outbox: this.store.name }, failed.length);
       this.owed = true;
       if (this.failuresInARow++ % 30 === 0) {
-        this.logger.warn({ err: reason, outbox: this.store.name, failed: failed.length }, 'event publish failed: will retry');
+        this.logger.warn({ err: failure, outbox: this.store.name, failed: failed.length }, 'event publish failed: will retry');
       }
       return 0;
     }
@@ -200,10 +264,51 @@ export class EventRelay {
     return claimed.length;
   }
 
+  /** Removes events the bus refused for their size (retrying could never succeed), counts and logs them. */
+  private async dropTooLarge(dropped: ReadonlyArray<{ claimed: ClaimedEvent; reason: TooLargeForBus }>): Promise<void> {
+    await this.store.markDropped(
+      dropped.map((d) => d.claimed.ref),
+      'too_large',
+    );
+    this.metrics?.dropped.inc({ outbox: this.store.name, reason: 'too_large' }, dropped.length);
+    this.logger.error(
+      {
+        outbox: this.store.name,
+        reason: 'too_large',
+        events: dropped.slice(0, 20).map(({ claimed: { event }, reason }) => ({
+          eventId: event.eventId,
+          orgId: event.orgId,
+          kind: event.kind,
+          bytes: reason.bytes,
+          maxBytes: reason.maxBytes,
+        })),
+        dropped: dropped.length,
+      },
+      'events larger than the bus takes were removed from the outbox unpublished',
+    );
+    try {
+      this.opts.onDropped?.(
+        dropped.map((d) => d.claimed.event),
+        'too_large',
+      );
+    } catch (err) {
+      this.logger.warn({ err }, 'onDropped failed');
+    }
+  }
+
   private async publish(c: ClaimedEvent): Promise<void> {
-    await this.js.publish(eventSubject(this.prefix, c.event.orgId, c.event.kind), JSON.stringify(c.event), {
-      msgID: c.event.eventId,
-      timeout: this.publishTimeoutMs,
-    });
+    const data = encoder.encode(JSON.stringify(c.event));
+    const max = this.nc.info?.max_payload;
+    if (max !== undefined && data.length + msgIdHeaderBytes(c.event.eventId) > max) {
+      throw new TooLargeForBus(data.length, max);
+    }
+    try {
+      await this.js.publish(eventSubject(this.prefix, c.event.orgId, c.event.kind), data, {
+        msgID: c.event.eventId,
+        timeout: this.publishTimeoutMs,
+      });
+    } catch (err) {
+      throw refusedForSize(err) ? new TooLargeForBus(data.length, max, err) : err;
+    }
   }
 }

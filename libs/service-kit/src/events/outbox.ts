@@ -8,10 +8,14 @@ export interface ClaimedEvent {
   attempts: number;
 }
 
+/** Why the relay removed an event without publishing it: `too_large`, bigger than the bus takes. */
+export type OutboxDropReason = 'too_large';
+
 /**
  * Where a service keeps the events it emitted until JetStream has them. A claim leases events to one
  * relay for a while (so replicas share the work and a relay that dies mid-publish only delays its
- * events); `markSent` removes them for good; `markFailed` gives them back for a later retry.
+ * events); `markSent` removes them for good; `markFailed` gives them back for a later retry;
+ * `markDropped` removes events that can never be published (retrying them would only pile up).
  */
 export interface OutboxStore {
   /** Short name for logs and metrics (`postgres:registry_outbox`, `redis:…`). */
@@ -20,6 +24,8 @@ export interface OutboxStore {
   claim(limit: number): Promise<ClaimedEvent[]>;
   markSent(refs: string[]): Promise<void>;
   markFailed(refs: string[], error: string): Promise<void>;
+  /** Removes events the bus refused for good (never claimed again), noting why where the store keeps sent rows. */
+  markDropped(refs: string[], reason: OutboxDropReason): Promise<void>;
   /** Unsent events and the age of the oldest in seconds (for the outbox-lag metrics). */
   backlog(): Promise<{ pending: number; oldestSeconds: number }>;
   /** Housekeeping now and then (drop long-sent rows); optional. */

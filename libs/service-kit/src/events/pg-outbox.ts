@@ -1,6 +1,6 @@
 import type { ArbiterEvent } from '@arbiter/contracts';
 import type { Knex } from 'knex';
-import type { ClaimedEvent, OutboxStore } from './outbox.js';
+import type { ClaimedEvent, OutboxDropReason, OutboxStore } from './outbox.js';
 
 /** Lease of claimed rows: well inside JetStream's 2-minute duplicate window, so a re-send is dropped. */
 const LEASE_SECONDS = 30;
@@ -93,6 +93,14 @@ export class PgOutbox implements OutboxStore {
         where id = any(?::bigint[])`,
       [error.slice(0, 1000), refs],
     );
+  }
+
+  /** Takes the rows out of the backlog as if sent, their `last_error` saying they were dropped (pruned with the sent rows). */
+  async markDropped(refs: string[], reason: OutboxDropReason): Promise<void> {
+    if (refs.length === 0) return;
+    await this.db(this.table)
+      .whereIn('id', refs)
+      .update({ sent_at: this.db.fn.now(), last_error: `dropped: ${reason}`, claimed_until: null });
   }
 
   async backlog(): Promise<{ pending: number; oldestSeconds: number }> {

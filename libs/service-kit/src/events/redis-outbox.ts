@@ -41,10 +41,15 @@ export class RedisOutbox implements OutboxStore {
   }
 
   /** Appends `events` to the stream (one round trip). */
-  async enqueue(events: readonly ArbiterEvent[]): Promise<void> {
+  enqueue(events: readonly ArbiterEvent[]): Promise<void> {
+    return this.enqueueSerialized(events.map((e) => JSON.stringify(e)));
+  }
+
+  /** Appends events already serialised with `JSON.stringify` (one round trip), for callers that measured them. */
+  async enqueueSerialized(events: readonly string[]): Promise<void> {
     if (events.length === 0) return;
     const pipeline = this.redis.pipeline();
-    for (const e of events) pipeline.xadd(this.key, 'MAXLEN', '~', this.opts.maxLength ?? 1_000_000, '*', 'event', JSON.stringify(e));
+    for (const e of events) pipeline.xadd(this.key, 'MAXLEN', '~', this.opts.maxLength ?? 1_000_000, '*', 'event', e);
     const results = (await pipeline.exec()) ?? [];
     const failed = results.find(([err]) => err !== null);
     if (failed) throw failed[0]!;
@@ -108,6 +113,11 @@ export class RedisOutbox implements OutboxStore {
 
   /** Leaves the entries pending: they are claimed again once their lease lapses. */
   async markFailed(): Promise<void> {}
+
+  /** Deletes the entries, like {@link markSent}: the stream keeps nothing once it is acknowledged. */
+  markDropped(refs: string[]): Promise<void> {
+    return this.markSent(refs);
+  }
 
   async backlog(): Promise<{ pending: number; oldestSeconds: number }> {
     const pending = await this.redis.xlen(this.key);

@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { Bus, ServiceDef } from '../bus.js';
 import type { DatabaseConfig, NatsConfig, RedisConfig } from '../config.js';
 import { databaseOptionsOf, ensureDatabase, openDatabase } from '../database.js';
-import { EventRelay } from '../events/event-relay.js';
+import { EventRelay, type EventRelayOptions } from '../events/event-relay.js';
 import type { OutboxStore } from '../events/outbox.js';
 import { closeRedis, connectRedis, redisOptionsOf } from '../redis.js';
 import type { RunningService, ServiceKit } from '../run-service.js';
@@ -59,11 +59,12 @@ export class Startup<C> {
     this: Startup<NatsSettings>,
     nc: NatsConnection,
     outbox: OutboxStore,
-    opts: { intervalMs?: number; canPublish: () => boolean },
+    opts: { intervalMs?: number; canPublish: () => boolean; onDropped?: EventRelayOptions['onDropped'] },
   ): EventRelay {
     const { config, logger, metrics } = this.kit;
     const relay = new EventRelay(nc, outbox, config.NATS_SUBJECT_PREFIX, logger.child({ component: 'outbox' }), {
       ...(opts.intervalMs !== undefined ? { intervalMs: opts.intervalMs } : {}),
+      ...(opts.onDropped !== undefined ? { onDropped: opts.onDropped } : {}),
       canPublish: opts.canPublish,
       metrics,
     });

@@ -7,6 +7,7 @@ interface StatsRow {
   dropped_outbox: string | number;
   dropped_buffer: string | number;
   dropped_settings: string | number;
+  dropped_too_large: string | number;
   last_dropped_at: Date | null;
 }
 
@@ -15,6 +16,7 @@ export interface BaseDrops {
   outbox: number;
   buffer: number;
   settings: number;
+  tooLarge: number;
   lastDroppedAt: Date | null;
 }
 
@@ -28,22 +30,25 @@ export async function addDropsReport(db: Db, report: DecisionDropsReport): Promi
       report.reportId,
     ])) as { rowCount: number | null };
     if ((inserted.rowCount ?? 0) === 0) return false;
-    const cols: Array<Array<string | number>> = [[], [], [], [], []];
+    const cols: Array<Array<string | number>> = [[], [], [], [], [], []];
     for (const d of report.drops) {
       cols[0]!.push(d.orgId);
       cols[1]!.push(d.baseId);
       cols[2]!.push(d.outbox);
       cols[3]!.push(d.buffer);
       cols[4]!.push(d.settings);
+      cols[5]!.push(d.tooLarge);
     }
     await trx.raw(
-      `insert into decision_base_stats as s (org_id, base_id, dropped_outbox, dropped_buffer, dropped_settings, last_dropped_at)
-       select o, b, sum(x), sum(y), sum(z), now() from unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[]) as t(o, b, x, y, z)
+      `insert into decision_base_stats as s (org_id, base_id, dropped_outbox, dropped_buffer, dropped_settings, dropped_too_large, last_dropped_at)
+       select o, b, sum(x), sum(y), sum(z), sum(l), now()
+         from unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[]) as t(o, b, x, y, z, l)
        group by o, b
        on conflict (org_id, base_id) do update set
          dropped_outbox = s.dropped_outbox + excluded.dropped_outbox,
          dropped_buffer = s.dropped_buffer + excluded.dropped_buffer,
          dropped_settings = s.dropped_settings + excluded.dropped_settings,
+         dropped_too_large = s.dropped_too_large + excluded.dropped_too_large,
          last_dropped_at = excluded.last_dropped_at`,
       cols as Knex.RawBinding[],
     );
@@ -58,6 +63,7 @@ export async function readBaseDrops(db: Db, orgId: string, baseId: string): Prom
     outbox: Number(row?.dropped_outbox ?? 0),
     buffer: Number(row?.dropped_buffer ?? 0),
     settings: Number(row?.dropped_settings ?? 0),
+    tooLarge: Number(row?.dropped_too_large ?? 0),
     lastDroppedAt: row?.last_dropped_at ?? null,
   };
 }

@@ -1,4 +1,5 @@
 import {
+  DECISION_DROP_FIELDS,
   MAX_DROPS_PER_REPORT,
   type ArbiterEvent,
   type DecisionDropReason,
@@ -24,6 +25,12 @@ export interface DecisionRecorderOptions {
   /** Entries the outbox may hold: while it holds that many, records are dropped (counted) instead of written. */
   outboxMax: number;
   /**
+   * Largest record, as the serialised `decided` event the relay publishes (UTF-8 bytes), that may
+   * enter the outbox; larger ones are dropped (`too_large`). Asked per record, so it follows the
+   * bus's `max_payload` when the connection learns a new one. No bound when absent.
+   */
+  maxRecordBytes?: () => number;
+  /**
    * Where drops go to be added to their bases' stats (the audit service, `audit.decisions.drops.report`);
    * a report that fails is sent again, with the same id, at the next flush.
    */
@@ -32,7 +39,8 @@ export interface DecisionRecorderOptions {
 
 /** Where records go: the execution service's Redis outbox, and how full it is. */
 export interface DecisionSink {
-  enqueue(events: readonly ArbiterEvent[]): Promise<void>;
+  /** Writes `events`; `serialized` holds each one's `JSON.stringify`, as measured, for a sink that stores JSON. */
+  enqueue(events: readonly ArbiterEvent[], serialized: readonly string[]): Promise<void>;
   /** Entries in the outbox now. */
   length(): Promise<number>;
 }
@@ -54,6 +62,12 @@ type Tally = DecisionDropsReport['drops'][number];
 
 const decoder = new TextDecoder();
 
+/** A built record waiting for the outbox: its `decided` event and that event's JSON. */
+interface Pending {
+  event: ArbiterEvent;
+  json: string;
+}
+
 /**
  * Decision records of stored runs (issue 23, docs/decisions.md). On the run path only
  * {@link admit} runs: an O(1) sampling decision per answered item from the cached settings (base
@@ -62,12 +76,13 @@ const decoder = new TextDecoder();
  * base's), and the record queued as a `decided` event. Every `flushMs` the queue is written to the
  * outbox in one round trip; while the outbox holds `outboxMax` entries (JetStream away for long)
  * or cannot be written, records are dropped and counted (`arbiter_decisions_dropped_total`),
- * never waited for. Drops are also tallied per base and reported (`reportDrops`) at each flush,
- * so they show in the base's stats.
+ * never waited for. A record whose event is larger than `maxRecordBytes` (what the bus takes) is
+ * dropped as `too_large` before it reaches the outbox: the bus would refuse it. Drops are also
+ * tallied per base and reported (`reportDrops`) at each flush, so they show in the base's stats.
  */
 export class DecisionRecorder {
   private readonly windows = new Map<string, { second: number; count: number }>();
-  private buffer: ArbiterEvent[] = [];
+  private buffer: Pending[] = [];
   private writing: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
   private building = new Set<Promise<void>>();
@@ -94,7 +109,7 @@ export class DecisionRecorder {
     });
     this.dropped = new Counter({
       name: 'arbiter_decisions_dropped_total',
-      help: 'Decision records dropped: buffer full, outbox full or unreachable, settings unreadable',
+      help: 'Decision records dropped: buffer full, outbox full or unreachable, settings unreadable, too large for the bus',
       labelNames: ['reason'],
       registers: [registry],
     });
@@ -173,7 +188,11 @@ export class DecisionRecorder {
     this.settings.close();
     await this.flush();
     await this.flush();
-    if (this.buffer.length > 0) this.dropEvents('outbox', this.buffer);
+    if (this.buffer.length > 0)
+      this.dropEvents(
+        'outbox',
+        this.buffer.map((p) => p.event),
+      );
     await this.report();
     await this.report();
   }
@@ -243,7 +262,7 @@ export class DecisionRecorder {
           masked,
           ...answer(),
         };
-        this.buffer.push({
+        const event: ArbiterEvent = {
           eventId: decisionId,
           orgId: ran.orgId,
           kind: 'decided',
@@ -251,7 +270,19 @@ export class DecisionRecorder {
           actor: record.caller,
           resource: { type: ran.kind, id: ran.recordId, baseId: ran.baseId },
           details: record,
-        });
+        };
+        // Measured as published: numbers can grow when written again (9e20 is 900000000000000000000).
+        const json = JSON.stringify(event);
+        const max = this.opts.maxRecordBytes?.();
+        // A UTF-16 code unit is at most 3 UTF-8 bytes: most records are counted without encoding them.
+        if (max !== undefined && json.length > max / 3 && Buffer.byteLength(json) > max) {
+          this.logger.warn(
+            { decisionId, orgId: ran.orgId, baseId: ran.baseId, bytes: Buffer.byteLength(json), maxBytes: max },
+            'decision record larger than the bus takes: dropped (too_large)',
+          );
+          return this.drop('too_large', ran.orgId, ran.baseId);
+        }
+        this.buffer.push({ event, json });
       })
       .catch((err: unknown) => this.logger.warn({ err }, 'a decision record could not be built'))
       .finally(() => this.building.delete(done));
@@ -268,13 +299,21 @@ export class DecisionRecorder {
       room = 0;
     }
     const kept = room >= batch.length ? batch : batch.slice(0, Math.max(0, room));
-    if (kept.length < batch.length) this.dropEvents('outbox', batch.slice(kept.length));
+    if (kept.length < batch.length)
+      this.dropEvents(
+        'outbox',
+        batch.slice(kept.length).map((p) => p.event),
+      );
     if (kept.length === 0) return;
+    const events = kept.map((p) => p.event);
     try {
-      await this.sink.enqueue(kept);
+      await this.sink.enqueue(
+        events,
+        kept.map((p) => p.json),
+      );
       this.recorded.inc(kept.length);
     } catch (err) {
-      this.dropEvents('outbox', kept);
+      this.dropEvents('outbox', events);
       this.logger.warn({ err, dropped: kept.length }, 'decision records not written to the outbox: dropped');
     }
   }
@@ -286,10 +325,21 @@ export class DecisionRecorder {
     let t = this.tally.get(key);
     if (t === undefined) {
       if (this.tally.size >= MAX_TALLIED_BASES) return;
-      t = { orgId, baseId, outbox: 0, buffer: 0, settings: 0 };
+      t = { orgId, baseId, outbox: 0, buffer: 0, settings: 0, tooLarge: 0 };
       this.tally.set(key, t);
     }
-    t[reason] += n;
+    t[DECISION_DROP_FIELDS[reason]] += n;
+  }
+
+  /**
+   * Counts `decided` events dropped after they left the recorder (the relay removed them from the
+   * outbox unpublished: the bus refused them for their size); other events are ignored.
+   */
+  droppedFromOutbox(reason: DecisionDropReason, events: readonly ArbiterEvent[]): void {
+    this.dropEvents(
+      reason,
+      events.filter((e) => e.kind === 'decided'),
+    );
   }
 
   /** Counts dropped `decided` events, by their base. */

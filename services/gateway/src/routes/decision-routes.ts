@@ -95,7 +95,8 @@ export const decisionRoutes: FastifyPluginAsyncZod<DecisionRoutesOptions> = asyn
       summary: "One base's recording stats: records stored and records dropped, by reason",
       description:
         'Admins, auditors and publishers. `recorded` counts the records stored now; `dropped` the records the execution replicas dropped ' +
-        '(outbox full or unwritable, buffer full, settings unreadable) as they reported them. A base never recorded has zeros.',
+        '(outbox full or unwritable, buffer full, settings unreadable, record too large for the bus: `tooLarge`) as they reported them. ' +
+        'A base never recorded has zeros.',
       params: DecisionStatsParams,
       response: { 200: DecisionBaseStats, ...errorResponses(400, 401, 403, 429, 503, 504) },
     },
