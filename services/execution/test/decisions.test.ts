@@ -41,6 +41,31 @@ describe('masks', () => {
     applyMasks(data, compileMasks(['secret', 'm.*']));
     expect(data).toEqual({ secret: '***', m: { k1: '***', k2: '***' } });
   });
+
+  it('masks every spelling of a key the rule language would read for it (exact, camelCase, snake_case), at every level', () => {
+    // A rule reading `the __credit score__ of the **applicant**` finds `credit score`, `creditScore` or `credit_score`.
+    for (const key of ['creditScore', 'credit_score', 'credit score', 'CreditScore', 'credit-score', 'Credit Score']) {
+      const data: Record<string, unknown> = { applicant: { [key]: 712, name: 'Ann' } };
+      expect(applyMasks(data, compileMasks(['applicant.creditScore'])), key).toBe(true);
+      expect(data, key).toEqual({ applicant: { [key]: '***', name: 'Ann' } });
+    }
+    // Written in any spelling, at every level of the path, through lists, all spellings present at once.
+    const data = {
+      Loan_Applicant: { home_address: { postCode: 'DK-8000', city: 'Aarhus' }, 'home address': { post_code: 'DK-1000' } },
+      bank_accounts: [{ 'IBAN number': 'DK50', bank: 'x' }, { ibanNumber: 'DK51' }, { iban_number: 'DK52' }],
+    };
+    expect(applyMasks(data, compileMasks(['loan applicant.homeAddress.post_code', 'bankAccounts.*.iban number']))).toBe(true);
+    expect(data).toEqual({
+      Loan_Applicant: { home_address: { postCode: '***', city: 'Aarhus' }, 'home address': { post_code: '***' } },
+      bank_accounts: [{ 'IBAN number': '***', bank: 'x' }, { ibanNumber: '***' }, { iban_number: '***' }],
+    });
+  });
+
+  it('leaves keys that are other names alone: a spelling the language would not read for the mask is not masked', () => {
+    const data = { applicant: { creditScores: 1, credit: 2, score: 3, creditscore: 4 }, constructor: { x: 1 } };
+    expect(applyMasks(data, compileMasks(['applicant.creditScore', 'toString', '__proto__.x']))).toBe(false);
+    expect(data).toEqual({ applicant: { creditScores: 1, credit: 2, score: 3, creditscore: 4 }, constructor: { x: 1 } });
+  });
 });
 
 describe('DecisionRecorder', () => {

@@ -5,8 +5,8 @@ import { compileMasks, type CompiledMask } from './masks.js';
 /** An org's decision settings as the recorder applies them. */
 export interface OrgRecording {
   /** The org masks, compiled. */
-  masks: CompiledMask[];
-  bases: Map<string, { settings: BaseDecisionSettings; masks: CompiledMask[] }>;
+  masks: CompiledMask;
+  bases: Map<string, { settings: BaseDecisionSettings; masks: CompiledMask }>;
 }
 
 /** Where settings come from: the audit service over the bus (`audit.decisions.settings.resolve`), or a test's table. */
@@ -92,7 +92,7 @@ export class RecordingSettings {
 }
 
 function compile(s: DecisionSettings): OrgRecording {
-  const bases = new Map<string, { settings: BaseDecisionSettings; masks: CompiledMask[] }>();
+  const bases = new Map<string, { settings: BaseDecisionSettings; masks: CompiledMask }>();
   for (const [baseId, settings] of Object.entries(s.bases)) bases.set(baseId, { settings, masks: compileMasks(settings.masks) });
   return { masks: compileMasks(s.masks), bases };
 }
