@@ -3,7 +3,10 @@
  * stored runs are recorded through the execution outbox, JetStream and the audit service, masked by
  * the org's and the base's masks, and read back by admins and auditors only, in their own org.
  */
+import { MAX_MASKS } from '@arbiter/contracts';
+import { companionDatabaseUrl } from '@arbiter/service-kit';
 import { eventually } from '@arbiter/test-kit';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, memberKey as sharedMemberKey, startStack, type Stack } from './harness.js';
 
@@ -137,7 +140,7 @@ describe('decision records', () => {
     expect(Object.keys(doc.paths['/decisions']!)).toEqual(['get']);
     expect(Object.keys(doc.paths['/decisions/{id}']!)).toEqual(['get']);
     expect(Object.keys(doc.paths['/decisions/settings']!).sort()).toEqual(['get', 'put']);
-    expect(Object.keys(doc.paths['/decisions/settings/{baseId}']!)).toEqual(['put']);
+    expect(Object.keys(doc.paths['/decisions/settings/{baseId}']!).sort()).toEqual(['delete', 'put']);
     expect(Object.keys(doc.paths['/decisions/stats/{baseId}']!)).toEqual(['get']);
   });
 
@@ -191,6 +194,171 @@ describe('decision records', () => {
       await stack.startService('audit');
     }
     expect((await call(stack, 'GET', '/decisions', { key: key.admin })).status).toBe(200);
+  });
+});
+
+/** A published policy of the stack's org with `rule`; answers its base id and its record id. */
+async function published(name: string, rule: string, who = key.admin): Promise<{ baseId: string; policyId: string }> {
+  const created = await call(stack, 'POST', '/policy', { key: who, body: { name, rule } });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const policyId = created.body.policyId as string;
+  const version = await call(stack, 'PUT', `/policy/${policyId}`, { key: who, body: { status: 'published' } });
+  expect(version.status, JSON.stringify(version.body)).toBe(201);
+  return { baseId: created.body.baseId as string, policyId: version.body.policyId as string };
+}
+
+/** The inputs of a base's stored decisions, newest first. */
+async function inputsOf(baseId: string): Promise<Array<Record<string, unknown>>> {
+  const res = await call(stack, 'GET', `/decisions?baseId=${baseId}&limit=200`, { key: key.admin });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return (res.body.items as Array<{ input: Record<string, unknown> }>).map((d) => d.input);
+}
+
+/** Runs `data` on the base until its record is stored and `ready` holds for its input (settings reach the execution service within their TTL). */
+async function runUntilRecorded(baseId: string, data: unknown, ready: (input: Record<string, unknown>) => boolean): Promise<void> {
+  await until(async () => {
+    const before = (await inputsOf(baseId)).length;
+    const run = await call(stack, 'POST', `/run/policy/${baseId}`, { key: key.admin, body: data });
+    expect(run.status, JSON.stringify(run.body)).toBe(200);
+    const input = await until(async () => {
+      const inputs = await inputsOf(baseId);
+      return inputs.length > before ? inputs[0] : undefined;
+    }, 'the probe record');
+    return ready(input) ? true : undefined;
+  }, 'a record with the settings applied');
+}
+
+describe('decision settings: masks in every spelling, settings only for bases of the org, reading them fails closed', () => {
+  it('masks a key written in one spelling in data sent with another (creditScore → credit_score, credit score, CreditScore)', async () => {
+    const { baseId } = await published(
+      'Credit',
+      'An **applicant** is approved if the __credit score__ of the **applicant** is at least 600.',
+    );
+    const put = await call(stack, 'PUT', `/decisions/settings/${baseId}`, { key: key.admin, body: { masks: ['applicant.creditScore'] } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    // The mask has reached the execution service once a run with the mask's own spelling is recorded masked.
+    await runUntilRecorded(baseId, { applicant: { creditScore: 1 } }, (input) => JSON.stringify(input).includes('***'));
+    // The rule reads `credit_score` and `credit score` (LANGUAGE.md §4.4); `CreditScore` is masked too though the rule does not read it.
+    const spellings = ['credit_score', 'credit score', 'CreditScore'];
+    for (const spelling of spellings) {
+      const run = await call(stack, 'POST', `/run/policy/${baseId}`, {
+        key: key.admin,
+        body: { applicant: { [spelling]: 712, name: 'Ann' } },
+      });
+      expect(run.status, spelling).toBe(200);
+      if (spelling !== 'CreditScore') expect(run.body, spelling).toMatchObject({ result: true });
+    }
+    const inputs = await until(async () => {
+      const all = await inputsOf(baseId);
+      return all.length === spellings.length + 1 ? all : undefined;
+    }, 'the records of every spelling');
+    expect(inputs.slice(0, spellings.length).reverse()).toEqual(spellings.map((s) => ({ applicant: { [s]: '***', name: 'Ann' } })));
+  });
+
+  it("takes settings only for live policy and flow bases of the org (404 for a record id, an unknown id, another org's base, a deleted one) and removes them", async () => {
+    const { baseId, policyId } = await published('Settings target', RULE);
+    const flow = await call(stack, 'POST', '/flow', {
+      key: key.admin,
+      body: { name: 'Settings flow', definition: { start: 'r', nodes: { r: { type: 'return', value: true } } } },
+    });
+    expect(flow.status, JSON.stringify(flow.body)).toBe(201);
+    const theirs = await published('Theirs', RULE, key.orgB);
+    const gone = await published('Gone', RULE);
+    expect((await call(stack, 'DELETE', `/policy/${gone.policyId}`, { key: key.admin })).status).toBe(204);
+    expect(policyId).not.toBe(baseId);
+    const before = await call(stack, 'GET', '/decisions/settings', { key: key.admin });
+    for (const [what, id] of [
+      ['a record id', policyId],
+      ['an unknown id', '019ad000-0000-7000-8000-000000000000'],
+      ["another org's base", theirs.baseId],
+      ['a deleted base', gone.baseId],
+    ] as const) {
+      const res = await call(stack, 'PUT', `/decisions/settings/${id}`, { key: key.publisher, body: { masks: ['a'] } });
+      expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(404);
+    }
+    expect((await call(stack, 'GET', '/decisions/settings', { key: key.admin })).body).toEqual(before.body);
+    const ok = await call(stack, 'PUT', `/decisions/settings/${flow.body.baseId as string}`, {
+      key: key.publisher,
+      body: { sampleRate: 0.5 },
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect((await call(stack, 'DELETE', `/decisions/settings/${flow.body.baseId as string}`, { key: key.publisher })).status).toBe(204);
+    expect((await call(stack, 'GET', '/decisions/settings', { key: key.admin })).body).toEqual(before.body);
+    expect((await call(stack, 'DELETE', `/decisions/settings/${theirs.baseId}`, { key: key.admin })).status).toBe(404);
+  });
+
+  it('records nothing (dropped, counted) while the settings cannot be read, not even after a restart, and masks again once they can', async () => {
+    const { baseId } = await published('Fail closed', RULE);
+    expect((await call(stack, 'PUT', `/decisions/settings/${baseId}`, { key: key.admin, body: { masks: ['applicant.ssn'] } })).status).toBe(
+      200,
+    );
+    await runUntilRecorded(baseId, { applicant: { score: 700, ssn: '1' } }, (input) => JSON.stringify(input).includes('***'));
+    const stats = async () =>
+      (await call(stack, 'GET', `/decisions/stats/${baseId}`, { key: key.admin })).body as {
+        recorded: number;
+        dropped: { settings: number };
+      };
+    /** One run, and whether its record was stored or dropped for unreadable settings. */
+    const probe = async (): Promise<'recorded' | 'dropped'> => {
+      const before = await stats();
+      const run = await call(stack, 'POST', `/run/policy/${baseId}`, { key: key.admin, body: { applicant: { score: 700, ssn: 'p' } } });
+      expect(run.status).toBe(200);
+      return until(async () => {
+        const now = await stats();
+        if (now.dropped.settings > before.dropped.settings) return 'dropped' as const;
+        return now.recorded > before.recorded ? ('recorded' as const) : undefined;
+      }, 'the probe recorded or dropped');
+    };
+
+    // Settings written before the bounds existed, past the bus limit: the audit service cannot answer them any more.
+    const db = new pg.Client({ connectionString: companionDatabaseUrl(stack.env.DATABASE_URL!, 'audit') });
+    await db.connect();
+    const legacy = Array.from({ length: 90 }, (_, i) => `019ad000-0000-7000-8000-${String(i).padStart(12, '0')}`);
+    const masks = Array.from({ length: MAX_MASKS }, (_, i) => `m${i}.${'x'.repeat(190)}`);
+    try {
+      await db.query(
+        "insert into decision_settings (org_id, base_id, settings) select $1, unnest($2::text[]), jsonb_build_object('enabled', true, 'sampleRate', 1, 'masks', $3::jsonb)",
+        [stack.orgId, legacy, JSON.stringify(masks)],
+      );
+    } finally {
+      await db.end();
+    }
+    expect((await call(stack, 'GET', '/decisions/settings', { key: key.admin })).status).toBe(422);
+    // A change that makes them larger still is refused, and changes nothing.
+    const refused = await call(stack, 'PUT', `/decisions/settings/${baseId}`, {
+      key: key.admin,
+      body: { masks: ['applicant.ssn', 'applicant.name'] },
+    });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(413);
+
+    // The execution service reads them again within DECISIONS_SETTINGS_TTL_MS and stops recording the org.
+    await until(async () => ((await probe()) === 'dropped' ? true : undefined), 'a run dropped for unreadable settings');
+    const recorded = (await stats()).recorded;
+    // Runs go on answering; their records are dropped (reason `settings`), never sent with the masks held before.
+    const dropped = async (runs: number) => {
+      const from = (await stats()).dropped.settings;
+      for (let i = 0; i < runs; i++) {
+        const run = await call(stack, 'POST', `/run/policy/${baseId}`, { key: key.admin, body: { applicant: { score: 700, ssn: 'x' } } });
+        expect(run.status).toBe(200);
+      }
+      return until(async () => {
+        const now = (await stats()).dropped.settings;
+        return now >= from + runs ? now - from : undefined;
+      }, `${runs} drops for unreadable settings`);
+    };
+    expect(await dropped(5)).toBe(5);
+    expect((await stats()).recorded).toBe(recorded);
+    // Restarted, the execution service cannot read them either: still nothing recorded without masks.
+    await stack.stopService('execution');
+    await stack.startService('execution');
+    expect(await dropped(3)).toBe(3);
+    expect((await stats()).recorded).toBe(recorded);
+
+    // The old settings removed (DELETE needs no live base), the settings read again: recorded, masked.
+    for (const id of legacy) expect((await call(stack, 'DELETE', `/decisions/settings/${id}`, { key: key.admin })).status).toBe(204);
+    expect((await call(stack, 'GET', '/decisions/settings', { key: key.admin })).status).toBe(200);
+    await until(async () => ((await probe()) === 'recorded' ? true : undefined), 'a run recorded again');
+    expect((await inputsOf(baseId))[0]).toEqual({ applicant: { score: 700, ssn: '***' } });
   });
 });
 

@@ -16,6 +16,8 @@ export const DecisionSubject = {
   settingsGet: 'audit.decisions.settings.get',
   /** Replaces the org-wide masks (admins) or one base's settings (admins and publishers). */
   settingsPut: 'audit.decisions.settings.put',
+  /** Removes one base's settings of its own (admins and publishers): the base is recorded with the defaults again. */
+  settingsDelete: 'audit.decisions.settings.delete',
   /** A base's most recent decisions for an impact analysis (callers who may edit; the governance service asks). */
   history: 'audit.decisions.history',
   /** Internal: the settings of an org as the execution service applies them. */
@@ -43,6 +45,19 @@ export const MaskPath = z
   .max(200)
   .regex(/^[^.]+(\.[^.]+){0,15}$/, 'a mask is dotted segments such as `a.b` or `items.*.card`');
 export type MaskPath = z.infer<typeof MaskPath>;
+
+/**
+ * Most bytes of an org's decision settings, as `GET /decisions/settings` and the execution
+ * service's read (`audit.decisions.settings.resolve`) carry them: well under the bus's 1 MiB, so
+ * the settings can always be read. A change that would pass it is refused (413) before anything is written.
+ */
+export const MAX_DECISION_SETTINGS_BYTES = 256 * 1024;
+
+/** Most bases of one org with decision settings of their own. */
+export const MAX_DECISION_SETTINGS_BASES = 1000;
+
+/** Reason of the `payload_too_large` that refuses a settings change past the org's bounds. */
+export const DECISION_SETTINGS_LIMIT = 'decision_settings_limit';
 
 /** Per-second cap of recorded decisions per base and replica when neither the base nor the replica sets one. */
 export const DEFAULT_DECISIONS_PER_SECOND = 50;
@@ -85,6 +100,17 @@ export const DecisionSettingsPutRequest = z.discriminatedUnion('scope', [
   z.strictObject({ scope: z.literal('base'), principal: Principal, baseId: z.string().min(1).max(200), settings: BaseDecisionSettings }),
 ]);
 export type DecisionSettingsPutRequest = z.input<typeof DecisionSettingsPutRequest>;
+
+/** `audit.decisions.settings.delete`: one base's settings of its own. */
+export const DecisionSettingsDeleteRequest = z.strictObject({ principal: Principal, baseId: z.string().min(1).max(200) });
+export type DecisionSettingsDeleteRequest = z.infer<typeof DecisionSettingsDeleteRequest>;
+
+/** Reply of `audit.decisions.settings.delete`. */
+export const DecisionSettingsDeleted = z.object({ baseId: z.string() });
+export type DecisionSettingsDeleted = z.infer<typeof DecisionSettingsDeleted>;
+
+/** Path of `PUT` and `DELETE /decisions/settings/{baseId}`. */
+export const DecisionSettingsParams = z.object({ baseId: z.string().min(1).max(200).describe('Base id of a policy or flow of the org') });
 
 /** `audit.decisions.settings.resolve` (service to service). */
 export const DecisionSettingsResolveRequest = z.strictObject({ orgId: z.string().min(1) });

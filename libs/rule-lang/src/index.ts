@@ -18,7 +18,7 @@ export { DEFAULT_STEP_BUDGET, DEFAULT_TRACED_STEP_BUDGET, StepBudget } from './e
 export { RuleParseError, isRuleParseError, type Problem } from './errors/rule-parse-error.js';
 export { listOperators } from './operators/catalogue.js';
 export { MAX_NESTING } from './parse/parse.js';
-export { keyCandidates } from './compile/names.js';
+export { keyCandidates, keyFamily } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
 export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { ELEMENT } from './analyze/read-paths.js';

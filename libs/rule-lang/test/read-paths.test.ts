@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ELEMENT, RuleParseError, keyCandidates, readPaths } from '../src/index.js';
+import { ELEMENT, RuleParseError, keyCandidates, keyFamily, readPaths } from '../src/index.js';
 
 describe('readPaths', () => {
   it('lists every path read, root first, as written, with array elements marked', () => {
@@ -40,5 +40,20 @@ describe('keyCandidates', () => {
     expect(keyCandidates('IBAN number')).toEqual(['IBAN number', 'ibanNumber', 'iban_number']);
     expect(keyCandidates('firstName')).toEqual(['firstName', 'first_name']);
     expect(keyCandidates('age')).toEqual(['age']);
+  });
+});
+
+describe('keyFamily', () => {
+  it('gives every candidate of one written name the same family, and other names other families', () => {
+    for (const written of ['date of birth', 'IBAN number', 'home_address', 'firstName', 'address 2 line', 'Applicant', 'a ßb']) {
+      const families = new Set([written, ...keyCandidates(written)].map(keyFamily));
+      expect([...families], written).toHaveLength(1);
+    }
+    expect(keyFamily('credit score')).toBe(keyFamily('CreditScore'));
+    expect(keyFamily('credit-score')).toBe(keyFamily('credit_score'));
+    expect(keyFamily('creditscore')).not.toBe(keyFamily('creditScore'));
+    expect(keyFamily('a_bc')).not.toBe(keyFamily('ab_c'));
+    expect(keyFamily('_')).toBe('_');
+    expect(keyFamily('-')).not.toBe(keyFamily('_'));
   });
 });

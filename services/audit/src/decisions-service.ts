@@ -2,7 +2,10 @@ import {
   ArbiterError,
   BaseDecisionSettings,
   canReadDecisions,
+  DECISION_SETTINGS_LIMIT,
   hasCapability,
+  MAX_DECISION_SETTINGS_BASES,
+  MAX_DECISION_SETTINGS_BYTES,
   OrgDecisionSettings,
   type DecisionBaseStats,
   type DecisionDropsReply,
@@ -13,13 +16,24 @@ import {
   type DecisionQueryRequest,
   type DecisionRecord,
   type DecisionSettings,
+  type DecisionSettingsDeleted,
+  type DecisionSettingsDeleteRequest,
   type DecisionSettingsPutRequest,
   type Principal,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, encodeCursor, encodeFrame, ReplyBytes, type Db } from '@arbiter/service-kit';
 import { z } from 'zod';
 import { addDropsReport, countBaseDecisions, readBaseDrops } from './repositories/decision-stats.js';
-import { getDecision, historyRows, queryDecisions, readSettings, writeSettings, type DecisionRow } from './repositories/decisions.js';
+import {
+  deleteSettingsRow,
+  getDecision,
+  historyRows,
+  lockOrgSettings,
+  queryDecisions,
+  readSettings,
+  writeSettings,
+  type DecisionRow,
+} from './repositories/decisions.js';
 
 /** The parsed `audit.decisions.query` request (defaults applied). */
 export type DecisionQueryInput = z.output<typeof DecisionQueryRequest>;
@@ -169,7 +183,11 @@ export async function reportDrops(db: Db, report: DecisionDropsReport): Promise<
 
 /** Every decision setting of an org, defaults filled in. */
 export async function resolveSettings(db: Db, orgId: string): Promise<DecisionSettings> {
-  const rows = await readSettings(db, orgId);
+  return settingsOf(await readSettings(db, orgId));
+}
+
+/** The org's settings from its rows (`''`: the org masks). */
+function settingsOf(rows: ReadonlyMap<string, unknown>): DecisionSettings {
   const bases: DecisionSettings['bases'] = {};
   let masks: string[] = [];
   for (const [baseId, value] of rows) {
@@ -187,18 +205,69 @@ export async function getSettings(db: Db, principal: Principal): Promise<Decisio
   return resolveSettings(db, principal.orgId);
 }
 
-/** Replaces the org masks (admins) or a base's settings (admins and publishers); answers every setting of the org. */
+/**
+ * Replaces the org masks (admins) or a base's settings (admins and publishers); answers every
+ * setting of the org. The gateway has checked that the base is a policy or flow of the org. A
+ * change that would take the org's settings past {@link MAX_DECISION_SETTINGS_BASES} bases or
+ * {@link MAX_DECISION_SETTINGS_BYTES} (as they are read) is refused before anything is written,
+ * unless it makes them smaller; the org's changes are serialised so concurrent ones cannot pass it together.
+ */
 export async function putSettings(db: Db, req: PutInput): Promise<DecisionSettings> {
   if (req.scope === 'org') {
     if (!hasCapability(req.principal, 'admin')) {
       throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot change the org's decision masks`);
     }
-    await writeSettings(db, req.principal.orgId, '', req.settings);
-  } else {
-    if (!hasCapability(req.principal, 'publish')) {
-      throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot change decision settings`);
-    }
-    await writeSettings(db, req.principal.orgId, req.baseId, req.settings);
+  } else if (!hasCapability(req.principal, 'publish')) {
+    throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot change decision settings`);
   }
-  return resolveSettings(db, req.principal.orgId);
+  const orgId = req.principal.orgId;
+  const baseId = req.scope === 'org' ? '' : req.baseId;
+  return db.transaction(async (trx) => {
+    await lockOrgSettings(trx, orgId);
+    const rows = await readSettings(trx, orgId);
+    const before = settingsOf(rows);
+    const next = new Map(rows).set(baseId, req.settings);
+    const after = settingsOf(next);
+    checkBounds(before, after);
+    await writeSettings(trx, orgId, baseId, req.settings);
+    return after;
+  });
+}
+
+/**
+ * Removes a base's settings of its own (admins and publishers); 404 when it has none. Needs no
+ * live base: the settings of a deleted base can be removed too.
+ */
+export async function deleteBaseSettings(db: Db, req: DecisionSettingsDeleteRequest): Promise<DecisionSettingsDeleted> {
+  if (!hasCapability(req.principal, 'publish')) {
+    throw new ArbiterError('forbidden', `role \`${req.principal.role}\` cannot change decision settings`);
+  }
+  const orgId = req.principal.orgId;
+  return db.transaction(async (trx) => {
+    await lockOrgSettings(trx, orgId);
+    if (!(await deleteSettingsRow(trx, orgId, req.baseId))) {
+      throw new ArbiterError('not_found', `base \`${req.baseId}\` has no decision settings of its own`);
+    }
+    return { baseId: req.baseId };
+  });
+}
+
+/** Refuses settings past the org's bounds, unless the change makes them smaller (an org over them from before can shrink). */
+function checkBounds(before: DecisionSettings, after: DecisionSettings): void {
+  const bases = Object.keys(after.bases).length;
+  if (bases > MAX_DECISION_SETTINGS_BASES && bases > Object.keys(before.bases).length) {
+    throw new ArbiterError(
+      'payload_too_large',
+      `an org may give settings of their own to at most ${MAX_DECISION_SETTINGS_BASES} bases: nothing was changed (remove some with DELETE)`,
+      [{ code: DECISION_SETTINGS_LIMIT, path: 'bases', message: `${bases} bases with settings, at most ${MAX_DECISION_SETTINGS_BASES}` }],
+    );
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(after));
+  if (bytes > MAX_DECISION_SETTINGS_BYTES && bytes > Buffer.byteLength(JSON.stringify(before))) {
+    throw new ArbiterError(
+      'payload_too_large',
+      `the org's decision settings would be ${bytes} bytes, at most ${MAX_DECISION_SETTINGS_BYTES}: nothing was changed (remove masks or bases' settings)`,
+      [{ code: DECISION_SETTINGS_LIMIT, path: 'masks', message: `${bytes} bytes of settings, at most ${MAX_DECISION_SETTINGS_BYTES}` }],
+    );
+  }
 }

@@ -7,6 +7,7 @@ import {
   DecisionQueryRequest,
   DecisionSettingsGetRequest,
   DecisionSettingsPutRequest,
+  DecisionSettingsDeleteRequest,
   DecisionSettingsResolveRequest,
   DecisionStatsRequest,
   DecisionSubject,
@@ -15,6 +16,7 @@ import { defineEndpoint, type Db, type ServiceDef } from '@arbiter/service-kit';
 import {
   baseStats,
   decisionHistory,
+  deleteBaseSettings,
   getSettings,
   listDecisions,
   putSettings,
@@ -52,6 +54,11 @@ export function auditService(db: Db, version: string): ServiceDef {
         subject: DecisionSubject.settingsPut,
         request: DecisionSettingsPutRequest,
         handler: (req) => putSettings(db, req),
+      }),
+      decisions_settings_delete: defineEndpoint({
+        subject: DecisionSubject.settingsDelete,
+        request: DecisionSettingsDeleteRequest,
+        handler: (req) => deleteBaseSettings(db, req),
       }),
       decisions_settings_resolve: defineEndpoint({
         subject: DecisionSubject.settingsResolve,

@@ -69,6 +69,11 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   DECISIONS_MAX_RECORD_BYTES: positiveInt().default(1_000_000),
   /** How long an org's decision settings are used before they are read again from the audit service. */
   DECISIONS_SETTINGS_TTL_MS: positiveInt().default(5000),
+  /**
+   * How long an org's settings are still used while no audit replica answers (a change cannot be
+   * made then either); past it the org's records are dropped (reason `settings`) until a read answers.
+   */
+  DECISIONS_SETTINGS_MAX_AGE_MS: positiveInt().default(30_000),
   /** Deadline of `registry.*.resolve`, asked only on a runnable-index miss. */
   REGISTRY_TIMEOUT_MS: positiveInt().default(5000),
   MAX_RULE_BYTES: positiveInt().default(65536),

@@ -152,6 +152,7 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
                   ? busSettingsSource(connected.bus, config.REGISTRY_TIMEOUT_MS)(orgId)
                   : Promise.reject(new Error('the bus is not connected yet')),
               config.DECISIONS_SETTINGS_TTL_MS,
+              config.DECISIONS_SETTINGS_MAX_AGE_MS,
             ),
             logger.child({ component: 'decisions' }),
             kit.metrics,

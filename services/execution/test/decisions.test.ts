@@ -4,8 +4,16 @@
  * is the recorder's own seam (the Redis outbox in the service); stored runs through the real
  * outbox, JetStream and audit service are in test/e2e/decisions.test.ts.
  */
-import { DecisionRecord, type ArbiterEvent, type DecisionDropsReport, type DecisionSettings, type Principal } from '@arbiter/contracts';
+import {
+  ArbiterError,
+  DecisionRecord,
+  type ArbiterEvent,
+  type DecisionDropsReport,
+  type DecisionSettings,
+  type Principal,
+} from '@arbiter/contracts';
 import { Registry } from 'prom-client';
+import { eventually } from '@arbiter/test-kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { applyMasks, compileMasks } from '../src/decisions/masks.js';
 import { DecisionRecorder, type DecisionRecorderOptions, type RanRecord } from '../src/decisions/recorder.js';
@@ -40,6 +48,31 @@ describe('masks', () => {
     const data = { secret: { deep: { x: 1 } }, m: { k1: 1, k2: 2 } };
     applyMasks(data, compileMasks(['secret', 'm.*']));
     expect(data).toEqual({ secret: '***', m: { k1: '***', k2: '***' } });
+  });
+
+  it('masks every spelling of a key the rule language would read for it (exact, camelCase, snake_case), at every level', () => {
+    // A rule reading `the __credit score__ of the **applicant**` finds `credit score`, `creditScore` or `credit_score`.
+    for (const key of ['creditScore', 'credit_score', 'credit score', 'CreditScore', 'credit-score', 'Credit Score']) {
+      const data: Record<string, unknown> = { applicant: { [key]: 712, name: 'Ann' } };
+      expect(applyMasks(data, compileMasks(['applicant.creditScore'])), key).toBe(true);
+      expect(data, key).toEqual({ applicant: { [key]: '***', name: 'Ann' } });
+    }
+    // Written in any spelling, at every level of the path, through lists, all spellings present at once.
+    const data = {
+      Loan_Applicant: { home_address: { postCode: 'DK-8000', city: 'Aarhus' }, 'home address': { post_code: 'DK-1000' } },
+      bank_accounts: [{ 'IBAN number': 'DK50', bank: 'x' }, { ibanNumber: 'DK51' }, { iban_number: 'DK52' }],
+    };
+    expect(applyMasks(data, compileMasks(['loan applicant.homeAddress.post_code', 'bankAccounts.*.iban number']))).toBe(true);
+    expect(data).toEqual({
+      Loan_Applicant: { home_address: { postCode: '***', city: 'Aarhus' }, 'home address': { post_code: '***' } },
+      bank_accounts: [{ 'IBAN number': '***', bank: 'x' }, { ibanNumber: '***' }, { iban_number: '***' }],
+    });
+  });
+
+  it('leaves keys that are other names alone: a spelling the language would not read for the mask is not masked', () => {
+    const data = { applicant: { creditScores: 1, credit: 2, score: 3, creditscore: 4 }, constructor: { x: 1 } };
+    expect(applyMasks(data, compileMasks(['applicant.creditScore', 'toString', '__proto__.x']))).toBe(false);
+    expect(data).toEqual({ applicant: { creditScores: 1, credit: 2, score: 3, creditscore: 4 }, constructor: { x: 1 } });
   });
 });
 
@@ -199,6 +232,94 @@ describe('DecisionRecorder', () => {
     expect(written).toHaveLength(0);
     const dropped = await registry.getSingleMetric('arbiter_decisions_dropped_total')?.get();
     expect(dropped?.values.find((v) => v.labels.reason === 'settings')?.value).toBe(2);
+  });
+
+  /** A recorder whose settings source answers `settings` or fails with `failure` when it is set; refreshed every 10 ms. */
+  function switchable(maxAgeMs: number) {
+    const registry = new Registry();
+    const written: ArbiterEvent[] = [];
+    const source = {
+      settings: { masks: ['applicant.ssn'], bases: {} } as DecisionSettings,
+      failure: undefined as Error | undefined,
+      reads: 0,
+    };
+    const settings = new RecordingSettings(
+      () => (source.reads++, source.failure ? Promise.reject(source.failure) : Promise.resolve(source.settings)),
+      10,
+      maxAgeMs,
+    );
+    const r = new DecisionRecorder(
+      { enqueue: (e) => (written.push(...e), Promise.resolve()), length: () => Promise.resolve(0) },
+      settings,
+      silentLogger(),
+      registry,
+      { perSecond: 1000, flushMs: 60_000, bufferMax: 100, outboxMax: 100 },
+    );
+    open.push(r);
+    const inputs = () => written.map((e) => DecisionRecord.parse(e.details).input);
+    const droppedForSettings = async () =>
+      (await registry.getSingleMetric('arbiter_decisions_dropped_total')?.get())?.values.find((v) => v.labels.reason === 'settings')
+        ?.value ?? 0;
+    /** Waits for `n` more reads of the source to have been answered or failed. */
+    const reads = async (n: number) => {
+      const target = source.reads + n;
+      await eventually(() => expect(source.reads).toBeGreaterThanOrEqual(target), { timeoutMs: 5000, intervalMs: 5 });
+    };
+    return { r, settings, source, inputs, droppedForSettings, reads };
+  }
+
+  it('fails closed when the audit service answers that it cannot give the settings: no record with the masks held before', async () => {
+    const { r, settings, source, inputs, droppedForSettings, reads } = switchable(60_000);
+    run(r, 1, { applicant: { ssn: '1', name: 'a' } });
+    await r.flush();
+    expect(inputs()).toEqual([{ applicant: { ssn: '***', name: 'a' } }]);
+    // A new mask is saved, but reading the settings now fails (e.g. past the bus limit): the masks
+    // held (without `applicant.name`) must not be used.
+    source.settings = { masks: ['applicant.ssn', 'applicant.name'], bases: {} };
+    source.failure = new ArbiterError('result_too_large', 'the result is past the bus limit');
+    await reads(2);
+    expect(settings.peek('acme')).toBeUndefined();
+    run(r, 3, { applicant: { ssn: '2', name: 'b' } });
+    await r.flush();
+    expect(inputs()).toHaveLength(1);
+    expect(await droppedForSettings()).toBe(3);
+    // Readable again: recorded with the new masks.
+    source.failure = undefined;
+    await reads(2);
+    run(r, 1, { applicant: { ssn: '3', name: 'c' } });
+    await r.flush();
+    expect(inputs()[1]).toEqual({ applicant: { ssn: '***', name: '***' } });
+  });
+
+  it('keeps the settings while no audit replica answers for at most their max age, then drops the records (counted)', async () => {
+    const { r, settings, source, inputs, droppedForSettings, reads } = switchable(400);
+    await settings.get('acme');
+    source.failure = new ArbiterError('dependency_unavailable', 'no service answers');
+    await reads(2);
+    run(r, 1, { applicant: { ssn: '1' } });
+    await r.flush();
+    expect(inputs()).toEqual([{ applicant: { ssn: '***' } }]);
+    await eventually(() => expect(settings.peek('acme')).toBeUndefined(), { timeoutMs: 5000, intervalMs: 20 });
+    run(r, 2, { applicant: { ssn: '2' } });
+    await r.flush();
+    expect(inputs()).toHaveLength(1);
+    expect(await droppedForSettings()).toBe(2);
+  });
+
+  it('records nothing for an org whose first read fails, whatever the failure (a restart with unreadable settings)', async () => {
+    for (const failure of [
+      new ArbiterError('result_too_large', 'too large'),
+      new ArbiterError('dependency_unavailable', 'away'),
+      new ArbiterError('timeout', 'slow'),
+      new Error('malformed'),
+    ]) {
+      const { r, source, inputs, droppedForSettings } = switchable(60_000);
+      source.failure = failure;
+      expect(run(r, 2, { applicant: { ssn: '1' } })).toBe(2);
+      await r.flush();
+      expect(inputs(), failure.message).toEqual([]);
+      expect(await droppedForSettings(), failure.message).toBe(2);
+    }
   });
 
   it('drops and counts records while the outbox is full, and when the buffer is full', async () => {

@@ -76,7 +76,7 @@ export interface AppDeps {
   readonly runnable?: { client: RunnableClient; watch: RunnableWatch; authRecheckMs?: number; reportBounds?: ReportBounds };
   /** The audit service; `/audit` and `/audit/export` are served only when given. */
   readonly audit?: AuditClient;
-  /** Decision records and their settings (the audit service); `/decisions*` are served only when given. */
+  /** Decision records and their settings (the audit service); `/decisions*` are served only when given, with a registry. */
   readonly decisions?: DecisionsClient;
   /** Impact analysis (the governance service); `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` are served only when given. */
   readonly impact?: ImpactClient;
@@ -210,7 +210,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (deps.runnable) await app.register(runnableRoutes, { authenticator, ...deps.runnable });
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });
-  if (deps.decisions) await app.register(decisionRoutes, { authenticator, decisions: deps.decisions });
+  if (deps.decisions && deps.registry)
+    await app.register(decisionRoutes, { authenticator, decisions: deps.decisions, registry: deps.registry });
   if (deps.impact) await app.register(impactRoutes, { authenticator, impact: deps.impact });
   await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   return app;

@@ -33,6 +33,9 @@ beforeAll(async () => {
       LOG_LEVEL: 'warn',
       DECISIONS_FLUSH_MS: '50',
       DECISIONS_SETTINGS_TTL_MS: '200',
+      // The runs below are recorded while the audit service is down, with the settings read before;
+      // however slow the machine, they must not pass the age at which settings held stop being used.
+      DECISIONS_SETTINGS_MAX_AGE_MS: '600000',
       // Small batches make the backlog's ingest a few hundred transactions long, so the kill lands in
       // it; a short ack wait has the batch in flight at the kill redelivered soon after the restart.
       AUDIT_BATCH_SIZE: '10',

@@ -24,3 +24,22 @@ export function snakeCase(name: string): string {
 export function keyCandidates(name: string): string[] {
   return [...new Set([name, camelCase(name), snakeCase(name)].filter((k) => k !== ''))];
 }
+
+/**
+ * The name behind a key, whatever its spelling: two names a rule could reach with one written name
+ * (`credit score`, `creditScore`, `credit_score`, `CreditScore`: §4.4's candidates of some written
+ * name) have the same family. Used where every spelling of a key must be found (decision masks),
+ * never for lookups, which stay exact → camelCase → snake_case. A name with no words (`_`, `-`) is
+ * its own family.
+ */
+export function keyFamily(name: string): string {
+  // camelCase again until it settles: upper-casing a word's first letter can make two letters of
+  // one (`ß` → `SS`), which the next split reads as a boundary.
+  let family = camelCase(name);
+  for (let i = 0; i < 4; i++) {
+    const again = camelCase(family);
+    if (again === family) break;
+    family = again;
+  }
+  return family === '' ? name : family;
+}

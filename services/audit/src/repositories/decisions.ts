@@ -167,3 +167,13 @@ export async function writeSettings(db: Db, orgId: string, baseId: string, setti
     .onConflict(['org_id', 'base_id'])
     .merge({ settings: JSON.stringify(settings), updated_at: db.fn.now() });
 }
+
+/** Serialises settings changes of one org until the transaction ends, so its bounds hold under concurrent changes. */
+export async function lockOrgSettings(trx: Db, orgId: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`audit_decision_settings:${orgId}`]);
+}
+
+/** Removes one settings row; answers whether there was one. */
+export async function deleteSettingsRow(db: Db, orgId: string, baseId: string): Promise<boolean> {
+  return (await db('decision_settings').where({ org_id: orgId, base_id: baseId }).delete()) > 0;
+}

@@ -2,8 +2,11 @@ import {
   DecisionBaseStats,
   DecisionPage,
   DecisionRecord,
+  ArbiterError,
   DecisionSettings,
+  DecisionSettingsDeleted,
   DecisionSubject,
+  isArbiterError,
   type BaseDecisionSettings,
   type DecisionFilter,
   type DecisionQueryRequest,
@@ -11,6 +14,7 @@ import {
   type Principal,
 } from '@arbiter/contracts';
 import type { Bus, RequestOptions } from '@arbiter/service-kit';
+import type { RegistryClient } from './registry-client.js';
 
 type Ctx = { requestId?: string };
 
@@ -21,6 +25,7 @@ export interface DecisionsClient {
   settings(principal: Principal, ctx?: Ctx): Promise<DecisionSettings>;
   putOrgSettings(principal: Principal, settings: OrgDecisionSettings, ctx?: Ctx): Promise<DecisionSettings>;
   putBaseSettings(principal: Principal, baseId: string, settings: BaseDecisionSettings, ctx?: Ctx): Promise<DecisionSettings>;
+  deleteBaseSettings(principal: Principal, baseId: string, ctx?: Ctx): Promise<DecisionSettingsDeleted>;
   stats(principal: Principal, baseId: string, ctx?: Ctx): Promise<DecisionBaseStats>;
 }
 
@@ -53,6 +58,10 @@ export class NatsDecisionsClient implements DecisionsClient {
     return this.bus.request(DecisionSubject.settingsPut, { scope: 'base', principal, baseId, settings }, DecisionSettings, this.opts(ctx));
   }
 
+  deleteBaseSettings(principal: Principal, baseId: string, ctx: Ctx = {}) {
+    return this.bus.request(DecisionSubject.settingsDelete, { principal, baseId }, DecisionSettingsDeleted, this.opts(ctx));
+  }
+
   stats(principal: Principal, baseId: string, ctx: Ctx = {}) {
     return this.bus.request(DecisionSubject.stats, { principal, baseId }, DecisionBaseStats, this.opts(ctx));
   }
@@ -60,4 +69,21 @@ export class NatsDecisionsClient implements DecisionsClient {
   private opts(ctx: Ctx): RequestOptions {
     return { timeoutMs: this.timeoutMs, ...(ctx.requestId !== undefined ? { requestId: ctx.requestId } : {}) };
   }
+}
+
+/**
+ * Settings are kept only for bases of the caller's org: `baseId` must be the base id of a live
+ * policy or flow the registry answers for the caller (a record id that is no base id, another
+ * org's base, a deleted one and an unknown id are all 404). The registry's other failures (503,
+ * 504, 403) are the answer.
+ */
+export async function requireBase(registry: RegistryClient, principal: Principal, baseId: string, ctx: Ctx = {}): Promise<void> {
+  for (const kind of [registry.policies, registry.flows] as const) {
+    try {
+      if ((await kind.get(principal, baseId, ctx)).baseId === baseId) return;
+    } catch (err) {
+      if (!isArbiterError(err, 'not_found')) throw err;
+    }
+  }
+  throw new ArbiterError('not_found', `no policy or flow base \`${baseId}\` in this org`);
 }

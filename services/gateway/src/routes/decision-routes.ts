@@ -7,12 +7,16 @@ import {
   DecisionQuery,
   DecisionRecord,
   DecisionSettings,
+  DecisionSettingsParams,
   DecisionStatsParams,
   DECISION_READ_RIGHT,
+  MAX_DECISION_SETTINGS_BASES,
+  MAX_DECISION_SETTINGS_BYTES,
   OrgDecisionSettings,
 } from '@arbiter/contracts';
 import { z } from 'zod';
-import type { DecisionsClient } from '../clients/decisions-client.js';
+import { requireBase, type DecisionsClient } from '../clients/decisions-client.js';
+import type { RegistryClient } from '../clients/registry-client.js';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
@@ -21,6 +25,8 @@ import type { Authenticator } from '../identity/authenticator.js';
 export interface DecisionRoutesOptions {
   readonly authenticator: Authenticator;
   readonly decisions: DecisionsClient;
+  /** Where bases live: settings are accepted only for a base of the caller's org. */
+  readonly registry: RegistryClient;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
@@ -33,10 +39,14 @@ const readers = 'Admins and auditors (a key needs the `audit` scope); only the c
  * recorded and masked. The audit service answers and re-checks every right; without it these
  * routes are 503.
  */
-export const decisionRoutes: FastifyPluginAsyncZod<DecisionRoutesOptions> = async (app, { authenticator, decisions }) => {
+export const decisionRoutes: FastifyPluginAsyncZod<DecisionRoutesOptions> = async (app, { authenticator, decisions, registry }) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
   // The one right that reads decision data, wherever it shows (impact examples check it too).
   const canAudit = requireCapability(DECISION_READ_RIGHT);
+  const canPublish = requireCapability('publish');
+  const bounds =
+    `An org's settings stay within ${MAX_DECISION_SETTINGS_BASES} bases with settings of their own and ${MAX_DECISION_SETTINGS_BYTES} bytes ` +
+    '(as `GET /decisions/settings` answers them): a change past either is 413 `payload_too_large` (reason `decision_settings_limit`) and changes nothing.';
 
   app.get('/decisions', {
     onRequest: canAudit,
@@ -67,25 +77,49 @@ export const decisionRoutes: FastifyPluginAsyncZod<DecisionRoutesOptions> = asyn
       tags,
       security,
       summary: 'Replaces the org-wide masks',
-      description: 'Admins. The masks apply to every base of the org; execution replicas use them within `DECISIONS_SETTINGS_TTL_MS`.',
+      description: `Admins. The masks apply to every base of the org; execution replicas use them within \`DECISIONS_SETTINGS_TTL_MS\`. ${bounds}`,
       body: OrgDecisionSettings,
-      response: { 200: DecisionSettings, ...errorResponses(400, 401, 403, 429, 503, 504) },
+      response: { 200: DecisionSettings, ...errorResponses(400, 401, 403, 413, 429, 503, 504) },
     },
     handler: async (request) => decisions.putOrgSettings(principalOf(request), request.body, { requestId: request.id }),
   });
 
   app.put('/decisions/settings/:baseId', {
+    onRequest: canPublish,
     schema: {
       tags,
       security,
       summary: "Replaces one base's decision settings",
-      description: 'Admins and publishers. `enabled`, `sampleRate`, `perSecond` and `masks` of the policy or flow base.',
-      params: z.object({ baseId: z.string().min(1).max(200).describe('Base id of a policy or flow') }),
+      description:
+        'Admins and publishers. `enabled`, `sampleRate`, `perSecond` and `masks` of a policy or flow base of the org; ' +
+        `an id that is no live base of the org (a record id, another org's base, a deleted one) is 404. ${bounds}`,
+      params: DecisionSettingsParams,
       body: BaseDecisionSettings,
-      response: { 200: DecisionSettings, ...errorResponses(400, 401, 403, 429, 503, 504) },
+      response: { 200: DecisionSettings, ...errorResponses(400, 401, 403, 404, 413, 429, 503, 504) },
     },
-    handler: async (request) =>
-      decisions.putBaseSettings(principalOf(request), request.params.baseId, request.body, { requestId: request.id }),
+    handler: async (request) => {
+      const principal = principalOf(request);
+      await requireBase(registry, principal, request.params.baseId, { requestId: request.id });
+      return decisions.putBaseSettings(principal, request.params.baseId, request.body, { requestId: request.id });
+    },
+  });
+
+  app.delete('/decisions/settings/:baseId', {
+    onRequest: canPublish,
+    schema: {
+      tags,
+      security,
+      summary: "Removes one base's decision settings of its own",
+      description:
+        'Admins and publishers. The base is recorded with the defaults (and the org masks) again. 404 when the org has no settings ' +
+        "for that id; a deleted base's settings can be removed too.",
+      params: DecisionSettingsParams,
+      response: { 204: z.undefined().describe('Removed'), ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
+    },
+    handler: async (request, reply) => {
+      await decisions.deleteBaseSettings(principalOf(request), request.params.baseId, { requestId: request.id });
+      return reply.status(204).send();
+    },
   });
 
   app.get('/decisions/stats/:baseId', {

@@ -6,6 +6,7 @@ import { createLogger } from '@arbiter/service-kit';
 import { buildApp, type AppConfig, type AppDeps } from '../../src/app.js';
 import type { EngineClient } from '../../src/clients/engine-client.js';
 import type { AuditClient } from '../../src/clients/audit-client.js';
+import type { DecisionsClient } from '../../src/clients/decisions-client.js';
 import type { RegistryClient } from '../../src/clients/registry-client.js';
 import type { GovernanceClient } from '../../src/clients/governance-client.js';
 import type { ImpactClient } from '../../src/clients/impact-client.js';
@@ -50,6 +51,8 @@ export interface GatewayOptions {
   registry?: RegistryClient;
   /** Serves `/audit` and `/audit/export` with this audit client. */
   audit?: AuditClient;
+  /** Serves `/decisions*` (with a registry) with this client of the audit service's decision records. */
+  decisions?: DecisionsClient;
   /** Serves the review routes (with a registry) with this governance service. */
   governance?: GovernanceClient;
   /** Serves `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` with this client. */
@@ -88,6 +91,7 @@ export async function startGateway(db: TestDatabase, redis: TestRedis, opts: Gat
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.registry ? { registry: opts.registry } : {}),
     ...(opts.audit ? { audit: opts.audit } : {}),
+    ...(opts.decisions ? { decisions: opts.decisions } : {}),
     ...(opts.governance ? { governance: opts.governance } : {}),
     ...(opts.impact ? { impact: opts.impact } : {}),
     ...(opts.metrics ? { metrics: opts.metrics } : {}),
