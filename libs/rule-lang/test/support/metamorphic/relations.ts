@@ -21,6 +21,8 @@ export interface Case {
 export interface Side {
   text: string;
   data: unknown;
+  /** How to evaluate: the plain generated evaluator by default; a trace or the structured trace take other paths. */
+  mode?: 'trace' | 'traceTree';
 }
 
 /** What an evaluation lets a caller observe. */
@@ -228,6 +230,30 @@ export function shiftDay(now: number, n: number, unit: 'day' | 'week' | 'month' 
   return ymd(new Date(Date.UTC(y, months, Math.min(d, last))));
 }
 
+/** The same data with every null replaced by 0: then `if present` skips only what is absent. */
+function withoutNulls(v: AVal): AVal {
+  switch (v.t) {
+    case 'lit':
+      return v.v === null ? { t: 'lit', v: 0 } : v;
+    case 'arr':
+      return { t: 'arr', items: v.items.map(withoutNulls) };
+    case 'obj':
+      return { t: 'obj', fields: v.fields.map((f) => ({ c: f.c, v: withoutNulls(f.v) })) };
+  }
+}
+
+/** The same data with every array cut to its first element, and an empty array replaced by 0. */
+function singletons(v: AVal): AVal {
+  switch (v.t) {
+    case 'lit':
+      return v;
+    case 'arr':
+      return v.items.length === 0 ? { t: 'lit', v: 0 } : { t: 'arr', items: [singletons(v.items[0])] };
+    case 'obj':
+      return { t: 'obj', fields: v.fields.map((f) => ({ c: f.c, v: singletons(f.v) })) };
+  }
+}
+
 // -------------------------------------------------------------------------------------- relations
 
 /** Rewrites the text (or data) in one dimension of the writing only. */
@@ -296,6 +322,17 @@ export const RELATIONS: Relation[] = [
   ),
   rewriting('explicit-grouping', '`and` binds tighter than `or`: redundant parentheses change nothing (§5.4)', ['parens'], true),
   rewriting('format-name-case', 'format names ignore letter case like fixed words (§7.3.11: `"EMAIL"` is `"email"`)', ['formatCase'], true),
+  {
+    name: 'evaluation-modes',
+    says: 'the generated evaluator, the traced one and the closures (structured trace) give the same answers (§10: a trace only describes)',
+    pairs: (c) => {
+      const a = side(c);
+      return [
+        { a, b: { ...a, mode: 'trace' }, check: same(true) },
+        { a, b: { ...a, mode: 'traceTree' }, check: same(true) },
+      ];
+    },
+  },
   {
     name: 'rule-order',
     says: 'the text order of rules affects nothing observable, not even which error is reported (§3.5)',
@@ -425,6 +462,69 @@ export const RELATIONS: Relation[] = [
       const a = side(c);
       const data = { ...(a.data as object), zz_unused: { items: [], id: null, order: 1 } };
       return [{ a, b: { text: a.text, data }, check: same(true) }];
+    },
+  },
+  {
+    name: 'if-present-when-present',
+    says: '`C if present` is `C` when every value C reads is there and not null (§5.7)',
+    pairs: (c) => {
+      let changed = false;
+      const optional = mapPolicy(c.policy, (a) => {
+        if ((a.k !== 'cmp' && a.k !== 'measure' && a.k !== 'quant') || a.present || (a.k === 'cmp' && a.op === 'empty')) return a;
+        changed = true;
+        return { ...a, present: true };
+      });
+      const data = withoutNulls(c.data);
+      const whenNoError = (a: Observed, b: Observed): string | null => (a.errorCode === undefined ? same(true)(a, b) : null);
+      return changed ? [{ a: side({ ...c, data }), b: side({ ...c, data }, optional), check: whenNoError }] : [];
+    },
+  },
+  {
+    name: 'any-all-on-one-element',
+    says: 'over an array of exactly one element `any` and `all` agree; over a non-array both are false (§5.5)',
+    pairs: (c) => {
+      let changed = false;
+      const swapped = mapPolicy(c.policy, (a) => {
+        if (a.k !== 'quant') return a;
+        changed = true;
+        return { ...a, q: a.q === 'any' ? 'all' : 'any' };
+      });
+      const data = singletons(c.data);
+      return changed ? [{ a: side({ ...c, data }), b: side({ ...c, data }, swapped), check: same(true) }] : [];
+    },
+  },
+  {
+    name: 'period-units',
+    says: '`n weeks` ≡ `7n days`; `n years` ≡ `12n months` (§6.5)',
+    pairs: (c) => {
+      let changed = false;
+      const rewritten = mapPolicy(c.policy, (a) => {
+        if (a.k !== 'cmp' || a.operand.t !== 'period' || (a.operand.unit !== 'week' && a.operand.unit !== 'year')) return a;
+        changed = true;
+        const { n, unit } = a.operand;
+        return { ...a, operand: unit === 'week' ? { t: 'period', n: 7 * n, unit: 'day' } : { t: 'period', n: 12 * n, unit: 'month' } };
+      });
+      return changed ? [{ a: side(c), b: side(c, rewritten), check: same(true) }] : [];
+    },
+  },
+  {
+    name: 'date-literal-as-string',
+    says: 'ordering, `is later/earlier than`, `is equal to` and `is in` read a date-like string literal as the date (§7.2, §7.3.8)',
+    pairs: (c) => {
+      let changed = false;
+      const asString = (l: Lit): Lit => {
+        if (l.t !== 'date') return l;
+        changed = true;
+        return { t: 'str', v: l.v };
+      };
+      const rewritten = mapPolicy(c.policy, (a) => {
+        if (a.k !== 'cmp') return a;
+        if (a.operand.t === 'lit' && ['gt', 'ge', 'lt', 'le', 'later', 'earlier', 'eq'].includes(a.op))
+          return { ...a, operand: { t: 'lit', lit: asString(a.operand.lit) } };
+        if (a.operand.t === 'list' && a.op === 'in') return { ...a, operand: { t: 'list', items: a.operand.items.map(asString) } };
+        return a;
+      });
+      return changed ? [{ a: side(c), b: side(c, rewritten), check: same(true) }] : [];
     },
   },
   {

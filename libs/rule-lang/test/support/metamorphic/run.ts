@@ -24,7 +24,7 @@ export const caseArb: fc.Arbitrary<Case> = fc.record({
 });
 
 function observe(s: Side, now: number): Observed {
-  const r = evaluate(s.text, s.data, { now });
+  const r = evaluate(s.text, s.data, { now, trace: s.mode === 'trace', traceTree: s.mode === 'traceTree' });
   return { result: r.result, outcomes: r.outcomes, ...(r.errorCode !== undefined ? { error: r.error, errorCode: r.errorCode } : {}) };
 }
 
@@ -62,7 +62,7 @@ export function checkCase(relation: Relation, c: Case, tally?: Tally): void {
           JSON.stringify(pair.a.data),
           `--- answer A ---`,
           JSON.stringify(a),
-          `--- policy B ---`,
+          `--- policy B${pair.b.mode ? ` (evaluated with ${pair.b.mode})` : ''} ---`,
           pair.b.text,
           ...(JSON.stringify(pair.b.data) !== JSON.stringify(pair.a.data) ? [`--- data B ---`, JSON.stringify(pair.b.data)] : []),
           `--- answer B ---`,
