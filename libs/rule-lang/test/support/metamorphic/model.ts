@@ -43,7 +43,7 @@ export type Operand =
   | { t: 'lit'; lit: Lit }
   | { t: 'list'; items: Lit[] }
   | { t: 'path'; path: PathM }
-  | { t: 'period'; n: number; unit: 'day' | 'week' | 'month' | 'year' }
+  | { t: 'period'; n: number; unit: 'hour' | 'day' | 'week' | 'month' | 'year' }
   | { t: 'format'; name: string }
   | { t: 'pattern'; re: string };
 
@@ -108,7 +108,7 @@ const SUBJECTS = ['order', 'customer', 'claim', 'shop owner'];
 // ------------------------------------------------------------------------------------- arbitraries
 
 const NUMS = [-1, 0, 1, 2, 2.5, 3];
-const STRS = ['a', 'Gold', 'gold', 'b c', '2', '2025-06-15', 'x@y.example', ''];
+const STRS = ['a', 'Gold', 'gold', 'b c', '2', '2025-06-15', 'x@y.example', '', 'say "hi"', 'back\\slash', 'Ünï 😀'];
 const DATES = ['2025-06-10', '2025-06-15', '2024-01-01', '2025-07-20', '2024-02-29', '2025-03-31'];
 export const FORMATS = ['date', 'email', 'uuid', 'ipv4', 'time', 'date-time', 'hostname', 'uri', 'ipv6'];
 const PATTERNS = ['^[a-z]+$', 'G', '(?i)gold', '\\d', '^2025-'];
@@ -147,8 +147,8 @@ function operandCandidates(path: fc.Arbitrary<PathM>) {
     path,
     period: fc.record({
       t: fc.constant('period' as const),
-      n: fc.constantFrom(0, 1, 2, 3, 10),
-      unit: fc.constantFrom('day' as const, 'week' as const, 'month' as const, 'year' as const),
+      n: fc.constantFrom(0, 1, 2, 3, 10, 12, 24),
+      unit: fc.constantFrom('day' as const, 'week' as const, 'month' as const, 'year' as const, 'hour' as const),
     }),
     format: fc.constantFrom(...FORMATS),
     pattern: fc.constantFrom(...PATTERNS),
@@ -196,6 +196,7 @@ const OP_IDS: OpId[] = [
   'le',
   'eq',
   'exactly',
+  'in',
   'in',
   'contains',
   'empty',
@@ -348,6 +349,9 @@ const SCALARS: (string | number | boolean | null)[] = [
   'x@y.example',
   '1f0e9c2a-5b1c-4d2e-8f3a-9b8c7d6e5f40',
   '',
+  'say "hi"',
+  'back\\slash',
+  'Ünï 😀',
 ];
 const scalar: fc.Arbitrary<AVal> = fc.constantFrom(...SCALARS).map((v) => ({ t: 'lit' as const, v }));
 

@@ -6,7 +6,7 @@
  */
 
 import { renderData, renderPolicy, renderRules, type Dim, type Style } from './render.js';
-import type { AVal, Atom, Cond, Lit, OpId, PolicyM, RuleM } from './model.js';
+import type { AVal, Atom, Cond, Lit, OpId, Operand, PolicyM, RuleM } from './model.js';
 
 /** One generated case: a policy, its data, the writing style, a second style, the clock, a free choice. */
 export interface Case {
@@ -219,7 +219,8 @@ function ymd(d: Date): string {
 }
 
 /** Today shifted by ±n units: calendar arithmetic for months and years, clamped to the month's end (§6.5). */
-export function shiftDay(now: number, n: number, unit: 'day' | 'week' | 'month' | 'year'): string {
+export function shiftDay(now: number, n: number, unit: 'hour' | 'day' | 'week' | 'month' | 'year'): string {
+  if (unit === 'hour') throw new Error('hours shift instants, not days');
   const t = new Date(now);
   const y = t.getUTCFullYear();
   const m = t.getUTCMonth();
@@ -396,7 +397,8 @@ export const RELATIONS: Relation[] = [
         operand: { t: 'lit', lit: { t: 'date', v: day } },
       });
       const rewritten = mapPolicy(c.policy, (a) => {
-        if (a.k !== 'cmp' || a.neg || a.operand.t !== 'period') return a;
+        // Periods of hours compare instants, not days (§6.5): period-units covers them.
+        if (a.k !== 'cmp' || a.neg || a.operand.t !== 'period' || a.operand.unit === 'hour') return a;
         changed = true;
         const { n, unit } = a.operand;
         const lo = shiftDay(c.now, -n, unit);
@@ -495,14 +497,25 @@ export const RELATIONS: Relation[] = [
   },
   {
     name: 'period-units',
-    says: '`n weeks` ≡ `7n days`; `n years` ≡ `12n months` (§6.5)',
+    says: '`n weeks` ≡ `7n days` ≡ `168n hours`; `n years` ≡ `12n months`; `12 hours` ≡ `0.5 days` (§6.5)',
     pairs: (c) => {
       let changed = false;
       const rewritten = mapPolicy(c.policy, (a) => {
-        if (a.k !== 'cmp' || a.operand.t !== 'period' || (a.operand.unit !== 'week' && a.operand.unit !== 'year')) return a;
-        changed = true;
+        if (a.k !== 'cmp' || a.operand.t !== 'period') return a;
         const { n, unit } = a.operand;
-        return { ...a, operand: unit === 'week' ? { t: 'period', n: 7 * n, unit: 'day' } : { t: 'period', n: 12 * n, unit: 'month' } };
+        const same: Operand | null =
+          unit === 'week'
+            ? { t: 'period', n: 7 * n, unit: 'day' }
+            : unit === 'year'
+              ? { t: 'period', n: 12 * n, unit: 'month' }
+              : unit === 'day'
+                ? { t: 'period', n: 24 * n, unit: 'hour' }
+                : unit === 'hour' && n % 12 === 0
+                  ? { t: 'period', n: n / 24, unit: 'day' }
+                  : null;
+        if (!same) return a;
+        changed = true;
+        return { ...a, operand: same };
       });
       return changed ? [{ a: side(c), b: side(c, rewritten), check: same(true) }] : [];
     },

@@ -214,7 +214,8 @@ class Writer {
       case 'num':
         return [String(l.v)];
       case 'str':
-        return [`"${l.v}"`];
+        // Only \" and \\ are escapes in a string literal (§2.4).
+        return [`"${l.v.replace(/[\\"]/g, (ch) => `\\${ch}`)}"`];
       case 'bool':
         return [this.kw(String(l.v))];
       case 'date':
