@@ -66,6 +66,22 @@ describe('counterexamples the fuzzer found, shrunk', () => {
     });
   });
 
+  it('extract-rule (the bounded run counterexample): a rule referred to inside any/all over an empty array is evaluated', () => {
+    const text =
+      'A **order** ok if any of the __tags__ in the **order** where ( the **order** the extracted ) .\n' +
+      'xr. A **order** extracted if the __id__ in the **order** is greater than -1 .';
+    expect(evaluate(text, { order: { tags: [] } }, { now: NOW })).toMatchObject({
+      result: false,
+      outcomes: {},
+      error: 'Missing property: order.id',
+      errorCode: 'missing_property',
+    });
+    expect(evaluate(text, { order: { tags: [], id: 0 } }, { now: NOW })).toMatchObject({
+      result: false,
+      outcomes: { ok: false, extracted: true },
+    });
+  });
+
   it('extract-rule: a rule referred to inside an any/all skipped by `if present` is still evaluated', () => {
     const text =
       'A **order** ok if any of the __items__ in the **order** where ( the **order** the extracted ) if present .\n' +
