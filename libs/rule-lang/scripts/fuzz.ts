@@ -41,14 +41,15 @@ if (!chosen.length) {
 
 const perRelation = Math.max(1, Math.ceil(count / chosen.length));
 const total: Tally = { cases: 0, pairs: 0 };
-const failed: { relation: string; seed: number; path?: string; report: string }[] = [];
+const failed: { relation: string; replay: string; report: string }[] = [];
 const started = Date.now();
 let lastProgress = started;
 
 console.log(`metamorphic fuzz: seed ${seed}, ${perRelation} cases for each of ${chosen.length} relations`);
 for (const [i, relation] of chosen.entries()) {
   const tally: Tally = { cases: 0, pairs: 0 };
-  const relationSeed = (seed + i * 0x9e3779b1) | 0;
+  // Derived from the relation's place in RELATIONS, so `--seed S --relation NAME` replays the same cases.
+  const relationSeed = (seed + RELATIONS.indexOf(relation) * 0x9e3779b1) | 0;
   const property = fc.property(caseArb, (c) => {
     checkCase(relation, c, tally);
     if (tally.cases % 100 === 0 && Date.now() - lastProgress > 10_000) {
@@ -74,15 +75,14 @@ for (const [i, relation] of chosen.entries()) {
   if (details.failed) {
     failed.push({
       relation: relation.name,
-      seed: relationSeed,
-      path: details.counterexamplePath ?? undefined,
+      replay: `npm run fuzz -- --seed ${seed} --relation ${relation.name} --count ${perRelation}`,
       report: String(details.errorInstance),
     });
   }
 }
 
 for (const f of failed) {
-  console.log(`\n=== ${f.relation} (replay: seed ${f.seed}, path ${f.path}) shrunk counterexample ===`);
+  console.log(`\n=== ${f.relation}: shrunk counterexample (replay: ${f.replay}) ===`);
   console.log(f.report.replace(/^Error: /, ''));
 }
 console.log(

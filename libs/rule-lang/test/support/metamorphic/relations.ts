@@ -497,7 +497,7 @@ export const RELATIONS: Relation[] = [
   },
   {
     name: 'period-units',
-    says: '`n weeks` ≡ `7n days` ≡ `168n hours`; `n years` ≡ `12n months`; `12 hours` ≡ `0.5 days` (§6.5)',
+    says: '`n weeks` ≡ `7n days`; `n days` ≡ `24n hours`; `n years` ≡ `12n months`; `12 hours` ≡ `0.5 days` (§6.5)',
     pairs: (c) => {
       let changed = false;
       const rewritten = mapPolicy(c.policy, (a) => {
