@@ -169,8 +169,15 @@ class Writer {
     return this.kw(this.r.paths(3) === 0 ? 'in' : 'of');
   }
 
-  path(p: PathM): string[] {
-    const notation = fixedChoice(this.style.paths, `${p.root}/${p.steps.map((s) => s.join(' ')).join('/')}`, 5);
+  /**
+   * `propertySteps`: write every step after the root as a property. `is empty` treats an absent
+   * property as empty but an absent selector step as an error (§4.3, §7.3.7), so for it the
+   * notations that write inner steps as selectors (`**order.address**`, `**address** in`) are
+   * not equivalent to the others.
+   */
+  path(p: PathM, propertySteps = false): string[] {
+    const chosen = fixedChoice(this.style.paths, `${p.root}/${p.steps.map((s) => s.join(' ')).join('/')}`, 5);
+    const notation = propertySteps && (chosen === 1 || chosen === 3) ? chosen - 1 : chosen;
     if (p.root === 'its') {
       if (p.steps.length === 0) return [this.kw('its')];
       const [step] = p.steps;
@@ -273,7 +280,7 @@ class Writer {
       case 'cmp':
         return [
           ...this.the(),
-          ...this.path(a.path),
+          ...this.path(a.path, a.op === 'empty'),
           ...this.opWords(a.op, a.neg, a.operand),
           ...this.operand(a.operand),
           ...this.present(a.present),
