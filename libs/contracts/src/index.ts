@@ -158,6 +158,8 @@ export {
   PolicyPublishReviewedReply,
   FlowPublishReviewedReply,
   FlowReviewCheckReply,
+  PublishCheckRequest,
+  PublishCheckReply,
   PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
@@ -177,6 +179,12 @@ export {
   MAX_SUMMARIES,
   ReviewSummariesRequest,
   ReviewSummariesReply,
+  ReviewChecks,
+  ReviewInboxState,
+  ReviewInboxQuery,
+  ReviewInboxRequest,
+  ReviewInboxItem,
+  ReviewInboxPage,
 } from './governance.js';
 export {
   StoredRunSubject,
