@@ -84,7 +84,7 @@ function kindRoutes(
     schema: {
       tags,
       security,
-      summary: `The review summary of the ${kind}'s draft (a version id answers for its base's draft)`,
+      summary: `The review summary of the ${kind}'s draft (a base id or a version id answers for its base's draft)`,
       description:
         'State `draft` (never submitted, or changed since its latest request: then `stale: true`), `pending_approval`, `approved`, ' +
         '`rejected` or `published`. 404 when the record is a version and its base has no draft, unless that version was published through review. ' +
