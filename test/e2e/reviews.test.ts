@@ -28,7 +28,10 @@ async function token(sub: string): Promise<string> {
 
 async function member(userId: string, role: string, scopes: string[]): Promise<string> {
   expect([200, 201]).toContain((await call(stack, 'PUT', `/users/${userId}`, { key: stack.adminKey, body: { role } })).status);
-  const res = await call(stack, 'POST', '/apikeys', { headers: { authorization: `Bearer ${await token(userId)}` }, body: { name: userId, scopes } });
+  const res = await call(stack, 'POST', '/apikeys', {
+    headers: { authorization: `Bearer ${await token(userId)}` },
+    body: { name: userId, scopes },
+  });
   expect(res.status).toBe(201);
   return res.body.key as string;
 }
@@ -53,11 +56,17 @@ describe('checks at submit and the review inbox', () => {
     const id = created.body.policyId as string;
     const refused = await call(stack, 'PUT', `/policy/${id}`, { key: key.eddie, body: { status: 'published' } });
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatchObject({ code: 'cannot_publish', errors: [expect.objectContaining({ code: 'test_failed', path: 'tests.0' })] });
+    expect(refused.body).toMatchObject({
+      code: 'cannot_publish',
+      errors: [expect.objectContaining({ code: 'test_failed', path: 'tests.0' })],
+    });
     expect((await call(stack, 'GET', `/policy/${id}/review`, { key: key.pat })).body).toMatchObject({ state: 'draft', requestId: null });
     expect((await call(stack, 'GET', '/reviews?state=pending_approval', { key: key.pat })).body).toEqual({ items: [], nextCursor: null });
 
-    expect((await call(stack, 'PUT', `/policy/${id}`, { key: key.eddie, body: { status: 'draft', tests: [{ ...failing, expect: false }] } })).status).toBe(200);
+    expect(
+      (await call(stack, 'PUT', `/policy/${id}`, { key: key.eddie, body: { status: 'draft', tests: [{ ...failing, expect: false }] } }))
+        .status,
+    ).toBe(200);
     const submitted = await call(stack, 'PUT', `/policy/${id}`, { key: key.eddie, body: { status: 'published' } });
     expect(submitted.status).toBe(202);
     expect(submitted.body.checks).toEqual({ passed: true, checkedAt: expect.any(String) });

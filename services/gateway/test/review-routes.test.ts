@@ -137,7 +137,19 @@ describe('governance on', () => {
       stale: false,
     });
     expect(Object.keys(submitted).sort()).toEqual(
-      ['baseId', 'checks', 'comment', 'decidedAt', 'decidedBy', 'policyId', 'requestId', 'requestedAt', 'requestedBy', 'stale', 'state'].sort(),
+      [
+        'baseId',
+        'checks',
+        'comment',
+        'decidedAt',
+        'decidedBy',
+        'policyId',
+        'requestId',
+        'requestedAt',
+        'requestedBy',
+        'stale',
+        'state',
+      ].sort(),
     );
     const record = ok(await call('GET', `/policy/${d.policyId}`, 'viewer'), 200);
     expect(record).toMatchObject({
@@ -353,7 +365,10 @@ describe('checks at submit and the review inbox', () => {
     expect(refused.statusCode).toBe(422);
     expect(refused.json()).toMatchObject({ code: 'cannot_publish', errors: [expect.objectContaining({ code: 'test_failed' })] });
     // the given fields were saved as a draft edit first; no request was made
-    expect(ok(await as('viewer', 'GET', `/policy/${d.policyId}`), 200)).toMatchObject({ description: 'kept', review: { state: 'draft', requestId: null } });
+    expect(ok(await as('viewer', 'GET', `/policy/${d.policyId}`), 200)).toMatchObject({
+      description: 'kept',
+      review: { state: 'draft', requestId: null },
+    });
     expect(ok(await as('publisher', 'GET', `/policy/${d.policyId}/review`), 200)).toMatchObject({ state: 'draft', checks: null });
     expect(ok(await as('publisher', 'GET', '/reviews'), 200)).toEqual({ items: [], nextCursor: null });
     // fixed and submitted: the reviewer sees that the checks passed, and when
@@ -392,7 +407,8 @@ describe('checks at submit and the review inbox', () => {
     expect(first.items.map((i) => i.recordId)).toEqual(ids.slice(0, 2));
     const second = ok(await as('publisher', 'GET', `/reviews?limit=2&cursor=${first.nextCursor}`), 200) as typeof first;
     expect(second).toEqual({ items: [expect.objectContaining({ recordId: ids[2] })], nextCursor: null });
-    for (const who of ['editor', 'viewer'] as const) expect(problem(await as(who, 'GET', '/reviews'))).toMatchObject({ status: 403, code: 'forbidden' });
+    for (const who of ['editor', 'viewer'] as const)
+      expect(problem(await as(who, 'GET', '/reviews'))).toMatchObject({ status: 403, code: 'forbidden' });
     expect((await call('GET', '/reviews', 'nobody')).statusCode).toBe(401);
     // another org sees its own (empty) inbox
     expect(ok(await call('GET', '/reviews', 'stranger'), 200)).toEqual({ items: [], nextCursor: null });
@@ -417,16 +433,21 @@ describe('ids: every /policy/{id}… and /flow/{id}… route takes a record id o
     for (const form of ['record id', 'base id'] as const) {
       it(`${noun}, by ${form}: get, edit, submit, review, approve, publish, versions, draft, reject, delete, restore`, async () => {
         const idKey = noun === 'policy' ? 'policyId' : 'flowId';
-        const content =
-          noun === 'policy' ? { rule: RULE } : { definition: { start: 'r', nodes: { r: { type: 'return', value: true } } } };
+        const content = noun === 'policy' ? { rule: RULE } : { definition: { start: 'r', nodes: { r: { type: 'return', value: true } } } };
         const created = ok(await as('editor', 'POST', `/${noun}`, { name: `${noun} by ${form}`, ...content }), 201);
         const draftId = created[idKey] as string;
         const id = form === 'record id' ? draftId : (created.baseId as string);
         const at = (suffix = '') => `/${noun}/${id}${suffix}`;
         // never published: the base id means its draft everywhere
         expect(ok(await as('editor', 'GET', at()), 200)[idKey]).toBe(draftId);
-        expect(ok(await as('editor', 'PUT', at(), { status: 'draft', description: 'edited' }), 200)).toMatchObject({ [idKey]: draftId, description: 'edited' });
-        expect(ok(await as('editor', 'PUT', at(), { status: 'published' }), 202)).toMatchObject({ [idKey]: draftId, state: 'pending_approval' });
+        expect(ok(await as('editor', 'PUT', at(), { status: 'draft', description: 'edited' }), 200)).toMatchObject({
+          [idKey]: draftId,
+          description: 'edited',
+        });
+        expect(ok(await as('editor', 'PUT', at(), { status: 'published' }), 202)).toMatchObject({
+          [idKey]: draftId,
+          state: 'pending_approval',
+        });
         expect(ok(await as('publisher', 'GET', at('/review')), 200)).toMatchObject({ [idKey]: draftId, state: 'pending_approval' });
         expect(ok(await as('publisher', 'POST', at('/review/approve')), 200)).toMatchObject({ [idKey]: draftId, state: 'approved' });
         expect(ok(await as('publisher', 'POST', at('/review/publish')), 201)).toMatchObject({ [idKey]: draftId, version: 1 });
@@ -442,9 +463,14 @@ describe('ids: every /policy/{id}… and /flow/{id}… route takes a record id o
         expect(problem(await as('publisher', 'POST', at('/review/reject')))).toMatchObject({ status: 409, code: 'not_approved' });
         if (form === 'base id') {
           // a PUT by base id edits the base's draft
-          expect(ok(await as('editor', 'PUT', at(), { status: 'draft', description: 'second' }), 200)).toMatchObject({ [idKey]: next[idKey] });
+          expect(ok(await as('editor', 'PUT', at(), { status: 'draft', description: 'second' }), 200)).toMatchObject({
+            [idKey]: next[idKey],
+          });
         } else {
-          expect(problem(await as('editor', 'PUT', at(), { status: 'draft', description: 'second' }))).toMatchObject({ status: 409, code: 'version_immutable' });
+          expect(problem(await as('editor', 'PUT', at(), { status: 'draft', description: 'second' }))).toMatchObject({
+            status: 409,
+            code: 'version_immutable',
+          });
         }
         expect((await as('admin', 'DELETE', at())).statusCode).toBe(204);
         expect(problem(await as('editor', 'GET', at('/versions'))).status).toBe(404);
@@ -644,6 +670,8 @@ describe('OpenAPI', () => {
     expect(inbox.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['cursor', 'limit', 'state']);
     expect(Object.keys(inbox.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '503']));
     const item = inbox.responses['200'].content['application/json'].schema.properties.items.items;
-    expect(Object.keys(item.properties)).toEqual(expect.arrayContaining(['kind', 'recordId', 'name', 'requestedBy', 'requestedAt', 'checks']));
+    expect(Object.keys(item.properties)).toEqual(
+      expect.arrayContaining(['kind', 'recordId', 'name', 'requestedBy', 'requestedAt', 'checks']),
+    );
   });
 });

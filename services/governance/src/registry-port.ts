@@ -46,7 +46,12 @@ export interface RegistryPort {
   /** The draft of the base of any of its record ids, or null when it has none. */
   draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null>;
   /** The publish checks of a draft, run without publishing: every reason a publish would be refused, and the content hash checked. */
-  publishCheck(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<{ contentHash: string; problems: ErrorReason[] }>;
+  publishCheck(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    requestId?: string,
+  ): Promise<{ contentHash: string; problems: ErrorReason[] }>;
   /** Why a flow draft could not be published as reviewed text (its policy nodes naming drafts); empty when it could. */
   flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]>;
   /** Publishes the draft when its content hash is still `expectedContentHash` (else `review_stale`). */
@@ -63,7 +68,15 @@ export interface RegistryPort {
 function viewOf(r: PolicyRecord | FlowRecord): RecordView {
   const recordId = 'policyId' in r ? r.policyId : r.flowId;
   if (r.contentHash === undefined) throw new ArbiterError('internal', `the registry sent record \`${recordId}\` without its content hash`);
-  return { recordId, baseId: r.baseId, status: r.status, version: r.version, contentHash: r.contentHash, name: r.name, authors: r.authors ?? [] };
+  return {
+    recordId,
+    baseId: r.baseId,
+    status: r.status,
+    version: r.version,
+    contentHash: r.contentHash,
+    name: r.name,
+    authors: r.authors ?? [],
+  };
 }
 
 /** {@link RegistryPort} over the bus (`<prefix>.registry.*`), each request with a deadline. */

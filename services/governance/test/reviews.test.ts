@@ -195,7 +195,11 @@ describe('spec §3 transitions (governance on)', () => {
     const v1 = await reg.publishPolicy(publisher, p.policyId);
     const definition = {
       start: 'a',
-      nodes: { a: { type: 'policy', policyId: v1.policyId, onTrue: 'yes', onFalse: 'no' }, yes: { type: 'return', value: true }, no: { type: 'return', value: false } },
+      nodes: {
+        a: { type: 'policy', policyId: v1.policyId, onTrue: 'yes', onFalse: 'no' },
+        yes: { type: 'return', value: true },
+        no: { type: 'return', value: false },
+      },
     };
     const f = await env.call(R.flowCreate, { principal: editor, name: 'checked twice', definition }, FlowRecord);
     expect(await submit(editor, f.flowId, 'flow')).toMatchObject({ state: 'pending_approval', checks: { passed: true } });
@@ -344,7 +348,13 @@ describe('the review inbox', () => {
         requestedAt: s1.requestedAt,
         checks: { passed: true, checkedAt: expect.any(String) },
       }),
-      expect.objectContaining({ kind: 'flow', recordId: flow.flowId, name: 'waiting flow', requestId: s2.requestId, requestedBy: 'editor' }),
+      expect.objectContaining({
+        kind: 'flow',
+        recordId: flow.flowId,
+        name: 'waiting flow',
+        requestId: s2.requestId,
+        requestedBy: 'editor',
+      }),
     ]);
     const all = await inbox(as('admin', org));
     expect(all.items.map((i) => i.recordId)).toEqual([waiting1.policyId, flow.flowId]);

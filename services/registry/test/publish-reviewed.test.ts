@@ -102,15 +102,26 @@ describe('registry.{policy,flow}.publishCheck: the publish checks of a draft, no
       ],
     });
     const failing = await env.call(S.policyPublishCheck, { principal: editor, recordId: d.policyId }, PublishCheckReply);
-    expect(failing).toEqual({ contentHash: d.contentHash, problems: [expect.objectContaining({ code: 'test_failed' }), expect.objectContaining({ code: 'test_failed' })] });
+    expect(failing).toEqual({
+      contentHash: d.contentHash,
+      problems: [expect.objectContaining({ code: 'test_failed' }), expect.objectContaining({ code: 'test_failed' })],
+    });
     expect(await versions(d.policyId)).toHaveLength(0);
-    const fixed = await env.call(S.policyUpdate, { principal: editor, policyId: d.policyId, status: 'draft', tests: [] }, PolicyUpdateReply);
+    const fixed = await env.call(
+      S.policyUpdate,
+      { principal: editor, policyId: d.policyId, status: 'draft', tests: [] },
+      PolicyUpdateReply,
+    );
     expect(await env.call(S.policyPublishCheck, { principal: editor, recordId: d.baseId }, PublishCheckReply)).toEqual({
       contentHash: fixed.record.contentHash,
       problems: [],
     });
     const definition: FlowDefinition = { start: 'r', nodes: { r: { type: 'return', value: true } } };
-    const f = await env.call(S.flowCreate, { principal: editor, name: 'f', definition, tests: [{ name: 't', data: {}, expect: false }] }, FlowRecord);
+    const f = await env.call(
+      S.flowCreate,
+      { principal: editor, name: 'f', definition, tests: [{ name: 't', data: {}, expect: false }] },
+      FlowRecord,
+    );
     expect((await env.call(S.flowPublishCheck, { principal: editor, recordId: f.flowId }, PublishCheckReply)).problems).toEqual([
       expect.objectContaining({ code: 'test_failed' }),
     ]);
@@ -131,9 +142,12 @@ describe('registry.{policy,flow}.publishCheck: the publish checks of a draft, no
 describe('base ids on every verb that acts on a base', () => {
   it('versions, draft, update and delete take a base id: the draft when there is one, else the latest version', async () => {
     const d = await create();
-    const v1 = (await env.call(S.policyUpdate, { principal: publisher, policyId: d.baseId, status: 'published' }, PolicyUpdateReply)).record;
+    const v1 = (await env.call(S.policyUpdate, { principal: publisher, policyId: d.baseId, status: 'published' }, PolicyUpdateReply))
+      .record;
     expect(v1).toMatchObject({ policyId: d.policyId, version: 1 });
-    expect((await env.call(S.policyVersions, { principal: editor, policyId: d.baseId, limit: 10 }, PolicyRecordPage)).items).toHaveLength(1);
+    expect((await env.call(S.policyVersions, { principal: editor, policyId: d.baseId, limit: 10 }, PolicyRecordPage)).items).toHaveLength(
+      1,
+    );
     // without a draft, an edit by base id reaches the latest version, which is immutable
     expect((await env.fail(S.policyUpdate, { principal: editor, policyId: d.baseId, status: 'draft', name: 'x' })).code).toBe(
       'version_immutable',

@@ -62,7 +62,11 @@ beforeAll(async () => {
   expect(created.status).toBe(201);
   const put = await call(stack, 'PUT', `/policy/${created.body.policyId as string}`, { key: key.alice, body: { status: 'published' } });
   expect(put.status).toBe(202);
-  submitted = { baseId: created.body.baseId as string, policyId: created.body.policyId as string, requestedAt: put.body.requestedAt as string };
+  submitted = {
+    baseId: created.body.baseId as string,
+    policyId: created.body.policyId as string,
+    requestedAt: put.body.requestedAt as string,
+  };
   page = await browser.newPage();
 });
 

@@ -52,7 +52,7 @@ function inboxRoute(app: ZodApp, governance: GovernanceClient): void {
       summary: 'Drafts of the org waiting for approval (publisher or admin)',
       description:
         'Policy and flow drafts whose latest publish request is `pending_approval`, oldest request first: each the review summary ' +
-        '(`kind`, `recordId`, `baseId`, who asked and when, `checks` run at submission) with the draft\'s `name`. Drafts changed since they were ' +
+        "(`kind`, `recordId`, `baseId`, who asked and when, `checks` run at submission) with the draft's `name`. Drafts changed since they were " +
         'submitted (stale) and deleted ones wait for nobody and are left out, so a page may hold fewer than `limit` items while `nextCursor` is set. ' +
         '403 for viewers and editors.',
       querystring: ReviewInboxQuery,
