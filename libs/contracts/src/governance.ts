@@ -17,6 +17,8 @@ export const GovernanceSubject = {
   reject: 'governance.reject',
   publish: 'governance.publish',
   summaries: 'governance.summaries',
+  /** The org's drafts waiting for approval (`ReviewInboxRequest` → `ReviewInboxPage`). */
+  inbox: 'governance.inbox',
   /** Impact analysis of a policy or flow record (`ImpactAnalysisRequest` → `ImpactReport`). */
   impact: 'governance.impact',
 } as const;
@@ -25,6 +27,13 @@ export type GovernanceSubject = (typeof GovernanceSubject)[keyof typeof Governan
 /** Review states of a draft (spec §2.3, §3). */
 export const ReviewState = RecordReview.shape.state;
 export type ReviewState = z.infer<typeof ReviewState>;
+
+/** The publish checks of a draft at submission: a request is only made when they pass, so `passed` is true. */
+export const ReviewChecks = z.object({
+  passed: z.boolean().describe('The publish checks (rule, schema, saved tests) passed when the draft was submitted'),
+  checkedAt: z.iso.datetime(),
+});
+export type ReviewChecks = z.infer<typeof ReviewChecks>;
 
 const reviewFields = {
   baseId: z.uuid(),
@@ -38,6 +47,9 @@ const reviewFields = {
   decidedAt: z.iso.datetime().nullable(),
   comment: z.string().nullable().describe('Comment of the approval or rejection'),
   stale: z.boolean().describe('The draft changed after the latest request was submitted or approved; state is then `draft`'),
+  checks: ReviewChecks.nullable()
+    .optional()
+    .describe('The publish checks run when the latest request was submitted; null when there is no request (or it predates them)'),
 };
 
 /** The review summary of a draft, as the bus carries it: the record id under `recordId`, with its kind. */
@@ -102,3 +114,27 @@ export type ReviewSummariesRequest = z.input<typeof ReviewSummariesRequest>;
 /** Reply of `governance.summaries`: one summary per given draft, in the same order. */
 export const ReviewSummariesReply = z.object({ items: z.array(ReviewSummary) });
 export type ReviewSummariesReply = z.infer<typeof ReviewSummariesReply>;
+
+/** States `GET /reviews` lists; only drafts waiting for a decision for now. */
+export const ReviewInboxState = z.enum(['pending_approval']);
+export type ReviewInboxState = z.infer<typeof ReviewInboxState>;
+
+/** Query of `GET /reviews`: `state` (default and only value `pending_approval`), `limit` (default 50, max 200), `cursor`. */
+export const ReviewInboxQuery = z.object({
+  state: ReviewInboxState.default('pending_approval').describe('Only `pending_approval`: drafts waiting for approval'),
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('Page size (1–200)'),
+  cursor: z.string().min(1).max(512).optional().describe('Opaque cursor from a previous page'),
+});
+export type ReviewInboxQuery = z.infer<typeof ReviewInboxQuery>;
+
+/** Request of `governance.inbox`: a page of the principal's org's drafts waiting for approval, oldest request first. */
+export const ReviewInboxRequest = z.strictObject({ principal: Principal, ...ReviewInboxQuery.shape });
+export type ReviewInboxRequest = z.input<typeof ReviewInboxRequest>;
+
+/** One draft waiting for review: its review summary (who asked and when) with its base's name. */
+export const ReviewInboxItem = ReviewSummary.extend({ name: z.string().describe('The name of the draft') });
+export type ReviewInboxItem = z.infer<typeof ReviewInboxItem>;
+
+/** A page of {@link ReviewInboxItem}s: `{items, nextCursor}`. */
+export const ReviewInboxPage = z.object({ items: z.array(ReviewInboxItem), nextCursor: z.string().nullable() });
+export type ReviewInboxPage = z.infer<typeof ReviewInboxPage>;

@@ -167,6 +167,8 @@ export {
   PolicyPublishReviewedReply,
   FlowPublishReviewedReply,
   FlowReviewCheckReply,
+  PublishCheckRequest,
+  PublishCheckReply,
   PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
@@ -186,6 +188,12 @@ export {
   MAX_SUMMARIES,
   ReviewSummariesRequest,
   ReviewSummariesReply,
+  ReviewChecks,
+  ReviewInboxState,
+  ReviewInboxQuery,
+  ReviewInboxRequest,
+  ReviewInboxItem,
+  ReviewInboxPage,
 } from './governance.js';
 export {
   StoredRunSubject,

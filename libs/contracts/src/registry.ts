@@ -21,6 +21,7 @@ export const RegistrySubject = {
   policyDelete: 'registry.policy.delete',
   policyResolve: 'registry.policy.resolve',
   policyPublishReviewed: 'registry.policy.publishReviewed',
+  policyPublishCheck: 'registry.policy.publishCheck',
   policyRestore: 'registry.policy.restore',
   policyListDeleted: 'registry.policy.listDeleted',
   flowCreate: 'registry.flow.create',
@@ -33,6 +34,7 @@ export const RegistrySubject = {
   flowResolve: 'registry.flow.resolve',
   flowPublishReviewed: 'registry.flow.publishReviewed',
   flowReviewCheck: 'registry.flow.reviewCheck',
+  flowPublishCheck: 'registry.flow.publishCheck',
   flowRestore: 'registry.flow.restore',
   flowListDeleted: 'registry.flow.listDeleted',
   groupCreate: 'registry.group.create',
@@ -463,6 +465,20 @@ export type FlowPublishReviewedReply = z.infer<typeof FlowPublishReviewedReply>;
  */
 export const FlowReviewCheckReply = z.object({ problems: z.array(ErrorReason) });
 export type FlowReviewCheckReply = z.infer<typeof FlowReviewCheckReply>;
+
+/**
+ * Request of `registry.policy.publishCheck` / `registry.flow.publishCheck` (the governance service,
+ * when a draft is submitted for review): runs the publish checks of the draft `recordId` without
+ * publishing anything. 409 `version_immutable` for a version.
+ */
+export const PublishCheckRequest = z.strictObject({ ...withPrincipal, recordId: RecordIdParam });
+export type PublishCheckRequest = z.input<typeof PublishCheckRequest>;
+/**
+ * Reply of `registry.{policy,flow}.publishCheck`: every reason a publish of the draft would be
+ * refused (422 `cannot_publish`), empty when it would pass, and the content hash that was checked.
+ */
+export const PublishCheckReply = z.object({ contentHash: z.string(), problems: z.array(ErrorReason) });
+export type PublishCheckReply = z.infer<typeof PublishCheckReply>;
 
 // ---- Restore (issue 15 item 5)
 

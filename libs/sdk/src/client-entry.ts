@@ -11,6 +11,7 @@ export {
   RulesApi,
   GroupsApi,
   AuditApi,
+  ReviewsApi,
   ApiKeysApi,
   UsersApi,
   OrgApi,

@@ -36,6 +36,7 @@ import type {
   RecordListFilter,
   ReviewDecisionBody,
   ReviewPublishBody,
+  ReviewInboxItem,
   Role,
   RunBatchInput,
   RunBatchResponse,
@@ -379,6 +380,14 @@ export class AuditApi extends Api {
   }
 }
 
+/** The review inbox: `GET /reviews` (publisher, admin). */
+export class ReviewsApi extends Api {
+  /** `GET /reviews`: the org's policy and flow drafts waiting for approval, oldest request first. */
+  inbox(opts: PageOptions = {}): Paged<ReviewInboxItem> {
+    return this.paged('/reviews', opts, { state: 'pending_approval' });
+  }
+}
+
 /** Personal API keys: `/apikeys`. */
 export class ApiKeysApi extends Api {
   /** `POST /apikeys`: the answer is the only time the secret `key` is shown. */
@@ -514,6 +523,7 @@ export class ArbiterClient {
   readonly rules: RulesApi;
   readonly groups: GroupsApi;
   readonly audit: AuditApi;
+  readonly reviews: ReviewsApi;
   readonly apiKeys: ApiKeysApi;
   readonly users: UsersApi;
   readonly org: OrgApi;
@@ -537,6 +547,7 @@ export class ArbiterClient {
     this.rules = new RulesApi(this.http);
     this.groups = new GroupsApi(this.http);
     this.audit = new AuditApi(this.http);
+    this.reviews = new ReviewsApi(this.http);
     this.apiKeys = new ApiKeysApi(this.http);
     this.users = new UsersApi(this.http);
     this.org = new OrgApi(this.http);

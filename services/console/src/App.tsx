@@ -14,6 +14,7 @@ const RecordList = lazy(() => import('./pages/RecordList.js').then((m) => ({ def
 const PolicyPage = lazy(() => import('./pages/PolicyPage.js').then((m) => ({ default: m.PolicyPage })));
 const FlowPage = lazy(() => import('./pages/FlowPage.js').then((m) => ({ default: m.FlowPage })));
 const AuditPage = lazy(() => import('./pages/AuditPage.js').then((m) => ({ default: m.AuditPage })));
+const ReviewsPage = lazy(() => import('./pages/ReviewsPage.js').then((m) => ({ default: m.ReviewsPage })));
 const PeoplePage = lazy(() => import('./pages/PeoplePage.js').then((m) => ({ default: m.PeoplePage })));
 
 function Page({ route, me }: { route: string; me: MeResponse }) {
@@ -23,6 +24,7 @@ function Page({ route, me }: { route: string; me: MeResponse }) {
   if ((m = matchRoute('/policies/:id', route))) return <PolicyPage key={m.id} id={m.id ?? ''} />;
   if (route === '/flows') return <RecordList kind="flow" />;
   if ((m = matchRoute('/flows/:id', route))) return <FlowPage key={m.id} id={m.id ?? ''} />;
+  if (route === '/reviews' && can(me, 'publish')) return <ReviewsPage />;
   if (route === '/audit' && can(me, 'audit')) return <AuditPage />;
   if (route === '/people' && can(me, 'admin')) return <PeoplePage />;
   return (
@@ -86,6 +88,7 @@ export function App() {
     ['/policies', 'Policies', route.startsWith('/policies')],
     ['/flows', 'Flows', route.startsWith('/flows')],
   ];
+  if (can(me, 'publish')) nav.push(['/reviews', 'Reviews', route === '/reviews']);
   if (can(me, 'audit')) nav.push(['/audit', 'Audit', route === '/audit']);
   if (can(me, 'admin')) nav.push(['/people', 'People', route === '/people']);
   return (

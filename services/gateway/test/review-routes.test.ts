@@ -137,7 +137,19 @@ describe('governance on', () => {
       stale: false,
     });
     expect(Object.keys(submitted).sort()).toEqual(
-      ['baseId', 'comment', 'decidedAt', 'decidedBy', 'policyId', 'requestId', 'requestedAt', 'requestedBy', 'stale', 'state'].sort(),
+      [
+        'baseId',
+        'checks',
+        'comment',
+        'decidedAt',
+        'decidedBy',
+        'policyId',
+        'requestId',
+        'requestedAt',
+        'requestedBy',
+        'stale',
+        'state',
+      ].sort(),
     );
     const record = ok(await call('GET', `/policy/${d.policyId}`, 'viewer'), 200);
     expect(record).toMatchObject({
@@ -334,6 +346,141 @@ describe('governance on', () => {
   });
 });
 
+describe('checks at submit and the review inbox', () => {
+  const inboxKeys = {} as Record<'admin' | 'editor' | 'publisher' | 'viewer', string>;
+  const as = (who: keyof typeof inboxKeys, method: 'GET' | 'PUT' | 'POST', url: string, payload?: Record<string, unknown>) =>
+    app.inject({ method, url, headers: withKey(inboxKeys[who]), ...(payload ? { payload } : {}) });
+  beforeAll(async () => {
+    inboxKeys.admin = await newOrg(db, 'inboxco', 'ivy');
+    inboxKeys.editor = await memberKey(app, inboxKeys.admin, 'inboxco', 'ed', 'editor', ['view', 'edit']);
+    inboxKeys.publisher = await memberKey(app, inboxKeys.admin, 'inboxco', 'paula', 'publisher', ['view', 'edit', 'publish']);
+    inboxKeys.viewer = await memberKey(app, inboxKeys.admin, 'inboxco', 'val', 'viewer', ['view']);
+    ok(await as('admin', 'PUT', '/org/settings', { governanceApproval: true }), 200);
+  });
+
+  it('a governed PUT publish of a draft whose saved test fails answers 422 cannot_publish and submits nothing', async () => {
+    const tests = [{ name: 'child is adult?', data: { applicant: { age: 10 } }, expect: true }];
+    const d = ok(await as('editor', 'POST', '/policy', { name: 'failing test', rule: RULE, tests }), 201) as { policyId: string };
+    const refused = await as('editor', 'PUT', `/policy/${d.policyId}`, { status: 'published', description: 'kept' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({ code: 'cannot_publish', errors: [expect.objectContaining({ code: 'test_failed' })] });
+    // the given fields were saved as a draft edit first; no request was made
+    expect(ok(await as('viewer', 'GET', `/policy/${d.policyId}`), 200)).toMatchObject({
+      description: 'kept',
+      review: { state: 'draft', requestId: null },
+    });
+    expect(ok(await as('publisher', 'GET', `/policy/${d.policyId}/review`), 200)).toMatchObject({ state: 'draft', checks: null });
+    expect(ok(await as('publisher', 'GET', '/reviews'), 200)).toEqual({ items: [], nextCursor: null });
+    // fixed and submitted: the reviewer sees that the checks passed, and when
+    ok(await as('editor', 'PUT', `/policy/${d.policyId}`, { status: 'draft', tests: [{ ...tests[0], expect: false }] }), 200);
+    const submitted = ok(await as('editor', 'PUT', `/policy/${d.policyId}`, { status: 'published' }), 202);
+    expect(submitted).toMatchObject({ state: 'pending_approval', checks: { passed: true, checkedAt: expect.any(String) } });
+    expect(ok(await as('publisher', 'GET', `/policy/${d.policyId}/review`), 200)).toMatchObject({ checks: submitted.checks });
+
+    const listed = ok(await as('publisher', 'GET', '/reviews?state=pending_approval'), 200) as { items: Array<Record<string, unknown>> };
+    expect(listed).toEqual({
+      items: [
+        expect.objectContaining({
+          kind: 'policy',
+          recordId: d.policyId,
+          name: 'failing test',
+          state: 'pending_approval',
+          requestedBy: 'ed',
+          requestedAt: submitted.requestedAt,
+          checks: submitted.checks,
+        }),
+      ],
+      nextCursor: null,
+    });
+    ok(await as('publisher', 'POST', `/policy/${d.policyId}/review/approve`), 200);
+    expect(ok(await as('admin', 'GET', '/reviews'), 200)).toEqual({ items: [], nextCursor: null });
+  });
+
+  it('GET /reviews: publishers and admins only, own org only, limit and cursor like every list', async () => {
+    const ids: string[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      const d = ok(await as('editor', 'POST', '/policy', { name, rule: RULE }), 201) as { policyId: string };
+      ok(await as('editor', 'PUT', `/policy/${d.policyId}`, { status: 'published' }), 202);
+      ids.push(d.policyId);
+    }
+    const first = ok(await as('publisher', 'GET', '/reviews?limit=2'), 200) as { items: Array<{ recordId: string }>; nextCursor: string };
+    expect(first.items.map((i) => i.recordId)).toEqual(ids.slice(0, 2));
+    const second = ok(await as('publisher', 'GET', `/reviews?limit=2&cursor=${first.nextCursor}`), 200) as typeof first;
+    expect(second).toEqual({ items: [expect.objectContaining({ recordId: ids[2] })], nextCursor: null });
+    for (const who of ['editor', 'viewer'] as const)
+      expect(problem(await as(who, 'GET', '/reviews'))).toMatchObject({ status: 403, code: 'forbidden' });
+    expect((await call('GET', '/reviews', 'nobody')).statusCode).toBe(401);
+    // another org sees its own (empty) inbox
+    expect(ok(await call('GET', '/reviews', 'stranger'), 200)).toEqual({ items: [], nextCursor: null });
+    for (const q of ['state=approved', 'limit=0', 'limit=201', 'cursor=%21%21']) {
+      expect(problem(await as('publisher', 'GET', `/reviews?${q}`)).status, q).toBe(400);
+    }
+  });
+});
+
+describe('ids: every /policy/{id}… and /flow/{id}… route takes a record id or a base id', () => {
+  const k = {} as Record<'admin' | 'editor' | 'publisher', string>;
+  const as = (who: keyof typeof k, method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
+    app.inject({ method, url, headers: withKey(k[who]), ...(payload ? { payload } : {}) });
+  beforeAll(async () => {
+    k.admin = await newOrg(db, 'idsco', 'ida');
+    k.editor = await memberKey(app, k.admin, 'idsco', 'ivo', 'editor', ['view', 'edit']);
+    k.publisher = await memberKey(app, k.admin, 'idsco', 'ina', 'publisher', ['view', 'edit', 'publish']);
+    ok(await as('admin', 'PUT', '/org/settings', { governanceApproval: true }), 200);
+  });
+
+  for (const noun of ['policy', 'flow'] as const) {
+    for (const form of ['record id', 'base id'] as const) {
+      it(`${noun}, by ${form}: get, edit, submit, review, approve, publish, versions, draft, reject, delete, restore`, async () => {
+        const idKey = noun === 'policy' ? 'policyId' : 'flowId';
+        const content = noun === 'policy' ? { rule: RULE } : { definition: { start: 'r', nodes: { r: { type: 'return', value: true } } } };
+        const created = ok(await as('editor', 'POST', `/${noun}`, { name: `${noun} by ${form}`, ...content }), 201);
+        const draftId = created[idKey] as string;
+        const id = form === 'record id' ? draftId : (created.baseId as string);
+        const at = (suffix = '') => `/${noun}/${id}${suffix}`;
+        // never published: the base id means its draft everywhere
+        expect(ok(await as('editor', 'GET', at()), 200)[idKey]).toBe(draftId);
+        expect(ok(await as('editor', 'PUT', at(), { status: 'draft', description: 'edited' }), 200)).toMatchObject({
+          [idKey]: draftId,
+          description: 'edited',
+        });
+        expect(ok(await as('editor', 'PUT', at(), { status: 'published' }), 202)).toMatchObject({
+          [idKey]: draftId,
+          state: 'pending_approval',
+        });
+        expect(ok(await as('publisher', 'GET', at('/review')), 200)).toMatchObject({ [idKey]: draftId, state: 'pending_approval' });
+        expect(ok(await as('publisher', 'POST', at('/review/approve')), 200)).toMatchObject({ [idKey]: draftId, state: 'approved' });
+        expect(ok(await as('publisher', 'POST', at('/review/publish')), 201)).toMatchObject({ [idKey]: draftId, version: 1 });
+        const versions = ok(await as('editor', 'GET', at('/versions')), 200) as { items: Array<Record<string, unknown>> };
+        expect(versions.items.map((r) => r[idKey])).toEqual([draftId]);
+        // published: GET by base id is the latest version; /draft opens a draft from it
+        expect(ok(await as('editor', 'GET', at()), 200)).toMatchObject({ [idKey]: draftId, version: 1 });
+        const next = ok(await as('editor', 'GET', at('/draft')), 201);
+        expect(next).toMatchObject({ status: 'draft', basedOnVersion: 1 });
+        expect(ok(await as('editor', 'GET', at('/draft')), 200)[idKey]).toBe(next[idKey]);
+        // review routes mean the base's draft, from a base id and from a version id alike
+        expect(ok(await as('publisher', 'GET', at('/review')), 200)).toMatchObject({ [idKey]: next[idKey], state: 'draft' });
+        expect(problem(await as('publisher', 'POST', at('/review/reject')))).toMatchObject({ status: 409, code: 'not_approved' });
+        if (form === 'base id') {
+          // a PUT by base id edits the base's draft
+          expect(ok(await as('editor', 'PUT', at(), { status: 'draft', description: 'second' }), 200)).toMatchObject({
+            [idKey]: next[idKey],
+          });
+        } else {
+          expect(problem(await as('editor', 'PUT', at(), { status: 'draft', description: 'second' }))).toMatchObject({
+            status: 409,
+            code: 'version_immutable',
+          });
+        }
+        expect((await as('admin', 'DELETE', at())).statusCode).toBe(204);
+        expect(problem(await as('editor', 'GET', at('/versions'))).status).toBe(404);
+        expect(ok(await as('admin', 'POST', at('/restore')), 200)).toMatchObject({ [idKey]: draftId, version: 1 });
+        expect(ok(await as('editor', 'GET', at('/versions')), 200).items).toHaveLength(2);
+      });
+    }
+  }
+});
+
 describe('text PostgreSQL cannot store, on every route (issue 20 item 6)', () => {
   beforeAll(() => setGovernance(true));
   const raw = (method: 'POST' | 'PUT', url: string, who: Member, payload: string) =>
@@ -517,6 +664,14 @@ describe('OpenAPI', () => {
       }
       expect(Object.keys(doc.paths[`${path}/publish`].post.responses)).toEqual(expect.arrayContaining(['201', '422']));
       expect(doc.paths[`/${noun}/{${id}}`].put.responses['202'].content['application/json'].schema.properties).toHaveProperty('state');
+      expect(Object.keys(doc.paths[`/${noun}/{${id}}`].put.responses)).toContain('422');
     }
+    const inbox = doc.paths['/reviews'].get;
+    expect(inbox.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['cursor', 'limit', 'state']);
+    expect(Object.keys(inbox.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '503']));
+    const item = inbox.responses['200'].content['application/json'].schema.properties.items.items;
+    expect(Object.keys(item.properties)).toEqual(
+      expect.arrayContaining(['kind', 'recordId', 'name', 'requestedBy', 'requestedAt', 'checks']),
+    );
   });
 });

@@ -5,6 +5,8 @@ import {
   ReviewPublishRequest,
   ReviewSummariesRequest,
   ReviewTargetRequest,
+  ReviewInboxRequest,
+  type ReviewInboxPage,
   type ReviewPublishReply,
   type ReviewSummariesReply,
   type ReviewSummary,
@@ -59,6 +61,11 @@ export function governanceService(reviews: ReviewsService, version: string, impa
             }),
           }
         : {}),
+      inbox: defineEndpoint({
+        subject: GovernanceSubject.inbox,
+        request: ReviewInboxRequest,
+        handler: ({ principal, ...query }, ctx): Promise<ReviewInboxPage> => reviews.inbox(principal, query, { requestId: ctx.requestId }),
+      }),
       summaries: defineEndpoint({
         subject: GovernanceSubject.summaries,
         request: ReviewSummariesRequest,

@@ -9,6 +9,8 @@ import {
   PolicyRecord,
   PolicyRecordPage,
   RegistrySubject,
+  PublishCheckReply,
+  type PublishCheckRequest,
   type PublishReviewedRequest,
   type Principal,
   type RunnableKind,
@@ -22,6 +24,7 @@ export interface RecordView {
   status: 'draft' | 'published';
   version: number | null;
   contentHash: string;
+  name: string;
   /** Who changed the content since the last published version: none of them may decide its review. */
   authors: string[];
 }
@@ -42,6 +45,13 @@ export interface RegistryPort {
   get(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView>;
   /** The draft of the base of any of its record ids, or null when it has none. */
   draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null>;
+  /** The publish checks of a draft, run without publishing: every reason a publish would be refused, and the content hash checked. */
+  publishCheck(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    requestId?: string,
+  ): Promise<{ contentHash: string; problems: ErrorReason[] }>;
   /** Why a flow draft could not be published as reviewed text (its policy nodes naming drafts); empty when it could. */
   flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]>;
   /** Publishes the draft when its content hash is still `expectedContentHash` (else `review_stale`). */
@@ -58,7 +68,15 @@ export interface RegistryPort {
 function viewOf(r: PolicyRecord | FlowRecord): RecordView {
   const recordId = 'policyId' in r ? r.policyId : r.flowId;
   if (r.contentHash === undefined) throw new ArbiterError('internal', `the registry sent record \`${recordId}\` without its content hash`);
-  return { recordId, baseId: r.baseId, status: r.status, version: r.version, contentHash: r.contentHash, authors: r.authors ?? [] };
+  return {
+    recordId,
+    baseId: r.baseId,
+    status: r.status,
+    version: r.version,
+    contentHash: r.contentHash,
+    name: r.name,
+    authors: r.authors ?? [],
+  };
 }
 
 /** {@link RegistryPort} over the bus (`<prefix>.registry.*`), each request with a deadline. */
@@ -94,6 +112,12 @@ export class NatsRegistryPort implements RegistryPort {
           );
     const first = page.items[0];
     return first !== undefined && first.status === 'draft' ? viewOf(first) : null;
+  }
+
+  async publishCheck(p: Principal, kind: RunnableKind, recordId: string, requestId?: string) {
+    const subject = kind === 'policy' ? RegistrySubject.policyPublishCheck : RegistrySubject.flowPublishCheck;
+    const payload = { principal: p, recordId } satisfies PublishCheckRequest;
+    return this.bus.request(subject, payload, PublishCheckReply, this.opts(requestId));
   }
 
   async flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]> {

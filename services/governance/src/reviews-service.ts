@@ -6,16 +6,18 @@ import {
   type FlowRecord,
   type PolicyRecord,
   type Principal,
+  type ReviewInboxItem,
   type ReviewSummary,
   type RunnableKind,
   type Scope,
 } from '@arbiter/contracts';
-import type { EventOutbox } from '@arbiter/service-kit';
+import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { v7 } from 'uuid';
 import type { RecordView, RegistryPort } from './registry-port.js';
 import {
   decideRequest,
+  pendingRequests,
   insertRequest,
   latestRequest,
   latestRequests,
@@ -24,6 +26,10 @@ import {
   type RequestRow,
 } from './repositories/reviews.js';
 import { latestImpactReport } from './repositories/impact-reports.js';
+import { z } from 'zod';
+
+/** The inbox cursor: the last request's time and id. */
+const InboxCursor = z.object({ at: cursorField.timestamp(), id: cursorField.uuid() });
 
 /** What the service needs around it. */
 export interface ReviewsDeps {
@@ -63,6 +69,7 @@ export function summarize(
       decidedAt: null,
       comment: null,
       stale: false,
+      checks: null,
     };
   }
   const stale = req.state !== 'published' && req.contentHash !== draft.contentHash;
@@ -76,6 +83,8 @@ export function summarize(
     decidedAt: req.decidedAt?.toISOString() ?? null,
     comment: req.comment,
     stale,
+    // The checks ran on the submitted content: once the draft changed they no longer say anything about it.
+    checks: stale || req.checkedAt === null ? null : { passed: true, checkedAt: req.checkedAt.toISOString() },
   };
 }
 
@@ -106,7 +115,7 @@ export class ReviewsService {
   /** The review summary of a draft, or of the base's draft given a version id; 404 when there is none. */
   async get(p: Principal, kind: RunnableKind, recordId: string, ctx: CallContext = {}): Promise<ReviewSummary> {
     requireCapability(p, 'view', `view ${kind} reviews`);
-    const record = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
+    const record = await this.load(p, kind, recordId, ctx);
     const draft = record.status === 'draft' ? record : await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId);
     if (draft === null) {
       // A version published through review keeps its review readable under its own id.
@@ -136,19 +145,75 @@ export class ReviewsService {
   }
 
   /**
+   * A page of the org's drafts waiting for approval (publisher or admin), oldest request first,
+   * each with its name, who asked and when. Drafts the caller can no longer load (deleted bases)
+   * and requests made for content the draft no longer has (stale) wait for nobody and are left
+   * out, so a page may hold fewer than `limit` items while `nextCursor` says more follow.
+   */
+  async inbox(
+    p: Principal,
+    query: { state: 'pending_approval'; limit: number; cursor?: string },
+    ctx: CallContext = {},
+  ): Promise<{ items: ReviewInboxItem[]; nextCursor: string | null }> {
+    requireCapability(p, 'publish', 'list drafts waiting for review');
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, InboxCursor);
+    const rows = await pendingRequests(this.deps.db, p.orgId, {
+      after: after === undefined ? undefined : { at: new Date(after.at), id: after.id },
+      limit: query.limit,
+    });
+    const page = pageFrom(
+      rows,
+      query.limit,
+      (r) => r,
+      (last) => ({ at: last.requestedAt.toISOString(), id: last.id }),
+    );
+    const drafts = await Promise.all(
+      page.items.map((r) =>
+        this.deps.registry.get(p, r.kind, r.draftId, ctx.requestId).catch((err: unknown) => {
+          if (err instanceof ArbiterError && err.code === 'not_found') return null;
+          throw err;
+        }),
+      ),
+    );
+    const items: ReviewInboxItem[] = [];
+    page.items.forEach((req, i) => {
+      const draft = drafts[i];
+      if (!draft || draft.status !== 'draft' || draft.contentHash !== req.contentHash) return;
+      items.push({ ...summarize(req.kind, draft, req), name: draft.name });
+    });
+    return { items, nextCursor: page.nextCursor };
+  }
+
+  /**
    * Submits a draft for approval (editor and up): a new request for its current content, state
-   * `pending_approval`, event `approval requested`. 409 `conflict` while the latest request is
-   * pending or approved for this very content; a rejected or stale draft may be submitted again.
+   * `pending_approval`, event `approval requested`. The registry first runs the publish checks
+   * on the draft (422 `cannot_publish` with every reason, nothing submitted), so a reviewer only
+   * sees drafts that could be published; the final publish runs them again. 409 `conflict` while the
+   * latest request is pending or approved for this very content; a rejected or stale draft may be
+   * submitted again.
    */
   async submit(p: Principal, kind: RunnableKind, recordId: string, ctx: CallContext = {}): Promise<ReviewSummary> {
     requireCapability(p, 'edit', `submit ${kind} publish requests`);
-    const draft = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
+    const draft = await this.load(p, kind, recordId, ctx);
     if (draft.status !== 'draft') {
       throw new ArbiterError(
         'version_immutable',
         `\`${recordId}\` is version ${draft.version} of ${kind} \`${draft.baseId}\`: versions are immutable, edit the base's draft instead`,
       );
     }
+    const checked = await this.deps.registry.publishCheck(p, kind, draft.recordId, ctx.requestId);
+    if (checked.problems.length > 0) {
+      const n = checked.problems.length;
+      throw new ArbiterError(
+        'cannot_publish',
+        `${kind} draft \`${recordId}\` cannot be submitted for review: its publish checks found ${n} problem${n === 1 ? '' : 's'}; nothing was submitted`,
+        checked.problems,
+      );
+    }
+    if (checked.contentHash !== draft.contentHash) {
+      throw new ArbiterError('conflict', `${kind} draft \`${recordId}\` changed while it was being submitted: submit it again`);
+    }
+    const checkedAt = this.now();
     return this.change(p, kind, draft, async (trx, latest, now) => {
       if (latest !== null && latest.contentHash === draft.contentHash) {
         if (latest.state === 'pending_approval')
@@ -172,6 +237,7 @@ export class ReviewsService {
         publishedBy: null,
         publishedAt: null,
         publishedVersion: null,
+        checkedAt,
       };
       await insertRequest(trx, req);
       return { req, event: this.event(p, 'approval requested', draft, req, { contentHash: draft.contentHash }, now) };
@@ -203,7 +269,7 @@ export class ReviewsService {
     ctx: CallContext = {},
   ): Promise<{ review: ReviewSummary; record: PolicyRecord | FlowRecord }> {
     requireCapability(p, 'publish', `publish ${kind} reviews`);
-    let record = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
+    let record = await this.load(p, kind, recordId, ctx);
     if (record.status !== 'draft' && (await latestRequest(this.deps.db, record.recordId, p.orgId, kind)) === null) {
       // A version id that was never a reviewed draft stands for its base's draft, as in `get`.
       record = (await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId)) ?? record;
@@ -247,7 +313,7 @@ export class ReviewsService {
   ): Promise<ReviewSummary> {
     const verb = to === 'approved' ? 'approve' : 'reject';
     requireCapability(p, 'publish', `${verb} ${kind} publish requests`);
-    const record = await this.deps.registry.get(p, kind, recordId, ctx.requestId);
+    const record = await this.load(p, kind, recordId, ctx);
     const draft = record.status === 'draft' ? record : await this.deps.registry.draftOf(p, kind, recordId, ctx.requestId);
     if (draft === null) throw new ArbiterError('not_found', `${kind} \`${recordId}\` has no draft to ${verb}`);
     // A flow is approved only when it would run reviewed text: the publish makes the same check under its lock.
@@ -305,6 +371,16 @@ export class ReviewsService {
       );
     }
     return latest;
+  }
+
+  /**
+   * The record an id names for a review: a record id is that record; a base id is the base's draft,
+   * else (no draft) its latest version, as a version id is handled by each caller.
+   */
+  private async load(p: Principal, kind: RunnableKind, id: string, ctx: CallContext): Promise<RecordView> {
+    const record = await this.deps.registry.get(p, kind, id, ctx.requestId);
+    if (record.status === 'draft' || record.baseId !== id) return record;
+    return (await this.deps.registry.draftOf(p, kind, id, ctx.requestId)) ?? record;
   }
 
   /** Runs `fn` under the draft's row lock with its latest request, queues its event, wakes the relay and answers the summary. */

@@ -6,10 +6,12 @@ import {
   PolicyRecordPage,
   PolicyUpdateReply,
   RegistrySubject as R,
+  ReviewInboxPage,
   ReviewPublishReply,
   ReviewSummariesReply,
   ReviewSummary,
   type Principal,
+  type ReviewInboxItem,
 } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADULT_RULE, as, eventually, registryOf, startTestEnv, type TestEnv } from './support.js';
@@ -65,6 +67,7 @@ describe('spec §3 transitions (governance on)', () => {
       decidedAt: null,
       comment: null,
       stale: false,
+      checks: null,
       impact: null,
     });
   });
@@ -161,20 +164,51 @@ describe('spec §3 transitions (governance on)', () => {
     expect(await failOf(G.publish, target(publisher, d.policyId))).toEqual([409, 'not_approved']);
   });
 
-  it('publish runs the publish checks: 422 with every reason, the review stays approved, nothing published', async () => {
+  it('submit runs the publish checks: a draft whose saved tests fail is refused (422 with every reason), nothing is submitted', async () => {
     const d = await reg.createPolicy(editor, undefined, {
       tests: [
         { name: 'minor', data: { applicant: { age: 10 } }, expect: true },
         { name: 'adult', data: { applicant: { age: 40 } }, expect: false },
       ],
     });
-    await submit(editor, d.policyId);
-    await approve(publisher, d.policyId);
-    const err = await env.fail(G.publish, target(publisher, d.policyId));
+    const err = await env.fail(G.submit, target(editor, d.policyId));
     expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
     expect(err.errors).toHaveLength(2);
-    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'approved' });
-    expect(await versionsOf(d.policyId)).toHaveLength(0);
+    expect(err.message).toContain('nothing was submitted');
+    expect(await review(viewer, d.policyId)).toMatchObject({ state: 'draft', requestId: null, checks: null });
+    expect(await failOf(G.approve, target(publisher, d.policyId))).toEqual([409, 'not_approved']);
+    const requests = await env.sql('governance_requests').where({ draft_id: d.policyId }).count<{ count: string }[]>('* as count');
+    expect(Number(requests[0].count)).toBe(0);
+    await reg.editPolicy(editor, d.policyId, { tests: [] });
+    // fixed, it is submitted, and the reviewer sees when its checks passed
+    const pending = await submit(editor, d.policyId);
+    expect(pending).toMatchObject({ state: 'pending_approval', checks: { passed: true, checkedAt: expect.any(String) } });
+    expect(Date.parse(pending.checks!.checkedAt)).toBeLessThanOrEqual(Date.parse(pending.requestedAt!));
+    expect(await review(publisher, d.policyId)).toMatchObject({ checks: pending.checks });
+    // once the draft changes, the checks said nothing about its content any more
+    await reg.editPolicy(editor, d.policyId, { description: 'changed' });
+    expect(await review(publisher, d.policyId)).toMatchObject({ state: 'draft', stale: true, checks: null });
+  });
+
+  it('publish still runs the publish checks: a flow whose policy was deleted after its approval is refused (422), the review stays approved', async () => {
+    const p = await reg.createPolicy(publisher);
+    const v1 = await reg.publishPolicy(publisher, p.policyId);
+    const definition = {
+      start: 'a',
+      nodes: {
+        a: { type: 'policy', policyId: v1.policyId, onTrue: 'yes', onFalse: 'no' },
+        yes: { type: 'return', value: true },
+        no: { type: 'return', value: false },
+      },
+    };
+    const f = await env.call(R.flowCreate, { principal: editor, name: 'checked twice', definition }, FlowRecord);
+    expect(await submit(editor, f.flowId, 'flow')).toMatchObject({ state: 'pending_approval', checks: { passed: true } });
+    await env.call(G.approve, target(publisher, f.flowId, 'flow'), ReviewSummary);
+    await env.call(R.policyDelete, { principal: admin, policyId: p.policyId }, DeleteBaseReply);
+    const err = await env.fail(G.publish, target(publisher2, f.flowId, 'flow'));
+    expect([err.status, err.code]).toEqual([422, 'cannot_publish']);
+    expect(err.errors).toEqual([expect.objectContaining({ code: 'unknown_policy' })]);
+    expect(await review(viewer, f.flowId, 'flow')).toMatchObject({ state: 'approved' });
   });
 
   it('a version id answers for the base draft; without a draft 404, unless the version was published through review', async () => {
@@ -263,6 +297,80 @@ describe('spec §3 transitions (governance on)', () => {
     // another org sees nothing of them
     const foreign = await env.call(G.summaries, { principal: stranger, kind: 'policy', drafts }, ReviewSummariesReply);
     expect(foreign.items.map((s) => s.requestId)).toEqual([null, null]);
+  });
+});
+
+describe('the review inbox', () => {
+  const org = { orgId: 'inbox' };
+  const ed = as('editor', org);
+  const pub = as('publisher', org);
+  const inbox = (p: Principal, extra: Record<string, unknown> = {}) =>
+    env.call(G.inbox, { principal: p, state: 'pending_approval', ...extra }, ReviewInboxPage);
+
+  it('lists the org drafts waiting for approval, oldest first, with name, kind, who asked and when; pages by cursor', async () => {
+    const waiting1 = await reg.createPolicy(ed, undefined, { name: 'waits first' });
+    const flow = await env.call(
+      R.flowCreate,
+      { principal: ed, name: 'waiting flow', definition: { start: 'r', nodes: { r: { type: 'return', value: true } } } },
+      FlowRecord,
+    );
+    const rejected = await reg.createPolicy(ed, undefined, { name: 'rejected' });
+    const edited = await reg.createPolicy(ed, undefined, { name: 'edited since' });
+    const deleted = await reg.createPolicy(ed, undefined, { name: 'deleted' });
+    await reg.createPolicy(ed, undefined, { name: 'never submitted' });
+    const s1 = await submit(ed, waiting1.policyId);
+    const s2 = await submit(ed, flow.flowId, 'flow');
+    await submit(ed, rejected.policyId);
+    await reject(pub, rejected.policyId);
+    await submit(ed, edited.policyId);
+    await reg.editPolicy(ed, edited.policyId, { description: 'changed after submitting' });
+    await submit(ed, deleted.policyId);
+    await env.call(R.policyDelete, { principal: as('admin', org), policyId: deleted.policyId }, DeleteBaseReply);
+
+    const seen: ReviewInboxItem[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await inbox(pub, { limit: 1, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items);
+      cursor = page.nextCursor ?? undefined;
+      pages += 1;
+    } while (cursor !== undefined && pages < 20);
+    expect(seen).toEqual([
+      expect.objectContaining({
+        kind: 'policy',
+        recordId: waiting1.policyId,
+        baseId: waiting1.baseId,
+        name: 'waits first',
+        state: 'pending_approval',
+        requestId: s1.requestId,
+        requestedBy: 'editor',
+        requestedAt: s1.requestedAt,
+        checks: { passed: true, checkedAt: expect.any(String) },
+      }),
+      expect.objectContaining({
+        kind: 'flow',
+        recordId: flow.flowId,
+        name: 'waiting flow',
+        requestId: s2.requestId,
+        requestedBy: 'editor',
+      }),
+    ]);
+    const all = await inbox(as('admin', org));
+    expect(all.items.map((i) => i.recordId)).toEqual([waiting1.policyId, flow.flowId]);
+    expect(all.nextCursor).toBeNull();
+    // approved drafts no longer wait
+    await approve(pub, waiting1.policyId);
+    expect((await inbox(pub)).items.map((i) => i.recordId)).toEqual([flow.flowId]);
+  });
+
+  it('publishers and admins only, own org only; a bad cursor is 400', async () => {
+    expect(await failOf(G.inbox, { principal: as('editor', org), state: 'pending_approval' })).toEqual([403, 'forbidden']);
+    expect(await failOf(G.inbox, { principal: as('viewer', org), state: 'pending_approval' })).toEqual([403, 'forbidden']);
+    expect(await failOf(G.inbox, { principal: pub, state: 'pending_approval', cursor: 'bogus!' })).toEqual([400, 'invalid_cursor']);
+    expect(await failOf(G.inbox, { principal: pub, state: 'approved' })).toEqual([400, 'bad_request']);
+    const other = as('publisher', { orgId: 'inbox-elsewhere' });
+    expect(await inbox(other)).toEqual({ items: [], nextCursor: null });
   });
 });
 

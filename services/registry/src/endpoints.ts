@@ -23,6 +23,7 @@ import {
   PolicyUpdateRequest,
   PolicyVersionsRequest,
   PublishReviewedRequest,
+  PublishCheckRequest,
   RegistrySubject,
   ResolveRequest,
   RestoreRequest,
@@ -34,6 +35,7 @@ import {
   type FlowSummaryPage,
   type FlowPublishReviewedReply,
   type FlowReviewCheckReply,
+  type PublishCheckReply,
   type FlowUpdateReply,
   type Group,
   type GroupMember,
@@ -152,6 +154,11 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
+      policy_publish_check: defineEndpoint({
+        subject: RegistrySubject.policyPublishCheck,
+        request: PublishCheckRequest,
+        handler: async ({ principal, recordId }): Promise<PublishCheckReply> => policies.publishCheck(principal, recordId),
+      }),
       flow_review_check: defineEndpoint({
         subject: RegistrySubject.flowReviewCheck,
         request: FlowIdRequest,
@@ -220,6 +227,11 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
           const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
+      }),
+      flow_publish_check: defineEndpoint({
+        subject: RegistrySubject.flowPublishCheck,
+        request: PublishCheckRequest,
+        handler: async ({ principal, recordId }): Promise<PublishCheckReply> => flows.publishCheck(principal, recordId),
       }),
       ...restoreEndpoints(s),
       export_page: defineEndpoint({

@@ -183,7 +183,7 @@ export class RecordsService {
       const base = await this.lockLive(trx, found.base.id, recordId);
       const existing = await findDraft(trx, found.base.id);
       if (existing) return { result: { created: false, record: existing }, events: [] };
-      const source = (await getRecord(trx, recordId))!;
+      const source = (await getRecord(trx, found.record.id))!;
       const now = new Date();
       const draft: RecordRow = {
         ...source,
@@ -230,7 +230,7 @@ export class RecordsService {
     if (status === 'draft') await this.assertSavable(p, edits);
     return this.commit<{ outcome: 'updated' | 'published'; record: RecordRow }>(async (trx) => {
       const base = await this.lockLive(trx, found.base.id, recordId);
-      const record = (await getRecord(trx, recordId))!;
+      const record = (await getRecord(trx, found.record.id))!;
       if (record.status !== 'draft') throw immutable(this.kind, record);
       const editing = Object.keys(edits).length > 0;
       if (editing && base.latestVersion === null && base.createdBy !== p.userId && !isAdmin(p)) {
@@ -241,7 +241,7 @@ export class RecordsService {
       if (editing) events.push(makeEvent(p, 'edited', this.resource(record), { fields: Object.keys(edits) }, now));
       if (status === 'draft') {
         if (!editing) return { result: { outcome: 'updated', record }, events };
-        const updated = await updateDraft(trx, recordId, edits, p.userId, now, changes(record, edits) ? p.userId : undefined);
+        const updated = await updateDraft(trx, record.id, edits, p.userId, now, changes(record, edits) ? p.userId : undefined);
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
@@ -267,7 +267,7 @@ export class RecordsService {
     const found = await this.loadLive(p, recordId);
     return this.commit<{ outcome: 'published' | 'already_published'; record: RecordRow }>(async (trx) => {
       const base = await this.lockLive(trx, found.base.id, recordId);
-      const record = (await getRecord(trx, recordId))!;
+      const record = (await getRecord(trx, found.record.id))!;
       const hash = contentHashOf(record);
       if (record.status !== 'draft') {
         if (hash === expectedContentHash) return { result: { outcome: 'already_published', record }, events: [] };
@@ -295,6 +295,20 @@ export class RecordsService {
     const { record } = await this.loadLive(p, recordId);
     if (!this.spec.reviewedProblems) return [];
     return (await this.spec.reviewedProblems(record, this.deps.db, p.orgId)).problems;
+  }
+
+  /**
+   * The publish checks of a draft without publishing it (the governance service runs them when the
+   * draft is submitted for review): every reason a publish would be refused, empty when it would
+   * pass, with the content hash that was checked. 409 `version_immutable` for a version.
+   */
+  async publishCheck(p: Principal, recordId: string): Promise<{ contentHash: string; problems: ErrorReason[] }> {
+    requireCapability(p, 'edit', `check ${this.kind} drafts for publishing`);
+    const { record } = await this.loadLive(p, recordId);
+    if (record.status !== 'draft') throw immutable(this.kind, record);
+    // Read-only: the same checks a publish runs in its transaction, then nothing is written.
+    const problems = await this.deps.db.transaction((trx) => this.spec.publishProblems(record, trx, p.orgId), { readOnly: true });
+    return { contentHash: contentHashOf(record), problems };
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */
@@ -503,11 +517,24 @@ export class RecordsService {
     }
   }
 
-  /** A record of a live base of the caller's org; 404 for anything else (never leaks other orgs). */
-  private async loadLive(p: Principal, recordId: string): Promise<{ record: RecordRow; base: BaseRow }> {
-    const found = isUuid(recordId) ? await findRecordWithBase(this.deps.db, recordId, p.orgId, this.kind) : null;
-    if (!found || found.base.deletedAt !== null) throw new ArbiterError('not_found', `${this.kind} \`${recordId}\` not found`);
+  /**
+   * A record of a live base of the caller's org, by record id or by base id; 404 for anything else
+   * (never leaks other orgs). A base id stands for the base's draft when it has one, else for its
+   * current record (its latest version), so routes that act on the base take either id.
+   */
+  private async loadLive(p: Principal, id: string): Promise<{ record: RecordRow; base: BaseRow }> {
+    const found = isUuid(id)
+      ? ((await findRecordWithBase(this.deps.db, id, p.orgId, this.kind)) ?? (await this.draftOrCurrentOfBase(p, id)))
+      : null;
+    if (!found || found.base.deletedAt !== null) throw new ArbiterError('not_found', `${this.kind} \`${id}\` not found`);
     return found;
+  }
+
+  private async draftOrCurrentOfBase(p: Principal, baseId: string): Promise<{ record: RecordRow; base: BaseRow } | null> {
+    const current = await findCurrentOfBase(this.deps.db, baseId, p.orgId, this.kind);
+    if (!current || current.record.status === 'draft') return current;
+    const draft = await findDraft(this.deps.db, current.base.id);
+    return draft ? { record: draft, base: current.base } : current;
   }
 
   /** Takes the base lock and re-checks that the base was not deleted meanwhile. */

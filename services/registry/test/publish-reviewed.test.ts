@@ -9,6 +9,7 @@ import {
   PolicyRecord,
   PolicyRecordPage,
   PolicyUpdateReply,
+  PublishCheckReply,
   RegistrySubject as S,
   runnableRecordKey,
   type FlowDefinition,
@@ -89,6 +90,79 @@ describe('registry.policy.publishReviewed (issue 11)', () => {
     expect((await env.fail(S.policyPublishReviewed, { principal: editor, ...payload })).code).toBe('forbidden');
     expect((await env.fail(S.policyPublishReviewed, { principal: as('admin', { orgId: 'other' }), ...payload })).code).toBe('not_found');
     expect(await versions(d.policyId)).toHaveLength(0);
+  });
+});
+
+describe('registry.{policy,flow}.publishCheck: the publish checks of a draft, nothing published', () => {
+  it('lists every reason a publish would be refused, or none, with the content hash checked; a base id means its draft', async () => {
+    const d = await create({
+      tests: [
+        { name: 'minor', data: { applicant: { age: 3 } }, expect: true },
+        { name: 'adult', data: { applicant: { age: 30 } }, expect: false },
+      ],
+    });
+    const failing = await env.call(S.policyPublishCheck, { principal: editor, recordId: d.policyId }, PublishCheckReply);
+    expect(failing).toEqual({
+      contentHash: d.contentHash,
+      problems: [expect.objectContaining({ code: 'test_failed' }), expect.objectContaining({ code: 'test_failed' })],
+    });
+    expect(await versions(d.policyId)).toHaveLength(0);
+    const fixed = await env.call(
+      S.policyUpdate,
+      { principal: editor, policyId: d.policyId, status: 'draft', tests: [] },
+      PolicyUpdateReply,
+    );
+    expect(await env.call(S.policyPublishCheck, { principal: editor, recordId: d.baseId }, PublishCheckReply)).toEqual({
+      contentHash: fixed.record.contentHash,
+      problems: [],
+    });
+    const definition: FlowDefinition = { start: 'r', nodes: { r: { type: 'return', value: true } } };
+    const f = await env.call(
+      S.flowCreate,
+      { principal: editor, name: 'f', definition, tests: [{ name: 't', data: {}, expect: false }] },
+      FlowRecord,
+    );
+    expect((await env.call(S.flowPublishCheck, { principal: editor, recordId: f.flowId }, PublishCheckReply)).problems).toEqual([
+      expect.objectContaining({ code: 'test_failed' }),
+    ]);
+  });
+
+  it('409 for a version, 403 for a viewer, 404 for another org', async () => {
+    const d = await create();
+    const v1 = await env.call(S.policyUpdate, { principal: publisher, policyId: d.policyId, status: 'published' }, PolicyUpdateReply);
+    expect((await env.fail(S.policyPublishCheck, { principal: editor, recordId: v1.record.policyId })).code).toBe('version_immutable');
+    const other = await create();
+    expect((await env.fail(S.policyPublishCheck, { principal: as('viewer'), recordId: other.policyId })).code).toBe('forbidden');
+    expect((await env.fail(S.policyPublishCheck, { principal: as('admin', { orgId: 'other' }), recordId: other.policyId })).code).toBe(
+      'not_found',
+    );
+  });
+});
+
+describe('base ids on every verb that acts on a base', () => {
+  it('versions, draft, update and delete take a base id: the draft when there is one, else the latest version', async () => {
+    const d = await create();
+    const v1 = (await env.call(S.policyUpdate, { principal: publisher, policyId: d.baseId, status: 'published' }, PolicyUpdateReply))
+      .record;
+    expect(v1).toMatchObject({ policyId: d.policyId, version: 1 });
+    expect((await env.call(S.policyVersions, { principal: editor, policyId: d.baseId, limit: 10 }, PolicyRecordPage)).items).toHaveLength(
+      1,
+    );
+    // without a draft, an edit by base id reaches the latest version, which is immutable
+    expect((await env.fail(S.policyUpdate, { principal: editor, policyId: d.baseId, status: 'draft', name: 'x' })).code).toBe(
+      'version_immutable',
+    );
+    const draft = await env.call(S.policyDraft, { principal: editor, policyId: d.baseId }, PolicyDraftReply);
+    expect(draft).toMatchObject({ created: true, record: { basedOnVersion: 1, status: 'draft' } });
+    const edited = await env.call(S.policyUpdate, { principal: editor, policyId: d.baseId, status: 'draft', name: 'x' }, PolicyUpdateReply);
+    expect(edited.record).toMatchObject({ policyId: draft.record.policyId, name: 'x' });
+    const definition: FlowDefinition = { start: 'r', nodes: { r: { type: 'return', value: true } } };
+    const f = await env.call(S.flowCreate, { principal: editor, name: 'f', definition }, FlowRecord);
+    expect((await env.call(S.flowDraft, { principal: editor, flowId: f.baseId }, FlowDraftReply)).record.flowId).toBe(f.flowId);
+    await env.call(S.flowDelete, { principal: as('admin'), flowId: f.baseId }, z.unknown());
+    expect((await env.fail(S.flowGet, { principal: editor, flowId: f.flowId })).code).toBe('not_found');
+    await env.call(S.policyDelete, { principal: as('admin'), policyId: d.baseId }, z.unknown());
+    expect((await env.fail(S.policyVersions, { principal: editor, policyId: d.policyId, limit: 10 })).code).toBe('not_found');
   });
 });
 

@@ -1,5 +1,6 @@
 import {
   GovernanceSubject,
+  ReviewInboxPage,
   ReviewPublishReply,
   ReviewSummariesReply,
   ReviewSummary,
@@ -8,6 +9,8 @@ import {
   type Principal,
   type ReviewDecisionBody,
   type ReviewDecisionRequest,
+  type ReviewInboxQuery,
+  type ReviewInboxRequest,
   type ReviewPublishBody,
   type ReviewPublishRequest,
   type ReviewSummariesRequest,
@@ -47,6 +50,8 @@ export interface GovernanceClient {
     body: ReviewPublishBody,
     ctx?: RegistryCallContext,
   ): Promise<{ review: ReviewSummary; record: PolicyRecord | FlowRecord }>;
+  /** A page of the org's drafts waiting for approval (publisher or admin). */
+  inbox(p: Principal, query: ReviewInboxQuery, ctx?: RegistryCallContext): Promise<ReviewInboxPage>;
   /** The review summaries of drafts, in order (one bus call; a short deadline: it only decorates records). */
   summaries(p: Principal, kind: RunnableKind, drafts: DraftRef[], ctx?: RegistryCallContext): Promise<ReviewSummary[]>;
 }
@@ -84,6 +89,11 @@ export class NatsGovernanceClient implements GovernanceClient {
   publish(p: Principal, kind: RunnableKind, recordId: string, body: ReviewPublishBody, ctx?: RegistryCallContext) {
     const payload = { principal: p, kind, recordId, ...body } satisfies ReviewPublishRequest;
     return this.send(GovernanceSubject.publish, payload, ReviewPublishReply, ctx);
+  }
+
+  inbox(p: Principal, query: ReviewInboxQuery, ctx?: RegistryCallContext): Promise<ReviewInboxPage> {
+    const payload = { principal: p, ...query } satisfies ReviewInboxRequest;
+    return this.send(GovernanceSubject.inbox, payload, ReviewInboxPage, ctx);
   }
 
   async summaries(p: Principal, kind: RunnableKind, drafts: DraftRef[], ctx?: RegistryCallContext): Promise<ReviewSummary[]> {

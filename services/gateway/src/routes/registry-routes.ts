@@ -175,12 +175,13 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       security,
       summary: `Update the draft (\`status:"draft"\`, 200) or publish it (\`status:"published"\`: 201 new version, or 202 submitted for review)`,
       description:
-        `Given fields are applied first. Publishing (publisher or admin) consumes the draft: the record becomes the next version. ` +
+        `Given a base id, edits the base's draft (409 \`version_immutable\` when it has none). Given fields are applied first. Publishing (publisher or admin) consumes the draft: the record becomes the next version. ` +
         `A version is immutable (409 \`version_immutable\`). Publishing checks every problem at once (422 \`cannot_publish\`, nothing changed).` +
         (noun === 'flow' ? FLOW_REFERENCES : '') +
         ` ` +
         `When the org has governance approval on, publishing needs a review: the given fields are saved, then the draft is submitted for approval ` +
-        `(editor and up) and the answer is its review summary (202, state \`pending_approval\`); 409 \`conflict\` when it is already pending or approved ` +
+        `(editor and up) and the answer is its review summary (202, state \`pending_approval\`, \`checks\` passed). The submission runs the publish checks first: ` +
+        `422 \`cannot_publish\` with every reason and nothing submitted (the given fields stay saved). 409 \`conflict\` when it is already pending or approved ` +
         `as it is; 503 when the governance service is down. Then \`POST .../review/approve\` and \`.../review/publish\`.`,
       params,
       body: k.updateBody,
@@ -234,7 +235,7 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
     schema: {
       tags,
       security,
-      summary: `The draft and the versions of the ${noun}'s base, given any of its record ids`,
+      summary: `The draft and the versions of the ${noun}'s base, given its base id or any of its record ids`,
       description: 'The draft comes first, then the versions, newest first.',
       params,
       querystring: VersionsQuery,
@@ -252,7 +253,8 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       tags,
       security,
       summary: `The base's draft: the existing one (200) or a new one copied from this version (201)`,
-      description: 'Never overwrites unsaved work: when the base already has a draft, that draft is returned.',
+      description:
+        'Never overwrites unsaved work: when the base already has a draft, that draft is returned. Given a base id without a draft, the copy is of its latest version.',
       params,
       response: { 200: k.record, 201: k.record, ...errorResponses(400, 401, 403, 404, 409, 429, 503, 504) },
     },
@@ -291,7 +293,7 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
     schema: {
       tags,
       security,
-      summary: `Soft-delete the whole base of any of its record ids (admin)`,
+      summary: `Soft-delete the whole base, given its base id or any of its record ids (admin)`,
       description: `The base disappears from lists and groups and cannot be loaded or run, not even by exact version id.`,
       params,
       response: { 204: z.undefined().describe('Deleted'), ...errorResponses(400, 401, 403, 404, 429, 503, 504) },

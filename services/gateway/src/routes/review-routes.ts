@@ -8,6 +8,8 @@ import {
   PolicyReview,
   RecordIdParam,
   ReviewDecisionBody,
+  ReviewInboxPage,
+  ReviewInboxQuery,
   ReviewPublishBody,
   type RunnableKind,
 } from '@arbiter/contracts';
@@ -33,11 +35,32 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] 
 export const reviewRoutes: FastifyPluginAsyncZod<ReviewRoutesOptions> = async (app, { authenticator, governance }) => {
   acceptEmptyBodies(app);
   authenticate(app, authenticator, 'api-key-or-bearer');
+  inboxRoute(app, governance);
   kindRoutes(app, governance, 'policy', 'policyId', PolicyReview, PolicyRecord);
   kindRoutes(app, governance, 'flow', 'flowId', FlowReview, FlowRecord);
 };
 
 type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
+
+/** `GET /reviews`: the review inbox of publishers and admins, policies and flows together. */
+function inboxRoute(app: ZodApp, governance: GovernanceClient): void {
+  app.get('/reviews', {
+    onRequest: requireCapability('publish'),
+    schema: {
+      tags: ['reviews'],
+      security,
+      summary: 'Drafts of the org waiting for approval (publisher or admin)',
+      description:
+        'Policy and flow drafts whose latest publish request is `pending_approval`, oldest request first: each the review summary ' +
+        "(`kind`, `recordId`, `baseId`, who asked and when, `checks` run at submission) with the draft's `name`. Drafts changed since they were " +
+        'submitted (stale) and deleted ones wait for nobody and are left out, so a page may hold fewer than `limit` items while `nextCursor` is set. ' +
+        '403 for viewers and editors.',
+      querystring: ReviewInboxQuery,
+      response: { 200: ReviewInboxPage, ...errorResponses(400, 401, 403, 429, 503, 504) },
+    },
+    handler: async (request) => governance.inbox(principalOf(request), request.query, { requestId: request.id }),
+  });
+}
 
 function kindRoutes(
   zodApp: ZodApp,
@@ -61,7 +84,7 @@ function kindRoutes(
     schema: {
       tags,
       security,
-      summary: `The review summary of the ${kind}'s draft (a version id answers for its base's draft)`,
+      summary: `The review summary of the ${kind}'s draft (a base id or a version id answers for its base's draft)`,
       description:
         'State `draft` (never submitted, or changed since its latest request: then `stale: true`), `pending_approval`, `approved`, ' +
         '`rejected` or `published`. 404 when the record is a version and its base has no draft, unless that version was published through review. ' +

@@ -21,6 +21,8 @@ export interface RequestRow {
   publishedBy: string | null;
   publishedAt: Date | null;
   publishedVersion: number | null;
+  /** When the draft's publish checks passed at submission; null for requests made before they ran there. */
+  checkedAt: Date | null;
 }
 
 interface RequestColumns {
@@ -39,6 +41,7 @@ interface RequestColumns {
   published_by: string | null;
   published_at: Date | null;
   published_version: number | null;
+  checked_at: Date | null;
 }
 
 function requestOf(r: RequestColumns): RequestRow {
@@ -58,6 +61,7 @@ function requestOf(r: RequestColumns): RequestRow {
     publishedBy: r.published_by,
     publishedAt: r.published_at,
     publishedVersion: r.published_version,
+    checkedAt: r.checked_at,
   };
 }
 
@@ -112,6 +116,7 @@ export async function insertRequest(db: Db, r: RequestRow): Promise<void> {
     content_hash: r.contentHash,
     requested_by: r.requestedBy,
     requested_at: r.requestedAt,
+    checked_at: r.checkedAt,
   });
   await db('governance_drafts').where({ draft_id: r.draftId }).update({ latest_request_id: r.id });
 }
@@ -136,4 +141,26 @@ export async function markPublished(db: Db, requestId: string, p: { by: string; 
     .update({ state: 'published', published_by: p.by, published_at: p.at, published_version: p.version })
     .returning('*')) as RequestColumns[];
   return requestOf(row);
+}
+
+/**
+ * A page of the org's drafts whose latest request is pending approval, oldest request first, after
+ * the (requestedAt, id) position `after`; `limit + 1` rows so the caller knows whether more follow.
+ */
+export async function pendingRequests(
+  db: Db,
+  orgId: string,
+  page: { after?: { at: Date; id: string }; limit: number },
+): Promise<RequestRow[]> {
+  const q = db('governance_requests as r')
+    .join('governance_drafts as d', 'd.latest_request_id', 'r.id')
+    .where({ 'r.org_id': orgId, 'r.state': 'pending_approval' })
+    .orderBy([
+      { column: 'r.requested_at', order: 'asc' },
+      { column: 'r.id', order: 'asc' },
+    ])
+    .limit(page.limit + 1)
+    .select('r.*');
+  if (page.after) void q.andWhereRaw('(r.requested_at, r.id) > (?, ?)', [page.after.at, page.after.id]);
+  return ((await q) as RequestColumns[]).map(requestOf);
 }
