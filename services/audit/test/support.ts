@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { eventStreamName, eventSubject, type ArbiterEvent, type EventKind, type Principal, type Role } from '@arbiter/contracts';
 import { connectBus, createLogger, createRegistry, ensureEventStream, inProcessKit, type Bus } from '@arbiter/service-kit';
-import { eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
+import { dropDatabases, eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 import type { Registry } from 'prom-client';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import knex, { type Knex } from 'knex';
@@ -114,11 +114,8 @@ export async function startTestEnv(opts: { natsUrl?: string } = {}): Promise<Tes
       await jsm.streams.delete(streamName).catch(() => undefined);
       await client.close();
       await sql.destroy();
-      try {
-        await admin.raw('drop database if exists ?? with (force)', [database]);
-      } finally {
-        await admin.destroy();
-      }
+      await admin.destroy();
+      await dropDatabases(PG_URL, [database]);
     },
   };
   return out;

@@ -11,7 +11,7 @@ import { eventStreamName } from '@arbiter/contracts';
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
 import { connectBus, createLogger, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
-import { testServers, withDatabase } from '@arbiter/test-kit';
+import { dropDatabases, testServers, withDatabase } from '@arbiter/test-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { NatsRegistryClient } from '../src/clients/registry-client.js';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
@@ -65,12 +65,7 @@ afterAll(async () => {
   }
   await redis?.cleanup();
   await db?.drop();
-  const admin = openDatabase(withDatabase(PG_URL, 'postgres'), { poolMax: 1 });
-  try {
-    await admin.raw('drop database if exists ?? with (force)', [`arbiter_test_reg_${id}`]);
-  } finally {
-    await admin.destroy();
-  }
+  await dropDatabases(PG_URL, [`arbiter_test_reg_${id}`]);
 });
 
 type Who = Member | 'nobody';
