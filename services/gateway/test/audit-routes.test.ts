@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { eventSubject, type ArbiterEvent, type EventKind } from '@arbiter/contracts';
-import { connectBus, createLogger, ensureEventStream, openDatabase, type Bus } from '@arbiter/service-kit';
+import { connectBus, createLogger, ensureEventStream, type Bus } from '@arbiter/service-kit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { dropDatabases, eventually, testServers } from '@arbiter/test-kit';
 import { NatsAuditClient } from '../src/clients/audit-client.js';

@@ -12,7 +12,7 @@ import { GovernanceConfig } from '@arbiter/governance/config';
 import { startGovernance, type Governance } from '@arbiter/governance/service';
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
-import { connectBus, createLogger, encodeFrame, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
+import { connectBus, createLogger, encodeFrame, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { dropDatabases, testServers, withDatabase as databaseUrl } from '@arbiter/test-kit';
 import { NatsGovernanceClient } from '../src/clients/governance-client.js';

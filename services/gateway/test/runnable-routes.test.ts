@@ -11,7 +11,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { eventStreamName, type RunnableSnapshot } from '@arbiter/contracts';
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
-import { connectBus, createLogger, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
+import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { dropDatabases, eventually } from '@arbiter/test-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { NatsRegistryClient } from '../src/clients/registry-client.js';

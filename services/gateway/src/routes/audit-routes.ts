@@ -95,11 +95,13 @@ export const auditRoutes: FastifyPluginAsyncZod<AuditRoutesOptions> = async (app
           }
         }
       }
-      return reply
-        .type('application/x-ndjson')
-        .header('content-disposition', 'attachment; filename="audit.ndjson"')
-        // A stream: the declared line schema documents it, nothing serializes it.
-        .send(Readable.from(lines(), { objectMode: false }) as never);
+      return (
+        reply
+          .type('application/x-ndjson')
+          .header('content-disposition', 'attachment; filename="audit.ndjson"')
+          // A stream: the declared line schema documents it, nothing serializes it.
+          .send(Readable.from(lines(), { objectMode: false }) as never)
+      );
     },
   });
 };
