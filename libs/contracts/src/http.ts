@@ -13,6 +13,12 @@ export const ProblemDetails = z.object({
 });
 export type ProblemDetails = z.infer<typeof ProblemDetails>;
 
+/**
+ * A yes/no query parameter (`all`, `deleted`, `dryRun`, …): exactly `true` or `false` (anything else
+ * is 400), read as a boolean. Every route spells its flags this way.
+ */
+export const QueryFlag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
 /** Query of every list endpoint: `?limit=` (default 50, max 200) and an opaque `?cursor=`. Unknown parameters are ignored. */
 export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50).describe('Page size (1–200)'),

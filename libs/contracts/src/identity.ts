@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PageQuery, pageOf } from './http.js';
+import { PageQuery, pageOf, QueryFlag } from './http.js';
 import { Role, Scope } from './principal.js';
 
 /** An organization id: a short lowercase slug such as `default` or `acme`. */
@@ -77,11 +77,7 @@ export type ApiKey = z.infer<typeof ApiKey>;
 
 /** Query of `GET /apikeys`: a page, of the caller's own keys or (`all=true`, admin) of every key of the org. */
 export const ApiKeyListQuery = PageQuery.extend({
-  all: z
-    .enum(['true', 'false'])
-    .transform((v) => v === 'true')
-    .optional()
-    .describe('`true`: every key of the org, whoever owns it (admin)'),
+  all: QueryFlag.optional().describe('`true`: every key of the org, whoever owns it (admin)'),
 });
 export type ApiKeyListQuery = z.infer<typeof ApiKeyListQuery>;
 

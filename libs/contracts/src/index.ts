@@ -36,7 +36,7 @@ export {
   EvalReplyHeader,
 } from './exec.js';
 export { ROLE_CAPABILITIES, DECISION_READ_RIGHT, canReadDecisions, capabilitiesOf, hasCapability } from './access.js';
-export { ProblemDetails, PageQuery, pageOf, type Page } from './http.js';
+export { ProblemDetails, PageQuery, QueryFlag, pageOf, type Page } from './http.js';
 export {
   OrgId,
   UserId,

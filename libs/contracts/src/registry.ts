@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorReason } from './errors.js';
 import { FlowDefinition, FlowResult } from './flow.js';
-import { pageOf } from './http.js';
+import { pageOf, QueryFlag } from './http.js';
 import { jsonDepth, MAX_DATA_DEPTH, MAX_JSON_DEPTH } from './json-depth.js';
 import { findSchemaLoop } from './json-schema-loops.js';
 import { Principal } from './principal.js';
@@ -242,7 +242,7 @@ export type RecordListSort = z.infer<typeof RecordListSort>;
 
 /**
  * Query of `GET /policies` and `GET /flows` (issue 15 item 4): filters, order and, for admins,
- * colleagues' never-published drafts. Unknown parameters are refused (400).
+ * colleagues' never-published drafts; also the registry's request (`all` a boolean there).
  */
 export const RecordListQuery = z.strictObject({
   ...ListQuery.shape,
@@ -488,6 +488,7 @@ export type PublishCheckReply = z.infer<typeof PublishCheckReply>;
  * their names, the other filters and `sort` do not apply to it).
  */
 export const RecordListHttpQuery = RecordListQuery.extend({
+  all: QueryFlag.optional().describe("`true` (admins only): also colleagues' never-published drafts"),
   deleted: z
     .enum(['true', 'false'])
     .optional()

@@ -43,7 +43,7 @@ const IdList = z.preprocess(
   z.array(z.uuid()).min(1).max(RUNNABLE_MAX_BASES),
 );
 
-/** Query of `GET /runnable` and `GET /runnable/changes`. Unknown parameters are rejected. */
+/** Query of `GET /runnable` and `GET /runnable/changes` (the gateway ignores unknown parameters). */
 export const RunnableQuery = z.strictObject({
   bases: IdList.optional().describe(`Base ids (policies or flows), comma-separated or repeated; at most ${RUNNABLE_MAX_BASES}`),
   group: z.uuid().optional().describe('A group: its members the caller sees'),

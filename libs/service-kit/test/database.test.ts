@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { testServers, withDatabase } from '@arbiter/test-kit';
+import { CLEANUP_TIMEOUT_MS, dropDatabases, testServers, withDatabase } from '@arbiter/test-kit';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureDatabase } from '../src/database.js';
@@ -7,12 +7,7 @@ import { ensureDatabase } from '../src/database.js';
 const name = `arbiter_test_ensure_${randomBytes(4).toString('hex')}`;
 const url = withDatabase(testServers().postgres, name);
 
-afterAll(async () => {
-  const admin = new pg.Client({ connectionString: testServers().postgres });
-  await admin.connect();
-  await admin.query(`drop database if exists ${name} with (force)`);
-  await admin.end();
-});
+afterAll(() => dropDatabases(testServers().postgres, [name]), CLEANUP_TIMEOUT_MS);
 
 describe('ensureDatabase', () => {
   it('creates a missing database once, even when many processes race', async () => {

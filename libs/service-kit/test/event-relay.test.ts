@@ -3,7 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventStreamName, type ArbiterEvent } from '@arbiter/contracts';
-import { eventually, startNatsServer, streamMessages, testServers, withDatabase, type OwnServer } from '@arbiter/test-kit';
+import {
+  CLEANUP_TIMEOUT_MS,
+  dropDatabases,
+  eventually,
+  startNatsServer,
+  streamMessages,
+  testServers,
+  withDatabase,
+  type OwnServer,
+} from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { Redis } from 'ioredis';
@@ -81,10 +90,8 @@ afterAll(async () => {
   await nc?.close();
   redis?.disconnect();
   await db?.destroy();
-  const admin = openDatabase(PG_URL, { poolMax: 1 });
-  await admin.raw('drop database if exists ?? with (force)', [database]);
-  await admin.destroy();
-});
+  await dropDatabases(PG_URL, [database]);
+}, CLEANUP_TIMEOUT_MS);
 
 describe('PgOutbox with the relay', () => {
   it('publishes committed events in order, each under its subject with its id as message id, and marks them sent', async () => {

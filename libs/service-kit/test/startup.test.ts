@@ -1,5 +1,4 @@
-import { testServers, withDatabase } from '@arbiter/test-kit';
-import knex from 'knex';
+import { dropDatabases, testServers, withDatabase } from '@arbiter/test-kit';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
 import { connectBus, defineEndpoint } from '../src/bus.js';
@@ -77,7 +76,6 @@ describe('startService', () => {
       return { bus, db, ready: () => bus.connected() };
     });
     const client = await connectBus({ url: NATS_URL, prefix, name: 'startup-test-client', logger: kit.logger });
-    const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
     try {
       expect(lines.find((l) => l.msg === 'svc service started')).toMatchObject({ prefix });
       expect(service.ready()).toBe(true);
@@ -89,8 +87,7 @@ describe('startService', () => {
       await expect(service.db.raw('select 1')).rejects.toThrow();
     } finally {
       await client.close();
-      await admin.raw('drop database if exists ?? with (force)', [database]);
-      await admin.destroy();
+      await dropDatabases(PG_URL, [database]);
     }
   });
 });

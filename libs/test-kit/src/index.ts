@@ -16,6 +16,7 @@ export {
 } from './servers.js';
 export { planServers, prepareServers } from './global-setup.js';
 export { TcpProxy } from './tcp-proxy.js';
+export { dropDatabases, CLEANUP_TIMEOUT_MS, CLEANUP_STATEMENT_TIMEOUT_MS } from './databases.js';
 export {
   startRedisServer,
   startNatsServer,

@@ -9,7 +9,7 @@ import {
   type Role,
 } from '@arbiter/contracts';
 import { connectBus, createLogger, createRegistry, ensureEventStream, inProcessKit, type Bus } from '@arbiter/service-kit';
-import { eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
+import { dropDatabases, eventually, freePort, testServers, withDatabase } from '@arbiter/test-kit';
 import type { Registry } from 'prom-client';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import knex, { type Knex } from 'knex';
@@ -123,11 +123,8 @@ export async function startTestEnv(opts: { natsUrl?: string } = {}): Promise<Tes
       await jsm.streams.delete(deadEventStreamName(prefix)).catch(() => undefined);
       await client.close();
       await sql.destroy();
-      try {
-        await admin.raw('drop database if exists ?? with (force)', [database]);
-      } finally {
-        await admin.destroy();
-      }
+      await admin.destroy();
+      await dropDatabases(PG_URL, [database]);
     },
   };
   return out;

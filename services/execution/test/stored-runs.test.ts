@@ -26,10 +26,9 @@ import {
   type StoredRunInput,
 } from '@arbiter/contracts';
 import { connectBus, EvalClient, inProcessKit, loadConfig, RedisOutbox, type Bus } from '@arbiter/service-kit';
-import { testServers } from '@arbiter/test-kit';
+import { dropDatabases, testServers } from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
-import knex from 'knex';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -117,12 +116,7 @@ afterAll(async () => {
   await client?.close();
   redis?.disconnect();
   await dropKeys(prefix);
-  const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
-  try {
-    await admin.raw('drop database if exists ?? with (force)', [database]);
-  } finally {
-    await admin.destroy();
-  }
+  await dropDatabases(PG_URL, [database]);
 });
 
 describe('stored policy runs', () => {

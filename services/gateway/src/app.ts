@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { pingDatabase, type EventOutbox } from '@arbiter/service-kit';
 import type { AppSettings } from './config.js';
 import type { EngineClient } from './clients/engine-client.js';
@@ -127,7 +128,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Requests Node's HTTP parser refuses (a body shorter than its content-length, a bad header) never reach fastify.
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  // One rule for every query string: unknown parameters are ignored, known ones validated.
+  app.setValidatorCompiler<z.ZodType>((route) =>
+    validatorCompiler(
+      route.httpPart === 'querystring' && route.schema instanceof z.ZodObject ? { ...route, schema: route.schema.strip() } : route,
+    ),
+  );
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
   // Bodies are JSON only: anything else (text/plain included) is 415.

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { eventSubject, type ArbiterEvent, type EventKind } from '@arbiter/contracts';
-import { connectBus, createLogger, ensureEventStream, openDatabase, type Bus } from '@arbiter/service-kit';
+import { connectBus, createLogger, ensureEventStream, type Bus } from '@arbiter/service-kit';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { eventually, testServers } from '@arbiter/test-kit';
+import { dropDatabases, eventually, testServers } from '@arbiter/test-kit';
 import { NatsAuditClient } from '../src/clients/audit-client.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
@@ -92,12 +92,7 @@ afterAll(async () => {
   await bus?.close();
   await redis?.cleanup();
   await db?.drop();
-  const admin = openDatabase(PG_URL, { poolMax: 1 });
-  try {
-    await admin.raw('drop database if exists ?? with (force)', [auditDb]);
-  } finally {
-    await admin.destroy();
-  }
+  await dropDatabases(PG_URL, [auditDb]);
 });
 
 describe('GET /audit', () => {

@@ -12,9 +12,9 @@ import { GovernanceConfig } from '@arbiter/governance/config';
 import { startGovernance, type Governance } from '@arbiter/governance/service';
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
-import { connectBus, createLogger, encodeFrame, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
+import { connectBus, createLogger, encodeFrame, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { testServers, withDatabase as databaseUrl } from '@arbiter/test-kit';
+import { dropDatabases, testServers, withDatabase as databaseUrl } from '@arbiter/test-kit';
 import { NatsGovernanceClient } from '../src/clients/governance-client.js';
 import { NatsImpactClient } from '../src/clients/impact-client.js';
 import { NatsRegistryClient } from '../src/clients/registry-client.js';
@@ -89,13 +89,7 @@ afterAll(async () => {
   }
   await redis?.cleanup();
   await db?.drop();
-  const admin = openDatabase(withDatabase('postgres'), { poolMax: 1 });
-  try {
-    await admin.raw('drop database if exists ?? with (force)', [`arbiter_test_reg_${id}`]);
-    await admin.raw('drop database if exists ?? with (force)', [`arbiter_test_gov_${id}`]);
-  } finally {
-    await admin.destroy();
-  }
+  await dropDatabases(PG_URL, [`arbiter_test_reg_${id}`, `arbiter_test_gov_${id}`]);
 });
 
 type Who = Member | 'nobody';
@@ -624,6 +618,32 @@ describe('impact reports: examples for the readers of decisions only', () => {
       expect(problem(await call('POST', url, 'stranger', {}))).toMatchObject({ status: 404, code: 'not_found' });
       expect(problem(await call('POST', `/policy/${UNKNOWN}/impact`, 'admin', {}))).toMatchObject({ status: 404, code: 'not_found' });
       expect(problem(await call('POST', url, 'nobody', {}))).toMatchObject({ status: 401 });
+    } finally {
+      history.unsubscribe();
+    }
+  });
+
+  it('POST impact without a body, or with an empty one whatever its content type, is the analysis of `{}`; a bad body is still refused', async () => {
+    const history = bus.nc.subscribe(bus.subject(DecisionSubject.history), {
+      callback: (_err, msg) => {
+        msg.respond(encodeFrame({ nextCursor: null }, [], { entries: '[]' }));
+      },
+    });
+    try {
+      const draft = await createPolicy();
+      const definition = { start: 'r', nodes: { r: { type: 'return', value: true } } };
+      const f = ok(await call('POST', '/flow', 'editor', { name: 'f', definition }), 201) as { flowId: string };
+      for (const url of [`/policy/${draft.policyId}/impact`, `/flow/${f.flowId}/impact`]) {
+        const post = (payload?: string, extra: Record<string, string> = {}) =>
+          app.inject({ method: 'POST', url, headers: headers('editor', extra), ...(payload !== undefined ? { payload } : {}) });
+        expect((await post()).statusCode, `${url} no body`).toBe(200);
+        expect((await post(undefined, { 'content-type': 'application/json' })).statusCode, `${url} no body, JSON type`).toBe(200);
+        expect((await post('', { 'content-type': 'application/json' })).statusCode, `${url} empty JSON body`).toBe(200);
+        expect((await post('', { 'content-type': 'text/plain' })).statusCode, `${url} empty text body`).toBe(200);
+        expect(ok(await post('{}', { 'content-type': 'application/json' }), 200)).toMatchObject({ replayed: 0, changed: 0 });
+        expect(problem(await post('{"bogus":1}', { 'content-type': 'application/json' }))).toMatchObject({ status: 400 });
+        expect(problem(await post('x', { 'content-type': 'text/plain' }))).toMatchObject({ status: 415 });
+      }
     } finally {
       history.unsubscribe();
     }

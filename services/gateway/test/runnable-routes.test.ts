@@ -11,8 +11,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { eventStreamName, type RunnableSnapshot } from '@arbiter/contracts';
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
-import { connectBus, createLogger, inProcessKit, openDatabase, type Bus } from '@arbiter/service-kit';
-import { eventually } from '@arbiter/test-kit';
+import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
+import { dropDatabases, eventually } from '@arbiter/test-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { NatsRegistryClient } from '../src/clients/registry-client.js';
 import { NatsRunnableClient } from '../src/clients/runnable-client.js';
@@ -80,12 +80,7 @@ afterAll(async () => {
   }
   await redis?.cleanup();
   await db?.drop();
-  const admin = openDatabase(withDatabase('postgres'), { poolMax: 1 });
-  try {
-    await admin.raw('drop database if exists ?? with (force)', [`arbiter_test_reg_${id}`]);
-  } finally {
-    await admin.destroy();
-  }
+  await dropDatabases(PG_URL, [`arbiter_test_reg_${id}`]);
 });
 
 type Who = Member | 'nobody';

@@ -15,7 +15,7 @@ import {
 import { RegistryConfig } from '@arbiter/registry/config';
 import { startRegistry, type Registry } from '@arbiter/registry/service';
 import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
-import { deleteRedisKeys, principals, rejectionOf, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
+import { deleteRedisKeys, dropDatabases, principals, rejectionOf, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import knex, { type Knex } from 'knex';
 import { z } from 'zod';
@@ -119,13 +119,7 @@ export async function startTestEnv(): Promise<TestEnv> {
       await client.close();
       await sql.destroy();
       await deleteRedisKeys(REDIS_URL, `${prefix}:`);
-      const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
-      try {
-        await admin.raw('drop database if exists ?? with (force)', [registryDb]);
-        await admin.raw('drop database if exists ?? with (force)', [governanceDb]);
-      } finally {
-        await admin.destroy();
-      }
+      await dropDatabases(PG_URL, [registryDb, governanceDb]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { type ArbiterError, eventStreamName, isArbiterError, type ArbiterEvent, type Role, type Scope } from '@arbiter/contracts';
-import { deleteRedisKeys, randomPrefix, principals, rejectionOf, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
+import { deleteRedisKeys, dropDatabases, randomPrefix, principals, rejectionOf, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
 import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
@@ -79,12 +79,7 @@ export async function startTestEnv(env: Record<string, string> = {}): Promise<Te
       await sql.destroy();
       redis.disconnect();
       await deleteRedisKeys(REDIS_URL, `${prefix}:`);
-      const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
-      try {
-        await admin.raw('drop database if exists ?? with (force)', [database]);
-      } finally {
-        await admin.destroy();
-      }
+      await dropDatabases(PG_URL, [database]);
     },
   };
 }

@@ -47,6 +47,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           'Request bodies reject unknown fields; query strings ignore unknown parameters.',
         version,
       },
+      // Relative: the API is served by the server that serves this document.
+      servers: [{ url: '/', description: 'The server that serves this document' }],
       components: {
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'Personal API key' },
@@ -56,7 +58,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => finishDocument(jsonSchemaTransformObject(input)),
   });
   // Encapsulated, so the headers hook applies to the docs' routes (page, scripts, styles, spec) only.
   await app.register(async (docs) => {
@@ -67,6 +69,136 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
     await docs.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { validatorUrl: null } });
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * The `operationId` of every operation, by method and path: client generators name
+ * their functions after them, so they never change once published. A route missing here has no
+ * operationId, which the OpenAPI test refuses.
+ */
+export const OPERATION_IDS: Readonly<Record<string, string>> = {
+  'GET /healthz': 'getHealth',
+  'GET /readyz': 'getReadiness',
+  'GET /me': 'getMe',
+  'GET /users': 'listUsers',
+  'GET /users/{userId}': 'getUser',
+  'PUT /users/{userId}': 'putUser',
+  'DELETE /users/{userId}': 'deleteUser',
+  'GET /users/{userId}/apikeys': 'listUserApiKeys',
+  'POST /users/{userId}/apikeys': 'createUserApiKey',
+  'GET /apikeys': 'listApiKeys',
+  'POST /apikeys': 'createApiKey',
+  'DELETE /apikeys/{apiKeyId}': 'revokeApiKey',
+  'GET /org/settings': 'getOrgSettings',
+  'PUT /org/settings': 'putOrgSettings',
+  'POST /run': 'runRule',
+  'POST /validate': 'validateRule',
+  'POST /explain': 'explainRule',
+  'GET /operators': 'listOperators',
+  'POST /mcp': 'postMcp',
+  'GET /mcp': 'getMcp',
+  'DELETE /mcp': 'deleteMcp',
+  'POST /run/policy/{baseId}': 'runPolicy',
+  'POST /run/policy_version/{policyId}': 'runPolicyVersion',
+  'POST /run/flow/{baseId}': 'runFlow',
+  'POST /run/flow_version/{flowId}': 'runFlowVersion',
+  'POST /flow/test': 'testFlow',
+  'POST /run/batch': 'runRuleBatch',
+  'POST /run/policy/{baseId}/batch': 'runPolicyBatch',
+  'POST /run/policy_version/{policyId}/batch': 'runPolicyVersionBatch',
+  'POST /run/flow/{baseId}/batch': 'runFlowBatch',
+  'POST /run/flow_version/{flowId}/batch': 'runFlowVersionBatch',
+  'POST /policy': 'createPolicy',
+  'GET /policy/{policyId}': 'getPolicy',
+  'PUT /policy/{policyId}': 'updatePolicy',
+  'DELETE /policy/{policyId}': 'deletePolicy',
+  'GET /policy/{policyId}/versions': 'listPolicyVersions',
+  'GET /policy/{policyId}/draft': 'getPolicyDraft',
+  'GET /policies': 'listPolicies',
+  'POST /flow': 'createFlow',
+  'GET /flow/{flowId}': 'getFlow',
+  'PUT /flow/{flowId}': 'updateFlow',
+  'DELETE /flow/{flowId}': 'deleteFlow',
+  'GET /flow/{flowId}/versions': 'listFlowVersions',
+  'GET /flow/{flowId}/draft': 'getFlowDraft',
+  'GET /flows': 'listFlows',
+  'GET /policy/{policyId}/review': 'getPolicyReview',
+  'POST /policy/{policyId}/review/approve': 'approvePolicyReview',
+  'POST /policy/{policyId}/review/reject': 'rejectPolicyReview',
+  'POST /policy/{policyId}/review/publish': 'publishPolicyReview',
+  'GET /flow/{flowId}/review': 'getFlowReview',
+  'POST /flow/{flowId}/review/approve': 'approveFlowReview',
+  'POST /flow/{flowId}/review/reject': 'rejectFlowReview',
+  'POST /flow/{flowId}/review/publish': 'publishFlowReview',
+  'POST /policy/{policyId}/restore': 'restorePolicy',
+  'POST /flow/{flowId}/restore': 'restoreFlow',
+  'GET /export': 'exportBundle',
+  'POST /import': 'importBundle',
+  'POST /group': 'createGroup',
+  'GET /group/{groupId}': 'getGroup',
+  'PUT /group/{groupId}': 'updateGroup',
+  'DELETE /group/{groupId}': 'deleteGroup',
+  'GET /groups': 'listGroups',
+  'POST /group/{groupId}/member': 'addGroupMember',
+  'DELETE /group/{groupId}/member/{memberId}': 'removeGroupMember',
+  'GET /group/{groupId}/policies': 'listGroupPolicies',
+  'GET /group/{groupId}/flows': 'listGroupFlows',
+  'GET /runnable': 'getRunnable',
+  'GET /runnable/changes': 'watchRunnableChanges',
+  'POST /runnable/reports': 'reportRunnableRuns',
+  'GET /audit': 'listAuditEvents',
+  'GET /audit/export': 'exportAuditEvents',
+  'GET /decisions': 'listDecisions',
+  'GET /decisions/settings': 'getDecisionSettings',
+  'PUT /decisions/settings': 'putDecisionSettings',
+  'PUT /decisions/settings/{baseId}': 'putBaseDecisionSettings',
+  'GET /decisions/stats/{baseId}': 'getDecisionStats',
+  'GET /decisions/{id}': 'getDecision',
+  'POST /policy/{policyId}/impact': 'analysePolicyImpact',
+  'POST /flow/{flowId}/impact': 'analyseFlowImpact',
+};
+
+const JSON_RPC_REQUEST = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  properties: {
+    jsonrpc: { const: '2.0' },
+    id: { type: ['string', 'number', 'null'], description: 'Absent for a notification' },
+    method: { type: 'string', description: 'e.g. `initialize`, `tools/list`, `tools/call`' },
+    params: { type: 'object' },
+  },
+};
+
+/**
+ * Request bodies the document declares without the route validating them: `POST /mcp` is proxied as
+ * is to the mcp service, which answers a malformed message with a JSON-RPC error of its own.
+ */
+const DOCUMENTED_BODIES: Readonly<Record<string, object>> = {
+  'POST /mcp': {
+    required: true,
+    description: 'A JSON-RPC 2.0 request or notification, or a batch (an array) of them',
+    content: { 'application/json': { schema: { oneOf: [JSON_RPC_REQUEST, { type: 'array', items: JSON_RPC_REQUEST }] } } },
+  },
+};
+
+/** Sets each operation's {@link OPERATION_IDS} entry (`/mcp`, one route for three methods, gets one per method) and {@link DOCUMENTED_BODIES}. */
+function finishDocument<T>(doc: T): T {
+  const paths = (doc as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (typeof operation !== 'object' || operation === null) continue;
+      const key = `${method.toUpperCase()} ${path}`;
+      const operationId = OPERATION_IDS[key];
+      const requestBody = DOCUMENTED_BODIES[key];
+      // A copy: the methods of one route share one operation object.
+      item[method] = {
+        ...operation,
+        ...(operationId !== undefined ? { operationId } : {}),
+        ...(requestBody !== undefined ? { requestBody } : {}),
+      };
+    }
+  }
+  return doc;
 }
 
 /**

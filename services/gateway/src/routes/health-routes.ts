@@ -36,12 +36,12 @@ const Health = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.recor
  */
 export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, { checks }) => {
   app.get('/healthz', {
-    schema: { tags: ['health'], summary: 'Liveness', response: { 200: Health } },
+    schema: { tags: ['health'], summary: 'Liveness', security: [], response: { 200: Health } },
     handler: async () => ({ status: 'ok' as const }),
   });
 
   app.get('/readyz', {
-    schema: { tags: ['health'], summary: 'Readiness: database, Redis and the bus', response: { 200: Health, 503: Health } },
+    schema: { tags: ['health'], summary: 'Readiness: database, Redis and the bus', security: [], response: { 200: Health, 503: Health } },
     handler: async (request, reply) => {
       const results = await Promise.all(
         checks.map(async (c) => {

@@ -3,6 +3,7 @@ import { ImpactReport, ImpactRequest } from '@arbiter/contracts';
 import { z } from 'zod';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
+import { acceptEmptyBodies } from '../http/json-body.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { ImpactClient } from '../clients/impact-client.js';
 
@@ -21,9 +22,10 @@ export interface ImpactRoutesOptions {
  * the draft's review summary.
  */
 export const impactRoutes: FastifyPluginAsyncZod<ImpactRoutesOptions> = async (app, { authenticator, impact }) => {
+  acceptEmptyBodies(app);
   authenticate(app, authenticator, 'api-key-or-bearer');
-  const body = ImpactRequest.optional().describe('Optional; an empty body is `{}`');
-  const response = { 200: ImpactReport, ...errorResponses(400, 401, 403, 404, 429, 503, 504) };
+  const body = ImpactRequest.optional().describe('Optional; no body or an empty one (any content type) is `{}`');
+  const response = { 200: ImpactReport, ...errorResponses(400, 401, 403, 404, 415, 429, 503, 504) };
   const access =
     "Editors may analyse drafts; publishers and admins any record of their org; another org's record is 404. " +
     '`examples` (recorded inputs) only for callers with the `audit` right (admins, auditors): the others get the counts.';

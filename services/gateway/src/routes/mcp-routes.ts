@@ -30,6 +30,16 @@ function mcpKeyOf(headers: Record<string, unknown>, query: unknown): string {
   throw new ArbiterError('unauthenticated', `this endpoint requires an API key: ${KEY_SOURCES}`);
 }
 
+const JsonRpcId = z.union([z.string(), z.number(), z.null()]);
+/** A JSON-RPC 2.0 response: a `result`, or an `error`. */
+const JsonRpcResponse = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: JsonRpcId,
+  result: z.unknown().optional(),
+  error: z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).optional(),
+});
+const JsonRpcAnswer = z.union([JsonRpcResponse, z.array(JsonRpcResponse)]);
+
 /** Messages of a JSON-RPC body: each element of a batch (an array), or the one message. */
 function messageCount(body: unknown): number {
   return Array.isArray(body) ? body.length : 1;
@@ -58,7 +68,25 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { 
         'A JSON-RPC batch (an array of messages) counts each message in the rate limit, as a batch run counts its items: past it 429, nothing run; ' +
         'an empty batch is a JSON-RPC error (-32600 Invalid Request, HTTP 400).',
       querystring: z.object({ api_key: z.string().optional() }),
-      response: errorResponses(401, 403, 413, 415, 429, 503, 504),
+      response: {
+        200: {
+          description: 'The JSON-RPC answer (a batch gets an array of answers)',
+          content: { 'application/json': { schema: JsonRpcAnswer } },
+        },
+        400: {
+          description: 'A body that is not a JSON-RPC request (or an empty batch): a JSON-RPC error',
+          content: { 'application/json': { schema: JsonRpcResponse } },
+        },
+        405: {
+          description: '`GET` and `DELETE`: this stateless server accepts only `POST` (`allow: POST`)',
+          content: { 'application/json': { schema: JsonRpcResponse } },
+        },
+        406: {
+          description: '`accept` names neither `application/json` nor `text/event-stream`: a JSON-RPC error',
+          content: { 'application/json': { schema: JsonRpcResponse } },
+        },
+        ...errorResponses(401, 403, 413, 415, 429, 503, 504),
+      },
     },
     handler: async (request, reply) => {
       const messages = messageCount(request.body);

@@ -112,7 +112,12 @@ export const runnableRoutes: FastifyPluginAsyncZod<RunnableRoutesOptions> = asyn
         'stops working (revoked, expired, owner removed): the stream checks it every few seconds. On a disconnect, reconnect with the revision held.',
       querystring: RunnableChangesQuery,
       response: {
-        200: z.string().describe('text/event-stream of `revision`, `ping` and `error` events'),
+        200: {
+          description: 'Server-sent events: `revision` and `ping` with `{"revision": N}`, `error` with a problem document',
+          content: {
+            'text/event-stream': { schema: z.string().describe('`event: <name>` and `data: <JSON>` lines, a blank line after each event') },
+          },
+        },
         ...errorResponses(400, 401, 403, 429, 503, 504),
       },
     },

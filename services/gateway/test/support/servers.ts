@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { ensureDatabase, openDatabase } from '@arbiter/service-kit';
-import { deleteRedisKeys, randomPrefix, testServers, withDatabase } from '@arbiter/test-kit';
+import { deleteRedisKeys, dropDatabases, randomPrefix, testServers, withDatabase } from '@arbiter/test-kit';
 import { migrateGateway } from '../../src/migrate.js';
 
 /** PostgreSQL (its database name replaced per file) and Redis (a key prefix per file) the tests use. */
@@ -27,12 +27,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     db,
     async drop() {
       await db.destroy();
-      const admin = openDatabase(withDatabase(PG_URL, 'postgres'), { poolMax: 1 });
-      try {
-        await admin.raw('drop database if exists ?? with (force)', [name]);
-      } finally {
-        await admin.destroy();
-      }
+      await dropDatabases(PG_URL, [name]);
     },
   };
 }
