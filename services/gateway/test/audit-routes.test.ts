@@ -48,11 +48,15 @@ async function stopAudit(): Promise<void> {
   await exited;
 }
 
+// Events of this month: the audit service stores events of last month to two months ahead, and
+// parks others rather than make a partition for a date it was sent.
+const MONTH_START = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1);
+
 const ev = (kind: EventKind, orgId: string, i: number): ArbiterEvent => ({
   eventId: randomUUID(),
   orgId,
   kind,
-  at: new Date(Date.UTC(2026, 5, 1, 0, i)).toISOString(),
+  at: new Date(MONTH_START + i * 60_000).toISOString(),
   actor: { userId: i % 2 ? 'bob' : 'alice' },
   resource: { type: 'policy', id: `rec-${i}`, baseId: `base-${i % 3}` },
   details: {},
