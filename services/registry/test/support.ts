@@ -1,5 +1,14 @@
 import { type ArbiterError, eventStreamName, isArbiterError, type ArbiterEvent, type Role, type Scope } from '@arbiter/contracts';
-import { deleteRedisKeys, dropDatabases, randomPrefix, principals, rejectionOf, streamMessages, testServers, withDatabase } from '@arbiter/test-kit';
+import {
+  deleteRedisKeys,
+  dropDatabases,
+  randomPrefix,
+  principals,
+  rejectionOf,
+  streamMessages,
+  testServers,
+  withDatabase,
+} from '@arbiter/test-kit';
 import { connectBus, createLogger, inProcessKit, type Bus } from '@arbiter/service-kit';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
