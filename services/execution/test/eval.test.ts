@@ -10,6 +10,7 @@ import {
   type EvalAnswer,
   type EvalSpec,
 } from '@arbiter/service-kit';
+import { compile } from '@arbiter/rule-lang';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecConfig } from '../src/config.js';
@@ -191,11 +192,30 @@ describe('exec.eval', () => {
 
 /** An execution service with one thread and the step budget out of reach, so only a deadline stops a slow item. */
 /**
- * Data on which `runawayRule(3)` takes 450³ ≈ 9·10⁷ steps: 200 ms to 1.2 s under Node 24 on a quiet
- * 2-core machine (warm or not), so past a 100 ms task deadline, and within the last-resort cut of
- * 40 items × 100 ms. (150³ steps took 85 ms cold, less warm: the deadline tests passed by luck.)
+ * Data on which `runawayRule(3)` takes about `targetMs` on this machine: n³ steps, n sized from the
+ * best of five timed runs of 60³ steps in this process. A fixed n is luck: 450³ steps took 200 ms
+ * to 1.2 s on one day and 4 s on another on the same kind of machine.
  */
-const SLOW = JSON.stringify({ x: { n: Array.from({ length: 450 }, (_, i) => i) } });
+function slowData(targetMs: number): string {
+  const policy = compile(runawayRule(3));
+  const probe = { x: { n: Array.from({ length: 60 }, (_, i) => i) } };
+  let best = Infinity;
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    policy.evaluate(probe, { stepBudget: Number.MAX_SAFE_INTEGER });
+    best = Math.min(best, performance.now() - started);
+  }
+  const n = Math.max(60, Math.round(60 * Math.cbrt(targetMs / Math.max(best, 0.01))));
+  return JSON.stringify({ x: { n: Array.from({ length: n }, (_, i) => i) } });
+}
+
+/**
+ * An item past a 100 ms task deadline (about 250 ms), yet within the last-resort cut of the task it
+ * shares with its neighbours (items × 100 ms: at least 500 ms for the five-item chunk it lands in).
+ */
+const SLOW = slowData(250);
+/** An item that holds the one worker thread for about 2 s. */
+const BLOCKER = slowData(2000);
 
 function deadlineService(name: string, taskTimeoutMs: number) {
   const prefix = randomPrefix();
@@ -244,7 +264,7 @@ describe("exec.eval caller's deadline", () => {
     const { exec, client } = service;
     const evals = new EvalClient(client, { coalesce: false });
     // One thread: bob's slow item holds it.
-    const blocker = evals.many(spec(bob, { rule: runawayRule(3) }), [SLOW]);
+    const blocker = evals.many(spec(bob, { rule: runawayRule(3) }), [BLOCKER]);
     await eventually(() => expect(exec.pool.stats().running).toBe(1));
     const evaluated = async () =>
       (await exec.metrics.cacheHits.get()).values[0].value + (await exec.metrics.compiles.get()).values[0].value;
