@@ -4,6 +4,7 @@
  * the org's and the base's masks, and read back by admins and auditors only, in their own org.
  */
 import { MAX_MASKS } from '@arbiter/contracts';
+import { compile } from '@arbiter/rule-lang';
 import { companionDatabaseUrl } from '@arbiter/service-kit';
 import { eventually } from '@arbiter/test-kit';
 import pg from 'pg';
@@ -368,12 +369,24 @@ describe('decision settings: masks in every spelling, settings only for bases of
  */
 describe('decision records of runs answered too late', () => {
   let late: Stack;
-  // Two levels of `any` over the list: n² steps (6·10⁸ here): 1.4 s in a warm worker on this machine, 6 s
-  // in a cold one; the gateway waits 400 ms. (10⁸ steps took 220 ms under Node 24: too close to the wait.)
+  // Two levels of `any` over the list: n² steps, n sized so that the run takes about 3 s on this
+  // machine (timed in this process on 1,000² steps, the best of five), well over the gateway's 400 ms
+  // wait. A fixed n is luck: 6·10⁸ steps took 1.4–6 s on one day and over 20 s on another.
   const SLOW_RULE =
     'A **x** is slow if any of the __n__ of the **x** where (any of the __n__ of the **x** where (its is greater than 1000000)).';
   const small = { x: { n: [1, 2, 3] } };
-  const big = { x: { n: Array.from({ length: 25_000 }, (_, i) => i) } };
+  const big = (() => {
+    const policy = compile(SLOW_RULE);
+    const probe = { x: { n: Array.from({ length: 1000 }, (_, i) => i) } };
+    let best = Infinity;
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      policy.evaluate(probe, { stepBudget: Number.MAX_SAFE_INTEGER });
+      best = Math.min(best, performance.now() - started);
+    }
+    const n = Math.max(1000, Math.round(1000 * Math.sqrt(3000 / Math.max(best, 0.01))));
+    return { x: { n: Array.from({ length: n }, (_, i) => i) } };
+  })();
 
   beforeAll(async () => {
     late = await startStack({
