@@ -20,7 +20,7 @@ import {
   type Principal,
 } from '@arbiter/contracts';
 import { connectBus, createLogger, openDatabase, type Bus } from '@arbiter/service-kit';
-import { eventually, testServers } from '@arbiter/test-kit';
+import { CLEANUP_TIMEOUT_MS, dropDatabases, eventually, testServers } from '@arbiter/test-kit';
 import { NatsDecisionsClient } from '../src/clients/decisions-client.js';
 import type { RegistryClient } from '../src/clients/registry-client.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
@@ -139,13 +139,8 @@ afterAll(async () => {
   await bus?.close();
   await redis?.cleanup();
   await db?.drop();
-  const admin = openDatabase(PG_URL, { poolMax: 1 });
-  try {
-    await admin.raw('drop database if exists ?? with (force)', [auditDb]);
-  } finally {
-    await admin.destroy();
-  }
-});
+  await dropDatabases(PG_URL, [auditDb]);
+}, CLEANUP_TIMEOUT_MS);
 
 describe('PUT /decisions/settings/{baseId}', () => {
   it("sets a policy base's and a flow base's settings for admins and publishers", async () => {
