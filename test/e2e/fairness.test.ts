@@ -79,9 +79,15 @@ describe('a runaway rule', () => {
   });
 
   it('answers 429 with retry-after past the per-caller limit (EXEC_CALLER_MAX), other keys unaffected', async () => {
-    // More than the limit at once, with room to spare: on a loaded machine the first few may be done before the last arrive.
-    const burst = await Promise.all(Array.from({ length: 24 }, () => call(stack, 'POST', '/run', { key: attacker, body: runawayBody() })));
-    const limited = burst.filter((r) => r.status === 429);
+    // More than the limit at once, with room to spare. On a loaded machine the gateway may hand them
+    // on so slowly that each is done before the next arrives: then the burst is sent again (the
+    // limit is what is tested, not the machine's speed); with no limit no round ever sees a 429.
+    let burst: Awaited<ReturnType<typeof call>>[] = [];
+    let limited: typeof burst = [];
+    for (let round = 0; round < 5 && limited.length === 0; round++) {
+      burst = await Promise.all(Array.from({ length: 24 }, () => call(stack, 'POST', '/run', { key: attacker, body: runawayBody() })));
+      limited = burst.filter((r) => r.status === 429);
+    }
     expect(limited.length).toBeGreaterThan(0);
     // The admitted ones: budget_exceeded; on a loaded machine one may also wait past EXEC_QUEUE_WAIT_MS (503, retry-after).
     for (const r of burst.filter((b) => b.status !== 429)) {

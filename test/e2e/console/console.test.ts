@@ -10,6 +10,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '@arbiter/test-kit';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startStack, type Stack } from '../harness.js';
@@ -299,13 +300,18 @@ describe('web console', () => {
     await list.getByRole('link', { name: 'Bulk 26' }).waitFor();
 
     // 28 `created` events (26 policies, the first policy, the flow): more than one page of 25, once the audit service has them all
+    await eventually(
+      async () => {
+        const trail = await call(stack, 'GET', '/audit?kind=created&limit=200', { key: stack.adminKey });
+        expect((trail.body.items as unknown[]).length).toBeGreaterThan(25);
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('combobox', { name: 'Kind' }).selectOption('created');
     const older = page.getByRole('button', { name: 'Older →' });
-    for (let i = 0; i < 40 && (await older.isDisabled()); i++) {
-      await page.getByRole('button', { name: 'Apply' }).click();
-      await page.waitForTimeout(250); // poll interval while the audit consumer catches up, not an assertion on time
-    }
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => older.isDisabled()).toBe(false);
     expect(await page.getByTestId('audit-list').locator('tbody tr').count()).toBe(25);
     await older.click();
     await page.getByText('Page 2').waitFor();
