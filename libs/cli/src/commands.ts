@@ -3,16 +3,10 @@
  * (file contents as strings): they return stdout, stderr and the exit code. No I/O here.
  */
 
+import { compile, isRuleParseError, validate, type CompiledPolicy, type RuleParseError } from '@arbiter/rule-lang';
+import { answerPolicy, RUN_DEFAULTS, resolveRun, type PolicyAnswer } from '@arbiter/run';
 import {
-  compile,
-  DEFAULT_STEP_BUDGET,
-  isRuleParseError,
-  validate,
-  type CompiledPolicy,
-  type EvaluationResult,
-  type RuleParseError,
-} from '@arbiter/rule-lang';
-import {
+  cliLimits,
   CliUsageError,
   ExitCode,
   describeJson,
@@ -76,28 +70,20 @@ export function runEval(input: EvalInput): CommandOutput {
   } catch (err) {
     return usageFailure('eval', err);
   }
-  const trace = input.trace ?? true;
+  const run = resolveRun(
+    { ...(input.trace !== undefined && { trace: input.trace }), ...(input.now !== undefined && { now: input.now.toISOString() }) },
+    cliLimits(input.stepBudget),
+  );
   const compiled = tryCompile(input.rule);
   if ('parseError' in compiled) {
     const err = compiled.parseError;
-    const result: EvaluationResult = {
-      result: false,
-      outcomes: {},
-      trace: trace ? [err.message] : [],
-      error: err.message,
-      errorCode: 'parse_error',
-    };
+    const result = answerPolicy({ parseError: err.message }, data, run);
     return { stdout: pretty(result), stderr: formatParseError(err, input.rule, input.ruleName), code: ExitCode.failed };
   }
-  const options = {
-    trace,
-    ...(input.now !== undefined && { now: input.now }),
-    ...(input.stepBudget !== undefined && { stepBudget: input.stepBudget }),
-  };
-  return { stdout: pretty(compiled.policy.evaluate(data, options)), stderr: '', code: ExitCode.ok };
+  return { stdout: pretty(answerPolicy(compiled, data, run)), stderr: '', code: ExitCode.ok };
 }
 
-const pretty = (r: EvaluationResult): string => JSON.stringify(toCliEvaluation(r), null, 2) + '\n';
+const pretty = (r: PolicyAnswer): string => JSON.stringify(toCliEvaluation(r), null, 2) + '\n';
 
 /**
  * `rules check`: syntax and static checks. Prints `ok` (exit 0), or the parse error on stderr
@@ -212,8 +198,11 @@ export function runTests(input: TestInput): CommandOutput {
     const now = c.now ?? input.now;
     const trace = input.verbose === true;
     // The untraced budget either way: --verbose must not change which cases pass.
-    const stepBudget = input.stepBudget ?? DEFAULT_STEP_BUDGET;
-    const r = compiled.policy.evaluate(c.data, now === undefined ? { trace, stepBudget } : { trace, now, stepBudget });
+    const run = resolveRun(
+      { trace, ...(now !== undefined && { now: now.toISOString() }) },
+      cliLimits(input.stepBudget ?? RUN_DEFAULTS.stepBudget),
+    );
+    const r = answerPolicy(compiled, c.data, run);
     const got = { result: r.result, errorCode: r.errorCode ?? null };
     const ok = got.result === c.expect.result && (c.expect.errorCode === undefined || c.expect.errorCode === got.errorCode);
     if (ok) {
@@ -234,6 +223,6 @@ function describeExpectation(e: CaseExpectation): string {
   return `${e.result} with ${e.errorCode === null ? 'no error' : `errorCode ${e.errorCode}`}`;
 }
 
-function describeActual(r: EvaluationResult): string {
+function describeActual(r: PolicyAnswer): string {
   return r.error === undefined ? `${r.result}` : `${r.result} (error ${r.errorCode ?? ''}: ${r.error})`;
 }
