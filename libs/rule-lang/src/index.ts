@@ -20,7 +20,6 @@ export { listOperators } from './operators/catalogue.js';
 export { MAX_NESTING } from './parse/parse.js';
 export { keyCandidates, keyFamily } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
-export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { ELEMENT } from './analyze/read-paths.js';
 export { checkCell, checkColumnPath, isAnyCell, type CellProblem } from './cells/parse-cell.js';
 export {

@@ -1,5 +1,6 @@
 import { runTableNode, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy, type TableRun } from '@arbiter/flow';
-import type { DataSchema, EngineErrorCode, StepBudgetLike } from '@arbiter/rule-lang';
+import type { EngineErrorCode, StepBudgetLike } from '@arbiter/rule-lang';
+import type { DataSchema } from './schema/data-schema.js';
 import type { FlowTableNode } from '@arbiter/contracts';
 import { compileRule, type CompiledRule } from './compiled.js';
 import type { ResolvedRun } from './resolve.js';

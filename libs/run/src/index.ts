@@ -23,3 +23,5 @@ export {
   type PolicyRunExtras,
   type RunErrorCode,
 } from './answer.js';
+export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
+export { DRAFT_07, DRAFT_2020, schemaAjv, type SchemaAjv, type SchemaDialect } from './schema/ajv.js';

@@ -1,10 +1,11 @@
 import type { FlowTableNode } from '@arbiter/contracts';
-import { StepBudget, compileDataSchema } from '@arbiter/rule-lang';
+import { StepBudget } from '@arbiter/rule-lang';
 import { describe, expect, it } from 'vitest';
 import {
   answerPolicy,
   answerRule,
   answerTable,
+  compileDataSchema,
   compileRule,
   missingPolicyNode,
   policyNode,

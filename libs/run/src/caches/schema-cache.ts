@@ -1,5 +1,5 @@
 import { findSchemaLoop } from '@arbiter/contracts';
-import { compileDataSchema, type DataSchema } from '@arbiter/rule-lang';
+import { compileDataSchema, type DataSchema } from '../schema/data-schema.js';
 import { LRUCache } from 'lru-cache';
 
 /**

@@ -1,6 +1,6 @@
 import type { RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot } from '@arbiter/contracts';
-import { compileDataSchema, type CompiledPolicy, type DataSchema } from '@arbiter/rule-lang';
-import { compileRule, resolveRun, type CompiledRule, type ResolvedRun } from '@arbiter/run';
+import type { CompiledPolicy } from '@arbiter/rule-lang';
+import { compileDataSchema, compileRule, resolveRun, type CompiledRule, type DataSchema, type ResolvedRun } from '@arbiter/run';
 import type { Reporter, RunCounter } from './reporter.js';
 
 /** A policy record compiled once: its policy (or the parse error its text gives) and its schema check. */
