@@ -22,7 +22,16 @@ export { keyCandidates, keyFamily } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
 export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { ELEMENT } from './analyze/read-paths.js';
-export { checkCell, checkColumnPath, isAnyCell, type CellProblem } from './cells/parse-cell.js';
+export {
+  checkCell,
+  checkColumnPath,
+  isAnyCell,
+  parseCell,
+  parseColumnPath,
+  type CellProblem,
+  type ParsedCell,
+} from './cells/parse-cell.js';
+export { dayFromDateText } from './values/dates.js';
 export {
   CellTableError,
   compileCellTable,
