@@ -24,7 +24,7 @@ export {
   type CoverageKind,
   type CoverageSummary,
   type PolicyCoverageReport,
-} from './coverage/policy-coverage.js';
+} from './evaluate/policy-coverage.js';
 export { MAX_NESTING } from './parse/parse.js';
 export { keyCandidates, keyFamily } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
