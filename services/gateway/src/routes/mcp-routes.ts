@@ -49,7 +49,7 @@ function messageCount(body: unknown): number {
  * The challenge of a 401 on `/mcp` (RFC 9110 §11.6.1 asks one of every 401). Not `Bearer`: the key
  * is no OAuth token and there is no protected-resource metadata, so MCP clients that start an
  * OAuth discovery on a Bearer challenge (the MCP spec's authorization flow) are told to send a key
- * instead (services/mcp/README.md#authentication).
+ * instead (services/mcp/README.md, "Authentication").
  */
 export const MCP_AUTH_CHALLENGE = 'ApiKey realm="arbiter", header="x-mcp-api-key"';
 
