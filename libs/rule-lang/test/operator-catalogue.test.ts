@@ -1,12 +1,11 @@
 /**
  * The shape of the operator catalogue (src/operators/catalogue.ts) and what derives from it for
  * editors: listed negations placed once each, the structural words as LANGUAGE.md §2.5 lists
- * them, every highlighted word a word of the grammar, and the `@arbiter/rule-lang/operators`
- * entry free of Node modules (the console bundles it).
+ * them, every highlighted word a word of the grammar, and the plain-data module the build writes
+ * for browsers (`@arbiter/rule-lang/operator-words`).
  */
 
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { section } from '@arbiter/test-kit/language-doc';
 import { describe, expect, it } from 'vitest';
@@ -15,15 +14,19 @@ import {
   isOperatorEntry,
   keywordWords,
   listOperators,
+  longestPhraseWords,
+  operatorPhrases,
+  operatorStartWords,
+  operatorSymbols,
   operatorWords,
   STRUCTURAL_WORDS,
   usesClock,
   type CatalogueRow,
 } from '../src/operators/index.js';
+import { operatorWordsModule } from '../src/operators/words-module.js';
 import { unitWords } from '../src/values/periods.js';
 
 const ROWS: readonly CatalogueRow[] = CATALOGUE;
-const src = fileURLToPath(new URL('../src/', import.meta.url));
 const GRAMMAR = readFileSync(fileURLToPath(new URL('../../../grammar/RuleLang.g4', import.meta.url)), 'utf8');
 
 describe('the operator catalogue', () => {
@@ -61,22 +64,18 @@ describe('the words editors highlight', () => {
     expect(operatorWords().every((w) => keywordWords().includes(w))).toBe(true);
   });
 
-  it('come from a module without Node imports (the console bundles @arbiter/rule-lang/operators)', () => {
-    const seen = new Set<string>();
-    const external = new Set<string>();
-    const visit = (file: string): void => {
-      if (seen.has(file)) return;
-      seen.add(file);
-      const text = readFileSync(file, 'utf8');
-      for (const m of text.matchAll(/^(import|export)\s+(type\s+)?[^;]*?from\s+'([^']+)';/gms)) {
-        if (m[2]) continue;
-        const spec = m[3];
-        if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
-        else external.add(spec);
-      }
-    };
-    visit(path.join(src, 'operators/index.ts'));
-    expect(seen.size).toBeGreaterThan(5);
-    expect([...external].filter((s) => s.startsWith('node:') || !['re2js', 'ajv-formats/dist/formats.js'].includes(s))).toEqual([]);
+  it('reach browsers as plain data: the build writes them into a module without imports (@arbiter/rule-lang/operator-words)', async () => {
+    const { js, dts } = operatorWordsModule();
+    expect(js).not.toMatch(/^\s*import\b/m);
+    const words = (await import(`data:text/javascript,${encodeURIComponent(js)}`)) as Record<string, unknown>;
+    expect({ ...words }).toEqual({
+      KEYWORD_WORDS: keywordWords(),
+      OPERATOR_PHRASES: operatorPhrases(),
+      OPERATOR_START_WORDS: operatorStartWords(),
+      OPERATOR_SYMBOLS: operatorSymbols(),
+      LONGEST_PHRASE_WORDS: longestPhraseWords(),
+      OPERATORS: listOperators(),
+    });
+    for (const name of Object.keys(words)) expect(dts).toContain(`export declare const ${name}:`);
   });
 });
