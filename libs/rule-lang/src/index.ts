@@ -16,7 +16,7 @@ export { compile };
 export { CompiledPolicy } from './compile/policy.js';
 export { DEFAULT_STEP_BUDGET, DEFAULT_TRACED_STEP_BUDGET, StepBudget } from './evaluate/budget.js';
 export { RuleParseError, isRuleParseError, type Problem } from './errors/rule-parse-error.js';
-export { listOperators } from './operators/index.js';
+export { listOperators } from './operators/catalogue.js';
 export { MAX_NESTING } from './parse/parse.js';
 export { keyCandidates, keyFamily } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';

@@ -231,3 +231,20 @@ type Row = (typeof CATALOGUE)[number];
 
 /** The canonical name of an operator a comparison can use (not a listed negation, not a measure). */
 export type CanonicalOperator = Extract<Row, { test: TestMaker }>['name'];
+
+/** One entry of `list_operators` (LANGUAGE.md §12.3). */
+export interface ListedOperator {
+  operator: string;
+  forms: string[];
+}
+
+/** A fresh copy of the operator list (`list_operators`, `GET /operators`), in catalogue order. */
+export function listOperators(): ListedOperator[] {
+  const rows: readonly CatalogueRow[] = CATALOGUE;
+  return rows.map((row): ListedOperator => {
+    if (!('negationOf' in row)) return { operator: row.name, forms: [...row.forms] };
+    const of = rows.find((r): r is OperatorEntry => 'test' in r && r.name === row.negationOf);
+    if (of?.negation.listedAs === undefined) throw new Error(`INVARIANT: the negation of \`${row.negationOf}\` is not listed`);
+    return { operator: of.negation.listedAs, forms: [...of.negation.forms] };
+  });
+}

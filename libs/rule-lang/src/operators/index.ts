@@ -1,7 +1,8 @@
 /**
  * Everything derived from the operator catalogue (catalogue.ts): the form map the checker reads,
  * the test of each operator, `list_operators`, the trace words and the words editors highlight and
- * complete. Browser-safe (no Node module), so the console imports it as `@arbiter/rule-lang/operators`.
+ * complete (`@arbiter/rule-lang/operators`; browsers take the words from the plain-data
+ * `@arbiter/rule-lang/operator-words` the build writes, words-module.ts).
  */
 
 import type { Operand } from '../ast/operands.js';
@@ -18,6 +19,8 @@ import type { Test } from './semantics.js';
 
 export {
   CATALOGUE,
+  listOperators,
+  type ListedOperator,
   type CanonicalOperator,
   type CatalogueRow,
   type MeasureEntry,
@@ -74,24 +77,6 @@ const WORDING: ReadonlyMap<string, string> = new Map(ROWS.filter(isOperatorEntry
 /** How a trace line words a positive operator: its first form (`format check` → `has the format`). */
 export function positiveWording(name: string): string {
   return WORDING.get(name) ?? name;
-}
-
-/** One entry of `list_operators` (LANGUAGE.md §12.3). */
-export interface ListedOperator {
-  operator: string;
-  forms: string[];
-}
-
-/** A fresh copy of the operator list (`list_operators`, `GET /operators`), in catalogue order. */
-export function listOperators(): ListedOperator[] {
-  return ROWS.map((row: CatalogueRow): ListedOperator => {
-    if ('negationOf' in row) {
-      const negation = OPERATORS[row.negationOf as CanonicalOperator].negation;
-      if (negation.listedAs === undefined) throw new Error(`INVARIANT: the negation of \`${row.negationOf}\` has no listed name`);
-      return { operator: negation.listedAs, forms: [...negation.forms] };
-    }
-    return { operator: row.name, forms: [...row.forms] };
-  });
 }
 
 /** Every written operator phrase, positive and negative, measures included (placeholders dropped). */
