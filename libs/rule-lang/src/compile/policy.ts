@@ -13,12 +13,11 @@ import { generateEvaluator } from './codegen.js';
 import { generateTracedEvaluator } from './codegen-trace.js';
 import { compileList } from './conditions.js';
 import { Lowering } from './lowering.js';
-
-const DATE_RELATIVE = new Set(['period', 'is older than', 'is younger than']);
+import { usesClock } from '../operators/index.js';
 
 function usesToday(list: ConditionList): boolean {
   const visit = (c: Condition): boolean =>
-    c.kind === 'comparison' ? DATE_RELATIVE.has(c.op.name) : c.kind === 'group' || c.kind === 'quantifier' ? usesToday(c.body) : false;
+    c.kind === 'comparison' ? usesClock(c.op.name) : c.kind === 'group' || c.kind === 'quantifier' ? usesToday(c.body) : false;
   return list.items.some(visit);
 }
 
