@@ -1,5 +1,6 @@
 import {
   ArbiterError,
+  newEvent,
   type ArbiterEvent,
   type ErrorReason,
   type FlowDefinition,
@@ -12,7 +13,6 @@ import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { requireCapability } from './domain/access.js';
-import { makeEvent } from './domain/events.js';
 import { newId } from './domain/ids.js';
 import { planImport, type ImportLookups, type ImportPlan } from './domain/import-plan.js';
 import { insertImported, knownBases, knownGroups, livePolicyIds, lockOrgImports } from './repositories/import.js';
@@ -204,9 +204,9 @@ function reply(dryRun: boolean, plan: ImportPlan): ImportReply {
 function importEvents(p: Principal, sourceOrgId: string, plan: ImportPlan, at: Date): ArbiterEvent[] {
   return [
     ...plan.bases.map((b) =>
-      makeEvent(
-        p,
+      newEvent(
         'imported',
+        p,
         { type: b.kind, id: b.currentRecordId, baseId: b.id },
         {
           name: b.records.find((r) => r.id === b.currentRecordId)!.name,
@@ -214,16 +214,16 @@ function importEvents(p: Principal, sourceOrgId: string, plan: ImportPlan, at: D
           sourceBaseId: b.originBaseId,
           records: b.records.length,
         },
-        at,
+        { at },
       ),
     ),
     ...plan.groups.map((g) =>
-      makeEvent(
-        p,
+      newEvent(
         'imported',
+        p,
         { type: 'group', id: g.id },
         { name: g.name, sourceOrgId, sourceGroupId: g.originGroupId, members: g.members.length },
-        at,
+        { at },
       ),
     ),
   ];
