@@ -168,6 +168,7 @@ describe('explain_rule', () => {
         {
           label: null,
           selector: 'member',
+          verb: 'earns',
           outcome: 'double points',
           conditions: [
             {
