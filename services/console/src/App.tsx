@@ -43,8 +43,8 @@ function Page({ route, me, home }: { route: string; me: MeResponse; home: string
       <main>
         <h1>Nothing to show</h1>
         <p data-testid="no-pages">
-          The credential you signed in with allows none of the console&apos;s pages (its scopes: {me.scopes?.join(', ') || 'none'}).
-          Sign out and use a key with the <code>view</code> scope, or ask an admin for one.
+          The credential you signed in with allows none of the console&apos;s pages (its scopes: {me.scopes?.join(', ') || 'none'}). Sign
+          out and use a key with the <code>view</code> scope, or ask an admin for one.
         </p>
       </main>
     );

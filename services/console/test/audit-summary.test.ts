@@ -24,10 +24,14 @@ describe('audit summaries', () => {
     const names = new Map([[BASE, 'Free shipping']]);
     const say = (over: Partial<SummarizedEvent>) => auditSummary(event(over), names);
     expect(say({ details: { name: 'Free shipping' } })).toBe('alice created policy “Free shipping”');
-    expect(say({ details: { name: 'Free shipping', basedOnVersion: 2 } })).toBe('alice created a draft of policy “Free shipping” from version 2');
+    expect(say({ details: { name: 'Free shipping', basedOnVersion: 2 } })).toBe(
+      'alice created a draft of policy “Free shipping” from version 2',
+    );
     expect(say({ kind: 'edited', details: { fields: ['rule', 'tests'] } })).toBe('alice edited policy “Free shipping” (rule, tests)');
     expect(say({ kind: 'approval requested', details: { requestId: RECORD } })).toBe('alice asked for a review of policy “Free shipping”');
-    expect(say({ kind: 'approved', actor: { userId: 'pat' }, details: { comment: 'fine' } })).toBe('pat approved policy “Free shipping”: “fine”');
+    expect(say({ kind: 'approved', actor: { userId: 'pat' }, details: { comment: 'fine' } })).toBe(
+      'pat approved policy “Free shipping”: “fine”',
+    );
     expect(say({ kind: 'rejected', actor: { userId: 'pat' }, details: {} })).toBe('pat rejected policy “Free shipping”');
     expect(say({ kind: 'published', details: { version: 3 } })).toBe('alice published policy “Free shipping” as version 3');
     expect(say({ kind: 'deleted' })).toBe('alice deleted policy “Free shipping”');
@@ -38,7 +42,11 @@ describe('audit summaries', () => {
       'alice gave member bob the role viewer',
     );
     expect(
-      say({ kind: 'key created', resource: { type: 'apikey', id: RECORD }, details: { name: 'ci', owner: 'bob', scopes: ['view', 'audit'] } }),
+      say({
+        kind: 'key created',
+        resource: { type: 'apikey', id: RECORD },
+        details: { name: 'ci', owner: 'bob', scopes: ['view', 'audit'] },
+      }),
     ).toBe('alice created key “ci” for bob (view, audit)');
     expect(say({ kind: 'key revoked', resource: { type: 'apikey', id: RECORD }, details: { name: 'ci', owner: 'alice' } })).toBe(
       'alice revoked key “ci”',

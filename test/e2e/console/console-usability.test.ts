@@ -114,7 +114,10 @@ beforeAll(async () => {
     body: { name: 'Parcel size', rule: 'A **parcel** is small if the __weight__ of the **parcel** is less than 2.' },
   });
   expect(parcel.status).toBe(201);
-  const parcelPublished = await call(stack, 'PUT', `/policy/${parcel.body.policyId}`, { key: stack.adminKey, body: { status: 'published' } });
+  const parcelPublished = await call(stack, 'PUT', `/policy/${parcel.body.policyId}`, {
+    key: stack.adminKey,
+    body: { status: 'published' },
+  });
   expect(parcelPublished.status).toBe(201);
 
   expect((await call(stack, 'PUT', '/org/settings', { key: stack.adminKey, body: { governanceApproval: true } })).status).toBe(200);

@@ -157,8 +157,7 @@ export function AuditPage() {
                       <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time>
                     </td>
                     <td>
-                      <span className="badge">{e.kind}</span>{' '}
-                      <span data-testid="event-summary">{auditSummary(e, names)}</span>
+                      <span className="badge">{e.kind}</span> <span data-testid="event-summary">{auditSummary(e, names)}</span>
                       {linked && (
                         <>
                           {' '}

@@ -146,7 +146,11 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
         <section className="pane" aria-label="Graph">
           <h2>Graph</h2>
           <div className="graph-scroll">
-            {definition ? <FlowGraph definition={definition} path={path} names={names} /> : <p className="error">The definition is not valid JSON.</p>}
+            {definition ? (
+              <FlowGraph definition={definition} path={path} names={names} />
+            ) : (
+              <p className="error">The definition is not valid JSON.</p>
+            )}
           </div>
         </section>
       </div>

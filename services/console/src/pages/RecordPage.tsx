@@ -34,15 +34,7 @@ export interface RecordKind<R extends AnyRecord> {
 }
 
 /** What the page asks of `api.policies` / `api.flows`: the record, its versions, edits, reviews and impact analyses. */
-export type RecordEndpoints<R extends AnyRecord> = RecordsApi<
-  R,
-  unknown,
-  unknown,
-  Record<string, unknown>,
-  ReviewView,
-  unknown,
-  unknown
->;
+export type RecordEndpoints<R extends AnyRecord> = RecordsApi<R, unknown, unknown, Record<string, unknown>, ReviewView, unknown, unknown>;
 
 /** What the review section shows of `GET /{noun}/{id}/review`. */
 export interface ReviewView {
