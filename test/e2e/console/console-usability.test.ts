@@ -54,19 +54,21 @@ async function setEditor(label: string, text: string): Promise<void> {
   await page.keyboard.insertText(text);
 }
 
-/** How far the page scrolls sideways, with the elements that stick out (for the failure message). */
-async function sidewaysScroll(): Promise<{ px: number; culprits: string[] }> {
-  return page.evaluate(() => {
-    const width = window.innerWidth;
-    const culprits: string[] = [];
-    for (const el of Array.from(document.querySelectorAll('body *'))) {
-      const r = el.getBoundingClientRect();
-      if (r.right > width + 1 && r.width > 0 && culprits.length < 8) {
-        culprits.push(`${el.tagName.toLowerCase()}.${el.className} right=${Math.round(r.right)}`);
-      }
+/** How far the page scrolls sideways, with the elements that stick out (for the failure message). Runs in the page. */
+const SIDEWAYS = `(() => {
+  const width = window.innerWidth;
+  const culprits = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.right > width + 1 && r.width > 0 && culprits.length < 8) {
+      culprits.push(el.tagName.toLowerCase() + '.' + el.className + ' right=' + Math.round(r.right));
     }
-    return { px: document.documentElement.scrollWidth - width, culprits };
-  });
+  }
+  return { px: document.documentElement.scrollWidth - width, culprits };
+})()`;
+
+async function sidewaysScroll(): Promise<{ px: number; culprits: string[] }> {
+  return (await page.evaluate(SIDEWAYS)) as { px: number; culprits: string[] };
 }
 
 /** One GET with the bytes as sent (fetch would decompress them). */
