@@ -23,7 +23,7 @@ export {
   ExplainResponse,
   OperatorsResponse,
 } from './engine.js';
-export { ExecSubject } from './subjects.js';
+export { ExecSubject, pingSubject, PingReply, ServiceGroup, type BackEndService } from './subjects.js';
 export {
   ExecRunRequest,
   type ExecRunInput,

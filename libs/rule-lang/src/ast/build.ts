@@ -26,7 +26,7 @@ import {
   type VerboseRuleContext,
 } from '../generated/RuleLangParser.js';
 import { Family, type Problem } from '../errors/rule-parse-error.js';
-import { FORMS, OPERATORS, type OperandKind } from '../operators/catalogue.js';
+import { FORMS, OPERATORS, type OperandKind } from '../operators/index.js';
 import { codePointReader, endsRule, TERMINATOR_DETAIL } from '../parse/parse.js';
 import { spanOfContext, spanOfNode } from '../parse/spans.js';
 import { dayFromDateText } from '../values/dates.js';
@@ -294,7 +294,7 @@ class Builder {
 
   /** Builds the operand and checks it against the operator's operand kind. */
   private operandFor(op: OperatorUse, ctx: OperandContext | null): Operand | null {
-    const kind = OPERATORS[op.name].operandKind;
+    const kind = OPERATORS[op.name].operand;
     if (!ctx) {
       if (kind !== 'none') {
         const at = { ...op.span, offset: op.span.offset + op.span.length, column: op.span.column + op.span.length, length: 0 };
