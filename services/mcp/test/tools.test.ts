@@ -183,6 +183,7 @@ describe('explain_rule', () => {
         {
           label: null,
           selector: 'member',
+          verb: 'earns',
           outcome: 'double points',
           conditions: [
             {

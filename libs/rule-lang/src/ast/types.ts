@@ -70,6 +70,8 @@ export interface Rule {
   label: string | null;
   /** The subject selector as written, without asterisks; null for shorthand rules. */
   subject: string | null;
+  /** The outcome verb as written, dropped from the outcome name (LANGUAGE.md §3.4); null when none was. */
+  verb: string | null;
   /** Outcome name (LANGUAGE.md §3.4). */
   outcome: string;
   /** Lower-cased outcome name used to match references. */
