@@ -3,8 +3,9 @@
  * (file contents as strings): they return stdout, stderr and the exit code. No I/O here.
  */
 
-import { compile, isRuleParseError, validate, type CompiledPolicy, type RuleParseError } from '@arbiter/rule-lang';
+import { compile, isRuleParseError, PolicyCoverage, validate, type CompiledPolicy, type RuleParseError } from '@arbiter/rule-lang';
 import { answerPolicy, RUN_DEFAULTS, resolveRun, type PolicyAnswer } from '@arbiter/run';
+import { coverageLines } from './coverage-output.js';
 import {
   cliLimits,
   CliUsageError,
@@ -174,6 +175,12 @@ export interface TestInput {
   verbose?: boolean;
   /** Steps each case may take; the same with and without `verbose` (default DEFAULT_STEP_BUDGET). */
   stepBudget?: number;
+  /** Also report which conditions the cases cover (both ways), quantifiers and references. */
+  coverage?: boolean;
+  /** With `coverage`: fail (exit 1) below this percentage. */
+  minCoverage?: number;
+  /** Print one JSON document (cases, counts and, with `coverage`, the coverage report) instead of lines. */
+  json?: boolean;
 }
 
 /**
@@ -192,19 +199,26 @@ export function runTests(input: TestInput): CommandOutput {
   if ('parseError' in compiled)
     return { stdout: '', stderr: formatParseError(compiled.parseError, input.rule, input.ruleName), code: ExitCode.failed };
   const out: string[] = [];
+  const results: Array<{ name: string; passed: boolean; expected: CaseExpectation; got: { result: boolean; errorCode: string | null } }> =
+    [];
   let passed = 0;
   let failed = 0;
+  const coverage = input.coverage === true ? new PolicyCoverage(compiled.policy, input.rule) : null;
   for (const c of cases) {
     const now = c.now ?? input.now;
-    const trace = input.verbose === true;
+    const trace = input.verbose === true && input.json !== true;
     // The untraced budget either way: --verbose must not change which cases pass.
     const run = resolveRun(
       { trace, ...(now !== undefined && { now: now.toISOString() }) },
       cliLimits(input.stepBudget ?? RUN_DEFAULTS.stepBudget),
     );
-    const r = answerPolicy(compiled, c.data, run);
+    const options = run.now === undefined ? { stepBudget: run.stepBudget } : { now: run.now, stepBudget: run.stepBudget };
+    // A coverage run answers as a plain untraced run (the rule-lang coverage test checks it).
+    const r: PolicyAnswer = coverage !== null && !trace ? coverage.run(c.data, options) : answerPolicy(compiled, c.data, run);
+    if (coverage !== null && trace) coverage.run(c.data, options);
     const got = { result: r.result, errorCode: r.errorCode ?? null };
     const ok = got.result === c.expect.result && (c.expect.errorCode === undefined || c.expect.errorCode === got.errorCode);
+    results.push({ name: c.name, passed: ok, expected: c.expect, got });
     if (ok) {
       passed++;
       out.push(`✓ ${c.name}`);
@@ -215,7 +229,22 @@ export function runTests(input: TestInput): CommandOutput {
     if (trace) for (const line of r.trace) out.push(`    ${line}`);
   }
   out.push(`${passed} passed, ${failed} failed`);
-  return { stdout: out.join('\n') + '\n', stderr: '', code: failed > 0 ? ExitCode.failed : ExitCode.ok };
+  const report = coverage?.report();
+  const belowMin = report !== undefined && input.minCoverage !== undefined && report.summary.percent < input.minCoverage;
+  if (report !== undefined) out.push(...coverageLines(report));
+  if (belowMin) out.push(`coverage ${report.summary.percent} % is below --min ${input.minCoverage}`);
+  const code = failed > 0 || belowMin ? ExitCode.failed : ExitCode.ok;
+  if (input.json === true) {
+    const doc = {
+      passed,
+      failed,
+      cases: results,
+      ...(report !== undefined && { coverage: report }),
+      ...(input.minCoverage !== undefined && { minCoverage: input.minCoverage }),
+    };
+    return { stdout: JSON.stringify(doc, null, 2) + '\n', stderr: '', code };
+  }
+  return { stdout: out.join('\n') + '\n', stderr: '', code };
 }
 
 function describeExpectation(e: CaseExpectation): string {
