@@ -6,7 +6,7 @@
  * followed: each package is judged on its own.
  */
 
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import madge from 'madge';
@@ -83,5 +83,63 @@ describe('import graph of every package', () => {
     expect(result.warnings().skipped.filter((s) => !isPackage(s))).toEqual([]);
     expect(result.circular()).toEqual(KNOWN_CYCLES[pkg] ?? []);
     expect(forbidden(result.obj(), FORBIDDEN_IMPORTS[pkg] ?? [])).toEqual([]);
+  });
+});
+
+/** Each workspace package's name and the workspace packages it depends on (`dependencies`: what ships). */
+function workspaceDependencies(): Map<string, string[]> {
+  const deps = new Map<string, string[]>();
+  for (const pkg of packages) {
+    const json = JSON.parse(readFileSync(path.join(root, pkg, 'package.json'), 'utf8')) as {
+      name: string;
+      dependencies?: Record<string, string>;
+    };
+    deps.set(
+      json.name,
+      Object.keys(json.dependencies ?? {}).filter((d) => d.startsWith('@arbiter/')),
+    );
+  }
+  return deps;
+}
+
+/** The packages each may depend on at most, bottom up: the run layer sits on the language and flows, below every door. */
+const LAYERS: Record<string, string[]> = {
+  '@arbiter/contracts': [],
+  '@arbiter/rule-lang': [],
+  '@arbiter/flow': ['@arbiter/contracts', '@arbiter/rule-lang'],
+  '@arbiter/run': ['@arbiter/contracts', '@arbiter/rule-lang', '@arbiter/flow'],
+};
+
+describe('package dependencies', () => {
+  const deps = workspaceDependencies();
+
+  it('have no circle (no package reaches itself through what it depends on)', () => {
+    const reaches = (from: string, seen = new Set<string>()): Set<string> => {
+      for (const d of deps.get(from) ?? []) {
+        if (seen.has(d)) continue;
+        seen.add(d);
+        reaches(d, seen);
+      }
+      return seen;
+    };
+    expect([...deps.keys()].filter((name) => reaches(name).has(name))).toEqual([]);
+  });
+
+  it('point down only: the run layer and what it stands on depend on nothing above them, and no library on a service', () => {
+    expect([...deps.keys()]).toEqual(expect.arrayContaining(Object.keys(LAYERS)));
+    for (const [name, allowed] of Object.entries(LAYERS)) {
+      expect(
+        deps.get(name)!.filter((d) => d !== name && !allowed.includes(d)),
+        name,
+      ).toEqual([]);
+    }
+    const services = new Set(packages.filter((p) => p.startsWith('services/')).map((p) => `@arbiter/${p.split('/')[1]}`));
+    for (const lib of packages.filter((p) => p.startsWith('libs/'))) {
+      const name = `@arbiter/${lib.split('/')[1]}`;
+      expect(
+        deps.get(name)!.filter((d) => services.has(d)),
+        name,
+      ).toEqual([]);
+    }
   });
 });

@@ -1,6 +1,6 @@
 /**
  * `@arbiter/sdk` installs and runs outside the monorepo (issue 22): `npm pack` of the SDK and the
- * three workspace packages it depends on, `npm install` of the four tarballs into an empty folder
+ * four workspace packages it depends on, `npm install` of the five tarballs into an empty folder
  * (third-party packages from the registry), then the quick-start example of docs/sdk.md, run by
  * Node from that folder against a started stack; and the browser entry `@arbiter/sdk/client`.
  */
@@ -49,6 +49,8 @@ describe('the packed SDK', () => {
         '-w',
         '@arbiter/flow',
         '-w',
+        '@arbiter/run',
+        '-w',
         '@arbiter/sdk',
       ],
       root,
@@ -60,12 +62,13 @@ describe('the packed SDK', () => {
       'arbiter-contracts-0.1.0.tgz',
       'arbiter-flow-0.1.0.tgz',
       'arbiter-rule-lang-0.1.0.tgz',
+      'arbiter-run-0.1.0.tgz',
       'arbiter-sdk-0.1.0.tgz',
     ]);
 
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
     npm(['install', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs.map((t) => `./${t}`)], dir);
-    for (const pkg of ['sdk', 'contracts', 'rule-lang', 'flow']) {
+    for (const pkg of ['sdk', 'contracts', 'rule-lang', 'flow', 'run']) {
       const installed = path.join(dir, 'node_modules/@arbiter', pkg);
       expect(lstatSync(installed).isSymbolicLink(), pkg).toBe(false);
       expect(realpathSync(installed).startsWith(realpathSync(dir)), pkg).toBe(true);

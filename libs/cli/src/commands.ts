@@ -3,18 +3,11 @@
  * (file contents as strings): they return stdout, stderr and the exit code. No I/O here.
  */
 
-import {
-  compile,
-  DEFAULT_STEP_BUDGET,
-  isRuleParseError,
-  PolicyCoverage,
-  validate,
-  type CompiledPolicy,
-  type EvaluationResult,
-  type RuleParseError,
-} from '@arbiter/rule-lang';
+import { compile, isRuleParseError, PolicyCoverage, validate, type CompiledPolicy, type RuleParseError } from '@arbiter/rule-lang';
+import { answerPolicy, RUN_DEFAULTS, resolveRun, type PolicyAnswer } from '@arbiter/run';
 import { coverageLines } from './coverage-output.js';
 import {
+  cliLimits,
   CliUsageError,
   ExitCode,
   describeJson,
@@ -78,28 +71,20 @@ export function runEval(input: EvalInput): CommandOutput {
   } catch (err) {
     return usageFailure('eval', err);
   }
-  const trace = input.trace ?? true;
+  const run = resolveRun(
+    { ...(input.trace !== undefined && { trace: input.trace }), ...(input.now !== undefined && { now: input.now.toISOString() }) },
+    cliLimits(input.stepBudget),
+  );
   const compiled = tryCompile(input.rule);
   if ('parseError' in compiled) {
     const err = compiled.parseError;
-    const result: EvaluationResult = {
-      result: false,
-      outcomes: {},
-      trace: trace ? [err.message] : [],
-      error: err.message,
-      errorCode: 'parse_error',
-    };
+    const result = answerPolicy({ parseError: err.message }, data, run);
     return { stdout: pretty(result), stderr: formatParseError(err, input.rule, input.ruleName), code: ExitCode.failed };
   }
-  const options = {
-    trace,
-    ...(input.now !== undefined && { now: input.now }),
-    ...(input.stepBudget !== undefined && { stepBudget: input.stepBudget }),
-  };
-  return { stdout: pretty(compiled.policy.evaluate(data, options)), stderr: '', code: ExitCode.ok };
+  return { stdout: pretty(answerPolicy(compiled, data, run)), stderr: '', code: ExitCode.ok };
 }
 
-const pretty = (r: EvaluationResult): string => JSON.stringify(toCliEvaluation(r), null, 2) + '\n';
+const pretty = (r: PolicyAnswer): string => JSON.stringify(toCliEvaluation(r), null, 2) + '\n';
 
 /**
  * `rules check`: syntax and static checks. Prints `ok` (exit 0), or the parse error on stderr
@@ -223,10 +208,13 @@ export function runTests(input: TestInput): CommandOutput {
     const now = c.now ?? input.now;
     const trace = input.verbose === true && input.json !== true;
     // The untraced budget either way: --verbose must not change which cases pass.
-    const stepBudget = input.stepBudget ?? DEFAULT_STEP_BUDGET;
-    const options = now === undefined ? { stepBudget } : { now, stepBudget };
+    const run = resolveRun(
+      { trace, ...(now !== undefined && { now: now.toISOString() }) },
+      cliLimits(input.stepBudget ?? RUN_DEFAULTS.stepBudget),
+    );
+    const options = run.now === undefined ? { stepBudget: run.stepBudget } : { now: run.now, stepBudget: run.stepBudget };
     // A coverage run answers as a plain untraced run (the rule-lang coverage test checks it).
-    const r = coverage !== null && !trace ? coverage.run(c.data, options) : compiled.policy.evaluate(c.data, { ...options, trace });
+    const r: PolicyAnswer = coverage !== null && !trace ? coverage.run(c.data, options) : answerPolicy(compiled, c.data, run);
     if (coverage !== null && trace) coverage.run(c.data, options);
     const got = { result: r.result, errorCode: r.errorCode ?? null };
     const ok = got.result === c.expect.result && (c.expect.errorCode === undefined || c.expect.errorCode === got.errorCode);
@@ -264,6 +252,6 @@ function describeExpectation(e: CaseExpectation): string {
   return `${e.result} with ${e.errorCode === null ? 'no error' : `errorCode ${e.errorCode}`}`;
 }
 
-function describeActual(r: EvaluationResult): string {
+function describeActual(r: PolicyAnswer): string {
   return r.error === undefined ? `${r.result}` : `${r.result} (error ${r.errorCode ?? ''}: ${r.error})`;
 }

@@ -4,8 +4,9 @@
  * streams (see main.ts for the stdin/stdout wiring) and is testable without processes.
  */
 
-import { compile, isRuleParseError, type CompiledPolicy, type EvaluationResult, type RuleParseError } from '@arbiter/rule-lang';
-import { describeJson, isJsonObject, stripBom, unpairedSurrogateIn } from './output.js';
+import { compile, type CompiledPolicy } from '@arbiter/rule-lang';
+import { answerPolicy, compileRule, resolveRun, type CompiledRule, type PolicyAnswer } from '@arbiter/run';
+import { cliLimits, describeJson, isJsonObject, stripBom, unpairedSurrogateIn } from './output.js';
 
 /** One output line. `error`/`errorCode` are `null` when the evaluation had no error. */
 export interface JsonlResult {
@@ -43,9 +44,6 @@ export interface JsonlStats {
   cacheHits: number;
 }
 
-/** A policy or its parse error, as cached. */
-type Compiled = { policy: CompiledPolicy } | { parseError: RuleParseError };
-
 /** A small LRU map: a hit moves the entry to the back; inserting past the bound drops the front. */
 class LruCache<K, V> {
   private readonly map = new Map<K, V>();
@@ -67,7 +65,7 @@ class LruCache<K, V> {
 
 const badInput = (message: string): JsonlResult => ({ result: false, outcomes: {}, trace: [], error: message, errorCode: 'bad_input' });
 
-const toLine = (r: EvaluationResult): JsonlResult => ({
+const toLine = (r: PolicyAnswer): JsonlResult => ({
   result: r.result,
   outcomes: r.outcomes,
   trace: r.trace,
@@ -105,14 +103,12 @@ export async function runJsonl(
   write: (chunk: string) => void | Promise<void>,
   options: JsonlOptions = {},
 ): Promise<JsonlStats> {
-  const trace = options.trace ?? true;
-  const evalOptions = {
-    trace,
-    ...(options.now !== undefined && { now: options.now }),
-    ...(options.stepBudget !== undefined && { stepBudget: options.stepBudget }),
-  };
+  const run = resolveRun(
+    { ...(options.trace !== undefined && { trace: options.trace }), ...(options.now !== undefined && { now: options.now.toISOString() }) },
+    cliLimits(options.stepBudget),
+  );
   const doCompile = options.compile ?? compile;
-  const cache = new LruCache<string, Compiled>(options.cacheSize ?? 1000);
+  const cache = new LruCache<string, CompiledRule>(options.cacheSize ?? 1000);
   const stats: JsonlStats = { requests: 0, badInput: 0, compiled: 0, cacheHits: 0 };
   let lineNo = 0;
   for await (const line of lines) {
@@ -133,19 +129,14 @@ export async function runJsonl(
     else {
       stats.compiled++;
       try {
-        compiled = { policy: doCompile(req.rule) };
+        compiled = compileRule(req.rule, doCompile);
       } catch (err) {
-        if (!isRuleParseError(err)) return internal(err, n);
-        compiled = { parseError: err };
+        return internal(err, n);
       }
       cache.set(req.rule, compiled);
     }
-    if ('parseError' in compiled) {
-      const message = compiled.parseError.message;
-      return { result: false, outcomes: {}, trace: trace ? [message] : [], error: message, errorCode: 'parse_error' };
-    }
     try {
-      return toLine(compiled.policy.evaluate(req.data, evalOptions));
+      return toLine(answerPolicy(compiled, req.data, run));
     } catch (err) {
       return internal(err, n);
     }

@@ -1,7 +1,8 @@
 /** Shared pieces of the `rules` CLI: exit codes, outputs, JSON input helpers. No I/O here. */
 
 import { unpairedSurrogateAt } from '@arbiter/contracts';
-import type { EvaluationResult, RuleParseError } from '@arbiter/rule-lang';
+import type { RuleParseError } from '@arbiter/rule-lang';
+import type { RunLimits } from '@arbiter/run';
 
 /**
  * Exit codes of every `rules` command.
@@ -41,7 +42,7 @@ export interface CliEvaluation {
 }
 
 /** Keeps the public fields of an evaluation in a fixed order; `error`/`errorCode` only when present. */
-export function toCliEvaluation(r: EvaluationResult): CliEvaluation {
+export function toCliEvaluation(r: CliEvaluation): CliEvaluation {
   const out: CliEvaluation = { result: r.result, outcomes: r.outcomes, trace: r.trace };
   if (r.error !== undefined) out.error = r.error;
   if (r.errorCode !== undefined) out.errorCode = r.errorCode;
@@ -123,4 +124,15 @@ export function unpairedSurrogateIn(value: unknown, root: string): string | null
   return at === null
     ? null
     : `\`${root}\` must not contain an unpaired UTF-16 surrogate (\`\\ud800\`–\`\\udfff\` alone), found at \`${at}\``;
+}
+
+/**
+ * The limits a command runs under: `--step-budget` in both trace modes when given, and no trace
+ * cap (a trace printed here crosses no bus).
+ */
+export function cliLimits(stepBudget: number | undefined): Partial<RunLimits> {
+  return {
+    maxTraceBytes: Infinity,
+    ...(stepBudget !== undefined && { stepBudget, tracedStepBudget: stepBudget }),
+  };
 }

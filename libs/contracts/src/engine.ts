@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { tracesOf } from './run-spec.js';
 
 /** Body of `POST /run` (spec §2.6). Unknown keys are rejected. */
 export const RunRequest = z.strictObject({
@@ -88,5 +89,5 @@ export type TraceQuery = z.infer<typeof TraceQuery>;
 
 /** Whether a run with query `q` builds its trace (on unless `?trace=false`). */
 export function traceOf(q: TraceQuery | undefined): boolean {
-  return q?.trace !== 'false';
+  return tracesOf(q?.trace === undefined ? undefined : { trace: q.trace === 'true' });
 }

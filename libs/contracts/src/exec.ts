@@ -5,20 +5,6 @@ import { Principal } from './principal.js';
 /** The caller, sent by the gateway and the mcp service; execution re-checks its `view` right (DESIGN.md §2). A request without one is refused. */
 const Caller = Principal;
 
-/** Request of `exec.run`. Unknown keys are rejected. */
-export const ExecRunRequest = z.strictObject({
-  principal: Caller,
-  rule: z.string(),
-  data: z.record(z.string(), z.unknown()),
-  /** Build the human-readable trace; on unless turned off. */
-  trace: z.boolean().default(true),
-  /** The evaluation clock (ISO 8601 with offset); the current time when absent. For tests and replays. */
-  now: z.iso.datetime({ offset: true }).optional(),
-});
-export type ExecRunRequest = z.infer<typeof ExecRunRequest>;
-/** What a caller of `exec.run` may send (`trace` optional). */
-export type ExecRunInput = z.input<typeof ExecRunRequest>;
-
 /** Request of `exec.validate` and `exec.explain`. Unknown keys are rejected. */
 export const ExecRuleRequest = z.strictObject({ principal: Caller, rule: z.string() });
 export type ExecRuleRequest = z.infer<typeof ExecRuleRequest>;
@@ -31,9 +17,10 @@ export type ExecOperatorsRequest = z.infer<typeof ExecOperatorsRequest>;
 export const EXEC_BATCH_MAX_ITEMS = 256;
 
 /**
- * What a group of items of an `exec.eval` message runs, named by the subject a single request of
- * it is sent on: `exec.run` (an unsaved rule) and the stored runs. Spelled out here rather than
- * imported so this module stays free of the stored-run shapes.
+ * What a group of items of an `exec.eval` message runs: `exec.run` (an unsaved rule) or a stored
+ * run. These are names of groups, not subjects anything listens on: `exec.eval` is the one road
+ * of every run (the JSON single-request subjects of the same names are gone, docs/design/run-layer.md).
+ * Spelled out here rather than imported so this module stays free of the stored-run shapes.
  */
 export const EvalSubject = z.enum([
   'exec.run',

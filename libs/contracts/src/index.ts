@@ -24,9 +24,8 @@ export {
   OperatorsResponse,
 } from './engine.js';
 export { ExecSubject, pingSubject, PingReply, ServiceGroup, type BackEndService } from './subjects.js';
+export { RUN_DEFAULTS, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
 export {
-  ExecRunRequest,
-  type ExecRunInput,
   ExecRuleRequest,
   ExecOperatorsRequest,
   EXEC_BATCH_MAX_ITEMS,
@@ -214,8 +213,6 @@ export {
   RunBatchResponse,
   StoredPolicyBatchResponse,
   StoredFlowBatchResponse,
-  StoredRunRequest,
-  type StoredRunInput,
   FlowTestBody,
   FlowTestRequest,
   type FlowTestInput,

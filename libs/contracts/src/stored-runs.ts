@@ -2,13 +2,15 @@ import { z } from 'zod';
 import { RunResponse } from './engine.js';
 import { FlowDefinition, FlowRunResponse } from './flow.js';
 import { Principal } from './principal.js';
+import { RUN_DEFAULTS } from './run-spec.js';
 import { ProblemDetails } from './http.js';
-import { RecordIdParam } from './registry.js';
 
 /**
- * Request/reply subjects of stored runs (spec §4.3), relative to the bus prefix, served by the
- * execution service in its `exec` queue group. Every request carries the caller's `principal`:
- * the execution service answers not_found for another org's, a deleted or an unknown id.
+ * The stored runs (spec §4.3): the four `exec.eval` group names (`EvalSubject`; a group's `id` is a
+ * base id for `*.base`, a record id for `*.record`, and one that is not a UUID answers not_found,
+ * like the registry) and `exec.flow.test`, a subject of the `exec` queue group. Every run carries
+ * the caller's `principal`: the execution service answers not_found for another org's, a deleted
+ * or an unknown id.
  */
 export const StoredRunSubject = {
   /** Run the current runnable policy of a base (the latest version, else the draft). */
@@ -28,26 +30,16 @@ export type StoredRunSubject = (typeof StoredRunSubject)[keyof typeof StoredRunS
 export const RunData = z.record(z.string(), z.unknown()).describe('The input data object the policy or flow runs on');
 export type RunData = z.infer<typeof RunData>;
 
-/**
- * Request of the four stored-run subjects: `id` is a base id (`*.base`) or a record id
- * (`*.record`); an id that is not a UUID answers not_found, like the registry. Unknown keys are rejected.
- */
-export const StoredRunRequest = z.strictObject({
-  principal: Principal,
-  id: RecordIdParam,
-  data: RunData,
-  /** Build the human-readable trace; on unless turned off. */
-  trace: z.boolean().default(true),
-});
-export type StoredRunRequest = z.infer<typeof StoredRunRequest>;
-export type StoredRunInput = z.input<typeof StoredRunRequest>;
-
 /** Body of `POST /flow/test`: a definition that is not stored and the data to run it on. Unknown keys are rejected. */
 export const FlowTestBody = z.strictObject({ definition: FlowDefinition, data: RunData });
 export type FlowTestBody = z.infer<typeof FlowTestBody>;
 
 /** Request of `exec.flow.test`. The definition's structure (DAG checks) is validated by the execution service: 400 with every problem. */
-export const FlowTestRequest = z.strictObject({ principal: Principal, ...FlowTestBody.shape, trace: z.boolean().default(true) });
+export const FlowTestRequest = z.strictObject({
+  principal: Principal,
+  ...FlowTestBody.shape,
+  trace: z.boolean().default(RUN_DEFAULTS.trace),
+});
 export type FlowTestRequest = z.infer<typeof FlowTestRequest>;
 export type FlowTestInput = z.input<typeof FlowTestRequest>;
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
  * (`Bus.subject('exec.run')` → `arbiter.exec.run`). One queue group (`exec`) serves them all.
  */
 export const ExecSubject = {
+  /** Not a subject anything listens on: the `exec.eval` group name of an unsaved rule's run (`EvalSubject`). */
   run: 'exec.run',
   validate: 'exec.validate',
   explain: 'exec.explain',

@@ -28,7 +28,6 @@ export {
 export { MAX_NESTING } from './parse/parse.js';
 export { keyCandidates, keyFamily } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
-export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { ELEMENT } from './analyze/read-paths.js';
 export {
   checkCell,

@@ -1,6 +1,6 @@
 /**
  * The client runs in browsers (issue 22): its entry and the local runtime reach no Node built-in
- * and no package but the workspace's contracts, rule-lang and flow, and esbuild bundles them for
+ * and no package but the workspace's contracts, rule-lang, flow and run (its pure entry), and esbuild bundles them for
  * the browser. The only Node use, the cache file, imports `node:fs/promises` by a name bundlers do
  * not follow, and only when a `cacheFile` is given.
  */
@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 
 const srcDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src');
-const ALLOWED = ['@arbiter/contracts', '@arbiter/rule-lang', '@arbiter/flow'];
+const ALLOWED = ['@arbiter/contracts', '@arbiter/rule-lang', '@arbiter/flow', '@arbiter/run'];
 
 /** Module specifiers of a TypeScript file: static imports and exports (`import type` excluded) and literal dynamic imports. */
 function specifiers(source: string): string[] {
@@ -76,7 +76,7 @@ describe('the browser client entry (@arbiter/sdk/client)', () => {
 });
 
 describe('the client entry', () => {
-  it('reaches the local runtime (loaded on demand) and nothing outside the three workspace packages', () => {
+  it('reaches the local runtime (loaded on demand) and nothing outside the four workspace packages', () => {
     const { files, packages } = reach(path.join(srcDir, 'index.ts'));
     expect([...files].some((f) => f.endsWith(path.join('local', 'runtime.ts')))).toBe(true);
     expect([...packages].filter((p) => !ALLOWED.includes(p))).toEqual([]);

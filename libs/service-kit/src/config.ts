@@ -1,3 +1,4 @@
+import { RUN_DEFAULTS } from '@arbiter/contracts';
 import { z } from 'zod';
 
 /** Log levels pino accepts, plus `silent`. */
@@ -125,9 +126,9 @@ export const OpsConfig = z.object({
  */
 export const EvaluationConfig = z.object({
   /** Steps a run without a trace (and each saved test at publish) may take; a flow run's nodes share one budget. */
-  EXEC_STEP_BUDGET: positiveInt().default(1_000_000),
+  EXEC_STEP_BUDGET: positiveInt().default(RUN_DEFAULTS.stepBudget),
   /** Steps a run with a trace may take (a traced step costs ~20× the time and writes a line). */
-  EXEC_TRACE_STEP_BUDGET: positiveInt().default(10_000),
+  EXEC_TRACE_STEP_BUDGET: positiveInt().default(RUN_DEFAULTS.tracedStepBudget),
 });
 
 type Shape = z.ZodRawShape;

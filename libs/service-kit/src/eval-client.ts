@@ -3,9 +3,10 @@ import {
   EXEC_BATCH_MAX_ITEMS,
   ExecSubject,
   isArbiterError,
+  tracesOf,
   type EvalGroup,
-  type EvalSubject,
   type Principal,
+  type RunSpec,
   type WireError,
 } from '@arbiter/contracts';
 import type { Bus } from './bus.js';
@@ -20,25 +21,11 @@ const NOW_BYTES = 40;
 /** Max payload assumed before the server has said (NATS's default). */
 const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
-/** What a group of evaluations runs, for whom, and how long its caller waits. */
-export interface EvalSpec {
-  subject: EvalSubject;
-  principal: Principal;
-  /** The rule text (`exec.run`). */
-  rule?: string;
-  /** The base or record id (stored runs). */
-  id?: string;
-  trace: boolean;
-  /** The evaluation clock (ISO 8601); the current time when absent. */
-  now?: string;
-  /** Each item's evaluation clock instead (a replay of decisions made at different times): one per item. */
-  nows?: readonly string[];
-  requestId?: string;
-  /** A replay of recorded decisions (`EvalGroup.replay`). */
-  replay?: boolean;
-  /** How long the caller waits for the answers; sent along, so work not started by then is dropped. */
-  timeoutMs: number;
-}
+/**
+ * A run sent over the bus: a {@link RunSpec} whose caller's wait is known (sent along, so work not
+ * started by then is dropped). Framed as an `EvalGroup`.
+ */
+export type SentRun = RunSpec & { readonly timeoutMs: number };
 
 /** One answer: the raw JSON body its single request would have answered, or its error. */
 export type EvalAnswer = Uint8Array | ArbiterError;
@@ -59,7 +46,7 @@ export interface EvalClientStats {
 
 /** Evaluations asked for by one call, waiting for their answers. */
 interface Call {
-  readonly spec: EvalSpec;
+  readonly spec: SentRun;
   readonly items: readonly FrameItem[];
   readonly answers: EvalAnswer[];
   /** Answers still missing. */
@@ -88,7 +75,7 @@ class FrameBuilder {
   private readonly ruleIndex = new Map<string, number>();
 
   /** Bytes `spec` adds to the header beyond what the frame has (`alone`: what it costs a frame without its rule, if known). */
-  headerCost(spec: EvalSpec, alone?: number): number {
+  headerCost(spec: SentRun, alone?: number): number {
     if (spec.rule === undefined || this.ruleIndex.has(spec.rule)) return GROUP_BYTES;
     return alone ?? GROUP_BYTES + ruleBytes(spec.rule);
   }
@@ -116,7 +103,7 @@ class FrameBuilder {
       principal,
       ...(rule !== undefined ? { rule } : {}),
       ...(spec.id !== undefined ? { id: spec.id } : {}),
-      trace: spec.trace,
+      trace: tracesOf(spec),
       ...(spec.now !== undefined ? { now: spec.now } : {}),
       ...(spec.nows !== undefined ? { nows: spec.nows.slice(from, to) } : {}),
       ...(spec.requestId !== undefined ? { requestId: spec.requestId } : {}),
@@ -181,14 +168,14 @@ export class EvalClient {
   }
 
   /** One evaluation of `data` (JSON text): its answer's raw JSON; rejects with its error. */
-  async one(spec: EvalSpec, data: string): Promise<Uint8Array> {
+  async one(spec: SentRun, data: string): Promise<Uint8Array> {
     const [answer] = await this.many(spec, [data]);
     if (answer instanceof ArbiterError) throw answer;
     return answer;
   }
 
   /** Evaluations of `items` (JSON texts, or their UTF-8 bytes) alike: each one's raw JSON answer or its error, in order. */
-  many(spec: EvalSpec, items: readonly FrameItem[]): Promise<EvalAnswer[]> {
+  many(spec: SentRun, items: readonly FrameItem[]): Promise<EvalAnswer[]> {
     if (items.length === 0) return Promise.resolve([]);
     return new Promise<EvalAnswer[]>((done) => {
       this.pending.push({ spec, items, answers: new Array<EvalAnswer>(items.length), left: items.length, done });

@@ -35,7 +35,7 @@ export {
   type ServiceDef,
 } from './bus.js';
 export { connectServiceBus } from './service-bus.js';
-export { EvalClient, decodeReply, type EvalSpec, type EvalAnswer, type EvalClientOptions, type EvalClientStats } from './eval-client.js';
+export { EvalClient, decodeReply, type SentRun, type EvalAnswer, type EvalClientOptions, type EvalClientStats } from './eval-client.js';
 export { encodeFrame, decodeFrame, decodeFrameReply, frameHeader, type FrameItem, type DecodedFrame } from './frame.js';
 export { startOpsServer, type OpsServer } from './ops-server.js';
 export { createRegistry } from './metrics.js';

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { RUN_DEFAULTS } from '@arbiter/contracts';
 import { EvaluationConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 import { z } from 'zod';
 
@@ -9,7 +10,7 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   /** Worker threads in the evaluation pool; one less than the cores by default, at least 1. */
   EXEC_POOL_SIZE: positiveInt().default(Math.max(1, availableParallelism() - 1)),
   /** Deadline of one task from when a worker starts it (the last resort: the step budget stops runaway rules first). */
-  EXEC_TASK_TIMEOUT_MS: positiveInt().default(1000),
+  EXEC_TASK_TIMEOUT_MS: positiveInt().default(RUN_DEFAULTS.itemTimeoutMs),
   /**
    * Evaluation jobs (a single run, or one message's group of batch items) and other tasks one caller
    * (API key, else bearer user) may have queued or running; past it 429 `rate_limited`.
@@ -20,7 +21,7 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   /** Tasks waiting for a thread in all; past it 503 `dependency_unavailable`. */
   EXEC_QUEUE_MAX: positiveInt().default(1000),
   /** Longest wait for a thread; past it 503. Plus EXEC_TASK_TIMEOUT_MS it stays under the gateway's ENGINE_TIMEOUT_MS. */
-  EXEC_QUEUE_WAIT_MS: positiveInt().default(800),
+  EXEC_QUEUE_WAIT_MS: positiveInt().default(RUN_DEFAULTS.queueWaitMs),
   /** Items of evaluation jobs one caller may have queued or running (a job counts once against EXEC_CALLER_MAX); past it 429. */
   EXEC_CALLER_ITEMS_MAX: positiveInt().default(4096),
   /** The same, over all the keys of one person; default EXEC_CALLER_ITEMS_MAX. */
@@ -77,8 +78,8 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   /** Deadline of `registry.*.resolve`, asked only on a runnable-index miss. */
   REGISTRY_TIMEOUT_MS: positiveInt().default(5000),
   MAX_RULE_BYTES: positiveInt().default(65536),
-  MAX_DATA_DEPTH: positiveInt().default(64),
+  MAX_DATA_DEPTH: positiveInt().default(RUN_DEFAULTS.maxDataDepth),
   /** UTF-8 bytes of one evaluation's trace; longer traces are cut, ending with a marker line. */
-  MAX_TRACE_BYTES: positiveInt().default(262_144),
+  MAX_TRACE_BYTES: positiveInt().default(RUN_DEFAULTS.maxTraceBytes),
 });
 export type ExecConfig = z.infer<typeof ExecConfig>;

@@ -1,21 +1,16 @@
 import {
-  ArbiterError,
   ExecOperatorsRequest,
   ExecRuleRequest,
-  ExecRunRequest,
   ExecSubject,
   FlowTestRequest,
   isArbiterError,
-  StoredRunRequest,
   StoredRunSubject,
-  type EvalSubject,
   type OperatorsResponse,
-  type Principal,
 } from '@arbiter/contracts';
 import { defineEndpoint, type EndpointDef, type RawEndpointDef, type ServiceDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
 import type { EnginePool } from './engine-pool.js';
-import { evalEndpoint, runGroup, type EvalDeps } from './eval-endpoint.js';
+import { evalEndpoint, type EvalDeps } from './eval-endpoint.js';
 import { checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RuleIndex } from './rule-index.js';
@@ -27,21 +22,17 @@ export interface ExecDeps {
   limits: Limits;
   metrics: ExecMetrics;
   index: RuleIndex;
-  /** Runs of stored policies and flows (`exec.stored.*`, `exec.flow.test`). */
+  /** Runs of stored policies and flows (`exec.eval` groups, `exec.flow.test`). */
   stored: StoredRunner;
   version: string;
   /** The bus's max payload: an `exec.eval` reply stays under it. */
   maxReplyBytes?: number;
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
 /**
  * The `exec` service in one queue group: `exec.eval` (evaluations in framed messages: the one road
- * the gateway and the mcp service take), the single-request forms of the same evaluations
- * (`exec.run`, the stored runs `exec.stored.{policy,flow}.{base,record}`; JSON in, JSON out, run
- * the same way), `exec.flow.test`, `exec.validate`, `exec.explain` and `exec.operators`.
+ * of every run, an unsaved rule's or a stored record's, from the gateway, the mcp service and the
+ * tests alike), `exec.flow.test`, `exec.validate`, `exec.explain` and `exec.operators`.
  */
 export function execService(deps: ExecDeps): ServiceDef {
   const { pool, limits, metrics, stored } = deps;
@@ -60,29 +51,8 @@ export function execService(deps: ExecDeps): ServiceDef {
     if (isArbiterError(err, 'timeout')) metrics.timeouts.inc();
     throw err;
   };
-  /** A single evaluation request, run as a group of one: its answer decoded for the JSON envelope. */
-  const single = async (group: {
-    subject: EvalSubject;
-    principal: Principal;
-    data: unknown;
-    trace: boolean;
-    rule?: string;
-    id?: string;
-    now?: string;
-  }) => {
-    const { data, ...rest } = group;
-    const [answer] = await runGroup(evalDeps, { ...rest, items: [encoder.encode(JSON.stringify(data))] });
-    if (answer instanceof ArbiterError) throw answer;
-    return JSON.parse(decoder.decode(answer)) as unknown;
-  };
-
   const endpoints: Record<string, EndpointDef | RawEndpointDef> = {
     eval: evalEndpoint(evalDeps, deps.maxReplyBytes ?? 1024 * 1024),
-    run: defineEndpoint({
-      subject: ExecSubject.run,
-      request: ExecRunRequest,
-      handler: (req) => single({ subject: ExecSubject.run, ...req }),
-    }),
     validate: defineEndpoint({
       subject: ExecSubject.validate,
       request: ExecRuleRequest,
@@ -100,26 +70,6 @@ export function execService(deps: ExecDeps): ServiceDef {
         ruleSize(req.rule);
         return pool.explain(req.principal, req.rule).catch(countTimeout);
       },
-    }),
-    stored_policy_base: defineEndpoint({
-      subject: StoredRunSubject.policyByBase,
-      request: StoredRunRequest,
-      handler: (req) => single({ subject: StoredRunSubject.policyByBase, ...req }),
-    }),
-    stored_policy_record: defineEndpoint({
-      subject: StoredRunSubject.policyByRecord,
-      request: StoredRunRequest,
-      handler: (req) => single({ subject: StoredRunSubject.policyByRecord, ...req }),
-    }),
-    stored_flow_base: defineEndpoint({
-      subject: StoredRunSubject.flowByBase,
-      request: StoredRunRequest,
-      handler: (req) => single({ subject: StoredRunSubject.flowByBase, ...req }),
-    }),
-    stored_flow_record: defineEndpoint({
-      subject: StoredRunSubject.flowByRecord,
-      request: StoredRunRequest,
-      handler: (req) => single({ subject: StoredRunSubject.flowByRecord, ...req }),
     }),
     flow_test: defineEndpoint({
       subject: StoredRunSubject.flowTest,

@@ -1,10 +1,11 @@
-import { ArbiterError, type FlowDefinition, type Principal } from '@arbiter/contracts';
+import { ArbiterError, RUN_DEFAULTS, tracesOf, type FlowDefinition, type Principal, type RunSpec } from '@arbiter/contracts';
+import { resolveRun } from '@arbiter/run';
+import { tableSource } from '@arbiter/run/caches';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
 import { LOW_PRIORITY } from './queue/callers.js';
 import { FairQueue, type CallerId, type Chunk, type FairQueueStats } from './fair-queue.js';
-import { tableSource } from './table-source.js';
 import {
   ITEM_OK,
   type ChunkResult,
@@ -56,10 +57,10 @@ export interface EnginePoolOptions {
   workerFile?: URL;
 }
 
-/** Defaults of the limits (the service's config has the same). */
+/** Defaults of the limits (the service's config has the same; the run's own are `RUN_DEFAULTS`). */
 export const POOL_DEFAULTS = {
-  stepBudget: 1_000_000,
-  traceStepBudget: 10_000,
+  stepBudget: RUN_DEFAULTS.stepBudget,
+  traceStepBudget: RUN_DEFAULTS.tracedStepBudget,
   perCallerMax: 64,
   queueMax: 1000,
   queueWaitMs: 800,
@@ -67,8 +68,8 @@ export const POOL_DEFAULTS = {
   taskTargetMs: 5,
   perCallerItemsMax: 4096,
   queueItemsMax: 16_384,
-  maxTraceBytes: 262_144,
-  maxDataDepth: 64,
+  maxTraceBytes: RUN_DEFAULTS.maxTraceBytes,
+  maxDataDepth: RUN_DEFAULTS.maxDataDepth,
 } as const;
 
 /** The caller a job is queued for: its API key (else its user), sharing with its person (the key's owner or the user). */
@@ -96,19 +97,9 @@ export interface EvalOutcome {
   answers: Array<ItemAnswer | ArbiterError>;
 }
 
-/** An evaluation job: the items (JSON texts as UTF-8) run alike, and how. */
-export interface EvalRequest {
-  principal: Principal | undefined;
-  /** The policy the items run, or a flow's table node. */
-  source: TaskSource;
-  trace: boolean;
-  now?: string;
-  /** Each item's `now` instead (a replay of decisions made at different times). */
-  nows?: readonly string[];
-  reply: ReplyForm;
+/** The items a run runs on (JSON texts as UTF-8), and what bounds their answers. */
+export interface RunItems {
   items: Uint8Array[];
-  /** Steps already used by the run (flow nodes share one budget); default 0. */
-  budgetUsed?: number;
   /** When the caller stops waiting (the queue's clock, {@link EnginePool.clock}): items not started by then answer `timeout`, unrun. */
   deadline?: number;
   /**
@@ -117,9 +108,21 @@ export interface EvalRequest {
    * asks for them again in a message of their own).
    */
   replyBudget?: { left: number };
-  /** A replay of recorded decisions: queued as the caller's low-priority work, masked reads reported. */
-  replay?: boolean;
 }
+
+/**
+ * An evaluation job: the {@link RunSpec} options of the run (a replay is queued as the caller's
+ * low-priority work, masked reads reported), its items, and what the workers run them with.
+ */
+export type EvalJob = Pick<RunSpec, 'trace' | 'now' | 'nows' | 'replay'> &
+  RunItems & {
+    principal: Principal | undefined;
+    /** The policy the items run, or a flow's table node. */
+    source: TaskSource;
+    reply: ReplyForm;
+    /** Steps already used by the run (flow nodes share one budget); default 0. */
+    budgetUsed?: number;
+  };
 
 /** What an item not run because its message's reply was full answers. */
 const REPLY_FULL = new ArbiterError('result_too_large', 'this answer did not fit in the batch reply; send the request on its own');
@@ -134,7 +137,7 @@ const MS_PER_ANSWER_BYTE = 1 / 1_000_000;
 
 /** The queue's view of a job: the request and where its answers go. */
 interface JobSpec {
-  req: EvalRequest;
+  req: EvalJob;
   budgetLimit: number;
   outcome: EvalOutcome;
 }
@@ -151,8 +154,8 @@ export class EnginePool {
   private readonly pool: Piscina<EngineTask | EvalTask, unknown>;
   private readonly deadlines: Deadlines;
   private readonly queue: FairQueue;
-  private readonly stepBudget: number;
-  private readonly traceStepBudget: number;
+  /** Steps a run may take in each trace mode, as the run layer decides them under this pool's limits. */
+  private readonly budgets: { traced: number; untraced: number };
   private closed = false;
   /** Where a running task's early answers go, by task id. */
   private readonly progress = new Map<number, (progress: EvalProgress) => void>();
@@ -202,13 +205,16 @@ export class EnginePool {
       if (typeof message?.task === 'number') this.progress.get(message.task)?.(message);
     });
     this.pool.on('workerDestroy', () => this.queue.setSlots(--this.ready));
-    this.stepBudget = opts.stepBudget ?? POOL_DEFAULTS.stepBudget;
-    this.traceStepBudget = opts.traceStepBudget ?? POOL_DEFAULTS.traceStepBudget;
+    const limits = {
+      stepBudget: opts.stepBudget ?? POOL_DEFAULTS.stepBudget,
+      tracedStepBudget: opts.traceStepBudget ?? POOL_DEFAULTS.traceStepBudget,
+    };
+    this.budgets = { traced: resolveRun({ trace: true }, limits).stepBudget, untraced: resolveRun({ trace: false }, limits).stepBudget };
   }
 
   /** Steps one run may take: fewer with a trace (a flow run shares them between its nodes). */
   budgetLimit(trace: boolean): number {
-    return trace ? this.traceStepBudget : this.stepBudget;
+    return trace ? this.budgets.traced : this.budgets.untraced;
   }
 
   /** The clock deadlines are given in (ms). */
@@ -222,10 +228,10 @@ export class EnginePool {
    * Rejects only as the queue refuses (`rate_limited`, `dependency_unavailable`); an item that
    * failed on its own (too deep, time-out, worker failure, dropped at the deadline) answers its error.
    */
-  async evaluate(req: EvalRequest): Promise<EvalOutcome> {
+  async evaluate(req: EvalJob): Promise<EvalOutcome> {
     if (this.closed) throw new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
     const outcome: EvalOutcome = { hash: '', compiles: 0, answers: new Array<ItemAnswer | ArbiterError>(req.items.length) };
-    const spec: JobSpec = { req, budgetLimit: this.budgetLimit(req.trace), outcome };
+    const spec: JobSpec = { req, budgetLimit: this.budgetLimit(tracesOf(req)), outcome };
     const budget = req.replyBudget;
     const caller = callerOf(req.principal);
     // Replays wait behind the caller's own live work (`queue/callers.ts`): a key of its own, same person.
@@ -356,7 +362,7 @@ export class EnginePool {
       }
       taskChunks[c] = {
         source: sourceIndex(req.source),
-        trace: req.trace,
+        trace: tracesOf(req),
         ...(req.now !== undefined ? { now: req.now } : {}),
         ...(req.nows !== undefined ? { nows: req.nows.slice(from, to) } : {}),
         budgetLimit,

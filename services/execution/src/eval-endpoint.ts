@@ -1,7 +1,7 @@
-import { ArbiterError, EvalRequestHeader, ExecSubject, isArbiterError, type WireError } from '@arbiter/contracts';
-import { decodeFrame, encodeFrame, type EvalSpec, type RawEndpointDef } from '@arbiter/service-kit';
+import { ArbiterError, EvalRequestHeader, ExecSubject, isArbiterError, tracesOf, type RunSpec, type WireError } from '@arbiter/contracts';
+import { decodeFrame, encodeFrame, type RawEndpointDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
-import type { EnginePool } from './engine-pool.js';
+import type { EnginePool, RunItems } from './engine-pool.js';
 import { checkRuleSize, type Limits } from './limits.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RuleIndex } from './rule-index.js';
@@ -16,16 +16,8 @@ export interface EvalDeps {
   stored: StoredRunner;
 }
 
-/** One group of evaluations: what runs, for whom, on which items (JSON texts as UTF-8). */
-export interface EvalGroupRun extends Pick<EvalSpec, 'subject' | 'principal' | 'rule' | 'id' | 'trace' | 'now' | 'nows'> {
-  items: Uint8Array[];
-  /** When the caller stops waiting (the pool's clock). */
-  deadline?: number;
-  /** Bytes left in the reply (shared by the groups of one message): items that cannot fit are not run. */
-  replyBudget?: { left: number };
-  /** A replay of recorded decisions (`EvalGroup.replay`). */
-  replay?: boolean;
-}
+/** One group of evaluations: the run as asked for (an `EvalGroup` unframed), on its items. */
+export type GroupRun = RunSpec & RunItems;
 
 /** Bytes kept free in a reply for its header's fixed parts. */
 const REPLY_HEADER_BYTES = 1024;
@@ -37,7 +29,7 @@ const TOO_LARGE_ENTRY_BYTES = 256;
  * the items go to the pool as one job. Answers are the raw JSON bodies the single requests answer,
  * or each item's error; an error of the whole group (refused, not found, queue full) answers every item.
  */
-export async function runGroup(deps: EvalDeps, group: EvalGroupRun): Promise<RunAnswer[]> {
+export async function runGroup(deps: EvalDeps, group: GroupRun): Promise<RunAnswer[]> {
   try {
     requireView(group.principal);
     switch (group.subject) {
@@ -56,13 +48,13 @@ export async function runGroup(deps: EvalDeps, group: EvalGroupRun): Promise<Run
   }
 }
 
-function storedOf(group: EvalGroupRun) {
+function storedOf(group: GroupRun) {
   if (group.id === undefined) throw new ArbiterError('bad_request', `a \`${group.subject}\` group needs an \`id\``);
   return {
     principal: group.principal,
     id: group.id,
     items: group.items,
-    trace: group.trace,
+    trace: tracesOf(group),
     ...(group.deadline !== undefined ? { deadline: group.deadline } : {}),
     ...(group.replyBudget !== undefined ? { replyBudget: group.replyBudget } : {}),
     ...(group.replay === true
@@ -71,7 +63,7 @@ function storedOf(group: EvalGroupRun) {
   };
 }
 
-async function runRule(deps: EvalDeps, group: EvalGroupRun): Promise<RunAnswer[]> {
+async function runRule(deps: EvalDeps, group: GroupRun): Promise<RunAnswer[]> {
   if (group.rule === undefined) throw new ArbiterError('bad_request', 'an `exec.run` group needs a `rule`');
   let size: number;
   try {
@@ -83,7 +75,7 @@ async function runRule(deps: EvalDeps, group: EvalGroupRun): Promise<RunAnswer[]
   const outcome = await deps.pool.evaluate({
     principal: group.principal,
     source: { kind: 'text', rule: group.rule },
-    trace: group.trace,
+    trace: tracesOf(group),
     ...(group.now !== undefined ? { now: group.now } : {}),
     reply: { kind: 'json' },
     items: group.items,

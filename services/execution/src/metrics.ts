@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { FairQueueStats } from './fair-queue.js';
-import type { CacheUse } from './policy-cache.js';
+import type { CacheUse } from '@arbiter/run/caches';
 
 /** Counters of the execution service. */
 export class ExecMetrics {

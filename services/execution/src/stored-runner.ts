@@ -1,6 +1,7 @@
 import {
   ArbiterError,
   isArbiterError,
+  tracesOf,
   type FlowDefinition,
   type FlowPolicyNode,
   type FlowRunResponse,
@@ -8,16 +9,18 @@ import {
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
   type Principal,
+  type RunSpec,
 } from '@arbiter/contracts';
 import { runFlow, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy, type TableRun, type TableRunner } from '@arbiter/flow';
 import pLimit from 'p-limit';
 import type { DecisionRecorder } from './decisions/recorder.js';
-import type { EnginePool, EvalOutcome, ItemAnswer } from './engine-pool.js';
+import type { EnginePool, EvalOutcome, ItemAnswer, RunItems } from './engine-pool.js';
 import type { ExecutedEvents } from './executed-events.js';
 import type { MaskedReads } from './masked-reads.js';
 import type { ExecMetrics } from './metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
-import { tableSource } from './table-source.js';
+import { missingPolicyNode } from '@arbiter/run';
+import { tableSource } from '@arbiter/run/caches';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from './tasks.js';
 
 /**
@@ -30,23 +33,11 @@ const FLOW_ITEMS_IN_FLIGHT = 8;
 /** How a run named its resource: a base id (current runnable record) or an exact record id. */
 export type RunBy = 'base' | 'record';
 
-/** Items of one stored run request: the record named, the data objects (JSON texts as UTF-8), and how to run them. */
-export interface StoredRuns {
-  principal: Principal;
-  id: string;
-  by: RunBy;
-  items: Uint8Array[];
-  trace: boolean;
-  /** When the caller stops waiting (the pool's clock): items not started by then are dropped. */
-  deadline?: number;
-  /** Bytes left in the reply (see `EvalRequest.replyBudget`). */
-  replyBudget?: { left: number };
-  /** A replay of recorded decisions (impact analysis): run at `now`, low priority, neither counted nor recorded. */
-  replay?: boolean;
-  now?: string;
-  /** Each item's `now` instead (decisions made at different times replayed together). */
-  nows?: readonly string[];
-}
+/**
+ * One stored run request: the record named (`id`, `by` a base or a record id), the run's options
+ * (a replay runs at `now`, low priority, neither counted nor recorded) and its items.
+ */
+export type StoredRuns = Pick<RunSpec, 'principal' | 'trace' | 'replay' | 'now' | 'nows'> & RunItems & { id: string; by: RunBy };
 
 /** One answer: the raw JSON body its single request answers, or its error. */
 export type RunAnswer = Uint8Array | ArbiterError;
@@ -60,9 +51,6 @@ export interface StoredRunnerDeps {
   /** Decision records of stored runs; none when recording is off. */
   decisions?: DecisionRecorder;
 }
-
-/** `errorCode` of a flow node whose policy is deleted, unknown or of another org. */
-export const POLICY_NOT_FOUND = 'policy_not_found';
 
 const encoder = new TextEncoder();
 
@@ -138,7 +126,7 @@ export class StoredRunner {
           const started = performance.now();
           const replay: FlowReplay | undefined = req.replay === true ? { now: req.nows?.[i] ?? req.now, seen: { read: false } } : undefined;
           try {
-            response = await this.flow(entry.definition, req.principal, item, req.trace, req.deadline, nodes, replay);
+            response = await this.flow(entry.definition, req.principal, item, tracesOf(req), req.deadline, nodes, replay);
           } catch (err) {
             return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
           }
@@ -242,9 +230,8 @@ export class StoredRunner {
       };
     } catch (err) {
       if (!isArbiterError(err, 'not_found')) throw err;
-      const error = err.message;
-      const missing: PolicyRunResult = { result: false, outcomes: {}, trace: trace ? [error] : [], error, errorCode: POLICY_NOT_FOUND };
-      return { bind: () => ({ policyId: node.policyId ?? node.baseId!, version: node.version ?? null, run: () => missing }) };
+      const missing = missingPolicyNode(node.policyId ?? node.baseId!, node.version ?? null, err.message, { trace });
+      return { bind: () => missing };
     }
   }
 

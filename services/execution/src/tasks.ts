@@ -1,5 +1,6 @@
 import type { ExplainResponse, FlowNode, OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
 import type { FlowProblem } from '@arbiter/flow';
+import type { TableSource } from '@arbiter/run/caches';
 
 /** `workerData` each pool worker starts with: its cache size and the limits it applies to every run. */
 export interface WorkerConfig {
@@ -20,15 +21,10 @@ export type PolicySource =
   | { kind: 'stored'; hash: string; rule: string; schema: { hash: string; schema: Record<string, unknown> } | null };
 
 /**
- * A table node of a flow, evaluated in a worker like a policy node: `text` is the JSON of
- * `{nodeId, node}` (`table-source.ts`), `hash` its sha256, the worker's cache key (checked on a
- * miss, as a stored rule's is). Its chunks answer `value` replies: the node's `TableRun`.
+ * A table node of a flow, evaluated in a worker like a policy node (`@arbiter/run/caches`
+ * `tableSource`). Its chunks answer `value` replies: the node's `TableRun`.
  */
-export interface TableSource {
-  kind: 'table';
-  hash: string;
-  text: string;
-}
+export type { TableSource };
 
 /** What a chunk runs: a policy, or a table node of a flow. */
 export type TaskSource = PolicySource | TableSource;

@@ -1,13 +1,11 @@
 import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { exceedsDepth, type FlowNode, type RunResponse } from '@arbiter/contracts';
-import { runTableNode, validateDefinition, type TableRun } from '@arbiter/flow';
+import { validateDefinition, type TableRun } from '@arbiter/flow';
 import { explain, listOperators, StepBudget, validate } from '@arbiter/rule-lang';
+import { answerPolicy, answerTable, resolveRun, type ResolvedRun } from '@arbiter/run';
+import { PolicyCache, SchemaCache, TableCache, type PolicyEntry, type TableEntry, type TableSource } from '@arbiter/run/caches';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { capTrace } from './limits.js';
 import { watchMasked } from './masked-reads.js';
-import { PolicyCache, type PolicyEntry } from './policy-cache.js';
-import { SchemaCache } from './schema-cache.js';
-import { TableCache, type TableEntry } from './table-cache.js';
 import {
   ITEM_BUDGET,
   ITEM_ERROR,
@@ -19,7 +17,6 @@ import {
   type EvalProgress,
   type EvalTask,
   type PolicySource,
-  type TableSource,
   type TaskChunk,
   type TaskSource,
   type ValidateFlowTask,
@@ -129,6 +126,11 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
   };
   const answers: Array<string | undefined> = chunk.reply.kind === 'json' ? new Array<string | undefined>(n) : [];
   const values: unknown[] = chunk.reply.kind === 'value' ? new Array<unknown>(n) : [];
+  // The pool decided the chunk's budget; the run layer decides the rest (the trace cap, the clock).
+  const run = resolveRun(
+    { trace: chunk.trace, ...(chunk.now !== undefined ? { now: chunk.now } : {}) },
+    { stepBudget: chunk.budgetLimit, tracedStepBudget: chunk.budgetLimit, maxTraceBytes: config.maxTraceBytes },
+  );
   for (let i = 0; i < n; i++) {
     const at = first + i;
     const started = performance.now();
@@ -148,11 +150,11 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
         const data = JSON.parse(text) as Record<string, unknown>;
         const masked = chunk.replay === true ? watchMasked(data) : undefined;
         const budget = new StepBudget(chunk.budgetLimit, chunk.budgetUsed);
-        const now = chunk.nows?.[i] ?? chunk.now;
+        const now = chunk.nows?.[i];
         const response: Answer =
           policy.table !== null
-            ? evaluateTable(policy.table, chunk, now, data, budget)
-            : evaluate(policy.entry, policy.source, chunk, now, data, budget);
+            ? answerTable(policy.table.nodeId, policy.table.node, data, run, budget, now)
+            : evaluate(policy.entry, policy.source, run, now, data, budget);
         if (masked?.read === true) (response as RunResponse & { maskedRead?: true }).maskedRead = true;
         steps = budget.used;
         const ms = performance.now() - started;
@@ -225,63 +227,19 @@ function flagsOf(answer: Answer): number {
 }
 
 /**
- * A flow's table node on one item within `budget` (whose `used` it advances), as `runFlow` runs it
- * in process; its trace is capped like a policy's.
- */
-function evaluateTable(
-  table: TableEntry,
-  chunk: TaskChunk,
-  now: string | undefined,
-  data: Record<string, unknown>,
-  budget: StepBudget,
-): TableRun {
-  const run = runTableNode(table.nodeId, table.node, data, budget, {
-    trace: chunk.trace,
-    ...(now !== undefined ? { now: new Date(now) } : {}),
-  });
-  if (run.ok && run.outcome.trace.length > 0) run.outcome.trace = capTrace(run.outcome.trace, config.maxTraceBytes);
-  return run;
-}
-
-/**
  * One evaluation within `budget` (whose `used` it advances): past it, `budget_exceeded`, the worker
- * unharmed. The answer's keys are in the contract's order (`RunResponse`: result, trace, outcomes,
- * error, errorCode), so its JSON is the body as the gateway answers it; the trace is capped.
+ * unharmed. A stored policy's data is checked against its schema first (validators cached by
+ * schema hash). The answer is the run layer's (`answerPolicy`), keys in the contract's order, so
+ * its JSON is the body as the gateway answers it.
  */
 function evaluate(
   entry: PolicyEntry,
   source: PolicySource,
-  chunk: TaskChunk,
+  run: ResolvedRun,
   now: string | undefined,
   data: Record<string, unknown>,
   budget: StepBudget,
 ): RunResponse {
-  if (source.kind === 'stored' && source.schema !== null) {
-    const mismatch = schemas.mismatch(source.schema.hash, source.schema.schema, data);
-    if (mismatch !== null) {
-      return { result: false, trace: chunk.trace ? [mismatch] : [], outcomes: {}, error: mismatch, errorCode: 'schema_mismatch' };
-    }
-  }
-  if ('parseError' in entry) {
-    return {
-      result: false,
-      trace: chunk.trace ? [entry.parseError] : [],
-      outcomes: {},
-      error: entry.parseError,
-      errorCode: 'parse_error',
-    };
-  }
-  const r = entry.policy.evaluate(data, {
-    trace: chunk.trace,
-    stepBudget: budget,
-    ...(now !== undefined ? { now: new Date(now) } : {}),
-  });
-  const response: RunResponse = {
-    result: r.result,
-    trace: r.trace.length === 0 ? r.trace : capTrace(r.trace, config.maxTraceBytes),
-    outcomes: r.outcomes,
-  };
-  if (r.error !== undefined) response.error = r.error;
-  if (r.errorCode !== undefined) response.errorCode = r.errorCode;
-  return response;
+  const schema = source.kind === 'stored' && source.schema !== null ? schemas.get(source.schema.hash, source.schema.schema) : null;
+  return answerPolicy(entry, data, run, { schema, budget, ...(now !== undefined ? { now } : {}) });
 }

@@ -3,8 +3,8 @@ import type { TableRun } from '@arbiter/flow';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnginePool } from '../src/engine-pool.js';
-import { ruleHash } from '../src/policy-cache.js';
-import { tableSource } from '../src/table-source.js';
+import { ruleHash } from '@arbiter/run/caches';
+import { tableSource } from '@arbiter/run/caches';
 import type { PolicySource } from '../src/tasks.js';
 import { ADULT_RULE, rejection, runawayData, runawayRule } from './helpers.js';
 

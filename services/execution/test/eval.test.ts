@@ -8,7 +8,7 @@ import {
   loadConfig,
   type Bus,
   type EvalAnswer,
-  type EvalSpec,
+  type SentRun,
 } from '@arbiter/service-kit';
 import { compile } from '@arbiter/rule-lang';
 import { Registry } from 'prom-client';
@@ -39,7 +39,7 @@ const bob: Principal = { orgId: 'other', userId: 'bob', role: 'viewer', apiKeyId
 /** A key without the `view` scope: execution refuses its runs. */
 const noView: Principal = { orgId: 'acme', userId: 'carol', role: 'viewer', apiKeyId: 'k-carol', scopes: [] };
 
-const spec = (principal: Principal, extra: Partial<EvalSpec> = {}): EvalSpec => ({
+const spec = (principal: Principal, extra: Partial<SentRun> = {}): SentRun => ({
   subject: ExecSubject.run,
   principal,
   rule: ADULT_RULE,

@@ -1,6 +1,7 @@
-import type { ArbiterError } from '@arbiter/contracts';
+import type { ArbiterError, RunSpec } from '@arbiter/contracts';
 import { isArbiterError } from '@arbiter/contracts';
-import { createLogger } from '@arbiter/service-kit';
+import { createLogger, EvalClient, type Bus } from '@arbiter/service-kit';
+import type { z } from 'zod';
 import { deleteRedisKeys, randomPrefix as newPrefix, rejectionOf, testServers } from '@arbiter/test-kit';
 
 export const { nats: NATS_URL, redis: REDIS_URL } = testServers();
@@ -39,3 +40,15 @@ export function nested(depth: number): Record<string, unknown> {
 
 /** Polls a check until it stops throwing, with a deadline (not a timing assertion). */
 export { eventually } from '@arbiter/test-kit';
+
+const decoder = new TextDecoder();
+
+/**
+ * One run on `data` through `exec.eval`, the one road of runs (as the gateway sends it: a group of
+ * one, alone in its message): its answer parsed by `reply`; its error (refused, not found, no
+ * replica, time-out) thrown as the `ArbiterError` it is.
+ */
+export async function runOne<T>(bus: Bus, spec: RunSpec, data: unknown, reply: z.ZodType<T>): Promise<T> {
+  const answer = await new EvalClient(bus, { coalesce: false }).one({ timeoutMs: 20_000, ...spec }, JSON.stringify(data));
+  return reply.parse(JSON.parse(decoder.decode(answer)));
+}

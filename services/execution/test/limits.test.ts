@@ -1,6 +1,6 @@
 import { isArbiterError, jsonDepth } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';
-import { capTrace, checkDataDepth, checkRuleSize } from '../src/limits.js';
+import { checkDataDepth, checkRuleSize } from '../src/limits.js';
 import { nested } from './helpers.js';
 
 describe('checkRuleSize', () => {
@@ -55,20 +55,5 @@ describe('checkDataDepth', () => {
     }
     expect(isArbiterError(error, 'validation_failed')).toBe(true);
     expect((error as Error).message).toBe('data is nested deeper than 64 levels');
-  });
-});
-
-describe('capTrace', () => {
-  it('returns a trace within the limit unchanged', () => {
-    const trace = ['a', 'b'];
-    expect(capTrace(trace, 100)).toBe(trace);
-  });
-
-  it('keeps the lines that fit, a marker naming what was cut and the limit, and the last line (result or error)', () => {
-    const trace = Array.from({ length: 100 }, (_, i) => `line ${String(i).padStart(3, '0')}`);
-    const capped = capTrace(trace, 120);
-    expect(capped.slice(0, -2)).toEqual(trace.slice(0, 9));
-    expect(capped.at(-2)).toBe('… trace cut: 90 more lines (a trace is limited to 120 bytes)');
-    expect(capped.at(-1)).toBe('line 099');
   });
 });

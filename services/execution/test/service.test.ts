@@ -1,9 +1,19 @@
-import { ExecSubject, ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse, type ExecRunInput } from '@arbiter/contracts';
+import {
+  ExecSubject,
+  ExplainResponse,
+  isArbiterError,
+  OperatorsResponse,
+  RunResponse,
+  ValidateResponse,
+  type ArbiterError,
+  type Principal,
+} from '@arbiter/contracts';
 import { connectBus, inProcessKit, loadConfig, startOpsServer, type Bus } from '@arbiter/service-kit';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecConfig } from '../src/config.js';
-import { ruleHash } from '../src/policy-cache.js';
+import { ruleHash } from '@arbiter/run/caches';
+import { decodeReply, encodeFrame } from '@arbiter/service-kit';
 import { startExecution, type Execution } from '../src/service.js';
 import {
   ADULT_RULE,
@@ -16,6 +26,7 @@ import {
   REDIS_URL,
   runawayData,
   runawayRule,
+  runOne,
   silentLogger,
 } from './helpers.js';
 
@@ -41,8 +52,17 @@ const registry = new Registry();
 
 /** The caller of the tests' requests (every bus request carries one). */
 const tester = { orgId: 'acme', userId: 'tester', role: 'viewer' as const };
-const run = (req: Omit<ExecRunInput, 'principal'> & Partial<Pick<ExecRunInput, 'principal'>>) =>
-  client.request(ExecSubject.run, { principal: tester, ...req }, RunResponse);
+/** An unsaved rule's run as the gateway sends it: an `exec.run` group of `exec.eval`. */
+interface RuleRun {
+  principal?: Principal;
+  rule: string;
+  data: unknown;
+  trace?: boolean;
+  now?: string;
+}
+const runVia = (bus: Bus, { principal, data, ...rest }: RuleRun) =>
+  runOne(bus, { subject: ExecSubject.run, principal: principal ?? tester, ...rest }, data, RunResponse);
+const run = (req: RuleRun) => runVia(client, req);
 
 beforeAll(async () => {
   exec = await startExecution(inProcessKit('exec-test', config(), { logger, metrics: registry }));
@@ -152,14 +172,27 @@ describe('exec.run', () => {
   });
 
   it('answers bad_request for a malformed request', async () => {
-    const err = await rejection(client.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE }, RunResponse));
-    expect(err.code).toBe('bad_request');
-    expect(err.errors?.map((e) => e.path)).toEqual(['data']);
+    const header = { principals: [tester], rules: [ADULT_RULE], groups: [{ n: 1, subject: ExecSubject.run, principal: 0, rule: 0 }] };
+    const [err] = decodeReply(await client.requestRaw(ExecSubject.eval, encodeFrame(header, ['{}']), { timeoutMs: 5000 }), 1);
+    expect(isArbiterError(err, 'bad_request')).toBe(true);
+    expect((err as ArbiterError).errors?.map((e) => e.path)).toEqual(['groups.0.trace', 'groups.0.timeoutMs']);
+  });
+
+  it('has one road: nothing answers the JSON single-run subject `exec.run` any more', async () => {
+    const err = await rejection(client.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE, data: {} }, RunResponse));
+    expect(err.code).toBe('dependency_unavailable');
   });
 
   it('refuses a request that carries no principal (every bus request names its caller)', async () => {
+    const header = {
+      principals: [],
+      rules: [ADULT_RULE],
+      groups: [{ n: 1, subject: ExecSubject.run, principal: 0, rule: 0, trace: true, timeoutMs: 5000 }],
+    };
+    const [refused] = decodeReply(await client.requestRaw(ExecSubject.eval, encodeFrame(header, ['{}']), { timeoutMs: 5000 }), 1);
+    expect(isArbiterError(refused, 'bad_request'), ExecSubject.eval).toBe(true);
+    expect((refused as ArbiterError).errors?.map((e) => e.path)).toContain('principals');
     for (const [subject, body] of [
-      [ExecSubject.run, { rule: ADULT_RULE, data: {} }],
       [ExecSubject.validate, { rule: ADULT_RULE }],
       [ExecSubject.operators, {}],
     ] as const) {
@@ -270,12 +303,7 @@ describe('step budget', () => {
     const caller = await connectBus({ url: NATS_URL, prefix: own, name: 'exec-budget-client', logger });
     try {
       const rule = 'if any of x.n satisfies (its > 100) -> big.';
-      const ask = (n: number, trace: boolean) =>
-        caller.request(
-          ExecSubject.run,
-          { principal: tester, rule, data: { x: { n: Array.from({ length: n }, () => 1) } }, trace },
-          RunResponse,
-        );
+      const ask = (n: number, trace: boolean) => runVia(caller, { rule, data: { x: { n: Array.from({ length: n }, () => 1) } }, trace });
       // n elements: n comparisons + n element steps + n for the size of nothing (numbers cost nothing).
       expect((await ask(2, false)).errorCode).toBeUndefined();
       expect((await ask(3, false)).error).toBe('Budget exceeded: the evaluation needs more than 5 steps');
@@ -301,15 +329,13 @@ describe('time-out', () => {
     );
     const caller = await connectBus({ url: NATS_URL, prefix: own, name: 'exec-timeout-client', logger });
     try {
-      const err = await rejection(
-        caller.request(ExecSubject.run, { principal: tester, rule: runawayRule(), data: runawayData, trace: false }, RunResponse),
-      );
+      const err = await rejection(runVia(caller, { rule: runawayRule(), data: runawayData, trace: false }));
       expect([err.code, err.status, err.message]).toEqual(['timeout', 504, 'evaluation took longer than 1000 ms']);
       expect((await instance.metrics.timeouts.get()).values[0]?.value).toBe(1);
       // The terminated worker's replacement takes no task until it has loaded the engine.
       await eventually(() => expect(instance.pool.readyThreads).toBeGreaterThanOrEqual(1));
       const after = { principal: tester, rule: ADULT_RULE, data: { user: { age: 40 } } };
-      await expect(caller.request(ExecSubject.run, after, RunResponse)).resolves.toMatchObject({ result: true });
+      await expect(runVia(caller, after)).resolves.toMatchObject({ result: true });
     } finally {
       await caller.close();
       await instance.close();
@@ -334,9 +360,7 @@ describe('replicas', () => {
     try {
       const count = 40;
       const replies = await Promise.all(
-        Array.from({ length: count }, (_, age) =>
-          caller.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE, data: { user: { age } }, trace: false }, RunResponse),
-        ),
+        Array.from({ length: count }, (_, age) => runVia(caller, { rule: ADULT_RULE, data: { user: { age } }, trace: false })),
       );
       expect(replies.map((r) => r.result)).toEqual(Array.from({ length: count }, (_, age) => age >= 18));
       const served = await Promise.all(
@@ -363,14 +387,12 @@ describe('close', () => {
     );
     const caller = await connectBus({ url: NATS_URL, prefix: closePrefix, name: 'close-caller', logger });
     try {
-      await expect(
-        caller.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE, data: { user: { age: 1 } } }, RunResponse),
-      ).resolves.toMatchObject({
+      await expect(runVia(caller, { rule: ADULT_RULE, data: { user: { age: 1 } } })).resolves.toMatchObject({
         result: false,
       });
       await instance.close();
       expect(instance.ready()).toBe(false);
-      const err = await rejection(caller.request(ExecSubject.run, { principal: tester, rule: ADULT_RULE, data: {} }, RunResponse));
+      const err = await rejection(runVia(caller, { rule: ADULT_RULE, data: {} }));
       expect(err.code).toBe('dependency_unavailable');
     } finally {
       await caller.close();

@@ -23,7 +23,7 @@ import {
   type FlowDefinition,
   type FlowTestInput,
   type Principal,
-  type StoredRunInput,
+  type EvalSubject,
 } from '@arbiter/contracts';
 import { connectBus, EvalClient, inProcessKit, loadConfig, RedisOutbox, type Bus } from '@arbiter/service-kit';
 import { dropDatabases, testServers } from '@arbiter/test-kit';
@@ -36,7 +36,7 @@ import { ExecConfig } from '../src/config.js';
 import { ExecutedEvents } from '../src/executed-events.js';
 import { ExecMetrics } from '../src/metrics.js';
 import { executedOutboxKey, startExecution, type Execution } from '../src/service.js';
-import { dropKeys, eventually, NATS_URL, randomPrefix, rejection, REDIS_URL, silentLogger } from './helpers.js';
+import { dropKeys, eventually, NATS_URL, randomPrefix, rejection, REDIS_URL, runOne, silentLogger } from './helpers.js';
 
 const PG_URL = testServers().postgres;
 const prefix = randomPrefix();
@@ -62,8 +62,17 @@ const reg = <T>(subject: string, payload: Record<string, unknown>, reply: z.ZodT
   client.request(subject, { principal: acme, ...payload }, reply, { timeoutMs: 20_000 });
 const createPolicy = (rule: string, schema: Record<string, unknown> | null = null) =>
   reg(RegistrySubject.policyCreate, { name: 'p', rule, schema }, PolicyRecord);
-const runPolicy = (subject: string, req: StoredRunInput) => client.request(subject, req, StoredPolicyRunResponse);
-const runFlow = (subject: string, req: StoredRunInput) => client.request(subject, req, StoredFlowRunResponse);
+/** A stored run as the gateway sends it: an `exec.eval` group of one, `subject` naming what runs. */
+interface StoredRunInput {
+  principal: Principal;
+  id: string;
+  data: unknown;
+  trace?: boolean;
+}
+const stored = <T>(subject: string, { data, ...req }: StoredRunInput, reply: z.ZodType<T>) =>
+  runOne(client, { ...req, subject: subject as EvalSubject }, data, reply);
+const runPolicy = (subject: string, req: StoredRunInput) => stored(subject, req, StoredPolicyRunResponse);
+const runFlow = (subject: string, req: StoredRunInput) => stored(subject, req, StoredFlowRunResponse);
 
 async function counter(name: string, labels: Record<string, string> = {}): Promise<number> {
   const m = await metrics.getSingleMetric(name)?.get();

@@ -1,6 +1,6 @@
 import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
-import { EXEC_BATCH_MAX_ITEMS, OrgId, ServiceGroup, type BackEndService } from '@arbiter/contracts';
+import { EXEC_BATCH_MAX_ITEMS, OrgId, RUN_DEFAULTS, ServiceGroup, type BackEndService } from '@arbiter/contracts';
 import { DEFAULT_BODY_TIMEOUT_MS } from './http/slow-bodies.js';
 import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 
@@ -66,7 +66,7 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   APIKEYS_PER_USER_MAX: positiveInt(DEFAULT_API_KEYS_PER_USER_MAX),
   /** How often the time each API key was last used is written (one UPDATE for every key used since). */
   KEY_USAGE_FLUSH_MS: positiveInt(30_000),
-  ENGINE_TIMEOUT_MS: positiveInt(2000),
+  ENGINE_TIMEOUT_MS: positiveInt(RUN_DEFAULTS.callerTimeoutMs),
   /** Data objects one batch run (`POST /run/batch`, `…/batch`) may carry; more → 413. */
   RUN_BATCH_MAX_ITEMS: positiveInt(1000),
   /**

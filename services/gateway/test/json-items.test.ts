@@ -49,6 +49,22 @@ describe('scanJsonBody', () => {
     expect(texts('{"items":{"0":1}}')).toBeNull();
   });
 
+  it('scanned as a value, cuts an object member (`data` of POST /run) as it was written, the last of duplicates', () => {
+    const value = (text: string) => {
+      const bytes = bytesOf(text);
+      const { elements } = scanJsonBody(bytes, 'data', 'value');
+      return elements === null ? null : elements.starts.map((s, i) => bytes.subarray(s, elements.ends[i]).toString('utf8'));
+    };
+    expect(value('{"rule":"x","data" : { "a" : [1, {"b":"}"}] } ,"trace":false}')).toEqual(['{ "a" : [1, {"b":"}"}] }']);
+    expect(value('{"data":{}}')).toEqual(['{}']);
+    expect(value('{"data":{"a":1},"data":{"b":2}}')).toEqual(['{"b":2}']);
+    expect(value('{"data":[{"a":1}]}')).toBeNull();
+    expect(value('{"data":null}')).toBeNull();
+    const scan = scanJsonBody(bytesOf('{"data":{"a":{"b":[1e400]}}}'), 'data', 'value');
+    expect(scan.elements?.depths).toEqual([3]);
+    expect(scan.elements?.lossy).toEqual([0]);
+  });
+
   it("measures the body's depth and each item's", () => {
     const scan = scanJsonBody(bytesOf('{"items":[1,{},{"a":[[{}]]},[]]}'), 'items');
     expect(scan.depth).toBe(6);

@@ -10,11 +10,12 @@ let db: TestDatabase;
 let redis: TestRedis;
 let app: FastifyInstance;
 let key: string;
+const engine = new InProcessEngine();
 
 beforeAll(async () => {
   db = await createTestDatabase();
   redis = await createTestRedis();
-  app = await startGateway(db, redis, { engine: new InProcessEngine() });
+  app = await startGateway(db, redis, { engine });
   key = await newOrg(db, 'acme');
 });
 
@@ -49,6 +50,32 @@ describe('POST /run with the real rule language', () => {
         'result: true',
       ],
     });
+  });
+
+  it('hands `data` on as the bytes the caller sent, never parsed and written again', async () => {
+    const data = '{ "applicant" : { "age": 18.0, "name": "Zo\\u00eb 🎉" } }';
+    const res = await app.inject({
+      method: 'POST',
+      url: '/run',
+      headers: { ...withKey(key), 'content-type': 'application/json' },
+      payload: `{"rule": ${JSON.stringify(RULE)},\n "data":  ${data} }`,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ result: true });
+    const sent = engine.received.at(-1)!;
+    expect(typeof sent).not.toBe('string');
+    expect(Buffer.from(sent as Uint8Array).toString('utf8')).toBe(data);
+  });
+
+  it('writes `data` again only where its bytes cannot stand for it (a number JSON.stringify writes otherwise)', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/run',
+      headers: { ...withKey(key), 'content-type': 'application/json' },
+      payload: `{"rule": ${JSON.stringify(RULE)}, "data": {"applicant": {"age": 1e400}}}`,
+    });
+    expect(res.statusCode).toBe(200);
+    expect(engine.received.at(-1)).toBe('{"applicant":{"age":null}}');
   });
 
   it('answers a parse error as a 200 result with error and errorCode (spec §7)', async () => {

@@ -1,4 +1,5 @@
 import { DatabaseConfig, EvaluationConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
+import { RUN_DEFAULTS } from '@arbiter/contracts';
 import { z } from 'zod';
 
 const positiveInt = () => z.coerce.number().int().positive();
@@ -17,6 +18,6 @@ export const RegistryConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig,
    * The execution service's trace limit (same variable, same default), told to SDK runtimes with
    * the runnable records so their local runs cut traces where a remote run would.
    */
-  MAX_TRACE_BYTES: positiveInt().default(262_144),
+  MAX_TRACE_BYTES: positiveInt().default(RUN_DEFAULTS.maxTraceBytes),
 });
 export type RegistryConfig = z.infer<typeof RegistryConfig>;

@@ -2,6 +2,7 @@ import {
   ArbiterError,
   ErrorCode,
   isArbiterError,
+  tracesOf,
   type RunnableQuery,
   type RunnableSelection,
   type RunnableSnapshot,
@@ -178,7 +179,7 @@ export class LocalRuntime {
     // loads `this.state` once and allocates only the answer; it answers exactly as the general path
     // below (bench:sdk).
     if (entry !== undefined && entry.plain && !this.expired && opts !== undefined && opts.trace === false && isAcceptedData(data)) {
-      const r = entry.policy!.evaluate(data, state.modes.untraced);
+      const r = entry.policy!.evaluate(data, state.runs.untraced.options);
       if (r.error === undefined) {
         entry.counter.addBoolean(r.result);
         return {
@@ -194,7 +195,7 @@ export class LocalRuntime {
     if (this.expired && this.failClosed) throw this.staleError();
     if (entry === undefined) throw new ArbiterError('not_found', `policy \`${baseId}\` not found`);
     checkData(data);
-    const answer = runPolicyEntry(entry, data, opts === undefined || opts.trace !== false, state.modes, state.limits.maxTraceBytes);
+    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts)));
     entry.counter.add(answer.result, answer.error !== undefined);
     return answer;
   }
@@ -206,7 +207,7 @@ export class LocalRuntime {
     const flow = state.flows.get(baseId);
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
     checkData(data);
-    const r = await runFlowDefinition(state, flow.record.definition, data, opts?.trace !== false);
+    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts));
     flow.counter.add(r.result, r.error !== undefined);
     const ids = { flowId: flow.record.flowId, baseId: flow.record.baseId, version: flow.record.version };
     if (r.error === undefined) return { result: r.result, path: r.path, nodes: r.nodes, ...ids };

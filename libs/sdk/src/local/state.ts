@@ -1,6 +1,6 @@
 import type { RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot } from '@arbiter/contracts';
-import { compile, compileDataSchema, isRuleParseError, type CompiledPolicy, type DataSchema } from '@arbiter/rule-lang';
-import { runModes, type RunModes } from './limits.js';
+import type { CompiledPolicy } from '@arbiter/rule-lang';
+import { compileDataSchema, compileRule, resolveRun, type CompiledRule, type DataSchema, type ResolvedRun } from '@arbiter/run';
 import type { Reporter, RunCounter } from './reporter.js';
 
 /** A policy record compiled once: its policy (or the parse error its text gives) and its schema check. */
@@ -13,7 +13,8 @@ export interface PolicyEntry {
   /** The policy compiled and no schema to check: the run's fast path. */
   readonly plain: boolean;
   readonly policy: CompiledPolicy | null;
-  readonly parseError: string | null;
+  /** The policy, or the parse error its text gives, as the run layer answers it. */
+  readonly compiled: CompiledRule;
   readonly schema: DataSchema | null;
   /** The schema's JSON, to tell whether a new copy of the record can reuse this entry. */
   readonly schemaJson: string | null;
@@ -32,8 +33,8 @@ export interface FlowEntry {
  * never a mix.
  */
 export class RunnableState {
-  /** The evaluation options of both trace modes under {@link limits}. */
-  readonly modes: RunModes;
+  /** Both trace modes under {@link limits}, resolved once by the run layer: a run allocates no options. */
+  readonly runs: { readonly traced: ResolvedRun; readonly untraced: ResolvedRun };
 
   private constructor(
     readonly revision: number,
@@ -51,7 +52,13 @@ export class RunnableState {
     /** Named bases the service does not run (unknown, deleted, another org's). */
     readonly missing: readonly string[],
   ) {
-    this.modes = runModes(limits);
+    const runLimits = { stepBudget: limits.stepBudget, tracedStepBudget: limits.traceStepBudget, maxTraceBytes: limits.maxTraceBytes };
+    this.runs = { traced: resolveRun({ trace: true }, runLimits), untraced: resolveRun({ trace: false }, runLimits) };
+  }
+
+  /** The resolved run of a trace mode. */
+  runOf(trace: boolean): ResolvedRun {
+    return trace ? this.runs.traced : this.runs.untraced;
   }
 
   /** The state a snapshot describes, on top of `previous` when it is a delta; compiled entries are reused when a record is unchanged. */
@@ -119,14 +126,8 @@ function policyEntry(record: RunnablePolicy, previous: PolicyEntry | undefined, 
       ? previous
       : { ...previous, record, policyId: record.policyId, baseId: record.baseId, version: record.version };
   }
-  let policy: CompiledPolicy | null = null;
-  let parseError: string | null = null;
-  try {
-    policy = compile(record.rule);
-  } catch (err) {
-    if (!isRuleParseError(err)) throw err;
-    parseError = err.message;
-  }
+  const compiled = compileRule(record.rule);
+  const policy = 'policy' in compiled ? compiled.policy : null;
   const schema = record.schema === null ? null : compileDataSchema(record.schema);
   return {
     record,
@@ -135,7 +136,7 @@ function policyEntry(record: RunnablePolicy, previous: PolicyEntry | undefined, 
     version: record.version,
     plain: policy !== null && schema === null,
     policy,
-    parseError,
+    compiled,
     schema,
     schemaJson,
     counter: reporter.counterFor('policy', record.policyId, record.baseId, record.version),

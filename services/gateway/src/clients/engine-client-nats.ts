@@ -7,9 +7,10 @@ import {
   type ExecRuleRequest,
   type Principal,
   type RuleOnlyRequest,
+  type RunOptions,
 } from '@arbiter/contracts';
 import type { Bus, EvalClient, FrameItem } from '@arbiter/service-kit';
-import type { EngineAnswer, EngineCallContext, EngineClient } from './engine-client.js';
+import type { EngineAnswer, EngineClient } from './engine-client.js';
 import { engineAnswer } from './engine-retry.js';
 
 /**
@@ -26,39 +27,29 @@ export class NatsEngineClient implements EngineClient {
   ) {}
 
   /** One group of items for the caller, whom the execution service re-checks; a batch call's items go in messages of at most 256. */
-  evaluate(principal: Principal, rule: string, items: readonly FrameItem[], ctx: EngineCallContext): Promise<EngineAnswer[]> {
-    return this.evals.many(
-      {
-        subject: ExecSubject.run,
-        principal,
-        rule,
-        trace: ctx.trace ?? true,
-        timeoutMs: this.timeoutMs,
-        ...(ctx.requestId !== undefined ? { requestId: ctx.requestId } : {}),
-      },
-      items,
-    );
+  evaluate(principal: Principal, rule: string, items: readonly FrameItem[], options: RunOptions): Promise<EngineAnswer[]> {
+    return this.evals.many({ ...options, subject: ExecSubject.run, principal, rule, timeoutMs: this.timeoutMs }, items);
   }
 
   /** Sends `exec.validate`. */
-  validate(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ValidateResponse> {
+  validate(principal: Principal, body: RuleOnlyRequest, ctx?: RunOptions): Promise<ValidateResponse> {
     const payload: ExecRuleRequest = { principal, rule: body.rule };
     return engineAnswer(this.bus.request(ExecSubject.validate, payload, ValidateResponse, this.options(ctx)));
   }
 
   /** Sends `exec.explain`. */
-  explain(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ExplainResponse> {
+  explain(principal: Principal, body: RuleOnlyRequest, ctx?: RunOptions): Promise<ExplainResponse> {
     const payload: ExecRuleRequest = { principal, rule: body.rule };
     return engineAnswer(this.bus.request(ExecSubject.explain, payload, ExplainResponse, this.options(ctx)));
   }
 
   /** Sends `exec.operators`. */
-  operators(principal: Principal, ctx?: EngineCallContext): Promise<OperatorsResponse> {
+  operators(principal: Principal, ctx?: RunOptions): Promise<OperatorsResponse> {
     const payload: ExecOperatorsRequest = { principal };
     return engineAnswer(this.bus.request(ExecSubject.operators, payload, OperatorsResponse, this.options(ctx)));
   }
 
-  private options(ctx: EngineCallContext | undefined) {
+  private options(ctx: RunOptions | undefined) {
     return { timeoutMs: this.timeoutMs, ...(ctx?.requestId !== undefined ? { requestId: ctx.requestId } : {}) };
   }
 }

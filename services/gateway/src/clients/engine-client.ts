@@ -1,5 +1,13 @@
 import type { FrameItem } from '@arbiter/service-kit';
-import type { ArbiterError, ExplainResponse, OperatorsResponse, Principal, RuleOnlyRequest, ValidateResponse } from '@arbiter/contracts';
+import type {
+  ArbiterError,
+  ExplainResponse,
+  OperatorsResponse,
+  Principal,
+  RuleOnlyRequest,
+  RunOptions,
+  ValidateResponse,
+} from '@arbiter/contracts';
 
 /** One evaluation's answer: the raw JSON body its single request answers (forwarded as it is), or its error. */
 export type EngineAnswer = Uint8Array | ArbiterError;
@@ -16,19 +24,11 @@ export interface EngineClient {
    * item) and `POST /run/batch`. In order, each item's answer: the JSON body `POST /run` answers
    * (bytes, never decoded here), or the error its own `POST /run` would have failed with.
    */
-  evaluate(principal: Principal, rule: string, items: readonly FrameItem[], ctx: EngineCallContext): Promise<EngineAnswer[]>;
+  evaluate(principal: Principal, rule: string, items: readonly FrameItem[], options: RunOptions): Promise<EngineAnswer[]>;
   /** Checks a rule's syntax (`POST /validate`). */
-  validate(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ValidateResponse>;
+  validate(principal: Principal, body: RuleOnlyRequest, ctx?: RunOptions): Promise<ValidateResponse>;
   /** Describes a rule's structure (`POST /explain`). */
-  explain(principal: Principal, body: RuleOnlyRequest, ctx?: EngineCallContext): Promise<ExplainResponse>;
+  explain(principal: Principal, body: RuleOnlyRequest, ctx?: RunOptions): Promise<ExplainResponse>;
   /** Lists the operators of the rule language (`GET /operators`). */
-  operators(principal: Principal, ctx?: EngineCallContext): Promise<OperatorsResponse>;
-}
-
-/** Per-call context passed along. */
-export interface EngineCallContext {
-  /** The HTTP request id, forwarded so logs can be followed across services. */
-  readonly requestId?: string;
-  /** Build the trace (default on); off: each answer has `"trace": []`. */
-  readonly trace?: boolean;
+  operators(principal: Principal, ctx?: RunOptions): Promise<OperatorsResponse>;
 }

@@ -1,6 +1,6 @@
-import { StoredRunSubject, type FlowTestBody, type FlowTestInput, type Principal } from '@arbiter/contracts';
+import { StoredRunSubject, tracesOf, type FlowTestBody, type FlowTestInput, type Principal, type RunOptions } from '@arbiter/contracts';
 import type { Bus, EvalClient, FrameItem } from '@arbiter/service-kit';
-import type { EngineAnswer, EngineCallContext } from './engine-client.js';
+import type { EngineAnswer } from './engine-client.js';
 import { engineAnswer } from './engine-retry.js';
 
 /** What a stored run names: a base (its current runnable record) or an exact record. */
@@ -22,16 +22,9 @@ export interface RunnerClient {
    * `/batch` forms. In order, each item's answer: the JSON body of the single route (bytes, never
    * decoded here) or its error.
    */
-  run(
-    kind: RunKind,
-    principal: Principal,
-    by: RunBy,
-    id: string,
-    items: readonly FrameItem[],
-    ctx: EngineCallContext,
-  ): Promise<EngineAnswer[]>;
+  run(kind: RunKind, principal: Principal, by: RunBy, id: string, items: readonly FrameItem[], ctx: RunOptions): Promise<EngineAnswer[]>;
   /** `POST /flow/test`: the JSON body of the answer (a `FlowRunResponse`), never decoded here. */
-  testFlow(principal: Principal, body: FlowTestBody, ctx?: EngineCallContext): Promise<Uint8Array>;
+  testFlow(principal: Principal, body: FlowTestBody, ctx?: RunOptions): Promise<Uint8Array>;
 }
 
 const SUBJECTS = {
@@ -53,23 +46,13 @@ export class NatsRunnerClient implements RunnerClient {
     by: RunBy,
     id: string,
     items: readonly FrameItem[],
-    ctx: EngineCallContext,
+    options: RunOptions,
   ): Promise<EngineAnswer[]> {
-    return this.evals.many(
-      {
-        subject: SUBJECTS[kind][by],
-        principal,
-        id,
-        trace: ctx.trace ?? true,
-        timeoutMs: this.timeoutMs,
-        ...(ctx.requestId !== undefined ? { requestId: ctx.requestId } : {}),
-      },
-      items,
-    );
+    return this.evals.many({ ...options, subject: SUBJECTS[kind][by], principal, id, timeoutMs: this.timeoutMs }, items);
   }
 
-  testFlow(principal: Principal, body: FlowTestBody, ctx?: EngineCallContext): Promise<Uint8Array> {
-    const payload: FlowTestInput = { principal, definition: body.definition, data: body.data, trace: ctx?.trace ?? true };
+  testFlow(principal: Principal, body: FlowTestBody, ctx?: RunOptions): Promise<Uint8Array> {
+    const payload: FlowTestInput = { principal, definition: body.definition, data: body.data, trace: tracesOf(ctx) };
     return engineAnswer(
       this.bus.requestData(StoredRunSubject.flowTest, payload, {
         timeoutMs: this.timeoutMs,

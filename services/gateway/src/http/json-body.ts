@@ -6,7 +6,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The JSON body's text as it came (set by the JSON parser), for routes that forward it unchanged. */
     rawJson: string | null;
-    /** The body's `items` array as found by {@link installItemsBodyParser}: its bytes and the elements' ranges. */
+    /** The body's `items` array (or `data` object) as found by {@link installItemsBodyParser}: its bytes and the elements' ranges. */
     rawItems: RawItems | null;
   }
 }
@@ -163,19 +163,24 @@ export function installJsonBodyParser(app: FastifyInstance, maxDepth: number = M
 }
 
 /**
- * For an encapsulated plugin whose JSON bodies carry an `items` array forwarded item by item (the
- * batch routes): the body is read as bytes and scanned once ({@link scanJsonBody}), which gives its
- * depth (no walk of the parsed value) and each item's byte range, kept as `request.rawItems` so the
- * items travel as the bytes they came as. Otherwise the same checks as {@link installJsonBodyParser}.
+ * For an encapsulated plugin whose JSON bodies carry data forwarded as it came: an `items` array
+ * forwarded item by item (the batch routes), or a `data` object (`POST /run`; `key` names the
+ * member, scanned as one value). The body is read as bytes and scanned once ({@link scanJsonBody}), which gives its depth
+ * (no walk of the parsed value) and each item's byte range, kept as `request.rawItems` so the items
+ * travel as the bytes they came as. Otherwise the same checks as {@link installJsonBodyParser}.
  */
-export function installItemsBodyParser(app: FastifyInstance, maxDepth: number = MAX_JSON_DEPTH): void {
+export function installItemsBodyParser(
+  app: FastifyInstance,
+  maxDepth: number = MAX_JSON_DEPTH,
+  member: { key: string; as: 'elements' | 'value' } = { key: 'items', as: 'elements' },
+): void {
   app.removeContentTypeParser('application/json');
   app.decorateRequest('rawItems', null);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     try {
       const bytes = body as Buffer;
       const text = bytes.toString('utf8');
-      const scan = scanJsonBody(bytes, 'items');
+      const scan = scanJsonBody(bytes, member.key, member.as);
       const value = parseJsonBody(text, maxDepth, scan.depth);
       request.rawJson = text;
       // Bytes that are not UTF-8 were read with U+FFFD in their place: such items are written again from the value.
@@ -188,9 +193,9 @@ export function installItemsBodyParser(app: FastifyInstance, maxDepth: number = 
 }
 
 /**
- * The items of a batch body as frame items: each one's bytes as it came (a view, no copy), or its
- * parsed value written again where its bytes cannot stand for it (a lossy number, no scan, a count
- * that disagrees with the parsed body).
+ * The items of a batch body (or the `data` of a run, as `[data]`) as frame items: each one's bytes
+ * as it came (a view, no copy), or its parsed value written again where its bytes cannot stand for
+ * it (a lossy number, no scan, a count that disagrees with the parsed body).
  */
 export function itemsOf(request: FastifyRequest, items: readonly unknown[]): FrameItem[] {
   const raw = request.rawItems;

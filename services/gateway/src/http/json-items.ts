@@ -1,8 +1,9 @@
 /**
  * One pass over a JSON body's UTF-8 bytes that finds the elements of one top-level array member
- * (`items` of the batch routes) as byte ranges, so a batch call's items can be framed for the bus
- * as the bytes they came as, never parsed and written again one by one. The same pass measures the
- * nesting depth of the whole body and of each element.
+ * (`items` of the batch routes), or one top-level object member itself (`data` of `POST /run`), as
+ * byte ranges, so the data objects can be framed for the bus as the bytes they came as, never
+ * parsed and written again. The same pass measures the nesting depth of the whole body and of each
+ * element.
  *
  * Meant for a body JSON.parse accepts (the parser checks that beside it): on any other text it ends
  * without throwing and its answer means nothing. It tracks only strings (and their escapes),
@@ -44,7 +45,10 @@ export interface ScannedElements {
 export interface JsonBodyScan {
   /** Nesting depth of the whole body. */
   readonly depth: number;
-  /** The last top-level member named `key` when the body is an object and that member an array; else null. */
+  /**
+   * The last top-level member named `key` when the body is an object and that member an array
+   * (its elements), or, scanned `as: 'value'`, an object (itself, as the one element); else null.
+   */
   readonly elements: ScannedElements | null;
 }
 
@@ -93,9 +97,11 @@ function lossyNumber(bytes: Uint8Array, from: number, to: number): boolean {
 /**
  * Scans `bytes` (a JSON text that JSON.parse accepts) once: the whole text's nesting depth and the
  * byte ranges, depths and lossy numbers of the elements of its top-level member `key` (the last
- * one, as JSON.parse keeps the last of duplicate keys).
+ * one, as JSON.parse keeps the last of duplicate keys): an array's elements, or (`as: 'value'`) an
+ * object member as one element.
  */
-export function scanJsonBody(bytes: Uint8Array, key: string): JsonBodyScan {
+export function scanJsonBody(bytes: Uint8Array, key: string, as: 'elements' | 'value' = 'elements'): JsonBodyScan {
+  const wanted = as === 'elements' ? OPEN_ARRAY : OPEN_OBJECT;
   const n = bytes.length;
   let depth = 0;
   let max = 0;
@@ -105,6 +111,8 @@ export function scanJsonBody(bytes: Uint8Array, key: string): JsonBodyScan {
   let elements: ScannedElements | null = null;
   /** Inside the array being captured (depth 2 is its own level). */
   let capturing = false;
+  /** Inside the object member being captured as one element (depth 2 is its own level). */
+  let capturingValue = false;
   /** In capture: the byte that starts the next element is still to come. */
   let needStart = false;
   let elementStart = 0;
@@ -149,11 +157,19 @@ export function scanJsonBody(bytes: Uint8Array, key: string): JsonBodyScan {
       depth++;
       if (depth > max) max = depth;
       if (capturing && depth - 2 > elementMax) elementMax = depth - 2;
+      if (capturingValue && depth - 1 > elementMax) elementMax = depth - 1;
       if (depth === 1) expectKey = c === OPEN_OBJECT;
-      else if (depth === 2 && c === OPEN_ARRAY && keyMatches && !capturing) {
+      else if (depth === 2 && c === wanted && keyMatches && !capturing && !capturingValue) {
         elements = { starts: [], ends: [], depths: [], lossy: [] };
-        capturing = true;
-        needStart = true;
+        if (c === OPEN_ARRAY) {
+          capturing = true;
+          needStart = true;
+        } else {
+          capturingValue = true;
+          elementStart = i;
+          elementMax = 1;
+          elementLossy = false;
+        }
       }
       continue;
     }
@@ -161,6 +177,10 @@ export function scanJsonBody(bytes: Uint8Array, key: string): JsonBodyScan {
       if (capturing && depth === 2) {
         if (!needStart) endElement(i);
         capturing = false;
+        keyMatches = false;
+      } else if (capturingValue && depth === 2) {
+        endElement(i + 1);
+        capturingValue = false;
         keyMatches = false;
       }
       depth--;
@@ -174,7 +194,7 @@ export function scanJsonBody(bytes: Uint8Array, key: string): JsonBodyScan {
       }
       continue;
     }
-    if (capturing && (c === MINUS || (c >= ZERO && c <= NINE))) {
+    if ((capturing || capturingValue) && (c === MINUS || (c >= ZERO && c <= NINE))) {
       let j = i + 1;
       while (j < n) {
         const d = bytes[j];

@@ -11,6 +11,7 @@ import {
   StoredRunBatchRequest,
   TraceQuery,
   traceOf,
+  tracesOf,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
@@ -100,7 +101,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       await admit(request, reply, items.length);
       const answers = await opts.engine.evaluate(principalOf(request), rule, itemsOf(request, items), {
         requestId: request.id,
-        trace: trace !== false,
+        trace: tracesOf({ trace }),
       });
       return send(request, reply, answers, false);
     },

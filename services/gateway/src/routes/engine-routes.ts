@@ -1,7 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ExplainResponse, OperatorsResponse, RuleOnlyRequest, RunRequest, RunResponse, ValidateResponse } from '@arbiter/contracts';
+import {
+  ExplainResponse,
+  OperatorsResponse,
+  RuleOnlyRequest,
+  RunRequest,
+  RunResponse,
+  tracesOf,
+  ValidateResponse,
+} from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
+import { installItemsBodyParser, itemsOf } from '../http/json-body.js';
 import { sendAnswer } from '../http/raw-json.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
@@ -22,6 +31,8 @@ const tags = ['engine'];
  */
 export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (app, { authenticator, engine }) => {
   authenticate(app, authenticator, 'api-key-only');
+  // `data` travels to the execution service as the bytes the caller sent (never parsed and written again).
+  installItemsBodyParser(app, undefined, { key: 'data', as: 'value' });
   const canView = requireCapability('view');
 
   app.post('/run', {
@@ -41,9 +52,9 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
     },
     handler: async (request, reply) => {
       const { rule, data, trace } = request.body;
-      const [answer] = await engine.evaluate(principalOf(request), rule, [JSON.stringify(data)], {
+      const [answer] = await engine.evaluate(principalOf(request), rule, itemsOf(request, [data]), {
         requestId: request.id,
-        trace: trace !== false,
+        trace: tracesOf({ trace }),
       });
       return sendAnswer(reply, answer);
     },

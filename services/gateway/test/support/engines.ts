@@ -3,12 +3,15 @@ import {
   type ErrorCode,
   type ExplainResponse,
   type OperatorsResponse,
+  type RunOptions,
   type RunResponse,
   type ValidateResponse,
 } from '@arbiter/contracts';
-import type { EngineAnswer, EngineCallContext, EngineClient } from '../../src/clients/engine-client.js';
+import type { FrameItem } from '@arbiter/service-kit';
+import type { EngineAnswer, EngineClient } from '../../src/clients/engine-client.js';
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** A JSON answer as the execution service sends it: raw bytes the gateway forwards. */
 export function answerOf(body: unknown): Uint8Array {
@@ -24,9 +27,9 @@ export class StubEngine implements EngineClient {
   /** A catalogue code to fail with, or `crash` to throw a plain (unexpected) Error. */
   failWith: ErrorCode | 'crash' | undefined;
 
-  async evaluate(_p: unknown, rule: string, items: readonly string[], ctx: EngineCallContext): Promise<EngineAnswer[]> {
+  async evaluate(_p: unknown, rule: string, items: readonly FrameItem[], ctx: RunOptions): Promise<EngineAnswer[]> {
     return items.map((item) => {
-      const data = JSON.parse(item) as Record<string, unknown>;
+      const data = JSON.parse(typeof item === 'string' ? item : decoder.decode(item)) as Record<string, unknown>;
       try {
         this.record('run', { rule, data }, ctx);
       } catch (err) {
@@ -47,22 +50,22 @@ export class StubEngine implements EngineClient {
     });
   }
 
-  async validate(_p: unknown, body: { rule: string }, ctx?: EngineCallContext): Promise<ValidateResponse> {
+  async validate(_p: unknown, body: { rule: string }, ctx?: RunOptions): Promise<ValidateResponse> {
     this.record('validate', body, ctx);
     return { valid: !body.rule.includes('@@'), error: body.rule.includes('@@') ? 'Parse error' : null };
   }
 
-  async explain(_p: unknown, body: { rule: string }, ctx?: EngineCallContext): Promise<ExplainResponse> {
+  async explain(_p: unknown, body: { rule: string }, ctx?: RunOptions): Promise<ExplainResponse> {
     this.record('explain', body, ctx);
     return { rule_count: 0, rules: [], error: null };
   }
 
-  async operators(_p: unknown, ctx?: EngineCallContext): Promise<OperatorsResponse> {
+  async operators(_p: unknown, ctx?: RunOptions): Promise<OperatorsResponse> {
     this.record('operators', undefined, ctx);
     return [{ operator: 'equals', forms: ['is equal to'] }];
   }
 
-  private record(op: string, body: unknown, ctx: EngineCallContext | undefined): void {
+  private record(op: string, body: unknown, ctx: RunOptions | undefined): void {
     this.calls.push({
       op,
       body,

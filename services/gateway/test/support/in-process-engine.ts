@@ -1,25 +1,29 @@
-import { evaluate, explain, listOperators, validate } from '@arbiter/rule-lang';
-import type { ExplainResponse, OperatorsResponse, RunResponse, ValidateResponse } from '@arbiter/contracts';
-import type { EngineAnswer, EngineCallContext, EngineClient } from '../../src/clients/engine-client.js';
+import { explain, listOperators, validate } from '@arbiter/rule-lang';
+import { answerRule, resolveRun, type CompiledRule } from '@arbiter/run';
+import type { ExplainResponse, OperatorsResponse, RunOptions, ValidateResponse } from '@arbiter/contracts';
+import type { FrameItem } from '@arbiter/service-kit';
+import type { EngineAnswer, EngineClient } from '../../src/clients/engine-client.js';
 import { answerOf } from './engines.js';
 
+const decoder = new TextDecoder();
+
 /**
- * The rule engine run in-process through `@arbiter/rule-lang`, for route tests without the
- * execution service (the NATS path is covered by engine-nats.test.ts). Answers are written as the
- * execution service writes them: raw JSON in the contract's key order.
+ * The rule engine run in-process through the run layer (`@arbiter/run`, as the execution service's
+ * workers run it), for route tests without the execution service (the NATS path is covered by
+ * engine-nats.test.ts). Answers are written as the execution service writes them: raw JSON in the
+ * contract's key order.
  */
 export class InProcessEngine implements EngineClient {
-  async evaluate(_p: unknown, rule: string, items: readonly string[], ctx: EngineCallContext): Promise<EngineAnswer[]> {
+  private readonly compiled = new Map<string, CompiledRule>();
+  /** Every item evaluated, as it was handed over (bytes, or a text written from a parsed value). */
+  readonly received: FrameItem[] = [];
+
+  async evaluate(_p: unknown, rule: string, items: readonly FrameItem[], options: RunOptions): Promise<EngineAnswer[]> {
+    const run = resolveRun(options);
     return items.map((item) => {
-      const r = evaluate(rule, JSON.parse(item) as Record<string, unknown>, { trace: ctx.trace !== false });
-      const body: RunResponse = {
-        result: r.result,
-        trace: r.trace,
-        outcomes: r.outcomes,
-        ...(r.error !== undefined ? { error: r.error } : {}),
-        ...(r.errorCode !== undefined ? { errorCode: r.errorCode as NonNullable<RunResponse['errorCode']> } : {}),
-      };
-      return answerOf(body);
+      this.received.push(item);
+      const data = JSON.parse(typeof item === 'string' ? item : decoder.decode(item)) as Record<string, unknown>;
+      return answerOf(answerRule(rule, data, run, this.compiled));
     });
   }
 

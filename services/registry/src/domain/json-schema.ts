@@ -1,30 +1,12 @@
-import Ajv2020Module from 'ajv/dist/2020.js';
-import AjvModule from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { findSchemaLoop } from '@arbiter/contracts';
-import { schemaRegExp } from '@arbiter/rule-lang';
+import { DRAFT_07, DRAFT_2020, schemaAjv, type SchemaDialect } from '@arbiter/run';
 import type { ValidateFunction } from 'ajv';
 
-// INVARIANT: ajv and ajv-formats are CommonJS modules whose `module.exports` also carries the
-// class/plugin as `.default`; under NodeNext the default import is `module.exports`.
-const Ajv2020 = Ajv2020Module.default;
-const Ajv07 = AjvModule.default;
-const addFormats = addFormatsModule.default;
+export type { SchemaDialect };
 
-const DRAFT_07 = new Set(['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema']);
-const DRAFT_2020 = new Set(['https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2020-12/schema#']);
-
-/** The dialects a policy schema may use: JSON Schema 2020-12 (the default) or draft-07 (by `$schema`). */
-export type SchemaDialect = '2020-12' | 'draft-07';
-
+/** The run layer's ajv set-up (`schemaAjv`, the same as a run's), every error reported: a saved schema's problems are listed whole. */
 function newAjv(dialect: SchemaDialect) {
-  // strict: false, so annotations such as `example` or `x-…` keywords do not make a schema invalid.
-  const ajv =
-    dialect === 'draft-07'
-      ? new Ajv07({ strict: false, allErrors: true, code: { regExp: schemaRegExp } })
-      : new Ajv2020({ strict: false, allErrors: true, code: { regExp: schemaRegExp } });
-  addFormats(ajv);
-  return ajv;
+  return schemaAjv(dialect, { allErrors: true });
 }
 
 /** A compiled schema, or the one-line reason it is not a valid JSON Schema. */

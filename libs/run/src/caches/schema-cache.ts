@@ -1,5 +1,5 @@
 import { findSchemaLoop } from '@arbiter/contracts';
-import { compileDataSchema, type DataSchema } from '@arbiter/rule-lang';
+import { compileDataSchema, type DataSchema } from '../schema/data-schema.js';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -14,18 +14,23 @@ export class SchemaCache {
     this.lru = new LRUCache({ max });
   }
 
-  /** Null when `data` conforms; otherwise one line naming the first failing path (`Schema mismatch: ...`). */
-  mismatch(hash: string, schema: Record<string, unknown>, data: unknown): string | null {
+  /** The validator of the schema whose hash is `hash`, compiled on a miss. */
+  get(hash: string, schema: Record<string, unknown>): DataSchema {
     let entry = this.lru.get(hash);
     if (!entry) {
-      entry = compile(schema);
+      entry = compileSchema(schema);
       this.lru.set(hash, entry);
     }
-    return entry.mismatch(data);
+    return entry;
+  }
+
+  /** Null when `data` conforms; otherwise one line naming the first failing path (`Schema mismatch: ...`). */
+  mismatch(hash: string, schema: Record<string, unknown>, data: unknown): string | null {
+    return this.get(hash, schema).mismatch(data);
   }
 }
 
-function compile(schema: Record<string, unknown>): DataSchema {
+function compileSchema(schema: Record<string, unknown>): DataSchema {
   // Saved before such loops were refused: ajv would follow it forever (a stack overflow per run).
   const loop = findSchemaLoop(schema);
   if (loop !== null) {

@@ -1,16 +1,5 @@
-import Ajv2020Module from 'ajv/dist/2020.js';
-import AjvModule from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { schemaRegExp } from '../values/patterns.js';
-
-// INVARIANT: ajv and ajv-formats are CommonJS modules whose `module.exports` also carries the
-// class/plugin as `.default`; under NodeNext the default import is `module.exports`.
-const Ajv2020 = Ajv2020Module.default;
-const Ajv07 = AjvModule.default;
-const addFormats = addFormatsModule.default;
-
-const DRAFT_07 = new Set(['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema']);
+import { DRAFT_07, schemaAjv, type SchemaAjv } from './ajv.js';
 
 /** A policy's JSON Schema compiled for runs: {@link DataSchema.mismatch} tells why data breaks it. */
 export interface DataSchema {
@@ -18,16 +7,15 @@ export interface DataSchema {
   mismatch(data: unknown): string | null;
 }
 
-type Ajv = InstanceType<typeof Ajv2020> | InstanceType<typeof Ajv07>;
-let ajv2020: Ajv | undefined;
-let ajv07: Ajv | undefined;
+let ajv2020: SchemaAjv | undefined;
+let ajv07: SchemaAjv | undefined;
 
 // One ajv per dialect, made on first use; `allErrors` off: a run reports the first failing path only.
-function ajvFor(schema: Record<string, unknown>): Ajv {
+function ajvFor(schema: Record<string, unknown>): SchemaAjv {
   if (typeof schema.$schema === 'string' && DRAFT_07.has(schema.$schema)) {
-    return (ajv07 ??= withFormats(new Ajv07({ strict: false, allErrors: false, code: { regExp: schemaRegExp } })));
+    return (ajv07 ??= schemaAjv('draft-07', { allErrors: false }));
   }
-  return (ajv2020 ??= withFormats(new Ajv2020({ strict: false, allErrors: false, code: { regExp: schemaRegExp } })));
+  return (ajv2020 ??= schemaAjv('2020-12', { allErrors: false }));
 }
 
 /**
@@ -62,11 +50,6 @@ export function compileDataSchema(schema: Record<string, unknown>): DataSchema {
       return first ? `Schema mismatch: ${describe(first)}` : 'Schema mismatch: the data does not match the schema';
     },
   };
-}
-
-function withFormats<T extends Parameters<typeof addFormats>[0]>(ajv: T): T {
-  addFormats(ajv);
-  return ajv;
 }
 
 /** `/applicant/age` → `applicant.age` (JSON pointer unescaped); the root is `(root)`. */

@@ -1,6 +1,6 @@
 import type { FlowTableNode } from '@arbiter/contracts';
 import { LRUCache } from 'lru-cache';
-import { ruleHash, type CacheUse } from './policy-cache.js';
+import { ruleHash, type CacheUse } from './hash.js';
 
 /** A table node as a worker runs it; `compileTable` keeps its compiled cells for as long as this object lives. */
 export interface TableEntry {

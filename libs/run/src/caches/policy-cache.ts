@@ -1,16 +1,9 @@
-import { createHash } from 'node:crypto';
-import { compile, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
 import { LRUCache } from 'lru-cache';
-/** Whether a worker compiled the rule for a run or found it in its cache. */
-export type CacheUse = 'compile' | 'hit';
+import { compileRule, type CompiledRule } from '../compiled.js';
+import { ruleHash, type CacheUse } from './hash.js';
 
 /** A compiled policy, or the parse error its text produced (cached too, so a bad rule is parsed once). */
-export type PolicyEntry = { policy: CompiledPolicy } | { parseError: string };
-
-/** sha256 (hex) of a rule text. */
-export function ruleHash(rule: string): string {
-  return createHash('sha256').update(rule, 'utf8').digest('hex');
-}
+export type PolicyEntry = CompiledRule;
 
 /** An LRU of compiled policies keyed by the sha256 of their text; one per worker thread. */
 export class PolicyCache {
@@ -32,7 +25,7 @@ export class PolicyCache {
     }
     const cached = this.lru.get(hash);
     if (cached) return { hash, entry: cached, cache: 'hit' };
-    const entry = compileEntry(rule);
+    const entry = compileRule(rule);
     this.lru.set(hash, entry);
     return { hash, entry, cache: 'compile' };
   }
@@ -46,17 +39,8 @@ export class PolicyCache {
     const cached = this.lru.get(hash);
     if (cached) return { hash, entry: cached, cache: 'hit' };
     const actual = ruleHash(rule);
-    const entry = this.lru.get(actual) ?? compileEntry(rule);
+    const entry = this.lru.get(actual) ?? compileRule(rule);
     this.lru.set(actual, entry);
     return { hash: actual, entry, cache: 'compile' };
-  }
-}
-
-function compileEntry(rule: string): PolicyEntry {
-  try {
-    return { policy: compile(rule) };
-  } catch (err) {
-    if (isRuleParseError(err)) return { parseError: err.message };
-    throw err;
   }
 }

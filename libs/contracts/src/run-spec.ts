@@ -1,0 +1,68 @@
+import type { EvalSubject } from './exec.js';
+import type { Principal } from './principal.js';
+
+/**
+ * The defaults of every run, decided here once: the run layer (`@arbiter/run` `resolveRun`) applies
+ * them, and every configuration variable that sets one of them takes its default from here. Kept in
+ * contracts so that services which never evaluate (the gateway, the mcp service) read the same
+ * numbers without depending on the rule language. docs/design/run-layer.md tells why each is what it is.
+ */
+export const RUN_DEFAULTS = {
+  /** A run builds its human-readable trace unless told not to. */
+  trace: true,
+  /** Steps a run without a trace may take (`EXEC_STEP_BUDGET`). */
+  stepBudget: 1_000_000,
+  /** Steps a run with a trace may take (`EXEC_TRACE_STEP_BUDGET`): a traced step writes a line. */
+  tracedStepBudget: 10_000,
+  /** UTF-8 bytes of one run's trace; longer traces are cut (`MAX_TRACE_BYTES`). */
+  maxTraceBytes: 262_144,
+  /** Nesting depth of a run's data in the execution service (`MAX_DATA_DEPTH`). */
+  maxDataDepth: 64,
+  /** How long one item may run once a worker starts it (`EXEC_TASK_TIMEOUT_MS`). */
+  itemTimeoutMs: 1000,
+  /** Longest wait for a worker thread in the execution service (`EXEC_QUEUE_WAIT_MS`). */
+  queueWaitMs: 800,
+  /**
+   * How long the gateway waits for an evaluation (`ENGINE_TIMEOUT_MS`): longer than a queue wait
+   * plus an item's run, so the execution service answers `timeout` or `dependency_unavailable`
+   * itself before its caller gives up.
+   */
+  callerTimeoutMs: 2000,
+} as const;
+
+/**
+ * One run as every door asks for it: what runs (an unsaved `rule`, or a stored record `id`, named
+ * by `subject`), for whom, and how. Everything optional has its default in {@link RUN_DEFAULTS}.
+ * The `exec.eval` wire group (`EvalGroup`) is this spec framed: the principal and rule by index,
+ * the trace spelled out.
+ */
+export interface RunSpec {
+  /** What runs: `exec.run` (the unsaved `rule`) or a stored run (`exec.stored.{policy,flow}.{base,record}` of `id`). */
+  subject: EvalSubject;
+  /** The caller; the execution service re-checks its `view` right. */
+  principal: Principal;
+  /** The rule text (`exec.run`). */
+  rule?: string;
+  /** The base or record id (stored runs). */
+  id?: string;
+  /** Build the human-readable trace; default {@link RUN_DEFAULTS}.trace. */
+  trace?: boolean;
+  /** The evaluation clock (ISO 8601 with offset); the current time when absent. */
+  now?: string;
+  /** Each item's evaluation clock instead (a replay of decisions made at different times): one per item. */
+  nows?: readonly string[];
+  /** The HTTP request id, forwarded so logs can be followed across services. */
+  requestId?: string;
+  /** A replay of recorded decisions (impact analysis): low priority, not counted or recorded, masked reads reported. */
+  replay?: boolean;
+  /** How long the caller waits for the answers; work not started by then is dropped. */
+  timeoutMs?: number;
+}
+
+/** What a door passes along with a run it forwards: the parts of a {@link RunSpec} that are not what runs. */
+export type RunOptions = Pick<RunSpec, 'trace' | 'requestId'>;
+
+/** Whether a run builds its trace: the one place the trace default is applied. */
+export function tracesOf(spec: { readonly trace?: boolean | undefined } | undefined): boolean {
+  return spec?.trace ?? RUN_DEFAULTS.trace;
+}
