@@ -19,6 +19,13 @@ let auditOnlyKey: string;
 let orgBKey: string;
 
 const MAX_ITEMS = 50;
+/** The trace bytes one batch call's items share in this stack. */
+const BATCH_TRACE_BYTES = 200_000;
+/** A rule that runs to its traced step budget: a trace of about 10,000 lines (over 256 KiB). */
+const RUNAWAY = 'if any of o.items satisfies (any of o.items satisfies (its.p == 5)) -> ok.';
+const runawayItem = { o: { items: Array.from({ length: 150 }, () => ({ p: 1 })) } };
+/** UTF-8 bytes of a trace as the cap counts them (a separator per line). */
+const traceBytes = (trace: string[]) => trace.reduce((n, line) => n + Buffer.byteLength(line) + 4, 0);
 const RATE_MAX = 400;
 const admin: Principal = { orgId: 'acme', userId: 'admin', role: 'admin' };
 const ADULT = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18.';
@@ -64,6 +71,7 @@ beforeAll(async () => {
       RATE_LIMIT_MAX: String(RATE_MAX),
       RATE_LIMIT_PERSON_MAX: '100000000',
       MAX_DATA_DEPTH: '16',
+      RUN_BATCH_TRACE_BYTES: String(BATCH_TRACE_BYTES),
     },
   });
   bus = await connectBus({
@@ -158,6 +166,38 @@ describe('POST /run/batch', () => {
     // The single endpoint answers that item with the same problem.
     const single = await post('/run', { rule: ADULT, data: nested(30) });
     expect([single.status, single.body.code, single.body.detail]).toEqual([400, 'validation_failed', res.body.results[1].detail]);
+  });
+
+  it("cuts each item's trace at its share of RUN_BATCH_TRACE_BYTES, so a traced batch answer stays bounded; a single run keeps its whole trace", async () => {
+    const single = await post('/run', { rule: RUNAWAY, data: runawayItem });
+    expect(single.status).toBe(200);
+    expect(single.body.errorCode).toBe('budget_exceeded');
+    const whole = traceBytes(single.body.trace as string[]);
+    expect(whole).toBeGreaterThan(BATCH_TRACE_BYTES / 2);
+    for (const count of [2, 40]) {
+      const share = Math.max(4096, Math.floor(BATCH_TRACE_BYTES / count));
+      const res = await post('/run/batch', { rule: RUNAWAY, items: Array.from({ length: count }, () => runawayItem) });
+      expect(res.status).toBe(200);
+      for (const r of res.body.results as Array<{ trace: string[]; errorCode: string; result: boolean }>) {
+        expect([r.result, r.errorCode]).toEqual([false, 'budget_exceeded']);
+        // The kept lines and the last one fit the share; the marker line between them says so.
+        expect(traceBytes([...r.trace.slice(0, -2), r.trace.at(-1)!])).toBeLessThanOrEqual(share);
+        expect(r.trace.at(-2)).toMatch(new RegExp(`^… trace cut: \\d+ more lines \\(a trace is limited to ${share} bytes\\)$`));
+        // The cut keeps the first lines and the last one (the error), as the single run's cap does.
+        expect(r.trace.at(-1)).toBe(single.body.trace.at(-1));
+        expect(r.trace.slice(0, 3)).toEqual(single.body.trace.slice(0, 3));
+      }
+    }
+    // A stored policy's batch shares the same bytes.
+    const stored = await createPolicy(RUNAWAY);
+    const byBase = await post(`/run/policy/${stored.baseId}/batch`, { items: Array.from({ length: 40 }, () => runawayItem) });
+    expect(byBase.status).toBe(200);
+    for (const r of byBase.body.results as Array<{ trace: string[] }>) {
+      expect(r.trace.at(-2)).toContain(`(a trace is limited to ${Math.floor(BATCH_TRACE_BYTES / 40)} bytes)`);
+    }
+    // Without a trace the items answer as before, with empty traces.
+    const untraced = await post('/run/batch', { rule: RUNAWAY, trace: false, items: [runawayItem] });
+    expect(untraced.body.results[0].trace).toEqual([]);
   });
 
   it('runs more items than one bus message, in order', async () => {

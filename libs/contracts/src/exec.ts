@@ -44,6 +44,8 @@ export const EvalGroup = z.strictObject({
   rule: z.number().int().min(0).optional(),
   id: z.string().max(200).optional(),
   trace: z.boolean(),
+  /** UTF-8 bytes each item's trace may take (a batch item's share), below the service's own cap. */
+  traceBytes: z.number().int().positive().optional(),
   now: z.iso.datetime({ offset: true }).optional(),
   /** Each item's evaluation clock (a replay of decisions made at different times): `n` of them; `now` is then unused. */
   nows: z

@@ -24,7 +24,7 @@ export {
   OperatorsResponse,
 } from './engine.js';
 export { ExecSubject, pingSubject, PingReply, ServiceGroup, type BackEndService } from './subjects.js';
-export { RUN_DEFAULTS, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
+export { itemTraceBytes, RUN_DEFAULTS, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
 export {
   ExecRuleRequest,
   ExecOperatorsRequest,

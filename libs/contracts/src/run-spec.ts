@@ -16,6 +16,14 @@ export const RUN_DEFAULTS = {
   tracedStepBudget: 10_000,
   /** UTF-8 bytes of one run's trace; longer traces are cut (`MAX_TRACE_BYTES`). */
   maxTraceBytes: 262_144,
+  /**
+   * UTF-8 bytes the traces of one batch call share (`RUN_BATCH_TRACE_BYTES`): each item's trace is
+   * cut at its share, so a traced batch answer stays bounded whatever its size (16 items or fewer
+   * keep whole traces). A share is never below {@link RUN_DEFAULTS}.minItemTraceBytes.
+   */
+  batchTraceBytes: 4_194_304,
+  /** The smallest share of a batch's trace bytes one item gets. */
+  minItemTraceBytes: 4096,
   /** Nesting depth of a run's data in the execution service (`MAX_DATA_DEPTH`). */
   maxDataDepth: 64,
   /** How long one item may run once a worker starts it (`EXEC_TASK_TIMEOUT_MS`). */
@@ -57,10 +65,17 @@ export interface RunSpec {
   replay?: boolean;
   /** How long the caller waits for the answers; work not started by then is dropped. */
   timeoutMs?: number;
+  /** UTF-8 bytes each item's trace may take, below the execution service's own cap: a batch item's share ({@link itemTraceBytes}). */
+  traceBytes?: number;
 }
 
 /** What a door passes along with a run it forwards: the parts of a {@link RunSpec} that are not what runs. */
-export type RunOptions = Pick<RunSpec, 'trace' | 'requestId'>;
+export type RunOptions = Pick<RunSpec, 'trace' | 'requestId' | 'traceBytes'>;
+
+/** Each item's share of a batch call's trace bytes: `batchTraceBytes / items`, at least {@link RUN_DEFAULTS}.minItemTraceBytes. */
+export function itemTraceBytes(items: number, batchTraceBytes: number = RUN_DEFAULTS.batchTraceBytes): number {
+  return Math.max(RUN_DEFAULTS.minItemTraceBytes, Math.floor(batchTraceBytes / Math.max(1, items)));
+}
 
 /** Whether a run builds its trace: the one place the trace default is applied. */
 export function tracesOf(spec: { readonly trace?: boolean | undefined } | undefined): boolean {

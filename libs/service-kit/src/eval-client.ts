@@ -104,6 +104,7 @@ class FrameBuilder {
       ...(rule !== undefined ? { rule } : {}),
       ...(spec.id !== undefined ? { id: spec.id } : {}),
       trace: tracesOf(spec),
+      ...(spec.traceBytes !== undefined ? { traceBytes: spec.traceBytes } : {}),
       ...(spec.now !== undefined ? { now: spec.now } : {}),
       ...(spec.nows !== undefined ? { nows: spec.nows.slice(from, to) } : {}),
       ...(spec.requestId !== undefined ? { requestId: spec.requestId } : {}),

@@ -55,6 +55,7 @@ function storedOf(group: GroupRun) {
     id: group.id,
     items: group.items,
     trace: tracesOf(group),
+    ...(group.traceBytes !== undefined ? { traceBytes: group.traceBytes } : {}),
     ...(group.deadline !== undefined ? { deadline: group.deadline } : {}),
     ...(group.replyBudget !== undefined ? { replyBudget: group.replyBudget } : {}),
     ...(group.replay === true
@@ -76,6 +77,7 @@ async function runRule(deps: EvalDeps, group: GroupRun): Promise<RunAnswer[]> {
     principal: group.principal,
     source: { kind: 'text', rule: group.rule },
     trace: tracesOf(group),
+    ...(group.traceBytes !== undefined ? { traceBytes: group.traceBytes } : {}),
     ...(group.now !== undefined ? { now: group.now } : {}),
     reply: { kind: 'json' },
     items: group.items,
@@ -147,6 +149,7 @@ export function evalEndpoint(deps: EvalDeps, maxReplyBytes: number): RawEndpoint
           ...(rule !== undefined ? { rule } : {}),
           ...(g.id !== undefined ? { id: g.id } : {}),
           trace: g.trace,
+          ...(g.traceBytes !== undefined ? { traceBytes: g.traceBytes } : {}),
           ...(g.now !== undefined ? { now: g.now } : {}),
           ...(g.nows !== undefined ? { nows: g.nows } : {}),
           ...(g.replay === true ? { replay: true } : {}),

@@ -37,7 +37,8 @@ export type RunBy = 'base' | 'record';
  * One stored run request: the record named (`id`, `by` a base or a record id), the run's options
  * (a replay runs at `now`, low priority, neither counted nor recorded) and its items.
  */
-export type StoredRuns = Pick<RunSpec, 'principal' | 'trace' | 'replay' | 'now' | 'nows'> & RunItems & { id: string; by: RunBy };
+export type StoredRuns = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'replay' | 'now' | 'nows'> &
+  RunItems & { id: string; by: RunBy };
 
 /** One answer: the raw JSON body its single request answers, or its error. */
 export type RunAnswer = Uint8Array | ArbiterError;
@@ -71,6 +72,7 @@ export class StoredRunner {
       principal: req.principal,
       source: sourceOf(entry),
       trace: req.trace,
+      ...(req.traceBytes !== undefined ? { traceBytes: req.traceBytes } : {}),
       reply: { kind: 'json', extra: { policyId: entry.recordId, baseId: entry.baseId, version: entry.version } },
       items: req.items,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),

@@ -42,6 +42,8 @@ export interface TaskChunk {
   /** Index of its policy or table in the task's `sources` (chunks of one rule share it: the text crosses once). */
   source: number;
   trace: boolean;
+  /** UTF-8 bytes each item's trace may take, when below the service's cap (a batch item's share). */
+  traceBytes?: number;
   /** The evaluation clock (ISO 8601); the current time when absent. */
   now?: string;
   /** Each item's clock instead, `count` of them (a replay of decisions made at different times). */

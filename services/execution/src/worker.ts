@@ -129,7 +129,11 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
   // The pool decided the chunk's budget; the run layer decides the rest (the trace cap, the clock).
   const run = resolveRun(
     { trace: chunk.trace, ...(chunk.now !== undefined ? { now: chunk.now } : {}) },
-    { stepBudget: chunk.budgetLimit, tracedStepBudget: chunk.budgetLimit, maxTraceBytes: config.maxTraceBytes },
+    {
+      stepBudget: chunk.budgetLimit,
+      tracedStepBudget: chunk.budgetLimit,
+      maxTraceBytes: Math.min(config.maxTraceBytes, chunk.traceBytes ?? Infinity),
+    },
   );
   for (let i = 0; i < n; i++) {
     const at = first + i;

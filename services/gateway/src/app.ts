@@ -198,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.runner ? { runner: deps.runner } : {}),
     rates,
     ...(config.limits.runBatchMaxItems !== undefined ? { maxItems: config.limits.runBatchMaxItems } : {}),
+    ...(config.limits.runBatchTraceBytes !== undefined ? { batchTraceBytes: config.limits.runBatchTraceBytes } : {}),
   });
   if (deps.registry) {
     const governanceApproval = async (orgId: string) => (await getOrgSettings(deps.db, orgId)).governanceApproval;

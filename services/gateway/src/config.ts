@@ -70,6 +70,11 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   /** Data objects one batch run (`POST /run/batch`, `…/batch`) may carry; more → 413. */
   RUN_BATCH_MAX_ITEMS: positiveInt(1000),
   /**
+   * UTF-8 bytes the traces of one traced batch call share: each item's trace is cut at its share
+   * (at least 4 KiB), so the answer stays bounded; 16 items or fewer keep whole traces.
+   */
+  RUN_BATCH_TRACE_BYTES: positiveInt(RUN_DEFAULTS.batchTraceBytes),
+  /**
    * Items per `exec.eval` message (at most 256; a message also stays under the bus's max payload),
    * all of a batch call's messages sent at once: each message's group is one job in the execution queue.
    */
@@ -159,6 +164,8 @@ export interface HttpLimits {
   readonly authFailuresMax: number;
   /** Data objects one batch run may carry (more → 413); default 1000. */
   readonly runBatchMaxItems?: number;
+  /** UTF-8 bytes the traces of one batch call share (`RUN_BATCH_TRACE_BYTES`). */
+  readonly runBatchTraceBytes?: number;
   /** Live API keys one user may hold in an org (`APIKEYS_PER_USER_MAX`); default 50. */
   readonly apiKeysPerUserMax?: number;
 }
@@ -195,6 +202,7 @@ export function appSettingsOf(c: GatewayConfig): AppSettings {
       rateLimitWindowMs: c.RATE_LIMIT_WINDOW,
       authFailuresMax: c.AUTH_FAILURES_MAX,
       runBatchMaxItems: c.RUN_BATCH_MAX_ITEMS,
+      runBatchTraceBytes: c.RUN_BATCH_TRACE_BYTES,
       apiKeysPerUserMax: c.APIKEYS_PER_USER_MAX,
     },
     redisKeyPrefix: c.REDIS_KEY_PREFIX ?? `${c.NATS_SUBJECT_PREFIX}:gateway:`,

@@ -11,6 +11,7 @@ import {
   StoredRunBatchRequest,
   TraceQuery,
   traceOf,
+  itemTraceBytes,
   tracesOf,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
@@ -35,6 +36,8 @@ export interface BatchRunRoutesOptions {
   readonly rates: RateCounter;
   /** Items per call (more → 413); default 1000. */
   readonly maxItems?: number;
+  /** UTF-8 bytes the traces of one call share (`RUN_BATCH_TRACE_BYTES`); default RUN_DEFAULTS.batchTraceBytes. */
+  readonly batchTraceBytes?: number;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
@@ -102,6 +105,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       const answers = await opts.engine.evaluate(principalOf(request), rule, itemsOf(request, items), {
         requestId: request.id,
         trace: tracesOf({ trace }),
+        traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
       });
       return send(request, reply, answers, false);
     },
@@ -132,6 +136,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     const answers = await runner!.run(kind, principalOf(request), by, id, itemsOf(request, items), {
       requestId: request.id,
       trace: traceOf(query),
+      traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
     });
     return send(request, reply, answers, true);
   }
