@@ -30,7 +30,7 @@ export const WebhooksConfig = serviceConfig([LogConfig, NatsConfig, DatabaseConf
   /** Deliveries in flight at most per endpoint (per replica), so one slow receiver holds only its own. */
   WEBHOOKS_CONCURRENCY: positiveInt().max(100).default(4),
   /** Deadline of one attempt: connecting, sending and the answer's status and first KiB. */
-  WEBHOOKS_TIMEOUT_MS: positiveInt().default(10_000),
+  WEBHOOKS_ATTEMPT_TIMEOUT_MS: positiveInt().default(10_000),
   /** Days finished deliveries and their attempts are kept. */
   WEBHOOKS_LOG_DAYS: positiveInt().default(14),
   /** Deliver to loopback, private, link-local, CGNAT and metadata addresses (development and tests only). */

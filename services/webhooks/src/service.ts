@@ -56,7 +56,7 @@ export function startWebhooks(kit: ServiceKit<WebhooksConfig>): Promise<Webhooks
         {
           ...policy,
           concurrency: config.WEBHOOKS_CONCURRENCY,
-          timeoutMs: config.WEBHOOKS_TIMEOUT_MS,
+          timeoutMs: config.WEBHOOKS_ATTEMPT_TIMEOUT_MS,
           retryWindowMs: Math.round(config.WEBHOOKS_RETRY_HOURS * HOUR_MS),
           retryBaseMs: config.WEBHOOKS_RETRY_BASE_MS,
           retryMaxDelayMs: config.WEBHOOKS_RETRY_MAX_DELAY_MS,

@@ -163,7 +163,7 @@ describe('webhook deliveries', () => {
 
   it('a receiver that never answers holds only its own endpoint: another gets every event meanwhile', async () => {
     t = await startTestEnv();
-    await t.start({ WEBHOOKS_CONCURRENCY: '2', WEBHOOKS_TIMEOUT_MS: '60000' });
+    await t.start({ WEBHOOKS_CONCURRENCY: '2', WEBHOOKS_ATTEMPT_TIMEOUT_MS: '60000' });
     const stuck = await receiver();
     stuck.answer = () => ({ hang: true });
     const healthy = await receiver();
