@@ -16,6 +16,7 @@ const FlowPage = lazy(() => import('./pages/FlowPage.js').then((m) => ({ default
 const AuditPage = lazy(() => import('./pages/AuditPage.js').then((m) => ({ default: m.AuditPage })));
 const ReviewsPage = lazy(() => import('./pages/ReviewsPage.js').then((m) => ({ default: m.ReviewsPage })));
 const PeoplePage = lazy(() => import('./pages/PeoplePage.js').then((m) => ({ default: m.PeoplePage })));
+const WebhooksPage = lazy(() => import('./pages/WebhooksPage.js').then((m) => ({ default: m.WebhooksPage })));
 
 function Page({ route, me }: { route: string; me: MeResponse }) {
   let m: Record<string, string> | null;
@@ -27,6 +28,7 @@ function Page({ route, me }: { route: string; me: MeResponse }) {
   if (route === '/reviews' && can(me, 'publish')) return <ReviewsPage />;
   if (route === '/audit' && can(me, 'audit')) return <AuditPage />;
   if (route === '/people' && can(me, 'admin')) return <PeoplePage />;
+  if (route === '/webhooks' && can(me, 'admin')) return <WebhooksPage />;
   return (
     <main>
       <h1>Not found</h1>
@@ -91,6 +93,7 @@ export function App() {
   if (can(me, 'publish')) nav.push(['/reviews', 'Reviews', route === '/reviews']);
   if (can(me, 'audit')) nav.push(['/audit', 'Audit', route === '/audit']);
   if (can(me, 'admin')) nav.push(['/people', 'People', route === '/people']);
+  if (can(me, 'admin')) nav.push(['/webhooks', 'Webhooks', route === '/webhooks']);
   return (
     <SessionContext.Provider value={session}>
       <a className="skip" href="#content">
