@@ -33,12 +33,20 @@ export async function sendDelivery(rawUrl: string, body: string, signed: SignedH
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let target;
+  let timer: NodeJS.Timeout | undefined;
   try {
-    target = await resolveTarget(rawUrl, opts);
+    // The name's resolution counts against the attempt's deadline too.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${opts.timeoutMs} ms (resolving the host)`)), opts.timeoutMs);
+    });
+    target = await Promise.race([resolveTarget(rawUrl, opts), late]);
   } catch (err) {
     const refused = err instanceof Error && err.name === 'RefusedAddress';
     return { statusCode: null, response: null, durationMs: elapsed(), error: errorText(err), ...(refused ? { refused } : {}) };
+  } finally {
+    clearTimeout(timer);
   }
+  const left = Math.max(1, opts.timeoutMs - elapsed());
   const pinned: LookupFunction = (_hostname, options, callback) => {
     if ((options as { all?: boolean }).all) callback(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
@@ -49,7 +57,7 @@ export async function sendDelivery(rawUrl: string, body: string, signed: SignedH
     const finish = (r: Omit<SendResult, 'durationMs'>) => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      clearTimeout(deadline);
       req.destroy();
       resolve({ ...r, durationMs: elapsed() });
     };
@@ -84,10 +92,7 @@ export async function sendDelivery(rawUrl: string, body: string, signed: SignedH
         res.on('error', done);
       },
     );
-    const timer = setTimeout(
-      () => finish({ statusCode: null, response: null, error: `no answer within ${opts.timeoutMs} ms` }),
-      opts.timeoutMs,
-    );
+    const deadline = setTimeout(() => finish({ statusCode: null, response: null, error: `no answer within ${opts.timeoutMs} ms` }), left);
     req.on('error', (err) => finish({ statusCode: null, response: null, error: errorText(err) }));
     req.end(body);
   });

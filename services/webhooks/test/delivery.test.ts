@@ -113,6 +113,21 @@ describe('webhook deliveries', () => {
     expect(times[1]! > times[0]! && times[2]! > times[1]!).toBe(true);
   });
 
+  it('counts a receiver that does not answer within the attempt deadline as a failed attempt, and retries it', async () => {
+    t = await startTestEnv();
+    await t.start({ WEBHOOKS_ATTEMPT_TIMEOUT_MS: '300' });
+    const r = await receiver();
+    r.answer = (_req, n) => (n === 1 ? { hang: true } : { status: 204 });
+    const hook = await create(t, r.url, ['edited']);
+    await t.publish([event('edited')]);
+    await eventually(async () => expect((await deliveries(t!, hook.id)).items[0]?.status).toBe('delivered'), 20_000);
+    const [d] = (await deliveries(t, hook.id)).items;
+    expect(d!.attempts.map((a) => [a.statusCode, a.error])).toEqual([
+      [204, null],
+      [null, 'no answer within 300 ms'],
+    ]);
+  });
+
   it('never follows a redirect: a 3xx is a failed attempt, retried, and the other address is never hit', async () => {
     t = await startTestEnv();
     await t.start();
