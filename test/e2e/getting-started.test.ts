@@ -126,7 +126,10 @@ describe(DOC, () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['execution', 'registry', 'governance', 'audit', 'mcp', 'gateway'], env: NPM_START_DEFAULTS });
+    stack = await startStack({
+      services: ['execution', 'registry', 'governance', 'audit', 'webhooks', 'mcp', 'gateway'],
+      env: NPM_START_DEFAULTS,
+    });
   });
   afterAll(async () => stack?.stop());
 
