@@ -1,16 +1,18 @@
 /**
- * docs/getting-started.md (and the README's curl session) stay true: their `sh` blocks run, in
- * order, against a freshly started stack with `npm start`'s defaults (org `default`, user `admin`, no bearer tokens), and what each
- * command prints must have the shape written under it. The two values a reader copies from
- * `npm start`'s output — `B=` and `ADMIN_KEY=` on `export` lines — are this stack's; every
- * other variable must be set by a command of the document.
+ * docs/getting-started.md and the README's curl session stay true: their `sh` blocks run, in
+ * order, against one freshly started stack with `npm start`'s defaults (org `default`, user `admin`,
+ * no bearer tokens) — the README's first, then getting-started's in the same org, as a newcomer
+ * does — and what each command prints must have the shape written under it. The two values a
+ * reader copies from `npm start`'s output — `B=` and `ADMIN_KEY=` on `export` lines — are this
+ * stack's; every other variable must be set by a command of the document. The org they leave then
+ * round-trips: its export imports whole into an empty org.
  */
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from './harness.js';
+import { call, startStack, type Stack } from './harness.js';
 import { matchesShape, runSteps, shellSteps, type Step } from './docs-walk.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -122,7 +124,37 @@ async function walkDocument(doc: string, stack: Stack, minSteps: number): Promis
   }
 }
 
-describe(DOC, () => {
+/** A bundle's bases without ids: each flow node names its policy by place in the bundle (`policies.1`, `policies.1.records.0`). */
+function contentOf(bundle: any): unknown {
+  const places = new Map<string, string>();
+  bundle.policies.forEach((b: any, i: number) => {
+    places.set(b.baseId, `policies.${i}`);
+    b.records.forEach((r: any, j: number) => places.set(r.recordId, `policies.${i}.records.${j}`));
+  });
+  const record = ({ recordId: _recordId, definition, ...rest }: any) => ({
+    ...rest,
+    definition:
+      definition === null
+        ? null
+        : {
+            start: definition.start,
+            nodes: Object.fromEntries(
+              Object.entries(definition.nodes).map(([id, node]: [string, any]) => [
+                id,
+                {
+                  ...node,
+                  ...(node.baseId !== undefined ? { baseId: places.get(node.baseId) ?? 'elsewhere' } : {}),
+                  ...(node.policyId !== undefined ? { policyId: places.get(node.policyId) ?? 'elsewhere' } : {}),
+                },
+              ]),
+            ),
+          },
+  });
+  const base = ({ latestVersion, createdAt, records }: any) => ({ latestVersion, createdAt, records: records.map(record) });
+  return { policies: bundle.policies.map(base), flows: bundle.flows.map(base), groups: bundle.groups.length };
+}
+
+describe('README.md, then docs/getting-started.md in the same org', () => {
   let stack: Stack;
 
   beforeAll(async () => {
@@ -133,20 +165,34 @@ describe(DOC, () => {
   });
   afterAll(async () => stack?.stop());
 
-  it('runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown', async () => {
-    await walkDocument(DOC, stack, 40);
-  });
-});
-
-describe('README.md', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ services: ['execution', 'registry', 'gateway'], env: NPM_START_DEFAULTS });
-  });
-  afterAll(async () => stack?.stop());
-
   it('runs the ten lines of curl on a fresh stack, each output of the shape shown', async () => {
     await walkDocument('README.md', stack, 3);
+  });
+
+  it('runs every shell block of getting-started after them, to a governed publish by two users, each output of the shape shown', async () => {
+    await walkDocument(DOC, stack, 40);
+  });
+
+  it('round-trips the org they leave: its export, with two policies named "Driving licence", imports whole into an empty org', async () => {
+    const exported = await call(stack, 'GET', '/export', { key: stack.adminKey });
+    expect(exported.status).toBe(200);
+    const bundle = exported.body;
+    const current = (b: any) => b.records.find((r: any) => r.version === b.latestVersion).name;
+    expect(bundle.policies.map(current)).toEqual(['Driving licence', 'Driving licence', 'Senior discount']);
+    expect(bundle.flows.map(current)).toEqual(['Licence desk']);
+
+    const made = stack.admin(['create-org', 'roundtrip', '--admin', 'rita']);
+    expect(made.status, made.stderr).toBe(0);
+    const key = /arb_[A-Za-z0-9_-]+/.exec(made.stdout)![0];
+    const imported = await call(stack, 'POST', '/import', { key, body: bundle });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body).toMatchObject({ created: 4, unchanged: 0, conflicts: 0 });
+
+    const copy = await call(stack, 'GET', '/export', { key });
+    expect(copy.status).toBe(200);
+    expect(contentOf(copy.body)).toEqual(contentOf(bundle));
+    const flow = imported.body.items.find((i: any) => i.type === 'flow').targetId;
+    const run = await call(stack, 'POST', `/run/flow/${flow}`, { key, body: { driver: { age: 15 } } });
+    expect([run.status, run.body.result]).toEqual([200, 'manual review']);
   });
 });

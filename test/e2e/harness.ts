@@ -124,6 +124,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     // Publish checks and schema compiles have a 1 s deadline by default; on a loaded 2-core machine
     // a check worker may wait that long for a core. No e2e test is about that deadline.
     REGISTRY_CHECK_TIMEOUT_MS: '15000',
+    // The gateway is ready once the stack's own back-end services answer (it starts last).
+    GATEWAY_READY_SERVICES: services.filter((s) => s !== 'gateway').join(',') || 'none',
     ...options.env,
   };
   const children = new Map<string, ChildProcess>();
@@ -213,21 +215,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
   const stop = async (): Promise<void> => {
     await Promise.all([...children.keys()].map((key) => stopProcess(key)));
-    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    try {
-      await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await admin.query(`DROP DATABASE IF EXISTS ${database}_audit WITH (FORCE)`);
-      await admin.query(`DROP DATABASE IF EXISTS ${database}_governance WITH (FORCE)`);
-      await admin.query(`DROP DATABASE IF EXISTS ${database}_webhooks WITH (FORCE)`);
-    } finally {
-      await admin.end();
-    }
-    await deleteRedisKeys(REDIS_URL, `${prefix}:`);
-    await deleteEventStream(prefix, env.NATS_URL).catch((err: unknown) => {
-      // A stack on its own NATS (stopped by its test, or with credentials) has nothing to clean here.
-      if (env.NATS_URL === NATS_URL) throw err;
-    });
+    await removeStackData(database, prefix, env.NATS_URL);
   };
 
   try {
@@ -262,6 +250,28 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     stop,
   };
+}
+
+/** The servers' addresses every stack uses by default (each with its own database and prefixes). */
+export const SHARED_SERVERS = { postgres: PG_ADMIN_URL, redis: REDIS_URL, nats: NATS_URL };
+
+/** Removes what a stack made: its four databases, its Redis keys and its event streams. */
+export async function removeStackData(database: string, prefix: string, natsUrl: string = NATS_URL): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${database}_audit WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${database}_governance WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${database}_webhooks WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  await deleteRedisKeys(REDIS_URL, `${prefix}:`);
+  await deleteEventStream(prefix, natsUrl).catch((err: unknown) => {
+    // A stack on its own NATS (stopped by its test, or with credentials) has nothing to clean here.
+    if (natsUrl === NATS_URL) throw err;
+  });
 }
 
 /** Deletes the JetStream events stream of a stack's subject prefix (made by the registry) and the audit service's dead letters, if any. */

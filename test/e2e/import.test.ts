@@ -170,24 +170,21 @@ describe('POST /import (issue 15 item 6)', () => {
     expect([copy.policies.length, copy.flows.length, copy.groups.length]).toEqual([1, 1, 1]);
   });
 
-  it('conflicts: a live base of the same name; a real import answers 409 listing them and changes nothing', async () => {
+  it('a live base of the same name is no conflict (names are labels, as at create); a real import with a conflict answers 409 listing them and changes nothing', async () => {
     const bundle = await exportOf(key.adminA);
     await ok(201, 'POST', '/policy', key.adminC, { name: a.policyName, rule: RULE });
     const plan = await ok(200, 'POST', '/import?dryRun=true', key.adminC, bundle);
-    expect(plan.conflicts).toBeGreaterThanOrEqual(1);
-    const policyItem = plan.items.find((i: any) => i.type === 'policy');
-    expect(policyItem).toMatchObject({ action: 'conflict', reason: expect.stringContaining(`named "${a.policyName}"`) });
-    // The flow names that policy, which is not imported: a conflict naming it too.
-    expect(plan.items.find((i: any) => i.type === 'flow')).toMatchObject({
-      action: 'conflict',
-      reason: expect.stringContaining(a.policy.baseId),
-    });
+    expect(plan).toMatchObject({ created: 3, unchanged: 0, conflicts: 0 });
+    expect(plan.items.find((i: any) => i.type === 'policy')).toMatchObject({ name: a.policyName, action: 'create' });
 
-    const refused = await call(stack, 'POST', '/import', { key: key.adminC, body: bundle });
+    // Without its policy, the flow names a base the org lacks: a conflict naming it.
+    const flowsOnly = { ...bundle, policies: [], groups: [] };
+    const refused = await call(stack, 'POST', '/import', { key: key.adminC, body: flowsOnly });
     expect(refused.status).toBe(409);
     expect(refused.headers.get('content-type')).toContain('application/problem+json');
-    expect(refused.body.detail).toContain(a.policyName);
-    expect(refused.body.errors.length).toBe(plan.conflicts);
+    expect(refused.body.detail).toContain(a.flowName);
+    expect(refused.body.detail).toContain(a.policy.baseId);
+    expect(refused.body.errors).toHaveLength(1);
     const after = await exportOf(key.adminC);
     expect([after.policies.length, after.flows.length, after.groups.length]).toEqual([1, 0, 0]);
   });

@@ -1,7 +1,7 @@
 /** End-to-end: MCP clients through the gateway (issue 5): official SDK client, all key forms, auth, redaction. */
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startStack, type Stack } from './harness.js';
@@ -66,9 +66,11 @@ describe('MCP over the gateway with the official SDK client', () => {
 
   it('evaluate_rules returns result, outcomes, trace and error:null, with the same JSON as text', async () => {
     const client = await connect({ headers: { 'x-mcp-api-key': viewKey } });
+    // One server per request and no session to notify: the tool list never changes under a client.
+    expect(client.getServerCapabilities()?.tools?.listChanged).not.toBe(true);
     const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: RULE, data: { driver: { age: 40 } } } });
     expect(res.isError).toBeFalsy();
-    expect(res.structuredContent).toMatchObject({ result: true, outcomes: { 'a licence': true }, error: null });
+    expect(res.structuredContent).toMatchObject({ result: true, outcomes: { 'a licence': true }, error: null, errorCode: null });
     const text = (res.content as { type: string; text: string }[]).find((c) => c.type === 'text')!.text;
     expect(JSON.parse(text)).toEqual(res.structuredContent);
     await client.close();
@@ -80,6 +82,12 @@ describe('MCP over the gateway with the official SDK client', () => {
     expect(parse.isError).toBeFalsy();
     expect(parse.structuredContent).toMatchObject({ result: false, outcomes: {} });
     expect((parse.structuredContent as { error: string }).error).toMatch(/^Parse error: line 1, column \d+: /);
+    // The same errorCode as POST /run gives for the same rule and data.
+    const run = await call(stack, 'POST', '/run', { key: viewKey, body: { rule: RULE, data: {} } });
+    const missing = await client.callTool({ name: 'evaluate_rules', arguments: { rule: RULE, data: {} } });
+    expect(parse.structuredContent).toMatchObject({ errorCode: 'parse_error' });
+    expect(missing.structuredContent).toMatchObject({ error: run.body.error, errorCode: run.body.errorCode });
+    expect(run.body.errorCode).toBe('missing_selector');
     const bad = await client.callTool({ name: 'evaluate_rules', arguments: { rule: RULE, data: 'not an object' } });
     expect(bad.isError).toBe(true);
     const explain = await client.callTool({ name: 'explain_rule', arguments: { rule: RULE } });
@@ -99,12 +107,46 @@ describe('MCP authentication at the gateway', () => {
   };
   const mcpHeaders = { accept: 'application/json, text/event-stream' };
 
-  it('refuses no key with 401 before any MCP processing', async () => {
+  const CHALLENGE = 'ApiKey realm="arbiter", header="x-mcp-api-key"';
+
+  it('refuses no key with 401 before any MCP processing, challenging for an API key (not OAuth)', async () => {
     const res = await call(stack, 'POST', '/mcp', { body: initialize, headers: mcpHeaders });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('unauthenticated');
+    expect(res.headers.get('www-authenticate')).toBe(CHALLENGE);
     const notJson = await call(stack, 'POST', '/mcp', { rawBody: '{not json', headers: mcpHeaders });
     expect(notJson.status).toBe(401);
+    expect(notJson.headers.get('www-authenticate')).toBe(CHALLENGE);
+    const wrong = await call(stack, 'POST', '/mcp', { body: initialize, headers: { ...mcpHeaders, 'x-mcp-api-key': 'arb_wrong' } });
+    expect([wrong.status, wrong.headers.get('www-authenticate')]).toEqual([401, CHALLENGE]);
+    // The official client without an auth provider reports the 401 as it is (no OAuth discovery is started).
+    const refused = await connect().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(StreamableHTTPError);
+    expect((refused as StreamableHTTPError).code).toBe(401);
+    // Only /mcp challenges so: other routes' 401s are unchanged.
+    expect((await call(stack, 'POST', '/run', { body: { rule: RULE, data: {} } })).headers.get('www-authenticate')).toBeNull();
+  });
+
+  it('answers a body that is not JSON with a JSON-RPC parse error (-32700), not a problem document', async () => {
+    const key = { 'x-mcp-api-key': viewKey };
+    for (const rawBody of ['{not json', '']) {
+      const res = await call(stack, 'POST', '/mcp', { rawBody, headers: { ...mcpHeaders, ...key, 'content-type': 'application/json' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    }
+    const textPlain = await call(stack, 'POST', '/mcp', {
+      rawBody: JSON.stringify(initialize),
+      headers: { ...mcpHeaders, ...key, 'content-type': 'text/plain' },
+    });
+    expect(textPlain.status).toBe(415);
+    expect(textPlain.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
+    // JSON past the gateway's edge checks stays a problem document, as on every route.
+    const proto = await call(stack, 'POST', '/mcp', { rawBody: '{"__proto__": {}}', headers: { ...mcpHeaders, ...key } });
+    expect([proto.status, proto.body.code]).toEqual([400, 'validation_failed']);
   });
 
   it('refuses a revoked key (401) and a key without view (403)', async () => {

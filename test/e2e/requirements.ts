@@ -395,7 +395,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
         ],
       },
       { file: `${E2E}/stored-runs.test.ts`, tests: ['reports engine errors as 200 results'] },
-      { file: `${E2E}/mcp.test.ts`, tests: ['refuses no key with 401 before any MCP processing'] },
+      { file: `${E2E}/mcp.test.ts`, tests: ['refuses no key with 401 before any MCP processing, challenging for an API key (not OAuth)'] },
     ],
   },
   {
@@ -904,7 +904,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
           'dry run into org B lists what would be created and changes nothing',
           'imports into org B with new ids, versions, draft, tests, schema, remapped flow references and group members; runnable by new base ids',
           'importing the same bundle again duplicates nothing: every item is unchanged',
-          'conflicts: a live base of the same name; a real import answers 409 listing them and changes nothing',
+          'a live base of the same name is no conflict (names are labels, as at create); a real import with a conflict answers 409 listing them and changes nothing',
           'a flow naming a policy that is neither in the bundle nor in the org is a conflict naming it',
           'unhappy paths: no key 401, non-admin 403, malformed 400, wrong formatVersion 400, unknown key 400, too large 413; nothing changes',
           'pull writes one directory per policy and flow, push --dry-run prints the plan, push imports into another org',
@@ -1023,8 +1023,35 @@ export const REQUIREMENTS: readonly Requirement[] = [
       {
         file: `${E2E}/getting-started.test.ts`,
         tests: [
-          'runs every shell block from a fresh start to a governed publish by two users, each output of the shape shown',
           'runs the ten lines of curl on a fresh stack, each output of the shape shown',
+          'runs every shell block of getting-started after them, to a governed publish by two users, each output of the shape shown',
+        ],
+      },
+    ],
+  },
+  {
+    id: 'issue 33 an export imports into an empty org',
+    title: 'import takes names as create does (labels, not keys), so every export imports into an empty org',
+    coveredBy: [
+      {
+        file: `${E2E}/getting-started.test.ts`,
+        tests: ['round-trips the org they leave: its export, with two policies named "Driving licence", imports whole into an empty org'],
+      },
+      {
+        file: `${REG}/import.test.ts`,
+        tests: ['takes names as create does: two policies and two groups of one name, into an org holding a third, all created'],
+      },
+    ],
+  },
+  {
+    id: 'issue 33 ready means every service answers',
+    title: '`npm start` says ready only when every service answers on the bus; the gateway /readyz reports each dependency',
+    coveredBy: [
+      {
+        file: `${E2E}/start-ready.test.ts`,
+        tests: [
+          'says ready only when every service answers: a /run sent right after it is 200',
+          'reports each back-end service; only the required ones (GATEWAY_READY_SERVICES) decide its status',
         ],
       },
     ],

@@ -148,8 +148,20 @@ describe('running flows with table nodes', () => {
   beforeAll(async () => {
     const a = await ok(201, 'POST', '/flow', { name: unique('tiers'), definition: TIERS });
     tiers = (await ok(201, 'PUT', `/flow/${a.flowId}`, { status: 'published' })).baseId;
+    // Overlapping rules under `unique` cannot be published (the tables' static checks); the draft runs by its base id.
     const b = await ok(201, 'POST', '/flow', { name: unique('overlap'), definition: OVERLAP });
-    overlap = (await ok(201, 'PUT', `/flow/${b.flowId}`, { status: 'published' })).baseId;
+    const refused = await ok(422, 'PUT', `/flow/${b.flowId}`, { status: 'published' });
+    expect(refused).toMatchObject({
+      code: 'cannot_publish',
+      errors: [
+        {
+          code: 'table_overlap',
+          message: 'table `u`: rules 1 and 2 both match one input, which the `unique` hit policy forbids, e.g. {"order":{"amount":100}}',
+          path: 'nodes.u.rules.1',
+        },
+      ],
+    });
+    overlap = b.baseId;
   });
 
   it('a stored flow ending at a table answers its output object, the matched rules and each evaluated cell', async () => {

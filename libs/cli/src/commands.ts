@@ -7,11 +7,13 @@ import {
   compile,
   DEFAULT_STEP_BUDGET,
   isRuleParseError,
+  PolicyCoverage,
   validate,
   type CompiledPolicy,
   type EvaluationResult,
   type RuleParseError,
 } from '@arbiter/rule-lang';
+import { coverageLines } from './coverage-output.js';
 import {
   CliUsageError,
   ExitCode,
@@ -188,6 +190,12 @@ export interface TestInput {
   verbose?: boolean;
   /** Steps each case may take; the same with and without `verbose` (default DEFAULT_STEP_BUDGET). */
   stepBudget?: number;
+  /** Also report which conditions the cases cover (both ways), quantifiers and references. */
+  coverage?: boolean;
+  /** With `coverage`: fail (exit 1) below this percentage. */
+  minCoverage?: number;
+  /** Print one JSON document (cases, counts and, with `coverage`, the coverage report) instead of lines. */
+  json?: boolean;
 }
 
 /**
@@ -206,16 +214,23 @@ export function runTests(input: TestInput): CommandOutput {
   if ('parseError' in compiled)
     return { stdout: '', stderr: formatParseError(compiled.parseError, input.rule, input.ruleName), code: ExitCode.failed };
   const out: string[] = [];
+  const results: Array<{ name: string; passed: boolean; expected: CaseExpectation; got: { result: boolean; errorCode: string | null } }> =
+    [];
   let passed = 0;
   let failed = 0;
+  const coverage = input.coverage === true ? new PolicyCoverage(compiled.policy, input.rule) : null;
   for (const c of cases) {
     const now = c.now ?? input.now;
-    const trace = input.verbose === true;
+    const trace = input.verbose === true && input.json !== true;
     // The untraced budget either way: --verbose must not change which cases pass.
     const stepBudget = input.stepBudget ?? DEFAULT_STEP_BUDGET;
-    const r = compiled.policy.evaluate(c.data, now === undefined ? { trace, stepBudget } : { trace, now, stepBudget });
+    const options = now === undefined ? { stepBudget } : { now, stepBudget };
+    // A coverage run answers as a plain untraced run (the rule-lang coverage test checks it).
+    const r = coverage !== null && !trace ? coverage.run(c.data, options) : compiled.policy.evaluate(c.data, { ...options, trace });
+    if (coverage !== null && trace) coverage.run(c.data, options);
     const got = { result: r.result, errorCode: r.errorCode ?? null };
     const ok = got.result === c.expect.result && (c.expect.errorCode === undefined || c.expect.errorCode === got.errorCode);
+    results.push({ name: c.name, passed: ok, expected: c.expect, got });
     if (ok) {
       passed++;
       out.push(`✓ ${c.name}`);
@@ -226,7 +241,22 @@ export function runTests(input: TestInput): CommandOutput {
     if (trace) for (const line of r.trace) out.push(`    ${line}`);
   }
   out.push(`${passed} passed, ${failed} failed`);
-  return { stdout: out.join('\n') + '\n', stderr: '', code: failed > 0 ? ExitCode.failed : ExitCode.ok };
+  const report = coverage?.report();
+  const belowMin = report !== undefined && input.minCoverage !== undefined && report.summary.percent < input.minCoverage;
+  if (report !== undefined) out.push(...coverageLines(report));
+  if (belowMin) out.push(`coverage ${report.summary.percent} % is below --min ${input.minCoverage}`);
+  const code = failed > 0 || belowMin ? ExitCode.failed : ExitCode.ok;
+  if (input.json === true) {
+    const doc = {
+      passed,
+      failed,
+      cases: results,
+      ...(report !== undefined && { coverage: report }),
+      ...(input.minCoverage !== undefined && { minCoverage: input.minCoverage }),
+    };
+    return { stdout: JSON.stringify(doc, null, 2) + '\n', stderr: '', code };
+  }
+  return { stdout: out.join('\n') + '\n', stderr: '', code };
 }
 
 function describeExpectation(e: CaseExpectation): string {

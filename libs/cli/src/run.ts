@@ -42,6 +42,9 @@ const OPTIONS = {
     now: { type: 'string' },
     'step-budget': { type: 'string' },
     verbose: { type: 'boolean', short: 'v' },
+    coverage: { type: 'boolean' },
+    min: { type: 'string' },
+    json: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
   pull: {
@@ -166,9 +169,14 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
       if (file === '-' && values.cases === '-') throw new CliUsageError('the rule FILE and --cases cannot both read stdin');
       const now = values.now === undefined ? undefined : parseNow(values.now);
       const stepBudget = values['step-budget'] === undefined ? undefined : parseStepBudget(values['step-budget']);
+      if (values.min !== undefined && values.coverage !== true) throw new CliUsageError('--min needs --coverage');
+      const minCoverage = values.min === undefined ? undefined : parseMinCoverage(values.min);
       const rule = await read(io, file, 'rule');
       const cases = await read(io, values.cases, 'cases');
       return runTests({
+        coverage: values.coverage === true,
+        json: values.json === true,
+        ...(minCoverage !== undefined && { minCoverage }),
         rule,
         cases,
         ruleName: file,
@@ -191,6 +199,14 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
         : runPush({ ...opts, dryRun: (values as { 'dry-run'?: boolean })['dry-run'] === true }, io.remote);
     }
   }
+}
+
+/** `--min N`: a percentage from 0 to 100. */
+function parseMinCoverage(text: string): number {
+  const n = Number(text);
+  if (text.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100)
+    throw new CliUsageError(`--min must be a percentage from 0 to 100, got \`${text}\``);
+  return n;
 }
 
 async function read(io: CliIo, path: string, what: string): Promise<string> {

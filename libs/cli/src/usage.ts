@@ -60,7 +60,7 @@ Exit codes:
   1  the rule does not parse
   2  usage error: bad arguments, unreadable file
 `,
-  test: `Usage: rules test FILE --cases FILE [--now ISO] [--step-budget N] [--verbose]
+  test: `Usage: rules test FILE --cases FILE [--now ISO] [--step-budget N] [--verbose] [--coverage [--min N]] [--json]
 
 Runs saved cases against a rule file. The cases file is a JSON array:
   [{"name": "adult guest", "data": {...}, "expect": true},
@@ -75,11 +75,17 @@ Options:
       --step-budget N
                     steps each case may take (default 1000000, with or without --verbose)
   -v, --verbose     print the trace under each failing case
+      --coverage    also print what the cases cover: each condition seen both true and false,
+                    each quantifier holding and failing, each rule reference followed (a
+                    condition seen one way counts half), and every part not covered, with its
+                    line and column
+      --min N       with --coverage: fail (exit 1) when coverage is below N %
+      --json        print one JSON document: {passed, failed, cases, coverage?}
   -h, --help        show this help
 
 Exit codes:
-  0  every case passed
-  1  a case failed, or the rule does not parse
+  0  every case passed (and coverage reached --min)
+  1  a case failed, coverage is below --min, or the rule does not parse
   2  usage error: bad arguments, unreadable file, malformed cases file
 `,
   pull: `Usage: rules pull --url URL [--key KEY] [--dir DIR]

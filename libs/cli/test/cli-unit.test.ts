@@ -173,6 +173,48 @@ describe('runTests', () => {
     expect(runTests({ rule: ADULT, cases: dated, now: parseNow('2018-01-01') }).code).toBe(0);
   });
 
+  it('reports coverage with --coverage: each condition both ways, and what is uncovered with its line and column', () => {
+    const out = runTests({ rule: RULE, cases: JSON.stringify([{ name: 'short stay', data: OK_DATA, expect: true }]), coverage: true });
+    expect(out.code).toBe(0);
+    expect(out.stdout.split('\n')).toEqual([
+      '✓ short stay',
+      '1 passed, 0 failed',
+      'coverage: conditions 0/2 both ways, 50 %',
+      '  line 2, column 6: the __nights__ of the **booking** is no more than 14 (seen true only)',
+      '  line 3, column 7: the __email__ of the **guest** is a valid email (seen true only)',
+      '',
+    ]);
+    const full = runTests({ rule: RULE, cases, coverage: true, minCoverage: 75 });
+    expect(full.stdout).toContain(
+      'coverage: conditions 1/2 both ways, 75 %\n  line 3, column 7: the __email__ of the **guest** is a valid email (seen true only)\n',
+    );
+    expect(full.code).toBe(0);
+  });
+
+  it('fails (exit 1) below --min, with the cases all passing', () => {
+    const out = runTests({ rule: RULE, cases, coverage: true, minCoverage: 80 });
+    expect(out.code).toBe(1);
+    expect(out.stdout).toMatch(/\ncoverage 75 % is below --min 80\n$/);
+  });
+
+  it('prints one JSON document with --json, the same answers and coverage as the lines', () => {
+    const out = runTests({ rule: RULE, cases, coverage: true, json: true });
+    const doc = JSON.parse(out.stdout) as {
+      passed: number;
+      failed: number;
+      cases: unknown[];
+      coverage: { summary: { percent: number }; text: string };
+    };
+    expect(doc).toMatchObject({ passed: 3, failed: 0, coverage: { summary: { percent: 75 }, text: 'conditions 1/2 both ways, 75 %' } });
+    expect(doc.cases[2]).toEqual({
+      name: 'no booking',
+      passed: true,
+      expected: { result: false, errorCode: 'missing_selector' },
+      got: { result: false, errorCode: 'missing_selector' },
+    });
+    expect(out.code).toBe(0);
+  });
+
   it('exits 1 with the parse error when the rule does not parse', () => {
     const out = runTests({ rule: 'A **x**', cases: '[]' });
     expect(out.code).toBe(1);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EventKind, EventResourceType } from './events.js';
+import { ArbiterEvent, EventKind, EventResourceType } from './events.js';
 import { PageQuery, pageOf } from './http.js';
 import { Principal } from './principal.js';
 
@@ -46,18 +46,11 @@ export const AuditExportQuery = HttpAuditFilter;
 export type AuditExportQuery = z.infer<typeof AuditExportQuery>;
 
 /**
- * One recorded event as read back (the event of DESIGN.md §7). `executed` events are already
- * aggregated by the execution service: one per caller, resource and window, with `details.count`.
+ * One recorded event as read back: an {@link ArbiterEvent} of the trail, as it was stored.
+ * `executed` events are already aggregated by the execution service: one per caller, resource and
+ * window, with `details.count`.
  */
-export const AuditEvent = z.object({
-  eventId: z.uuid(),
-  orgId: z.string(),
-  kind: EventKind,
-  at: z.iso.datetime(),
-  actor: z.object({ userId: z.string(), apiKeyId: z.string().optional() }),
-  resource: z.object({ type: EventResourceType, id: z.string(), baseId: z.string().optional() }),
-  details: z.record(z.string(), z.unknown()),
-});
+export const AuditEvent = ArbiterEvent;
 export type AuditEvent = z.infer<typeof AuditEvent>;
 
 /** A page of audit events, newest first. */

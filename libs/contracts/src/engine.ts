@@ -54,6 +54,10 @@ export const ExplainResponse = z.object({
     z.object({
       label: z.string().nullable(),
       selector: z.string(),
+      verb: z
+        .string()
+        .nullable()
+        .describe('The outcome verb as written (`gets`, `qualifies for`), dropped from `outcome`; null when none was (LANGUAGE.md §3.4)'),
       outcome: z.string(),
       conditions: z.array(ExplainedCondition),
     }),

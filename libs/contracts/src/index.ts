@@ -23,7 +23,7 @@ export {
   ExplainResponse,
   OperatorsResponse,
 } from './engine.js';
-export { ExecSubject } from './subjects.js';
+export { ExecSubject, pingSubject, PingReply, ServiceGroup, type BackEndService } from './subjects.js';
 export {
   ExecRunRequest,
   type ExecRunInput,
@@ -93,6 +93,15 @@ export {
   EventKind,
   EventResourceType,
   ArbiterEvent,
+  EventDetails,
+  TypedEvent,
+  ExecutedDetails,
+  newEvent,
+  executedDetails,
+  type EventActor,
+  type EventResource,
+  type EventCause,
+  type ExecutedCounts,
   eventSubject,
   eventSubjectFilter,
   eventStreamName,
@@ -212,7 +221,6 @@ export {
   type FlowTestInput,
   StoredPolicyRunResponse,
   StoredFlowRunResponse,
-  ExecutedDetails,
 } from './stored-runs.js';
 export { textJsonDepth, jsonDepth, bracketCount, exceedsDepth, MAX_JSON_DEPTH, MAX_DATA_DEPTH } from './json-depth.js';
 export { isStorableText, hasUnpairedSurrogate, unpairedSurrogateAt, UNPAIRED_SURROGATE_MESSAGE } from './text.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ExplainResponse, OperatorsResponse, ValidateResponse } from './engine.js';
+import { EngineErrorCode, ExplainResponse, OperatorsResponse, ValidateResponse } from './engine.js';
 import { Principal } from './principal.js';
 
 /** Names of the four MCP tools (spec §4.7). */
@@ -29,14 +29,15 @@ export type EvaluateRulesArgs = z.infer<typeof EvaluateRulesArgs>;
 
 /**
  * Result of `evaluate_rules` (spec §4.7, LANGUAGE.md §11). `trace` is the `/run` trace: one string
- * per line (LANGUAGE.md §10.2). On an engine error `result` is false, `outcomes` is `{}` and
- * `error` is the message; otherwise `error` is null.
+ * per line (LANGUAGE.md §10.2). On an engine error `result` is false, `outcomes` is `{}`, `error`
+ * is the message and `errorCode` its code, as `POST /run` answers them; otherwise both are null.
  */
 export const EvaluateRulesResult = z.object({
   result: z.boolean(),
   outcomes: z.record(z.string(), z.boolean()),
   trace: z.array(z.string()),
   error: z.string().nullable(),
+  errorCode: EngineErrorCode.nullable().describe("The engine error code of `error` (`POST /run`'s `errorCode`), or null"),
 });
 export type EvaluateRulesResult = z.infer<typeof EvaluateRulesResult>;
 

@@ -112,7 +112,13 @@ export const FlowTest = z.strictObject({
 });
 export type FlowTest = z.infer<typeof FlowTest>;
 
-const Name = z.string().trim().min(1).max(200);
+/** A base's or group's name: a label, not a key (docs/api.md#policies-and-flows). */
+const Name = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .describe('A label, not a key: other live policies, flows or groups of the org may have the same name; ids identify them');
 const Description = z.string().max(2000);
 const RuleText = z.string().max(65536);
 const MAX_TESTS = 100;

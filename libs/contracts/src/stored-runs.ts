@@ -76,30 +76,6 @@ export const StoredFlowRunResponse = FlowRunResponse.extend({
 });
 export type StoredFlowRunResponse = z.infer<typeof StoredFlowRunResponse>;
 
-/**
- * `details` of an `executed` event. The execution service aggregates runs: one event per
- * (org, resource record, actor) per flush window, never one per run, so the audit trail grows
- * with distinct callers and resources rather than with traffic. `from`/`to` bound the runs counted.
- */
-export const ExecutedDetails = z.object({
-  aggregated: z.literal(true),
-  /** Runs counted by this event. */
-  count: z.number().int().min(1),
-  /** Runs whose result was `true`, `false` (without error), or that answered an `error`. */
-  trueCount: z.number().int().min(0),
-  falseCount: z.number().int().min(0),
-  errorCount: z.number().int().min(0),
-  /** Flow runs ending on a custom node, by outcome. */
-  customCounts: z.record(z.string(), z.number().int()).optional(),
-  /** Version of the record (null for a draft). */
-  version: z.number().int().nullable(),
-  /** How the runs named the resource: by base id, by exact record id (both through the service), or `sdk` (local runs reported by an SDK runtime). */
-  via: z.array(z.enum(['base', 'record', 'sdk'])),
-  from: z.iso.datetime(),
-  to: z.iso.datetime(),
-});
-export type ExecutedDetails = z.infer<typeof ExecutedDetails>;
-
 /** Default of the gateway's `RUN_BATCH_MAX_ITEMS`: data objects one batch call may carry (more → 413). */
 export const RUN_BATCH_DEFAULT_MAX_ITEMS = 1000;
 

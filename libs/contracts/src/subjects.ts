@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Request/reply subjects of the execution service, relative to the bus prefix
  * (`Bus.subject('exec.run')` → `arbiter.exec.run`). One queue group (`exec`) serves them all.
@@ -15,3 +17,26 @@ export const ExecSubject = {
   eval: 'exec.eval',
 } as const;
 export type ExecSubject = (typeof ExecSubject)[keyof typeof ExecSubject];
+
+/**
+ * Every back-end service answers `<queue group>.ping` (service-kit serves it beside its endpoints)
+ * with {@link PingReply}: a readiness probe that one of its replicas serves on this bus prefix.
+ */
+export function pingSubject(group: string): string {
+  return `${group}.ping`;
+}
+
+/** The answer of `<queue group>.ping`. */
+export const PingReply = z.object({ service: z.string(), version: z.string() });
+export type PingReply = z.infer<typeof PingReply>;
+
+/** The queue group of each back-end service, by the name it runs as (`services/<name>`). */
+export const ServiceGroup = {
+  execution: 'exec',
+  registry: 'registry',
+  governance: 'governance',
+  audit: 'audit',
+  webhooks: 'webhooks',
+  mcp: 'mcp',
+} as const;
+export type BackEndService = keyof typeof ServiceGroup;

@@ -131,6 +131,8 @@ export interface ExplainedCondition {
 export interface ExplainedRule {
   label: string | null;
   selector: string;
+  /** The outcome verb as written (`gets`, `qualifies for`), dropped from `outcome`; null when none was. */
+  verb: string | null;
   outcome: string;
   conditions: ExplainedCondition[];
 }

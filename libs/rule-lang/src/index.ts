@@ -17,12 +17,29 @@ export { CompiledPolicy } from './compile/policy.js';
 export { DEFAULT_STEP_BUDGET, DEFAULT_TRACED_STEP_BUDGET, StepBudget } from './evaluate/budget.js';
 export { RuleParseError, isRuleParseError, type Problem } from './errors/rule-parse-error.js';
 export { listOperators } from './operators/catalogue.js';
+export {
+  PolicyCoverage,
+  type CoverageCount,
+  type CoverageItem,
+  type CoverageKind,
+  type CoverageSummary,
+  type PolicyCoverageReport,
+} from './evaluate/policy-coverage.js';
 export { MAX_NESTING } from './parse/parse.js';
 export { keyCandidates, keyFamily } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
 export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { ELEMENT } from './analyze/read-paths.js';
-export { checkCell, checkColumnPath, isAnyCell, type CellProblem } from './cells/parse-cell.js';
+export {
+  checkCell,
+  checkColumnPath,
+  isAnyCell,
+  parseCell,
+  parseColumnPath,
+  type CellProblem,
+  type ParsedCell,
+} from './cells/parse-cell.js';
+export { dayFromDateText } from './values/dates.js';
 export {
   CellTableError,
   compileCellTable,

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compile, evaluate, explain, isRuleParseError, listOperators, RuleParseError, validate } from '../src/index.js';
-import { FORMS } from '../src/operators/catalogue.js';
+import { FORMS } from '../src/operators/index.js';
 import { allForms, documentedOperatorList, measureForms, operatorTable } from '@arbiter/test-kit/language-doc';
 
 interface Case {

@@ -1,4 +1,4 @@
-import { ArbiterError, isArbiterError } from '@arbiter/contracts';
+import { ArbiterError, isArbiterError, pingSubject, PingReply } from '@arbiter/contracts';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -104,6 +104,12 @@ describe('Bus', () => {
   it('prefixes subjects', () => {
     expect(client.subject('exec.run')).toBe(`${prefix}.exec.run`);
     expect(client.connected()).toBe(true);
+  });
+
+  it('answers `<queue group>.ping` for every service it serves, with its name and version (the gateway probes it for /readyz)', async () => {
+    expect(await client.request(pingSubject('calc'), {}, PingReply)).toEqual({ service: 'calc', version: '1.0.0' });
+    const none = await caught(client.request(pingSubject('nobody-serves-this'), {}, PingReply, { timeoutMs: 2000 }));
+    expect(none.code).toBe('dependency_unavailable');
   });
 
   it('sends JSON and returns the validated reply data', async () => {

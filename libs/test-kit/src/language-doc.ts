@@ -66,9 +66,9 @@ export function operatorTable(): OperatorRow[] {
   }));
 }
 
-/** A form with its operand placeholders dropped: `is within <n> <unit>` → `is within`. */
+/** A form with its operand dropped, from the first placeholder on: `is within <n> days` → `is within`. */
 export function phraseOf(form: string): string {
-  return form.replace(/\s*"?<[^>]+>"?/g, '').trim();
+  return form.replace(/\s+"?<[a-z_]+>.*$/, '');
 }
 
 /** Every accepted and negative form of §7.1 as a phrase (placeholders dropped), in table order, once each. */

@@ -1,5 +1,5 @@
 /**
- * The consumer's hand-written checks (src/decode.ts) against the contracts' zod schemas: for a valid
+ * The consumer's checks (src/decode.ts: the contracts' schemas compiled by ajv) against zod's own verdicts: for a valid
  * trail event, a valid `decided` event and every variation of them below (each field removed, set
  * to null and to values of every JSON type, ids and times in forms the schemas accept or refuse),
  * decodeEvent accepts exactly what `ArbiterEvent` (and, for `decided`, `DecisionRecord`) accepts.

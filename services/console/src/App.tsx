@@ -1,9 +1,9 @@
 import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
 import { consoleClient, problemText } from './lib/api.js';
 import { clearCredentials, loadCredentials, saveCredentials, type Credentials } from './lib/credentials.js';
-import { matchRoute, navigate, useRoute } from './lib/router.js';
+import { matchRoute, navigate, redirect, useRoute } from './lib/router.js';
 import { can, SessionContext, type Session } from './lib/session.js';
-import type { MeResponse } from '@arbiter/contracts';
+import type { MeResponse, Scope } from '@arbiter/contracts';
 import { Link } from './components/Link.js';
 import { ErrorBoundary } from './components/ErrorBoundary.js';
 import { SignIn } from './pages/SignIn.js';
@@ -18,22 +18,45 @@ const ReviewsPage = lazy(() => import('./pages/ReviewsPage.js').then((m) => ({ d
 const PeoplePage = lazy(() => import('./pages/PeoplePage.js').then((m) => ({ default: m.PeoplePage })));
 const WebhooksPage = lazy(() => import('./pages/WebhooksPage.js').then((m) => ({ default: m.WebhooksPage })));
 
-function Page({ route, me }: { route: string; me: MeResponse }) {
+/** The menu: each page with the right it needs; the first one the caller has is where they land. */
+const PAGES: { to: string; label: string; needs: Scope; current: (route: string) => boolean }[] = [
+  { to: '/', label: 'Editor', needs: 'view', current: (r) => r === '/' || r === '/editor' },
+  { to: '/policies', label: 'Policies', needs: 'view', current: (r) => r.startsWith('/policies') },
+  { to: '/flows', label: 'Flows', needs: 'view', current: (r) => r.startsWith('/flows') },
+  { to: '/reviews', label: 'Reviews', needs: 'publish', current: (r) => r === '/reviews' },
+  { to: '/audit', label: 'Audit', needs: 'audit', current: (r) => r === '/audit' },
+  { to: '/people', label: 'People', needs: 'admin', current: (r) => r === '/people' },
+  { to: '/webhooks', label: 'Webhooks', needs: 'admin', current: (r) => r === '/webhooks' },
+];
+
+function Page({ route, me, home }: { route: string; me: MeResponse; home: string | null }) {
   let m: Record<string, string> | null;
-  if (route === '/' || route === '/editor') return <Playground />;
-  if (route === '/policies') return <RecordList kind="policy" />;
-  if ((m = matchRoute('/policies/:id', route))) return <PolicyPage key={m.id} id={m.id ?? ''} />;
-  if (route === '/flows') return <RecordList kind="flow" />;
-  if ((m = matchRoute('/flows/:id', route))) return <FlowPage key={m.id} id={m.id ?? ''} />;
+  const viewer = can(me, 'view');
+  if (viewer && (route === '/' || route === '/editor')) return <Playground />;
+  if (viewer && route === '/policies') return <RecordList kind="policy" />;
+  if (viewer && (m = matchRoute('/policies/:id', route))) return <PolicyPage key={m.id} id={m.id ?? ''} />;
+  if (viewer && route === '/flows') return <RecordList kind="flow" />;
+  if (viewer && (m = matchRoute('/flows/:id', route))) return <FlowPage key={m.id} id={m.id ?? ''} />;
   if (route === '/reviews' && can(me, 'publish')) return <ReviewsPage />;
   if (route === '/audit' && can(me, 'audit')) return <AuditPage />;
   if (route === '/people' && can(me, 'admin')) return <PeoplePage />;
   if (route === '/webhooks' && can(me, 'admin')) return <WebhooksPage />;
+  if (home === null) {
+    return (
+      <main>
+        <h1>Nothing to show</h1>
+        <p data-testid="no-pages">
+          The credential you signed in with allows none of the console&apos;s pages (its scopes: {me.scopes?.join(', ') || 'none'}). Sign
+          out and use a key with the <code>view</code> scope, or ask an admin for one.
+        </p>
+      </main>
+    );
+  }
   return (
     <main>
       <h1>Not found</h1>
       <p>
-        There is no page at <code>{route}</code>. <Link to="/">Go to the editor</Link>.
+        There is no page at <code>{route}</code> for you. <Link to={home}>Go to the start page</Link>.
       </p>
     </main>
   );
@@ -55,6 +78,13 @@ export function App() {
       setCredentials(null);
     });
   }, [api, me]);
+
+  const home = me ? (PAGES.find((p) => can(me, p.needs))?.to ?? null) : null;
+  // The start page is the editor; a key that cannot view rules (say, only `audit`) starts on its first page.
+  const shown = route === '/' && home !== null ? home : route;
+  useEffect(() => {
+    if (shown !== route) redirect(shown);
+  }, [shown, route]);
 
   const signOut = useCallback(() => {
     clearCredentials();
@@ -85,15 +115,7 @@ export function App() {
   if (!me) return <p className="loading">Signing in…</p>;
 
   const session: Session = { api, me, signOut };
-  const nav: [string, string, boolean][] = [
-    ['/', 'Editor', route === '/' || route === '/editor'],
-    ['/policies', 'Policies', route.startsWith('/policies')],
-    ['/flows', 'Flows', route.startsWith('/flows')],
-  ];
-  if (can(me, 'publish')) nav.push(['/reviews', 'Reviews', route === '/reviews']);
-  if (can(me, 'audit')) nav.push(['/audit', 'Audit', route === '/audit']);
-  if (can(me, 'admin')) nav.push(['/people', 'People', route === '/people']);
-  if (can(me, 'admin')) nav.push(['/webhooks', 'Webhooks', route === '/webhooks']);
+  const nav = PAGES.filter((p) => can(me, p.needs));
   return (
     <SessionContext.Provider value={session}>
       <a className="skip" href="#content">
@@ -102,9 +124,9 @@ export function App() {
       <header className="topbar">
         <span className="brand">Arbiter</span>
         <nav aria-label="Main">
-          {nav.map(([to, label, current]) => (
-            <Link key={to} to={to} current={current}>
-              {label}
+          {nav.map((p) => (
+            <Link key={p.to} to={p.to} current={p.current(shown)}>
+              {p.label}
             </Link>
           ))}
         </nav>
@@ -116,9 +138,9 @@ export function App() {
         </button>
       </header>
       <div id="content">
-        <ErrorBoundary key={route}>
+        <ErrorBoundary key={shown}>
           <Suspense fallback={<p className="loading">Loading…</p>}>
-            <Page route={route} me={me} />
+            <Page route={shown} me={me} home={home} />
           </Suspense>
         </ErrorBoundary>
       </div>

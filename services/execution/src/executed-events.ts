@@ -1,6 +1,5 @@
-import type { ArbiterEvent, ExecutedDetails, Principal } from '@arbiter/contracts';
+import { executedDetails, newEvent, type ArbiterEvent, type Principal } from '@arbiter/contracts';
 import type { Logger } from 'pino';
-import { v7 } from 'uuid';
 import type { ExecMetrics } from './metrics.js';
 
 /** Options of {@link ExecutedEvents}. */
@@ -58,7 +57,7 @@ interface Aggregate {
 /**
  * The `executed` events of stored runs (DESIGN.md §7), batched so a run never waits: {@link record}
  * only updates an in-memory aggregate. Runs are aggregated into ONE event per (org, record, actor
- * user + API key) per window (`details` = {@link ExecutedDetails}: count, true/false/error counts,
+ * user + API key) per window (`details` from {@link executedDetails}: count, true/false/error counts,
  * first and last run time). Every `flushMs`, or once `batchMax` aggregates are open, the window is
  * closed into events (each with a fresh UUID v7 `eventId`) and written to the outbox, from which the
  * event relay publishes them to JetStream (and keeps them while JetStream is down).
@@ -186,25 +185,6 @@ export class ExecutedEvents {
 }
 
 function toEvent(a: Aggregate): ArbiterEvent {
-  const details: ExecutedDetails = {
-    aggregated: true,
-    count: a.count,
-    trueCount: a.trueCount,
-    falseCount: a.falseCount,
-    errorCount: a.errorCount,
-    ...(a.customCounts.size > 0 ? { customCounts: Object.fromEntries(a.customCounts) } : {}),
-    version: a.version,
-    via: [...a.via].sort(),
-    from: new Date(a.from).toISOString(),
-    to: new Date(a.to).toISOString(),
-  };
-  return {
-    eventId: v7(),
-    orgId: a.orgId,
-    kind: 'executed',
-    at: details.to,
-    actor: a.actor,
-    resource: a.resource,
-    details,
-  };
+  const details = executedDetails(a);
+  return newEvent('executed', { orgId: a.orgId, ...a.actor }, a.resource, details, { at: details.to });
 }

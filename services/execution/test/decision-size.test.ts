@@ -25,10 +25,9 @@ import {
   type Principal,
 } from '@arbiter/contracts';
 import { connectBus, defineEndpoint, EvalClient, inProcessKit, loadConfig, RedisOutbox, type Bus } from '@arbiter/service-kit';
-import { startNatsServer, streamMessages, testServers, type OwnServer } from '@arbiter/test-kit';
+import { dropDatabases, startNatsServer, streamMessages, testServers, type OwnServer } from '@arbiter/test-kit';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Redis } from 'ioredis';
-import knex from 'knex';
 import { Registry } from 'prom-client';
 import { v7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -173,12 +172,7 @@ async function setUp(natsUrl: string, env: Record<string, string>): Promise<Setu
       await jsm.streams.delete(eventStreamName(prefix)).catch(() => undefined);
       await client.close();
       await dropKeys(prefix);
-      const admin = knex({ client: 'pg', connection: PG_URL, pool: { min: 0, max: 1 } });
-      try {
-        await admin.raw('drop database if exists ?? with (force)', [database]);
-      } finally {
-        await admin.destroy();
-      }
+      await dropDatabases(PG_URL, [database]);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
-import { EXEC_BATCH_MAX_ITEMS, OrgId } from '@arbiter/contracts';
+import { EXEC_BATCH_MAX_ITEMS, OrgId, ServiceGroup, type BackEndService } from '@arbiter/contracts';
 import { DEFAULT_BODY_TIMEOUT_MS } from './http/slow-bodies.js';
 import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 
@@ -96,6 +96,32 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   RUN_REPORT_CLOCK_SKEW_MS: z.coerce.number().int().min(0).max(86_400_000).default(300_000),
   /** How often the outbox relay sweeps for events left behind by another process (it runs right after each change, and retries every second while a publish fails). */
   GATEWAY_OUTBOX_INTERVAL_MS: positiveInt(30_000),
+  /**
+   * The back-end services that must answer on the bus (`<group>.ping`) for `/readyz` to be 200,
+   * comma-separated; every one is probed and reported. Default: all six. `none`: only the
+   * gateway's own connections count.
+   */
+  GATEWAY_READY_SERVICES: z
+    .string()
+    .default(Object.keys(ServiceGroup).join(','))
+    .transform((v, ctx): BackEndService[] => {
+      const names =
+        v === 'none'
+          ? []
+          : v
+              .split(',')
+              .map((n) => n.trim())
+              .filter((n) => n !== '');
+      const unknown = names.filter((n) => !Object.hasOwn(ServiceGroup, n));
+      if (unknown.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown service(s) ${unknown.join(', ')}: use ${Object.keys(ServiceGroup).join(', ')} or \`none\``,
+        });
+        return z.NEVER;
+      }
+      return [...new Set(names)] as BackEndService[];
+    }),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 

@@ -1,4 +1,6 @@
+import { pingSubject, PingReply, ServiceGroup, type BackEndService } from '@arbiter/contracts';
 import {
+  type Bus,
   closeRedis,
   createRedis,
   ensureEventStream,
@@ -10,6 +12,7 @@ import {
 } from '@arbiter/service-kit';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import type { ReadinessCheck } from './routes/health-routes.js';
 import { watchEvalClient } from './http/metrics.js';
 import { NatsAuditClient } from './clients/audit-client.js';
 import { NatsWebhooksClient } from './clients/webhooks-client.js';
@@ -26,6 +29,21 @@ import { NatsRegistryClient } from './clients/registry-client.js';
 import { NatsRunnerClient } from './clients/runner-client.js';
 import { NatsRunnableClient } from './clients/runnable-client.js';
 import { RunnableWatch } from './clients/runnable-watch.js';
+
+/** How long a service's `<group>.ping` may take; `/readyz` gives each check at most 900 ms. */
+const PING_TIMEOUT_MS = 800;
+
+/**
+ * One readiness check per back-end service: a replica answers its `<group>.ping` on the bus. Each
+ * is reported by `/readyz`; those of `required` (`GATEWAY_READY_SERVICES`) decide its status.
+ */
+function serviceProbes(bus: Pick<Bus, 'request'>, required: readonly BackEndService[]): ReadinessCheck[] {
+  return (Object.keys(ServiceGroup) as BackEndService[]).map((name) => ({
+    name,
+    required: required.includes(name),
+    check: async () => void (await bus.request(pingSubject(ServiceGroup[name]), {}, PingReply, { timeoutMs: PING_TIMEOUT_MS })),
+  }));
+}
 
 /** A running gateway: the listening app and its connections. */
 export interface Gateway extends RunningService {
@@ -93,6 +111,7 @@ export function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gateway> {
               if (!bus.connected()) throw new Error('NATS is disconnected');
             },
           },
+          ...serviceProbes(bus, config.GATEWAY_READY_SERVICES),
         ],
         metrics: kit.metrics,
         version: kit.version,
@@ -112,7 +131,7 @@ export function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gateway> {
         `\nGenerated admin API key for org \`${boot.orgId}\`, user \`${boot.userId}\` (shown once, store it now):\n  ${boot.generatedKey}\n\n`,
       );
     }
-    // The ops port's readiness is the public `/readyz`: database, Redis and NATS each answer.
+    // The ops port's readiness is the public `/readyz`: database, Redis, NATS and the required services each answer.
     const ready = async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200;
     return { app, url, ready };
   });

@@ -5,8 +5,10 @@
  */
 
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { get, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installProblemHandlers } from '../src/http/problem.js';
@@ -14,6 +16,21 @@ import { CONSOLE_CSP, consoleRoutes, defaultConsoleDir } from '../src/routes/con
 
 const INDEX =
   '<!doctype html><html><body><div id="root"></div><script type="module" src="/console/assets/app-1.js"></script></body></html>';
+
+/** A bundle-sized script (compressible, as a real one is) and its build-time `.br` / `.gz` twins. */
+const BIG = `export const rows = ${JSON.stringify(Array.from({ length: 3000 }, (_, i) => ({ row: i, label: `row ${i}` })))};\n`;
+
+/** One GET with the raw bytes as sent (fetch would decompress them). */
+function rawGet(url: string, acceptEncoding?: string): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
 
 async function serve(root: string): Promise<{ app: FastifyInstance; url: string }> {
   const app = Fastify();
@@ -33,6 +50,9 @@ beforeAll(async () => {
   mkdirSync(path.join(dist, 'assets'), { recursive: true });
   writeFileSync(path.join(dist, 'index.html'), INDEX);
   writeFileSync(path.join(dist, 'assets/app-1.js'), 'console.log(1);');
+  writeFileSync(path.join(dist, 'assets/big-2.js'), BIG);
+  writeFileSync(path.join(dist, 'assets/big-2.js.br'), brotliCompressSync(BIG));
+  writeFileSync(path.join(dist, 'assets/big-2.js.gz'), gzipSync(BIG));
   writeFileSync(path.join(dir, 'secret.txt'), 'outside the root');
   built = await serve(dist);
   missing = await serve(path.join(dir, 'not-built'));
@@ -70,6 +90,33 @@ describe('console routes', () => {
     expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(res.headers.get('content-security-policy')).toBe(CONSOLE_CSP);
     expect(await res.text()).toBe('console.log(1);');
+  });
+
+  it('sends the build-time brotli or gzip twin of an asset per Accept-Encoding, the plain file otherwise', async () => {
+    const url = `${built.url}/console/assets/big-2.js`;
+    const br = await rawGet(url, 'gzip, deflate, br, zstd');
+    expect(br.status).toBe(200);
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(br.headers['content-type']).toContain('javascript');
+    expect(br.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(br.headers.vary).toMatch(/accept-encoding/i);
+    expect(br.body.length).toBeLessThan(BIG.length / 4);
+    expect(brotliDecompressSync(br.body).toString()).toBe(BIG);
+
+    const gz = await rawGet(url, 'gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.body).toString()).toBe(BIG);
+    expect((await rawGet(url, 'br;q=0.5, gzip;q=1')).headers['content-encoding']).toBe('gzip');
+
+    for (const accept of [undefined, 'identity', 'zstd']) {
+      const plain = await rawGet(url, accept);
+      expect(plain.headers['content-encoding'], String(accept)).toBeUndefined();
+      expect(plain.body.toString(), String(accept)).toBe(BIG);
+    }
+    // an asset too small to have twins is sent plain to any browser
+    const small = await rawGet(`${built.url}/console/assets/app-1.js`, 'br, gzip');
+    expect(small.headers['content-encoding']).toBeUndefined();
+    expect(small.body.toString()).toBe('console.log(1);');
   });
 
   it('answers a missing asset 404 as a problem, not with the page', async () => {

@@ -285,6 +285,15 @@ describe('DELETE /decisions/settings/{baseId}', () => {
     expect(problem(await del(`/decisions/settings/${randomUUID()}`))).toMatchObject({ status: 404 });
   });
 
+  it('answers 404 for ids that name object internals (`__proto__`, `constructor`) and removes nothing', async () => {
+    const before = await settingsOf();
+    for (const id of ['__proto__', 'constructor', 'hasOwnProperty']) {
+      const res = await del(`/decisions/settings/${id}`);
+      expect(res.statusCode, `${id}: ${res.body}`).toBe(404);
+    }
+    expect(await settingsOf()).toEqual(before);
+  });
+
   it('removes the settings of a base deleted since (no live base needed)', async () => {
     const baseId = randomUUID();
     bases.set(baseId, { orgId: 'acme', kind: 'flow', baseId });

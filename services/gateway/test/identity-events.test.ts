@@ -1,4 +1,4 @@
-import type { ArbiterEvent } from '@arbiter/contracts';
+import { TypedEvent, type ArbiterEvent } from '@arbiter/contracts';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_OUTBOX_TABLE } from '../src/events/outbox.js';
@@ -19,6 +19,8 @@ afterAll(() => closeGatewayEnv({ app, redis, db }));
 
 async function outboxSince(id: number): Promise<Array<{ id: number; event: ArbiterEvent }>> {
   const rows = (await db.db(GATEWAY_OUTBOX_TABLE).where('id', '>', id).orderBy('id')) as Array<{ id: string; payload: ArbiterEvent }>;
+  // Every identity event has the details its kind is typed with.
+  for (const r of rows) expect(TypedEvent.parse(r.payload)).toEqual(r.payload);
   return rows.map((r) => ({ id: Number(r.id), event: r.payload }));
 }
 

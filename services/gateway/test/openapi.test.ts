@@ -29,7 +29,10 @@ let app: FastifyInstance;
 type Operation = {
   operationId?: string;
   security?: unknown[];
-  responses: Record<string, { content?: Record<string, { schema?: unknown; itemSchema?: unknown }> }>;
+  responses: Record<
+    string,
+    { description?: string; headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown; itemSchema?: unknown }> }
+  >;
   requestBody?: { required?: boolean; content: Record<string, { schema: unknown }> };
   parameters?: Array<{ name: string; in: string; schema: Record<string, unknown> }>;
 };
@@ -108,14 +111,18 @@ describe('the OpenAPI document, for client generators', () => {
     expect(sse['text/event-stream']!.schema).toMatchObject({ type: 'string' });
   });
 
-  it('declares /mcp: its JSON-RPC request body, and its 200, 400, 405 and 406 answers', () => {
+  it('declares /mcp: its JSON-RPC request body, its 200, 400, 405, 406 and 415 answers, and the 401 challenge', () => {
     const post = doc.paths['/mcp']!.post!;
     expect(post.requestBody).toMatchObject({ required: true, content: { 'application/json': { schema: expect.any(Object) } } });
     expect(JSON.stringify(post.requestBody)).toContain('jsonrpc');
     for (const method of ['post', 'get', 'delete']) {
       const responses = doc.paths['/mcp']![method]!.responses;
-      for (const status of ['200', '400', '405', '406'])
+      for (const status of ['200', '405', '406', '415'])
         expect(Object.keys(responses[status]?.content ?? {}), `${method} ${status}`).toEqual(['application/json']);
+      // A body that is not JSON is a JSON-RPC parse error; JSON past the edge checks a problem, as everywhere.
+      expect(Object.keys(responses['400']?.content ?? {}), `${method} 400`).toEqual(['application/json', 'application/problem+json']);
+      expect(responses['400']!.description).toContain('-32700');
+      expect(responses['401']!.headers).toHaveProperty('www-authenticate');
     }
   });
 

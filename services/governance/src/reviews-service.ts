@@ -1,8 +1,9 @@
 import {
   ArbiterError,
   hasCapability,
+  newEvent,
   type ArbiterEvent,
-  type EventKind,
+  type EventResource,
   type FlowRecord,
   type PolicyRecord,
   type Principal,
@@ -240,7 +241,8 @@ export class ReviewsService {
         checkedAt,
       };
       await insertRequest(trx, req);
-      return { req, event: this.event(p, 'approval requested', draft, req, { contentHash: draft.contentHash }, now) };
+      const details = { requestId: req.id, contentHash: draft.contentHash };
+      return { req, event: newEvent('approval requested', p, reviewedResource(req, draft), details, { at: now }) };
     });
   }
 
@@ -334,7 +336,8 @@ export class ReviewsService {
       }
       const comment = opts.comment === undefined || opts.comment === '' ? null : opts.comment;
       const decided = await decideRequest(trx, req.id, { state: to, by: p.userId, at: now, comment });
-      return { req: decided, event: this.event(p, to, draft, decided, comment === null ? {} : { comment }, now) };
+      const details = { requestId: decided.id, ...(comment === null ? {} : { comment }) };
+      return { req: decided, event: newEvent(to, p, reviewedResource(decided, draft), details, { at: now }) };
     });
   }
 
@@ -400,25 +403,11 @@ export class ReviewsService {
     if (out.event) this.deps.events.committed();
     return summarize(kind, draft, out.req);
   }
+}
 
-  private event(
-    p: Principal,
-    kind: EventKind,
-    draft: RecordView,
-    req: RequestRow,
-    details: Record<string, unknown>,
-    at: Date,
-  ): ArbiterEvent {
-    return {
-      eventId: v7(),
-      orgId: p.orgId,
-      kind,
-      at: at.toISOString(),
-      actor: { userId: p.userId, ...(p.apiKeyId !== undefined ? { apiKeyId: p.apiKeyId } : {}) },
-      resource: { type: req.kind, id: draft.recordId, baseId: draft.baseId },
-      details: { requestId: req.id, ...details },
-    };
-  }
+/** What a review event is about: the draft under review. */
+function reviewedResource(req: RequestRow, draft: RecordView): EventResource {
+  return { type: req.kind, id: draft.recordId, baseId: draft.baseId };
 }
 
 function stale(kind: RunnableKind, recordId: string): ArbiterError {

@@ -1,4 +1,4 @@
-import { GovernanceSubject as G, ReviewSummary, type ArbiterEvent } from '@arbiter/contracts';
+import { GovernanceSubject as G, ReviewSummary, TypedEvent, type ArbiterEvent } from '@arbiter/contracts';
 import { ensureEventStream } from '@arbiter/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamMessages } from '@arbiter/test-kit';
@@ -56,6 +56,7 @@ describe('review events through the governance outbox', () => {
       expect(event).toMatchObject({ orgId: 'acme', resource: { type: 'policy', id: d.policyId, baseId: d.baseId } });
       expect(subject).toBe(`${env.prefix}.events.acme.${event.kind.replaceAll(' ', '_')}`);
       expect(msgId).toBe(event.eventId);
+      expect(TypedEvent.parse(event)).toEqual(event);
     }
   });
 

@@ -63,10 +63,11 @@ export function createToolServer(deps: ToolDeps): McpServer {
     {
       title: 'Evaluate rules',
       description:
-        'Evaluates a policy (rule text) against a JSON data object. Returns {result, outcomes, trace, error}: ' +
+        'Evaluates a policy (rule text) against a JSON data object. Returns {result, outcomes, trace, error, errorCode}: ' +
         "`result` is the golden rule's value, `outcomes` maps each rule's outcome name to its value, `trace` " +
         'lists the evaluation steps one line per string, and `error` is null or the message of a parse error, ' +
-        'missing selector or missing property (then `result` is false and `outcomes` is {}).',
+        'missing selector or missing property (then `result` is false and `outcomes` is {}), with its code in ' +
+        '`errorCode` (parse_error, missing_selector, missing_property, budget_exceeded; null without an error).',
       inputSchema: EvaluateRulesArgs,
       outputSchema: EvaluateRulesResult,
       annotations: READ_ONLY,
@@ -95,6 +96,8 @@ export function createToolServer(deps: ToolDeps): McpServer {
       title: 'Explain a rule',
       description:
         'Parses a policy and describes each rule: {rule_count, rules: [{label, selector, outcome, conditions}], error}. ' +
+        "A condition's `value` is always a string (a number's digits, a list's JSON text, a string without quotes); a " +
+        'negative form is reported with its positive operator and `negated: true` (`is not in` → "is in"). ' +
         'On a parse error `rule_count` is 0, `rules` is [] and `error` is the message.',
       inputSchema: RuleArgs,
       outputSchema: ExplainRuleResult,
@@ -124,6 +127,9 @@ export function createToolServer(deps: ToolDeps): McpServer {
       ),
   );
 
+  // The tool list never changes while a request's server lives (one per request, no session to
+  // notify): do not advertise `tools.listChanged`, which the SDK sets on the first tool.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 
@@ -155,7 +161,13 @@ export function evaluateRules(deps: ToolDeps, call: ExecCaller = execCaller(deps
       },
       (r): EvaluateRulesResult => {
         const error = r.error ?? null;
-        return { result: r.result, outcomes: error === null ? (r.outcomes ?? {}) : {}, trace: r.trace, error };
+        return {
+          result: r.result,
+          outcomes: error === null ? (r.outcomes ?? {}) : {},
+          trace: r.trace,
+          error,
+          errorCode: error === null ? null : (r.errorCode ?? null),
+        };
       },
     );
 }

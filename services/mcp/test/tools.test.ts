@@ -47,6 +47,10 @@ describe('initialize and tools/list', () => {
     expect(client.getInstructions()).toContain('evaluate_rules');
   });
 
+  it('does not advertise tools.listChanged: a stateless server has no session to notify', () => {
+    expect(client.getServerCapabilities()?.tools?.listChanged).not.toBe(true);
+  });
+
   it('lists the four tools, each with an input and an output schema', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['evaluate_rules', 'explain_rule', 'list_operators', 'validate_rule']);
@@ -61,7 +65,7 @@ describe('initialize and tools/list', () => {
       required: ['rule', 'data'],
       properties: { rule: { type: 'string' }, data: { type: 'object' } },
     });
-    expect(byName.evaluate_rules?.outputSchema?.required).toEqual(['result', 'outcomes', 'trace', 'error']);
+    expect(byName.evaluate_rules?.outputSchema?.required).toEqual(['result', 'outcomes', 'trace', 'error', 'errorCode']);
     expect(byName.validate_rule?.inputSchema).toMatchObject({ required: ['rule'] });
     expect(byName.validate_rule?.outputSchema?.required).toEqual(['valid', 'error']);
     expect(byName.explain_rule?.outputSchema?.required).toEqual(['rule_count', 'rules', 'error']);
@@ -74,11 +78,11 @@ describe('evaluate_rules', () => {
   it('evaluates a rule: result, outcomes, string trace, error null; text content = structured content', async () => {
     const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE, data: { user: { age: 30 } } } });
     expect(res.isError).toBeFalsy();
-    expect(res.structuredContent).toMatchObject({ result: true, outcomes: { adult: true }, error: null });
+    expect(res.structuredContent).toMatchObject({ result: true, outcomes: { adult: true }, error: null, errorCode: null });
     const trace = (res.structuredContent as { trace: unknown }).trace;
     expect(Array.isArray(trace) && trace.length > 0 && trace.every((l) => typeof l === 'string')).toBe(true);
     expect(textJson(res)).toEqual(res.structuredContent);
-    expect(Object.keys(res.structuredContent ?? {}).sort()).toEqual(['error', 'outcomes', 'result', 'trace']);
+    expect(Object.keys(res.structuredContent ?? {}).sort()).toEqual(['error', 'errorCode', 'outcomes', 'result', 'trace']);
   });
 
   it('reports a false golden rule with its outcomes', async () => {
@@ -93,13 +97,24 @@ describe('evaluate_rules', () => {
     expect(out.result).toBe(false);
     expect(out.outcomes).toEqual({});
     expect(out.error).toMatch(/^Parse error: line 1, column \d+:/);
+    expect(res.structuredContent).toMatchObject({ errorCode: 'parse_error' });
     expect(textJson(res)).toEqual(res.structuredContent);
   });
 
   it('returns a missing property as a result with the error', async () => {
     const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE, data: { user: {} } } });
     expect(res.isError).toBeFalsy();
-    expect(res.structuredContent).toMatchObject({ result: false, outcomes: {}, error: expect.stringMatching(/missing property/i) });
+    expect(res.structuredContent).toMatchObject({
+      result: false,
+      outcomes: {},
+      error: expect.stringMatching(/missing property/i),
+      errorCode: 'missing_property',
+    });
+  });
+
+  it('gives the errorCode POST /run gives: missing_selector', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE, data: {} } });
+    expect(res.structuredContent).toMatchObject({ result: false, errorCode: 'missing_selector' });
   });
 
   it('refuses a rule that is not a string with a clear tool error', async () => {
@@ -168,6 +183,7 @@ describe('explain_rule', () => {
         {
           label: null,
           selector: 'member',
+          verb: 'earns',
           outcome: 'double points',
           conditions: [
             {
@@ -195,6 +211,15 @@ describe('explain_rule', () => {
       ],
     });
     expect(textJson(res)).toEqual(res.structuredContent);
+  });
+
+  it('keeps `value` a string, as the spec types it, and reports `is not in` as "is in" negated', async () => {
+    const rule =
+      'A **car** is foreign if the __country__ of the **car** is not in ["XX", "YY"] and the __seats__ of the **car** is at least 2.';
+    const res = await client.callTool({ name: 'explain_rule', arguments: { rule } });
+    const [notIn, atLeast] = (res.structuredContent as { rules: { conditions: Record<string, unknown>[] }[] }).rules[0]!.conditions;
+    expect(notIn).toMatchObject({ property: 'country', operator: 'is in', value: '["XX","YY"]', negated: true });
+    expect(atLeast).toMatchObject({ property: 'seats', operator: 'is greater than or equal to', value: '2', negated: false });
   });
 
   it('reports a parse error as a result', async () => {

@@ -1,9 +1,8 @@
-import { ArbiterError, type ArbiterEvent, type MemberType, type Principal } from '@arbiter/contracts';
+import { ArbiterError, newEvent, type ArbiterEvent, type MemberType, type Principal } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { isAdmin, requireCapability } from './domain/access.js';
-import { makeEvent } from './domain/events.js';
 import { isUuid, newId } from './domain/ids.js';
 import {
   deleteGroup,
@@ -45,7 +44,7 @@ export class GroupsService {
     };
     await this.commit(async (trx) => {
       await insertGroup(trx, group);
-      return [makeEvent(p, 'created', { type: 'group', id: group.id }, { name: group.name }, now)];
+      return [newEvent('created', p, { type: 'group', id: group.id }, { name: group.name }, { at: now })];
     });
     return group;
   }
@@ -70,12 +69,12 @@ export class GroupsService {
       const now = new Date();
       updated = await updateGroup(trx, groupId, set, now);
       return [
-        makeEvent(
-          p,
+        newEvent(
           'edited',
+          p,
           { type: 'group', id: groupId },
           { fields: Object.keys(set).filter((k) => set[k as keyof typeof set] !== undefined) },
-          now,
+          { at: now },
         ),
       ];
     });
@@ -88,7 +87,7 @@ export class GroupsService {
     await this.commit(async (trx) => {
       const group = await this.loadManaged(trx, p, groupId);
       await deleteGroup(trx, groupId);
-      return [makeEvent(p, 'deleted', { type: 'group', id: groupId }, { name: group.name })];
+      return [newEvent('deleted', p, { type: 'group', id: groupId }, { name: group.name })];
     });
   }
 
@@ -121,7 +120,9 @@ export class GroupsService {
       if (!(await insertMember(trx, { ...row, orgId: p.orgId }))) {
         throw new ArbiterError('conflict', `${member.memberType} base \`${member.memberId}\` is already a member of group \`${groupId}\``);
       }
-      return [makeEvent(p, 'assigned', { type: 'group', id: groupId }, { memberId: member.memberId, memberType: member.memberType }, now)];
+      return [
+        newEvent('assigned', p, { type: 'group', id: groupId }, { memberId: member.memberId, memberType: member.memberType }, { at: now }),
+      ];
     });
     return row;
   }
@@ -136,7 +137,7 @@ export class GroupsService {
       if (!member || !base || base.deletedAt !== null)
         throw new ArbiterError('not_found', `\`${memberId}\` is not a member of group \`${groupId}\``);
       await deleteMember(trx, groupId, memberId);
-      return [makeEvent(p, 'edited', { type: 'group', id: groupId }, { removedMemberId: memberId, memberType: member.memberType })];
+      return [newEvent('edited', p, { type: 'group', id: groupId }, { removedMemberId: memberId, memberType: member.memberType })];
     });
   }
 

@@ -1,5 +1,6 @@
 import {
   ArbiterError,
+  newEvent,
   type ArbiterEvent,
   type ErrorReason,
   type FlowDefinition,
@@ -12,18 +13,9 @@ import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { requireCapability } from './domain/access.js';
-import { makeEvent } from './domain/events.js';
 import { newId } from './domain/ids.js';
 import { planImport, type ImportLookups, type ImportPlan } from './domain/import-plan.js';
-import {
-  groupNames,
-  insertImported,
-  knownBases,
-  knownGroups,
-  liveBaseNames,
-  livePolicyIds,
-  lockOrgImports,
-} from './repositories/import.js';
+import { insertImported, knownBases, knownGroups, livePolicyIds, lockOrgImports } from './repositories/import.js';
 import type { KindSpec } from './records-service.js';
 import type { RunnableIndexWriter } from './runnable-index.js';
 
@@ -163,7 +155,6 @@ export class ImportService {
 
   private async plan(db: Knex, p: Principal, bundle: ImportBundle, governed: boolean): Promise<ImportPlan> {
     const all = [...bundle.policies, ...bundle.flows];
-    const names = (list: typeof all) => [...new Set(list.map((b) => b.records.map((r) => r.name)).flat())];
     const refs = new Set<string>();
     const namedBases = new Set<string>(all.map((b) => b.baseId));
     for (const b of bundle.flows)
@@ -179,21 +170,12 @@ export class ImportService {
     for (const g of bundle.groups) for (const m of g.members) namedBases.add(m.memberId);
     const lookups: ImportLookups = {
       knownBases: await knownBases(db, p.orgId, bundle.orgId, [...namedBases]),
-      liveNames: {
-        policy: await liveBaseNames(db, p.orgId, 'policy', names(bundle.policies)),
-        flow: await liveBaseNames(db, p.orgId, 'flow', names(bundle.flows)),
-      },
       orgPolicies: await livePolicyIds(db, p.orgId, [...refs]),
       knownGroups: await knownGroups(
         db,
         p.orgId,
         bundle.orgId,
         bundle.groups.map((g) => g.groupId),
-      ),
-      groupNames: await groupNames(
-        db,
-        p.orgId,
-        bundle.groups.map((g) => g.name),
       ),
     };
     return planImport(bundle, lookups, { orgId: p.orgId, importer: p.userId, governed }, newId);
@@ -222,9 +204,9 @@ function reply(dryRun: boolean, plan: ImportPlan): ImportReply {
 function importEvents(p: Principal, sourceOrgId: string, plan: ImportPlan, at: Date): ArbiterEvent[] {
   return [
     ...plan.bases.map((b) =>
-      makeEvent(
-        p,
+      newEvent(
         'imported',
+        p,
         { type: b.kind, id: b.currentRecordId, baseId: b.id },
         {
           name: b.records.find((r) => r.id === b.currentRecordId)!.name,
@@ -232,16 +214,16 @@ function importEvents(p: Principal, sourceOrgId: string, plan: ImportPlan, at: D
           sourceBaseId: b.originBaseId,
           records: b.records.length,
         },
-        at,
+        { at },
       ),
     ),
     ...plan.groups.map((g) =>
-      makeEvent(
-        p,
+      newEvent(
         'imported',
+        p,
         { type: 'group', id: g.id },
         { name: g.name, sourceOrgId, sourceGroupId: g.originGroupId, members: g.members.length },
-        at,
+        { at },
       ),
     ),
   ];

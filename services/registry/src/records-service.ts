@@ -1,5 +1,6 @@
 import {
   ArbiterError,
+  newEvent,
   type ArbiterEvent,
   type ErrorReason,
   type LiveFlowRecordEntry,
@@ -13,7 +14,6 @@ import type { Knex } from 'knex';
 import { z } from 'zod';
 import { isImmutableVersionError, isUniqueViolation } from './db/errors.js';
 import { isAdmin, requireCapability } from './domain/access.js';
-import { makeEvent } from './domain/events.js';
 import { contentHashOf } from './domain/hash.js';
 import { isUuid, newId } from './domain/ids.js';
 import {
@@ -137,7 +137,7 @@ export class RecordsService {
         { id: baseId, orgId: p.orgId, kind: this.kind, createdBy: p.userId, createdAt: now, currentRecordId: draft.id },
         draft,
       );
-      return { result: draft, baseId, events: [makeEvent(p, 'created', this.resource(draft), { name: draft.name }, now)] };
+      return { result: draft, baseId, events: [newEvent('created', p, this.resource(draft), { name: draft.name }, { at: now })] };
     });
   }
 
@@ -203,7 +203,7 @@ export class RecordsService {
       };
       await insertRecord(trx, draft);
       await touchBase(trx, found.base.id);
-      const event = makeEvent(p, 'created', this.resource(draft), { name: draft.name, basedOnVersion: source.version }, now);
+      const event = newEvent('created', p, this.resource(draft), { name: draft.name, basedOnVersion: source.version }, { at: now });
       return { result: { created: true, record: draft }, baseId: found.base.id, events: [event] };
     });
   }
@@ -238,7 +238,7 @@ export class RecordsService {
       }
       const now = new Date();
       const events: ArbiterEvent[] = [];
-      if (editing) events.push(makeEvent(p, 'edited', this.resource(record), { fields: Object.keys(edits) }, now));
+      if (editing) events.push(newEvent('edited', p, this.resource(record), { fields: Object.keys(edits) }, { at: now }));
       if (status === 'draft') {
         if (!editing) return { result: { outcome: 'updated', record }, events };
         const updated = await updateDraft(trx, record.id, edits, p.userId, now, changes(record, edits) ? p.userId : undefined);
@@ -319,7 +319,7 @@ export class RecordsService {
       const base = await this.lockLive(trx, found.base.id, recordId);
       const now = new Date();
       await touchBase(trx, base.id, { deletedAt: now, deletedBy: p.userId });
-      const event = makeEvent(p, 'deleted', { type: this.kind, id: base.id, baseId: base.id }, {}, now);
+      const event = newEvent('deleted', p, { type: this.kind, id: base.id, baseId: base.id }, {}, { at: now });
       return { result: { baseId: base.id }, baseId: base.id, events: [event] };
     });
   }
@@ -344,12 +344,11 @@ export class RecordsService {
       }
       await undeleteBase(trx, base.id);
       const current = (await getRecord(trx, base.currentRecordId))!;
-      const event = makeEvent(
-        p,
+      const event = newEvent(
         'restored',
+        p,
         { type: this.kind, id: base.id, baseId: base.id },
         { name: current.name, deletedAt: base.deletedAt.toISOString() },
-        new Date(),
       );
       return { result: current, baseId: base.id, events: [event] };
     });
@@ -468,7 +467,7 @@ export class RecordsService {
     edits: Partial<RecordContent>,
     now: Date,
     events: ArbiterEvent[],
-    details: Record<string, unknown>,
+    details: { requestId?: string },
     reviewed = false,
   ): Promise<RecordRow> {
     const content = { ...record, ...edits };
@@ -499,7 +498,7 @@ export class RecordsService {
       review?.pins,
     );
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
-    events.push(makeEvent(p, 'published', this.resource(published), { version, ...details }, now));
+    events.push(newEvent('published', p, this.resource(published), { version, ...details }, { at: now }));
     return published;
   }
 

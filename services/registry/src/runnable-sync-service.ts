@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
   ArbiterError,
+  executedDetails,
+  newEvent,
   type ArbiterEvent,
-  type ExecutedDetails,
   type FlowDefinition,
   type Principal,
   type RunCount,
@@ -270,27 +271,11 @@ export function reportEventId(reportId: string, run: { recordId: string; from: s
 }
 
 function executedEvent(p: Principal, reportId: string, run: RunCount, now: number): ArbiterEvent {
-  const details: ExecutedDetails = {
-    aggregated: true,
-    count: run.count,
-    trueCount: run.trueCount,
-    falseCount: run.falseCount,
-    errorCount: run.errorCount,
-    ...(run.customCounts !== undefined && Object.keys(run.customCounts).length > 0 ? { customCounts: run.customCounts } : {}),
-    version: run.version,
-    via: ['sdk'],
-    from: run.from,
-    to: run.to,
-  };
+  const details = executedDetails({ ...run, via: ['sdk'] });
   // Dated when the report is received, never by the runtime's window (kept in the details): a
   // date a caller sends must not choose where, or in which month, the trail stores an event.
-  return {
+  return newEvent('executed', p, { type: run.kind, id: run.recordId, baseId: run.baseId }, details, {
+    at: new Date(now),
     eventId: reportEventId(reportId, run),
-    orgId: p.orgId,
-    kind: 'executed',
-    at: new Date(now).toISOString(),
-    actor: { userId: p.userId, ...(p.apiKeyId !== undefined ? { apiKeyId: p.apiKeyId } : {}) },
-    resource: { type: run.kind, id: run.recordId, baseId: run.baseId },
-    details,
-  };
+  });
 }

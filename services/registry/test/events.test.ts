@@ -7,6 +7,7 @@ import {
   PolicyRecord,
   PolicyUpdateReply,
   RegistrySubject as S,
+  TypedEvent,
   eventSubject,
 } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,7 @@ describe('events', () => {
     ]);
     for (const e of events) {
       expect(ArbiterEvent.parse(e)).toEqual(e);
+      expect(TypedEvent.parse(e)).toEqual(e);
       expect(e.orgId).toBe('acme');
     }
     expect(events[1].details).toEqual({ fields: ['description'] });

@@ -260,3 +260,41 @@ describe('pinned versions PostgreSQL cannot hold (issue 20 item 9)', () => {
     expect(fine.errors).toEqual([expect.objectContaining({ code: 'unknown_version', path: 'definition.nodes.rich.version' })]);
   });
 });
+
+describe("a flow's decision tables at publish", () => {
+  const tier = (hitPolicy: 'unique' | 'first') => ({
+    start: 't',
+    nodes: {
+      t: {
+        type: 'table',
+        hitPolicy,
+        inputs: [{ name: 'age', path: 'applicant.age' }],
+        outputs: [{ name: 'tier', default: 'none' }],
+        rules: [
+          { when: ['>= 18'], then: { tier: 'adult' } },
+          { when: ['>= 65'], then: { tier: 'senior' } },
+        ],
+      },
+    },
+  });
+
+  it('refuses (cannot_publish) a table whose rules overlap under `unique`, naming both rules and an input both match; saving it is fine', async () => {
+    const draft = await env.call(S.flowCreate, { principal: publisher, name: 'overlapping', definition: tier('unique') }, FlowRecord);
+    const err = await env.fail(S.flowUpdate, { principal: publisher, flowId: draft.flowId, status: 'published' });
+    expect(err.code).toBe('cannot_publish');
+    expect(err.errors).toEqual([
+      {
+        code: 'table_overlap',
+        message: 'table `t`: rules 1 and 2 both match one input, which the `unique` hit policy forbids, e.g. {"applicant":{"age":65}}',
+        path: 'nodes.t.rules.1',
+      },
+    ]);
+    expect((await env.call(S.flowGet, { principal: editor, flowId: draft.flowId }, FlowRecord)).status).toBe('draft');
+  });
+
+  it('publishes the same rules under `first` (a later, narrower rule never chosen is a warning, not a reason)', async () => {
+    const draft = await env.call(S.flowCreate, { principal: publisher, name: 'first', definition: tier('first') }, FlowRecord);
+    const published = await env.call(S.flowUpdate, { principal: publisher, flowId: draft.flowId, status: 'published' }, FlowUpdateReply);
+    expect(published.record.status).toBe('published');
+  });
+});

@@ -103,10 +103,8 @@ const bundle = (): ImportBundle =>
 
 const empty = (): ImportLookups => ({
   knownBases: new Map(),
-  liveNames: { policy: new Map(), flow: new Map() },
   orgPolicies: { bases: new Set(), records: new Set() },
   knownGroups: new Map(),
-  groupNames: new Map(),
 });
 
 const ids = () => {
@@ -175,21 +173,39 @@ describe('planImport', () => {
     expect(other.items[0]).toMatchObject({ action: 'conflict', reason: expect.stringContaining('does not merge versions') });
   });
 
-  it('conflicts: a live name, a group name, a flow naming a policy that is not imported, and a group member that is not', () => {
-    const lookups = empty();
-    lookups.liveNames.policy.set('licence', 'live-p');
-    lookups.groupNames.set('motor', 'live-g');
-    const plan = planImport(bundle(), lookups, target, ids());
-    expect(plan.items.map((i) => i.action)).toEqual(['conflict', 'conflict', 'conflict']);
-    expect(plan.items[0]!.reason).toContain('`live-p`');
-    expect(plan.items[1]!.reason).toContain(`policy base \`${P}\``);
-    expect(plan.items[2]!.reason).toContain('"motor" exists');
-
+  it('conflicts: a flow naming a policy that is not imported, and a group member that is not', () => {
     const noPolicy = bundle();
     noPolicy.policies = [];
-    noPolicy.groups[0]!.members = [{ memberId: P, memberType: 'policy' }];
-    const orphan = planImport(noPolicy, empty(), target, ids());
-    expect(orphan.items.find((i) => i.type === 'group')).toMatchObject({ action: 'conflict', reason: expect.stringContaining(P) });
+    const plan = planImport(noPolicy, empty(), target, ids());
+    expect(plan.items.map((i) => [i.type, i.action])).toEqual([
+      ['flow', 'conflict'],
+      ['group', 'conflict'],
+    ]);
+    expect(plan.items[0]!.reason).toContain(`policy base \`${P}\``);
+    expect(plan.items[1]!.reason).toContain(P);
+    expect(plan.bases).toEqual([]);
+    expect(plan.groups).toEqual([]);
+  });
+
+  it('names are labels, as at create: two bases or groups of one name in the bundle, or one in the org, are created', () => {
+    const twins = bundle();
+    twins.policies.push({
+      ...twins.policies[0]!,
+      baseId: '00000000-0000-7000-8000-0000000000ee',
+      records: twins.policies[0]!.records.map((r, i) => ({ ...r, recordId: `00000000-0000-7000-8000-0000000000e${i}` })),
+    });
+    twins.groups.push({ ...twins.groups[0]!, groupId: '00000000-0000-7000-8000-0000000000ef' });
+    // The org's own bases and groups are not looked up by name at all: only ids and origins match.
+    const plan = planImport(twins, empty(), target, ids());
+    expect(plan.items.map((i) => [i.type, i.name, i.action])).toEqual([
+      ['policy', 'licence', 'create'],
+      ['policy', 'licence', 'create'],
+      ['flow', 'route', 'create'],
+      ['group', 'motor', 'create'],
+      ['group', 'motor', 'create'],
+    ]);
+    expect(new Set(plan.bases.map((b) => b.id)).size).toBe(3);
+    expect(plan.groups.map((g) => g.name)).toEqual(['motor', 'motor']);
   });
 
   it('a flow or group may name a base imported by an earlier part, which resolves to its new id', () => {
@@ -218,7 +234,7 @@ describe('planImport', () => {
     expect(plan.bases[0]!.records[0]!.definition!.nodes.a).toMatchObject({ baseId: P });
   });
 
-  it('an inconsistent base (wrong latestVersion, two drafts, a version twice) and duplicate names are conflicts', () => {
+  it('an inconsistent base (wrong latestVersion, two drafts) and a base id twice are conflicts', () => {
     const wrongLatest = bundle();
     wrongLatest.policies[0]!.latestVersion = 2;
     expect(planImport(wrongLatest, empty(), target, ids()).items[0]).toMatchObject({
@@ -229,10 +245,10 @@ describe('planImport', () => {
     twoDrafts.policies[0]!.records.push({ ...twoDrafts.policies[0]!.records[1]!, recordId: '00000000-0000-7000-8000-0000000000ff' });
     expect(planImport(twoDrafts, empty(), target, ids()).items[0]!.reason).toContain('two drafts');
     const twice = bundle();
-    twice.policies.push({ ...twice.policies[0]!, baseId: '00000000-0000-7000-8000-0000000000ee' });
+    twice.policies.push(twice.policies[0]!);
     expect(planImport(twice, empty(), target, ids()).items[1]).toMatchObject({
       action: 'conflict',
-      reason: expect.stringContaining('two policies named'),
+      reason: expect.stringContaining('is twice in the bundle'),
     });
   });
 });

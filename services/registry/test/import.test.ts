@@ -4,6 +4,7 @@ import {
   ExportPage,
   ExportSubject,
   FlowRecord,
+  Group,
   ImportReply,
   ImportSubject,
   PolicyDraftReply,
@@ -26,8 +27,9 @@ afterAll(async () => {
 const source = as('admin', { orgId: 'import-source' });
 const target = as('admin', { orgId: 'import-target' });
 
-async function bundleOf(principal = source) {
+async function bundleOf(principal = source, withGroups = false) {
   const policies = await env.call(ExportSubject, { principal, section: 'policies' }, ExportPage);
+  const groups = withGroups ? (await env.call(ExportSubject, { principal, section: 'groups' }, ExportPage)).items : [];
   return {
     format: 'arbiter-bundle',
     formatVersion: 1,
@@ -35,7 +37,7 @@ async function bundleOf(principal = source) {
     exportedAt: new Date().toISOString(),
     policies: policies.items as BundleBase[],
     flows: [],
-    groups: [],
+    groups: groups as never[],
   };
 }
 
@@ -94,9 +96,11 @@ describe('registry.import', () => {
 
   it('a conflicting import writes nothing (no base, no record, no outbox row)', async () => {
     const bundle = await bundleOf();
+    // A base whose `latestVersion` is not its newest record's: a conflict of the bundle itself.
+    bundle.policies[0]!.latestVersion = 7;
     const before = await env.sql('registry_outbox').count({ n: '*' });
     const clash = as('admin', { orgId: 'import-clash' });
-    await env.call(S.policyCreate, { principal: clash, name: 'Imported via bus', rule: ADULT_RULE }, PolicyRecord);
+    await env.call(S.policyCreate, { principal: clash, name: 'Already here', rule: ADULT_RULE }, PolicyRecord);
     const outboxAfterCreate = await env.sql('registry_outbox').count({ n: '*' });
     expect(Number(outboxAfterCreate[0]!.n)).toBe(Number(before[0]!.n) + 1);
     const err = await env.fail(ImportSubject, { principal: clash, bundle, dryRun: false });
@@ -104,6 +108,26 @@ describe('registry.import', () => {
     expect(err.errors?.[0]).toMatchObject({ code: 'import_conflict', path: bundle.policies[0]!.baseId });
     expect(await env.sql('registry_bases').where({ org_id: 'import-clash' }).count({ n: '*' })).toEqual([{ n: '1' }]);
     expect(await env.sql('registry_outbox').count({ n: '*' })).toEqual(outboxAfterCreate);
+  });
+
+  it('takes names as create does: two policies and two groups of one name, into an org holding a third, all created', async () => {
+    const from = as('admin', { orgId: 'twins-source' });
+    const into = as('admin', { orgId: 'twins-target' });
+    for (const org of [from, from, into]) {
+      const p = await env.call(S.policyCreate, { principal: org, name: 'Driving licence', rule: ADULT_RULE }, PolicyRecord);
+      await env.call(S.policyUpdate, { principal: org, policyId: p.policyId, status: 'published' }, PolicyUpdateReply);
+    }
+    for (const org of [from, from, into]) await env.call(S.groupCreate, { principal: org, name: 'Motor' }, Group);
+    const bundle = await bundleOf(from, true);
+    expect(bundle.policies.map((b) => b.records[0]!.name)).toEqual(['Driving licence', 'Driving licence']);
+
+    const done = await env.call(ImportSubject, { principal: into, bundle, dryRun: false }, ImportReply);
+    expect(done).toMatchObject({ created: 4, unchanged: 0, conflicts: 0 });
+    expect(await env.sql('registry_bases').where({ org_id: 'twins-target' }).count({ n: '*' })).toEqual([{ n: '3' }]);
+    expect(await env.sql('registry_groups').where({ org_id: 'twins-target', name: 'Motor' }).count({ n: '*' })).toEqual([{ n: '3' }]);
+    // The origin, not the name, tells a second import what it has: every item is unchanged.
+    const again = await env.call(ImportSubject, { principal: into, bundle, dryRun: false }, ImportReply);
+    expect(again).toMatchObject({ created: 0, unchanged: 4, conflicts: 0 });
   });
 });
 

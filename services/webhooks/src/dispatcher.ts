@@ -239,7 +239,7 @@ export class Dispatcher {
     const changed = await this.db.transaction(async (trx) => {
       const row = await disableEndpoint(trx, endpoint.id, reason, at);
       if (!row) return false;
-      const event = webhookEvent(row.org_id, { userId: 'webhooks' }, 'webhook disabled', row.id, { reason, url: row.url }, at);
+      const event = webhookEvent('webhook disabled', { orgId: row.org_id, userId: 'webhooks' }, row.id, { reason, url: row.url }, at);
       await this.events.enqueue(trx, [event]);
       return true;
     });

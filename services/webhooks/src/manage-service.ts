@@ -1,8 +1,10 @@
 import {
   ArbiterError,
   hasCapability,
+  newEvent,
   type ArbiterEvent,
-  type EventKind,
+  type EventCause,
+  type EventDetails,
   type Principal,
   type Webhook,
   type WebhookDelivery,
@@ -98,17 +100,19 @@ export function authorizeManage(p: Principal): void {
   }
 }
 
-/** The audit event of a change to an endpoint, by `actor`. */
-export function webhookEvent(
-  orgId: string,
-  actor: ArbiterEvent['actor'],
-  kind: EventKind,
+/** The audit event of a change to an endpoint (docs/webhooks.md), by `by`. */
+export function webhookEvent<K extends WebhookEventKindOf>(
+  kind: K,
+  by: EventCause,
   id: string,
-  details: Record<string, unknown>,
+  details: EventDetails<K>,
   at: Date,
 ): ArbiterEvent {
-  return { eventId: v7(), orgId, kind, at: at.toISOString(), actor, resource: { type: 'webhook', id }, details };
+  return newEvent(kind, by, { type: 'webhook', id }, details, { at });
 }
+
+/** The kinds the webhooks service emits. */
+type WebhookEventKindOf = 'webhook created' | 'webhook changed' | 'webhook deleted' | 'webhook disabled';
 
 const actorOf = (p: Principal): ArbiterEvent['actor'] => ({
   userId: p.userId,
@@ -152,14 +156,7 @@ export class ManageService {
     };
     await this.change(async (trx) => {
       await insertEndpoint(trx, row);
-      return webhookEvent(
-        p.orgId,
-        actorOf(p),
-        'webhook created',
-        row.id,
-        { url: row.url, events: row.events, description: row.description },
-        now,
-      );
+      return webhookEvent('webhook created', p, row.id, { url: row.url, events: row.events, description: row.description }, now);
     });
     return { ...toWebhook(row, now), secret: row.secret };
   }
@@ -196,7 +193,7 @@ export class ManageService {
     await this.change(async (trx) => {
       const before = await this.load(trx, p, req.id, true);
       const changes: Partial<EndpointRow> = {};
-      const changed: Record<string, unknown> = {};
+      const changed: { url?: string; events?: string[]; description?: string; enabled?: boolean } = {};
       if (req.url !== undefined && req.url !== before.url) changed.url = changes.url = req.url;
       if (req.events !== undefined && req.events.join('\n') !== before.events.join('\n')) changed.events = changes.events = [...req.events];
       if (req.description !== undefined && req.description !== before.description)
@@ -215,7 +212,7 @@ export class ManageService {
         return undefined;
       }
       after = await updateEndpoint(trx, before.id, { ...changes, updated_at: now });
-      return webhookEvent(p.orgId, actorOf(p), 'webhook changed', before.id, { changes: changed }, now);
+      return webhookEvent('webhook changed', p, before.id, { changes: changed }, now);
     });
     if (req.enabled === true) this.deps.kick();
     return toWebhook(after!, now);
@@ -227,7 +224,7 @@ export class ManageService {
     await this.change(async (trx) => {
       const row = await this.load(trx, p, id, true);
       await deleteEndpoint(trx, p.orgId, id);
-      return webhookEvent(p.orgId, actorOf(p), 'webhook deleted', id, { url: row.url }, now);
+      return webhookEvent('webhook deleted', p, id, { url: row.url }, now);
     });
     return { id, deleted: true };
   }
@@ -246,7 +243,7 @@ export class ManageService {
         secret_rotated_at: now,
         updated_at: now,
       });
-      return webhookEvent(p.orgId, actorOf(p), 'webhook changed', id, { secretRotated: true }, now);
+      return webhookEvent('webhook changed', p, id, { secretRotated: true }, now);
     });
     return { ...toWebhook(after!, now), secret: after!.secret };
   }

@@ -6,7 +6,15 @@
  * the endpoint at once; an endpoint failing for the whole retry window is disabled; a receiver that
  * never answers holds only its own endpoint; during a rotation both secrets verify.
  */
-import { AuditEvent, eventStreamName, WebhookDeliveryPage, WebhookSubject, WebhookWithSecret, type ArbiterEvent } from '@arbiter/contracts';
+import {
+  AuditEvent,
+  eventStreamName,
+  TypedEvent,
+  WebhookDeliveryPage,
+  WebhookSubject,
+  WebhookWithSecret,
+  type ArbiterEvent,
+} from '@arbiter/contracts';
 import { streamMessages } from '@arbiter/test-kit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Webhooks } from '../src/service.js';
@@ -154,6 +162,7 @@ describe('webhook deliveries', () => {
     const [disabled] = await ownEvents(t, 'webhook disabled');
     expect(disabled!.resource).toEqual({ type: 'webhook', id: hook.id });
     expect(disabled!.details).toMatchObject({ reason: 'gone' });
+    expect(TypedEvent.parse(disabled)).toEqual(disabled);
     const row = (await t.sql('webhook_endpoints').where('id', hook.id).first()) as { enabled: boolean; disabled_reason: string };
     expect(row).toMatchObject({ enabled: false, disabled_reason: 'gone' });
     // The first 410 stops it: the other event waits (pending) for the endpoint to be enabled again.

@@ -9,6 +9,7 @@ import {
   ArbiterError,
   eventStreamName,
   isArbiterError,
+  TypedEvent,
   Webhook,
   WebhookDelivery,
   WebhookDeliveryPage,
@@ -82,6 +83,10 @@ describe('managing webhooks', () => {
       expect(changes.map((e) => e.details)).toEqual([{ changes: { events: ['*'], enabled: false } }, { changes: { enabled: true } }]);
       expect((await trailOf('webhook deleted')).map((e) => e.resource.id)).toContain(hook.id);
     }, 20_000);
+    // Each as newEvent makes it: the details typed by the kind.
+    for (const kind of ['webhook created', 'webhook changed', 'webhook deleted']) {
+      for (const e of await trailOf(kind)) expect(TypedEvent.parse(e)).toEqual(e);
+    }
     const [createdEvent] = (await trailOf('webhook created')).filter((e) => e.resource.id === hook.id);
     expect(createdEvent).toMatchObject({ orgId: 'acme', actor: { userId: 'admin' }, resource: { type: 'webhook', id: hook.id } });
     expect(JSON.stringify(createdEvent)).not.toContain(hook.secret);

@@ -170,7 +170,7 @@ function sameOutputs(a: TableOutputObject, b: TableOutputObject): boolean {
 }
 
 /** Lexicographic over the ranked outputs; a value outside the list (-1) ranks last. */
-function compareRanks(a: readonly number[], b: readonly number[]): number {
+export function compareRanks(a: readonly number[], b: readonly number[]): number {
   for (let i = 0; i < a.length; i++) {
     const x = a[i] < 0 ? Infinity : a[i];
     const y = b[i] < 0 ? Infinity : b[i];

@@ -26,13 +26,13 @@ import {
   type VerboseRuleContext,
 } from '../generated/RuleLangParser.js';
 import { Family, type Problem } from '../errors/rule-parse-error.js';
-import { FORMS, OPERATORS, type OperandKind } from '../operators/catalogue.js';
+import { FORMS, OPERATORS, type OperandKind } from '../operators/index.js';
 import { codePointReader, endsRule, TERMINATOR_DETAIL } from '../parse/parse.js';
 import { spanOfContext, spanOfNode } from '../parse/spans.js';
 import { dayFromDateText } from '../values/dates.js';
 import { formatChecker } from '../values/formats.js';
 import { compilePattern } from '../values/patterns.js';
-import { outcomeKeyOf, outcomeNameOf } from './outcomes.js';
+import { outcomeKeyOf, splitOutcome } from './outcomes.js';
 import type {
   Condition,
   ConditionList,
@@ -154,6 +154,7 @@ class Builder {
       form: 'verbose',
       label: this.label(ctx.labelName()),
       subject: subjectText.slice(2, -2).trim(),
+      verb: outcome.verb,
       outcome: outcome.name,
       outcomeKey: outcome.key,
       conditions: this.conditions(ctx.conditions()),
@@ -169,6 +170,7 @@ class Builder {
       form: 'shorthand',
       label: this.label(ctx.labelName()),
       subject: null,
+      verb: outcome.verb,
       outcome: outcome.name,
       outcomeKey: outcome.key,
       conditions: this.conditions(ctx.conditions()),
@@ -196,9 +198,9 @@ class Builder {
     return text;
   }
 
-  private outcome(ctx: OutcomeContext): { name: string; key: string; span: Span } {
-    const name = outcomeNameOf(words(ctx));
-    return { name, key: outcomeKeyOf(name), span: spanOfContext(ctx) };
+  private outcome(ctx: OutcomeContext): { verb: string | null; name: string; key: string; span: Span } {
+    const { verb, name } = splitOutcome(words(ctx));
+    return { verb, name, key: outcomeKeyOf(name), span: spanOfContext(ctx) };
   }
 
   private conditions(ctx: ConditionsContext): ConditionList {
@@ -292,7 +294,7 @@ class Builder {
 
   /** Builds the operand and checks it against the operator's operand kind. */
   private operandFor(op: OperatorUse, ctx: OperandContext | null): Operand | null {
-    const kind = OPERATORS[op.name].operandKind;
+    const kind = OPERATORS[op.name].operand;
     if (!ctx) {
       if (kind !== 'none') {
         const at = { ...op.span, offset: op.span.offset + op.span.length, column: op.span.column + op.span.length, length: 0 };

@@ -66,14 +66,17 @@ const OUTCOME_VERBS: readonly string[][] = [
 
 const ARTICLES = new Set(['a', 'an', 'the']);
 
+/** How many leading words are an outcome verb, dropped when at least one word would remain (0: none). */
+function verbLength(words: readonly string[]): number {
+  for (const verb of OUTCOME_VERBS) {
+    if (words.length > verb.length && verb.every((v, i) => words[i].toLowerCase() === v)) return verb.length;
+  }
+  return 0;
+}
+
 /** Drops one leading outcome verb when at least one word would remain. */
 function dropVerb(words: string[]): string[] {
-  for (const verb of OUTCOME_VERBS) {
-    if (words.length > verb.length && verb.every((v, i) => words[i].toLowerCase() === v)) {
-      return words.slice(verb.length);
-    }
-  }
-  return words;
+  return words.slice(verbLength(words));
 }
 
 /** Drops one leading article when at least one word would remain. */
@@ -81,9 +84,18 @@ function dropArticle(words: string[]): string[] {
   return words.length > 1 && ARTICLES.has(words[0].toLowerCase()) ? words.slice(1) : words;
 }
 
+/**
+ * The written outcome words split as §3.4 steps 1–3 do: the outcome verb as written (null when
+ * none was dropped) and the outcome name. `verb + " " + name` is the outcome as written.
+ */
+export function splitOutcome(written: readonly string[]): { verb: string | null; name: string } {
+  const n = verbLength(written);
+  return { verb: n === 0 ? null : written.slice(0, n).join(' '), name: written.slice(n).join(' ') };
+}
+
 /** Outcome name from the written outcome words (§3.4 steps 1–3). */
 export function outcomeNameOf(written: readonly string[]): string {
-  return dropVerb([...written]).join(' ');
+  return splitOutcome(written).name;
 }
 
 /** Outcome key: the name in lower case, single spaces, without a leading article (§3.4). */

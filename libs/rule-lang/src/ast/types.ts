@@ -1,43 +1,9 @@
 /** Typed AST of a policy. Every node has a span; no ANTLR types past this layer. */
 
 import type { CanonicalOperator } from '../operators/catalogue.js';
+import type { Operand, Path, Span } from './operands.js';
 
-/** Position in the policy text. `line` and `column` count from 1, columns in code points. */
-export interface Span {
-  line: number;
-  column: number;
-  offset: number;
-  length: number;
-}
-
-export type StepKind = 'selector' | 'property';
-
-/** One key lookup of a path, as written. */
-export interface PathStep {
-  name: string;
-  kind: StepKind;
-}
-
-/** A path in root-first order. `its` paths start at the current element of the innermost any/all. */
-export interface Path {
-  root: 'data' | 'its';
-  steps: PathStep[];
-  span: Span;
-}
-
-export type Literal =
-  | { kind: 'string'; value: string }
-  | { kind: 'number'; value: number; text: string }
-  | { kind: 'boolean'; value: boolean }
-  | { kind: 'date'; text: string };
-
-export type PeriodUnit = 'second' | 'minute' | 'hour' | 'day' | 'week' | 'month' | 'year' | 'decade' | 'century';
-
-export type Operand =
-  | { kind: 'literal'; literal: Literal; span: Span }
-  | { kind: 'list'; items: Literal[]; span: Span }
-  | { kind: 'period'; count: number; text: string; unit: PeriodUnit; span: Span }
-  | { kind: 'path'; path: Path; span: Span };
+export type { Literal, Operand, Path, PathStep, PeriodUnit, Span, StepKind } from './operands.js';
 
 /** The operator of a comparison: its canonical (positive) name and whether it was negated. */
 export interface OperatorUse {
@@ -104,6 +70,8 @@ export interface Rule {
   label: string | null;
   /** The subject selector as written, without asterisks; null for shorthand rules. */
   subject: string | null;
+  /** The outcome verb as written, dropped from the outcome name (LANGUAGE.md §3.4); null when none was. */
+  verb: string | null;
   /** Outcome name (LANGUAGE.md §3.4). */
   outcome: string;
   /** Lower-cased outcome name used to match references. */

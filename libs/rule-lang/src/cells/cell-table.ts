@@ -17,7 +17,7 @@ import { MISSING, type EvalContext } from '../evaluate/context.js';
 import { EvalFailure } from '../evaluate/failure.js';
 import { leftMode, operandMode, operandValue } from '../compile/lowering.js';
 import { compilePath, planPath, type CompiledPath } from '../compile/paths.js';
-import { compileTest } from '../operators/semantics.js';
+import { compileTest, usesClock } from '../operators/index.js';
 import type { EngineErrorCode } from '../api-types.js';
 import type { ComparisonCondition } from '../ast/types.js';
 import { arrow, json, operatorText, valueOperandText } from '../trace/text.js';
@@ -102,8 +102,6 @@ export interface CellRun {
   end(): void;
 }
 
-const DATE_RELATIVE = new Set(['period', 'is older than', 'is younger than']);
-
 /** The per-evaluation state the cell closures read. */
 interface RunState {
   readonly ctx: EvalContext;
@@ -183,7 +181,7 @@ export function compileCellTable(columns: readonly string[], rows: readonly (rea
         problems.push({ row: r, column: c, problem: parsed.problem });
         return;
       }
-      if (parsed.cell.kind === 'comparison' && DATE_RELATIVE.has(parsed.cell.condition.op.name)) needsToday = true;
+      if (parsed.cell.kind === 'comparison' && usesClock(parsed.cell.condition.op.name)) needsToday = true;
       if (cols[c] !== undefined) {
         const key = `${c}\u0000${text}`;
         let memoId = memoIds.get(key);

@@ -38,6 +38,8 @@ export interface CompileEnv {
   lowering: Lowering;
   /** The rules referenced inside `list`, in the order written (check.ts referencedRules). */
   referencedIn(list: ConditionList): number[];
+  /** Coverage closures only: the first of a condition's three counters (true, false, stopped by missing data) in `ctx.coverage`. */
+  coverSlot?: (c: Condition) => number;
 }
 
 function record(ctx: EvalContext, entry: TraceCondition): void {
@@ -87,6 +89,26 @@ export function compileList(list: ConditionList, env: CompileEnv): CondFn {
 }
 
 function compileCondition(c: Condition, logicalOp: LogicalOp | null, env: CompileEnv): CondFn {
+  const fn = compileBare(c, logicalOp, env);
+  return env.coverSlot === undefined ? fn : counted(fn, env.coverSlot(c));
+}
+
+/** `fn`, counting each outcome in `ctx.coverage` from `slot`: true, false, or stopped by missing data. */
+function counted(fn: CondFn, slot: number): CondFn {
+  return (ctx) => {
+    let result: boolean;
+    try {
+      result = fn(ctx);
+    } catch (err) {
+      if (err instanceof EvalFailure && err.code !== 'budget_exceeded') ctx.coverage![slot + 2]++;
+      throw err;
+    }
+    ctx.coverage![slot + (result ? 0 : 1)]++;
+    return result;
+  };
+}
+
+function compileBare(c: Condition, logicalOp: LogicalOp | null, env: CompileEnv): CondFn {
   switch (c.kind) {
     case 'comparison':
       return compileComparison(c, logicalOp, env);

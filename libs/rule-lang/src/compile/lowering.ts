@@ -8,7 +8,8 @@
 import type { ComparisonCondition, Operand, Path } from '../ast/types.js';
 import { keyCandidates } from './names.js';
 import { planPath, type LookupMode, type PathPlan } from './paths.js';
-import { compileTest, literalValue, type Test } from '../operators/semantics.js';
+import { compileTest } from '../operators/index.js';
+import { literalValue, type Test } from '../operators/semantics.js';
 
 /** Lookup mode of a comparison's left path (LANGUAGE.md §7.3.7, §8.5). */
 export function leftMode(c: ComparisonCondition): LookupMode {

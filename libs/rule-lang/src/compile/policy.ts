@@ -7,18 +7,17 @@ import type { EvaluateOptions, EvaluationResult, TraceRule } from '../api-types.
 import type { Condition, ConditionList, Rule } from '../ast/types.js';
 import { referencedRules, type CheckedPolicy } from '../check/check.js';
 import type { CondFn, EvalContext } from '../evaluate/context.js';
-import { evaluatePolicy, type PolicyEvaluators, type RuleMeta, type TracedEvaluator } from '../evaluate/evaluate.js';
+import { evaluateCovered, evaluatePolicy, type PolicyEvaluators, type RuleMeta, type TracedEvaluator } from '../evaluate/evaluate.js';
 import { EvalFailure } from '../evaluate/failure.js';
 import { generateEvaluator } from './codegen.js';
 import { generateTracedEvaluator } from './codegen-trace.js';
 import { compileList } from './conditions.js';
 import { Lowering } from './lowering.js';
-
-const DATE_RELATIVE = new Set(['period', 'is older than', 'is younger than']);
+import { usesClock } from '../operators/index.js';
 
 function usesToday(list: ConditionList): boolean {
   const visit = (c: Condition): boolean =>
-    c.kind === 'comparison' ? DATE_RELATIVE.has(c.op.name) : c.kind === 'group' || c.kind === 'quantifier' ? usesToday(c.body) : false;
+    c.kind === 'comparison' ? usesClock(c.op.name) : c.kind === 'group' || c.kind === 'quantifier' ? usesToday(c.body) : false;
   return list.items.some(visit);
 }
 
@@ -26,7 +25,12 @@ function usesToday(list: ConditionList): boolean {
 export type SelectorOf = (rule: Rule) => string;
 
 /** The closures of every rule, and the function that evaluates a rule once (recording its trace when asked). */
-function compileRules(checked: CheckedPolicy, meta: readonly RuleMeta[], lowering: Lowering): PolicyEvaluators['runRule'] {
+function compileRules(
+  checked: CheckedPolicy,
+  meta: readonly RuleMeta[],
+  lowering: Lowering,
+  coverSlot?: (c: Condition) => number,
+): PolicyEvaluators['runRule'] {
   const ast = checked.ast;
   const fns: CondFn[] = [];
   const runRule = (index: number, ctx: EvalContext): boolean => {
@@ -59,6 +63,7 @@ function compileRules(checked: CheckedPolicy, meta: readonly RuleMeta[], lowerin
     outcomeOf: (i: number) => ast.rules[i].outcome,
     lowering,
     referencedIn: (list: ConditionList) => referencedRules(list, checked.targets),
+    ...(coverSlot === undefined ? {} : { coverSlot }),
   };
   for (const rule of ast.rules) fns.push(compileList(rule.conditions, env));
   return runRule;
@@ -71,6 +76,10 @@ export class CompiledPolicy {
   /** Index of the golden rule. */
   readonly golden: number;
   private readonly evaluators: PolicyEvaluators;
+  /** Every condition of the policy, rule by rule, depth first in text order: the coverage counters' order. */
+  readonly conditions: readonly Condition[];
+  /** The closures that count each condition's outcomes, made on the first coverage run. */
+  private readonly coverageRules: () => PolicyEvaluators['runRule'];
 
   /** @internal Use `compile(text)`. */
   constructor(checked: CheckedPolicy, selectorOf: SelectorOf) {
@@ -93,6 +102,26 @@ export class CompiledPolicy {
       traced: () => (traced === undefined ? (traced = generateTracedEvaluator(checked, lowering, meta)) : traced),
       runRule,
     };
+    const conditions: Condition[] = [];
+    const visit = (list: ConditionList): void => {
+      for (const c of list.items) {
+        conditions.push(c);
+        if (c.kind === 'group' || c.kind === 'quantifier') visit(c.body);
+      }
+    };
+    for (const rule of ast.rules) visit(rule.conditions);
+    this.conditions = conditions;
+    const slots = new Map(conditions.map((c, i) => [c, i * 3]));
+    let covering: PolicyEvaluators['runRule'] | undefined;
+    this.coverageRules = () => (covering ??= compileRules(checked, meta, new Lowering(), (c) => slots.get(c)!));
+  }
+
+  /**
+   * Evaluates like {@link evaluate} without a trace, adding each condition's outcomes to `counts`
+   * (three per condition of {@link conditions}, in order: true, false, stopped by missing data).
+   */
+  evaluateCovered(data: unknown, counts: Uint32Array, options?: Omit<EvaluateOptions, 'trace' | 'traceTree'>): EvaluationResult {
+    return evaluateCovered(this.evaluators, data, options, { runRule: this.coverageRules(), counts });
   }
 
   /**

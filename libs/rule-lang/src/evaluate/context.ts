@@ -28,6 +28,8 @@ export interface EvalContext {
   left: number;
   /** The budget's limit, for the error message. */
   readonly limit: number;
+  /** Coverage runs only: three counters per condition (true, false, stopped by missing data). */
+  readonly coverage?: Uint32Array;
 }
 
 export type CondFn = (ctx: EvalContext) => boolean;

@@ -96,10 +96,26 @@ export function evaluatePolicy(p: PolicyEvaluators, data: unknown, options: Eval
   return evaluateSlowly(p, data, options);
 }
 
-/** Trace lines, the structured trace, or no generated code. */
-function evaluateSlowly(p: PolicyEvaluators, data: unknown, options: EvaluateOptions | undefined): EvaluationResult {
-  const wantTree = options?.traceTree === true;
-  const wantTrace = wantTree || options?.trace === true;
+/** Closures that count each condition's outcomes, and the counters (three per condition). */
+export interface CoverageRun {
+  readonly runRule: PolicyEvaluators['runRule'];
+  readonly counts: Uint32Array;
+}
+
+/** Evaluates `p` on the coverage closures, untraced, adding to `cover.counts`; otherwise as {@link evaluatePolicy}. */
+export function evaluateCovered(
+  p: PolicyEvaluators,
+  data: unknown,
+  options: EvaluateOptions | undefined,
+  cover: CoverageRun,
+): EvaluationResult {
+  return evaluateSlowly(p, data, options, cover);
+}
+
+/** Trace lines, the structured trace, or no generated code; or a coverage run. */
+function evaluateSlowly(p: PolicyEvaluators, data: unknown, options: EvaluateOptions | undefined, cover?: CoverageRun): EvaluationResult {
+  const wantTree = cover === undefined && options?.traceTree === true;
+  const wantTrace = cover === undefined && (wantTree || options?.trace === true);
   const today = todayOf(p, options?.now);
   const budget = options?.stepBudget;
   const shared = typeof budget === 'object' ? budget : null;
@@ -125,10 +141,11 @@ function evaluateSlowly(p: PolicyEvaluators, data: unknown, options: EvaluateOpt
     trace: recorder,
     left: shared === null ? limit : limit - shared.used,
     limit,
+    ...(cover === undefined ? {} : { coverage: cover.counts }),
   };
   const names = p.outcomes;
   try {
-    const result = p.runRule(p.golden, ctx);
+    const result = (cover?.runRule ?? p.runRule)(p.golden, ctx);
     const outcomes: Record<string, boolean> = {};
     for (let i = 0; i < names.length; i++) outcomes[names[i]] = ctx.states[i] === 2;
     if (!recorder) return { result, outcomes, trace: [] };

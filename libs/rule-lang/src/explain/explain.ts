@@ -123,6 +123,7 @@ export function explainRules(ast: PolicyAst, selectorOf: (r: Rule) => string, ta
   return ast.rules.map((r) => ({
     label: r.label,
     selector: selectorOf(r),
+    verb: r.verb,
     outcome: r.outcome,
     conditions: explainList(r.conditions, ast, selectorOf, targetOf),
   }));

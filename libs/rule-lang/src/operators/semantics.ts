@@ -1,11 +1,11 @@
 /**
- * Operator semantics (LANGUAGE.md §7.3): each operator of the catalogue (catalogue.ts) as the test
- * a comparison runs. Each returns the POSITIVE result; negation is applied by the caller. A literal
- * right operand is folded in when the test is made (at compile time).
+ * Operator semantics (LANGUAGE.md §7.3): the makers of the tests a comparison runs; each entry of
+ * the catalogue (catalogue.ts) names its maker. A test returns the POSITIVE result; negation is
+ * applied by the caller. A literal right operand is folded in when the test is made (at compile
+ * time).
  */
 
-import type { Literal, Operand, PeriodUnit } from '../ast/types.js';
-import type { CanonicalOperator } from './catalogue.js';
+import type { Literal, Operand, PeriodUnit } from '../ast/operands.js';
 import { compileContainsWord, containsValue } from '../values/contains.js';
 import { dayFromDateText, toDay, toInstant } from '../values/dates.js';
 import { compileIsIn, compileLooseEquals, isEmptyValue, isIn, looseEquals, strictEquals } from '../values/equality.js';
@@ -25,13 +25,8 @@ export function literalValue(lit: Literal): unknown {
   return lit.kind === 'date' ? lit.text : lit.value;
 }
 
-type Order = 'gt' | 'gte' | 'lt' | 'lte';
-const ORDER: Partial<Record<CanonicalOperator, Order>> = {
-  'is greater than': 'gt',
-  'is greater than or equal to': 'gte',
-  'is less than': 'lt',
-  'is no more than': 'lte',
-};
+/** The four orderings of §7.3.1. */
+export type Order = 'gt' | 'gte' | 'lt' | 'lte';
 
 function compare(order: Order, a: number, b: number): boolean {
   switch (order) {
@@ -117,62 +112,86 @@ function periodBounds(count: number, unit: PeriodUnit): (now: number) => { past:
   };
 }
 
-/** The positive test for an operator with its (already checked) right operand. */
-export function compileTest(name: CanonicalOperator, right: Operand | null): Test {
-  const lit = right?.kind === 'literal' ? literalValue(right.literal) : right?.kind === 'list' ? right.items.map(literalValue) : undefined;
+/** Makes the positive test of an operator from its (already checked) right operand. */
+export type TestMaker = (right: Operand | null) => Test;
+
+/** The folded value of a literal or list operand; undefined for a path, a period or none. */
+function literalOf(right: Operand | null): unknown {
+  return right?.kind === 'literal' ? literalValue(right.literal) : right?.kind === 'list' ? right.items.map(literalValue) : undefined;
+}
+
+/** §7.3.1 is greater than, is greater than or equal to, is less than, is no more than. */
+export function orderingTest(order: Order): TestMaker {
+  return (right) => (right?.kind === 'path' ? ordering(order) : orderingAgainstLiteral(order, literalOf(right)));
+}
+
+/** §7.3.2 is equal to (loose). */
+export const equalToTest: TestMaker = (right) => {
+  const lit = literalOf(right);
   const isPath = right?.kind === 'path';
-  const order = ORDER[name];
-  if (order) return isPath ? ordering(order) : orderingAgainstLiteral(order, lit);
-  switch (name) {
-    case 'is equal to':
-      return isPath || right?.kind === 'list' ? (l, r) => looseEquals(l, isPath ? r : lit) : equalsLiteral(lit);
-    case 'is exactly':
-      return isPath ? (l, r) => strictEquals(l, r) : (l) => strictEquals(l, lit);
-    case 'is in':
-      if (isPath) return (l, r) => isIn(l, r);
-      return Array.isArray(lit) ? compileIsIn(lit) : () => false;
-    case 'contains':
-      return isPath ? (l, r) => containsValue(l, r) : containsLiteral(lit);
-    case 'is a valid email':
-      return stringCheck(formatChecker('email'));
-    case 'is a valid uuid':
-      return stringCheck(formatChecker('uuid'));
-    case 'is a valid date':
-      return stringCheck(formatChecker('date'));
-    case 'format check':
-      return stringCheck(formatChecker(String(lit)));
-    case 'pattern': {
-      const compiled = compilePattern(String(lit));
-      return compiled.ok ? stringCheck(compiled.test) : () => false;
+  return isPath || right?.kind === 'list' ? (l, r) => looseEquals(l, isPath ? r : lit) : equalsLiteral(lit);
+};
+
+/** §7.3.3 is exactly (strict). */
+export const exactlyTest: TestMaker = (right) => {
+  const lit = literalOf(right);
+  return right?.kind === 'path' ? (l, r) => strictEquals(l, r) : (l) => strictEquals(l, lit);
+};
+
+/** §7.3.5 is in. */
+export const inTest: TestMaker = (right) => {
+  if (right?.kind === 'path') return (l, r) => isIn(l, r);
+  const lit = literalOf(right);
+  return Array.isArray(lit) ? compileIsIn(lit) : () => false;
+};
+
+/** §7.3.6 contains. */
+export const containsTest: TestMaker = (right) =>
+  right?.kind === 'path' ? (l, r) => containsValue(l, r) : containsLiteral(literalOf(right));
+
+/** §7.3.11 the checks named after one format: is a valid email, uuid, date. */
+export function validFormatTest(format: string): TestMaker {
+  return () => stringCheck(formatChecker(format));
+}
+
+/** §7.3.11 has the format "<format_name>". */
+export const formatTest: TestMaker = (right) => stringCheck(formatChecker(String(literalOf(right))));
+
+/** §7.3.12 matches pattern "<pattern>". */
+export const patternTest: TestMaker = (right) => {
+  const compiled = compilePattern(String(literalOf(right)));
+  return compiled.ok ? stringCheck(compiled.test) : () => false;
+};
+
+/** §7.3.7 is empty. */
+export const emptyTest: TestMaker = () => (l) => isEmptyValue(l);
+
+/** §7.3.8 is later than / is earlier than. */
+export function laterEarlierTest(direction: 'later' | 'earlier'): TestMaker {
+  const cmp = direction === 'later' ? (a: number, b: number) => a > b : (a: number, b: number) => a < b;
+  return (right) => (right?.kind === 'path' ? (l, r) => cmp(toDay(l), toDay(r)) : laterEarlier(literalOf(right), cmp));
+}
+
+/** How a period operand is compared with today: §7.3.9 is within, §7.3.10 is older than / is younger than. */
+export type PeriodRelation = 'within' | 'older' | 'younger';
+
+/** §7.3.9, §7.3.10: the tests against a period around (or before) today. */
+export function periodTest(relation: PeriodRelation): TestMaker {
+  return (right) => {
+    if (right?.kind !== 'period') return () => false;
+    const length = instantPeriodDays(right.count, right.unit);
+    if (length !== null) return instantPeriodTest(relation, length);
+    const bounds = periodBounds(right.count, right.unit);
+    if (relation === 'within') {
+      return (l, _r, today) => {
+        const d = toDay(l);
+        const b = bounds(today);
+        return d >= b.past && d <= b.future;
+      };
     }
-    case 'is empty':
-      return (l) => isEmptyValue(l);
-    case 'is later than':
-      if (isPath) return (l, r) => toDay(l) > toDay(r);
-      return laterEarlier(lit, (a, b) => a > b);
-    case 'is earlier than':
-      if (isPath) return (l, r) => toDay(l) < toDay(r);
-      return laterEarlier(lit, (a, b) => a < b);
-    case 'period':
-    case 'is older than':
-    case 'is younger than': {
-      if (right?.kind !== 'period') return () => false;
-      const length = instantPeriodDays(right.count, right.unit);
-      if (length !== null) return instantPeriodTest(name, length);
-      const bounds = periodBounds(right.count, right.unit);
-      if (name === 'period') {
-        return (l, _r, today) => {
-          const d = toDay(l);
-          const b = bounds(today);
-          return d >= b.past && d <= b.future;
-        };
-      }
-      if (name === 'is older than') return (l, _r, today) => toDay(l) < bounds(today).past;
-      return (l, _r, today) => toDay(l) > bounds(today).past;
-    }
-    default:
-      throw new Error(`INVARIANT: no test for operator \`${name}\``);
-  }
+    if (relation === 'older') return (l, _r, today) => toDay(l) < bounds(today).past;
+    return (l, _r, today) => toDay(l) > bounds(today).past;
+  };
 }
 
 /**
@@ -181,11 +200,11 @@ export function compileTest(name: CanonicalOperator, right: Operand | null): Tes
  * within when some instant of the day lies in now − P … now + P, older when the whole day ends
  * before now − P, younger when some instant of the day is after now − P.
  */
-function instantPeriodTest(name: 'period' | 'is older than' | 'is younger than', length: number): Test {
+function instantPeriodTest(relation: PeriodRelation, length: number): Test {
   const test =
-    name === 'period'
+    relation === 'within'
       ? (start: number, end: number, now: number) => end >= now - length && start <= now + length
-      : name === 'is older than'
+      : relation === 'older'
         ? (_start: number, end: number, now: number) => end < now - length
         : (_start: number, end: number, now: number) => end > now - length;
   return (l, _r, now) => {
@@ -194,9 +213,9 @@ function instantPeriodTest(name: 'period' | 'is older than' | 'is younger than',
     const d = toDay(l);
     // The day's last instant is just before d + 1: `end >= x` is `d + 1 > x`, `end < x` is `d + 1 <= x`.
     if (d !== d) return false;
-    return name === 'period'
+    return relation === 'within'
       ? d + 1 > now - length && d <= now + length
-      : name === 'is older than'
+      : relation === 'older'
         ? d + 1 <= now - length
         : d + 1 > now - length;
   };

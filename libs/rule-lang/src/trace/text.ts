@@ -5,6 +5,7 @@
  * only for values). One definition of each piece keeps the two byte-identical.
  */
 
+import { operandKindOf, positiveWording } from '../operators/index.js';
 import { boundedJson } from './bounded-json.js';
 
 /**
@@ -105,21 +106,7 @@ export function padOf(depth: number): string {
   return PADS[depth];
 }
 
-/** How a positive operator is worded in a trace line (canonical names that read differently). */
-function positiveWording(operator: string): string {
-  switch (operator) {
-    case 'format check':
-      return 'has the format';
-    case 'pattern':
-      return 'matches pattern';
-    case 'period':
-      return 'is within';
-    default:
-      return operator;
-  }
-}
-
-/** The operator of a comparison line: a negative form as written, a positive one by its wording. */
+/** The operator of a comparison line: a negative form as written, a positive one by its first form (the catalogue's). */
 export function operatorText(operator: string, written: string, negated: boolean): string {
   return negated ? written : positiveWording(operator);
 }
@@ -146,12 +133,14 @@ function isDateText(s: string): boolean {
 
 /**
  * The right-operand text of a comparison line for an operand that is not a path: '' for none,
- * ` <value>` otherwise (periods and dates bare, the rest as JSON). `listText` prints a list.
+ * ` <value>` otherwise (periods and dates bare, the rest as JSON; a format name or pattern is
+ * always JSON). `listText` prints a list.
  */
 export function valueOperandText(operator: string, v: unknown, listText: (list: readonly unknown[]) => string = json): string {
   if (v === null) return '';
-  if (operator === 'period' || operator === 'is older than' || operator === 'is younger than') return ` ${v as string | number}`;
-  if (typeof v === 'string' && isDateText(v) && operator !== 'format check' && operator !== 'pattern') {
+  const kind = operandKindOf(operator);
+  if (kind === 'period') return ` ${v as string | number}`;
+  if (typeof v === 'string' && isDateText(v) && kind !== 'string') {
     return ` ${v}`;
   }
   return ` ${Array.isArray(v) ? listText(v) : json(v)}`;

@@ -24,6 +24,11 @@ const UNIT_WORDS: ReadonlyMap<string, PeriodUnit> = new Map<string, PeriodUnit>(
   ['centuries', 'century'],
 ]);
 
+/** Every unit word, singular and plural (§6.5). */
+export function unitWords(): string[] {
+  return [...UNIT_WORDS.keys()];
+}
+
 const ASCII_WORD = /^[A-Za-z]+$/;
 
 /**

@@ -1,8 +1,16 @@
 import type { Msg, NatsConnection } from '@nats-io/transport-node';
 import { Svcm, type Service } from '@nats-io/services';
-import { ArbiterError, exceedsDepth, isArbiterError, MAX_JSON_DEPTH, type WireError } from '@arbiter/contracts';
+import {
+  ArbiterError,
+  exceedsDepth,
+  isArbiterError,
+  MAX_JSON_DEPTH,
+  pingSubject,
+  type PingReply,
+  type WireError,
+} from '@arbiter/contracts';
 import type { Logger } from 'pino';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { isDatabaseUnavailable } from '../db-faults.js';
 import type { BusMetrics } from '../metrics.js';
 import { REQUEST_ID_HEADER } from './headers.js';
@@ -85,7 +93,14 @@ export class BusServer {
       queue: def.name,
     });
     this.services.push(service);
-    for (const [endpointName, endpoint] of Object.entries(def.endpoints)) {
+    // `<queue group>.ping` last: a replica that answers it has subscribed every endpoint before it
+    // (one connection's subscriptions reach the server in order), so a ping says the service serves.
+    const ping = defineEndpoint({
+      subject: pingSubject(def.name),
+      request: z.unknown(),
+      handler: async (): Promise<PingReply> => ({ service: def.name, version: def.version }),
+    });
+    for (const [endpointName, endpoint] of Object.entries({ ...def.endpoints, ping })) {
       const subject = this.subject(endpoint.subject);
       service.addEndpoint(endpointName, {
         subject,

@@ -5,17 +5,24 @@ import type { FlowDefinition } from '@arbiter/contracts';
 type Point = { x: number; y: number };
 
 const NODE_W = 170;
-const NODE_H = 46;
+const NODE_H = 50;
+/** Characters of a node's second line that fit its box at the graph's font size. */
+const FITS = 24;
 
-function nodeLabel(id: string, node: FlowDefinition['nodes'][string]): string {
-  if (node.type === 'return') return `${id}: return ${JSON.stringify(node.value)}`;
-  if (node.type === 'custom') return `${id}: “${String(node.outcome)}”`;
+/** What a node does, as its second line: a policy node names its policy (by `names`, else a short base id). */
+export function nodeDetail(node: FlowDefinition['nodes'][string], names: ReadonlyMap<string, string>): string {
+  if (node.type === 'return') return `return ${JSON.stringify(node.value)}`;
+  if (node.type === 'custom') return `“${String(node.outcome)}”`;
   if (node.type === 'table') {
     const rules = Array.isArray(node.rules) ? node.rules.length : 0;
-    return `${id}: table ${String(node.hitPolicy)} ·${rules}`;
+    return `table ${String(node.hitPolicy)} ·${rules}`;
   }
-  return `${id}: policy${node.version ? ` v${node.version}` : ''}`;
+  const baseId = String(node.baseId);
+  const pinned = node.version ? ` v${node.version}` : '';
+  return `${names.get(baseId) ?? `policy ${baseId.slice(0, 8)}…`}${pinned}`;
 }
+
+const fit = (text: string) => (text.length > FITS ? `${text.slice(0, FITS - 1)}…` : text);
 
 /** The labelled edges of a node: a policy's true/false; a table's `next`, its routes (by value) and `default`. */
 function branches(n: FlowDefinition['nodes'][string]): [string, unknown][] {
@@ -36,8 +43,20 @@ function branches(n: FlowDefinition['nodes'][string]): [string, unknown][] {
   return [];
 }
 
-/** A flow drawn as a DAG (dagre layout, SVG), table nodes with their hit policy and rule count; the nodes and edges of `path` are highlighted. */
-export function FlowGraph({ definition, path = [] }: { definition: FlowDefinition; path?: string[] }) {
+/**
+ * A flow drawn as a DAG (dagre layout, SVG): each node's id, and what it does (a policy node's
+ * policy by name from `names`, a table's hit policy and rule count); the nodes and edges of `path`
+ * are highlighted.
+ */
+export function FlowGraph({
+  definition,
+  path = [],
+  names = new Map(),
+}: {
+  definition: FlowDefinition;
+  path?: string[];
+  names?: ReadonlyMap<string, string>;
+}) {
   const layout = useMemo(() => {
     const g = new dagre.graphlib.Graph({ multigraph: true });
     g.setGraph({ rankdir: 'TB', nodesep: 30, ranksep: 50, marginx: 10, marginy: 10 });
@@ -120,9 +139,13 @@ export function FlowGraph({ definition, path = [] }: { definition: FlowDefinitio
             data-node={n.id}
             data-on-path={onPath.has(n.id) ? 'true' : 'false'}
           >
+            <title>{`${n.id}: ${nodeDetail(node, names)}`}</title>
             <rect width={NODE_W} height={NODE_H} rx={8} />
-            <text x={NODE_W / 2} y={NODE_H / 2 + 5} textAnchor="middle">
-              {nodeLabel(n.id, node).slice(0, 26)}
+            <text x={NODE_W / 2} y={19} textAnchor="middle" className="node-id">
+              {fit(n.id)}
+            </text>
+            <text x={NODE_W / 2} y={38} textAnchor="middle" data-testid="node-detail">
+              {fit(nodeDetail(node, names))}
             </text>
           </g>
         );

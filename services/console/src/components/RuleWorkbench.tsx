@@ -203,7 +203,8 @@ export function RuleWorkbench({
             <ol>
               {explain.rules.map((r, i) => (
                 <li key={i}>
-                  <strong>{r.label ? `${r.label}: ` : ''}</strong>A <b>{r.selector}</b> {r.outcome} if
+                  <strong>{r.label ? `${r.label}: ` : ''}</strong>A <b>{r.selector}</b> {r.verb ? `${r.verb} ` : ''}
+                  {r.outcome} if
                   <Conditions conditions={r.conditions} />
                 </li>
               ))}

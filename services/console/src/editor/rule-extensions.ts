@@ -3,6 +3,7 @@ import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import type { EditorView } from '@codemirror/view';
 import type { ArbiterClient } from '@arbiter/sdk/client';
+import { LONGEST_PHRASE_WORDS, OPERATOR_START_WORDS, OPERATOR_SYMBOLS } from '@arbiter/rule-lang/operator-words';
 import { problemText } from '../lib/api.js';
 import { errorLocation, errorRange, ruleLanguage } from '../lib/rule-syntax.js';
 import type { OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
@@ -43,13 +44,20 @@ export function ruleLinter(api: ArbiterClient, onResult?: (reply: ValidateRespon
   ];
 }
 
+/** The start of an operator phrase being typed: a word an operator starts with and the phrase's further words, or a run of symbol characters. */
+const OPERATOR_PREFIX = ((): RegExp => {
+  const escape = (s: string): string => s.replace(/[\\\]^-]/g, '\\$&');
+  const symbolChars = [...new Set(OPERATOR_SYMBOLS.join(''))].map(escape).join('');
+  return new RegExp(`(?:^|\\s)((?:${OPERATOR_START_WORDS.join('|')})(?: [a-z]*){0,${LONGEST_PHRASE_WORDS - 1}}|[${symbolChars}]+)$`, 'i');
+})();
+
 /**
- * The operator being typed before the cursor: from its first word (`is`, `does`, `has`,
- * `matches`, `equals`, `contains` or a symbol) to the cursor, so `is at` completes to
- * `is at least` as one phrase; null when no operator is being typed.
+ * The operator being typed before the cursor: from its first word (`is`, `does`, `has`, … — the
+ * words the language's operator phrases start with) or symbol to the cursor, so `is at` completes
+ * to `is at least` as one phrase; null when no operator is being typed.
  */
 export function operatorPrefix(lineBefore: string): string | null {
-  const phrase = /(?:^|\s)((?:is|does|has|matches|equals|contains)(?: [a-z]*){0,4}|[<>=!]+)$/i.exec(lineBefore);
+  const phrase = OPERATOR_PREFIX.exec(lineBefore);
   return phrase ? phrase[1] : null;
 }
 

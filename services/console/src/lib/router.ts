@@ -14,6 +14,12 @@ export function navigate(route: string): void {
   window.dispatchEvent(new PopStateEvent('popstate'));
 }
 
+/** Goes to `route` in place of the current entry (no new history step): a redirect. */
+export function redirect(route: string): void {
+  window.history.replaceState(null, '', `${BASE}${route}`);
+  window.dispatchEvent(new PopStateEvent('popstate'));
+}
+
 /** The current route, updated on navigation and on back/forward. */
 export function useRoute(): string {
   const [route, setRoute] = useState(currentRoute());

@@ -1,60 +1,18 @@
 import { StreamLanguage, type StreamParser } from '@codemirror/language';
+import { KEYWORD_WORDS, OPERATOR_SYMBOLS } from '@arbiter/rule-lang/operator-words';
 
-/** Words the rule language gives a meaning to (LANGUAGE.md); highlighted as keywords. */
-const KEYWORDS = new Set([
-  'a',
-  'an',
-  'the',
-  'if',
-  'and',
-  'or',
-  'not',
-  'is',
-  'of',
-  'in',
-  'at',
-  'least',
-  'most',
-  'greater',
-  'less',
-  'than',
-  'no',
-  'more',
-  'equals',
-  'exactly',
-  'contains',
-  'empty',
-  'valid',
-  'email',
-  'uuid',
-  'date',
-  'has',
-  'format',
-  'matches',
-  'pattern',
-  'within',
-  'days',
-  'older',
-  'younger',
-  'years',
-  'later',
-  'earlier',
-  'length',
-  'number',
-  'any',
-  'all',
-  'where',
-  'its',
-  'satisfies',
-  'does',
-  'present',
-  'true',
-  'false',
-  'months',
-  'weeks',
-  'hours',
-  'minutes',
-]);
+/** Words the rule language gives a meaning to (structural, operator and unit words, from the language's catalogue); highlighted as keywords. */
+const KEYWORDS: ReadonlySet<string> = new Set(KEYWORD_WORDS);
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The rule arrow and the symbolic operators, longest first so `>=` is not read as `>`. */
+const SYMBOLS = new RegExp(
+  `^(?:${['->', ...OPERATOR_SYMBOLS]
+    .sort((x, y) => y.length - x.length)
+    .map(escape)
+    .join('|')})`,
+);
 
 interface State {
   inSelector: boolean;
@@ -97,7 +55,7 @@ export const ruleParser: StreamParser<State> = {
     if (stream.match(/^\d{4}-\d{2}-\d{2}(?:T[\d:.]+Z?)?/)) return 'number';
     if (stream.match(/^-?\d+(?:\.\d+)?/)) return 'number';
     if (stream.match(/^[$§][\p{L}\w-]+/u)) return 'labelName';
-    if (stream.match(/^(?:->|>=|<=|==|!=|>|<)/)) return 'operator';
+    if (stream.match(SYMBOLS)) return 'operator';
     if (stream.match(/^[\p{L}_][\p{L}\w]*/u)) {
       return KEYWORDS.has(stream.current().toLowerCase()) ? 'keyword' : null;
     }

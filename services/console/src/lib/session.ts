@@ -1,6 +1,6 @@
 import { createContext, useContext } from 'react';
 import type { ArbiterClient } from '@arbiter/sdk/client';
-import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
+import { hasCapability } from '@arbiter/contracts/access';
 import type { MeResponse, Scope } from '@arbiter/contracts';
 
 export interface Session {
@@ -18,11 +18,10 @@ export function useSession(): Session {
 }
 
 /**
- * Whether the signed-in caller may do what `scope` stands for: the key's scopes, or for a bearer
- * session (no key, no scopes in `/me`) its role's capabilities. The API decides in the end; this
+ * Whether the signed-in caller may do what `scope` stands for: its role's capabilities, within the
+ * key's scopes when it signed in with a key (a bearer session has no scopes in `/me`). The API decides in the end; this
  * only hides controls that would be refused.
  */
 export function can(me: MeResponse, scope: Scope): boolean {
-  const scopes: readonly string[] = me.scopes ?? (Object.hasOwn(ROLE_CAPABILITIES, me.role) ? ROLE_CAPABILITIES[me.role] : []);
-  return scopes.includes(scope);
+  return hasCapability(me, scope);
 }

@@ -1,5 +1,7 @@
-import { useEffect, useState, type FormEvent } from 'react';
-import { useSession } from '../lib/session.js';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { can, useSession } from '../lib/session.js';
+import { auditSummary, nameKey } from '../lib/audit-summary.js';
+import { Link } from '../components/Link.js';
 import type { AuditEvent, AuditListFilter, EventKind, EventResourceType, Page } from '@arbiter/contracts';
 import { EVENT_KINDS, EVENT_RESOURCE_TYPES } from '@arbiter/contracts/event-kinds';
 import { ErrorBox } from '../components/ErrorBox.js';
@@ -20,15 +22,48 @@ const EMPTY: Filters = { kind: '', actor: '', resourceType: '', baseId: '', from
 /** `datetime-local` values are local times; the API takes ISO 8601 instants. */
 const iso = (local: string): string | undefined => (local ? new Date(local).toISOString() : undefined);
 
-/** The org's audit trail (admins and auditors): filters and paging over `GET /audit`. */
+/**
+ * The names of the policies and flows a page of events is about: fetched for a caller who may
+ * view them (a deleted one keeps the name its events carry, or its short id).
+ */
+function useRecordNames(events: AuditEvent[] | undefined): ReadonlyMap<string, string> {
+  const { api, me } = useSession();
+  const [fetched, setFetched] = useState<ReadonlyMap<string, string>>(new Map());
+  const [asked] = useState(() => new Set<string>());
+  useEffect(() => {
+    if (!events || !can(me, 'view')) return;
+    for (const e of events) {
+      const key = nameKey(e);
+      if ((e.resource.type !== 'policy' && e.resource.type !== 'flow') || asked.has(key)) continue;
+      asked.add(key);
+      const records = e.resource.type === 'policy' ? api.policies : api.flows;
+      records.get(key).then(
+        (r) => setFetched((m) => new Map(m).set(key, r.name)),
+        () => undefined, // deleted, or not visible: the event's own name or id stands
+      );
+    }
+  }, [api, me, events, asked]);
+  return useMemo(() => {
+    // names the events themselves carry (created, imported, restored), newest first; fetched names win
+    const names = new Map<string, string>();
+    for (const e of events ?? []) {
+      if (typeof e.details.name === 'string' && !names.has(nameKey(e))) names.set(nameKey(e), e.details.name);
+    }
+    for (const [k, v] of fetched) names.set(k, v);
+    return names;
+  }, [events, fetched]);
+}
+
+/** The org's audit trail (admins and auditors): filters and paging over `GET /audit`, each event said in words. */
 export function AuditPage() {
-  const { api } = useSession();
+  const { api, me } = useSession();
   const [form, setForm] = useState<Filters>(EMPTY);
   const [filters, setFilters] = useState<Filters>(EMPTY);
   const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
   const [page, setPage] = useState<Page<AuditEvent> | null>(null);
   const [error, setError] = useState<unknown>(null);
   const cursor = cursors[cursors.length - 1];
+  const names = useRecordNames(page?.items);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -103,33 +138,42 @@ export function AuditPage() {
             <thead>
               <tr>
                 <th>When</th>
-                <th>Kind</th>
-                <th>Actor</th>
-                <th>Resource</th>
-                <th>Details</th>
+                <th>What happened</th>
               </tr>
             </thead>
             <tbody>
               {page.items.length === 0 && (
                 <tr>
-                  <td colSpan={5} className="muted">
+                  <td colSpan={2} className="muted">
                     No events match.
                   </td>
                 </tr>
               )}
-              {page.items.map((e) => (
-                <tr key={e.eventId}>
-                  <td>{new Date(e.at).toLocaleString()}</td>
-                  <td>{e.kind}</td>
-                  <td>{e.actor.userId}</td>
-                  <td>
-                    {e.resource.type} <code>{e.resource.id.slice(0, 13)}</code>
-                  </td>
-                  <td>
-                    <code className="details">{JSON.stringify(e.details)}</code>
-                  </td>
-                </tr>
-              ))}
+              {page.items.map((e) => {
+                const linked = (e.resource.type === 'policy' || e.resource.type === 'flow') && e.kind !== 'deleted' && can(me, 'view');
+                return (
+                  <tr key={e.eventId} data-kind={e.kind}>
+                    <td className="when">
+                      <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time>
+                    </td>
+                    <td>
+                      <span className="badge">{e.kind}</span> <span data-testid="event-summary">{auditSummary(e, names)}</span>
+                      {linked && (
+                        <>
+                          {' '}
+                          <Link to={`/${e.resource.type === 'policy' ? 'policies' : 'flows'}/${nameKey(e)}`}>open</Link>
+                        </>
+                      )}
+                      <details className="event-raw">
+                        <summary>Raw event</summary>
+                        <pre className="details" data-testid="event-raw">
+                          {JSON.stringify({ eventId: e.eventId, actor: e.actor, resource: e.resource, details: e.details }, null, 2)}
+                        </pre>
+                      </details>
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
           <CursorPager cursors={cursors} nextCursor={page.nextCursor} onChange={setCursors} back="← Newer" forward="Older →" />

@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
 import type { ArbiterClient } from '@arbiter/sdk/client';
@@ -43,6 +43,32 @@ function flowKind(api: ArbiterClient): RecordKind<FlowRecord> {
 
 const jsonExt = [json()];
 
+/** The names of the policies the definition's policy nodes call, fetched once per base id (a base not found keeps its id). */
+function usePolicyNames(api: ArbiterClient, definition: FlowDefinition | null): ReadonlyMap<string, string> {
+  const [names, setNames] = useState<ReadonlyMap<string, string>>(new Map());
+  const [asked] = useState(() => new Set<string>());
+  const wanted = useMemo(
+    () =>
+      [
+        ...new Set(
+          Object.values(definition?.nodes ?? {}).flatMap((n) => (n?.type === 'policy' && typeof n.baseId === 'string' ? [n.baseId] : [])),
+        ),
+      ].join(' '),
+    [definition],
+  );
+  useEffect(() => {
+    for (const baseId of wanted.split(' ').filter(Boolean)) {
+      if (asked.has(baseId)) continue;
+      asked.add(baseId);
+      api.policies.get(baseId).then(
+        (p) => setNames((m) => new Map(m).set(baseId, p.name)),
+        () => undefined, // an unknown or malformed id keeps the short id; saving reports it
+      );
+    }
+  }, [api, wanted, asked]);
+  return names;
+}
+
 /** The flow's definition (JSON), its graph, a grid per decision table, and test runs whose path (and matched rules) are highlighted. */
 function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason }: EditorSlotProps) {
   const { api } = useSession();
@@ -57,6 +83,7 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
       return null;
     }
   }, [content]);
+  const names = usePolicyNames(api, definition);
 
   const run = async (stored: boolean) => {
     setError(null);
@@ -119,7 +146,11 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
         <section className="pane" aria-label="Graph">
           <h2>Graph</h2>
           <div className="graph-scroll">
-            {definition ? <FlowGraph definition={definition} path={path} /> : <p className="error">The definition is not valid JSON.</p>}
+            {definition ? (
+              <FlowGraph definition={definition} path={path} names={names} />
+            ) : (
+              <p className="error">The definition is not valid JSON.</p>
+            )}
           </div>
         </section>
       </div>

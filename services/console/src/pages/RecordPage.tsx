@@ -34,15 +34,44 @@ export interface RecordKind<R extends AnyRecord> {
 }
 
 /** What the page asks of `api.policies` / `api.flows`: the record, its versions, edits, reviews and impact analyses. */
-export type RecordEndpoints<R extends AnyRecord> = RecordsApi<
-  R,
-  unknown,
-  unknown,
-  Record<string, unknown>,
-  { state: string; impact?: ShownImpact | null },
-  unknown,
-  unknown
->;
+export type RecordEndpoints<R extends AnyRecord> = RecordsApi<R, unknown, unknown, Record<string, unknown>, ReviewView, unknown, unknown>;
+
+/** What the review section shows of `GET /{noun}/{id}/review`. */
+export interface ReviewView {
+  state: string;
+  impact?: ShownImpact | null;
+  requestedBy: string | null;
+  requestedAt: string | null;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  comment: string | null;
+  checks?: { passed: boolean; checkedAt: string } | null;
+}
+
+const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
+
+/** Who asked for the review and when, the checks at submission, and the decision so far. */
+function ReviewFacts({ review }: { review: ReviewView }) {
+  return (
+    <p data-testid="review-facts">
+      {review.requestedBy && review.requestedAt ? (
+        <>
+          Asked for review by <strong data-testid="review-requested-by">{review.requestedBy}</strong> on {when(review.requestedAt)}.
+        </>
+      ) : (
+        'Not submitted for review.'
+      )}
+      {review.checks ? ` Publish checks ${review.checks.passed ? 'passed' : 'failed'} at submission.` : ''}
+      {review.decidedBy && review.decidedAt && (review.state === 'approved' || review.state === 'rejected') && (
+        <>
+          {' '}
+          {review.state === 'approved' ? 'Approved' : 'Rejected'} by <strong>{review.decidedBy}</strong> on {when(review.decidedAt)}
+          {review.comment ? `: “${review.comment}”` : ''}.
+        </>
+      )}
+    </p>
+  );
+}
 
 export interface EditorSlotProps {
   content: string;
@@ -100,12 +129,16 @@ export function RecordPage<R extends AnyRecord>({
   const [comment, setComment] = useState('');
   const [busy, setBusy] = useState(false);
   const [loadCount, setLoadCount] = useState(0);
+  const [reviewView, setReviewView] = useState<ReviewView | null>(null);
 
   const load = useCallback(async () => {
     const rec = await kind.endpoints.get(id);
     const page = await kind.endpoints.versions(kind.idOf(rec), { pageSize: 50 }).page();
     setRecords(page.items);
     const editing = page.items.find((r) => r.status === 'draft') ?? page.items[0] ?? rec;
+    const asked = editing.status === 'draft' && editing.review && editing.review.state !== 'draft';
+    // the record loads even when the summary cannot (the buttons still work; the API decides)
+    setReviewView(asked ? await kind.endpoints.review(kind.idOf(editing)).catch(() => null) : null);
     setName(editing.name);
     setDescription(editing.description);
     setContent(kind.contentOf(editing));
@@ -250,34 +283,40 @@ export function RecordPage<R extends AnyRecord>({
             Edit: new draft from v{latest.version}
           </button>
         )}
-        {draft && can(me, 'publish') && (reviewState === 'pending_approval' || reviewState === 'approved') && (
-          <span className="review-actions">
-            <label>
-              Comment <input value={comment} onChange={(e) => setComment(e.target.value)} />
-            </label>
-            {reviewState === 'pending_approval' && (
-              <>
-                <button type="button" onClick={() => void review('approve')} disabled={busy}>
-                  Approve
-                </button>
-                <button type="button" onClick={() => void review('reject')} disabled={busy}>
-                  Reject
-                </button>
-              </>
-            )}
-            {reviewState === 'approved' && (
-              <button type="button" onClick={() => void review('publish')} disabled={busy}>
-                Publish approved draft
-              </button>
-            )}
-          </span>
-        )}
         {can(me, 'admin') && (
           <button type="button" className="danger" onClick={() => void remove()}>
             Delete
           </button>
         )}
       </div>
+      {draft && reviewView && (
+        <section className="review-box" aria-label="Review" data-testid="review">
+          <h2>Review: {reviewView.state.replace('_', ' ')}</h2>
+          <ReviewFacts review={reviewView} />
+          {can(me, 'publish') && (reviewState === 'pending_approval' || reviewState === 'approved') && (
+            <div className="actions review-actions">
+              {reviewState === 'pending_approval' && (
+                <>
+                  <label className="review-comment">
+                    Comment <input value={comment} onChange={(e) => setComment(e.target.value)} placeholder="optional" />
+                  </label>
+                  <button type="button" className="approve" onClick={() => void review('approve')} disabled={busy}>
+                    Approve
+                  </button>
+                  <button type="button" onClick={() => void review('reject')} disabled={busy}>
+                    Reject
+                  </button>
+                </>
+              )}
+              {reviewState === 'approved' && (
+                <button type="button" className="approve" onClick={() => void review('publish')} disabled={busy}>
+                  Publish approved draft
+                </button>
+              )}
+            </div>
+          )}
+        </section>
+      )}
       <div className="meta-fields">
         <label className="field">
           Name <input value={name} onChange={(e) => setName(e.target.value)} readOnly={!editable} />

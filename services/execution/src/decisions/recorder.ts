@@ -1,6 +1,7 @@
 import {
   DECISION_DROP_FIELDS,
   MAX_DROPS_PER_REPORT,
+  newEvent,
   type ArbiterEvent,
   type DecisionDropReason,
   type DecisionDropsReport,
@@ -262,15 +263,8 @@ export class DecisionRecorder {
           masked,
           ...answer(),
         };
-        const event: ArbiterEvent = {
-          eventId: decisionId,
-          orgId: ran.orgId,
-          kind: 'decided',
-          at: when,
-          actor: record.caller,
-          resource: { type: ran.kind, id: ran.recordId, baseId: ran.baseId },
-          details: record,
-        };
+        const resource = { type: ran.kind, id: ran.recordId, baseId: ran.baseId };
+        const event = newEvent('decided', { orgId: ran.orgId, ...record.caller }, resource, record, { at: when, eventId: decisionId });
         // Measured as published: numbers can grow when written again (9e20 is 900000000000000000000).
         const json = JSON.stringify(event);
         const max = this.opts.maxRecordBytes?.();

@@ -192,7 +192,20 @@ const DOCUMENTED_BODIES: Readonly<Record<string, object>> = {
   },
 };
 
-/** Sets each operation's {@link OPERATION_IDS} entry (`/mcp`, one route for three methods, gets one per method) and {@link DOCUMENTED_BODIES}. */
+/** Response headers of a path's 401 the route schemas cannot carry (the zod transform drops `headers`). */
+const DOCUMENTED_401_HEADERS: Readonly<Record<string, object>> = {
+  '/mcp': {
+    'www-authenticate': {
+      description: 'The challenge `ApiKey realm="arbiter", header="x-mcp-api-key"`: send an API key, not an OAuth token',
+      schema: { type: 'string' },
+    },
+  },
+};
+
+/**
+ * Sets each operation's {@link OPERATION_IDS} entry (`/mcp`, one route for three methods, gets one
+ * per method), {@link DOCUMENTED_BODIES} and {@link DOCUMENTED_401_HEADERS}.
+ */
 function finishDocument<T>(doc: T): T {
   const paths = (doc as { paths?: Record<string, Record<string, unknown>> }).paths ?? {};
   for (const [path, item] of Object.entries(paths)) {
@@ -201,11 +214,16 @@ function finishDocument<T>(doc: T): T {
       const key = `${method.toUpperCase()} ${path}`;
       const operationId = OPERATION_IDS[key];
       const requestBody = DOCUMENTED_BODIES[key];
+      const headers401 = DOCUMENTED_401_HEADERS[path];
+      const responses = (operation as { responses?: Record<string, object> }).responses;
       // A copy: the methods of one route share one operation object.
       item[method] = {
         ...operation,
         ...(operationId !== undefined ? { operationId } : {}),
         ...(requestBody !== undefined ? { requestBody } : {}),
+        ...(headers401 !== undefined && responses?.['401'] !== undefined
+          ? { responses: { ...responses, 401: { ...responses['401'], headers: headers401 } } }
+          : {}),
       };
     }
   }

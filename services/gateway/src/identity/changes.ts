@@ -1,5 +1,4 @@
-import { v7 as uuidv7 } from 'uuid';
-import type { ArbiterEvent, EventKind } from '@arbiter/contracts';
+import type { ArbiterEvent } from '@arbiter/contracts';
 import type { EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 
@@ -22,16 +21,4 @@ export async function commitChange<T>(
   });
   if (change.events.length > 0) outbox.committed();
   return change.result;
-}
-
-/** An identity audit event in `orgId` caused by `actor` at `at`. */
-export function identityEvent(
-  orgId: string,
-  actor: ArbiterEvent['actor'],
-  at: Date,
-  kind: EventKind,
-  resource: ArbiterEvent['resource'],
-  details: Record<string, unknown>,
-): ArbiterEvent {
-  return { eventId: uuidv7(), orgId, kind, at: at.toISOString(), actor, resource, details };
 }

@@ -1,6 +1,7 @@
 import {
   ArbiterError,
   hasCapability,
+  newEvent,
   type ApiKeyPage,
   type CreateApiKeyRequest,
   type CreatedApiKey,
@@ -10,8 +11,6 @@ import {
   type OrgSettings,
   type PageQuery,
   type Principal,
-  type ArbiterEvent,
-  type EventKind,
   type Role,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
@@ -21,7 +20,7 @@ import { DEFAULT_API_KEYS_PER_USER_MAX } from '../config.js';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as settings from '../repositories/org-settings.js';
-import { commitChange, identityEvent, type Change } from './changes.js';
+import { commitChange, type Change } from './changes.js';
 import type { ApiKeyCache } from './key-cache.js';
 import { KeyIssuer } from './key-issuer.js';
 import { toApiKey, toMember } from './views.js';
@@ -111,18 +110,20 @@ export class IdentityService {
       const keyEvents = lineage
         .filter((k) => k.newlyRevoked)
         .map((k) =>
-          this.event(
-            principal,
+          newEvent(
             'key revoked',
+            principal,
             { type: 'apikey', id: k.apiKeyId },
             { name: k.name, owner: k.userId, memberRemoved: userId },
+            { at: this.now() },
           ),
         );
-      const removed = this.event(
-        principal,
+      const removed = newEvent(
         'member removed',
+        principal,
         { type: 'user', id: userId },
         { role: member.role, keysRevoked: keyEvents.length },
+        { at: this.now() },
       );
       return { result: lineage, events: [removed, ...keyEvents] };
     });
@@ -147,7 +148,7 @@ export class IdentityService {
         );
       }
       const upserted = await members.upsertMember(trx, principal.orgId, userId, role);
-      const event = this.event(principal, 'assigned', { type: 'user', id: userId }, { role, added: upserted.created });
+      const event = newEvent('assigned', principal, { type: 'user', id: userId }, { role, added: upserted.created }, { at: this.now() });
       return { result: upserted, events: [event] };
     });
     await this.refreshCachedGrants(await keys.keyHashesOfMember(this.db, principal.orgId, userId));
@@ -214,7 +215,7 @@ export class IdentityService {
         .filter((k) => k.newlyRevoked)
         .map((k) => {
           const details = { name: k.name, owner: k.userId, ...(k.apiKeyId !== apiKeyId ? { revokedWith: apiKeyId } : {}) };
-          return this.event(principal, 'key revoked', { type: 'apikey', id: k.apiKeyId }, details);
+          return newEvent('key revoked', principal, { type: 'apikey', id: k.apiKeyId }, details, { at: this.now() });
         });
       return { result: lineage, events };
     });
@@ -235,7 +236,7 @@ export class IdentityService {
       const details = { governanceApproval: { from: before.governanceApproval, to: after.governanceApproval } };
       return {
         result: after,
-        events: changed ? [this.event(principal, 'settings changed', { type: 'org', id: principal.orgId }, details)] : [],
+        events: changed ? [newEvent('settings changed', principal, { type: 'org', id: principal.orgId }, details, { at: this.now() })] : [],
       };
     });
   }
@@ -243,12 +244,6 @@ export class IdentityService {
   /** Runs `fn` in a transaction that also queues its events, then wakes the relay. */
   private commit<T>(fn: (trx: Knex.Transaction) => Promise<Change<T>>): Promise<T> {
     return commitChange(this.db, this.events, fn);
-  }
-
-  /** An audit event caused by `principal` now. */
-  private event(principal: Principal, kind: EventKind, resource: ArbiterEvent['resource'], details: Record<string, unknown>): ArbiterEvent {
-    const actor = { userId: principal.userId, ...(principal.apiKeyId !== undefined ? { apiKeyId: principal.apiKeyId } : {}) };
-    return identityEvent(principal.orgId, actor, this.now(), kind, resource, details);
   }
 
   // INVARIANT: runs after the change committed, so the grants written are the new truth and

@@ -7,6 +7,7 @@ import {
   UserId,
   capabilitiesOf,
   hasCapability,
+  newEvent,
   ROLE_CAPABILITIES,
   type ArbiterEvent,
   type CreatedApiKey,
@@ -21,7 +22,7 @@ import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import { generateApiKey, hashApiKey } from './api-key-secret.js';
 import { StaleGrantError } from '../errors.js';
-import { commitChange, identityEvent, type Change } from './changes.js';
+import { commitChange, type Change } from './changes.js';
 import { toApiKey } from './views.js';
 
 /** SQLSTATE of a foreign-key violation. */
@@ -215,7 +216,8 @@ export class KeyIssuer {
         createdWithKeyId: inserted.createdWithKeyId,
         ...(spec.issuedBy !== undefined ? { issuedBy: spec.issuedBy } : {}),
       };
-      const event = identityEvent(spec.orgId, spec.actor, now, 'key created', { type: 'apikey', id: inserted.apiKeyId }, details);
+      const by = { orgId: spec.orgId, ...spec.actor };
+      const event = newEvent('key created', by, { type: 'apikey', id: inserted.apiKeyId }, details, { at: now });
       return { result: inserted, events: [event] };
     });
     return { ...toApiKey(row), key };

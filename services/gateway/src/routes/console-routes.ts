@@ -41,8 +41,9 @@ export interface ConsoleRoutesOptions {
 
 /**
  * `/console`: the web console's static files, and its `index.html` for every client route under
- * `/console/*` (the app routes in the browser). Hashed assets are cached for a year; the page is
- * never cached, so a new build shows at the next load. Not built → 503 naming the fix.
+ * `/console/*` (the app routes in the browser). Hashed assets are cached for a year (immutable)
+ * and sent brotli- or gzip-compressed per `Accept-Encoding`; the page is never cached, so a new
+ * build shows at the next load. Not built → 503 naming the fix.
  */
 export async function consoleRoutes(app: FastifyInstance, opts: ConsoleRoutesOptions): Promise<void> {
   let indexHtml: string;
@@ -65,10 +66,14 @@ export async function consoleRoutes(app: FastifyInstance, opts: ConsoleRoutesOpt
     decorateReply: false,
     serveDotFiles: false,
     cacheControl: false,
+    // The build writes `.br` and `.gz` twins of the larger assets: sent as they are when the
+    // browser accepts them (brotli first), the plain file otherwise.
+    preCompressed: true,
     setHeaders: (res, filePath) => {
       for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
       const hashed = filePath.includes(`${path.sep}assets${path.sep}`);
       res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      res.setHeader('vary', 'accept-encoding');
     },
   });
 

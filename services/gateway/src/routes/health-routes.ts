@@ -5,6 +5,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 export interface ReadinessCheck {
   readonly name: string;
   readonly check: () => Promise<void>;
+  /** Whether a failure makes `/readyz` 503 (default true); a check that is not required is only reported. */
+  readonly required?: boolean;
 }
 
 /** Dependencies of {@link healthRoutes}. */
@@ -28,11 +30,21 @@ async function withinDeadline(check: () => Promise<void>): Promise<void> {
   }
 }
 
-const Health = z.object({ status: z.enum(['ok', 'unavailable']), checks: z.record(z.string(), z.enum(['ok', 'failed'])).optional() });
+const Health = z.object({
+  status: z.enum(['ok', 'unavailable']),
+  checks: z
+    .record(z.string(), z.enum(['ok', 'failed']))
+    .optional()
+    .describe(
+      'Each dependency: `database`, `redis`, `nats`, and each back-end service answering on the bus (`execution`, `registry`, ' +
+        '`governance`, `audit`, `webhooks`, `mcp`); `status` counts the services of `GATEWAY_READY_SERVICES` (default all)',
+    ),
+});
 
 /**
- * `GET /healthz` (the process is up) and `GET /readyz` (every dependency answers; else 503). Metrics
- * are not served on the public port: the ops server serves them on `OPS_PORT` with the other services'.
+ * `GET /healthz` (the process is up) and `GET /readyz` (every required dependency answers; else
+ * 503), with each dependency's state. Metrics are not served on the public port: the ops server
+ * serves them on `OPS_PORT` with the other services'.
  */
 export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (app, { checks }) => {
   app.get('/healthz', {
@@ -41,7 +53,12 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
   });
 
   app.get('/readyz', {
-    schema: { tags: ['health'], summary: 'Readiness: database, Redis and the bus', security: [], response: { 200: Health, 503: Health } },
+    schema: {
+      tags: ['health'],
+      summary: 'Readiness: database, Redis, the bus and each back-end service on it',
+      security: [],
+      response: { 200: Health, 503: Health },
+    },
     handler: async (request, reply) => {
       const results = await Promise.all(
         checks.map(async (c) => {
@@ -49,12 +66,12 @@ export const healthRoutes: FastifyPluginAsyncZod<HealthRoutesOptions> = async (a
             await withinDeadline(c.check);
             return [c.name, 'ok'] as const;
           } catch (err) {
-            request.log.warn({ err, check: c.name }, `readiness check failed: ${c.name}`);
+            if (c.required !== false) request.log.warn({ err, check: c.name }, `readiness check failed: ${c.name}`);
             return [c.name, 'failed'] as const;
           }
         }),
       );
-      const ready = results.every(([, r]) => r === 'ok');
+      const ready = results.every(([, r], i) => r === 'ok' || checks[i].required === false);
       return reply.status(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks: Object.fromEntries(results) });
     },
   });

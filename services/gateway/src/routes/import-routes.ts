@@ -48,8 +48,9 @@ export const importRoutes: FastifyPluginAsyncZod<ImportRoutesOptions> = async (a
         description:
           'Each base and group of the bundle is `create`d with new ids (references of flows and group members follow), ' +
           '`unchanged` (imported before from the same org at the same latest version, or the same org importing its own ' +
-          'bundle) or a `conflict` (a live base or group of that name; an earlier import at another version; a flow naming ' +
-          'a policy that is neither imported nor in the org). A dry run changes nothing. A real import with any conflict ' +
+          'bundle) or a `conflict` (an earlier import at another version; a flow naming a policy that is neither imported ' +
+          'nor in the org; a group member not imported). Names are not compared: as at create, two bases or groups may share ' +
+          'a name, so every export imports into an empty org. A dry run changes nothing. A real import with any conflict ' +
           'is 409 with every conflict in `errors` and changes nothing; else one transaction. Version numbers, statuses, ' +
           "tests, schemas and the records' authors and times are kept; the importer owns the new bases and groups. " +
           'A bundle that uses a record id twice, lists a group member twice or numbers a version past 1,000,000,000 is 400 (`errors` names each). ' +

@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ArbiterError } from '@arbiter/contracts';
+import { ArbiterError, ProblemDetails } from '@arbiter/contracts';
 import { authenticateApiKey, principalOf, requireCapability } from '../http/auth.js';
-import { rawBodyOf } from '../http/json-body.js';
+import { parseJsonBody, rawBodyOf } from '../http/json-body.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { McpForwarder } from '../clients/mcp-forwarder.js';
@@ -46,12 +46,39 @@ function messageCount(body: unknown): number {
 }
 
 /**
+ * The challenge of a 401 on `/mcp` (RFC 9110 §11.6.1 asks one of every 401). Not `Bearer`: the key
+ * is no OAuth token and there is no protected-resource metadata, so MCP clients that start an
+ * OAuth discovery on a Bearer challenge (the MCP spec's authorization flow) are told to send a key
+ * instead (services/mcp/README.md, "Authentication").
+ */
+export const MCP_AUTH_CHALLENGE = 'ApiKey realm="arbiter", header="x-mcp-api-key"';
+
+/** The parsed body of a request whose text is not JSON: forwarded as it came, for the mcp service's JSON-RPC parse error. */
+const NOT_JSON = Symbol('not JSON');
+
+/**
  * `/mcp` (spec §4.7, §5.2): the API key is checked here, before any MCP processing, then the
  * request is proxied to the mcp service, which scales on its own. A JSON-RPC batch counts each
  * of its messages in the rate limit, as a batch run counts its items (nothing is forwarded past it).
  */
 export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { authenticator, forwarder, rates }) => {
   app.addHook('onRequest', (request, reply) => authenticateApiKey(request, reply, authenticator, mcpKeyOf(request.headers, request.query)));
+  app.addHook('onSend', async (_request, reply) => {
+    if (reply.statusCode === 401) reply.header('www-authenticate', MCP_AUTH_CHALLENGE);
+  });
+  // Any body is read as text; one that is not JSON (or none) goes on to the mcp service, which
+  // answers it as JSON-RPC does (-32700 Parse error), and a content type other than JSON gets the
+  // transport's JSON-RPC 415. JSON is checked as on every route (depth, keys, text: 400 problems).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    request.rawJson = body as string;
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      if (err instanceof ArbiterError && err.code === 'bad_request') done(null, NOT_JSON);
+      else done(err as Error, undefined);
+    }
+  });
   const canView = requireCapability('view');
 
   app.route({
@@ -74,8 +101,10 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { 
           content: { 'application/json': { schema: JsonRpcAnswer } },
         },
         400: {
-          description: 'A body that is not a JSON-RPC request (or an empty batch): a JSON-RPC error',
-          content: { 'application/json': { schema: JsonRpcResponse } },
+          description:
+            'A body that is not JSON (-32700 Parse error) or not a JSON-RPC request, or an empty batch (-32600): a JSON-RPC error. ' +
+            'JSON nested too deep or carrying U+0000 or a `__proto__` key is a problem document, as on every route',
+          content: { 'application/json': { schema: JsonRpcResponse }, 'application/problem+json': { schema: ProblemDetails } },
         },
         405: {
           description: '`GET` and `DELETE`: this stateless server accepts only `POST` (`allow: POST`)',
@@ -85,7 +114,15 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { 
           description: '`accept` names neither `application/json` nor `text/event-stream`: a JSON-RPC error',
           content: { 'application/json': { schema: JsonRpcResponse } },
         },
-        ...errorResponses(401, 403, 413, 415, 429, 503, 504),
+        401: {
+          description: `No API key, or an unknown, revoked or expired one, with \`www-authenticate: ${MCP_AUTH_CHALLENGE}\``,
+          content: { 'application/problem+json': { schema: ProblemDetails } },
+        },
+        415: {
+          description: 'A body whose `content-type` is not `application/json`: a JSON-RPC error (-32000)',
+          content: { 'application/json': { schema: JsonRpcResponse } },
+        },
+        ...errorResponses(403, 413, 429, 503, 504),
       },
     },
     handler: async (request, reply) => {

@@ -1,5 +1,5 @@
 import { validateDefinition } from '@arbiter/flow';
-import { flowTestProblems } from '../domain/flow-checks.js';
+import { flowTestProblems, tableCheckProblems } from '../domain/flow-checks.js';
 import { policyPublishProblems, schemaProblems } from '../domain/policy-checks.js';
 import type { CheckResult, CheckTask } from './tasks.js';
 
@@ -12,7 +12,10 @@ export default async function runCheck(task: CheckTask): Promise<CheckResult> {
       return task.definitions.map((definition) => validateDefinition(definition));
     case 'policy':
       return policyPublishProblems(task.content, task.stepBudget);
-    case 'flowTests':
-      return flowTestProblems(task.content, new Map(task.targets), task.stepBudget);
+    case 'flowTests': {
+      // The tables' static-check errors block a publish like failing tests; their warnings never do.
+      const tables = tableCheckProblems(task.content.definition);
+      return [...tables, ...(await flowTestProblems(task.content, new Map(task.targets), task.stepBudget))];
+    }
   }
 }

@@ -1,5 +1,5 @@
 import type { ErrorReason, FlowDefinition, FlowPolicyNode, FlowTest } from '@arbiter/contracts';
-import { runFlow, type ResolvedPolicy } from '@arbiter/flow';
+import { checkTable, runFlow, type ResolvedPolicy } from '@arbiter/flow';
 import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
 import { schemaProblems, testFailure, testSchemaProblem } from './policy-checks.js';
 
@@ -83,6 +83,27 @@ export async function flowTestProblems(
     const out = await runFlow(content.definition, test.data, resolve, stepBudget, { trace: false });
     const failure = testFailure(test.name, test.expect, out);
     if (failure) problems.push({ code: 'test_failed', message: failure, path: `tests.${i}` });
+  }
+  return problems;
+}
+
+/**
+ * The static-check errors of the flow's decision tables (rules that overlap under `unique`, or under
+ * `any` with different outputs), each with an input that shows it; warnings (gaps, rules never
+ * chosen, rules that never match) do not block and are not reasons.
+ */
+export function tableCheckProblems(definition: FlowDefinition): ErrorReason[] {
+  const problems: ErrorReason[] = [];
+  for (const [nodeId, node] of Object.entries(definition.nodes)) {
+    if (node.type !== 'table') continue;
+    for (const check of checkTable(nodeId, node).checks) {
+      if (check.severity !== 'error') continue;
+      problems.push({
+        code: check.check === 'overlap' ? 'table_overlap' : 'table_conflict',
+        message: `${check.message}, e.g. ${JSON.stringify(check.example)}`,
+        path: check.path,
+      });
+    }
   }
   return problems;
 }

@@ -2,18 +2,14 @@ import type { FlowDefinition, ImportBundle, ImportFlowBase, ImportItem, ImportPo
 import type { ImportedBaseRow, ImportedGroupRow, KnownBase } from '../repositories/import.js';
 import type { RecordRow } from '../repositories/records.js';
 
-/** What the target org already holds that the bundle's ids and names meet (looked up before planning). */
+/** What the target org already holds that the bundle's ids meet (looked up before planning). */
 export interface ImportLookups {
   /** Bases of the org that bases of the bundle, or named by it (flow nodes, group members), map to, by source base id (see `knownBases`). */
   knownBases: Map<string, KnownBase>;
-  /** Live bases by current name, per kind. */
-  liveNames: Record<RunnableKind, Map<string, string>>;
   /** Policy base and record ids named by flows that are live in the org itself. */
   orgPolicies: { bases: Set<string>; records: Set<string> };
   /** Groups of the org a bundle group maps to, by source group id. */
   knownGroups: Map<string, string>;
-  /** Groups of the org by name. */
-  groupNames: Map<string, string>;
 }
 
 /** The plan of an import: one item per base and group, and the rows to insert when nothing conflicts. */
@@ -72,13 +68,14 @@ function remapDefinition(def: FlowDefinition, baseIds: Map<string, string>, reco
 }
 
 /**
- * Plans loading `bundle` into the caller's org (issue 15 item 6), with no I/O: each base or group
- * is created (new ids), unchanged (imported before at the same latest version, or the same org's
- * own base), or a conflict (a live base or group of that name, an earlier import at another
- * version, an inconsistent base, a flow naming a policy neither imported nor in the org, a group
- * member not imported; in a `governed` org, a new base with published versions: those enter it only
- * through review, issue 20 item 10). Version numbers, statuses and the records' authors and times are kept;
- * the bases and groups are owned by the importer (`importer`).
+ * Plans loading `bundle` into the caller's org, with no I/O: each base or group is created (new
+ * ids), unchanged (imported before at the same latest version, or the same org's own base), or a
+ * conflict (an earlier import at another version, an inconsistent base, a flow naming a policy
+ * neither imported nor in the org, a group member not imported; in a `governed` org, a new base
+ * with published versions: those enter it only through review). Names are labels, not keys, as at
+ * create (docs/api.md#export-and-import): a bundle or an org holding two bases or groups of one
+ * name is no conflict, so every export imports into an empty org. Version numbers, statuses and
+ * the records' authors and times are kept; the bases and groups are owned by the importer.
  */
 export function planImport(
   bundle: ImportBundle,
@@ -134,9 +131,6 @@ export function planImport(
       const reason = `org \`${target.orgId}\` publishes through review only: a published version cannot be imported into it`;
       return { item: item('conflict', null, reason), create: false };
     }
-    const sameName = lookups.liveNames[kind].get(name);
-    if (sameName !== undefined)
-      return { item: item('conflict', null, `a live ${kind} named "${name}" exists: \`${sameName}\``), create: false };
     const id = newId();
     baseIds.set(b.baseId, id);
     baseKinds.set(b.baseId, kind);
@@ -183,7 +177,6 @@ export function planImport(
     };
   };
 
-  const namesSeen: Record<RunnableKind, Set<string>> = { policy: new Set(), flow: new Set() };
   const sections: [RunnableKind, Base[]][] = [
     ['policy', bundle.policies],
     ['flow', bundle.flows],
@@ -191,17 +184,7 @@ export function planImport(
   const created: [RunnableKind, Base, ImportItem][] = [];
   for (const [kind, list] of sections) {
     for (const b of list) {
-      let { item, create } = planBase(kind, b);
-      if (create && namesSeen[kind].has(item.name)) {
-        item = {
-          ...item,
-          action: 'conflict',
-          targetId: null,
-          reason: `the bundle has two ${kind === 'policy' ? 'policies' : 'flows'} named "${item.name}"`,
-        };
-        create = false;
-      }
-      namesSeen[kind].add(item.name);
+      const { item, create } = planBase(kind, b);
       items.push(item);
       if (create) created.push([kind, b, item]);
     }
@@ -235,7 +218,6 @@ export function planImport(
     bases.push(toRows(kind, b));
   }
 
-  const groupNamesSeen = new Set<string>();
   for (const g of bundle.groups) {
     const item = (action: ImportItem['action'], targetId: string | null, reason?: string): ImportItem => ({
       type: 'group',
@@ -246,12 +228,9 @@ export function planImport(
       ...(reason !== undefined ? { reason } : {}),
     });
     const known = lookups.knownGroups.get(g.groupId);
-    const sameName = lookups.groupNames.get(g.name);
     const notMapped = g.members.find((m) => baseKinds.get(m.memberId) !== m.memberType);
     if (seenIds.has(g.groupId)) items.push(item('conflict', null, `group \`${g.groupId}\` is twice in the bundle`));
     else if (known !== undefined) items.push(item('unchanged', known, `already in this org as \`${known}\``));
-    else if (sameName !== undefined) items.push(item('conflict', null, `a group named "${g.name}" exists: \`${sameName}\``));
-    else if (groupNamesSeen.has(g.name)) items.push(item('conflict', null, `the bundle has two groups named "${g.name}"`));
     else if (notMapped !== undefined)
       items.push(item('conflict', null, `member ${notMapped.memberType} \`${notMapped.memberId}\` is neither imported nor in this org`));
     else {
@@ -270,7 +249,6 @@ export function planImport(
       });
     }
     seenIds.add(g.groupId);
-    groupNamesSeen.add(g.name);
   }
   return { items, bases, groups };
 }

@@ -13,7 +13,7 @@ export interface KnownBase {
 
 /**
  * Serializes imports into one org until the transaction ends, so two imports of the same bundle
- * (or of two bundles with the same names) cannot both create.
+ * cannot both create.
  */
 export async function lockOrgImports(db: Db, orgId: string): Promise<void> {
   await db.raw('select pg_advisory_xact_lock(hashtext(?))', [`registry_import:${orgId}`]);
@@ -62,18 +62,6 @@ export async function knownBases(db: Db, orgId: string, originOrgId: string, sou
   return out;
 }
 
-/** Live bases of one kind of `orgId` whose current record has one of `names`: name → base id. */
-export async function liveBaseNames(db: Db, orgId: string, kind: RunnableKind, names: string[]): Promise<Map<string, string>> {
-  if (names.length === 0) return new Map();
-  const rows = (await db('registry_bases as b')
-    .join('registry_records as r', 'r.id', 'b.current_record_id')
-    .where({ 'b.org_id': orgId, 'b.kind': kind })
-    .whereNull('b.deleted_at')
-    .whereIn('r.name', names)
-    .select('b.id', 'r.name')) as { id: string; name: string }[];
-  return new Map(rows.map((r) => [r.name, r.id]));
-}
-
 /** Which of `ids` are live policy bases, and which are records of live policy bases, of `orgId`. */
 export async function livePolicyIds(db: Db, orgId: string, ids: string[]): Promise<{ bases: Set<string>; records: Set<string> }> {
   if (ids.length === 0) return { bases: new Set(), records: new Set() };
@@ -107,16 +95,6 @@ export async function knownGroups(db: Db, orgId: string, originOrgId: string, so
     else if (r.origin_group_id !== null && !out.has(r.origin_group_id)) out.set(r.origin_group_id, r.id);
   }
   return out;
-}
-
-/** Groups of `orgId` with one of `names`: name → id. */
-export async function groupNames(db: Db, orgId: string, names: string[]): Promise<Map<string, string>> {
-  if (names.length === 0) return new Map();
-  const rows = (await db('registry_groups').where({ org_id: orgId }).whereIn('name', names).select('id', 'name')) as {
-    id: string;
-    name: string;
-  }[];
-  return new Map(rows.map((r) => [r.name, r.id]));
 }
 
 /** A base to insert with all its records. */
