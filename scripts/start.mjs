@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Back-end services first; the gateway last, so the API answers once what it routes to is up.
-const ORDER = ['execution', 'registry', 'governance', 'audit', 'mcp', 'gateway'];
+const ORDER = ['execution', 'registry', 'governance', 'audit', 'webhooks', 'mcp', 'gateway'];
 const services = ORDER.filter((name) => existsSync(path.join(root, 'services', name, 'dist/main.js')));
 if (services.length === 0) {
   console.error('start: no built service found; run `npm run build` first');

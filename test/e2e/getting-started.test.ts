@@ -158,7 +158,10 @@ describe('README.md, then docs/getting-started.md in the same org', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ services: ['execution', 'registry', 'governance', 'audit', 'mcp', 'gateway'], env: NPM_START_DEFAULTS });
+    stack = await startStack({
+      services: ['execution', 'registry', 'governance', 'audit', 'webhooks', 'mcp', 'gateway'],
+      env: NPM_START_DEFAULTS,
+    });
   });
   afterAll(async () => stack?.stop());
 

@@ -22,7 +22,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const { postgres: PG_ADMIN_URL, redis: REDIS_URL, nats: NATS_URL } = testServers();
 export { PG_ADMIN_URL };
 
-export type ServiceName = 'execution' | 'registry' | 'governance' | 'audit' | 'mcp' | 'gateway';
+export type ServiceName = 'execution' | 'registry' | 'governance' | 'audit' | 'webhooks' | 'mcp' | 'gateway';
 
 /** A running stack; `stop()` ends every process and removes the database and keys it made. */
 export interface Stack {
@@ -108,7 +108,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const env: Record<string, string> = {
     NATS_URL,
     REDIS_URL,
-    // The governance and audit databases (`<database>_governance`, `<database>_audit`) and the
+    // The governance, audit and webhooks databases (`<database>_governance`, `_audit`, `_webhooks`) and the
     // gateway's Redis prefix (`<prefix>:gateway:`) follow these two, as they do for any stack.
     DATABASE_URL: withDatabase(PG_ADMIN_URL, database),
     NATS_SUBJECT_PREFIX: prefix,
@@ -255,7 +255,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 /** The servers' addresses every stack uses by default (each with its own database and prefixes). */
 export const SHARED_SERVERS = { postgres: PG_ADMIN_URL, redis: REDIS_URL, nats: NATS_URL };
 
-/** Removes what a stack made: its three databases, its Redis keys and its event streams. */
+/** Removes what a stack made: its four databases, its Redis keys and its event streams. */
 export async function removeStackData(database: string, prefix: string, natsUrl: string = NATS_URL): Promise<void> {
   const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
   await admin.connect();
@@ -263,6 +263,7 @@ export async function removeStackData(database: string, prefix: string, natsUrl:
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${database}_audit WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${database}_governance WITH (FORCE)`);
+    await admin.query(`DROP DATABASE IF EXISTS ${database}_webhooks WITH (FORCE)`);
   } finally {
     await admin.end();
   }

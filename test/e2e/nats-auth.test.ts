@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startStack, type ServiceName, type Stack } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SERVICES: ServiceName[] = ['execution', 'registry', 'governance', 'audit', 'mcp', 'gateway'];
+const SERVICES: ServiceName[] = ['execution', 'registry', 'governance', 'audit', 'webhooks', 'mcp', 'gateway'];
 /** Every user of the file has a password. */
 const USERS = SERVICES;
 type User = (typeof USERS)[number];

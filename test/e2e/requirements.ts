@@ -1278,6 +1278,42 @@ export const REQUIREMENTS: readonly Requirement[] = [
       },
     ],
   },
+  {
+    id: 'issue 37 webhooks',
+    title:
+      'org admins register endpoints (secret shown once); events delivered signed (Standard Webhooks), at least once, retried, 410 and a whole failing window disable; private addresses refused; rotation overlap; SIGKILL loses nothing',
+    coveredBy: [
+      {
+        file: `${E2E}/webhooks.test.ts`,
+        tests: [
+          'delivers a change signed, with the event as GET /audit shows it; rotation, ping, deliveries and audit',
+          "refuses a key without `admin`, hides an org's endpoints from another org, and answers a bad URL with a clear 400",
+        ],
+      },
+      {
+        file: `${E2E}/faults/webhooks.test.ts`,
+        tests: ['delivers every event at least once across a SIGKILL of the service and a receiver outage'],
+      },
+      {
+        file: 'services/webhooks/test/delivery.test.ts',
+        tests: [
+          'retries a receiver answering 500 with backoff until it answers 2xx, every attempt kept',
+          'disables an endpoint answering 410 at once and records `webhook disabled`',
+          'gives a delivery up after the retry window and disables an endpoint failing for all of it',
+          'a receiver that never answers holds only its own endpoint: another gets every event meanwhile',
+          'signs with both secrets during a rotation, so a receiver holding either verifies',
+          'refuses to deliver to a private address unless allowed: the attempt is recorded, the receiver never hit',
+        ],
+      },
+      {
+        file: 'services/webhooks/test/manage.test.ts',
+        tests: [
+          'refuses viewers, editors, publishers, auditors and admin keys without the admin scope; another org sees nothing',
+          'answers a bad or refused URL with a clear 400 and creates nothing',
+        ],
+      },
+    ],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */

@@ -14,7 +14,7 @@ import { call, removeStackData, SHARED_SERVERS, startStack, type Stack } from '.
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RULE = 'A **driver** gets a licence if the __age__ of the **driver** is at least 17.';
-const SERVICES = ['execution', 'registry', 'governance', 'audit', 'mcp'];
+const SERVICES = ['execution', 'registry', 'governance', 'audit', 'webhooks', 'mcp'];
 
 describe('scripts/start.mjs', () => {
   const id = randomBytes(5).toString('hex');
@@ -85,6 +85,7 @@ describe('scripts/start.mjs', () => {
       registry: 'ok',
       governance: 'ok',
       audit: 'ok',
+      webhooks: 'ok',
       mcp: 'ok',
     });
   }, 180_000);
@@ -108,6 +109,7 @@ describe('GET /readyz', () => {
         registry: 'ok',
         governance: 'failed',
         audit: 'failed',
+        webhooks: 'failed',
         mcp: 'failed',
       },
     });

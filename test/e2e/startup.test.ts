@@ -10,7 +10,7 @@ import { freePort } from '@arbiter/test-kit';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SERVICES = ['execution', 'registry', 'governance', 'audit', 'mcp', 'gateway'] as const;
+const SERVICES = ['execution', 'registry', 'governance', 'audit', 'webhooks', 'mcp', 'gateway'] as const;
 
 /** Runs a service to its end; returns its exit code and every output line. */
 function run(name: string, env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {

@@ -4,7 +4,7 @@
 /**
  * Audit event kinds: the spec's nine strings (spec §6, DESIGN.md §7), then the identity and
  * lifecycle kinds of DESIGN.md §10 (`assigned` stays the kind of a role assignment or change and of
- * a group membership added). `decided` carries one decision record (contracts `decisions.ts`):
+ * a group membership added), then the webhooks service's own (docs/webhooks.md). `decided` carries one decision record (contracts `decisions.ts`):
  * the audit service stores it in its `decisions` table, not in the trail.
  */
 export const EVENT_KINDS = [
@@ -24,7 +24,11 @@ export const EVENT_KINDS = [
   'restored',
   'imported',
   'decided',
+  'webhook created',
+  'webhook changed',
+  'webhook deleted',
+  'webhook disabled',
 ] as const;
 
 /** What an event is about. */
-export const EVENT_RESOURCE_TYPES = ['policy', 'flow', 'group', 'user', 'apikey', 'org'] as const;
+export const EVENT_RESOURCE_TYPES = ['policy', 'flow', 'group', 'user', 'apikey', 'org', 'webhook'] as const;

@@ -117,6 +117,23 @@ export const EventDetails = {
     z.object({ name: z.string(), sourceOrgId: z.string(), sourceGroupId: z.string(), members: z.number().int() }),
   ]),
   decided: DecisionRecord,
+  /** An endpoint was registered (docs/webhooks.md): where, for which kinds (`*`: all), why. Never its secret. */
+  'webhook created': z.object({ url: z.string(), events: z.array(z.string()), description: z.string() }),
+  /** An endpoint's fields that changed (to their new values), or its secret rotated. */
+  'webhook changed': z.union([
+    z.object({
+      changes: z.object({
+        url: z.string().optional(),
+        events: z.array(z.string()).optional(),
+        description: z.string().optional(),
+        enabled: z.boolean().optional(),
+      }),
+    }),
+    z.object({ secretRotated: z.literal(true) }),
+  ]),
+  'webhook deleted': z.object({ url: z.string() }),
+  /** The webhooks service turned an endpoint off: it answered 410 (`gone`) or failed for the whole retry window (`failing`). */
+  'webhook disabled': z.object({ reason: z.enum(['gone', 'failing']), url: z.string() }),
 } as const satisfies { readonly [K in EventKind]: z.ZodType };
 
 /** The `details` of a `K` event. */

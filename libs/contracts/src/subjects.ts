@@ -37,6 +37,7 @@ export const ServiceGroup = {
   registry: 'registry',
   governance: 'governance',
   audit: 'audit',
+  webhooks: 'webhooks',
   mcp: 'mcp',
 } as const;
 export type BackEndService = keyof typeof ServiceGroup;

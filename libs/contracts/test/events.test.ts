@@ -55,6 +55,21 @@ const EXAMPLES: TypedEvent[] = [
   newEvent('restored', by, record, { name: 'Licence', deletedAt: '2026-11-26T10:11:12.345Z' }),
   newEvent('imported', by, record, { name: 'Licence', sourceOrgId: 'other', sourceBaseId: 'b-0', records: 2 }),
   newEvent('imported', by, { type: 'group', id: 'g-1' }, { name: 'Team', sourceOrgId: 'other', sourceGroupId: 'g-0', members: 3 }),
+  newEvent(
+    'webhook created',
+    by,
+    { type: 'webhook', id: 'w-1' },
+    { url: 'https://ci.example.com/h', events: ['published'], description: '' },
+  ),
+  newEvent('webhook changed', by, { type: 'webhook', id: 'w-1' }, { changes: { events: ['*'], enabled: false } }),
+  newEvent('webhook changed', by, { type: 'webhook', id: 'w-1' }, { secretRotated: true }),
+  newEvent('webhook deleted', by, { type: 'webhook', id: 'w-1' }, { url: 'https://ci.example.com/h' }),
+  newEvent(
+    'webhook disabled',
+    { orgId: 'acme', userId: 'webhooks' },
+    { type: 'webhook', id: 'w-1' },
+    { reason: 'gone', url: 'https://ci.example.com/h' },
+  ),
   newEvent('decided', { orgId: RECORD.orgId, ...RECORD.caller }, record, RECORD, {
     eventId: RECORD.decisionId,
     at: RECORD.at,

@@ -17,6 +17,7 @@ export {
   OrgApi,
   BundlesApi,
   RunnableApi,
+  WebhooksApi,
   type ArbiterOptions,
   type CallOptions,
   type RunOptions,

@@ -54,6 +54,13 @@ import type {
   UpdateGroupInput,
   UpdatePolicyInput,
   ValidateResponse,
+  Webhook,
+  WebhookCreateBody,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookPatchBody,
+  WebhookTestReply,
+  WebhookWithSecret,
 } from '@arbiter/contracts';
 import { segment, Transport, type RetryOptions, type TransportOptions } from './http.js';
 import { Paged, type Page } from './pages.js';
@@ -100,7 +107,7 @@ class Api {
     return (await this.http.request({ method: 'GET', path, ...(query ? { query } : {}), idempotent: true })).body as T;
   }
 
-  protected async sendJson<T>(method: 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown, query?: Query): Promise<T> {
+  protected async sendJson<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown, query?: Query): Promise<T> {
     const answer = await this.http.request({
       method,
       path,
@@ -440,6 +447,54 @@ export class UsersApi extends Api {
   }
 }
 
+/** The org's webhook endpoints and their deliveries: `/webhooks` (admin; docs/webhooks.md). */
+export class WebhooksApi extends Api {
+  /** `POST /webhooks`: the answer is the only time the signing `secret` is shown. */
+  create(body: WebhookCreateBody): Promise<WebhookWithSecret> {
+    return this.sendJson('POST', '/webhooks', body);
+  }
+
+  /** `GET /webhooks`: oldest first. */
+  list(opts: PageOptions = {}): Paged<Webhook> {
+    return this.paged('/webhooks', opts);
+  }
+
+  /** `GET /webhooks/{id}`. */
+  get(id: string): Promise<Webhook> {
+    return this.getJson(`/webhooks/${segment(id)}`);
+  }
+
+  /** `PATCH /webhooks/{id}`: `enabled: true` turns a disabled endpoint back on. */
+  update(id: string, body: WebhookPatchBody): Promise<Webhook> {
+    return this.sendJson('PATCH', `/webhooks/${segment(id)}`, body);
+  }
+
+  /** `DELETE /webhooks/{id}`: with its deliveries. */
+  async remove(id: string): Promise<void> {
+    await this.sendJson('DELETE', `/webhooks/${segment(id)}`);
+  }
+
+  /** `POST /webhooks/{id}/secret`: a new secret (shown this once); the old one keeps signing for 24 h. */
+  rotateSecret(id: string): Promise<WebhookWithSecret> {
+    return this.sendJson('POST', `/webhooks/${segment(id)}/secret`);
+  }
+
+  /** `POST /webhooks/{id}/test`: sends a `ping`. */
+  test(id: string): Promise<WebhookTestReply> {
+    return this.sendJson('POST', `/webhooks/${segment(id)}/test`);
+  }
+
+  /** `GET /webhooks/{id}/deliveries`: newest first, each with its attempts. */
+  deliveries(id: string, filter: { status?: WebhookDeliveryStatus } & PageOptions = {}): Paged<WebhookDelivery> {
+    return this.paged(`/webhooks/${segment(id)}/deliveries`, filter);
+  }
+
+  /** `POST /webhooks/{id}/deliveries/{deliveryId}/retry`: sends it again now. */
+  retry(id: string, deliveryId: string): Promise<WebhookDelivery> {
+    return this.sendJson('POST', `/webhooks/${segment(id)}/deliveries/${segment(deliveryId)}/retry`);
+  }
+}
+
 /** The org's settings: `/org/settings` (admin). */
 export class OrgApi extends Api {
   /** `GET /org/settings`. */
@@ -529,6 +584,7 @@ export class ArbiterClient {
   readonly org: OrgApi;
   readonly bundles: BundlesApi;
   readonly runnable: RunnableApi;
+  readonly webhooks: WebhooksApi;
   private readonly http: Transport;
 
   constructor(private readonly options: ArbiterOptions) {
@@ -553,6 +609,7 @@ export class ArbiterClient {
     this.org = new OrgApi(this.http);
     this.bundles = new BundlesApi(this.http);
     this.runnable = new RunnableApi(this.http);
+    this.webhooks = new WebhooksApi(this.http);
   }
 
   /** The gateway address requests go to. */

@@ -31,7 +31,7 @@ export interface TransportOptions {
 
 /** One request. */
 export interface RequestSpec {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   /** JSON body. */

@@ -166,6 +166,48 @@ describe('impact analysis', () => {
   });
 });
 
+describe('webhooks', () => {
+  it('sends each /webhooks call to its path and method (PATCH for a change), a creation never twice', async () => {
+    script = [
+      json(201, { id: 'w1', secret: 'whsec_x' }),
+      json(200, { items: [], nextCursor: null }),
+      json(200, { id: 'w1' }),
+      json(200, { id: 'w1', enabled: true }),
+      json(200, { secret: 'whsec_y' }),
+      json(202, { deliveryId: 'd1', eventId: 'e1' }),
+      json(200, { items: [], nextCursor: null }),
+      json(202, { id: 'd1' }),
+      json(200, { id: 'w1', deleted: true }),
+      json(503, { code: 'dependency_unavailable', detail: 'down' }),
+    ];
+    const api = client().webhooks;
+    expect(await api.create({ url: 'https://ci.example.com/h', events: ['published'] })).toEqual({ id: 'w1', secret: 'whsec_x' });
+    await api.list({ pageSize: 10 }).page();
+    await api.get('w1');
+    await api.update('w1', { enabled: true });
+    await api.rotateSecret('w1');
+    expect(await api.test('w1')).toEqual({ deliveryId: 'd1', eventId: 'e1' });
+    await api.deliveries('w1', { status: 'failed', pageSize: 5 }).page();
+    await api.retry('w1', 'd1');
+    await api.remove('w1');
+    const retrying = client({ retries: { max: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    await expect(retrying.webhooks.create({ url: 'https://ci.example.com/h', events: ['*'] })).rejects.toMatchObject({ status: 503 });
+    expect(seen.map((s) => [s.method, s.url])).toEqual([
+      ['POST', '/webhooks'],
+      ['GET', '/webhooks?limit=10'],
+      ['GET', '/webhooks/w1'],
+      ['PATCH', '/webhooks/w1'],
+      ['POST', '/webhooks/w1/secret'],
+      ['POST', '/webhooks/w1/test'],
+      ['GET', '/webhooks/w1/deliveries?status=failed&limit=5'],
+      ['POST', '/webhooks/w1/deliveries/d1/retry'],
+      ['DELETE', '/webhooks/w1'],
+      ['POST', '/webhooks'],
+    ]);
+    expect(seen[3]!.body).toBe('{"enabled":true}');
+  });
+});
+
 describe('request ids', () => {
   it('are version 4 UUIDs made from random bytes where crypto.randomUUID is missing (a page on plain HTTP)', async () => {
     expect(uuidFromBytes(new Uint8Array(16))).toBe('00000000-0000-4000-8000-000000000000');

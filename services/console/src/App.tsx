@@ -16,6 +16,7 @@ const FlowPage = lazy(() => import('./pages/FlowPage.js').then((m) => ({ default
 const AuditPage = lazy(() => import('./pages/AuditPage.js').then((m) => ({ default: m.AuditPage })));
 const ReviewsPage = lazy(() => import('./pages/ReviewsPage.js').then((m) => ({ default: m.ReviewsPage })));
 const PeoplePage = lazy(() => import('./pages/PeoplePage.js').then((m) => ({ default: m.PeoplePage })));
+const WebhooksPage = lazy(() => import('./pages/WebhooksPage.js').then((m) => ({ default: m.WebhooksPage })));
 
 /** The menu: each page with the right it needs; the first one the caller has is where they land. */
 const PAGES: { to: string; label: string; needs: Scope; current: (route: string) => boolean }[] = [
@@ -25,6 +26,7 @@ const PAGES: { to: string; label: string; needs: Scope; current: (route: string)
   { to: '/reviews', label: 'Reviews', needs: 'publish', current: (r) => r === '/reviews' },
   { to: '/audit', label: 'Audit', needs: 'audit', current: (r) => r === '/audit' },
   { to: '/people', label: 'People', needs: 'admin', current: (r) => r === '/people' },
+  { to: '/webhooks', label: 'Webhooks', needs: 'admin', current: (r) => r === '/webhooks' },
 ];
 
 function Page({ route, me, home }: { route: string; me: MeResponse; home: string | null }) {
@@ -38,6 +40,7 @@ function Page({ route, me, home }: { route: string; me: MeResponse; home: string
   if (route === '/reviews' && can(me, 'publish')) return <ReviewsPage />;
   if (route === '/audit' && can(me, 'audit')) return <AuditPage />;
   if (route === '/people' && can(me, 'admin')) return <PeoplePage />;
+  if (route === '/webhooks' && can(me, 'admin')) return <WebhooksPage />;
   if (home === null) {
     return (
       <main>

@@ -57,6 +57,17 @@ describe('audit summaries', () => {
     expect(
       say({ kind: 'settings changed', resource: { type: 'org', id: 'acme' }, details: { governanceApproval: { from: false, to: true } } }),
     ).toBe('alice turned review before publishing on');
+    const hook = { type: 'webhook' as const, id: RECORD };
+    const url = 'https://ci.example.com/h';
+    expect(say({ kind: 'webhook created', resource: hook, details: { url, events: ['*'], description: '' } })).toBe(
+      `alice added webhook “${url}”`,
+    );
+    expect(say({ kind: 'webhook changed', resource: hook, details: { secretRotated: true } })).toBe(
+      `alice rotated the secret of webhook 019ac200…`,
+    );
+    expect(say({ kind: 'webhook disabled', resource: hook, details: { reason: 'gone', url } })).toBe(
+      `webhook “${url}” was turned off (it answered 410 Gone)`,
+    );
   });
 
   it('never throws on details of an unexpected shape', () => {

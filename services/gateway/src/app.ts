@@ -40,6 +40,8 @@ import type { AuditClient } from './clients/audit-client.js';
 import type { DecisionsClient } from './clients/decisions-client.js';
 import type { ImpactClient } from './clients/impact-client.js';
 import { auditRoutes } from './routes/audit-routes.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
+import type { WebhooksClient } from './clients/webhooks-client.js';
 import { decisionRoutes } from './routes/decision-routes.js';
 import { impactRoutes } from './routes/impact-routes.js';
 import { exportRoutes } from './routes/export-routes.js';
@@ -77,6 +79,8 @@ export interface AppDeps {
   readonly runnable?: { client: RunnableClient; watch: RunnableWatch; authRecheckMs?: number; reportBounds?: ReportBounds };
   /** The audit service; `/audit` and `/audit/export` are served only when given. */
   readonly audit?: AuditClient;
+  /** The webhooks service; `/webhooks*` are served only when given. */
+  readonly webhooks?: WebhooksClient;
   /** Decision records and their settings (the audit service); `/decisions*` are served only when given, with a registry. */
   readonly decisions?: DecisionsClient;
   /** Impact analysis (the governance service); `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` are served only when given. */
@@ -217,6 +221,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   if (deps.runnable) await app.register(runnableRoutes, { authenticator, ...deps.runnable });
   if (deps.audit) await app.register(auditRoutes, { authenticator, audit: deps.audit });
+  if (deps.webhooks) await app.register(webhookRoutes, { authenticator, webhooks: deps.webhooks });
   if (deps.decisions && deps.registry)
     await app.register(decisionRoutes, { authenticator, decisions: deps.decisions, registry: deps.registry });
   if (deps.impact) await app.register(impactRoutes, { authenticator, impact: deps.impact });

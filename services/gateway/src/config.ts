@@ -85,6 +85,8 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   REGISTRY_TIMEOUT_MS: positiveInt(5000),
   /** Deadline of an `audit.query` (one page of `GET /audit`, or of an export). */
   AUDIT_TIMEOUT_MS: positiveInt(5000),
+  /** Deadline of a request to the webhooks service (`/webhooks` routes; none listening → 503). */
+  WEBHOOKS_TIMEOUT_MS: positiveInt(5000),
   /** Deadline of a request to the governance service: above its own deadline for the registry (`GOVERNANCE_REGISTRY_TIMEOUT_MS`, 5000). */
   GOVERNANCE_TIMEOUT_MS: positiveInt(8000),
   /** Deadline of `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` (up to 10,000 replays; the governance service's steps have `GOVERNANCE_IMPACT_TIMEOUT_MS`). */
@@ -101,7 +103,7 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   GATEWAY_OUTBOX_INTERVAL_MS: positiveInt(30_000),
   /**
    * The back-end services that must answer on the bus (`<group>.ping`) for `/readyz` to be 200,
-   * comma-separated; every one is probed and reported. Default: all five. `none`: only the
+   * comma-separated; every one is probed and reported. Default: all six. `none`: only the
    * gateway's own connections count.
    */
   GATEWAY_READY_SERVICES: z

@@ -15,6 +15,7 @@ import { buildApp } from './app.js';
 import type { ReadinessCheck } from './routes/health-routes.js';
 import { watchEvalClient } from './http/metrics.js';
 import { NatsAuditClient } from './clients/audit-client.js';
+import { NatsWebhooksClient } from './clients/webhooks-client.js';
 import { NatsDecisionsClient } from './clients/decisions-client.js';
 import { NatsImpactClient } from './clients/impact-client.js';
 import { appSettingsOf, type GatewayConfig } from './config.js';
@@ -92,6 +93,7 @@ export function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gateway> {
         runner: new NatsRunnerClient(evals, bus, config.ENGINE_TIMEOUT_MS),
         registry: new NatsRegistryClient(bus, config.REGISTRY_TIMEOUT_MS),
         audit: new NatsAuditClient(bus, config.AUDIT_TIMEOUT_MS),
+        webhooks: new NatsWebhooksClient(bus, config.WEBHOOKS_TIMEOUT_MS),
         decisions: new NatsDecisionsClient(bus, config.AUDIT_TIMEOUT_MS),
         impact: new NatsImpactClient(bus, config.IMPACT_TIMEOUT_MS),
         governance: new NatsGovernanceClient(bus, config.GOVERNANCE_TIMEOUT_MS),

@@ -64,6 +64,7 @@ beforeAll(async () => {
     registry: unused(),
     runnable: { client: unused(), watch: unused() },
     audit: unused(),
+    webhooks: unused(),
     decisions: unused(),
     impact: unused(),
     governance: unused(),

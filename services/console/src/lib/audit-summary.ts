@@ -31,6 +31,8 @@ export function resourceLabel(e: SummarizedEvent, names: ReadonlyMap<string, str
       return `member ${id}`;
     case 'org':
       return 'the organization';
+    case 'webhook':
+      return named('webhook', str(e.details.url), short(id));
   }
 }
 
@@ -94,5 +96,13 @@ export function auditSummary(e: SummarizedEvent, names: ReadonlyMap<string, stri
       return `${who} imported ${what}`;
     case 'decided':
       return `${who} got a decision of ${what}`;
+    case 'webhook created':
+      return `${who} added ${what}`;
+    case 'webhook changed':
+      return d.secretRotated === true ? `${who} rotated the secret of ${what}` : `${who} changed ${what}`;
+    case 'webhook deleted':
+      return `${who} deleted ${what}`;
+    case 'webhook disabled':
+      return `${what} was turned off (${str(d.reason) === 'gone' ? 'it answered 410 Gone' : 'it failed for the whole retry window'})`;
   }
 }

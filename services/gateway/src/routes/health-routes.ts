@@ -37,7 +37,7 @@ const Health = z.object({
     .optional()
     .describe(
       'Each dependency: `database`, `redis`, `nats`, and each back-end service answering on the bus (`execution`, `registry`, ' +
-        '`governance`, `audit`, `mcp`); `status` counts the services of `GATEWAY_READY_SERVICES` (default all)',
+        '`governance`, `audit`, `webhooks`, `mcp`); `status` counts the services of `GATEWAY_READY_SERVICES` (default all)',
     ),
 });
 
