@@ -1,5 +1,5 @@
 /**
- * `npm run bench:decisions`: decision records and impact analysis (issue 23, docs/decisions.md),
+ * `npm run bench:decisions`: decision records and impact analysis (docs/decisions.md),
  * each against a baseline measured in the same run, on a full stack (gateway, registry, execution,
  * audit, governance) with its own nats-server and redis-server, so their CPU is attributable:
  *

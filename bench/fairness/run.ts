@@ -4,8 +4,8 @@
  * Two floods, each in rounds alternating with the victim alone so drifting background load hits
  * both alike:
  *
- * 1. runaway singles (issue 13): another person's key sends runaway rules back to back;
- * 2. a batch flood from one person with many keys (issue 20): BENCH_FLOOD_KEYS keys (default 5) of
+ * 1. runaway singles: another person's key sends runaway rules back to back;
+ * 2. a batch flood from one person with many keys: BENCH_FLOOD_KEYS keys (default 5) of
  *    one person each loop `POST /run/batch` of BENCH_FLOOD_ITEMS items (default 200) of a rule that
  *    runs to its step budget, and stored-run batches of such a policy. Target: the victim's p99
  *    during the flood ≤ 3× its p99 alone, no failures.
@@ -199,13 +199,13 @@ async function main(): Promise<void> {
     );
 
     console.log(`\n1 worker thread, ${ROUNDS} rounds per flood, the victim alone and flooded in turn:\n`);
-    console.log('Runaway singles from another person (issue 13):');
+    console.log('Runaway singles from another person:');
     const a = summary('victim alone', singles.alone);
     const b = summary('victim while runaway singles run', singles.flooded);
     console.log(`  victim p99 under attack / alone: ${(b.p99 / a.p99).toFixed(2)}x   (target: p99 <= ${TARGET_P99_MS} ms)`);
     console.log(`  attacker answers: ${[...singles.answers].map(([k, n]) => `${k}: ${n}`).join(', ')}`);
     console.log(
-      `\nBatch flood from one person with ${FLOOD_KEYS} keys: /run/batch and /run/policy/{baseId}/batch of ${FLOOD_ITEMS} items running to their step budget (issue 20):`,
+      `\nBatch flood from one person with ${FLOOD_KEYS} keys: /run/batch and /run/policy/{baseId}/batch of ${FLOOD_ITEMS} items running to their step budget:`,
     );
     const c = summary('victim alone', flood.alone);
     const d = summary('victim during the flood', flood.flooded);

@@ -6,11 +6,11 @@
  * coalesced per event-loop turn; the full path and the in-process server with the trace on and
  * off; and `POST /run/batch` with 100 items, as evaluations per second.
  *
- * Cost is CPU per request (DESIGN.md §11): user + system time of every process that serves the
+ * Cost is CPU per request (docs/performance.md#method): user + system time of every process that serves the
  * request (gateway, execution with its worker threads, nats-server, redis-server; the in-process
  * server alone), read from `/proc/<pid>/stat` before and after each measured window, ÷ requests
  * answered. The bench starts its own nats-server and redis-server so their CPU is attributable.
- * Prints requests/s, p50, p99 and CPU µs per request of each, and the ratios of issue 19's targets.
+ * Prints requests/s, p50, p99 and CPU µs per request of each, and the ratios of the hot-path targets (bench/RESULTS.md).
  * `BENCH_COALESCE_OFF=1` adds a second stack with EXEC_COALESCE off; `BENCH_PROFILE=<dir>` writes
  * `--cpu-prof` profiles of the gateway and execution there. Needs the built services.
  */
@@ -44,7 +44,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const body = JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA });
 const bodyNoTrace = JSON.stringify({ rule: LICENCE_POLICY, data: LICENCE_DATA, trace: false });
 
-/** Items of the `/run/batch` load (`BENCH_BATCH_ITEMS`, default 100: the figure of issue 19's target). */
+/** Items of the `/run/batch` load (`BENCH_BATCH_ITEMS`, default 100: the batch size of the hot-path target). */
 const BATCH_ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 100);
 const batchBody = JSON.stringify({ rule: LICENCE_POLICY, items: Array.from({ length: BATCH_ITEMS }, () => LICENCE_DATA) });
 const batchBodyNoTrace = JSON.stringify({
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     await checkAnswer(skeleton.url, {});
     await checkAnswer(coalescedSkeleton.url, {});
     await checkBatch(batchUrl, auth, batchBody, true);
-    // The trace switch (issue 19): measured when the stack has it.
+    // The trace switch (docs/design/trace-switch.md): measured when the stack has it.
     const noTrace = await post(fullUrl, bodyNoTrace, auth);
     const traceSwitch = noTrace.status === 200 && noTrace.json.result === true && noTrace.json.trace?.length === 0;
     if (traceSwitch) await checkBatch(batchUrl, auth, batchBodyNoTrace, false);

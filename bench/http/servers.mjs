@@ -9,7 +9,7 @@
 //       event-loop turn as one NATS message (flushed in setImmediate, no timer)
 //   node servers.mjs skeleton-exec-coalesced SUBJECT RESPONSE_JSON — answers such a message with one
 //       piscina task for the whole batch and one reply
-// The two skeleton processes are the bare hops of DESIGN.md (HTTP → NATS → worker thread and back)
+// The two skeleton processes are the bare hops of docs/architecture.md (HTTP → NATS → worker thread and back)
 // without authentication, rate limiting, validation or evaluation: what any implementation of the
 // design pays on this machine before doing anything.
 import { availableParallelism } from 'node:os';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:sdk`: local evaluation (issue 22) against baselines measured in the same run.
+ * `npm run bench:sdk`: local evaluation against baselines measured in the same run.
  *
  * 1. local `run` vs the compiled rule-lang policy called directly (the 7-rule licence policy,
  *    same trace setting), as 200 interleaved pairs of 25 ms slices (paired, so load drifting on this

@@ -6,7 +6,7 @@
  * per evaluation of each, the ratios against zen-engine, and checks every answer against a plain
  * JavaScript reading of the table first (the bench measures correct answers only).
  *
- * Targets (issue 24): Arbiter >= zen-engine evaluations/s; <= 5 µs per evaluation without trace.
+ * Targets (docs/tables.md#performance): Arbiter >= zen-engine evaluations/s; <= 5 µs per evaluation without trace.
  */
 
 import type { FlowDefinition, FlowTableNode, TableOutputObject } from '@arbiter/contracts';

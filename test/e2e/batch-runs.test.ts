@@ -1,8 +1,8 @@
 /**
- * End-to-end: batch runs (issue 14): `POST /run/batch` and the `…/batch` forms of the stored-run
+ * End-to-end: batch runs: `POST /run/batch` and the `…/batch` forms of the stored-run
  * routes, through gateway → NATS (`exec.eval`, framed groups) → execution → Redis runnable index.
  * Each entry must be what the single-item endpoint answers; limits and the rate limit count items.
- * Every key here is the admin's: the limits per person (issue 20) are set out of the way, so these
+ * Every key here is the admin's: the limits per person are set out of the way, so these
  * tests see the limits per key (the per-person ones are tested in the gateway's http-conventions).
  */
 
@@ -229,7 +229,7 @@ describe('POST /run/batch', () => {
     }
   });
 
-  it('answers one 413 for a rule over the size limit, not a 200 with a 413 per item (issue 20 item 13)', async () => {
+  it('answers one 413 for a rule over the size limit, not a 200 with a 413 per item', async () => {
     const rule = `${ADULT}\n${'A **note** is long if the __text__ of the **note** is "x". '.repeat(1300)}`;
     expect(Buffer.byteLength(rule)).toBeGreaterThan(65_536);
     const res = await post('/run/batch', { rule, items: applicants(30, 40, 50) });

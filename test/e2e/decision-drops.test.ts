@@ -1,5 +1,5 @@
 /**
- * Dropped decision records are never silent (issue 23): with a small outbox limit
+ * Dropped decision records are never silent: with a small outbox limit
  * (`DECISIONS_OUTBOX_MAX`), a batch's records past it are dropped, the runs still answered, and
  * every record is accounted for: stored, or counted in `arbiter_decisions_dropped_total` and in
  * the base's stats (`GET /decisions/stats/{baseId}`).

@@ -1,5 +1,5 @@
 /**
- * Decision records end to end (issue 23): the built services (execution, registry, audit, gateway);
+ * Decision records end to end: the built services (execution, registry, audit, gateway);
  * stored runs are recorded through the execution outbox, JetStream and the audit service, masked by
  * the org's and the base's masks, and read back by admins and auditors only, in their own org.
  */

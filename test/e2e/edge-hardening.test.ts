@@ -1,5 +1,5 @@
 /**
- * End-to-end: the edge defects of issue 13 (#6–#12, #14) against the real stack — gateway → NATS →
+ * End-to-end: the edge defects (bad input at the HTTP edge, oversized and forged values) against the real stack — gateway → NATS →
  * execution, registry and mcp, with PostgreSQL and Redis. Each case is the issue's reproduction;
  * before the fixes each answered 500, hung for its deadline, or was accepted.
  */

@@ -1,5 +1,5 @@
 /**
- * End-to-end: a runaway rule cannot starve other callers (issue 13 defect 1). Gateway → NATS →
+ * End-to-end: a runaway rule cannot starve other callers. Gateway → NATS →
  * execution with ONE worker thread, as on a 2-core machine: the step budget stops the runaway rule
  * with `budget_exceeded` (200), and the per-caller queue serves other keys in turn.
  */
@@ -107,7 +107,7 @@ describe('a runaway rule', () => {
   });
 });
 
-// Issue 20 item 1: a batch flood starved others partly because the execution service went on
+// A batch flood starved others partly because the execution service went on
 // running items whose caller had given up (the gateway answers `timeout` after ENGINE_TIMEOUT_MS).
 describe('work whose caller has gone', () => {
   let short: Stack;

@@ -1,5 +1,5 @@
 /**
- * Impact analysis of flows end to end (issue 23): `POST /flow/{flowId}/impact` replays the flow
+ * Impact analysis of flows end to end: `POST /flow/{flowId}/impact` replays the flow
  * base's recorded decisions through a flow record. A draft flow whose policy node moves a threshold
  * changes exactly the decisions between the old and the new one (their result and path); decisions
  * whose replay reads a masked value in a policy node or in a table cell are unreplayable; the flow

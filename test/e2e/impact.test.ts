@@ -1,5 +1,5 @@
 /**
- * Impact analysis end to end (issue 23): a seeded decision history replayed through a draft that
+ * Impact analysis end to end: a seeded decision history replayed through a draft that
  * moves a threshold changes exactly the decisions between the old and the new threshold; decisions
  * whose replay reads a masked value are unreplayable; the draft's review summary carries the
  * report until the draft is edited.

@@ -1,5 +1,5 @@
 /**
- * No package's src/ has an import cycle (issue 21), and folders kept apart stay apart. madge reads
+ * No package's src/ has an import cycle, and folders kept apart stay apart. madge reads
  * every import of each package's TypeScript (`import type` included) with that package's own
  * tsconfig; each graph is checked to hold every file of src/ with nothing skipped, so the check
  * cannot pass by reading nothing. Imports of other packages resolve into node_modules and are not

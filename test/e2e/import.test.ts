@@ -1,6 +1,6 @@
 /**
  * End-to-end: `GET /export` from org A, `POST /import?dryRun=true` and `POST /import` into org B
- * (issue 15 item 6) through gateway → NATS → registry, `groups` on records (item 3), and the
+ * through gateway → NATS → registry, `groups` on records (item 3), and the
  * `rules pull` / `rules push` CLI against the same stack.
  */
 
@@ -85,7 +85,7 @@ async function exportOf(as: string): Promise<any> {
   return JSON.parse(await res.text());
 }
 
-describe('GET /policy/{id} and /flow/{id}: groups (issue 15 item 3)', () => {
+describe('GET /policy/{id} and /flow/{id}: groups', () => {
   it('carry the live groups containing the base, by record id and by base id', async () => {
     const byBase = await ok(200, 'GET', `/policy/${a.policy.baseId}`, key.adminA);
     expect(byBase.groups).toEqual([{ groupId: a.groupId, name: a.groupName }]);
@@ -97,7 +97,7 @@ describe('GET /policy/{id} and /flow/{id}: groups (issue 15 item 3)', () => {
   });
 });
 
-describe('POST /import (issue 15 item 6)', () => {
+describe('POST /import', () => {
   it('dry run into org B lists what would be created and changes nothing', async () => {
     const bundle = await exportOf(key.adminA);
     const plan = await ok(200, 'POST', '/import?dryRun=true', key.adminB, bundle);

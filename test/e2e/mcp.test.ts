@@ -1,4 +1,4 @@
-/** End-to-end: MCP clients through the gateway (issue 5): official SDK client, all key forms, auth, redaction. */
+/** End-to-end: MCP clients through the gateway: official SDK client, all key forms, auth, redaction. */
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

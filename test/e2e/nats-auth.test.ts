@@ -1,5 +1,5 @@
 /**
- * End-to-end: the stack on a NATS server that requires credentials (issue 13 item 13), with the
+ * End-to-end: the stack on a NATS server that requires credentials, with the
  * per-service users and subject permissions of deploy/nats/nats-server.conf. Every service proves
  * itself with its own user; a run, a publish and an MCP call work; a client without a password is
  * refused, and a service's user cannot reach subjects outside its list.

@@ -1,6 +1,6 @@
 /**
  * The Grafana dashboard and the Prometheus alert rules in deploy/observability query only metrics
- * the running services expose (issue 13: metrics on every service, a dashboard and alert rules).
+ * the running services expose (metrics on every service, a dashboard and alert rules).
  */
 
 import { readFileSync } from 'node:fs';

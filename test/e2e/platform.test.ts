@@ -1,4 +1,4 @@
-/** End-to-end: gateway → NATS → execution, identity and keys (issue 3 item 6). */
+/** End-to-end: gateway → NATS → execution, identity and keys. */
 
 import { SignJWT } from 'jose';
 import { eventually } from '@arbiter/test-kit';

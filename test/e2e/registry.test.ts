@@ -1,6 +1,6 @@
 /**
- * End-to-end: stored policies, flows and groups through gateway → NATS → registry (issue 4 items
- * 2, 6, 7 and 8): the permission matrix of every endpoint, ownership visibility, immutable
+ * End-to-end: stored policies, flows and groups through gateway → NATS → registry
+ *: the permission matrix of every endpoint, ownership visibility, immutable
  * versions, publish checks, soft delete, concurrent publishes, governance, and the `assigned` event
  * of a role change on the JetStream stream. Running stored resources is covered elsewhere.
  */
@@ -190,7 +190,7 @@ function recordRows(kind: Kind): MatrixRow[] {
     {
       name: `POST /${noun}`,
       prepare: async () => ({ method: 'POST', url: `/${noun}`, body: KINDS[kind].body() }),
-      // org B creates in its own org; a flow naming org A's policy is refused at save (issue 15 item 7)
+      // org B creates in its own org; a flow naming org A's policy is refused at save
       expect: { viewer: 403, editor: 201, publisher: 201, admin: 201, auditor: 403, orgB: kind === 'flow' ? 400 : 201 },
     },
     {
@@ -504,11 +504,11 @@ describe('ownership and visibility', () => {
     expect(baseIds(await ok(200, 'GET', q, key.admin))).toEqual([]);
     expect(baseIds(await ok(200, 'GET', `/group/${g}/policies`, key.erin))).toEqual([d.baseId]);
     expect(baseIds(await ok(200, 'GET', `/group/${g}/policies`, key.editor))).toEqual([]);
-    // a single-record GET also names the groups the base is in (issue 15 item 3)
+    // a single-record GET also names the groups the base is in
     const loaded = { ...d.record, groups: [{ groupId: g, name: expect.any(String) }] };
     expect(await ok(200, 'GET', `/policy/${d.id}`, key.editor)).toEqual(loaded);
     expect(await ok(200, 'GET', `/policy/${d.id}`, key.viewer)).toEqual(loaded);
-    // by base id: the draft while never published (issue 15 item 3); 404 in another org
+    // by base id: the draft while never published; 404 in another org
     expect(await ok(200, 'GET', `/policy/${d.baseId}`, key.viewer)).toEqual(loaded);
     expect((await call(stack, 'GET', `/policy/${d.baseId}`, { key: key.orgB })).status).toBe(404);
     expect((await call(stack, 'GET', `/flow/${d.baseId}`, { key: key.viewer })).status).toBe(404);
@@ -637,7 +637,7 @@ describe('publish checks', () => {
     ],
   ];
 
-  it('400 at save for a JSON Schema ajv cannot use (`invalid_schema`) or one that loops on itself (`schema_loop`; issue 20 item 4)', async () => {
+  it('400 at save for a JSON Schema ajv cannot use (`invalid_schema`) or one that loops on itself (`schema_loop`)', async () => {
     for (const [schema, reason] of [
       [{ type: 'nonsense' }, 'invalid_schema'],
       [{ $ref: '#' }, 'schema_loop'],
@@ -668,7 +668,7 @@ describe('publish checks', () => {
     expect(await raw(`/policy/${d.id}/versions`)).toEqual(versionsBefore);
   });
 
-  it('400 at save for a flow draft whose node names an unknown policy, naming the node (issue 15 item 7)', async () => {
+  it('400 at save for a flow draft whose node names an unknown policy, naming the node', async () => {
     const missing = randomUUID();
     const res = await call(stack, 'POST', '/flow', { key: key.admin, body: flowBody({ definition: flowDefinition(missing), tests: [] }) });
     expect(res.status).toBe(400);
@@ -766,7 +766,7 @@ describe('soft delete', () => {
   });
 });
 
-describe('governance approval on (issue 11: the governance service)', () => {
+describe('governance approval on (the governance service)', () => {
   it('a publish becomes a review request (202); approve and publish make the version; nothing is published before', async () => {
     const d = await draftOf('policy', key.editor);
     const versions = async () =>
@@ -810,7 +810,7 @@ describe('governance approval on (issue 11: the governance service)', () => {
   });
 });
 
-describe('the governance service stopped (issue 11)', () => {
+describe('the governance service stopped', () => {
   it('review endpoints answer 503, the rest of the API works, and reviews work again once it is back', async () => {
     const d = await draftOf('policy', key.editor);
     await stack.stopService('governance');

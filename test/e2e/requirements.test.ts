@@ -80,7 +80,7 @@ describe('the requirements manifest', () => {
   });
 });
 
-describe('test habits (DESIGN.md §9)', () => {
+describe('test habits (CONTRIBUTING.md#habits)', () => {
   it('no test mocks a module, skips, or leaves a todo', () => {
     // Built from parts so that this file does not match itself.
     const banned = [

@@ -1,6 +1,6 @@
 /**
- * Every section of the product spec (spec/service-spec.md) and every decision of DESIGN.md, with
- * the tests that cover it: a file (from the repository root) and the exact titles of `it`/`describe`
+ * Every requirement the docs state (each id names the doc first: docs/api.md, docs/design/*.md, …),
+ * with the tests that cover it: a file (from the repository root) and the exact titles of `it`/`describe`
  * blocks in it. requirements.test.ts fails when a file or a title named here does not exist, and
  * when a requirement has no test; what is known not to be covered yet is listed in KNOWN_GAPS, which
  * the test prints on every run. When you add a feature, add its tests here; when you close a gap,
@@ -14,7 +14,7 @@ export interface Coverage {
 }
 
 export interface Requirement {
-  /** `spec §4.3` or `design §10 keys that make keys`: unique. */
+  /** `docs/api.md#evaluate-rules stored runs`: the doc that states it, then a topic; unique. */
   id: string;
   /** What is required, in a line. */
   title: string;
@@ -43,7 +43,7 @@ const GOV = 'services/governance/test';
 
 export const REQUIREMENTS: readonly Requirement[] = [
   {
-    id: 'spec §1',
+    id: 'README.md what the service does',
     title: 'evaluates rules against JSON, stores policies and flows, roles and ownership, runs by API key, MCP, soft delete',
     coveredBy: [
       { file: `${E2E}/platform.test.ts`, tests: ['evaluates a rule and returns result and trace'] },
@@ -55,7 +55,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §2.1',
+    id: 'docs/api.md#policies-and-flows identifiers',
     title: 'identifiers: baseId across the lifetime, policyId/flowId per record, groupId, memberId',
     coveredBy: [
       { file: `${REG}/policies.test.ts`, tests: ['versions accepts any record id, lists the draft first and pages with a cursor'] },
@@ -63,13 +63,13 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §2.2',
+    id: 'docs/api.md#policies-and-flows records and visibility',
     title: 'policy and flow records (draft or version, status, rule, schema); ownership before and after publish',
     coveredBy: [
       {
         file: `${REG}/policies.test.ts`,
         tests: [
-          'creates a draft with the record shape of DESIGN.md §5',
+          'creates a draft with the record shape of docs/api.md (policies and flows)',
           'a never-published base is listed for its creator only, loadable by id by a colleague; after publish both list it',
         ],
       },
@@ -83,7 +83,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §2.4',
+    id: 'docs/api.md#policies-and-flows groups',
     title: 'groups: metadata and membership of policy and flow bases',
     coveredBy: [
       {
@@ -96,7 +96,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §2.5',
+    id: 'docs/api.md#users-and-keys',
     title: 'API keys are personal, user-owned, with scopes (at least view)',
     coveredBy: [
       {
@@ -110,21 +110,21 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §2.6',
+    id: 'docs/api.md#evaluate-rules',
     title: 'POST /run {rule, data} → {result, trace, error?}; the golden rule gives the result',
     coveredBy: [
       {
         file: `${GW}/run-rules.test.ts`,
         tests: [
           'evaluates the golden rule and returns trace and outcomes',
-          'answers a parse error as a 200 result with error and errorCode (spec §7)',
+          'answers a parse error as a 200 result with error and errorCode (docs/errors.md)',
         ],
       },
       { file: `${E2E}/platform.test.ts`, tests: ['evaluates a rule and returns result and trace'] },
     ],
   },
   {
-    id: 'spec §2.7',
+    id: 'docs/LANGUAGE.md',
     title: 'the rule language: verbose and shorthand rules, paths, labels, references, golden rule, arrays, values, operators',
     coveredBy: [
       {
@@ -143,7 +143,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §3 publish without governance',
+    id: 'docs/api.md#policies-and-flows publish without governance',
     title: 'draft → published by PUT with a non-draft status when governance is off: a new version, organization-level ownership',
     coveredBy: [
       {
@@ -156,7 +156,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §3 draft update and delete',
+    id: 'docs/api.md#policies-and-flows draft update and delete',
     title: 'PUT with status draft updates the draft (edited); DELETE on the base soft-deletes it (admin)',
     coveredBy: [
       { file: `${REG}/events.test.ts`, tests: ['every change lands on the stream with the spec kind, subject and message id'] },
@@ -164,7 +164,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §3 GET draft',
+    id: 'docs/api.md#policies-and-flows GET draft',
     title: 'GET .../draft creates a draft from a version and returns it',
     coveredBy: [
       {
@@ -174,7 +174,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §2.3',
+    id: 'docs/api.md#governance-review review summary',
     title: 'a review summary of a draft with its state (draft, pending_approval, approved, rejected, published)',
     coveredBy: [
       {
@@ -188,7 +188,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §3 governance',
+    id: 'docs/api.md#governance-review transitions',
     title:
       'governance on: draft → pending_approval → approved | rejected → published; staleness after an edit; only an approved, unchanged draft is published',
     coveredBy: [
@@ -213,7 +213,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §4.1',
+    id: 'docs/api.md#policies-and-flows policy endpoints',
     title: 'policy endpoints: create, update/publish, get, versions, draft, list, delete',
     coveredBy: [
       { file: `${GW}/registry-routes.test.ts`, tests: ['forwards the path ids, the body and the list query with its defaults'] },
@@ -234,7 +234,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §4.2',
+    id: 'docs/api.md#policies-and-flows flow endpoints',
     title: 'flow endpoints: the same as policies, for flows',
     coveredBy: [
       {
@@ -245,7 +245,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §4.1/§4.2 review endpoints',
+    id: 'docs/api.md#governance-review review endpoints',
     title: 'GET …/review, POST …/review/approve|reject|publish for policies and flows, with roles and tenants',
     coveredBy: [
       {
@@ -263,7 +263,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §4.3',
+    id: 'docs/api.md#evaluate-rules stored runs',
     title: 'execution endpoints: /run, /run/policy/{baseId}, /run/policy_version/{policyId}, flow forms, /flow/test; executed events',
     coveredBy: [
       {
@@ -278,7 +278,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §4.4',
+    id: 'docs/api.md#policies-and-flows delete',
     title: 'soft delete of the whole base from any record id; hidden from lists and groups; no load or run, by exact id either',
     coveredBy: [
       {
@@ -292,7 +292,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §4.5',
+    id: 'docs/api.md#policies-and-flows group endpoints',
     title: 'group endpoints: create, get, update, delete, list, add and remove members, member lists',
     coveredBy: [
       {
@@ -308,7 +308,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §4.6',
+    id: 'docs/api.md#audit-trail',
     title: 'GET /audit: tenant-scoped audit events for admins and auditors',
     coveredBy: [
       {
@@ -323,7 +323,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §4.7',
+    id: 'docs/api.md#mcp-rules-for-ai-agents',
     title: 'MCP: POST /mcp, Streamable HTTP, the four tools with their argument and result shapes',
     coveredBy: [
       {
@@ -342,7 +342,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §5',
+    id: 'docs/api.md#authentication-and-roles',
     title: 'authentication: x-api-key with view on execution, three ways for MCP, personal keys, roles, role and ownership checks',
     coveredBy: [
       {
@@ -358,7 +358,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §6 published so far',
+    id: 'docs/api.md#audit-trail event kinds',
     title: 'events of the spec kinds for every change and run (created, edited, published, assigned, executed, deleted)',
     coveredBy: [
       { file: `${REG}/events.test.ts`, tests: ['every change lands on the stream with the spec kind, subject and message id'] },
@@ -371,7 +371,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §6 review events',
+    id: 'docs/api.md#audit-trail review events',
     title: 'approval requested, approved and rejected events',
     coveredBy: [
       {
@@ -384,13 +384,13 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §7',
+    id: 'docs/errors.md',
     title: 'engine errors are results (parse error, missing selector, missing property); deleted bases refused; no key refused',
     coveredBy: [
       {
         file: `${GW}/run-rules.test.ts`,
         tests: [
-          'answers a parse error as a 200 result with error and errorCode (spec §7)',
+          'answers a parse error as a 200 result with error and errorCode (docs/errors.md)',
           'answers missing data as a 200 result with an errorCode',
         ],
       },
@@ -399,8 +399,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §8',
-    title: 'limits (the spec leaves them open; DESIGN §4 fixes them): body size, rule size, data depth, time-out, rate limit',
+    id: 'docs/api.md#limits-on-what-a-request-may-carry',
+    title: 'limits (docs/api.md#limits-on-what-a-request-may-carry): body size, rule size, data depth, time-out, rate limit',
     coveredBy: [
       {
         file: `${GW}/http-conventions.test.ts`,
@@ -428,7 +428,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'spec §9',
+    id: 'docs/api.md#policies-and-flows versions',
     title:
       'versioning: one base, many records; versions from drafts; runs by base use the latest version, else the draft; versions never deleted alone',
     coveredBy: [
@@ -446,9 +446,9 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
 
-  // ---- DESIGN.md ------------------------------------------------------------------------------
+  // ---- docs/design/ and the other docs -----------------------------------------------------------
   {
-    id: 'design §1 shape',
+    id: 'docs/architecture.md shape',
     title: 'libs without I/O, services on the bus; each service starts alone; first start creates the database and migrates',
     coveredBy: [
       { file: `${LANG}/boundary.test.ts`, tests: ['never imports node:fs, node:net, nats, pg or ioredis'] },
@@ -457,7 +457,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §1 every service',
+    id: 'docs/operations.md#health-metrics-and-alerts every service',
     title: 'JSON logs, /healthz and /readyz, Prometheus metrics, graceful shutdown, clear start-up failures',
     coveredBy: [
       { file: `${KIT}/logger.test.ts`, tests: ['writes JSON lines naming the service'] },
@@ -476,7 +476,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §1 test servers',
+    id: 'CONTRIBUTING.md#tests test servers',
     title: 'tests use the running servers when they answer (env URLs first), testcontainers when Docker is there, else one clear message',
     coveredBy: [
       {
@@ -490,7 +490,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §1 failures of the servers',
+    id: 'docs/operations.md#outages-of-postgresql failures of the servers',
     title: 'killing or freezing NATS, Redis, PostgreSQL or a service: clean answers (no 500), recovery by itself, no lost event',
     coveredBy: [
       {
@@ -504,7 +504,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §1 operations',
+    id: 'docs/operations.md',
     title: 'NATS credentials and per-service permissions, Redis password; dashboards and alerts on the metrics the services expose',
     coveredBy: [
       {
@@ -519,7 +519,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §2',
+    id: 'docs/design/bus.md',
     title: 'the bus: request/reply with queue groups, reply envelopes, principals re-checked; events after commit with unique ids',
     coveredBy: [
       {
@@ -537,7 +537,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §3',
+    id: 'docs/design/identity.md',
     title: 'identity: org roles, bearer JWT and personal API keys (role ∩ scopes), revocation at once, bootstrap, identity endpoints',
     coveredBy: [
       {
@@ -563,7 +563,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
         file: `${GW}/identity-endpoints.test.ts`,
         tests: [
           'PUT adds a new member (201), then changes the role (200)',
-          'only an admin reads and writes (DESIGN.md §3); unknown fields are refused',
+          'only an admin reads and writes (docs/design/identity.md); unknown fields are refused',
         ],
       },
       {
@@ -573,7 +573,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §4',
+    id: 'docs/api.md#conventions',
     title:
       'HTTP conventions: validated bodies, RFC 9457 problems, engine outcomes as 200, cursor lists, OpenAPI at /openapi.json and /docs',
     coveredBy: [
@@ -590,7 +590,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §5',
+    id: 'docs/api.md#policies-and-flows records, drafts and versions',
     title: 'policies and flows: records, publish checks (parse, schema paths, saved tests), drafts, delete, flow DAGs, run answers',
     coveredBy: [
       {
@@ -613,7 +613,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §5 review',
+    id: 'docs/design/governance.md',
     title: 'review summary, the approver is not the requester, review_stale, resubmission after rejection, races',
     coveredBy: [
       {
@@ -632,7 +632,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §6',
+    id: 'docs/api.md#policies-and-flows groups of bases',
     title: 'groups are org-wide; editors create; creator or admin manages; member lists follow visibility',
     coveredBy: [
       {
@@ -643,7 +643,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §7 events',
+    id: 'docs/design/events-and-audit.md events',
     title: 'events {eventId, orgId, kind, at, actor, resource, details} on one stream; executed batched off the hot path; none lost',
     coveredBy: [
       {
@@ -658,7 +658,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §7 audit',
+    id: 'docs/design/events-and-audit.md audit',
     title:
       'a durable audit consumer into PostgreSQL (idempotent, nothing lost while it is down); GET /audit filters and pages, newest first',
     coveredBy: [
@@ -684,7 +684,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §8',
+    id: 'services/mcp/README.md',
     title: 'MCP: stateless Streamable HTTP, the four tools with output schemas and structuredContent, the official SDK client',
     coveredBy: [
       { file: `${MCP}/tools.test.ts`, tests: ['initializes with the official client'] },
@@ -698,12 +698,12 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §9',
+    id: 'CONTRIBUTING.md#habits',
     title: 'engineering habits: real servers in integration and e2e tests, isolated per file; no timed assertions',
     coveredBy: [{ file: `${E2E}/requirements.test.ts`, tests: ['no test mocks a module, skips, or leaves a todo'] }],
   },
   {
-    id: 'design §10 keys that make keys',
+    id: 'docs/design/identity.md keys that make keys',
     title: 'a view-only key makes no keys; a key makes keys within its scopes and expiry; revoking revokes what it made',
     coveredBy: [
       {
@@ -717,12 +717,12 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §10 evaluation budget',
+    id: 'docs/design/fair-scheduling.md evaluation budget',
     title: 'steps counted; past EXEC_STEP_BUDGET a budget_exceeded result (HTTP 200); the deadline counts from when a worker starts',
     coveredBy: [
       {
         file: `${LANG}/budget.test.ts`,
-        tests: ['stops with budget_exceeded in every mode, after exactly its budget of steps (issue 13 reproduction)'],
+        tests: ['stops with budget_exceeded in every mode, after exactly its budget of steps'],
       },
       {
         file: `${EXEC}/service.test.ts`,
@@ -746,7 +746,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §10 governance service',
+    id: 'docs/design/governance.md governance service',
     title: 'governance in its own service; the registry refuses a governed publish without an approved, unchanged review (content hash)',
     coveredBy: [
       {
@@ -764,7 +764,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §10 audit kinds',
+    id: 'docs/design/events-and-audit.md audit kinds',
     title: 'key created, key revoked, member removed, settings changed recorded in the trail',
     coveredBy: [
       { file: `${GW}/identity-events.test.ts`, tests: ['records key creation and revocation (once) without the secret'] },
@@ -772,7 +772,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §10 operations endpoints',
+    id: 'docs/operations.md#health-metrics-and-alerts operations endpoints',
     title: '/metrics on the ops port',
     coveredBy: [
       { file: `${KIT}/ops-server.test.ts`, tests: ['serves Prometheus text with registered and default metrics, labelled by service'] },
@@ -783,7 +783,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 15 restore',
+    id: 'docs/api.md#policies-and-flows restore',
     title: 'an admin restores a soft-deleted policy or flow base with its versions and lists deleted bases; events for both',
     coveredBy: [
       {
@@ -805,7 +805,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 15 export',
+    id: 'docs/api.md#export-and-import export',
     title: 'GET /export (admin): the org’s policies and flows with every version, tests and schemas, and groups, as one JSON bundle',
     coveredBy: [
       {
@@ -825,7 +825,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 16 console serving',
+    id: 'services/console/README.md serving',
     title: 'the gateway serves the built console at /console (page for client routes, CSP, 404 for a missing asset, 503 when not built)',
     coveredBy: [
       {
@@ -845,7 +845,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 16 console editor',
+    id: 'services/console/README.md editor',
     title:
       'sign in with an API key or bearer token; live /validate diagnostics underlined; /operators completion; run with result, outcomes and linked trace',
     coveredBy: [
@@ -866,7 +866,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 16 console policies and flows',
+    id: 'services/console/README.md policies and flows',
     title:
       'in the console: list, search, paging, create, edit draft, saved tests, publish or review, versions diff, delete, flow graph with a run’s path, audit view',
     coveredBy: [
@@ -895,7 +895,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 15 import',
+    id: 'docs/api.md#export-and-import import',
     title: 'POST /import (dry run: what would be created or conflict; else load keeping version numbers) and rules pull/push',
     coveredBy: [
       {
@@ -936,12 +936,12 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 15 groups on records',
+    id: 'docs/api.md#policies-and-flows groups on records',
     title: 'GET /policy/{id} and GET /flow/{id} (record or base id) carry the groups containing the base',
     coveredBy: [{ file: `${E2E}/import.test.ts`, tests: ['carry the live groups containing the base, by record id and by base id'] }],
   },
   {
-    id: 'design §10 batch evaluation',
+    id: 'docs/architecture.md#batch-runs',
     title: 'POST /run/batch and the stored batch forms, item limits, rate limits per item',
     coveredBy: [
       {
@@ -956,7 +956,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 admin-issued first keys',
+    id: 'docs/design/identity.md admin-issued first keys',
     title:
       'POST /users/{userId}/apikeys (admin): a key owned by a member, within its role, shown once, audited; admin create-key; console People page',
     coveredBy: [
@@ -982,7 +982,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 databases per stack',
+    id: 'docs/operations.md#several-stacks-on-one-machine',
     title: 'the governance and audit databases follow DATABASE_URL (or their own URL settings): stacks side by side never share a trail',
     coveredBy: [
       {
@@ -1000,7 +1000,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 live keys per user',
+    id: 'docs/design/per-person-limits.md live keys per user',
     title: 'live API keys per user are capped (APIKEYS_PER_USER_MAX): 409 too_many_api_keys past it, race-safe',
     coveredBy: [
       {
@@ -1013,7 +1013,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 21 docs kept true',
+    id: 'CONTRIBUTING.md#habits docs kept true',
     title: 'every relative link and anchor of the Markdown resolves; docs/getting-started.md runs against a fresh stack',
     coveredBy: [
       {
@@ -1030,7 +1030,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 33 an export imports into an empty org',
+    id: 'docs/api.md#export-and-import an export imports into an empty org',
     title: 'import takes names as create does (labels, not keys), so every export imports into an empty org',
     coveredBy: [
       {
@@ -1044,7 +1044,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 33 ready means every service answers',
+    id: 'docs/operations.md#readiness ready means every service answers',
     title: '`npm start` says ready only when every service answers on the bus; the gateway /readyz reports each dependency',
     coveredBy: [
       {
@@ -1057,7 +1057,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 sdk client',
+    id: 'docs/sdk.md#the-client',
     title:
       '@arbiter/sdk: one typed method per endpoint, cursor iterators, one ArbiterError per problem, time-outs, retries only where safe',
     coveredBy: [
@@ -1087,7 +1087,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 sdk local evaluation',
+    id: 'docs/sdk.md#local-evaluation',
     title:
       'local runs answer byte-identically to /run/policy and /run/flow, from runnable records kept in sync by GET /runnable and its change feed',
     coveredBy: [
@@ -1116,7 +1116,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 sdk run reports',
+    id: 'docs/sdk.md#what-is-reported',
     title: 'local runs come back as aggregated executed events (via sdk), retried, bounded, never blocking a run',
     coveredBy: [
       { file: `${E2E}/sdk-sync.test.ts`, tests: ['reports its runs: executed events via sdk add up to them, by outcome'] },
@@ -1131,7 +1131,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 19 hot path',
+    id: 'docs/performance.md hot path',
     title:
       'one framing and queue path for all evaluations; raw answers forwarded; one Redis round trip and one deadline timer per turn/process',
     coveredBy: [
@@ -1151,7 +1151,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 trace switch',
+    id: 'docs/design/trace-switch.md',
     title: 'POST /run and /run/batch take "trace": false, the other run routes ?trace=false: "trace": [] and otherwise the same bytes',
     coveredBy: [
       {
@@ -1169,7 +1169,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 per person',
+    id: 'docs/design/per-person-limits.md',
     title: 'rate limits, fair-queue shares and in-flight caps count per person (key owner, bearer user) as well as per key',
     coveredBy: [
       {
@@ -1190,7 +1190,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 20 batch flood',
+    id: 'docs/design/fair-scheduling.md batch flood',
     title: "work whose caller has gone is dropped before it runs; a batch's items charged at their cost; tasks stay short",
     coveredBy: [
       {
@@ -1214,7 +1214,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'design §11 decision records',
+    id: 'docs/design/decision-records.md',
     title:
       'stored runs recorded (masked, bounded), drops counted in a metric and the base stats, ingest exactly once under kill -9, impact analysis of policies and flows',
     coveredBy: [
@@ -1245,7 +1245,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 23 impact in the console and the SDK',
+    id: 'docs/decisions.md#impact-analysis in the console and the SDK',
     title:
       "the review view shows a draft's impact report (counts, transitions, examples before/after, stale or none) with Run impact analysis for who may run it; the SDK's policies.impact and flows.impact",
     coveredBy: [
@@ -1279,7 +1279,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
-    id: 'issue 37 webhooks',
+    id: 'docs/webhooks.md webhooks',
     title:
       'org admins register endpoints (secret shown once); events delivered signed (Standard Webhooks), at least once, retried, 410 and a whole failing window disable; private addresses refused; rotation overlap; SIGKILL loses nothing',
     coveredBy: [

@@ -1,5 +1,5 @@
 /**
- * The SDK client against the whole stack (issue 22): typed calls of the endpoint groups, and every
+ * The SDK client against the whole stack: typed calls of the endpoint groups, and every
  * unhappy path a caller meets (401, 403, 404, 409, 413, 422, 429 with retry-after, 503) thrown as
  * one ArbiterError carrying status, code, detail and the request id.
  */

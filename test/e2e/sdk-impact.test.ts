@@ -1,5 +1,5 @@
 /**
- * The SDK's impact analysis (issue 23) against the whole stack: `policies.impact` replays the
+ * The SDK's impact analysis against the whole stack: `policies.impact` replays the
  * recorded decisions of a published policy through a draft that moves its threshold, typed as the
  * contracts' `ImpactReport`, with its options (`limit`, `from`/`to`) sent as the body; refusals are
  * thrown as `ArbiterError`. `flows.impact` replays a flow's recorded decisions through a draft

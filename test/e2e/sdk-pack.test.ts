@@ -1,5 +1,5 @@
 /**
- * `@arbiter/sdk` installs and runs outside the monorepo (issue 22): `npm pack` of the SDK and the
+ * `@arbiter/sdk` installs and runs outside the monorepo: `npm pack` of the SDK and the
  * four workspace packages it depends on, `npm install` of the five tarballs into an empty folder
  * (third-party packages from the registry), then the quick-start example of docs/sdk.md, run by
  * Node from that folder against a started stack; and the browser entry `@arbiter/sdk/client`.

@@ -1,5 +1,5 @@
 /**
- * Local evaluation answers byte for byte what the service answers (issue 22): the language corpus
+ * Local evaluation answers byte for byte what the service answers: the language corpus
  * (every case of libs/rule-lang/test/cases with data) and the policy and flow fixtures below, run
  * in an SDK runtime and through `POST /run/policy/{baseId}` / `POST /run/flow/{baseId}`, give the
  * same JSON text. Requests that the service refuses (data that is not an object, nested too deep)
@@ -342,7 +342,7 @@ describe('policy and flow fixtures', () => {
       for (const input of data[name].filter((d) => typeof d === 'object' && d !== null && !Array.isArray(d)).slice(0, 4)) {
         const there = await remote('policy', policies[name], input, false);
         if (there.status !== 200) continue;
-        // Until the run routes take `?trace=false` (issue 19) they answer with a trace: compare without it.
+        // Until the run routes take `?trace=false` they answer with a trace: compare without it.
         expect(JSON.stringify(runtime.run(policies[name], input as Record<string, unknown>, { trace: false })), name).toBe(
           traceless(there.text),
         );

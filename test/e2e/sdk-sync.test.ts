@@ -1,5 +1,5 @@
 /**
- * Local runtimes stay current (issue 22): publishes, draft edits of never-published bases, deletes,
+ * Local runtimes stay current: publishes, draft edits of never-published bases, deletes,
  * restores and group membership reach a connected runtime; it keeps answering while the gateway is
  * down (and says how stale it is, or answers an error with `failClosed`), starts cold from its
  * cache file, stops syncing with an observable error when its key is revoked, and reports its runs

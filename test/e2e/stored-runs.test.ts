@@ -1,5 +1,5 @@
 /**
- * End-to-end: running stored policies and flows (issue 4 items 4, 5, 7, 8): gateway → NATS →
+ * End-to-end: running stored policies and flows: gateway → NATS →
  * execution (two replicas) → Redis runnable index, with the registry writing the index. Policies
  * and flows are created and published over the registry's NATS subjects (the CRUD routes have
  * their own suite); every run goes through the public HTTP API.

@@ -1,5 +1,5 @@
 /**
- * End-to-end: decision-table nodes in flows (issue 24) through the public HTTP API. Save and
+ * End-to-end: decision-table nodes in flows through the public HTTP API. Save and
  * publish checks (bad cell, unknown output, unresolved route → 400; a failing saved test expecting
  * an output object → 422), stored runs (single and batch) and ad hoc runs (`/flow/test`) with the
  * matched rules in `path` and `nodes`, a `unique` table with two matching rules → HTTP 200 with the

@@ -1,5 +1,5 @@
 /**
- * End-to-end: the trace switch (issue 19, DESIGN.md §11) on every run route. `"trace": false` in the
+ * End-to-end: the trace switch (docs/design/trace-switch.md) on every run route. `"trace": false` in the
  * body of `POST /run` and `POST /run/batch`, `?trace=false` on the others: the answer keeps its
  * shape with `"trace": []` (flows: each node's `trace` empty) and is otherwise byte for byte the
  * traced answer. The default stays on.

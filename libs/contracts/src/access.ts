@@ -1,6 +1,6 @@
 import type { Principal, Role, Scope } from './principal.js';
 
-/** What each role may do, as key scopes (DESIGN.md §3). Each authoring role includes the ones before. */
+/** What each role may do, as key scopes (docs/design/identity.md). Each authoring role includes the ones before. */
 export const ROLE_CAPABILITIES: Readonly<Record<Role, readonly Scope[]>> = {
   viewer: ['view'],
   editor: ['view', 'edit'],

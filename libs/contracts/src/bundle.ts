@@ -5,7 +5,7 @@ import { Principal } from './principal.js';
 import { FlowTest, JsonSchemaValue, PinnedVersions, PolicyTest, RecordStatus, SavedJsonSchema } from './registry.js';
 
 /**
- * Export and import of an org's policies, flows and groups (issue 15 item 6). `GET /export`
+ * Export and import of an org's policies, flows and groups. `GET /export`
  * answers one JSON {@link Bundle}; the gateway streams it from pages of the registry's
  * `registry.export` subject, so no replica ever holds the whole org.
  */

@@ -4,7 +4,7 @@ import { canReadDecisions } from './access.js';
 import { Principal } from './principal.js';
 
 /**
- * Decision records (issue 23, docs/decisions.md): sampled runs of stored policies and flows, written
+ * Decision records (docs/decisions.md): sampled runs of stored policies and flows, written
  * by the execution service to its Redis outbox as `decided` events and stored by the audit service
  * in its `decisions` table. Settings (org masks, per-base sampling) live in the audit database too;
  * the execution service reads them over the bus (`audit.decisions.settings.resolve`) and caches them.

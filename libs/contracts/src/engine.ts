@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { tracesOf } from './run-spec.js';
 
-/** Body of `POST /run` (spec §2.6). Unknown keys are rejected. */
+/** Body of `POST /run` (docs/api.md#evaluate-rules). Unknown keys are rejected. */
 export const RunRequest = z.strictObject({
   rule: z.string().describe('Policy rule text'),
   data: z.record(z.string(), z.unknown()).describe('JSON data object to evaluate against'),
@@ -15,7 +15,7 @@ export type RunRequest = z.infer<typeof RunRequest>;
 /** Engine error codes (LANGUAGE.md §9.1): results with HTTP 200, not problems. */
 export const EngineErrorCode = z.enum(['parse_error', 'missing_selector', 'missing_property', 'budget_exceeded', 'schema_mismatch']);
 
-/** Response of `POST /run` (spec §2.6, §7; DESIGN.md §4). */
+/** Response of `POST /run` (docs/api.md#evaluate-rules, docs/errors.md; docs/api.md#conventions). */
 export const RunResponse = z.object({
   result: z.boolean(),
   trace: z.array(z.string()),
@@ -29,7 +29,7 @@ export type RunResponse = z.infer<typeof RunResponse>;
 export const RuleOnlyRequest = z.strictObject({ rule: z.string() });
 export type RuleOnlyRequest = z.infer<typeof RuleOnlyRequest>;
 
-/** spec §4.7 validate_rule. */
+/** docs/LANGUAGE.md §12.1 validate_rule. */
 export const ValidateResponse = z.object({ valid: z.boolean(), error: z.string().nullable() });
 export type ValidateResponse = z.infer<typeof ValidateResponse>;
 
@@ -48,7 +48,7 @@ export const ExplainedCondition: z.ZodType<ExplainedCondition> = ExplainedCondit
   conditions: z.lazy(() => z.array(ExplainedCondition)).optional(),
 });
 
-/** spec §4.7 explain_rule. */
+/** docs/LANGUAGE.md §12.2 explain_rule. */
 export const ExplainResponse = z.object({
   rule_count: z.number().int(),
   rules: z.array(
@@ -67,7 +67,7 @@ export const ExplainResponse = z.object({
 });
 export type ExplainResponse = z.infer<typeof ExplainResponse>;
 
-/** spec §4.7 list_operators. */
+/** docs/LANGUAGE.md §12.3 list_operators. */
 export const OperatorsResponse = z.array(z.object({ operator: z.string(), forms: z.array(z.string()) }));
 export type OperatorsResponse = z.infer<typeof OperatorsResponse>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WireError } from './errors.js';
 
-/** Reply envelope of every request/reply subject (DESIGN.md §2). */
+/** Reply envelope of every request/reply subject (docs/design/bus.md). */
 export function replyEnvelope<T extends z.ZodType>(data: T) {
   return z.discriminatedUnion('ok', [z.object({ ok: z.literal(true), data }), z.object({ ok: z.literal(false), error: WireError })]);
 }

@@ -37,7 +37,7 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && KNOWN.has(value);
 }
 
-/** HTTP status of each code (DESIGN.md §4). */
+/** HTTP status of each code (docs/api.md#conventions). */
 export function statusOf(code: ErrorCode): number {
   switch (code) {
     case 'bad_request':

@@ -2,8 +2,8 @@
 // without pulling the schemas into its bundle; `events.ts` builds the zod enums from them.
 
 /**
- * Audit event kinds: the spec's nine strings (spec §6, DESIGN.md §7), then the identity and
- * lifecycle kinds of DESIGN.md §10 (`assigned` stays the kind of a role assignment or change and of
+ * Audit event kinds: the nine kinds of changes and runs, then the identity and
+ * lifecycle kinds (docs/design/events-and-audit.md, docs/design/identity.md) (`assigned` stays the kind of a role assignment or change and of
  * a group membership added), then the webhooks service's own (docs/webhooks.md). `decided` carries one decision record (contracts `decisions.ts`):
  * the audit service stores it in its `decisions` table, not in the trail.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { WireError } from './errors.js';
 import { Principal } from './principal.js';
 
-/** The caller, sent by the gateway and the mcp service; execution re-checks its `view` right (DESIGN.md §2). A request without one is refused. */
+/** The caller, sent by the gateway and the mcp service; execution re-checks its `view` right (docs/design/bus.md). A request without one is refused. */
 const Caller = Principal;
 
 /** Request of `exec.validate` and `exec.explain`. Unknown keys are rejected. */

@@ -85,7 +85,7 @@ export const TableAggregation = z.enum(['sum', 'min', 'max', 'count']);
 export type TableAggregation = z.infer<typeof TableAggregation>;
 
 /**
- * A decision table (DESIGN.md §11): rules of cells over `inputs`, giving `outputs` under a DMN
+ * A decision table (docs/design/tables.md): rules of cells over `inputs`, giving `outputs` under a DMN
  * hit policy. The node's result is its output object (single hit, or `collect` with an
  * aggregation) or the list of the matching rules' output objects (`rule order`, `collect`). The
  * flow then goes to `next`, or to `routes[<value of the output routeOn>]` (else `default`), or
@@ -111,7 +111,7 @@ export const FlowNode = z.discriminatedUnion('type', [FlowPolicyNode, FlowReturn
 export type FlowNode = z.infer<typeof FlowNode>;
 
 /**
- * A flow definition (DESIGN.md §5): a DAG of nodes keyed by id, entered at `start`. Unknown keys are
+ * A flow definition (docs/api.md#policies-and-flows): a DAG of nodes keyed by id, entered at `start`. Unknown keys are
  * rejected. Structural rules (ids resolve, no cycles, …) are checked by `@arbiter/flow`.
  */
 export const FlowDefinition = z.strictObject({
@@ -182,7 +182,7 @@ export type FlowTableNodeRun = z.infer<typeof FlowTableNodeRun>;
 export const FlowNodeRun = z.union([FlowTableNodeRun, FlowPolicyNodeRun]);
 export type FlowNodeRun = z.infer<typeof FlowNodeRun>;
 
-/** Response of a flow run (DESIGN.md §5). On a node error the flow stops: `result` false, `error` set. */
+/** Response of a flow run (docs/api.md#policies-and-flows). On a node error the flow stops: `result` false, `error` set. */
 export const FlowRunResponse = z.object({
   result: FlowResult,
   path: z.array(FlowPathStep),

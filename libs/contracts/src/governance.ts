@@ -5,7 +5,7 @@ import { FlowRecord, PolicyRecord, RecordIdParam, RecordReview } from './registr
 import { RunnableKind } from './runnable-index.js';
 
 /**
- * Request/reply subjects of the governance service (issue 11, spec §3, DESIGN.md §5 Review),
+ * Request/reply subjects of the governance service (docs/api.md#governance-review, docs/design/governance.md),
  * relative to the bus prefix. One queue group (`governance`) serves them all. Every request carries
  * the caller's `principal`; the governance service reads drafts from, and publishes through, the
  * registry with that principal, so tenancy and visibility are the registry's.
@@ -24,7 +24,7 @@ export const GovernanceSubject = {
 } as const;
 export type GovernanceSubject = (typeof GovernanceSubject)[keyof typeof GovernanceSubject];
 
-/** Review states of a draft (spec §2.3, §3). */
+/** Review states of a draft (docs/api.md#governance-review). */
 export const ReviewState = RecordReview.shape.state;
 export type ReviewState = z.infer<typeof ReviewState>;
 
@@ -56,10 +56,10 @@ const reviewFields = {
 export const ReviewSummary = z.object({ kind: RunnableKind, recordId: z.uuid(), ...reviewFields });
 export type ReviewSummary = z.infer<typeof ReviewSummary>;
 
-/** The review summary of a policy draft over HTTP (DESIGN.md §5). */
+/** The review summary of a policy draft over HTTP (docs/api.md#governance-review). */
 export const PolicyReview = z.object({ policyId: z.uuid(), ...reviewFields });
 export type PolicyReview = z.infer<typeof PolicyReview>;
-/** The review summary of a flow draft over HTTP (DESIGN.md §5). */
+/** The review summary of a flow draft over HTTP (docs/api.md#governance-review). */
 export const FlowReview = z.object({ flowId: z.uuid(), ...reviewFields });
 export type FlowReview = z.infer<typeof FlowReview>;
 

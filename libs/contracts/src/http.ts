@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorCode, ErrorReason } from './errors.js';
 
-/** RFC 9457 problem details, the body of every non-2xx HTTP answer (DESIGN.md §4). */
+/** RFC 9457 problem details, the body of every non-2xx HTTP answer (docs/api.md#conventions). */
 export const ProblemDetails = z.object({
   type: z.string().describe('URI naming the error code'),
   title: z.string().describe('Short summary of the error code'),

@@ -1,5 +1,5 @@
 /**
- * JSON nesting depth, checked before anything recurses over a value (DESIGN.md §4): a scalar is
+ * JSON nesting depth, checked before anything recurses over a value (docs/api.md#conventions): a scalar is
  * 0, `{}` and `[]` are 1, `{"a":{}}` is 2. Both functions are iterative and stop once past the limit.
  */
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { EngineErrorCode, ExplainResponse, OperatorsResponse, ValidateResponse } from './engine.js';
 import { Principal } from './principal.js';
 
-/** Names of the four MCP tools (spec §4.7). */
+/** Names of the four MCP tools (docs/api.md#mcp-rules-for-ai-agents). */
 export const McpToolName = {
   evaluateRules: 'evaluate_rules',
   validateRule: 'validate_rule',
@@ -28,7 +28,7 @@ export const EvaluateRulesArgs = z.object({
 export type EvaluateRulesArgs = z.infer<typeof EvaluateRulesArgs>;
 
 /**
- * Result of `evaluate_rules` (spec §4.7, LANGUAGE.md §11). `trace` is the `/run` trace: one string
+ * Result of `evaluate_rules` (LANGUAGE.md §11). `trace` is the `/run` trace: one string
  * per line (LANGUAGE.md §10.2). On an engine error `result` is false, `outcomes` is `{}`, `error`
  * is the message and `errorCode` its code, as `POST /run` answers them; otherwise both are null.
  */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-/** Roles within one organization (DESIGN.md §3). */
+/** Roles within one organization (docs/design/identity.md). */
 export const Role = z.enum(['viewer', 'editor', 'publisher', 'admin', 'auditor']);
 export type Role = z.infer<typeof Role>;
 
-/** API key scopes (DESIGN.md §3). */
+/** API key scopes (docs/design/identity.md). */
 export const Scope = z.enum(['view', 'edit', 'publish', 'admin', 'audit']);
 export type Scope = z.infer<typeof Scope>;
 

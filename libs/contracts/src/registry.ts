@@ -155,8 +155,8 @@ const recordMeta = {
   groups: z
     .array(z.object({ groupId: z.uuid(), name: z.string() }))
     .optional()
-    .describe('The groups containing the base (on `GET /policy/{id}` and `GET /flow/{id}`; issue 15 item 3)'),
-  review: RecordReview.optional().describe('Drafts only: the review state (issue 11); absent when the governance service did not answer'),
+    .describe('The groups containing the base (on `GET /policy/{id}` and `GET /flow/{id}`)'),
+  review: RecordReview.optional().describe('Drafts only: the review state; absent when the governance service did not answer'),
   authors: z
     .array(z.string())
     .optional()
@@ -165,12 +165,12 @@ const recordMeta = {
     ),
 };
 
-/** A policy draft or version (DESIGN.md §5). */
+/** A policy draft or version (docs/api.md#policies-and-flows). */
 export const PolicyRecord = z.object({ policyId: z.uuid(), ...recordMeta, rule: z.string(), tests: z.array(PolicyTest) });
 export type PolicyRecord = z.infer<typeof PolicyRecord>;
 
 /**
- * The versions a flow version's base-naming policy nodes run, by node id (issue 20 item 3): a flow
+ * The versions a flow version's base-naming policy nodes run, by node id: a flow
  * published through review pins every node that names a base without a `version` to that base's
  * latest version at publish, so it keeps running the reviewed text it was approved with.
  */
@@ -179,7 +179,7 @@ export const PinnedVersions = z
   .describe('Versions only, published through review: the version each policy node naming a base without `version` runs');
 export type PinnedVersions = z.infer<typeof PinnedVersions>;
 
-/** A flow draft or version (DESIGN.md §5). */
+/** A flow draft or version (docs/api.md#policies-and-flows). */
 export const FlowRecord = z.object({
   flowId: z.uuid(),
   ...recordMeta,
@@ -247,7 +247,7 @@ export const RecordListSort = z.enum(['name', '-name', 'updatedAt', '-updatedAt'
 export type RecordListSort = z.infer<typeof RecordListSort>;
 
 /**
- * Query of `GET /policies` and `GET /flows` (issue 15 item 4): filters, order and, for admins,
+ * Query of `GET /policies` and `GET /flows`: filters, order and, for admins,
  * colleagues' never-published drafts; also the registry's request (`all` a boolean there).
  */
 export const RecordListQuery = z.strictObject({
@@ -321,7 +321,7 @@ export type FlowDraftReply = z.infer<typeof FlowDraftReply>;
 export const DeleteBaseReply = z.object({ baseId: z.uuid() });
 export type DeleteBaseReply = z.infer<typeof DeleteBaseReply>;
 
-/** A group (DESIGN.md §6). */
+/** A group (docs/api.md#policies-and-flows). */
 export const Group = z.object({
   groupId: z.uuid(),
   name: z.string(),
@@ -486,7 +486,7 @@ export type PublishCheckRequest = z.input<typeof PublishCheckRequest>;
 export const PublishCheckReply = z.object({ contentHash: z.string(), problems: z.array(ErrorReason) });
 export type PublishCheckReply = z.infer<typeof PublishCheckReply>;
 
-// ---- Restore (issue 15 item 5)
+// ---- Restore
 
 /**
  * The query `GET /policies` and `GET /flows` accept: {@link RecordListQuery} plus `deleted=true`,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
 
 /**
- * The Redis index of what is runnable (issue 4), written by the registry after every commit and
+ * The Redis index of what is runnable, written by the registry after every commit and
  * before it replies, read by the execution service so a run never touches PostgreSQL.
  *
  * Keys (prefix = `NATS_SUBJECT_PREFIX`): `${prefix}:runnable:{kind}:base:{baseId}` →

@@ -3,7 +3,7 @@ import { FlowDefinition } from './flow.js';
 import { Principal } from './principal.js';
 
 /**
- * Local evaluation (issue 22): what the SDK's local runtime loads (`GET /runnable`), how it learns
+ * Local evaluation: what the SDK's local runtime loads (`GET /runnable`), how it learns
  * of changes (`GET /runnable/changes`, server-sent events) and how it reports its runs
  * (`POST /runnable/reports`). The registry keeps a per-org `revision` that moves with every
  * commit changing what a run would run: a publish, a delete, a restore, an edit of a

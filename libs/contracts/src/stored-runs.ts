@@ -6,7 +6,7 @@ import { RUN_DEFAULTS } from './run-spec.js';
 import { ProblemDetails } from './http.js';
 
 /**
- * The stored runs (spec §4.3): the four `exec.eval` group names (`EvalSubject`; a group's `id` is a
+ * The stored runs (docs/api.md#evaluate-rules): the four `exec.eval` group names (`EvalSubject`; a group's `id` is a
  * base id for `*.base`, a record id for `*.record`, and one that is not a UUID answers not_found,
  * like the registry) and `exec.flow.test`, a subject of the `exec` queue group. Every run carries
  * the caller's `principal`: the execution service answers not_found for another org's, a deleted
@@ -44,7 +44,7 @@ export type FlowTestRequest = z.infer<typeof FlowTestRequest>;
 export type FlowTestInput = z.input<typeof FlowTestRequest>;
 
 /**
- * Response of a stored policy run (DESIGN.md §5): the engine result plus the record that ran.
+ * Response of a stored policy run (docs/api.md#policies-and-flows): the engine result plus the record that ran.
  * Engine outcomes (parse error, missing data, `schema_mismatch`) are results with `error` and
  * `errorCode`, not HTTP errors.
  */
@@ -57,7 +57,7 @@ export const StoredPolicyRunResponse = RunResponse.extend({
 export type StoredPolicyRunResponse = z.infer<typeof StoredPolicyRunResponse>;
 
 /**
- * Response of a stored flow run: the flow result (DESIGN.md §5) plus the flow record that ran. A
+ * Response of a stored flow run: the flow result (docs/api.md#policies-and-flows) plus the flow record that ran. A
  * policy node whose policy is deleted or unknown stops the flow with `result:false`,
  * `errorCode:"policy_not_found"` and an `error` naming the node (HTTP 200: the flow itself exists).
  */

@@ -1,5 +1,5 @@
 /**
- * @arbiter/flow: flow definitions (DESIGN.md §5). Validation of the DAG and execution over a
+ * @arbiter/flow: flow definitions (docs/api.md#policies-and-flows). Validation of the DAG and execution over a
  * policy resolver the caller provides; decision-table nodes run here. Pure: no I/O.
  */
 export { parseDefinition, type ParsedDefinition } from './parse.js';

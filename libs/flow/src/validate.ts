@@ -30,7 +30,7 @@ function successors(def: FlowDefinition, id: string): string[] {
 }
 
 /**
- * Every structural problem of a definition (DESIGN.md §5), in node order: the start exists, every
+ * Every structural problem of a definition (docs/api.md#policies-and-flows), in node order: the start exists, every
  * branch names an existing node, every policy node has both branches, every table node compiles
  * (cells parse, outputs exist, priority lists cover the values used, routes are well formed), no
  * cycles, every node is reachable from the start. Together these make every path end in a

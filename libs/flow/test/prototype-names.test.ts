@@ -1,4 +1,4 @@
-/** Names of Object.prototype members are never nodes (issue 13 #10; REVIEW.md: a key lookup must not see prototypes). */
+/** Names of Object.prototype members are never nodes (REVIEW.md: a key lookup must not see prototypes). */
 
 import type { FlowDefinition } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';

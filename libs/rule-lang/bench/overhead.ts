@@ -1,5 +1,5 @@
 /**
- * The per-call overhead case (issue 22 item 4): a 7-rule policy of 9 cheap comparisons (numbers,
+ * The per-call overhead case: a 7-rule policy of 9 cheap comparisons (numbers,
  * a string, a short list; no dates, no any/all), so that what an evaluation costs besides its
  * comparisons (options, step budget, rule states, the result objects) shows. Its floor is a
  * hand-written function giving the same answer: result, every outcome, and the engine's error

@@ -1,7 +1,7 @@
 /**
  * `npm run bench -w @arbiter/rule-lang`: evaluation against a hand-written function,
  * json-rules-engine and cel-js in the same run; trace vs no-trace; parse+compile for 1/20/200
- * rules; two pathological inputs; the per-call overhead on a policy of cheap comparisons. Prints a table, the ratios against the targets of issue 2, and
+ * rules; two pathological inputs; the per-call overhead on a policy of cheap comparisons. Prints a table, the ratios against the language targets (docs/performance.md#the-rule-language-benchmark), and
  * one JSON line per figure (`grep '^{'`). Never fails on speed; fails if any answer is wrong.
  */
 
@@ -354,7 +354,7 @@ emit({ name: `pathological/compile ${DEPTH}-deep rule`, nsPerOp: Math.round(medi
 log();
 
 // ---------------------------------------------------------------------------------------------
-// Ratios against the targets of issues 2 and 22.
+// Ratios against the language and SDK targets (docs/performance.md).
 
 const ratios: { name: string; value: number; target: string; met: boolean }[] = [
   { name: 'rule-lang / hand-written', value: rl / ns('hand-written JS'), target: '≤ 3×', met: rl / ns('hand-written JS') <= 3 },

@@ -108,13 +108,13 @@ export type TraceCondition =
       result: boolean;
     };
 
-/** `validate` result (spec §4.7 validate_rule). */
+/** `validate` result (docs/LANGUAGE.md §12.1 validate_rule). */
 export interface ValidationResult {
   valid: boolean;
   error: string | null;
 }
 
-/** One condition of an `explain` result (spec §4.7, LANGUAGE.md §12.2). */
+/** One condition of an `explain` result (LANGUAGE.md §12.2). */
 export interface ExplainedCondition {
   type: 'comparison' | 'rule_reference' | 'label_reference' | 'quantifier' | 'group';
   selector: string;
@@ -137,14 +137,14 @@ export interface ExplainedRule {
   conditions: ExplainedCondition[];
 }
 
-/** `explain` result (spec §4.7 explain_rule). */
+/** `explain` result (docs/LANGUAGE.md §12.2 explain_rule). */
 export interface ExplanationResult {
   rule_count: number;
   rules: ExplainedRule[];
   error: string | null;
 }
 
-/** One entry of `listOperators()` (spec §4.7 list_operators). */
+/** One entry of `listOperators()` (docs/LANGUAGE.md §12.3 list_operators). */
 export interface OperatorInfo {
   operator: string;
   forms: string[];

@@ -2,7 +2,7 @@
  * @arbiter/rule-lang: the policy rule language. Pure: no I/O.
  *
  * compile(text) → CompiledPolicy → evaluate(data); plus evaluate/validate/explain/listOperators
- * in the shapes of the service spec §4.7.
+ * in the shapes of docs/LANGUAGE.md §11–§12.
  */
 
 import type { EvaluateOptions, EvaluationResult, ExplanationResult, ValidationResult } from './api-types.js';
@@ -78,7 +78,7 @@ export function evaluate(text: string, data: unknown, options?: EvaluateOptions)
   return policy.evaluate(data, options);
 }
 
-/** Syntax and static checks only (spec §4.7 validate_rule). */
+/** Syntax and static checks only (docs/LANGUAGE.md §12.1 validate_rule). */
 export function validate(text: string): ValidationResult {
   try {
     check(text);
@@ -89,7 +89,7 @@ export function validate(text: string): ValidationResult {
   }
 }
 
-/** The structure of a policy (spec §4.7 explain_rule). */
+/** The structure of a policy (docs/LANGUAGE.md §12.2 explain_rule). */
 export function explain(text: string): ExplanationResult {
   try {
     const checked = check(text);

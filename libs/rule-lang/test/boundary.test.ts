@@ -1,5 +1,5 @@
 /**
- * The library entry stays pure (STYLE.md §2, issue 2: "no I/O"): walking the static import graph of
+ * The library entry stays pure (the language library does no I/O: docs/architecture.md#the-rule-engine): walking the static import graph of
  * src/index.ts never reaches node:fs, node:net, nats, pg or ioredis; the `rules` executable lives in
  * another package (libs/cli).
  */

@@ -18,7 +18,7 @@ const items = (n: number) => Array.from({ length: n }, () => ({ p: 1 }));
 const NOW = new Date('2025-06-15T12:00:00Z');
 
 describe('a runaway policy', () => {
-  it('stops with budget_exceeded in every mode, after exactly its budget of steps (issue 13 reproduction)', () => {
+  it('stops with budget_exceeded in every mode, after exactly its budget of steps', () => {
     const policy = compile(RUNAWAY);
     // 30,000² inner comparisons if nothing stopped it; the budget allows a millionth of that.
     const data = { o: { items: items(30_000) } };

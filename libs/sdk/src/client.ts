@@ -80,7 +80,7 @@ export type ArbiterOptions = {
   signal?: AbortSignal;
 } & ({ apiKey: string; token?: never } | { token: string | (() => string | Promise<string>); apiKey?: never });
 
-/** A run's trace switch (DESIGN.md §11): on unless `trace: false`. */
+/** A run's trace switch (docs/design/trace-switch.md): on unless `trace: false`. */
 export interface RunOptions {
   trace?: boolean;
 }

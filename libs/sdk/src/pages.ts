@@ -1,4 +1,4 @@
-/** A page of a list endpoint: `{items, nextCursor}` (DESIGN.md §4). */
+/** A page of a list endpoint: `{items, nextCursor}` (docs/api.md#conventions). */
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;

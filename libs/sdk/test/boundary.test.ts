@@ -1,5 +1,5 @@
 /**
- * The client runs in browsers (issue 22): its entry and the local runtime reach no Node built-in
+ * The client runs in browsers: its entry and the local runtime reach no Node built-in
  * and no package but the workspace's contracts, rule-lang, flow and run (its pure entry), and esbuild bundles them for
  * the browser. The only Node use, the cache file, imports `node:fs/promises` by a name bundlers do
  * not follow, and only when a `cacheFile` is given.

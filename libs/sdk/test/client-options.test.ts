@@ -1,5 +1,5 @@
 /**
- * What the console needs of the client (issue 22 item 2), against a small scripted HTTP server:
+ * What the console needs of the client, against a small scripted HTTP server:
  * one cursor page at a time, per-call options (`withOptions`: a signal, a deadline), a bearer
  * session, and retries turned off.
  */

@@ -38,7 +38,7 @@ export const LogConfig = z.object({
   LOG_LEVEL: LogLevel.default('info'),
 });
 
-/** The bus: NATS address and the subject/stream prefix that isolates stacks sharing one NATS (DESIGN.md §1). */
+/** The bus: NATS address and the subject/stream prefix that isolates stacks sharing one NATS (docs/operations.md#several-stacks-on-one-machine). */
 export const NatsConfig = z.object({
   /** One server, or several comma-separated (a cluster's, for failover). */
   NATS_URL: natsServerList().default('nats://127.0.0.1:4222'),
@@ -103,7 +103,7 @@ export const DatabaseConfig = z.object({
  * The URL of a database that belongs beside the stack's main one: `databaseUrl` with its database
  * renamed `<name>_<suffix>` (same server, credentials and parameters). The governance and audit
  * services keep their own databases this way, so two stacks with different `DATABASE_URL`s never
- * share them (DESIGN.md §11).
+ * share them (docs/operations.md#several-stacks-on-one-machine).
  */
 export function companionDatabaseUrl(databaseUrl: string, suffix: string): string {
   const url = new URL(databaseUrl);

@@ -16,7 +16,7 @@ import {
 const BaseConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig], {});
 
 describe('loadConfig', () => {
-  it('applies the DESIGN.md defaults to an empty environment', () => {
+  it('applies the documented defaults (docs/configuration.md) to an empty environment', () => {
     expect(loadConfig(BaseConfig, {})).toEqual({
       NATS_URL: 'nats://127.0.0.1:4222',
       REDIS_URL: 'redis://127.0.0.1:6379',

@@ -31,7 +31,7 @@ describe('isDatabaseUnavailable', () => {
     }
   });
 
-  it('recognises a frozen server: the connect deadline (`timeout expired`) and a query read deadline (issue 20 item 5)', async () => {
+  it('recognises a frozen server: the connect deadline (`timeout expired`) and a query read deadline', async () => {
     const url = new URL(PG_URL);
     const proxy = await TcpProxy.start({ host: url.hostname, port: Number(url.port || 5432) });
     url.host = `127.0.0.1:${proxy.port}`;

@@ -1,5 +1,5 @@
 /**
- * Decision records (issue 23, docs/decisions.md): one row per recorded decision, partitioned by
+ * Decision records (docs/decisions.md): one row per recorded decision, partitioned by
  * month on `at` like `audit_events` (src/repositories/partitions.ts makes and drops the monthly
  * partitions; retention `DECISIONS_RETENTION_DAYS`).
  *

@@ -1,5 +1,5 @@
 /**
- * Decision records dropped, in the base's stats (issue 23, docs/decisions.md): the execution
+ * Decision records dropped, in the base's stats (docs/decisions.md): the execution
  * replicas report the records they dropped (outbox full or unwritable, buffer full, settings
  * unreadable) per base and reason over `audit.decisions.drops.report`.
  *

@@ -2,7 +2,7 @@ import type { DecisionRecord } from '@arbiter/contracts';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
 /**
- * Metrics of decision ingest (issue 23, docs/decisions.md): how long records took from being
+ * Metrics of decision ingest (docs/decisions.md): how long records took from being
  * recorded in the execution service (`at`) to being committed in `decisions` — the outbox, the
  * relay, JetStream and the consumer together — and how many were stored.
  */

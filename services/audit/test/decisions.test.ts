@@ -1,5 +1,5 @@
 /**
- * Decision records in the audit service (issue 23): `decided` events are stored in `decisions`
+ * Decision records in the audit service: `decided` events are stored in `decisions`
  * (not in the trail), once however often they are delivered, in monthly partitions dropped past
  * `DECISIONS_RETENTION_DAYS`; `audit.decisions.query` and `audit.decisions.get` answer admins and auditors of
  * the org only.

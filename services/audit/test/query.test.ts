@@ -123,7 +123,7 @@ describe('audit.query', () => {
     expect((await failure({ kind: ['edited'] })).code).toBe('bad_request');
   });
 
-  it('answers 400 invalid_cursor for a cursor whose time PostgreSQL cannot hold (issue 20 item 7; was 500)', async () => {
+  it('answers 400 invalid_cursor for a cursor whose time PostgreSQL cannot hold (was 500)', async () => {
     const p = as('admin', { orgId: org });
     const id = '0190a0b0-0000-7000-8000-000000000001';
     for (const at of ['-271821-04-20T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '0000-01-01T00:00:00.000Z']) {

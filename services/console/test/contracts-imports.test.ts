@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { EventKind, EventResourceType } from '@arbiter/contracts';
 import { EVENT_KINDS, EVENT_RESOURCE_TYPES } from '@arbiter/contracts/event-kinds';
 
-// Issue 21 item 9: the console takes the API's shapes and event kinds from libs/contracts, never its
+// The console takes the API's shapes and event kinds from libs/contracts, never its
 // own copies, and keeps the contracts' schemas (zod) and anything Node-only out of the browser bundle.
-// Issue 22 item 2: it calls the API through the SDK's browser entry, `@arbiter/sdk/client`.
+// It calls the API through the SDK's browser entry, `@arbiter/sdk/client`.
 const src = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src');
 const require = createRequire(import.meta.url);
 

@@ -1,7 +1,7 @@
 import { ArbiterError, hasCapability, type Principal } from '@arbiter/contracts';
 
 /**
- * Re-checks on the execution side that the caller may run rules (DESIGN.md §2: services
+ * Re-checks on the execution side that the caller may run rules (docs/design/bus.md: services
  * re-check authorization): a principal without `view` (role ∩ key scopes) is refused.
  */
 export function requireView(principal: Principal): void {

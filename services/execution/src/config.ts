@@ -5,7 +5,7 @@ import { z } from 'zod';
 
 const positiveInt = () => z.coerce.number().int().positive();
 
-/** Environment of the execution service: the shared parts plus its own variables (DESIGN.md §1 and §4 limits). */
+/** Environment of the execution service: the shared parts plus its own variables (docs/configuration.md#execution, docs/api.md#limits-on-what-a-request-may-carry). */
 export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, OpsConfig, EvaluationConfig], {
   /** Worker threads in the evaluation pool; one less than the cores by default, at least 1. */
   EXEC_POOL_SIZE: positiveInt().default(Math.max(1, availableParallelism() - 1)),
@@ -44,7 +44,7 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
   EXEC_INDEX_TTL_SECONDS: positiveInt().default(86_400),
   /** Records the rule index keeps at most; the least recently run are deleted beyond it. */
   EXEC_INDEX_MAX_RULES: positiveInt().default(10_000),
-  /** How often `executed` events are aggregated and written to the outbox (DESIGN.md §7). */
+  /** How often `executed` events are aggregated and written to the outbox (docs/design/events-and-audit.md). */
   EVENTS_FLUSH_MS: positiveInt().default(1000),
   /** Open aggregates (org, record, actor) that close a window before `EVENTS_FLUSH_MS`. */
   EVENTS_BATCH_MAX: positiveInt().default(1000),

@@ -55,7 +55,7 @@ interface Aggregate {
 }
 
 /**
- * The `executed` events of stored runs (DESIGN.md §7), batched so a run never waits: {@link record}
+ * The `executed` events of stored runs (docs/design/events-and-audit.md), batched so a run never waits: {@link record}
  * only updates an in-memory aggregate. Runs are aggregated into ONE event per (org, record, actor
  * user + API key) per window (`details` from {@link executedDetails}: count, true/false/error counts,
  * first and last run time). Every `flushMs`, or once `batchMax` aggregates are open, the window is

@@ -8,7 +8,7 @@
  * threads; each free thread takes the next work of the next person in turn.
  *
  * Shares are per person (a key's owner, or a bearer's user), not per key, so minting keys buys no
- * bigger share (issue 20): persons take turns by deficit round robin of worker time (a person whose
+ * bigger share: persons take turns by deficit round robin of worker time (a person whose
  * deficit is not positive skips its turn and earns `quantumMs`; work charges the worker time it
  * took), and within a person its keys take turns. Limits count per key and per person.
  *

@@ -1,6 +1,6 @@
 import { ArbiterError, jsonDepth, RULE_TOO_LARGE } from '@arbiter/contracts';
 
-/** Size limits checked on the main thread before a task reaches a worker (DESIGN.md §4). */
+/** Size limits checked on the main thread before a task reaches a worker (docs/api.md#conventions). */
 export interface Limits {
   maxRuleBytes: number;
   maxDataDepth: number;

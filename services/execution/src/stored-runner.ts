@@ -56,7 +56,7 @@ export interface StoredRunnerDeps {
 const encoder = new TextEncoder();
 
 /**
- * Runs stored policies and flows (spec §4.3): resolves the record from the runnable index once per
+ * Runs stored policies and flows (docs/api.md#evaluate-rules): resolves the record from the runnable index once per
  * request (however many items it carries), runs the policy in the pool (compiled policy looked up
  * by hash, data checked against the schema, answers written as raw JSON in the worker) and counts
  * each run for the `executed` events. Flow policy nodes resolve the same way, once per node per

@@ -1,5 +1,5 @@
 /**
- * Decision recording (issue 23): the sampling decision, the per-second cap, errors always, masks on
+ * Decision recording: the sampling decision, the per-second cap, errors always, masks on
  * nested and array paths and the org's masks, and drops counted when the outbox is full. The sink
  * is the recorder's own seam (the Redis outbox in the service); stored runs through the real
  * outbox, JetStream and audit service are in test/e2e/decisions.test.ts.

@@ -256,7 +256,7 @@ describe('exec.eval per-item deadline', () => {
   });
 });
 
-// Issue 20 item 1: work whose caller has gone is dropped before it runs.
+// Work whose caller has gone is dropped before it runs.
 describe("exec.eval caller's deadline", () => {
   const service = deadlineService('exec-eval-caller-deadline', 5000);
 

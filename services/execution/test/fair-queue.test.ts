@@ -363,7 +363,7 @@ describe('FairQueue: eval jobs', () => {
     await running;
   });
 
-  // Issue 20 item 1: work whose caller has gone is dropped before it runs.
+  // Work whose caller has gone is dropped before it runs.
   it('drops the items of a job whose deadline passed before they started, and runs none of them', async () => {
     const c = clock();
     const r = runner(() => 1);
@@ -382,7 +382,7 @@ describe('FairQueue: eval jobs', () => {
     expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0, persons: 0 });
   });
 
-  // Issue 20 item 2: shares are per person, however many keys they send with.
+  // Shares are per person, however many keys they send with.
   it("gives a person one share over all their keys: five keys' jobs take turns with another person's one", async () => {
     const c = clock();
     const r = runner(() => 1);

@@ -1,4 +1,4 @@
-/** Replays (impact analysis) are the caller's low-priority work: its other keys go first (issue 23). */
+/** Replays (impact analysis) are the caller's low-priority work: its other keys go first. */
 import { describe, expect, it } from 'vitest';
 import { LOW_PRIORITY, Scheduler } from '../src/queue/callers.js';
 import type { Entry } from '../src/queue/jobs.js';

@@ -198,7 +198,7 @@ describe('stored policy runs', () => {
     ).toBe(true);
   });
 
-  it('answers schema_mismatch, never a failed task, for a stored schema that loops on itself (issue 20 item 4)', async () => {
+  it('answers schema_mismatch, never a failed task, for a stored schema that loops on itself', async () => {
     // Saved before such schemas were refused: written into the index as an older registry left it.
     const p = await createPolicy(ADULT, { type: 'object' });
     for (const [i, schema] of [
@@ -372,7 +372,7 @@ describe('flows', () => {
     expect(exec.pool.batchStats().items - before.items).toBe(3);
   });
 
-  it('a flow version published through review keeps running the policy version it was reviewed with (issue 20 item 3)', async () => {
+  it('a flow version published through review keeps running the policy version it was reviewed with', async () => {
     const draft = await createPolicy(ADULT);
     const v1 = (await reg(RegistrySubject.policyUpdate, { policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;
     const flow = await reg(RegistrySubject.flowCreate, { name: 'reviewed', definition: flowOf({ baseId: v1.baseId }) }, FlowRecord);

@@ -1,7 +1,7 @@
 // @ts-check
 // NOTE: knex turns every `?` of a raw statement into a bind parameter, so none may appear below.
 /**
- * Identity storage of the gateway (DESIGN.md §3): organizations, users, one membership (role) per
+ * Identity storage of the gateway (docs/design/identity.md): organizations, users, one membership (role) per
  * user and org, personal API keys stored only as SHA-256 hashes, and per-org settings.
  */
 

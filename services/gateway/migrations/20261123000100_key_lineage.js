@@ -1,5 +1,5 @@
 /**
- * Keys that make keys (DESIGN.md §10): a key created with another key records it, so revoking the
+ * Keys that make keys (docs/design/identity.md): a key created with another key records it, so revoking the
  * creating key revokes every key made from it, transitively.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The installation id (issue 20 item 14): a random id made once per database, so caches outside
+ * The installation id: a random id made once per database, so caches outside
  * it (the Redis API-key cache) are tied to the database they were filled from. A replaced
  * database (a new bootstrap) has another id, and nothing cached from the old one is used.
  */

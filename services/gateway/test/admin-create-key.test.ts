@@ -9,7 +9,7 @@ import type { TestDatabase, TestRedis } from './support/servers.js';
 import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
 import { withKey } from './support/gateway.js';
 
-// `npm run admin -- create-key <org> <user>` (issue 21 item 3): the built dist/admin.js, as an operator runs it.
+// `npm run admin -- create-key <org> <user>`: the built dist/admin.js, as an operator runs it.
 const execute = promisify(execFile);
 const script = fileURLToPath(new URL('../dist/admin.js', import.meta.url));
 

@@ -148,7 +148,7 @@ describe('a key never exceeds its owner', () => {
   });
 });
 
-describe('keys that make keys (DESIGN.md §10)', () => {
+describe('keys that make keys (docs/design/identity.md)', () => {
   const create = (headers: Record<string, string>, payload: Record<string, unknown>) =>
     app.inject({ method: 'POST', url: '/apikeys', headers, payload });
   const ownKeyIds = async (key: string) =>

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 
-// Issue 20 item 2: live keys per user are capped (APIKEYS_PER_USER_MAX); past the cap both ways of
+// Live keys per user are capped (APIKEYS_PER_USER_MAX); past the cap both ways of
 // making a key answer 409 `too_many_api_keys` and create nothing, even when requests race.
 const MAX = 5;
 

@@ -1,5 +1,5 @@
 /**
- * `/console` (issue 16): the console's static files and its page for client routes, served by a
+ * `/console`: the console's static files and its page for client routes, served by a
  * real HTTP server from a folder laid out like `vite build` output; a missing build or file is a
  * problem document, never a bare 500 or HTML in place of a script.
  */

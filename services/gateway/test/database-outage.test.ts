@@ -99,7 +99,7 @@ describe('a PostgreSQL outage', () => {
   });
 });
 
-describe('a frozen PostgreSQL (issue 20 item 5)', () => {
+describe('a frozen PostgreSQL', () => {
   it('answers 503 with retry-after, never 500, when the server accepts connections but answers nothing, and recovers', async () => {
     proxy.freeze();
     try {

@@ -1,4 +1,4 @@
-/** Bad inputs at the HTTP edge (issue 13 #7, #8, #12): each is a 400 problem before anything walks or stores it. */
+/** Bad inputs at the HTTP edge: each is a 400 problem before anything walks or stores it. */
 
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

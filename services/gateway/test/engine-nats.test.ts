@@ -113,7 +113,7 @@ describe('engine over NATS', () => {
       const res = await runRule({ 'x-request-id': 'nats-1' });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toEqual({ result: true, trace: ['ran r1'] });
-      // The caller travels with the request so the execution service can re-check it (DESIGN.md §2).
+      // The caller travels with the request so the execution service can re-check it (docs/design/bus.md).
       expect(exec.seen[0]).toEqual({
         subject: ExecSubject.eval,
         body: {
@@ -122,7 +122,7 @@ describe('engine over NATS', () => {
           rule: 'r1',
           data: { a: 1 },
           trace: true,
-          // The caller's deadline travels with the work (issue 20).
+          // The caller's deadline travels with the work.
           timeoutMs: 300,
         },
         requestId: 'nats-1',

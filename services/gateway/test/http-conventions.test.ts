@@ -193,7 +193,7 @@ describe('problem documents and request ids', () => {
     expect(debugLogs.text()).toContain('api_key=[REDACTED]');
   });
 
-  // Issue 19: access logs off the per-request path.
+  // Access logs off the per-request path.
   it('writes access lines only at debug, or for one request in ACCESS_LOG_SAMPLE_EVERY; errors always, with the request id', async () => {
     const quiet = new LogCapture();
     const sampled = await startGateway(db, redis, { engine, logs: quiet, accessLogSampleEvery: 3 });
@@ -326,7 +326,7 @@ describe('rate limiting', () => {
     }
   });
 
-  // Issue 19: one Redis round trip per event-loop turn for the turn's API keys.
+  // One Redis round trip per event-loop turn for the turn's API keys.
   it("authenticates and counts one turn's API-key requests, of several keys, with one Redis command, each with its own count", async () => {
     const client = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
     const sent: string[] = [];
@@ -397,7 +397,7 @@ describe('rate limiting', () => {
     }
   });
 
-  // Issue 20 item 2: limits count per person (a key's owner, or a bearer's user) as well as per key.
+  // Limits count per person (a key's owner, or a bearer's user) as well as per key.
   it("counts a person's requests over all their keys and their bearer token (RATE_LIMIT_PERSON_MAX), other persons unaffected", async () => {
     const token = await signToken({ sub: 'many-keys', org: 'acme' });
     // Three keys of one person, made with their bearer token through the unlimited app (three requests of that person).
@@ -679,7 +679,7 @@ describe('OpenAPI and probes', () => {
     expect(res.headers['content-type']).toContain('text/html');
   });
 
-  it('sends a CSP, X-Frame-Options and nosniff with every file of /docs (issue 20 item 12)', async () => {
+  it('sends a CSP, X-Frame-Options and nosniff with every file of /docs', async () => {
     const page = (await app.inject({ method: 'GET', url: '/docs/' })).body;
     const assets = [...page.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => `/docs/${m[1]}`);
     expect(assets).toEqual(expect.arrayContaining(['/docs/static/swagger-ui-bundle.js', '/docs/static/swagger-initializer.js']));

@@ -111,7 +111,7 @@ describe('/users', () => {
   });
 });
 
-describe('forged cursors (issue 20 item 7)', () => {
+describe('forged cursors', () => {
   const forge = (value: unknown) => encodeURIComponent(Buffer.from(JSON.stringify(value), 'utf8').toString('base64url'));
   const get = (url: string) => app.inject({ method: 'GET', url, headers: withKey(adminKey) });
 
@@ -243,7 +243,7 @@ describe('/apikeys', () => {
 });
 
 describe('/org/settings', () => {
-  it('only an admin reads and writes (DESIGN.md §3); unknown fields are refused', async () => {
+  it('only an admin reads and writes (docs/design/identity.md); unknown fields are refused', async () => {
     const viewerKey = await memberKey(app, adminKey, 'acme', 'hal', 'viewer', ['view']);
     expect(problem(await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(viewerKey) }))).toMatchObject({
       status: 403,

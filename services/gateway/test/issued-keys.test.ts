@@ -6,8 +6,8 @@ import type { TestDatabase, TestRedis } from './support/servers.js';
 import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
 import { memberKey, newOrg, problem, signToken, withKey, withToken } from './support/gateway.js';
 
-// Issue 21 item 3: without an identity provider an admin issues a member's first key
-// (POST /users/{userId}/apikeys, DESIGN.md §11) and lists that member's keys.
+// Without an identity provider an admin issues a member's first key
+// (POST /users/{userId}/apikeys, docs/design/identity.md) and lists that member's keys.
 let db: TestDatabase;
 let redis: TestRedis;
 let app: FastifyInstance;

@@ -1,5 +1,5 @@
 /**
- * The Redis key cache is tied to the database its grants were read from (issue 20 item 14): after
+ * The Redis key cache is tied to the database its grants were read from: after
  * the database is replaced (a new bootstrap with the same admin key) or restored (the key's row
  * gone or re-made), a cached grant never names a key id the database does not have; what it
  * writes with the key id (a key made with a key) re-reads the grant instead of a 500.
@@ -43,7 +43,7 @@ async function gateway(db: TestDatabase): Promise<FastifyInstance> {
   return app;
 }
 
-describe('the key cache and the database it came from (issue 20 item 14)', () => {
+describe('the key cache and the database it came from', () => {
   it('gives every database its own installation id', async () => {
     const [a, b] = [await installationId(first.db), await installationId(second.db)];
     expect(a).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,5 +1,5 @@
 /**
- * Restore of soft-deleted policies and flows and the lists of deleted bases (issue 15 item 5)
+ * Restore of soft-deleted policies and flows and the lists of deleted bases
  * against a real registry in-process with its own database, on a subject prefix of this file.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The review endpoints and the governed `PUT` (issue 11) against a real registry and a real
+ * The review endpoints and the governed `PUT` against a real registry and a real
  * governance service, each in-process with its own database, on a subject prefix of this file.
  */
 
@@ -475,7 +475,7 @@ describe('ids: every /policy/{id}… and /flow/{id}… route takes a record id o
   }
 });
 
-describe('text PostgreSQL cannot store, on every route (issue 20 item 6)', () => {
+describe('text PostgreSQL cannot store, on every route', () => {
   beforeAll(() => setGovernance(true));
   const raw = (method: 'POST' | 'PUT', url: string, who: Member, payload: string) =>
     app.inject({ method, url, headers: { ...withKey(keys[who]), 'content-type': 'application/json' }, payload });
@@ -518,7 +518,7 @@ describe('text PostgreSQL cannot store, on every route (issue 20 item 6)', () =>
   });
 });
 
-describe('POST /import into a governed org (issue 20 item 10)', () => {
+describe('POST /import into a governed org', () => {
   it('refuses published versions with 409 saying why, and imports them once governance is off', async () => {
     await setGovernance(false);
     const d = await createPolicy('publisher');

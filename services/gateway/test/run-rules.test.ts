@@ -78,7 +78,7 @@ describe('POST /run with the real rule language', () => {
     expect(engine.received.at(-1)).toBe('{"applicant":{"age":null}}');
   });
 
-  it('answers a parse error as a 200 result with error and errorCode (spec §7)', async () => {
+  it('answers a parse error as a 200 result with error and errorCode (docs/errors.md)', async () => {
     const res = await app.inject({ method: 'POST', url: '/run', headers: withKey(key), payload: { rule: 'if if if', data: {} } });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ result: false, errorCode: 'parse_error', error: expect.stringMatching(/^Parse error: /) });

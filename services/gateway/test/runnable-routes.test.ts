@@ -1,5 +1,5 @@
 /**
- * Local evaluation's routes (issue 22): `GET /runnable`, `GET /runnable/changes` (server-sent
+ * Local evaluation's routes: `GET /runnable`, `GET /runnable/changes` (server-sent
  * events) and `POST /runnable/reports`, against a real registry in-process with its own database,
  * on a subject prefix of this file.
  */

@@ -1,7 +1,7 @@
 // @ts-check
 // NOTE: knex turns every `?` of a raw statement into a bind parameter, so none may appear below.
 /**
- * Governance storage (issue 11, DESIGN.md §5 Review): one row per draft that was ever submitted
+ * Governance storage (docs/design/governance.md): one row per draft that was ever submitted
  * (locked by every change of its reviews, so submissions, decisions and publishes of one draft run
  * one at a time), its publish requests (history kept; the latest is the one that counts), and the
  * transactional event outbox. The drafts themselves stay in the registry's database: this one only

@@ -1,5 +1,5 @@
 /**
- * Impact reports (issue 23, docs/decisions.md#impact-analysis): the latest report per record and
+ * Impact reports (docs/decisions.md#impact-analysis): the latest report per record and
  * content hash, so a draft's review summary carries the report of its current content (and none
  * once the draft is edited).
  */

@@ -104,7 +104,7 @@ function labelOf(side: Side): string {
 }
 
 /**
- * Impact analysis (issue 23, docs/decisions.md#impact-analysis): replays a base's most recent
+ * Impact analysis (docs/decisions.md#impact-analysis): replays a base's most recent
  * recorded decisions through one policy or flow record — usually the draft under review — in the
  * execution service's workers (as the caller's low-priority work, each at its decision's `now`),
  * compares each answer with the recorded one, and keeps the report as the latest for the record's

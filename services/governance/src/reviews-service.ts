@@ -49,7 +49,7 @@ export interface CallContext {
 }
 
 /**
- * The review summary of a draft from its latest request and its current content hash (DESIGN.md §5):
+ * The review summary of a draft from its latest request and its current content hash (docs/api.md#governance-review):
  * no request → `draft`; a request not yet published whose content hash differs from the draft's →
  * `draft` with `stale: true`; otherwise the request's state.
  */
@@ -99,7 +99,7 @@ function requireCapability(p: Principal, scope: Scope, action: string): void {
 }
 
 /**
- * The review workflow of spec §3 with governance on (issue 11): submit → pending_approval →
+ * The review workflow of docs/api.md#governance-review with governance on: submit → pending_approval →
  * approved | rejected; approved → published through the registry. Each change of a draft's
  * requests runs in one transaction that first takes the draft's row lock and queues its events in
  * the outbox. Drafts are read from the registry with the caller's principal (tenancy and visibility

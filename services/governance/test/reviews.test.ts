@@ -52,7 +52,7 @@ const versionsOf = async (policyId: string) =>
     (r) => r.status === 'published',
   );
 
-describe('spec §3 transitions (governance on)', () => {
+describe('review transitions (governance on)', () => {
   it('a new draft has review state `draft` and no request', async () => {
     const d = await reg.createPolicy(editor);
     expect(await review(viewer, d.policyId)).toEqual({
@@ -256,7 +256,7 @@ describe('spec §3 transitions (governance on)', () => {
     expect(await review(viewer, f.flowId, 'flow')).toMatchObject({ state: 'published' });
   });
 
-  it('a flow whose policy node would run a never-reviewed draft is not approved (422 naming the node) until the policy is published; its version pins it (issue 20 item 3)', async () => {
+  it('a flow whose policy node would run a never-reviewed draft is not approved (422 naming the node) until the policy is published; its version pins it', async () => {
     const p = await reg.createPolicy(editor);
     const definition = {
       start: 'a',
@@ -387,7 +387,7 @@ describe('separation of duties and permissions', () => {
     expect(await failOf(G.approve, target(admin, own.policyId))).toEqual([403, 'separation_of_duties']);
   });
 
-  it('no author of the content under review since the last version may approve, reject or publish it (issue 20 item 11)', async () => {
+  it('no author of the content under review since the last version may approve, reject or publish it', async () => {
     // The issue's case: a publisher rewrites the draft of a published policy, someone else submits it, the publisher approves.
     const v1 = await reg.publishPolicy(admin, (await reg.createPolicy(editor)).policyId);
     const d = await reg.draftOf(editor, v1.policyId);

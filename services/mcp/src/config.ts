@@ -1,7 +1,7 @@
 import { LogConfig, NatsConfig, OpsConfig, serviceConfig } from '@arbiter/service-kit';
 import { z } from 'zod';
 
-/** Environment of the mcp service: the shared parts plus its own `MCP_*` variables (DESIGN.md §1, §8). */
+/** Environment of the mcp service: the shared parts plus its own `MCP_*` variables (docs/configuration.md#mcp). */
 export const McpConfig = serviceConfig([LogConfig, NatsConfig, OpsConfig], {
   /** Reply deadline of each request to the execution service. */
   MCP_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),

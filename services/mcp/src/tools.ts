@@ -48,7 +48,7 @@ const READ_ONLY = { readOnlyHint: true, idempotentHint: true, openWorldHint: fal
 const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
 /**
- * A fresh MCP server with the four rule tools of spec §4.7 (one per HTTP request: the service is
+ * A fresh MCP server with the four rule tools of docs/api.md#mcp-rules-for-ai-agents (one per HTTP request: the service is
  * stateless). The tools only forward to the execution service over the bus.
  */
 export function createToolServer(deps: ToolDeps): McpServer {

@@ -1,7 +1,7 @@
 // @ts-check
 // NOTE: knex turns every `?` of a raw statement into a bind parameter, so none may appear below.
 /**
- * Registry storage (DESIGN.md §5–§7): policy and flow bases, their records (one draft at most,
+ * Registry storage (docs/api.md#policies-and-flows, docs/design/events-and-audit.md): policy and flow bases, their records (one draft at most,
  * immutable numbered versions), groups and memberships, and the transactional event outbox.
  * The invariants live in the schema: a partial unique index allows one draft per base, a unique
  * constraint numbers versions once per base, and a trigger refuses any UPDATE or DELETE of a
@@ -17,7 +17,7 @@ export async function up(knex) {
       kind               text not null constraint registry_bases_kind check (kind in ('policy', 'flow')),
       created_by         text not null,
       created_at         timestamptz not null default now(),
-      -- null while never published: the base is then listed only for its creator (spec §2.2)
+      -- null while never published: the base is then listed only for its creator (docs/api.md#policies-and-flows)
       latest_version     integer constraint registry_bases_latest_version check (latest_version >= 1),
       -- the current runnable record: the latest version, else the draft
       current_record_id  uuid not null,

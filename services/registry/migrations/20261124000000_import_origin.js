@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Import (issue 15 item 6): a base or group loaded from a bundle remembers where it came from (the
+ * Import: a base or group loaded from a bundle remembers where it came from (the
  * source org and its id there), so importing the same bundle again finds it instead of duplicating it.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Who wrote each draft's content since the last published version (issue 20 item 11): the
+ * Who wrote each draft's content since the last published version: the
  * governance service refuses an approval by any of them, not only by the requester. A version
  * keeps the authors of the draft it was. Drafts saved before this column get their creator and
  * last editor (all that is known).

@@ -1,7 +1,7 @@
 // @ts-check
 // NOTE: knex turns every `?` of a raw statement into a bind parameter, so none may appear below.
 /**
- * The per-org runnable revision (issue 22): what SDK runtimes sync their local copies by.
+ * The per-org runnable revision: what SDK runtimes sync their local copies by.
  *
  * `registry_runnable_orgs` holds each org's revision; `registry_runnable_feed` one row per base
  * (and per group, for its membership) with a fingerprint of what a run of it would run and the

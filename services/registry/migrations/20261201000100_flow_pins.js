@@ -1,5 +1,5 @@
 /**
- * Pinned versions of flow versions published through review (issue 20 item 3): by node id, the
+ * Pinned versions of flow versions published through review: by node id, the
  * version of the policy base each node naming a base without a `version` runs. Null for drafts,
  * policies and flows published without review (their nodes follow the base's current record).
  */

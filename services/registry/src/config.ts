@@ -12,7 +12,7 @@ export const RegistryConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig,
   REGISTRY_INDEX_RETRY_MS: positiveInt().default(1000),
   /** Worker threads running publish checks (rule compiles and saved tests). */
   REGISTRY_CHECK_THREADS: positiveInt().default(1),
-  /** Time a publish check may take per saved test, and once more for the rule (DESIGN.md §4's evaluation time-out). */
+  /** Time a publish check may take per saved test, and once more for the rule (the evaluation time-out of docs/configuration.md#registry). */
   REGISTRY_CHECK_TIMEOUT_MS: positiveInt().default(1000),
   /**
    * The execution service's trace limit (same variable, same default), told to SDK runtimes with

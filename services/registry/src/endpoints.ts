@@ -314,7 +314,7 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
   };
 }
 
-/** Restore and the lists of deleted bases (issue 15 item 5), admin only. */
+/** Restore and the lists of deleted bases, admin only. */
 function restoreEndpoints({ policies, flows }: RegistryServices): ServiceDef['endpoints'] {
   return {
     policy_restore: defineEndpoint({

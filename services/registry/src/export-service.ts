@@ -65,7 +65,7 @@ function bundleGroup(g: ExportedGroup): BundleGroup {
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
 
 /**
- * Export of an org (issue 15 item 6), admin only: pages of its live policy and flow bases (each
+ * Export of an org, admin only: pages of its live policy and flow bases (each
  * with every version and its draft) and of its groups (with their live members), by id. A page
  * holds at most `limit` items and {@link EXPORT_PAGE_MAX_BYTES} of them (it crosses the bus in one
  * reply); a base bigger than that is split by records over several pages (`from` in the cursor).

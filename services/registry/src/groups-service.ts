@@ -22,7 +22,7 @@ import { findBase } from './repositories/records.js';
 const GroupCursor = z.object({ id: cursorField.uuid() });
 
 /**
- * Groups of policy and flow bases (spec §4.5, DESIGN.md §6): org-wide; editors and up create
+ * Groups of policy and flow bases (docs/api.md#policies-and-flows): org-wide; editors and up create
  * them; their creator or an admin changes, deletes and manages members of them. A membership
  * names a base and survives the base's soft deletion (hidden from the member lists).
  */
@@ -49,7 +49,7 @@ export class GroupsService {
     return group;
   }
 
-  /** The groups containing each of the bases (issue 15 item 3), in one look-up; bases of no group are absent. */
+  /** The groups containing each of the bases, in one look-up; bases of no group are absent. */
   async ofBases(p: Principal, baseIds: string[]): Promise<Map<string, { groupId: string; name: string }[]>> {
     return groupsOfBases(this.deps.db, p.orgId, baseIds);
   }

@@ -77,7 +77,7 @@ function bundleProblems(bundle: ImportBundle, structure: ErrorReason[][]): Error
 }
 
 /**
- * Import of a bundle into the caller's org (issue 15 item 6), admin only. A dry run answers the
+ * Import of a bundle into the caller's org, admin only. A dry run answers the
  * plan; a real import plans again inside one transaction that holds the org's import lock,
  * refuses with 409 (listing every conflict) when anything conflicts, else inserts every created
  * base, record, group and membership, runs the publish checks on every published version it
@@ -133,7 +133,7 @@ export class ImportService {
   }
 
   /**
-   * The publish checks of every published version the import creates (issue 20 item 10), each
+   * The publish checks of every published version the import creates, each
    * reason's path prefixed with the record's place in the bundle (`policies.0.records.1.…`).
    */
   private async publishProblems(trx: Knex.Transaction, p: Principal, bundle: ImportBundle, plan: ImportPlan): Promise<ErrorReason[]> {

@@ -72,7 +72,7 @@ async function lookupNode(trx: Knex.Transaction, orgId: string, node: FlowPolicy
 
 /**
  * The policy nodes of a definition that name a missing, deleted or other-org policy, or a pinned
- * version that does not exist (issue 15 item 7): 400 at save, with the node's field as path.
+ * version that does not exist: 400 at save, with the node's field as path.
  */
 async function nodeReferenceProblems(db: Knex, orgId: string, definition: FlowDefinition): Promise<ErrorReason[]> {
   const nodes = Object.entries(definition.nodes).flatMap(([id, node]) => (node.type === 'policy' ? [[id, node] as const] : []));

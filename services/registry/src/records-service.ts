@@ -58,7 +58,7 @@ export interface KindSpec {
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
   /**
-   * A publish through review runs reviewed text only (issue 20 item 3): the reasons it would not
+   * A publish through review runs reviewed text only: the reasons it would not
    * (422), and the versions to pin (flows; recorded with the version). None for policies.
    */
   reviewedProblems?(
@@ -93,7 +93,7 @@ const MAX_VERSION = 2 ** 31 - 1;
 const AFTER_DRAFT = MAX_VERSION;
 
 /**
- * Policies or flows (DESIGN.md §5, spec §2.2, §3 without governance, §4.1/4.2/4.4, §9): drafts,
+ * Policies or flows (docs/api.md#policies-and-flows): drafts,
  * immutable versions, ownership, visibility and soft delete. Every change runs in one transaction
  * that takes the base's row lock first, queues its events in the outbox, and is followed by a
  * rewrite of the base's runnable index before the caller gets the answer.
@@ -143,7 +143,7 @@ export class RecordsService {
 
   /**
    * A record by id, or by base id the base's current record (its latest version, else its draft):
-   * any member of the org, whoever owns it (spec §2.2, issue 15 item 3).
+   * any member of the org, whoever owns it (docs/api.md#policies-and-flows).
    */
   async get(p: Principal, id: string): Promise<RecordRow> {
     requireCapability(p, 'view', `view ${plural(this.kind)}`);
@@ -251,7 +251,7 @@ export class RecordsService {
   }
 
   /**
-   * Publishes a reviewed draft for the governance service (issue 11): within the transaction that
+   * Publishes a reviewed draft for the governance service: within the transaction that
    * holds the base's row lock, which every edit takes too, the draft's content hash must still be
    * `expectedContentHash` (else 409 `review_stale`, nothing written), then the same checks and
    * the same version as a `PUT` publish, with the review request id in the `published` event.
@@ -286,7 +286,7 @@ export class RecordsService {
   }
 
   /**
-   * Why a draft under review could not be published as reviewed text (issue 20 item 3), asked
+   * Why a draft under review could not be published as reviewed text, asked
    * before its review is approved: the problems of {@link KindSpec.reviewedProblems}, none for kinds
    * without them. 404 for unknown, deleted or other-org ids.
    */
@@ -325,7 +325,7 @@ export class RecordsService {
   }
 
   /**
-   * Brings a soft-deleted base back with all its records (admin; issue 15 item 5), given its base id
+   * Brings a soft-deleted base back with all its records (admin), given its base id
    * or any of its record ids. 404 for unknown or other-org ids, 409 `conflict` when it is not
    * deleted. Emits `restored`; answers the base's current record (latest version, else the draft).
    */
@@ -377,9 +377,9 @@ export class RecordsService {
   }
 
   /**
-   * A page of the bases the caller sees (spec §2.2): published ones, and never-published ones it
+   * A page of the bases the caller sees (docs/api.md#policies-and-flows): published ones, and never-published ones it
    * created (every one for an admin asking `all`); deleted never. Newest first or in `sort`,
-   * optionally by name, status, creator or group (issue 15 item 4). The cursor carries the order
+   * optionally by name, status, creator or group. The cursor carries the order
    * it was made for and the last row's sort value, so pages stay stable for every order.
    */
   async list(

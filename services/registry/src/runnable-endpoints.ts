@@ -10,7 +10,7 @@ import {
 import { defineEndpoint, type EndpointDef } from '@arbiter/service-kit';
 import type { RunnableSyncService } from './runnable-sync-service.js';
 
-/** The `registry.runnable.*` endpoints of local evaluation (issue 22), served with the rest of the registry. */
+/** The `registry.runnable.*` endpoints of local evaluation, served with the rest of the registry. */
 export function runnableEndpoints(sync: RunnableSyncService): Record<string, EndpointDef> {
   return {
     runnable_snapshot: defineEndpoint({

@@ -52,7 +52,7 @@ interface FlowRefs {
 }
 
 /**
- * Local evaluation's side of the registry (issue 22): the runnable records of a selection at the
+ * Local evaluation's side of the registry: the runnable records of a selection at the
  * org's revision, in pages (whole, or only what changed after a revision), the revision alone, and
  * run reports turned into `executed` events. Runs' visibility rules hold: any member with the
  * `view` right may run any live base of the org by id; a group or `all` selects what the caller

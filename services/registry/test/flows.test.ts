@@ -66,7 +66,7 @@ describe('flows', () => {
     expect(v1).toMatchObject({ outcome: 'published', record: { flowId: draft.flowId, version: 1, status: 'published' } });
     const d2 = await env.call(S.flowDraft, { principal: editor, flowId: draft.flowId }, FlowDraftReply);
     expect(d2).toMatchObject({ created: true, record: { basedOnVersion: 1, status: 'draft' } });
-    // by base id: the latest version, not the newer draft (issue 15 item 3); 404 in another org and as a policy
+    // by base id: the latest version, not the newer draft; 404 in another org and as a policy
     expect(await env.call(S.flowGet, { principal: as('viewer'), flowId: draft.baseId }, FlowRecord)).toEqual({ ...v1.record, groups: [] });
     expect((await env.fail(S.flowGet, { principal: as('viewer', { orgId: 'other' }), flowId: draft.baseId })).code).toBe('not_found');
     expect((await env.fail(S.policyGet, { principal: admin, policyId: draft.baseId })).code).toBe('not_found');
@@ -242,7 +242,7 @@ describe('flows', () => {
   });
 });
 
-describe('pinned versions PostgreSQL cannot hold (issue 20 item 9)', () => {
+describe('pinned versions PostgreSQL cannot hold', () => {
   it('refuses a node pinned past version 2³¹−1 with 400 before any lookup (was 500)', async () => {
     const adult = await publishedPolicy(ADULT_RULE);
     const err = await env.fail(S.flowCreate, {

@@ -1,4 +1,4 @@
-/** The import planner (issue 15 item 6) without a database: what is created, unchanged or a conflict, and how ids are remapped. */
+/** The import planner without a database: what is created, unchanged or a conflict, and how ids are remapped. */
 
 import { describe, expect, it } from 'vitest';
 import { ImportBundle } from '@arbiter/contracts';

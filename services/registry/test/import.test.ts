@@ -1,4 +1,4 @@
-/** `registry.import` over the bus with PostgreSQL, Redis and NATS (issue 15 item 6): admin only, one transaction, `imported` events, origin kept. */
+/** `registry.import` over the bus with PostgreSQL, Redis and NATS: admin only, one transaction, `imported` events, origin kept. */
 
 import {
   ExportPage,
@@ -131,7 +131,7 @@ describe('registry.import', () => {
   });
 });
 
-describe('bundles that cannot be stored as they are (issue 20 items 8, 9)', () => {
+describe('bundles that cannot be stored as they are', () => {
   const from = as('admin', { orgId: 'dup-source' });
   const id = (n: number) => `0190a0b0-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
 
@@ -223,7 +223,7 @@ describe('bundles that cannot be stored as they are (issue 20 items 8, 9)', () =
   });
 });
 
-describe('imported versions are checked and reviewed like published ones (issue 20 item 10)', () => {
+describe('imported versions are checked and reviewed like published ones', () => {
   const from = as('admin', { orgId: 'checked-source' });
 
   async function exported(name: string, rule: string, tests: unknown[] = [], publish = true) {

@@ -144,7 +144,7 @@ const flowMatrix: Array<[string, ReturnType<typeof row>, (p: Principal, f: Await
   [
     [
       'create',
-      // another org's admin may create flows, but not on this org's policy (issue 15 item 7)
+      // another org's admin may create flows, but not on this org's policy
       row('forbidden', 'ok', 'ok', 'ok', 'forbidden', 'validation_failed'),
       (p, f) => env.call(S.flowCreate, { principal: p, name: 'x', definition: flowDefinition(f.policyBaseId) }, any),
     ],

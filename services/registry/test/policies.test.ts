@@ -41,7 +41,7 @@ const recordEntry = async (id: string) =>
   PolicyRecordEntry.parse(JSON.parse((await env.redis.get(runnableRecordKey(env.prefix, 'policy', id)))!));
 
 describe('drafts and versions', () => {
-  it('creates a draft with the record shape of DESIGN.md §5', async () => {
+  it('creates a draft with the record shape of docs/api.md (policies and flows)', async () => {
     const draft = await create(editor, { description: 'd', tests: [{ name: 'adult', data: { applicant: { age: 30 } }, expect: true }] });
     expect(draft).toMatchObject({
       name: 'Adult check',
@@ -173,7 +173,7 @@ describe('drafts and versions', () => {
     ).rejects.toMatchObject({ code: '23505', constraint: 'registry_records_version_unique' });
   });
 
-  it('GET by base id answers the current record: the draft before the first version, then the latest version (issue 15 item 3)', async () => {
+  it('GET by base id answers the current record: the draft before the first version, then the latest version', async () => {
     const draft = await create(editor, { name: 'By base' });
     expect(await env.call(S.policyGet, { principal: as('viewer'), policyId: draft.baseId }, PolicyRecord)).toEqual({
       ...draft,
@@ -291,7 +291,7 @@ describe('publishing checks', () => {
     expect((await env.call(S.policyGet, { principal: editor, policyId: draft.policyId }, PolicyRecord)).status).toBe('draft');
   });
 
-  it('refuses on save a schema ajv cannot use: 400 with reason `schema_loop` or `invalid_schema`, nothing saved (issue 20 item 4)', async () => {
+  it('refuses on save a schema ajv cannot use: 400 with reason `schema_loop` or `invalid_schema`, nothing saved', async () => {
     for (const schema of [
       { $ref: '#' },
       { allOf: [{ $ref: '#' }] },
@@ -320,7 +320,7 @@ describe('publishing checks', () => {
     expect((await create(editor, { schema: tree })).schema).toEqual(tree);
   });
 
-  it('422, never 500, when publishing a draft saved with a looping schema before it was refused (issue 20 item 4)', async () => {
+  it('422, never 500, when publishing a draft saved with a looping schema before it was refused', async () => {
     const d = await create(editor, { tests: [{ name: 'adult', data: { applicant: { age: 30 } }, expect: true }] });
     await env
       .sql('registry_records')
@@ -426,7 +426,7 @@ describe('ownership and listing', () => {
     expect((await env.fail(S.policyList, { principal: user, limit: 201 })).code).toBe('bad_request');
   });
 
-  it('refuses forged cursors that would reach SQL: a version past int4, U+0000 or a surrogate in a name (issue 20 item 7)', async () => {
+  it('refuses forged cursors that would reach SQL: a version past int4, U+0000 or a surrogate in a name', async () => {
     const forge = (v: unknown) => Buffer.from(JSON.stringify(v), 'utf8').toString('base64url');
     const d = await create(editor, {});
     const versions = await env.fail(S.policyVersions, { principal: editor, policyId: d.policyId, limit: 5, cursor: forge({ v: 2 ** 40 }) });
@@ -444,7 +444,7 @@ describe('ownership and listing', () => {
   });
 });
 
-describe('list filters and orders (issue 15 item 4)', () => {
+describe('list filters and orders', () => {
   const org = 'lists';
   const ed = as('editor', { orgId: org });
   const mate = as('editor', { orgId: org, userId: 'mate' });

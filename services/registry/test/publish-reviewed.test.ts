@@ -39,7 +39,7 @@ const versions = async (policyId: string) =>
     (r) => r.status === 'published',
   );
 
-describe('registry.policy.publishReviewed (issue 11)', () => {
+describe('registry.policy.publishReviewed', () => {
   it('records carry a content hash that changes with every edit of publishable content and only then', async () => {
     const d = await create();
     expect(d.contentHash).toMatch(/^[0-9a-f]{64}$/);
@@ -166,7 +166,7 @@ describe('base ids on every verb that acts on a base', () => {
   });
 });
 
-describe('a flow published through review runs reviewed text only (issue 20 item 3)', () => {
+describe('a flow published through review runs reviewed text only', () => {
   const FLOW_REQUEST = '0190a0b0-0000-7000-8000-0000000000ab';
   const flowOf = (nodes: Record<string, Record<string, unknown>>) => ({
     start: 'a',

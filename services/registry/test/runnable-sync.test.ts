@@ -1,5 +1,5 @@
 /**
- * Local evaluation's registry side (issue 22): the per-org revision and its feed, snapshots of a
+ * Local evaluation's registry side: the per-org revision and its feed, snapshots of a
  * selection (whole and since a revision), the `runnable.changed` notification and run reports.
  */
 import {

@@ -1,5 +1,5 @@
 /**
- * The web console's People page and editor details (issue 21 items 3, 5 and 9), in headless
+ * The web console's People page and editor details, in headless
  * Chromium against the real stack. An admin adds a member, changes roles, issues the member a key
  * (shown once, copied to the clipboard) that then works as that member, and revokes it. The editor
  * starts empty on New, marks a result that no longer matches the rule, and shows a published

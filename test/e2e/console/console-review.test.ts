@@ -1,9 +1,9 @@
 /**
- * The web console with governance on (issue 16 item 3), in headless Chromium against the real
+ * The web console with governance on, in headless Chromium against the real
  * stack: an editor signs in with a pasted bearer token and submits a draft for review; a
  * publisher approves and publishes it, rejects a later change, and compares versions; a viewer
- * sees no editing controls; an admin deletes the policy. The review view's impact analysis
- * (issue 23): a publisher runs it on a submitted draft that moves a threshold and sees the API's
+ * sees no editing controls; an admin deletes the policy. The review view's impact analysis:
+ * a publisher runs it on a submitted draft that moves a threshold and sees the API's
  * report without its examples (they need the `audit` right), an admin sees them too (the impact
  * section is saved to docs/console/impact.png); a viewer sees it without an active button; an
  * edit makes it stale. A flow draft whose policy node runs a moved threshold shows the flow

@@ -1,5 +1,5 @@
 /**
- * The console's decision-table editor (issue 24) in a real browser (headless Chromium via
+ * The console's decision-table editor in a real browser (headless Chromium via
  * playwright-core) against the whole stack: a flow with a table node shows the table in its graph
  * and as a grid; a cell that does not parse is underlined with the language's message and position
  * as it is typed, and the underline goes when it is fixed; rules and inputs are added, moved and

@@ -1,5 +1,5 @@
 /**
- * The web console (issue 16) in a real browser: headless Chromium driven by playwright-core,
+ * The web console in a real browser: headless Chromium driven by playwright-core,
  * against the whole stack started by the harness (gateway serving /console, registry,
  * governance, audit, execution). A user signs in, writes a rule with a typo and sees it
  * underlined, fixes and runs it, saves a policy with a test, publishes it, runs it by base id and
@@ -90,7 +90,7 @@ describe('web console', () => {
     await signIn(stack.adminKey);
     await expect(page.getByTestId('who').textContent()).resolves.toContain('admin · admin · acme');
     expect(page.url()).not.toContain(stack.adminKey);
-    // @arbiter/sdk/client signs the call and names it with a request id (issue 22 item 2)
+    // @arbiter/sdk/client signs the call and names it with a request id
     const headers = (await me).headers();
     expect(headers['x-api-key']).toBe(stack.adminKey);
     expect(headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -1,5 +1,5 @@
 /**
- * `/docs` shares the console's origin (issue 20 item 12): its CSP forbids inline scripts and
+ * `/docs` shares the console's origin: its CSP forbids inline scripts and
  * anything from elsewhere. In headless Chromium the interactive docs must still render every
  * operation and expand one, with no CSP violation reported by the browser.
  */

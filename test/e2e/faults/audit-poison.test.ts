@@ -1,5 +1,5 @@
 /**
- * A poison message on the events stream (issue 29): one the audit store can never write must not
+ * A poison message on the events stream: one the audit store can never write must not
  * stop the trail of every org. The gateway now refuses the SDK report that used to make one (a
  * window dated in the year 1), so the poison is put on the bus directly: an event of the year 1
  * (no partition may be made for it) and one whose details hold a text PostgreSQL cannot store.

@@ -1,5 +1,5 @@
 /**
- * Decision ingest under kill -9 (issue 23): once a decision record is in the execution service's
+ * Decision ingest under kill -9: once a decision record is in the execution service's
  * outbox it is never lost and never stored twice, even when the audit service is killed (SIGKILL)
  * in the middle of ingesting a backlog of them.
  *

@@ -1,5 +1,5 @@
 /**
- * The fault suite (issue 13, issue 20 item 15), printed as one table.
+ * The fault suite (docs/operations.md#outages-of-postgresql), printed as one table.
  *
  * Single servers: the whole stack under steady load on its own NATS, Redis and PostgreSQL
  * processes while each dependency is killed and frozen and each service is killed (SIGKILL) and

@@ -1,5 +1,5 @@
 /**
- * Decision-table cells (DESIGN.md §11): a cell is the right-hand side of a comparison whose left
+ * Decision-table cells (docs/design/tables.md): a cell is the right-hand side of a comparison whose left
  * side is the column's value, and a column is a path. Both are parsed by the rule language's own
  * grammar and AST builder, by placing the text in a one-condition shorthand rule
  * (`if cell.value <cell> -> cell.`) and checking that the rule holds exactly that condition, so

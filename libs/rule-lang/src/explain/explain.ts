@@ -1,4 +1,4 @@
-/** `explain_rule` (spec §4.7, LANGUAGE.md §12.2): the structure of a checked policy. */
+/** `explain_rule` (LANGUAGE.md §12.2): the structure of a checked policy. */
 
 import type { ExplainedCondition, ExplainedRule } from '../api-types.js';
 import type { Condition, ConditionList, Literal, Operand, Path, PolicyAst, Rule } from '../ast/types.js';

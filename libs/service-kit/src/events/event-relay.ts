@@ -126,7 +126,7 @@ function outboxMetrics(registry: Registry): OutboxMetrics {
 }
 
 /**
- * The one event publisher of every service (DESIGN.md §7): moves events from an {@link OutboxStore}
+ * The one event publisher of every service (docs/design/events-and-audit.md): moves events from an {@link OutboxStore}
  * to the stack's JetStream stream, each under its subject with its `eventId` as the message id (the
  * stream drops a re-send within its duplicate window, and the audit store is idempotent on the id).
  * It runs when kicked after a commit; while events wait because a publish failed (NATS down, stream

@@ -40,7 +40,7 @@ interface ClaimedRow {
 }
 
 /**
- * A transactional outbox in PostgreSQL (DESIGN.md §7). {@link enqueue} writes events in the caller's
+ * A transactional outbox in PostgreSQL (docs/design/events-and-audit.md). {@link enqueue} writes events in the caller's
  * transaction, so they commit or roll back with the change they record. The relay claims rows with
  * one short statement (`FOR UPDATE SKIP LOCKED` inside an `UPDATE … RETURNING` that sets a lease),
  * publishes outside any transaction, and marks rows sent in another short statement: no transaction

@@ -22,7 +22,7 @@ function eventOf(fields: string[]): ArbiterEvent | undefined {
 
 /**
  * An outbox in a Redis stream, for a service without a database of its own on its hot path (the
- * execution service's `executed` events: DESIGN.md §7 keeps PostgreSQL off the run path). Events
+ * execution service's `executed` events: docs/design/events-and-audit.md keeps PostgreSQL off the run path). Events
  * survive the process and JetStream outages; replicas share one consumer group, entries a dead relay
  * held (or failed to publish) are reclaimed after the lease (30 s), and acknowledged entries are deleted. The stream is
  * capped at `maxLength` entries (oldest trimmed) so an outage of JetStream cannot grow it without bound.

@@ -1,3 +1,3 @@
-// The service lifecycle pieces (issue 21): also re-exported from the package root.
+// The service lifecycle pieces: also re-exported from the package root.
 export { BatchedWriter, type BatchedWriterOptions } from './batched-writer.js';
 export { Startup, startService } from './startup.js';

@@ -165,7 +165,7 @@ function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow'
 }
 
 /**
- * The review view's impact analysis of a draft (issue 23): the report the review summary carries
+ * The review view's impact analysis of a draft: the report the review summary carries
  * for the draft's current content, or why there is none (never run, or the draft changed since),
  * and a "Run impact analysis" button for whoever may run one. `reloadKey` changes after every load
  * of the page's records, so an edit shows the report as stale.

@@ -70,7 +70,7 @@ interface Pending {
 }
 
 /**
- * Decision records of stored runs (issue 23, docs/decisions.md). On the run path only
+ * Decision records of stored runs (docs/decisions.md). On the run path only
  * {@link admit} runs: an O(1) sampling decision per answered item from the cached settings (base
  * enabled, `sampleRate`, the per-second cap per base; errors always pass). Only admitted runs are
  * built: the item's bytes and the answer's bytes are parsed, masks applied (org masks and the

@@ -1,7 +1,7 @@
 import { AuditEventPage, AuditSubject, type AuditFilter, type AuditQueryRequest, type Principal } from '@arbiter/contracts';
 import type { Bus, RequestOptions } from '@arbiter/service-kit';
 
-/** What the gateway needs from the audit service (spec §4.6). */
+/** What the gateway needs from the audit service (docs/api.md#audit-trail). */
 export interface AuditClient {
   /** A page of the caller's org's events, newest first; the audit service re-checks the caller's rights. */
   query(

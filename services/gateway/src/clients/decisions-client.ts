@@ -18,7 +18,7 @@ import type { RegistryClient } from './registry-client.js';
 
 type Ctx = { requestId?: string };
 
-/** What the gateway needs from the audit service's decision records (issue 23). */
+/** What the gateway needs from the audit service's decision records. */
 export interface DecisionsClient {
   query(principal: Principal, query: DecisionFilter & { limit: number; cursor?: string | undefined }, ctx?: Ctx): Promise<DecisionPage>;
   get(principal: Principal, decisionId: string, ctx?: Ctx): Promise<DecisionRecord>;

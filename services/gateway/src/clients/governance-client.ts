@@ -29,7 +29,7 @@ export interface DraftRef {
 }
 
 /**
- * What the gateway needs from the governance service (issue 11): the review workflow of a draft.
+ * What the gateway needs from the governance service: the review workflow of a draft.
  * Authorization, tenancy and the state rules are the governance service's (and the registry's);
  * refusals arrive as `ArbiterError`s with their code. Nobody listening → `dependency_unavailable`.
  */

@@ -8,7 +8,7 @@ import {
 } from '@arbiter/contracts';
 import type { Bus } from '@arbiter/service-kit';
 
-/** Impact analysis of a policy or flow record (the governance service, issue 23). */
+/** Impact analysis of a policy or flow record (the governance service). */
 export interface ImpactClient {
   analyse(
     principal: Principal,

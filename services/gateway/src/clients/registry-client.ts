@@ -126,14 +126,14 @@ export type PoliciesClient = RecordsClient<PolicyRecord, PolicySummaryPage['item
 /** Flows of the registry. */
 export type FlowsClient = RecordsClient<FlowRecord, FlowSummaryPage['items'][number], CreateFlowBody, UpdateFlowBody>;
 
-/** What the gateway needs from the registry service (spec §4.1, §4.2, §4.5). */
+/** What the gateway needs from the registry service (docs/api.md#policies-and-flows). */
 export interface RegistryClient {
   readonly policies: PoliciesClient;
   readonly flows: FlowsClient;
   readonly groups: GroupsClient;
-  /** A page of one section of the caller's org for `GET /export` (admin; issue 15 item 6). */
+  /** A page of one section of the caller's org for `GET /export` (admin). */
   exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage>;
-  /** `POST /import` (admin; issue 15 item 6): plans (`dryRun`) or loads a bundle into the caller's org. */
+  /** `POST /import` (admin): plans (`dryRun`) or loads a bundle into the caller's org. */
   importBundle(
     principal: Principal,
     bundle: ImportBundle,

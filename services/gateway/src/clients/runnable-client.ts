@@ -17,7 +17,7 @@ export interface RunnableCallContext {
   requestId?: string;
 }
 
-/** The registry's local-evaluation side (issue 22), as the gateway's routes need it. */
+/** The registry's local-evaluation side, as the gateway's routes need it. */
 export interface RunnableClient {
   /** One page of a selection's runnable records at the org's revision (whole, or what changed after `since`). */
   snapshotPage(

@@ -10,7 +10,7 @@ export type RunBy = 'base' | 'record';
 export type RunKind = 'policy' | 'flow';
 
 /**
- * Runs of stored policies and flows and of ad hoc flow definitions (spec §4.3). Failures are
+ * Runs of stored policies and flows and of ad hoc flow definitions (docs/api.md#evaluate-rules). Failures are
  * `ArbiterError`s: `not_found` for unknown, deleted or other-org ids, `dependency_unavailable` when
  * no execution replica answers, `timeout` on time-out. Engine outcomes (parse error, missing data,
  * schema mismatch, a flow node's deleted policy) are results.

@@ -5,7 +5,7 @@ import type { Bindings, ChildLoggerOptions } from 'pino';
 const QUIET_PATHS = new Set(['/healthz', '/readyz']);
 
 /**
- * Access logs off the per-request path (issue 19): a line per request only at `debug`; at `info`
+ * Access logs off the per-request path: a line per request only at `debug`; at `info`
  * one request in `sampleEvery` (0: none) gets its "request completed" line, marked `sampled`.
  * Request counts, statuses and latencies are in the metrics (`arbiter_http_requests_total`). Errors
  * are always logged, each with its request id (`requestId`).

@@ -20,7 +20,7 @@ export interface BootstrapResult {
 }
 
 /**
- * Makes a fresh install usable (DESIGN.md §3). With `adminKey`: ensures org `orgId`, user
+ * Makes a fresh install usable (docs/design/identity.md). With `adminKey`: ensures org `orgId`, user
  * `admin` with role admin there, and that exact key with every scope (idempotent; a revoked
  * configured key stays revoked). Without it: when the org has no active admin key held by an
  * admin, creates what is missing and a new admin key, returned once in `generatedKey`.

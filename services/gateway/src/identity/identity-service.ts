@@ -32,7 +32,7 @@ const KeyCursor = z.object({ after: cursorField.uuid() });
 /**
  * The identity use cases behind `/me`, `/users`, `/apikeys` and `/org/settings`. Callers have
  * passed authentication and the route's capability check; ownership rules live here. Every change
- * writes its audit event into the gateway's outbox in the change's own transaction (DESIGN.md §7, §10).
+ * writes its audit event into the gateway's outbox in the change's own transaction (docs/design/events-and-audit.md).
  */
 export class IdentityService {
   constructor(

@@ -42,7 +42,7 @@ const OperatorKeyInput = z.object({
   scopes: CreateApiKeyRequest.shape.scopes.optional(),
 });
 
-/** Scopes of a key that may create keys (DESIGN.md §10): anything beyond reading and auditing. */
+/** Scopes of a key that may create keys (docs/design/identity.md): anything beyond reading and auditing. */
 const KEY_MAKING_SCOPES: readonly Scope[] = ['edit', 'publish', 'admin'];
 
 const listed = (scopes: Iterable<Scope>): string => [...scopes].map((s) => `\`${s}\``).join(', ') || 'nothing';
@@ -77,7 +77,7 @@ export class KeyIssuer {
   /**
    * Creates a personal key for the caller. Every requested scope must be within the caller's
    * effective rights (role ∩ the scopes of the key in use), else `forbidden`. With an API key
-   * (DESIGN.md §10, keys that make keys): the key in use needs a scope beyond reading — `edit`,
+   * (docs/design/identity.md, keys that make keys): the key in use needs a scope beyond reading — `edit`,
    * `publish` or `admin` — and the new key never outlives it (its expiry by default; a later one is
    * refused); revoking the key in use later revokes the new one too.
    */
@@ -98,7 +98,7 @@ export class KeyIssuer {
   }
 
   /**
-   * Issues a key owned by `userId`, a member of the caller's org, for an admin caller (DESIGN.md §11).
+   * Issues a key owned by `userId`, a member of the caller's org, for an admin caller (docs/design/identity.md).
    * The scopes must be within that member's role and within the caller's own rights (`forbidden`
    * otherwise); a user who is not a member of the caller's org is `not_found`. The issued key
    * belongs to its owner and stands alone: unlike a key one makes for oneself with a key, it is not

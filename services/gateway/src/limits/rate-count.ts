@@ -73,7 +73,7 @@ export function defineCountCommand(redis: Redis): void {
 /**
  * Where the buckets live in Redis, how long a window lasts, and the limits: `keyMax` requests per
  * window per API key, `personMax` per person (a key's owner over all their keys, or a bearer's
- * user), so minting keys buys no more (issue 20).
+ * user), so minting keys buys no more.
  */
 export class RateBuckets {
   /** Key prefix of every bucket. */

@@ -34,7 +34,7 @@ const description =
   '`executed` events are aggregated by the execution service: one per caller, resource and batch window, with `details.count`.';
 
 /**
- * The audit trail (spec §4.6, DESIGN.md §7): `GET /audit` pages it newest first, `GET /audit/export`
+ * The audit trail (docs/api.md#audit-trail, docs/design/events-and-audit.md): `GET /audit` pages it newest first, `GET /audit/export`
  * streams the same filter as NDJSON (paging over the bus). When no audit service answers, these two
  * routes are 503; nothing else depends on it.
  */

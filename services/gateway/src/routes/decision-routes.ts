@@ -34,7 +34,7 @@ const tags = ['decisions'];
 const readers = 'Admins and auditors (a key needs the `audit` scope); only the caller org.';
 
 /**
- * Decision records (issue 23, docs/decisions.md): `GET /decisions` pages the caller org's recorded
+ * Decision records (docs/decisions.md): `GET /decisions` pages the caller org's recorded
  * decisions newest first, `GET /decisions/{id}` reads one; the settings routes choose what is
  * recorded and masked. The audit service answers and re-checks every right; without it these
  * routes are 503.

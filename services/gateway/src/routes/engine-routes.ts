@@ -27,7 +27,7 @@ const tags = ['engine'];
 
 /**
  * `POST /run`, `/validate`, `/explain` and `GET /operators`: an `x-api-key` with scope `view`
- * is required (spec §5.1); the work is done by the execution service.
+ * is required (docs/api.md#authentication-and-roles); the work is done by the execution service.
  */
 export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (app, { authenticator, engine }) => {
   authenticate(app, authenticator, 'api-key-only');

@@ -16,7 +16,7 @@ export interface ExportRoutesOptions {
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
 /**
- * `GET /export` (issue 15 item 6, admin): the org's live policies and flows (every version and the
+ * `GET /export` (admin): the org's live policies and flows (every version and the
  * draft, with their tests and schemas) and its groups as one JSON bundle, streamed from pages of
  * the registry so that neither side holds the whole org. Pages are bounded by bytes as well as by
  * count; a base bigger than a page comes in parts (its records over several pages), joined here.

@@ -31,7 +31,7 @@ const MemberParams = z.object({ groupId: RecordIdParam, memberId: RecordIdParam 
 const MemberListQuery = ListQuery.omit({ q: true });
 
 /**
- * Groups of policy and flow bases (spec §4.5, DESIGN.md §6): API key or bearer JWT. Groups are
+ * Groups of policy and flow bases (docs/api.md#policies-and-flows): API key or bearer JWT. Groups are
  * org-wide; editors and up create them; the creator or an admin changes them and their members
  * (decided by the registry). The member lists never show deleted bases.
  */

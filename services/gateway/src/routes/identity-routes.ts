@@ -26,7 +26,7 @@ export interface IdentityRoutesOptions {
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
-/** `/me`, `/users` (with a member's keys), `/apikeys` and `/org/settings` (DESIGN.md §3, §11): API key or bearer JWT. */
+/** `/me`, `/users` (with a member's keys), `/apikeys` and `/org/settings` (docs/design/identity.md): API key or bearer JWT. */
 export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = async (app, { authenticator, identity }) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
   const isAdmin = requireCapability('admin');

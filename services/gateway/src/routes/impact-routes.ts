@@ -16,8 +16,8 @@ export interface ImpactRoutesOptions {
 }
 
 /**
- * `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` (issue 23,
- * docs/decisions.md#impact-analysis): replay the base's most recent recorded decisions through the
+ * `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact`
+ * (docs/decisions.md#impact-analysis): replay the base's most recent recorded decisions through the
  * record and report what would change. The governance service runs them and keeps the report for
  * the draft's review summary.
  */

@@ -24,7 +24,7 @@ const tooLarge = (bytes: number | string): ArbiterError =>
   );
 
 /**
- * `POST /import` (issue 15 item 6, admin): loads a bundle of `GET /export` into the caller's org,
+ * `POST /import` (admin): loads a bundle of `GET /export` into the caller's org,
  * or with `?dryRun=true` answers what it would do. The registry plans and loads it in one
  * transaction; the body is refused above {@link IMPORT_MAX_BYTES} (413) before it is read.
  */

@@ -20,7 +20,7 @@ export interface McpRoutesOptions {
 
 const KEY_SOURCES = 'send it in `x-mcp-api-key` (recommended), `x-api-key` or the `api_key` query parameter';
 
-/** The API key of an MCP request (spec §5.2), from the first source that has one. */
+/** The API key of an MCP request (docs/api.md#mcp-rules-for-ai-agents), from the first source that has one. */
 function mcpKeyOf(headers: Record<string, unknown>, query: unknown): string {
   const candidates = [headers['x-mcp-api-key'], headers['x-api-key'], (query as Record<string, unknown> | undefined)?.api_key];
   for (const value of candidates) {
@@ -57,7 +57,7 @@ export const MCP_AUTH_CHALLENGE = 'ApiKey realm="arbiter", header="x-mcp-api-key
 const NOT_JSON = Symbol('not JSON');
 
 /**
- * `/mcp` (spec §4.7, §5.2): the API key is checked here, before any MCP processing, then the
+ * `/mcp` (docs/api.md#mcp-rules-for-ai-agents): the API key is checked here, before any MCP processing, then the
  * request is proxied to the mcp service, which scales on its own. A JSON-RPC batch counts each
  * of its messages in the rate limit, as a batch run counts its items (nothing is forwarded past it).
  */

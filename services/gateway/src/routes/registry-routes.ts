@@ -46,14 +46,14 @@ export interface RegistryRoutesOptions {
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
-/** What a flow draft's save checks beyond its schema (issue 15 item 7), for the OpenAPI descriptions. */
+/** What a flow draft's save checks beyond its schema, for the OpenAPI descriptions. */
 const FLOW_REFERENCES =
   ` A flow draft (created, or updated with \`status:"draft"\`) whose policy node names a missing, deleted or other-org policy, or a ` +
   `missing pinned version, is refused with 400 \`validation_failed\` (reasons \`unknown_policy\`, \`unknown_version\`, path ` +
   `\`definition.nodes.<id>.baseId|policyId|version\`).`;
 
 /**
- * The stored policy and flow endpoints of spec §4.1 and §4.2 (without the review endpoints):
+ * The stored policy and flow endpoints of docs/api.md#policies-and-flows (without the review endpoints):
  * API key or bearer JWT. Authorization, ownership and tenancy are decided by the registry; the
  * capability hooks here only save it a round trip.
  */
@@ -307,7 +307,7 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
 
 /**
  * With governance approval on, a `PUT` with a non-draft status must become a publish request
- * (spec §3). The review workflow is not part of this version, so the request is refused as a
+ * (docs/api.md#governance-review). The review workflow is not part of this version, so the request is refused as a
  * whole, after the same checks the registry would make first: the record exists (404), the caller
  * may submit (403), it is a draft (409 `version_immutable`).
  */
@@ -335,7 +335,7 @@ async function refuseUnreviewedPublish(
   );
 }
 
-/** `GET /policies` / `GET /flows`: the ordinary list, or with `deleted=true` the deleted bases (issue 15 item 5). */
+/** `GET /policies` / `GET /flows`: the ordinary list, or with `deleted=true` the deleted bases. */
 function listOrDeleted<T>(
   query: RecordListHttpQuery,
   list: (q: RecordListQuery) => Promise<T>,

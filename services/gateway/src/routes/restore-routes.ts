@@ -17,7 +17,7 @@ export interface RestoreRoutesOptions {
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
 /**
- * `POST /policy/{policyId}/restore` and `POST /flow/{flowId}/restore` (issue 15 item 5, admin): bring a
+ * `POST /policy/{policyId}/restore` and `POST /flow/{flowId}/restore` (admin): bring a
  * soft-deleted base back with all its records. The body is optional: an empty one is accepted
  * whatever its `content-type`; a non-empty one must be the JSON `{}`.
  */

@@ -28,7 +28,7 @@ export interface ReviewRoutesOptions {
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
 
 /**
- * The review endpoints of spec §4.1/§4.2 (issue 11), thin: the governance service decides. Their
+ * The review endpoints (docs/api.md#governance-review), thin: the governance service decides. Their
  * POSTs take an optional body, and an empty body is accepted whatever its `content-type` (clients
  * commonly send `content-type: application/json` on every call); a non-empty body must be JSON.
  */

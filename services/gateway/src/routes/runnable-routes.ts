@@ -46,7 +46,7 @@ const VISIBILITY =
   "The policies a selected flow's nodes name come along (`selected:false`), with the versions or records the flow pins.";
 
 /**
- * Local evaluation (issue 22): `GET /runnable` (what an SDK runtime runs, at the org's
+ * Local evaluation: `GET /runnable` (what an SDK runtime runs, at the org's
  * revision), `GET /runnable/changes` (server-sent events announcing each new revision) and
  * `POST /runnable/reports` (its runs, turned into `executed` events).
  */

@@ -39,8 +39,8 @@ const TRACE = '`?trace=false` leaves the trace out: the answer keeps its shape w
 const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.describe(what) });
 
 /**
- * Runs of stored policies and flows and `POST /flow/test` (spec §4.3, DESIGN.md §5): an `x-api-key`
- * with scope `view` is required (spec §5.1); the body is the input data object itself (for
+ * Runs of stored policies and flows and `POST /flow/test` (docs/api.md#evaluate-rules, docs/api.md#policies-and-flows): an `x-api-key`
+ * with scope `view` is required (docs/api.md#authentication-and-roles); the body is the input data object itself (for
  * `/flow/test`: `{definition, data}`). The execution service resolves the record from the Redis
  * runnable index and runs it; nothing on this path reads PostgreSQL in steady state.
  */

@@ -13,7 +13,7 @@ export type ReviewedTarget =
 export type ReviewedLookup = (node: FlowPolicyNode, nodeId: string) => Promise<ReviewedTarget>;
 
 /**
- * In a governed org a flow version runs reviewed text only (issue 20 item 3): every policy node
+ * In a governed org a flow version runs reviewed text only: every policy node
  * must run a published version. A node naming a draft record, or a base that was never published,
  * is a problem (`unreviewed_policy`). A node naming a base without `version` is pinned to that
  * base's latest version (`pins`, by node id), recorded with the flow version so it keeps running

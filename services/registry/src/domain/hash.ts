@@ -25,7 +25,7 @@ export interface PublishableContent {
 }
 
 /**
- * The content hash a review is bound to (issue 11): sha256 of the canonical JSON of every field a
+ * The content hash a review is bound to: sha256 of the canonical JSON of every field a
  * version takes from its draft. Any edit of them changes it; the same content always hashes equally.
  */
 export function contentHashOf(c: PublishableContent): string {

@@ -47,7 +47,7 @@ export function testSchemaProblem(
 }
 
 /**
- * Every reason a policy cannot be published (DESIGN.md §5), empty when it can: the rule parses and
+ * Every reason a policy cannot be published (docs/api.md#policies-and-flows), empty when it can: the rule parses and
  * checks with exactly one golden rule (`parse_error`); the schema, when present, is valid
  * (`invalid_schema`) and holds every path the rule reads (`schema_path_missing`); every saved test
  * passes (`test_failed`, including test data that breaks the schema, and a test that needs more

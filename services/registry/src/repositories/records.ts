@@ -468,7 +468,7 @@ export interface DeletedBaseListRow extends BaseListRow {
 }
 
 /**
- * A page of the soft-deleted bases of one kind in an org (issue 15 item 5), most recently deleted
+ * A page of the soft-deleted bases of one kind in an org, most recently deleted
  * first (ties by id), optionally by name. Fetches `limit + 1`.
  */
 export async function listDeletedBases(

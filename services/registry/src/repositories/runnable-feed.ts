@@ -2,7 +2,7 @@ import type { ArbiterEvent, FlowDefinition, RunnableKind } from '@arbiter/contra
 import type { Db } from '@arbiter/service-kit';
 
 /**
- * SQL of local-evaluation sync (issue 22): the per-org runnable revision and feed (kept by the
+ * SQL of local-evaluation sync: the per-org runnable revision and feed (kept by the
  * triggers of migration `20261201000000_runnable_feed.js`), the selection of a runtime, the
  * records it runs, and the outbox rows of its run reports.
  */
