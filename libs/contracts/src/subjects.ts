@@ -20,14 +20,14 @@ export const ExecSubject = {
 export type ExecSubject = (typeof ExecSubject)[keyof typeof ExecSubject];
 
 /**
- * Every back-end service answers `<queue group>.ping` (service-kit serves it beside its endpoints)
+ * Every back-end service answers `<queue group>._ping` (service-kit serves it beside its endpoints)
  * with {@link PingReply}: a readiness probe that one of its replicas serves on this bus prefix.
  */
 export function pingSubject(group: string): string {
-  return `${group}.ping`;
+  return `${group}._ping`;
 }
 
-/** The answer of `<queue group>.ping`. */
+/** The answer of `<queue group>._ping`. */
 export const PingReply = z.object({ service: z.string(), version: z.string() });
 export type PingReply = z.infer<typeof PingReply>;
 

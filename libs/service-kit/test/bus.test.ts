@@ -106,10 +106,30 @@ describe('Bus', () => {
     expect(client.connected()).toBe(true);
   });
 
-  it('answers `<queue group>.ping` for every service it serves, with its name and version (the gateway probes it for /readyz)', async () => {
+  it('answers `<queue group>._ping` for every service it serves, with its name and version (the gateway probes it for /readyz)', async () => {
     expect(await client.request(pingSubject('calc'), {}, PingReply)).toEqual({ service: 'calc', version: '1.0.0' });
     const none = await caught(client.request(pingSubject('nobody-serves-this'), {}, PingReply, { timeoutMs: 2000 }));
     expect(none.code).toBe('dependency_unavailable');
+  });
+
+  it("keeps a service's own endpoint named `ping` at `<group>.ping`, and refuses one on the probe's reserved subject", async () => {
+    const Pong = z.object({ pong: z.boolean() });
+    await server.serve({
+      name: 'pinger',
+      version: '2.0.0',
+      description: 'a service with a ping of its own',
+      endpoints: { ping: defineEndpoint({ subject: 'pinger.ping', request: z.object({}), handler: async () => ({ pong: true }) }) },
+    });
+    expect(await client.request('pinger.ping', {}, Pong)).toEqual({ pong: true });
+    expect(await client.request(pingSubject('pinger'), {}, PingReply)).toEqual({ service: 'pinger', version: '2.0.0' });
+    await expect(
+      server.serve({
+        name: 'taker',
+        version: '1.0.0',
+        description: 'takes the reserved subject',
+        endpoints: { mine: defineEndpoint({ subject: pingSubject('taker'), request: z.object({}), handler: async () => ({}) }) },
+      }),
+    ).rejects.toThrow(/reserved name or subject/);
   });
 
   it('sends JSON and returns the validated reply data', async () => {

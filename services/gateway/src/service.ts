@@ -30,11 +30,11 @@ import { NatsRunnerClient } from './clients/runner-client.js';
 import { NatsRunnableClient } from './clients/runnable-client.js';
 import { RunnableWatch } from './clients/runnable-watch.js';
 
-/** How long a service's `<group>.ping` may take; `/readyz` gives each check at most 900 ms. */
+/** How long a service's `<group>._ping` may take; `/readyz` gives each check at most 900 ms. */
 const PING_TIMEOUT_MS = 800;
 
 /**
- * One readiness check per back-end service: a replica answers its `<group>.ping` on the bus. Each
+ * One readiness check per back-end service: a replica answers its `<group>._ping` on the bus. Each
  * is reported by `/readyz`; those of `required` (`GATEWAY_READY_SERVICES`) decide its status.
  */
 function serviceProbes(bus: Pick<Bus, 'request'>, required: readonly BackEndService[]): ReadinessCheck[] {

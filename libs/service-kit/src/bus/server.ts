@@ -15,6 +15,9 @@ import { isDatabaseUnavailable } from '../db-faults.js';
 import type { BusMetrics } from '../metrics.js';
 import { REQUEST_ID_HEADER } from './headers.js';
 
+/** The endpoint name of the readiness probe every service answers (`<queue group>._ping`). */
+const READY_ENDPOINT = '_ready';
+
 /** The serving half of the bus: framework services whose endpoints validate requests and always answer with an envelope. */
 
 // INVARIANT: @nats-io/services (3.0.0-25, its latest) pins a pre-release copy of nats-core whose
@@ -93,14 +96,23 @@ export class BusServer {
       queue: def.name,
     });
     this.services.push(service);
-    // `<queue group>.ping` last: a replica that answers it has subscribed every endpoint before it
+    // `<queue group>._ping` last: a replica that answers it has subscribed every endpoint before it
     // (one connection's subscriptions reach the server in order), so a ping says the service serves.
+    // The subject and its endpoint name are reserved: a service's own endpoint may not take either.
+    const pingAt = pingSubject(def.name);
+    for (const [endpointName, endpoint] of Object.entries(def.endpoints)) {
+      if (endpointName === READY_ENDPOINT || endpoint.subject === pingAt) {
+        throw new Error(
+          `service ${def.name}: endpoint ${endpointName} (${endpoint.subject}) takes the readiness probe's reserved name or subject`,
+        );
+      }
+    }
     const ping = defineEndpoint({
-      subject: pingSubject(def.name),
+      subject: pingAt,
       request: z.unknown(),
       handler: async (): Promise<PingReply> => ({ service: def.name, version: def.version }),
     });
-    for (const [endpointName, endpoint] of Object.entries({ ...def.endpoints, ping })) {
+    for (const [endpointName, endpoint] of Object.entries({ ...def.endpoints, [READY_ENDPOINT]: ping })) {
       const subject = this.subject(endpoint.subject);
       service.addEndpoint(endpointName, {
         subject,
