@@ -48,6 +48,7 @@ export { packageVersion } from './package-version.js';
 export { builtWorkerFile } from './worker-file.js';
 export { runService, inProcessKit, type ServiceDefinition, type ServiceKit, type RunningService, type RunOptions } from './run-service.js';
 export { ensureEventStream, DUPLICATE_WINDOW_MS, type EventStreamOptions } from './events/stream.js';
+export { DeadLetters, type DeadLettersOptions, type ParkedFrom } from './events/dead-letters.js';
 export type { OutboxStore, ClaimedEvent, EventOutbox, OutboxDropReason } from './events/outbox.js';
 export { PgOutbox, outboxTableSql } from './events/pg-outbox.js';
 export { RedisOutbox } from './events/redis-outbox.js';

@@ -1,9 +1,8 @@
-import { deadEventStreamName, deadEventSubject, eventStreamName, type ArbiterEvent, type DecisionRecord } from '@arbiter/contracts';
-import { ensureEventStream } from '@arbiter/service-kit';
+import { eventStreamName, type ArbiterEvent, type DecisionRecord } from '@arbiter/contracts';
+import { DeadLetters, ensureEventStream } from '@arbiter/service-kit';
 import {
   AckPolicy,
   DeliverPolicy,
-  DiscardPolicy,
   JetStreamApiError,
   jetstream,
   jetstreamManager,
@@ -11,15 +10,12 @@ import {
   type JetStreamClient,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { headers, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { decodeEvent } from './decode.js';
 
 const CONSUMER_NOT_FOUND = 10014;
-const STREAM_NOT_FOUND = 10059;
-/** Parked messages the dead-letter stream keeps at most (the oldest go first). */
-const DEAD_LETTERS_KEPT = 100_000;
 /** `AUDIT_MAX_DELIVERIES` when not given. */
 export const DEFAULT_MAX_DELIVERIES = 5;
 const NS_PER_MS = 1_000_000;
@@ -126,10 +122,9 @@ export class AuditConsumer {
   private readonly batchSeconds: Histogram;
   private readonly deadLettered: Counter;
   private readonly refusedByStore: Counter;
-  private readonly deadStreamName: string;
+  private readonly deadLetters: DeadLetters;
   private readonly maxDeliveries: number;
   private js: JetStreamClient | undefined;
-  private deadStreamReady = false;
   private connected = false;
 
   constructor(
@@ -140,7 +135,7 @@ export class AuditConsumer {
     metrics: Registry,
   ) {
     this.streamName = eventStreamName(opts.prefix);
-    this.deadStreamName = deadEventStreamName(opts.prefix);
+    this.deadLetters = new DeadLetters(nc, { prefix: opts.prefix, streamReplicas: opts.streamReplicas ?? 1, timeoutMs: opts.timeoutMs });
     this.maxDeliveries = opts.maxDeliveries ?? DEFAULT_MAX_DELIVERIES;
     const registers = [metrics];
     this.ingested = new Counter({ name: 'arbiter_audit_events_ingested_total', help: 'Events stored and acked', registers });
@@ -252,43 +247,17 @@ export class AuditConsumer {
       this.logger.info({ stream: this.streamName, consumer: this.opts.durable }, 'created the durable audit consumer');
     }
     // Not fatal: without it (a NATS user not yet allowed it) events still flow; only parking waits.
-    await this.ensureDeadLetterStream().catch((err: unknown) =>
-      this.logger.error(
-        { err, stream: this.deadStreamName },
-        'could not create the dead-letter stream; events that cannot be stored are tried again until it exists',
-      ),
-    );
+    await this.deadLetters
+      .ensure()
+      .catch((err: unknown) =>
+        this.logger.error(
+          { err, stream: this.deadLetters.streamName },
+          'could not create the dead-letter stream; events that cannot be stored are tried again until it exists',
+        ),
+      );
     const js = jetstream(this.nc, { timeout: this.opts.timeoutMs });
     this.js = js;
     return js.consumers.get(this.streamName, this.opts.durable);
-  }
-
-  /** Creates the dead-letter stream unless it exists (replicas like the events stream's). */
-  private async ensureDeadLetterStream(): Promise<void> {
-    if (this.deadStreamReady) return;
-    const jsm = await jetstreamManager(this.nc, { timeout: this.opts.timeoutMs });
-    try {
-      await jsm.streams.info(this.deadStreamName);
-      this.deadStreamReady = true;
-      return;
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError) || err.code !== STREAM_NOT_FOUND) throw err;
-    }
-    try {
-      await jsm.streams.add({
-        name: this.deadStreamName,
-        subjects: [deadEventSubject(this.opts.prefix)],
-        num_replicas: this.opts.streamReplicas ?? 1,
-        max_msgs: DEAD_LETTERS_KEPT,
-        discard: DiscardPolicy.Old,
-      });
-    } catch (err) {
-      // Another replica created it since the lookup: fine as long as it now exists.
-      await jsm.streams.info(this.deadStreamName).catch(() => {
-        throw err;
-      });
-    }
-    this.deadStreamReady = true;
   }
 
   private async consume(consumer: Consumer): Promise<void> {
@@ -420,21 +389,11 @@ export class AuditConsumer {
       return;
     }
     try {
-      const h = headers();
-      h.set('Arbiter-Subject', m.subject);
-      h.set('Arbiter-Stream-Seq', String(m.seq));
-      h.set('Arbiter-Deliveries', String(deliveries));
-      // A header holds one line.
-      h.set('Arbiter-Reason', reason.replace(/\s+/g, ' ').slice(0, 1000));
-      await this.ensureDeadLetterStream();
-      // The message id makes a park sent twice (a crash before the ack) one message.
-      await this.js!.publish(deadEventSubject(this.opts.prefix), m.data, { headers: h, msgID: `${this.streamName}:${m.seq}` });
+      await this.deadLetters.park(this.js!, m, { streamName: this.streamName, deliveries, reason });
       m.ack();
       this.deadLettered.inc();
       this.logger.error(where, 'parked an event that could not be stored on the dead-letter stream');
     } catch (err) {
-      // Looked up again next time: the stream may have been removed.
-      this.deadStreamReady = false;
       this.logger.warn({ ...where, err }, 'could not park an event on the dead-letter stream; it will be tried again');
       redeliver([m]);
     }

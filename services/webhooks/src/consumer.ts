@@ -1,9 +1,8 @@
-import { ArbiterEvent, deadEventStreamName, deadEventSubject, eventStreamName } from '@arbiter/contracts';
-import { ensureEventStream } from '@arbiter/service-kit';
+import { ArbiterEvent, eventStreamName } from '@arbiter/contracts';
+import { DeadLetters, ensureEventStream } from '@arbiter/service-kit';
 import {
   AckPolicy,
   DeliverPolicy,
-  DiscardPolicy,
   JetStreamApiError,
   jetstream,
   jetstreamManager,
@@ -11,14 +10,11 @@ import {
   type JetStreamClient,
   type JsMsg,
 } from '@nats-io/jetstream';
-import { headers, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 
 const CONSUMER_NOT_FOUND = 10014;
-const STREAM_NOT_FOUND = 10059;
-/** Parked messages the dead-letter stream keeps at most (as the audit service creates it). */
-const DEAD_LETTERS_KEPT = 100_000;
 const NS_PER_MS = 1_000_000;
 /** Wait before retrying after a failure (NATS away, database away), and before a handed-back event comes again. */
 const RETRY_MS = 500;
@@ -57,9 +53,8 @@ export class EventsConsumer {
   private running: Promise<void> | undefined;
   private connected = false;
   private readonly streamName: string;
-  private readonly deadStreamName: string;
+  private readonly deadLetters: DeadLetters;
   private js: JetStreamClient | undefined;
-  private deadStreamReady = false;
   private readonly fannedOut: Counter;
   private readonly rejected: Counter;
   private readonly deadLettered: Counter;
@@ -73,7 +68,12 @@ export class EventsConsumer {
     metrics: Registry,
   ) {
     this.streamName = eventStreamName(opts.prefix);
-    this.deadStreamName = deadEventStreamName(opts.prefix);
+    this.deadLetters = new DeadLetters(nc, {
+      prefix: opts.prefix,
+      streamReplicas: opts.streamReplicas,
+      timeoutMs: opts.timeoutMs,
+      consumer: opts.durable,
+    });
     const registers = [metrics];
     this.fannedOut = new Counter({
       name: 'arbiter_webhooks_events_consumed_total',
@@ -196,52 +196,14 @@ export class EventsConsumer {
       return;
     }
     try {
-      await this.ensureDeadLetterStream();
-      const h = headers();
-      h.set('Arbiter-Subject', m.subject);
-      h.set('Arbiter-Stream-Seq', String(m.seq));
-      h.set('Arbiter-Deliveries', String(deliveries));
-      h.set('Arbiter-Consumer', this.opts.durable);
-      h.set('Arbiter-Reason', reason.replace(/\s+/g, ' ').slice(0, 1000));
-      await this.js!.publish(deadEventSubject(this.opts.prefix), m.data, {
-        headers: h,
-        msgID: `${this.streamName}:${m.seq}:${this.opts.durable}`,
-      });
+      await this.deadLetters.park(this.js!, m, { streamName: this.streamName, deliveries, reason });
       m.ack();
       this.deadLettered.inc();
       this.logger.error(where, 'parked an event that could not be fanned out on the dead-letter stream');
     } catch (parkErr) {
-      this.deadStreamReady = false;
       this.logger.warn({ ...where, err: parkErr }, 'could not park an event on the dead-letter stream; it will be tried again');
       m.nak(RETRY_MS);
     }
-  }
-
-  /** Creates the dead-letter stream unless it exists (the audit service makes the same one). */
-  private async ensureDeadLetterStream(): Promise<void> {
-    if (this.deadStreamReady) return;
-    const jsm = await jetstreamManager(this.nc, { timeout: this.opts.timeoutMs });
-    try {
-      await jsm.streams.info(this.deadStreamName);
-      this.deadStreamReady = true;
-      return;
-    } catch (err) {
-      if (!(err instanceof JetStreamApiError) || err.code !== STREAM_NOT_FOUND) throw err;
-    }
-    try {
-      await jsm.streams.add({
-        name: this.deadStreamName,
-        subjects: [deadEventSubject(this.opts.prefix)],
-        num_replicas: this.opts.streamReplicas,
-        max_msgs: DEAD_LETTERS_KEPT,
-        discard: DiscardPolicy.Old,
-      });
-    } catch (err) {
-      await jsm.streams.info(this.deadStreamName).catch(() => {
-        throw err;
-      });
-    }
-    this.deadStreamReady = true;
   }
 }
 
