@@ -159,6 +159,9 @@ async function healthz(monitorUrl: string): Promise<boolean> {
  * cluster with JetStream on each (its own store directory, kept across a kill and restart), and a
  * monitoring port each. Resolves once JetStream is ready on every node.
  */
+/** How long a new cluster's nodes may take to report healthy. */
+const CLUSTER_START_MS = 60_000;
+
 export async function startNatsCluster(size = 3, opts: { name?: string } = {}): Promise<NatsCluster> {
   const clusterName = opts.name ?? 'test-kit';
   const ports = await Promise.all(
@@ -193,7 +196,9 @@ export async function startNatsCluster(size = 3, opts: { name?: string } = {}): 
   };
   try {
     await Promise.all(nodes.map((n) => n.start()));
-    await cluster.healthy();
+    // A new JetStream cluster elects its meta leader before each node's /healthz says ok: on a busy
+    // machine that has taken over 30 s, so the first wait has a deadline of its own.
+    await cluster.healthy(CLUSTER_START_MS);
   } catch (err) {
     await cluster.stop();
     throw err;
