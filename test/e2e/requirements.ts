@@ -416,7 +416,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
           'refuses data nested deeper than the limit with validation_failed',
         ],
       },
-      { file: `${EXEC}/engine-pool.test.ts`, tests: ['aborts a runaway evaluation with timeout, replacing the worker'] },
+      { file: `${EXEC}/worker-pool.test.ts`, tests: ['aborts a runaway evaluation with timeout, replacing the worker'] },
       {
         file: `${E2E}/edge-hardening.test.ts`,
         tests: [
@@ -732,7 +732,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
         ],
       },
       {
-        file: `${EXEC}/engine-pool.test.ts`,
+        file: `${EXEC}/worker-pool.test.ts`,
         tests: ['counts the deadline from when a worker starts a task: one queued behind a slow task does not time out'],
       },
       { file: `${FLOW}/run.test.ts`, tests: ['shares one budget across the policy nodes of a run'] },
