@@ -369,3 +369,18 @@ export {
   WebhookRetryRequest,
   WebhookDeleted,
 } from './webhooks.js';
+export {
+  CoverageCount,
+  CoverageSummary,
+  UncoveredCondition,
+  UncoveredRow,
+  UncoveredEdge,
+  UncoveredItem,
+  CoverageReport,
+  TestRunResult,
+  TestRunReport,
+  TestRunQuery,
+  TestRunRequest,
+  COVERAGE_DETAIL_ITEMS,
+  uncoveredText,
+} from './coverage.js';

@@ -24,6 +24,8 @@ export const RegistrySubject = {
   policyPublishCheck: 'registry.policy.publishCheck',
   policyRestore: 'registry.policy.restore',
   policyListDeleted: 'registry.policy.listDeleted',
+  /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
+  policyTestRun: 'registry.policy.testRun',
   flowCreate: 'registry.flow.create',
   flowUpdate: 'registry.flow.update',
   flowGet: 'registry.flow.get',
@@ -37,6 +39,8 @@ export const RegistrySubject = {
   flowPublishCheck: 'registry.flow.publishCheck',
   flowRestore: 'registry.flow.restore',
   flowListDeleted: 'registry.flow.listDeleted',
+  /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
+  flowTestRun: 'registry.flow.testRun',
   groupCreate: 'registry.group.create',
   groupGet: 'registry.group.get',
   groupUpdate: 'registry.group.update',
