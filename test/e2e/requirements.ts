@@ -96,6 +96,25 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
+    id: 'docs/api.md#saved-tests-and-coverage test runs',
+    title:
+      'the saved tests of a draft or version run over HTTP with their coverage: conditions of a policy, table rows and edges of a flow',
+    coveredBy: [
+      {
+        file: `${E2E}/coverage.test.ts`,
+        tests: [
+          'runs the saved tests of a policy draft for a viewer: results, and the conditions left uncovered',
+          'runs a version with `?version=N` and the draft without',
+          'runs a flow: the table rows matched and the edges taken',
+          'answers 401 without credentials, 404 for another org, an unknown id, a deleted base and a missing version, 400 for a bad version',
+          'answers 403 to a key without the `view` scope',
+        ],
+      },
+      { file: `${REG}/test-run.test.ts`, tests: ['runs a flow draft: its table rows matched and edges taken'] },
+      { file: `${FLOW}/coverage.test.ts`, tests: ['counts the rows matched and the edges taken by the runs'] },
+    ],
+  },
+  {
     id: 'docs/api.md#users-and-keys',
     title: 'API keys are personal, user-owned, with scopes (at least view)',
     coveredBy: [

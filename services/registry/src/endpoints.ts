@@ -27,6 +27,8 @@ import {
   RegistrySubject,
   ResolveRequest,
   RestoreRequest,
+  TestRunRequest,
+  type TestRunReport,
   type DeleteBaseReply,
   type EmptyReply,
   type FlowDraftReply,
@@ -158,6 +160,16 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         subject: RegistrySubject.policyPublishCheck,
         request: PublishCheckRequest,
         handler: async ({ principal, recordId }): Promise<PublishCheckReply> => policies.publishCheck(principal, recordId),
+      }),
+      policy_test_run: defineEndpoint({
+        subject: RegistrySubject.policyTestRun,
+        request: TestRunRequest,
+        handler: async ({ principal, baseId, version }): Promise<TestRunReport> => policies.testRun(principal, baseId, version),
+      }),
+      flow_test_run: defineEndpoint({
+        subject: RegistrySubject.flowTestRun,
+        request: TestRunRequest,
+        handler: async ({ principal, baseId, version }): Promise<TestRunReport> => flows.testRun(principal, baseId, version),
       }),
       flow_review_check: defineEndpoint({
         subject: RegistrySubject.flowReviewCheck,

@@ -8,6 +8,7 @@ import {
   type Principal,
   RecordListSort,
   type RunnableKind,
+  type TestRunReport,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
@@ -21,6 +22,7 @@ import {
   findCurrentOfBase,
   findDraft,
   findRecordWithBase,
+  findVersion,
   getRecord,
   insertBaseWithDraft,
   insertRecord,
@@ -57,6 +59,15 @@ export interface KindSpec {
   referenceProblems(content: Partial<RecordContent>, db: Knex, orgId: string): Promise<ErrorReason[]>;
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
+  /**
+   * Runs the saved tests of `content` with coverage (docs/api.md#saved-tests-and-coverage), in a
+   * worker; a flow's policy nodes are looked up in `db` (a version's pinned versions kept).
+   */
+  testRun(
+    content: RecordContent & { pinnedVersions?: Record<string, number> | null },
+    db: Knex | Knex.Transaction,
+    orgId: string,
+  ): Promise<TestRunReport>;
   /**
    * A publish through review runs reviewed text only: the reasons it would not
    * (422), and the versions to pin (flows; recorded with the version). None for policies.
@@ -309,6 +320,23 @@ export class RecordsService {
     // Read-only: the same checks a publish runs in its transaction, then nothing is written.
     const problems = await this.deps.db.transaction((trx) => this.spec.publishProblems(record, trx, p.orgId), { readOnly: true });
     return { contentHash: contentHashOf(record), problems };
+  }
+
+  /**
+   * Runs the saved tests of a base's draft (given its base id or any record id: the draft, else its
+   * latest version), or of `version`, with their coverage: any member of the org. 404 for unknown,
+   * deleted or other-org ids and for a version the base does not have.
+   */
+  async testRun(p: Principal, id: string, version?: number): Promise<TestRunReport> {
+    requireCapability(p, 'view', `run the saved tests of ${plural(this.kind)}`);
+    const found = await this.loadLive(p, id);
+    let record = found.record;
+    if (version !== undefined) {
+      const versioned = await findVersion(this.deps.db, found.base.id, version);
+      if (!versioned) throw new ArbiterError('not_found', `${this.kind} \`${found.base.id}\` has no version ${version}`);
+      record = versioned;
+    }
+    return this.spec.testRun(record, this.deps.db, p.orgId);
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */

@@ -17,6 +17,8 @@ import {
   PolicySummaryPage,
   RecordIdParam,
   type RecordListQuery,
+  TestRunQuery,
+  TestRunReport,
   UpdateFlowBody,
   UpdatePolicyBody,
   VersionsQuery,
@@ -286,6 +288,28 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
         (query) => client.list(principalOf(request), query, ctx(request)),
         (query) => client.listDeleted(principalOf(request), query, ctx(request)),
       ),
+  });
+
+  app.post<{ Params: { baseId: string }; Querystring: TestRunQuery }>(`/${noun}/:baseId/tests/run`, {
+    onRequest: requireCapability('view'),
+    schema: {
+      tags,
+      security,
+      summary: `Run the saved tests of the ${noun}'s draft, or of a version, with their coverage (viewer and up)`,
+      description:
+        `Runs every saved test of the base's draft (given its base id or any of its record ids; the latest version when the base has no draft), ` +
+        `or of version \`version\`, as a publish would, off the registry's serving thread: each test's expected and actual result ` +
+        `(a test whose data breaks the schema or whose run stops with an error fails with \`error\`), and what the tests cover: ` +
+        (noun === 'policy'
+          ? `each condition seen both true and false, each quantifier both holding and failing, each reference followed`
+          : `each decision-table row matched at least once, each edge (node to node) taken at least once`) +
+        `, with the percent and every uncovered part. Nothing is stored. 404 for unknown, deleted or other-org ids and for a version the base does not have; ` +
+        `400 for a \`version\` that is not a positive integer; 504 when the tests run past the publish checks' deadline.`,
+      params: z.object({ baseId: RecordIdParam }),
+      querystring: TestRunQuery,
+      response: { 200: TestRunReport, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
+    },
+    handler: async (request) => client.testRun(principalOf(request), request.params.baseId, request.query, ctx(request)),
   });
 
   app.delete<IdParams>(one, {

@@ -1,0 +1,158 @@
+/**
+ * End-to-end: the saved tests of a policy or flow run over HTTP with their coverage
+ * (`POST /policy/{baseId}/tests/run`, `POST /flow/{baseId}/tests/run`: docs/api.md#saved-tests-and-coverage),
+ * for any member of the org, with the draft or a version; and their unhappy paths.
+ */
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, memberKey, startStack, type Stack } from './harness.js';
+
+let stack: Stack;
+let viewerKey: string;
+let otherOrgKey: string;
+
+const AGE_RULE = 'An **applicant** is adult if the __age__ of the **applicant** is at least 18.';
+const ADULT_ONLY = [{ name: 'adult', data: { applicant: { age: 30 } }, expect: true }];
+const BOTH_WAYS = [...ADULT_ONLY, { name: 'minor', data: { applicant: { age: 3 } }, expect: false }];
+
+async function ok(status: number, method: string, url: string, body?: unknown, key = stack.adminKey): Promise<any> {
+  const res = await call(stack, method, url, { key, ...(body !== undefined ? { body } : {}) });
+  expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBe(status);
+  return res.body;
+}
+
+/** A policy draft with `tests`; published once first when `publish` (then edited to `tests` as a new draft). */
+async function policy(tests: unknown[], publish?: unknown[]): Promise<string> {
+  const created = await ok(201, 'POST', '/policy', { name: 'adult', rule: AGE_RULE, tests: publish ?? tests });
+  if (publish !== undefined) {
+    await ok(201, 'PUT', `/policy/${created.policyId}`, { status: 'published' });
+    await ok(201, 'GET', `/policy/${created.baseId}/draft`);
+    await ok(200, 'PUT', `/policy/${created.baseId}`, { status: 'draft', tests });
+  }
+  return created.baseId as string;
+}
+
+beforeAll(async () => {
+  stack = await startStack({ services: ['registry', 'governance', 'gateway'] });
+  viewerKey = await memberKey(stack, 'vera', 'viewer', ['view']);
+  const created = stack.admin(['create-org', 'globex', '--admin', 'gus']);
+  expect(created.status, created.stderr).toBe(0);
+  otherOrgKey = /\n\s+(\S+)\s*$/.exec(created.stdout)![1]!;
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('POST /policy/{baseId}/tests/run and /flow/{baseId}/tests/run', () => {
+  it('runs the saved tests of a policy draft for a viewer: results, and the conditions left uncovered', async () => {
+    const baseId = await policy([...ADULT_ONLY, { name: 'wrong', data: { applicant: { age: 30 } }, expect: false }]);
+    const report = await ok(200, 'POST', `/policy/${baseId}/tests/run`, undefined, viewerKey);
+    expect(report).toEqual({
+      passed: 1,
+      failed: 1,
+      results: [
+        { name: 'adult', ok: true, expected: true, actual: true },
+        { name: 'wrong', ok: false, expected: false, actual: true },
+      ],
+      coverage: {
+        summary: {
+          conditions: { total: 1, covered: 0 },
+          quantifiers: { total: 0, covered: 0 },
+          references: { total: 0, covered: 0 },
+          percent: 50,
+        },
+        uncovered: [
+          {
+            kind: 'condition',
+            text: 'the __age__ of the **applicant** is at least 18',
+            line: 1,
+            column: 30,
+            seen: { true: 2, false: 0, missing: 0 },
+          },
+        ],
+      },
+    });
+  });
+
+  it('runs a version with `?version=N` and the draft without', async () => {
+    const baseId = await policy(ADULT_ONLY, BOTH_WAYS);
+    const v1 = await ok(200, 'POST', `/policy/${baseId}/tests/run?version=1`, undefined, viewerKey);
+    expect([v1.passed, v1.failed, v1.coverage.summary.percent, v1.coverage.uncovered]).toEqual([2, 0, 100, []]);
+    const draft = await ok(200, 'POST', `/policy/${baseId}/tests/run`, undefined, viewerKey);
+    expect([draft.passed, draft.coverage.summary.percent]).toEqual([1, 50]);
+  });
+
+  it('runs a flow: the table rows matched and the edges taken', async () => {
+    const adult = await ok(201, 'POST', '/policy', { name: 'adult', rule: AGE_RULE });
+    const definition = {
+      start: 'adult',
+      nodes: {
+        adult: { type: 'policy', baseId: adult.baseId, onTrue: 'tier', onFalse: 'no' },
+        tier: {
+          type: 'table',
+          hitPolicy: 'first',
+          inputs: [{ name: 'income', path: 'applicant.income' }],
+          outputs: [{ name: 'tier' }],
+          rules: [
+            { when: ['> 1000'], then: { tier: 'gold' } },
+            { when: ['-'], then: { tier: 'basic' } },
+          ],
+        },
+        no: { type: 'return', value: false },
+      },
+    };
+    const tests = [
+      { name: 'rich', data: { applicant: { age: 30, income: 5000 } }, expect: { tier: 'gold' } },
+      { name: 'minor', data: { applicant: { age: 3, income: 5000 } }, expect: true },
+    ];
+    const flow = await ok(201, 'POST', '/flow', { name: 'tiers', definition, tests });
+    const report = await ok(200, 'POST', `/flow/${flow.baseId}/tests/run`, undefined, viewerKey);
+    expect(report).toEqual({
+      passed: 1,
+      failed: 1,
+      results: [
+        { name: 'rich', ok: true, expected: { tier: 'gold' }, actual: { tier: 'gold' } },
+        { name: 'minor', ok: false, expected: true, actual: false },
+      ],
+      coverage: {
+        summary: { rows: { total: 2, covered: 1 }, edges: { total: 2, covered: 2 }, percent: 75 },
+        uncovered: [{ kind: 'row', nodeId: 'tier', row: 2, text: '-' }],
+      },
+    });
+  });
+
+  it('answers 401 without credentials, 404 for another org, an unknown id, a deleted base and a missing version, 400 for a bad version', async () => {
+    const baseId = await policy(ADULT_ONLY);
+    expect((await call(stack, 'POST', `/policy/${baseId}/tests/run`)).status).toBe(401);
+    const refusals: Array<[string, string, number, string]> = [
+      [`/policy/${baseId}/tests/run`, otherOrgKey, 404, 'not_found'],
+      [`/policy/0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a99/tests/run`, viewerKey, 404, 'not_found'],
+      [`/flow/${baseId}/tests/run`, viewerKey, 404, 'not_found'],
+      [`/policy/${baseId}/tests/run?version=7`, viewerKey, 404, 'not_found'],
+      [`/policy/${baseId}/tests/run?version=0`, viewerKey, 400, 'validation_failed'],
+      [`/policy/${baseId}/tests/run?version=one`, viewerKey, 400, 'validation_failed'],
+    ];
+    for (const [url, key, status, code] of refusals) {
+      const res = await call(stack, 'POST', url, { key });
+      expect([res.status, res.body.code], url).toEqual([status, code]);
+    }
+    // A malformed body is refused before anything runs.
+    const bad = await call(stack, 'POST', `/policy/${baseId}/tests/run`, {
+      key: viewerKey,
+      rawBody: '{"version":',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bad.status).toBe(400);
+    await ok(204, 'DELETE', `/policy/${baseId}`);
+    const deleted = await call(stack, 'POST', `/policy/${baseId}/tests/run`, { key: viewerKey });
+    expect([deleted.status, deleted.body.code]).toEqual([404, 'not_found']);
+  });
+
+  it('answers 403 to a key without the `view` scope', async () => {
+    const baseId = await policy(ADULT_ONLY);
+    const editOnly = await memberKey(stack, 'edda', 'editor', ['edit']);
+    const res = await call(stack, 'POST', `/policy/${baseId}/tests/run`, { key: editOnly });
+    expect([res.status, res.body.code]).toEqual([403, 'forbidden']);
+  });
+});
