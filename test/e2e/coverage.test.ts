@@ -1,10 +1,12 @@
 /**
  * End-to-end: the saved tests of a policy or flow run over HTTP with their coverage
  * (`POST /policy/{baseId}/tests/run`, `POST /flow/{baseId}/tests/run`: docs/api.md#saved-tests-and-coverage),
- * for any member of the org, with the draft or a version; and their unhappy paths.
+ * for any member of the org, with the draft or a version; and their unhappy paths. The org setting
+ * `minCoverage` (docs/api.md#a-minimum-coverage-to-publish): a publish, and in a governed org a
+ * submission for review, below it is refused with 422 `coverage_below_minimum`; at 0 nothing changes.
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { call, memberKey, startStack, type Stack } from './harness.js';
 
 let stack: Stack;
@@ -154,5 +156,89 @@ describe('POST /policy/{baseId}/tests/run and /flow/{baseId}/tests/run', () => {
     const editOnly = await memberKey(stack, 'edda', 'editor', ['edit']);
     const res = await call(stack, 'POST', `/policy/${baseId}/tests/run`, { key: editOnly });
     expect([res.status, res.body.code]).toEqual([403, 'forbidden']);
+  });
+});
+
+describe('the minCoverage org setting', () => {
+  const settings = (body: unknown) => ok(200, 'PUT', '/org/settings', body);
+  afterEach(async () => {
+    await settings({ governanceApproval: false, minCoverage: 0 });
+  });
+
+  it('refuses a publish whose saved tests cover less, with the percent, the minimum and the uncovered parts; nothing is published', async () => {
+    expect(await settings({ governanceApproval: false, minCoverage: 80 })).toEqual({ governanceApproval: false, minCoverage: 80 });
+    const baseId = await policy(ADULT_ONLY);
+    const res = await call(stack, 'PUT', `/policy/${baseId}`, { key: stack.adminKey, body: { status: 'published' } });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({
+      code: 'coverage_below_minimum',
+      title: 'Coverage below the minimum',
+      errors: [
+        {
+          code: 'uncovered_condition',
+          message: 'line 1, column 30: the __age__ of the **applicant** is at least 18 (seen true only)',
+          path: 'rule',
+        },
+      ],
+    });
+    expect(res.body.detail).toMatch(/cannot be published: its saved tests cover 50 %, below the org's minimum of 80 %/);
+    expect((await ok(200, 'GET', `/policy/${baseId}`)).status).toBe('draft');
+    // Tests that reach the other side publish it.
+    const published = await ok(201, 'PUT', `/policy/${baseId}`, { status: 'published', tests: BOTH_WAYS });
+    expect(published.version).toBe(1);
+  });
+
+  it('at 0 (the default) changes nothing: a poorly covered draft publishes, and is submitted in a governed org', async () => {
+    expect(await ok(200, 'GET', '/org/settings')).toEqual({ governanceApproval: false, minCoverage: 0 });
+    const baseId = await policy(ADULT_ONLY);
+    expect((await ok(201, 'PUT', `/policy/${baseId}`, { status: 'published' })).version).toBe(1);
+    await settings({ governanceApproval: true });
+    const governed = await policy(ADULT_ONLY);
+    expect((await ok(202, 'PUT', `/policy/${governed}`, { status: 'published' })).state).toBe('pending_approval');
+  });
+
+  it('in a governed org refuses the submission for review below the minimum; nothing is submitted', async () => {
+    await settings({ governanceApproval: true, minCoverage: 60 });
+    const editorKey = await memberKey(stack, 'ed', 'editor', ['view', 'edit']);
+    const flowTests = [{ name: 'only', data: { item: { x: 0 } }, expect: { n: 0 } }];
+    const definition = {
+      start: 't',
+      nodes: {
+        t: {
+          type: 'table',
+          hitPolicy: 'first',
+          inputs: [{ name: 'x', path: 'item.x' }],
+          outputs: [{ name: 'n' }],
+          rules: [
+            { when: ['is 0'], then: { n: 0 } },
+            { when: ['-'], then: { n: 1 } },
+          ],
+        },
+      },
+    };
+    const flow = await ok(201, 'POST', '/flow', { name: 'f', definition, tests: flowTests }, editorKey);
+    const res = await call(stack, 'PUT', `/flow/${flow.flowId}`, { key: editorKey, body: { status: 'published' } });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({
+      code: 'coverage_below_minimum',
+      errors: [{ code: 'uncovered_row', message: 'node `t`, rule 2: - (never matched)', path: 'definition.nodes.t' }],
+    });
+    expect(res.body.detail).toMatch(/cannot be submitted for review: its saved tests cover 50 %, below the org's minimum of 60 %/);
+    expect((await ok(200, 'GET', `/flow/${flow.flowId}/review`, undefined, editorKey)).state).toBe('draft');
+    // With a test reaching the second row the draft is submitted.
+    const covered = [...flowTests, { name: 'other', data: { item: { x: 5 } }, expect: { n: 1 } }];
+    const summary = await ok(202, 'PUT', `/flow/${flow.flowId}`, { status: 'published', tests: covered }, editorKey);
+    expect(summary.state).toBe('pending_approval');
+  });
+
+  it('answers 400 for a minCoverage out of bounds or not an integer, and keeps the setting', async () => {
+    await settings({ governanceApproval: false, minCoverage: 30 });
+    for (const minCoverage of [-1, 101, 12.5, 'high']) {
+      const res = await call(stack, 'PUT', '/org/settings', { key: stack.adminKey, body: { governanceApproval: false, minCoverage } });
+      expect([res.status, res.body.code], JSON.stringify(minCoverage)).toEqual([400, 'validation_failed']);
+    }
+    const viewer = await call(stack, 'PUT', '/org/settings', { key: viewerKey, body: { governanceApproval: false, minCoverage: 10 } });
+    expect(viewer.status).toBe(403);
+    expect(await ok(200, 'GET', '/org/settings')).toEqual({ governanceApproval: false, minCoverage: 30 });
   });
 });

@@ -115,6 +115,33 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
+    id: 'docs/api.md#a-minimum-coverage-to-publish',
+    title:
+      'the org setting minCoverage (0–100, default 0) refuses a publish, and in a governed org a submission, whose saved tests cover less',
+    coveredBy: [
+      {
+        file: `${E2E}/coverage.test.ts`,
+        tests: [
+          'refuses a publish whose saved tests cover less, with the percent, the minimum and the uncovered parts; nothing is published',
+          'at 0 (the default) changes nothing: a poorly covered draft publishes, and is submitted in a governed org',
+          'in a governed org refuses the submission for review below the minimum; nothing is submitted',
+          'answers 400 for a minCoverage out of bounds or not an integer, and keeps the setting',
+        ],
+      },
+      {
+        file: `${REG}/test-run.test.ts`,
+        tests: [
+          'refuses a publish whose saved tests cover less, naming the percent, the minimum and the uncovered parts; nothing changes',
+          'applies the minimum to the publish check of a submission for review',
+        ],
+      },
+      {
+        file: `${GW}/identity-endpoints.test.ts`,
+        tests: ['minCoverage: an integer from 0 to 100, kept when a PUT leaves it out; 400 past the bounds, nothing written'],
+      },
+    ],
+  },
+  {
     id: 'docs/api.md#users-and-keys',
     title: 'API keys are personal, user-owned, with scopes (at least view)',
     coveredBy: [

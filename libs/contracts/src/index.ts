@@ -49,6 +49,8 @@ export {
   ApiKeyPage,
   ApiKeyListQuery,
   OrgSettings,
+  OrgSettingsBody,
+  MinCoverage,
 } from './identity.js';
 export {
   McpToolName,

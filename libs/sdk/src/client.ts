@@ -30,6 +30,7 @@ import type {
   MemberType,
   OperatorsResponse,
   OrgSettings,
+  OrgSettingsBody,
   PolicyRecord,
   PolicyReview,
   PolicySummary,
@@ -502,8 +503,8 @@ export class OrgApi extends Api {
     return this.getJson('/org/settings');
   }
 
-  /** `PUT /org/settings`. */
-  updateSettings(body: OrgSettings): Promise<OrgSettings> {
+  /** `PUT /org/settings` (`minCoverage` left out keeps its value). */
+  updateSettings(body: OrgSettingsBody): Promise<OrgSettings> {
     return this.sendJson('PUT', '/org/settings', body);
   }
 }

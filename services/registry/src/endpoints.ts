@@ -101,8 +101,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_update: defineEndpoint({
         subject: RegistrySubject.policyUpdate,
         request: PolicyUpdateRequest,
-        handler: async ({ principal, policyId, status, ...patch }): Promise<PolicyUpdateReply> => {
-          const out = await policies.update(principal, policyId, status, patch);
+        handler: async ({ principal, policyId, status, minCoverage, ...patch }): Promise<PolicyUpdateReply> => {
+          const out = await policies.update(principal, policyId, status, patch, minCoverage);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -159,7 +159,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_publish_check: defineEndpoint({
         subject: RegistrySubject.policyPublishCheck,
         request: PublishCheckRequest,
-        handler: async ({ principal, recordId }): Promise<PublishCheckReply> => policies.publishCheck(principal, recordId),
+        handler: async ({ principal, recordId, minCoverage }): Promise<PublishCheckReply> =>
+          policies.publishCheck(principal, recordId, minCoverage),
       }),
       policy_test_run: defineEndpoint({
         subject: RegistrySubject.policyTestRun,
@@ -185,8 +186,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_update: defineEndpoint({
         subject: RegistrySubject.flowUpdate,
         request: FlowUpdateRequest,
-        handler: async ({ principal, flowId, status, ...patch }): Promise<FlowUpdateReply> => {
-          const out = await flows.update(principal, flowId, status, patch);
+        handler: async ({ principal, flowId, status, minCoverage, ...patch }): Promise<FlowUpdateReply> => {
+          const out = await flows.update(principal, flowId, status, patch, minCoverage);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),
@@ -243,7 +244,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_publish_check: defineEndpoint({
         subject: RegistrySubject.flowPublishCheck,
         request: PublishCheckRequest,
-        handler: async ({ principal, recordId }): Promise<PublishCheckReply> => flows.publishCheck(principal, recordId),
+        handler: async ({ principal, recordId, minCoverage }): Promise<PublishCheckReply> =>
+          flows.publishCheck(principal, recordId, minCoverage),
       }),
       ...restoreEndpoints(s),
       export_page: defineEndpoint({

@@ -1,4 +1,4 @@
-import { FlowRecord, PolicyRecord, PolicyUpdateReply, RegistrySubject as S, TestRunReport } from '@arbiter/contracts';
+import { FlowRecord, PolicyRecord, PolicyUpdateReply, PublishCheckReply, RegistrySubject as S, TestRunReport } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ADULT_RULE, as, startTestEnv, type TestEnv } from './support.js';
@@ -121,5 +121,90 @@ describe('saved tests run with coverage', () => {
     expect((await env.fail(S.flowTestRun, { principal: viewer, baseId: draft.baseId })).code).toBe('not_found');
     await env.call(S.policyDelete, { principal: admin, policyId: draft.baseId }, z.unknown());
     expect((await env.fail(S.policyTestRun, { principal: viewer, baseId: draft.baseId })).code).toBe('not_found');
+  });
+});
+
+describe('the minCoverage gate', () => {
+  const oneWay = [{ name: 'adult', data: { applicant: { age: 30 } }, expect: true }];
+  const bothWays = [...oneWay, { name: 'minor', data: { applicant: { age: 3 } }, expect: false }];
+
+  it('refuses a publish whose saved tests cover less, naming the percent, the minimum and the uncovered parts; nothing changes', async () => {
+    const draft = await env.call(S.policyCreate, { principal: publisher, name: 'p', rule: ADULT_RULE, tests: oneWay }, PolicyRecord);
+    const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: draft.policyId, status: 'published', minCoverage: 80 });
+    expect(err.code).toBe('coverage_below_minimum');
+    expect(err.message).toBe(
+      `policy \`${draft.policyId}\` cannot be published: its saved tests cover 50 %, below the org's minimum of 80 %; 1 part not fully covered`,
+    );
+    expect(err.errors).toEqual([
+      {
+        code: 'uncovered_condition',
+        message: 'line 1, column 30: the __age__ of the **applicant** is at least 18 (seen true only)',
+        path: 'rule',
+      },
+    ]);
+    expect((await env.call(S.policyGet, { principal: viewer, policyId: draft.policyId }, PolicyRecord)).status).toBe('draft');
+    // The edits of a refused publish roll back with it.
+    const edited = await env.fail(S.policyUpdate, {
+      principal: publisher,
+      policyId: draft.policyId,
+      status: 'published',
+      description: 'edited',
+      minCoverage: 51,
+    });
+    expect(edited.code).toBe('coverage_below_minimum');
+    expect((await env.call(S.policyGet, { principal: viewer, policyId: draft.policyId }, PolicyRecord)).description).toBe('');
+    // Enough coverage, or no minimum, publishes.
+    const published = await env.call(
+      S.policyUpdate,
+      { principal: publisher, policyId: draft.policyId, status: 'published', tests: bothWays, minCoverage: 100 },
+      PolicyUpdateReply,
+    );
+    expect(published.outcome).toBe('published');
+    const other = await env.call(S.policyCreate, { principal: publisher, name: 'p', rule: ADULT_RULE, tests: oneWay }, PolicyRecord);
+    const free = await env.call(
+      S.policyUpdate,
+      { principal: publisher, policyId: other.policyId, status: 'published', minCoverage: 0 },
+      PolicyUpdateReply,
+    );
+    expect(free.outcome).toBe('published');
+  });
+
+  it('reports failing checks as cannot_publish before counting coverage', async () => {
+    const failing = [{ name: 'wrong', data: { applicant: { age: 30 } }, expect: false }];
+    const draft = await env.call(S.policyCreate, { principal: publisher, name: 'p', rule: ADULT_RULE, tests: failing }, PolicyRecord);
+    const err = await env.fail(S.policyUpdate, { principal: publisher, policyId: draft.policyId, status: 'published', minCoverage: 90 });
+    expect(err.code).toBe('cannot_publish');
+  });
+
+  it('lists the first five uncovered parts of a flow, by node', async () => {
+    const rules = Array.from({ length: 7 }, (_, i) => ({ when: [`is ${i}`], then: { n: i } }));
+    const definition = {
+      start: 't',
+      nodes: { t: { type: 'table', hitPolicy: 'first', inputs: [{ name: 'x', path: 'item.x' }], outputs: [{ name: 'n' }], rules } },
+    };
+    const tests = [{ name: 'zero', data: { item: { x: 0 } }, expect: { n: 0 } }];
+    const flow = await env.call(S.flowCreate, { principal: publisher, name: 'f', definition, tests }, FlowRecord);
+    const err = await env.fail(S.flowUpdate, { principal: publisher, flowId: flow.flowId, status: 'published', minCoverage: 50 });
+    expect(err.code).toBe('coverage_below_minimum');
+    expect(err.message).toMatch(/cover 14\.2 %, below the org's minimum of 50 %; 6 parts not fully covered \(the first 5 listed\)$/);
+    expect(err.errors).toHaveLength(5);
+    expect(err.errors![0]).toEqual({
+      code: 'uncovered_row',
+      message: 'node `t`, rule 2: x is 1 (never matched)',
+      path: 'definition.nodes.t',
+    });
+  });
+
+  it('applies the minimum to the publish check of a submission for review', async () => {
+    const draft = await env.call(S.policyCreate, { principal: publisher, name: 'p', rule: ADULT_RULE, tests: oneWay }, PolicyRecord);
+    const err = await env.fail(S.policyPublishCheck, { principal: publisher, recordId: draft.policyId, minCoverage: 60 });
+    expect(err.code).toBe('coverage_below_minimum');
+    expect(err.message).toMatch(/cannot be submitted for review: its saved tests cover 50 %, below the org's minimum of 60 %/);
+    const passed = await env.call(
+      S.policyPublishCheck,
+      { principal: publisher, recordId: draft.policyId, minCoverage: 50 },
+      PublishCheckReply,
+    );
+    expect(passed.problems).toEqual([]);
   });
 });

@@ -79,11 +79,11 @@ export interface Page<T> {
 export interface RecordsClient<R, S, C, U> {
   /** Creates a base with its draft. */
   create(principal: Principal, body: C, ctx?: RegistryCallContext): Promise<R>;
-  /** Updates a draft, or publishes it (`outcome: 'published'`). */
+  /** Updates a draft, or publishes it (`outcome: 'published'`), refusing less coverage than `minCoverage` percent (the org's setting). */
   update(
     principal: Principal,
     recordId: string,
-    body: U,
+    body: U & { minCoverage?: number },
     ctx?: RegistryCallContext,
   ): Promise<{ outcome: 'updated' | 'published'; record: R }>;
   /** A draft or version by id. */
