@@ -7,6 +7,7 @@
  */
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Arbiter } from '@arbiter/sdk';
 import { call, memberKey, startStack, type Stack } from './harness.js';
 
 let stack: Stack;
@@ -149,6 +150,16 @@ describe('POST /policy/{baseId}/tests/run and /flow/{baseId}/tests/run', () => {
     await ok(204, 'DELETE', `/policy/${baseId}`);
     const deleted = await call(stack, 'POST', `/policy/${baseId}/tests/run`, { key: viewerKey });
     expect([deleted.status, deleted.body.code]).toEqual([404, 'not_found']);
+  });
+
+  it('runs through the SDK: policies.runTests and flows.runTests, with a version', async () => {
+    const baseId = await policy(ADULT_ONLY, BOTH_WAYS);
+    const arbiter = new Arbiter({ baseUrl: stack.baseUrl, apiKey: viewerKey });
+    const draft = await arbiter.policies.runTests(baseId);
+    expect([draft.passed, draft.failed, draft.coverage.summary.percent]).toEqual([1, 0, 50]);
+    const v1 = await arbiter.policies.runTests(baseId, { version: 1 });
+    expect([v1.passed, v1.coverage.summary.percent]).toEqual([2, 100]);
+    await expect(arbiter.flows.runTests(baseId)).rejects.toMatchObject({ status: 404, code: 'not_found' });
   });
 
   it('answers 403 to a key without the `view` scope', async () => {

@@ -108,9 +108,16 @@ export const REQUIREMENTS: readonly Requirement[] = [
           'runs a flow: the table rows matched and the edges taken',
           'answers 401 without credentials, 404 for another org, an unknown id, a deleted base and a missing version, 400 for a bad version',
           'answers 403 to a key without the `view` scope',
+          'runs through the SDK: policies.runTests and flows.runTests, with a version',
         ],
       },
       { file: `${REG}/test-run.test.ts`, tests: ['runs a flow draft: its table rows matched and edges taken'] },
+      {
+        file: `${SDK}/client-options.test.ts`,
+        tests: [
+          'posts to /policy/{baseId}/tests/run and /flow/{baseId}/tests/run, with ?version=N when asked, and retries a 503 as a run is',
+        ],
+      },
       { file: `${FLOW}/coverage.test.ts`, tests: ['counts the rows matched and the edges taken by the runs'] },
     ],
   },
