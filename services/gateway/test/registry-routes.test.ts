@@ -239,6 +239,49 @@ describe('saved test runs', () => {
   });
 });
 
+describe('the minCoverage setting', () => {
+  const setMinCoverage = async (minCoverage: number) =>
+    expect(
+      (
+        await app.inject({
+          method: 'PUT',
+          url: '/org/settings',
+          headers: withKey(adminKey),
+          payload: { governanceApproval: false, minCoverage },
+        })
+      ).statusCode,
+    ).toBe(200);
+
+  it('goes with a publish to the registry when above 0, never with a draft edit nor at 0', async () => {
+    await setMinCoverage(70);
+    try {
+      await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
+      await app.inject({ method: 'PUT', url: `/flow/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
+      await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'draft', name: 'n' } });
+      await setMinCoverage(0);
+      await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
+    } finally {
+      await setMinCoverage(0);
+    }
+    expect(registry.calls.map((c) => [c.op, c.args[1]])).toEqual([
+      ['policies.update', { status: 'published', minCoverage: 70 }],
+      ['flows.update', { status: 'published', minCoverage: 70 }],
+      ['policies.update', { status: 'draft', name: 'n' }],
+      ['policies.update', { status: 'published' }],
+    ]);
+  });
+
+  it('passes the registry refusal coverage_below_minimum on as 422 with its reasons', async () => {
+    const reasons = [{ code: 'uncovered_condition', message: 'line 1, column 1: x (seen true only)', path: 'rule' }];
+    registry.failWith = new ArbiterError('coverage_below_minimum', 'its saved tests cover 50 %, below the minimum of 80 %', reasons);
+    const res = await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
+    expect([res.statusCode, res.json()]).toEqual([
+      422,
+      expect.objectContaining({ code: 'coverage_below_minimum', title: 'Coverage below the minimum', errors: reasons }),
+    ]);
+  });
+});
+
 describe('refusals', () => {
   it('answers 401 without credentials, before asking the registry', async () => {
     for (const [method, url] of [
