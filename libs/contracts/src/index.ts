@@ -49,6 +49,8 @@ export {
   ApiKeyPage,
   ApiKeyListQuery,
   OrgSettings,
+  OrgSettingsBody,
+  MinCoverage,
 } from './identity.js';
 export {
   McpToolName,
@@ -369,3 +371,18 @@ export {
   WebhookRetryRequest,
   WebhookDeleted,
 } from './webhooks.js';
+export {
+  CoverageCount,
+  CoverageSummary,
+  UncoveredCondition,
+  UncoveredRow,
+  UncoveredEdge,
+  UncoveredItem,
+  CoverageReport,
+  TestRunResult,
+  TestRunReport,
+  TestRunQuery,
+  TestRunRequest,
+  COVERAGE_DETAIL_ITEMS,
+  uncoveredText,
+} from './coverage.js';
