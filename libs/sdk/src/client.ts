@@ -53,7 +53,7 @@ import type {
   UpdateFlowInput,
   UpdateGroupInput,
   UpdatePolicyInput,
-  ValidateResponse,
+  ValidateHttpResponse,
   Webhook,
   WebhookCreateBody,
   WebhookDelivery,
@@ -294,7 +294,7 @@ export class RulesApi extends Api {
   }
 
   /** `POST /validate`. */
-  validate(rule: string): Promise<ValidateResponse> {
+  validate(rule: string): Promise<ValidateHttpResponse> {
     return this.runAt('/validate', { rule });
   }
 

@@ -18,6 +18,7 @@ import {
   ListDeletedRequest,
   ListRequest,
   RecordListRequest,
+  PolicyChecksRequest,
   PolicyCreateRequest,
   PolicyIdRequest,
   PolicyUpdateRequest,
@@ -46,6 +47,7 @@ import {
   type PolicySummaryPage,
   type PolicyPublishReviewedReply,
   type PolicyUpdateReply,
+  type PolicyChecksReply,
 } from '@arbiter/contracts';
 import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
 import {
@@ -158,6 +160,11 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         subject: RegistrySubject.policyPublishCheck,
         request: PublishCheckRequest,
         handler: async ({ principal, recordId }): Promise<PublishCheckReply> => policies.publishCheck(principal, recordId),
+      }),
+      policy_checks: defineEndpoint({
+        subject: RegistrySubject.policyChecks,
+        request: PolicyChecksRequest,
+        handler: async ({ principal, rule }): Promise<PolicyChecksReply> => policies.staticChecks(principal, rule),
       }),
       flow_review_check: defineEndpoint({
         subject: RegistrySubject.flowReviewCheck,

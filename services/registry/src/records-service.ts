@@ -5,6 +5,7 @@ import {
   type ErrorReason,
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
+  type PolicyChecksReply,
   type Principal,
   RecordListSort,
   type RunnableKind,
@@ -57,6 +58,8 @@ export interface KindSpec {
   referenceProblems(content: Partial<RecordContent>, db: Knex, orgId: string): Promise<ErrorReason[]>;
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
+  /** The static checks of a rule text (warnings, in a worker with a deadline); policies only. */
+  staticChecks?(rule: string): Promise<PolicyChecksReply>;
   /**
    * A publish through review runs reviewed text only: the reasons it would not
    * (422), and the versions to pin (flows; recorded with the version). None for policies.
@@ -309,6 +312,16 @@ export class RecordsService {
     // Read-only: the same checks a publish runs in its transaction, then nothing is written.
     const problems = await this.deps.db.transaction((trx) => this.spec.publishProblems(record, trx, p.orgId), { readOnly: true });
     return { contentHash: contentHashOf(record), problems };
+  }
+
+  /**
+   * The static checks of a policy text (docs/api.md#static-checks), for any member of the org:
+   * `/validate` and the answers of policy saves carry them.
+   */
+  async staticChecks(p: Principal, rule: string): Promise<PolicyChecksReply> {
+    requireCapability(p, 'view', `check ${plural(this.kind)}`);
+    if (!this.spec.staticChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no rule text to check`);
+    return this.spec.staticChecks(rule);
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */

@@ -1,4 +1,4 @@
-import type { ErrorReason, FlowDefinition } from '@arbiter/contracts';
+import type { ErrorReason, FlowDefinition, PolicyChecksReply } from '@arbiter/contracts';
 import type { FlowContent, FoundTarget } from '../domain/flow-checks.js';
 import type { PolicyContent } from '../domain/policy-checks.js';
 
@@ -10,6 +10,7 @@ export type CheckTask =
   | { kind: 'schema'; schema: Record<string, unknown> }
   | DefinitionsTask
   | { kind: 'policy'; content: PolicyContent; stepBudget: number }
+  | { kind: 'staticChecks'; rule: string }
   | { kind: 'flowTests'; content: FlowContent; targets: [nodeId: string, target: FoundTarget][]; stepBudget: number };
 
 /**
@@ -21,5 +22,5 @@ export interface DefinitionsTask {
   definitions: FlowDefinition[];
 }
 
-/** What a check task answers: its reasons; for `definitions`, each definition's problems in order. */
-export type CheckResult = ErrorReason[] | ErrorReason[][];
+/** What a check task answers: its reasons; for `definitions`, each definition's problems in order; for `staticChecks`, the findings. */
+export type CheckResult = ErrorReason[] | ErrorReason[][] | PolicyChecksReply;
