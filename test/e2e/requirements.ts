@@ -1367,6 +1367,24 @@ export const REQUIREMENTS: readonly Requirement[] = [
       },
     ],
   },
+  {
+    id: 'docs/api.md#static-checks',
+    title:
+      'policy static checks (constant_condition, contradiction) as warnings with line, column and text: rules check, /validate, policy save answers; never blocking; bounded work',
+    coveredBy: [
+      {
+        file: `${LANG}/policy-checks.test.ts`,
+        tests: ['constant_condition', 'contradiction', 'says the checks are incomplete when the work bound stops them'],
+      },
+      { file: `${REG}/static-checks.test.ts`, tests: ['registry.policy.checks'] },
+      {
+        file: `${GW}/registry-routes.test.ts`,
+        tests: ['static checks in the answers of policy saves', 'POST /validate with the registry'],
+      },
+      { file: `${CLI}/cli-unit.test.ts`, tests: ['prints static-check warnings with their place on stderr, after ok, and still exits 0'] },
+      { file: `${E2E}/static-checks.test.ts`, tests: ['static checks'] },
+    ],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */

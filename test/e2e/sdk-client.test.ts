@@ -64,7 +64,7 @@ describe('the client', () => {
       { result: true },
       { result: false },
     ]);
-    expect(await admin.rules.validate(RULE)).toEqual({ valid: true, error: null });
+    expect(await admin.rules.validate(RULE)).toEqual({ valid: true, error: null, checks: [], checksComplete: true });
     const group = await admin.groups.create({ name: 'typed group' });
     await admin.groups.addMember(group.groupId, { memberId: draft.baseId, memberType: 'policy' });
     expect((await admin.groups.policies(group.groupId).toArray()).map((p) => p.baseId)).toEqual([draft.baseId]);

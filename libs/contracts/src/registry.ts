@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PolicyChecksFields } from './engine.js';
 import { ErrorReason } from './errors.js';
 import { FlowDefinition, FlowResult } from './flow.js';
 import { pageOf, QueryFlag } from './http.js';
@@ -22,6 +23,7 @@ export const RegistrySubject = {
   policyResolve: 'registry.policy.resolve',
   policyPublishReviewed: 'registry.policy.publishReviewed',
   policyPublishCheck: 'registry.policy.publishCheck',
+  policyChecks: 'registry.policy.checks',
   policyRestore: 'registry.policy.restore',
   policyListDeleted: 'registry.policy.listDeleted',
   /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
@@ -310,6 +312,9 @@ export type FlowRecordPage = z.infer<typeof FlowRecordPage>;
 /** Reply of `registry.policy.update`: `published` means a new version was created (HTTP 201), else 200. */
 export const PolicyUpdateReply = z.object({ outcome: z.enum(['updated', 'published']), record: PolicyRecord });
 export type PolicyUpdateReply = z.infer<typeof PolicyUpdateReply>;
+/** Answer of `POST /policy` and of a policy `PUT` that saves or publishes (200, 201): the record and its static checks. */
+export const PolicySaveAnswer = PolicyRecord.extend(PolicyChecksFields);
+export type PolicySaveAnswer = z.infer<typeof PolicySaveAnswer>;
 /** Reply of `registry.flow.update`; as {@link PolicyUpdateReply}. */
 export const FlowUpdateReply = z.object({ outcome: z.enum(['updated', 'published']), record: FlowRecord });
 export type FlowUpdateReply = z.infer<typeof FlowUpdateReply>;
@@ -388,6 +393,12 @@ export type PolicyCreateRequest = z.input<typeof PolicyCreateRequest>;
 /** Request of `registry.policy.update`. */
 export const PolicyUpdateRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam, ...UpdatePolicyBody.shape, ...gate });
 export type PolicyUpdateRequest = z.input<typeof PolicyUpdateRequest>;
+/** Request of `registry.policy.checks`: the static checks of a policy text (any member of the org; run in the registry's check workers). */
+export const PolicyChecksRequest = z.strictObject({ ...withPrincipal, rule: z.string() });
+export type PolicyChecksRequest = z.input<typeof PolicyChecksRequest>;
+/** Reply of `registry.policy.checks`. */
+export const PolicyChecksReply = z.object(PolicyChecksFields);
+export type PolicyChecksReply = z.infer<typeof PolicyChecksReply>;
 /** Request of `registry.policy.get`, `.draft` and `.delete`. */
 export const PolicyIdRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam });
 export type PolicyIdRequest = z.input<typeof PolicyIdRequest>;

@@ -55,7 +55,7 @@ import type {
   UpdateFlowInput,
   UpdateGroupInput,
   UpdatePolicyInput,
-  ValidateResponse,
+  ValidateHttpResponse,
   Webhook,
   WebhookCreateBody,
   WebhookDelivery,
@@ -313,7 +313,7 @@ export class RulesApi extends Api {
   }
 
   /** `POST /validate`. */
-  validate(rule: string): Promise<ValidateResponse> {
+  validate(rule: string): Promise<ValidateHttpResponse> {
     return this.runAt('/validate', { rule });
   }
 

@@ -42,6 +42,11 @@ const testReport: TestRunReport = {
 };
 const group: Group = { groupId: ID, name: 'g', description: '', createdBy: 'admin', createdAt: at, updatedAt: at };
 
+const CHECKS = {
+  checks: [{ check: 'contradiction' as const, severity: 'warning' as const, message: 'm', line: 1, column: 4, text: 'x.n < 3' }],
+  checksComplete: true,
+};
+
 /** A registry stand-in: records each call and answers fixed records, or fails with `failWith`. */
 class StubRegistry implements RegistryClient {
   readonly calls: Array<{ op: string; args: unknown[] }> = [];
@@ -83,6 +88,11 @@ class StubRegistry implements RegistryClient {
     listDeleted: (...a) => this.act('flows.listDeleted', a, { items: [], nextCursor: null }),
     testRun: (...a) => this.act('flows.testRun', a, testReport),
   };
+  /** Static checks: answered without recording a call (they ride along with saves and `/validate`). */
+  checksFail = false;
+  checksRun = 0;
+  policyChecks: RegistryClient['policyChecks'] = () =>
+    ++this.checksRun && this.checksFail ? Promise.reject(new ArbiterError('timeout', 'registry did not answer')) : Promise.resolve(CHECKS);
   exportPage: RegistryClient['exportPage'] = (...a) => this.act('exportPage', a, { items: [], nextCursor: null });
   importBundle: RegistryClient['importBundle'] = (...a) =>
     this.act('importBundle', a, { dryRun: true, created: 0, unchanged: 0, conflicts: 0, items: [] });
@@ -128,12 +138,71 @@ beforeEach(() => {
   registry.failWith = undefined;
   registry.current = draft;
   registry.draftCreated = true;
+  registry.checksFail = false;
+  registry.checksRun = 0;
 });
 
 const setGovernance = async (on: boolean) =>
   expect(
     (await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: on } })).statusCode,
   ).toBe(200);
+
+describe('static checks in the answers of policy saves', () => {
+  it('carries the checks on a create (201), a draft save (200) and a publish (201); flows and reads carry none', async () => {
+    const created = await app.inject({ method: 'POST', url: '/policy', headers: withKey(adminKey), payload: { name: 'p', rule: 'x' } });
+    expect([created.statusCode, created.json()]).toEqual([201, { ...draft, ...CHECKS }]);
+    const saved = await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'draft' } });
+    expect([saved.statusCode, saved.json()]).toEqual([200, { ...draft, ...CHECKS }]);
+    const published = await app.inject({
+      method: 'PUT',
+      url: `/policy/${ID}`,
+      headers: withKey(adminKey),
+      payload: { status: 'published' },
+    });
+    expect([published.statusCode, published.json()]).toEqual([201, { ...version, ...CHECKS }]);
+    const read = await app.inject({ method: 'GET', url: `/policy/${ID}`, headers: withKey(adminKey) });
+    expect(read.json()).not.toHaveProperty('checks');
+    const flowSaved = await app.inject({
+      method: 'POST',
+      url: '/flow',
+      headers: withKey(adminKey),
+      payload: { name: 'f', definition: flow.definition },
+    });
+    expect(flowSaved.json()).toEqual(flow);
+  });
+
+  it('saves all the same when the checks do not answer: none listed, checksComplete false', async () => {
+    registry.checksFail = true;
+    const created = await app.inject({ method: 'POST', url: '/policy', headers: withKey(adminKey), payload: { name: 'p', rule: 'x' } });
+    expect([created.statusCode, created.json()]).toEqual([201, { ...draft, checks: [], checksComplete: false }]);
+  });
+
+  it('runs no checks for a refused save', async () => {
+    const viewer = await app.inject({ method: 'POST', url: '/policy', headers: withKey(viewerKey), payload: { name: 'p', rule: 'x' } });
+    expect(viewer.statusCode).toBe(403);
+    registry.failWith = new ArbiterError('not_found', 'policy not found');
+    const missing = await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'draft' } });
+    expect([missing.statusCode, problem(missing).code]).toEqual([404, 'not_found']);
+    expect(registry.checksRun).toBe(0);
+  });
+});
+
+describe('POST /validate with the registry', () => {
+  it('answers the static checks beside valid and error; without an answer from the registry, none and checksComplete false', async () => {
+    const res = await app.inject({ method: 'POST', url: '/validate', headers: withKey(viewerKey), payload: { rule: 'a' } });
+    expect([res.statusCode, res.json()]).toEqual([200, { valid: true, error: null, ...CHECKS }]);
+    registry.checksFail = true;
+    const down = await app.inject({ method: 'POST', url: '/validate', headers: withKey(viewerKey), payload: { rule: 'a' } });
+    expect([down.statusCode, down.json()]).toEqual([200, { valid: true, error: null, checks: [], checksComplete: false }]);
+  });
+
+  it('runs no checks without credentials or for a malformed body', async () => {
+    expect((await app.inject({ method: 'POST', url: '/validate', payload: { rule: 'a' } })).statusCode).toBe(401);
+    const bad = await app.inject({ method: 'POST', url: '/validate', headers: withKey(viewerKey), payload: { rule: 1 } });
+    expect([bad.statusCode, problem(bad).code]).toEqual([400, 'validation_failed']);
+    expect(registry.checksRun).toBe(0);
+  });
+});
 
 describe('status codes', () => {
   it.each([

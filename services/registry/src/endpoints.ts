@@ -18,6 +18,7 @@ import {
   ListDeletedRequest,
   ListRequest,
   RecordListRequest,
+  PolicyChecksRequest,
   PolicyCreateRequest,
   PolicyIdRequest,
   PolicyUpdateRequest,
@@ -48,6 +49,7 @@ import {
   type PolicySummaryPage,
   type PolicyPublishReviewedReply,
   type PolicyUpdateReply,
+  type PolicyChecksReply,
 } from '@arbiter/contracts';
 import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
 import {
@@ -171,6 +173,11 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         subject: RegistrySubject.flowTestRun,
         request: TestRunRequest,
         handler: async ({ principal, baseId, version }): Promise<TestRunReport> => flows.testRun(principal, baseId, version),
+      }),
+      policy_checks: defineEndpoint({
+        subject: RegistrySubject.policyChecks,
+        request: PolicyChecksRequest,
+        handler: async ({ principal, rule }): Promise<PolicyChecksReply> => policies.staticChecks(principal, rule),
       }),
       flow_review_check: defineEndpoint({
         subject: RegistrySubject.flowReviewCheck,

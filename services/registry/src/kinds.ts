@@ -15,6 +15,7 @@ export function policyKind(checks: PublishChecks): KindSpec {
     referenceProblems: () => Promise.resolve([]),
     publishProblems: (content) => checks.policy({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
     testRun: (content) => checks.policyTestRun({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
+    staticChecks: (rule) => checks.staticChecks(rule),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   type ErrorReason,
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
+  type PolicyChecksReply,
   type Principal,
   RecordListSort,
   type RunnableKind,
@@ -61,6 +62,8 @@ export interface KindSpec {
   referenceProblems(content: Partial<RecordContent>, db: Knex, orgId: string): Promise<ErrorReason[]>;
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
+  /** The static checks of a rule text (warnings, in a worker with a deadline); policies only. */
+  staticChecks?(rule: string): Promise<PolicyChecksReply>;
   /**
    * Runs the saved tests of `content` with coverage (docs/api.md#saved-tests-and-coverage), in a
    * worker; a flow's policy nodes are looked up in `db` (a version's pinned versions kept).
@@ -378,6 +381,16 @@ export class RecordsService {
       record = versioned;
     }
     return this.spec.testRun(record, this.deps.db, p.orgId);
+  }
+
+  /**
+   * The static checks of a policy text (docs/api.md#static-checks), for any member of the org:
+   * `/validate` and the answers of policy saves carry them.
+   */
+  async staticChecks(p: Principal, rule: string): Promise<PolicyChecksReply> {
+    requireCapability(p, 'view', `check ${plural(this.kind)}`);
+    if (!this.spec.staticChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no rule text to check`);
+    return this.spec.staticChecks(rule);
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */

@@ -17,6 +17,7 @@ import {
   Group,
   GroupMember,
   GroupPage,
+  PolicyChecksReply,
   PolicyDraftReply,
   PolicyRecord,
   PolicyRecordPage,
@@ -30,6 +31,7 @@ import {
   type CreateFlowBody,
   type CreateGroupBody,
   type CreatePolicyBody,
+  type PolicyChecksRequest,
   type FlowCreateRequest,
   type FlowIdRequest,
   type FlowUpdateRequest,
@@ -138,6 +140,8 @@ export interface RegistryClient {
   readonly groups: GroupsClient;
   /** A page of one section of the caller's org for `GET /export` (admin). */
   exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage>;
+  /** The static checks of a policy text (docs/api.md#static-checks), run in the registry's check workers. */
+  policyChecks(principal: Principal, rule: string, ctx?: RegistryCallContext): Promise<PolicyChecksReply>;
   /** `POST /import` (admin): plans (`dryRun`) or loads a bundle into the caller's org. */
   importBundle(
     principal: Principal,
@@ -232,6 +236,10 @@ export class NatsRegistryClient implements RegistryClient {
   exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage> {
     const request: ExportPageRequest = { principal, section, ...(cursor !== undefined ? { cursor } : {}) };
     return this.send(ExportSubject, request, ExportPage, ctx);
+  }
+
+  policyChecks(principal: Principal, rule: string, ctx?: RegistryCallContext): Promise<PolicyChecksReply> {
+    return this.send(RegistrySubject.policyChecks, { principal, rule } satisfies PolicyChecksRequest, PolicyChecksReply, ctx);
   }
 
   importBundle(

@@ -14,6 +14,7 @@ import {
   PolicyRecord,
   PolicyRecordPage,
   PolicyReview,
+  PolicySaveAnswer,
   PolicySummaryPage,
   RecordIdParam,
   type RecordListQuery,
@@ -32,6 +33,7 @@ import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { Page, RecordsClient, RegistryCallContext, RegistryClient } from '../clients/registry-client.js';
 import { reviewBody, type GovernanceClient } from '../clients/governance-client.js';
+import { checksFor, type PolicyChecker } from '../http/policy-checks.js';
 
 /** Dependencies of {@link registryRoutes}. */
 export interface RegistryRoutesOptions {
@@ -47,6 +49,8 @@ export interface RegistryRoutesOptions {
    * drafts in record bodies carry their `review`; without it such a publish is refused (409 `not_approved`).
    */
   readonly governance?: GovernanceClient;
+  /** The static checks a saved policy's answer carries; without it they are left out (`checks: []`, `checksComplete: false`). */
+  readonly checks?: PolicyChecker;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
@@ -57,6 +61,12 @@ const FLOW_REFERENCES =
   `missing pinned version, is refused with 400 \`validation_failed\` (reasons \`unknown_policy\`, \`unknown_version\`, path ` +
   `\`definition.nodes.<id>.baseId|policyId|version\`).`;
 
+/** What a policy's save and publish answers carry, for the OpenAPI descriptions. */
+const POLICY_CHECKS =
+  ` The answer (201, and a \`PUT\`'s 200 or 201) is the record with the rule's static checks: \`checks\` (warnings: conditions always ` +
+  `true or false, conditions joined by \`and\` that cannot all hold, each with line, column and text; docs/api.md, "Static checks") and ` +
+  `\`checksComplete\` (false when they stopped at their bound or did not run). Warnings never block a save or a publish.`;
+
 /**
  * The stored policy and flow endpoints of docs/api.md#policies-and-flows (without the review endpoints):
  * API key or bearer JWT. Authorization, ownership and tenancy are decided by the registry; the
@@ -64,7 +74,7 @@ const FLOW_REFERENCES =
  */
 export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = async (
   app,
-  { authenticator, registry, orgSettings, governance },
+  { authenticator, registry, orgSettings, governance, checks },
 ) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
   recordRoutes(app, orgSettings, governance, {
@@ -78,6 +88,7 @@ export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = asyn
     createBody: CreatePolicyBody,
     updateBody: UpdatePolicyBody,
     client: registry.policies,
+    saved: { answer: PolicySaveAnswer, checks: (request, record) => checksFor(request, checks, principalOf(request), record.rule) },
   });
   recordRoutes(app, orgSettings, governance, {
     noun: 'flow',
@@ -105,6 +116,8 @@ interface KindRoutes<R extends StoredRecord, S, C, U extends { status: RecordSta
   createBody: z.ZodType<C>;
   updateBody: z.ZodType<U>;
   client: RecordsClient<R, S, C, U>;
+  /** Policies: the answer of a save or publish (200, 201) is the record with its static checks (docs/api.md#static-checks). */
+  saved?: { answer: z.ZodType; checks: (request: FastifyRequest, record: R) => Promise<object> };
 }
 
 type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
@@ -133,6 +146,10 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
   const idOf = (p: Record<string, string>): string => p[idParam];
   const ctx = (request: { id: string }): RegistryCallContext => ({ requestId: request.id });
   const recordIdOf = (r: R): string => (r as unknown as Record<string, string>)[idParam];
+  const savedSchema = k.saved?.answer ?? k.record;
+  /** The answer of a save or publish: the record, with its static checks for policies. */
+  const savedAnswer = async <T extends R>(request: FastifyRequest, record: T): Promise<T> =>
+    k.saved === undefined ? record : { ...record, ...(await k.saved.checks(request, record)) };
 
   /**
    * Adds `review` to the drafts among `records` (one governance call). Best effort: when the
@@ -162,15 +179,15 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       summary: `Create a ${noun}: its base and its draft (editor and up)`,
       description:
         `The draft is owned by its creator until it is first published: only the creator lists it, any member of the org can load it by id.` +
-        (noun === 'flow' ? FLOW_REFERENCES : ''),
+        (noun === 'flow' ? FLOW_REFERENCES : POLICY_CHECKS),
       body: k.createBody,
-      response: { 201: k.record, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+      response: { 201: savedSchema, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
     },
     handler: async (request, reply) => {
       const created = await client.create(principalOf(request), request.body as C, ctx(request));
       // A new draft was never submitted: its review state is known without asking.
       const review: RecordReview = { state: 'draft', requestId: null, stale: false };
-      return reply.status(201).send(governance === undefined ? created : { ...created, review });
+      return reply.status(201).send(await savedAnswer(request, governance === undefined ? created : { ...created, review }));
     },
   });
 
@@ -184,7 +201,7 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
         `A version is immutable (409 \`version_immutable\`). Publishing checks every problem at once (422 \`cannot_publish\`, nothing changed); ` +
         `when they pass and the org's \`minCoverage\` setting is above 0, a draft whose saved tests cover less than that percent is refused ` +
         `with 422 \`coverage_below_minimum\` (the percent, the minimum and the first uncovered parts; nothing changed; the same at a submission for review).` +
-        (noun === 'flow' ? FLOW_REFERENCES : '') +
+        (noun === 'flow' ? FLOW_REFERENCES : POLICY_CHECKS) +
         ` ` +
         `When the org has governance approval on, publishing needs a review: the given fields are saved, then the draft is submitted for approval ` +
         `(editor and up) and the answer is its review summary (202, state \`pending_approval\`, \`checks\` passed). The submission runs the publish checks first: ` +
@@ -193,8 +210,8 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       params,
       body: k.updateBody,
       response: {
-        200: k.record,
-        201: k.record,
+        200: savedSchema,
+        201: savedSchema,
         202: k.review,
         ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503, 504),
       },
@@ -219,8 +236,8 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
         }
       }
       const out = await client.update(principal, recordId, { ...body, ...gate }, ctx(request));
-      if (out.outcome === 'published') return reply.status(201).send(out.record);
-      return reply.status(200).send((await withReviews(request, [out.record]))[0]);
+      if (out.outcome === 'published') return reply.status(201).send(await savedAnswer(request, out.record));
+      return reply.status(200).send(await savedAnswer(request, (await withReviews(request, [out.record]))[0]));
     },
   });
 

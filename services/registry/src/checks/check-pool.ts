@@ -1,4 +1,4 @@
-import { ArbiterError, type ErrorReason, type FlowDefinition, type TestRunReport } from '@arbiter/contracts';
+import { ArbiterError, type ErrorReason, type FlowDefinition, type PolicyChecksReply, type TestRunReport } from '@arbiter/contracts';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import type { FlowContent, FoundTarget, NodeTarget } from '../domain/flow-checks.js';
@@ -71,6 +71,24 @@ export class PublishChecks {
   /** The reasons `content` cannot be published as a policy (see `policyPublishProblems`). */
   policy(content: PolicyContent): Promise<ErrorReason[]> {
     return this.run({ kind: 'policy', content, stepBudget: this.opts.stepBudget }, content.tests.length, testsTooSlow(this.opts.timeoutMs));
+  }
+
+  /**
+   * The static checks of a policy text (warnings), in a worker with the rule's deadline: a big
+   * policy takes long to parse. Past the deadline the answer has no findings and `checksComplete: false`.
+   */
+  async staticChecks(rule: string): Promise<PolicyChecksReply> {
+    if (this.rewarming) await this.rewarming;
+    const signal = AbortSignal.timeout(this.opts.timeoutMs);
+    try {
+      return (await this.pool.run({ kind: 'staticChecks', rule }, { signal })) as PolicyChecksReply;
+    } catch (err) {
+      if (!signal.aborted) throw err;
+      this.rewarming ??= this.warmUp()
+        .catch(() => undefined)
+        .finally(() => (this.rewarming = undefined));
+      return { checks: [], checksComplete: false };
+    }
   }
 
   /** The saved tests of a flow whose nodes resolved to `targets` that do not pass. */

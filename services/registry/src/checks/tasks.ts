@@ -1,4 +1,4 @@
-import type { ErrorReason, FlowDefinition, TestRunReport } from '@arbiter/contracts';
+import type { ErrorReason, FlowDefinition, PolicyChecksReply, TestRunReport } from '@arbiter/contracts';
 import type { FlowContent, FoundTarget, NodeTarget } from '../domain/flow-checks.js';
 import type { PolicyContent } from '../domain/policy-checks.js';
 
@@ -10,6 +10,7 @@ export type CheckTask =
   | { kind: 'schema'; schema: Record<string, unknown> }
   | DefinitionsTask
   | { kind: 'policy'; content: PolicyContent; stepBudget: number }
+  | { kind: 'staticChecks'; rule: string }
   | { kind: 'flowTests'; content: FlowContent; targets: [nodeId: string, target: FoundTarget][]; stepBudget: number }
   | TestRunTask;
 
@@ -27,5 +28,8 @@ export interface DefinitionsTask {
   definitions: FlowDefinition[];
 }
 
-/** What a check task answers: its reasons; for `definitions`, each definition's problems in order; for a test run, its report. */
-export type CheckResult = ErrorReason[] | ErrorReason[][] | TestRunReport;
+/**
+ * What a check task answers: its reasons; for `definitions`, each definition's problems in order;
+ * for a test run, its report; for `staticChecks`, the findings.
+ */
+export type CheckResult = ErrorReason[] | ErrorReason[][] | TestRunReport | PolicyChecksReply;

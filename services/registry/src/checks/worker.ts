@@ -1,6 +1,6 @@
 import { validateDefinition } from '@arbiter/flow';
 import { flowTestProblems, tableCheckProblems } from '../domain/flow-checks.js';
-import { policyPublishProblems, schemaProblems } from '../domain/policy-checks.js';
+import { policyPublishProblems, schemaProblems, staticChecks } from '../domain/policy-checks.js';
 import { flowTestRun, policyTestRun } from '../domain/test-run.js';
 import type { CheckResult, CheckTask } from './tasks.js';
 
@@ -13,6 +13,8 @@ export default async function runCheck(task: CheckTask): Promise<CheckResult> {
       return task.definitions.map((definition) => validateDefinition(definition));
     case 'policy':
       return policyPublishProblems(task.content, task.stepBudget);
+    case 'staticChecks':
+      return staticChecks(task.rule);
     case 'flowTests': {
       // The tables' static-check errors block a publish like failing tests; their warnings never do.
       const tables = tableCheckProblems(task.content.definition);
