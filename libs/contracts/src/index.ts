@@ -185,6 +185,7 @@ export {
   FlowReviewCheckReply,
   PublishCheckRequest,
   PublishCheckReply,
+  TestRunRequest,
   PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
@@ -388,7 +389,6 @@ export {
   TestRunResult,
   TestRunReport,
   TestRunQuery,
-  TestRunRequest,
   COVERAGE_DETAIL_ITEMS,
   uncoveredText,
 } from './coverage.js';
