@@ -136,17 +136,30 @@ function firstHole(region: PieceSet, sets: readonly PieceSet[]): number {
   return -1;
 }
 
-/** The rules of `rows` that meet `region` in every dimension, in the order given, as cubes of it. */
-function cubesOf(region: PieceSet[], rows: Iterable<number>, cover: (r: number, d: number) => PieceSet, work: Work): Cube[] {
-  const dims = region.length;
+/**
+ * The rules of `rows` that meet `region` in every dimension, in the order given, as cubes of it.
+ * `space` gives each dimension's pieces: those where the region is narrowest are looked at first,
+ * where a rule is likeliest to miss it.
+ */
+function cubesOf(
+  space: TableSpace,
+  region: PieceSet[],
+  rows: readonly number[],
+  cover: (r: number, d: number) => PieceSet,
+  work: Work,
+): Cube[] {
   const sizes = region.map(sizeOf);
+  const order = region
+    .map((_, d) => d)
+    .sort((a, b) => sizes[a] / space.dimensions[a].examples.length - sizes[b] / space.dimensions[b].examples.length);
   const cubes: Cube[] = [];
   for (const rule of rows) {
     work.spend(1);
     const partial: number[] = [];
     let share = 1;
-    let d = 0;
-    for (; d < dims; d++) {
+    let k = 0;
+    for (; k < order.length; k++) {
+      const d = order[k];
       const both = sizeOfBoth(region[d], cover(rule, d));
       if (both === 0) break;
       if (both < sizes[d]) {
@@ -154,7 +167,7 @@ function cubesOf(region: PieceSet[], rows: Iterable<number>, cover: (r: number, 
         share *= both / sizes[d];
       }
     }
-    if (d === dims) cubes.push({ rule, partial, share });
+    if (k === order.length) cubes.push({ rule, partial, share });
   }
   return cubes;
 }
@@ -185,12 +198,13 @@ function uncovered(
   const search = (region: PieceSet[], cubes: Cube[], share: number): number[] | null | undefined => {
     if (!work.spend(cubes.length + 1)) return undefined;
     if (cubes.length === 0) return region.map((set) => set[0]);
+    // A rule holding the whole region has a share of 1, so this never hides one.
+    if (!wantPoint && share < COVERING_SHARE) return SOME_POINT;
     const partialIn = new Array<number>(dims).fill(0);
     for (const c of cubes) {
       if (c.partial.length === 0) return null;
       for (const d of c.partial) partialIn[d]++;
     }
-    if (!wantPoint && share < COVERING_SHARE) return SOME_POINT;
     let split = -1;
     for (let d = 0; d < dims; d++) {
       if (partialIn[d] === cubes.length) {
@@ -227,36 +241,52 @@ function uncovered(
     ends.sort((a, b) => a - b);
     const at = ends[ends.length >> 1];
     // A partial rule's share without its share in `split`.
-    const rest = parts.map((c) => (c.share * size) / sizeOfBoth(here, cover(c.rule, split)));
-    const halves = [intersect(here, [low, at - 1]), intersect(here, [at, high])].map((half) => {
+    const halves = [intersect(here, [low, at - 1]), intersect(here, [at, high])];
+    const halfSizes = halves.map(sizeOf);
+    // Each partial rule's share without its share in `split`, and the pieces it holds in each half.
+    const rest: number[] = [];
+    const held: number[][] = [[], []];
+    const shares = [0, 0];
+    let k = 0;
+    for (const c of cubes) {
+      if (c !== parts[k]) {
+        shares[0] += c.share;
+        shares[1] += c.share;
+        continue;
+      }
+      const set = cover(c.rule, split);
+      const without = (c.share * size) / sizeOfBoth(here, set);
+      rest.push(without);
+      for (let h = 0; h < 2; h++) {
+        const both = sizeOfBoth(halves[h], set);
+        held[h].push(both);
+        shares[h] += (without * both) / halfSizes[h];
+      }
+      k++;
+    }
+    // The half with the smaller share first: the likelier to hold an uncovered point; its rules are
+    // listed only when it is searched.
+    for (const h of shares[1] < shares[0] ? [1, 0] : [0, 1]) {
+      if (!wantPoint && shares[h] < COVERING_SHARE) return SOME_POINT;
       const inside: Cube[] = [];
-      const halfSize = sizeOf(half);
-      let total = 0;
-      let k = 0;
+      k = 0;
       for (const c of cubes) {
         if (c !== parts[k]) {
           inside.push(c);
-          total += c.share;
           continue;
         }
+        const both = held[h][k];
         const without = rest[k++];
-        const both = sizeOfBoth(half, cover(c.rule, split));
         if (both === 0) continue;
-        const next =
-          both === halfSize
+        inside.push(
+          both === halfSizes[h]
             ? { rule: c.rule, partial: c.partial.filter((d) => d !== split), share: without }
-            : { rule: c.rule, partial: c.partial, share: (without * both) / halfSize };
-        inside.push(next);
-        total += next.share;
+            : { rule: c.rule, partial: c.partial, share: (without * both) / halfSizes[h] },
+        );
       }
       const next = region.slice();
-      next[split] = half;
-      return { region: next, cubes: inside, share: total };
-    });
-    // The half with the smaller share first: the likelier to hold an uncovered point.
-    if (halves[1].share < halves[0].share) halves.reverse();
-    for (const half of halves) {
-      const found = search(half.region, half.cubes, half.share);
+      next[split] = halves[h];
+      const found = search(next, inside, shares[h]);
       if (found !== null) return found;
     }
     return null;
@@ -368,7 +398,7 @@ export function checkTable(nodeId: string, node: FlowTableNode, workLimit = TABL
   const full = space.dimensions.map((dim): PieceSet => [0, dim.examples.length - 1]);
   if (!node.outputs.some((o) => o.default !== undefined) && !work.stopped) {
     const cover = (r: number, d: number) => space.rows[r][d].pieces;
-    const point = uncovered(full, cubesOf(full, live, cover, work), cover, work);
+    const point = uncovered(full, cubesOf(space, full, live, cover, work), cover, work);
     if (point) {
       gaps.add(() => ({
         check: 'gap',
@@ -397,7 +427,7 @@ export function checkTable(nodeId: string, node: FlowTableNode, workLimit = TABL
       while (before < clear.length && clear[before] < r) before++;
       const candidates = node.hitPolicy === 'first' ? clear.slice(0, before) : clear.filter((i) => i !== r && beats(i));
       // The rules that meet r's region, each with the dimensions where it holds only part of it.
-      const cubes = cubesOf(region, candidates, cover, work);
+      const cubes = cubesOf(space, region, candidates, cover, work);
       if (cubes.length === 0) continue;
       const single = cubes.find((c) => c.partial.length === 0)?.rule;
       const covered = single !== undefined || uncovered(region, cubes, cover, work, false) === null;
