@@ -175,27 +175,9 @@ export function intersect(a: PieceSet, b: PieceSet): number[] {
   return out;
 }
 
-/** Whether every piece of `a` is in `b` (allocates nothing: the checks ask this of every pair of rules). */
 export function isSubset(a: PieceSet, b: PieceSet): boolean {
-  let j = 0;
-  for (let i = 0; i < a.length; i += 2) {
-    while (j < b.length && b[j + 1] < a[i]) j += 2;
-    // Ranges are maximal (adjacent ones merged), so one range of `b` must hold all of a range of `a`.
-    if (j >= b.length || b[j] > a[i] || b[j + 1] < a[i + 1]) return false;
-  }
-  return true;
-}
-
-/** Whether the sets share a piece (allocates nothing). */
-export function meets(a: PieceSet, b: PieceSet): boolean {
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    if (Math.max(a[i], b[j]) <= Math.min(a[i + 1], b[j + 1])) return true;
-    if (a[i + 1] < b[j + 1]) i += 2;
-    else j += 2;
-  }
-  return false;
+  const both = intersect(a, b);
+  return both.length === a.length && both.every((v, k) => v === a[k]);
 }
 
 /** Reads the table into dimensions and rule regions; null when a cell or a path does not parse (the table's own problems say so). */
