@@ -19,6 +19,9 @@ export {
   EngineErrorCode,
   RuleOnlyRequest,
   ValidateResponse,
+  ValidateHttpResponse,
+  PolicyStaticCheck,
+  PolicyChecksFields,
   ExplainedCondition,
   ExplainResponse,
   OperatorsResponse,
@@ -49,6 +52,8 @@ export {
   ApiKeyPage,
   ApiKeyListQuery,
   OrgSettings,
+  OrgSettingsBody,
+  MinCoverage,
 } from './identity.js';
 export {
   McpToolName,
@@ -142,6 +147,9 @@ export {
   PolicyRecordPage,
   FlowRecordPage,
   PolicyUpdateReply,
+  PolicySaveAnswer,
+  PolicyChecksRequest,
+  PolicyChecksReply,
   FlowUpdateReply,
   PolicyDraftReply,
   FlowDraftReply,
@@ -369,3 +377,18 @@ export {
   WebhookRetryRequest,
   WebhookDeleted,
 } from './webhooks.js';
+export {
+  CoverageCount,
+  CoverageSummary,
+  UncoveredCondition,
+  UncoveredRow,
+  UncoveredEdge,
+  UncoveredItem,
+  CoverageReport,
+  TestRunResult,
+  TestRunReport,
+  TestRunQuery,
+  TestRunRequest,
+  COVERAGE_DETAIL_ITEMS,
+  uncoveredText,
+} from './coverage.js';
