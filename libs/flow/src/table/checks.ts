@@ -141,13 +141,7 @@ function firstHole(region: PieceSet, sets: readonly PieceSet[]): number {
  * `space` gives each dimension's pieces: those where the region is narrowest are looked at first,
  * where a rule is likeliest to miss it.
  */
-function cubesOf(
-  space: TableSpace,
-  region: PieceSet[],
-  rows: readonly number[],
-  cover: (r: number, d: number) => PieceSet,
-  work: Work,
-): Cube[] {
+function cubesOf(space: TableSpace, region: PieceSet[], rows: readonly number[], cover: PieceSet[][], work: Work): Cube[] {
   const sizes = region.map(sizeOf);
   const order = region
     .map((_, d) => d)
@@ -160,7 +154,7 @@ function cubesOf(
     let k = 0;
     for (; k < order.length; k++) {
       const d = order[k];
-      const both = sizeOfBoth(region[d], cover(rule, d));
+      const both = sizeOfBoth(region[d], cover[rule][d]);
       if (both === 0) break;
       if (both < sizes[d]) {
         partial.push(d);
@@ -174,8 +168,8 @@ function cubesOf(
 
 /**
  * A point of `region` (one piece per dimension) that none of the `cubes` (cubesOf) covers, `null`
- * when they cover it all, `undefined` when the work ran out first. `cover(r, d)` is the pieces rule
- * r covers in d. Without `wantPoint`, an uncovered region may come back as an empty array rather
+ * when they cover it all, `undefined` when the work ran out first. `cover[r][d]` is the pieces rule
+ * r covers in d (`cover[r][d]`). Without `wantPoint`, an uncovered region may come back as an empty array rather
  * than a point.
  *
  * Interval reasoning, as a tautology check of cubes: a rule holding the region in every dimension
@@ -187,13 +181,7 @@ function cubesOf(
  * its range spans and drops out of the half it misses, so the rules left thin out fast. Every rule
  * looked at is a unit of `work`.
  */
-function uncovered(
-  region: PieceSet[],
-  cubes: Cube[],
-  cover: (r: number, d: number) => PieceSet,
-  work: Work,
-  wantPoint = true,
-): number[] | null | undefined {
+function uncovered(region: PieceSet[], cubes: Cube[], cover: PieceSet[][], work: Work, wantPoint = true): number[] | null | undefined {
   const dims = region.length;
   const search = (region: PieceSet[], cubes: Cube[], share: number): number[] | null | undefined => {
     if (!work.spend(cubes.length + 1)) return undefined;
@@ -211,7 +199,7 @@ function uncovered(
         if (!work.spend(cubes.length)) return undefined;
         const hole = firstHole(
           region[d],
-          cubes.map((c) => cover(c.rule, d)),
+          cubes.map((c) => cover[c.rule][d]),
         );
         if (hole >= 0) {
           const point = region.map((set) => set[0]);
@@ -231,7 +219,7 @@ function uncovered(
     for (const c of cubes) {
       if (!c.partial.includes(split)) continue;
       parts.push(c);
-      const set = cover(c.rule, split);
+      const set = cover[c.rule][split];
       for (let i = 0; i < set.length; i += 2) {
         if (set[i] > low && set[i] <= high) ends.push(set[i]);
         if (set[i + 1] + 1 > low && set[i + 1] + 1 <= high) ends.push(set[i + 1] + 1);
@@ -254,7 +242,7 @@ function uncovered(
         shares[1] += c.share;
         continue;
       }
-      const set = cover(c.rule, split);
+      const set = cover[c.rule][split];
       const without = (c.share * size) / sizeOfBoth(here, set);
       rest.push(without);
       for (let h = 0; h < 2; h++) {
@@ -340,6 +328,8 @@ export function checkTable(nodeId: string, node: FlowTableNode, workLimit = TABL
   const dims = space.dimensions.length;
   const rules = space.rows.map((_, r) => r);
   const pathText = (d: number) => space.dimensions[d].steps.join('.');
+  // Per rule, per dimension: the pieces it may match.
+  const cover = space.rows.map((row) => row.map((set) => set.pieces));
 
   const never = new Findings();
   const empty = new Set<number>();
@@ -397,7 +387,6 @@ export function checkTable(nodeId: string, node: FlowTableNode, workLimit = TABL
   const gaps = new Findings();
   const full = space.dimensions.map((dim): PieceSet => [0, dim.examples.length - 1]);
   if (!node.outputs.some((o) => o.default !== undefined) && !work.stopped) {
-    const cover = (r: number, d: number) => space.rows[r][d].pieces;
     const point = uncovered(full, cubesOf(space, full, live, cover, work), cover, work);
     if (point) {
       gaps.add(() => ({
@@ -416,7 +405,6 @@ export function checkTable(nodeId: string, node: FlowTableNode, workLimit = TABL
   const shadowed = new Findings();
   if (node.hitPolicy === 'first' || node.hitPolicy === 'priority') {
     const clear = live.filter((r) => space.rows[r].every((set) => !set.opaque));
-    const cover = (i: number, d: number) => space.rows[i][d].pieces;
     let before = 0;
     for (const r of live) {
       if (work.stopped) break;
