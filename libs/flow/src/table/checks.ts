@@ -226,8 +226,8 @@ function uncovered(region: PieceSet[], cubes: Cube[], cover: PieceSet[][], work:
       }
     }
     // INVARIANT: a rule partial in `split` has a range end inside the region there (it holds some of its pieces, not all).
-    ends.sort((a, b) => a - b);
-    const at = ends[ends.length >> 1];
+    // (A typed array sorts numbers natively, several times faster than a comparator.)
+    const at = Int32Array.from(ends).sort()[ends.length >> 1];
     const halves = [intersect(here, [low, at - 1]), intersect(here, [at, high])];
     const halfSizes = halves.map(sizeOf);
     // Each partial rule's share without its share in `split`, and the pieces it holds in each half.
