@@ -51,3 +51,8 @@ export type KeyAuthConfig = z.infer<typeof KeyAuthConfig>;
 export function redisKeyPrefixOf(c: Pick<KeyAuthConfig, 'REDIS_KEY_PREFIX'>, natsSubjectPrefix: string): string {
   return c.REDIS_KEY_PREFIX ?? `${natsSubjectPrefix}:gateway:`;
 }
+
+/** fastify's `trustProxy` from `TRUST_PROXY`: a hop count becomes a function trusting the nearest `n` hops. */
+export function trustProxyOption(trust: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}

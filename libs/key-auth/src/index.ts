@@ -1,4 +1,5 @@
 export * from './authenticator.js';
+export * from './capability.js';
 export * from './config.js';
 export * from './errors.js';
 export * from './repositories/grants.js';

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { pingDatabase, type EventOutbox } from '@arbiter/service-kit';
-import { ApiKeyCache, hashApiKey, installationId, KeyUsage, RateBuckets, RateCounter } from '@arbiter/key-auth';
+import { ApiKeyCache, hashApiKey, installationId, KeyUsage, RateBuckets, RateCounter, trustProxyOption } from '@arbiter/key-auth';
 import type { AppSettings } from './config.js';
 import type { EngineClient } from './clients/engine-client.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -101,11 +101,6 @@ export const DEFAULT_ACCESS_LOG_SAMPLE_EVERY = 1000;
 
 /** Longest path parameter (ids; user ids such as `auth0|abc`); longer → 400 `validation_failed`. */
 export const MAX_PARAM_LENGTH = 300;
-
-/** fastify's `trustProxy`: a hop count becomes the function that trusts that many hops. */
-function trustProxyOption(trust: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
-  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
-}
 
 /** Builds the gateway HTTP app (not listening). Call `ready()` or `inject()` on the result. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
