@@ -207,6 +207,10 @@ describe("malformed requests on the mcp service's own /mcp", () => {
     expect(shape(viaDirect)).toEqual(shape(viaGateway));
     const unknown = await call(direct(), 'POST', '/run', { body: { rule: RULE, data: {} }, headers: key() });
     expect([unknown.status, unknown.body.code]).toEqual([404, 'not_found']);
+    // U+0000 in the URL is refused before anything reads it, as on every gateway route.
+    const [nulGateway, nulDirect] = await bothDoors('POST', '/mcp?api_key=%00', { body: initialize, headers: HEADERS });
+    expect([nulDirect.status, nulDirect.body.code]).toEqual([400, 'validation_failed']);
+    expect(shape(nulDirect)).toEqual(shape(nulGateway));
   });
 });
 

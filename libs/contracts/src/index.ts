@@ -36,7 +36,7 @@ export {
 } from './exec.js';
 export { ROLE_CAPABILITIES, DECISION_READ_RIGHT, canReadDecisions, capabilitiesOf, hasCapability } from './access.js';
 export { ProblemDetails, PageQuery, QueryFlag, pageOf, PROBLEM_CONTENT_TYPE, problemOf, type Page } from './http.js';
-export { parseJsonBody } from './json-body.js';
+export { checkUrl, parseJsonBody } from './json-body.js';
 export {
   OrgId,
   UserId,

@@ -83,3 +83,13 @@ function checkText(text: string, path: string): void {
 function textError(path: string, code: string, message: string): ArbiterError {
   return new ArbiterError('validation_failed', `request body is invalid: \`${path}\`: ${message}`, [{ code, message, path }]);
 }
+
+/** Refuses a URL whose path or query carries U+0000 (`%00`): no stored text or search may hold it. */
+export function checkUrl(url: string): void {
+  if (url.includes('%00')) {
+    const where = url.indexOf('?') >= 0 && url.indexOf('%00') > url.indexOf('?') ? 'query' : 'params';
+    throw new ArbiterError('validation_failed', `request ${where} must not contain U+0000 (\`%00\`)`, [
+      { code: 'nul_character', message: 'text must not contain U+0000', path: where },
+    ]);
+  }
+}

@@ -1,7 +1,11 @@
+import type { ServerOptions } from 'node:http';
 import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Default of `BODY_TIMEOUT_MS`: the time a client has to send a whole request, headers and body. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /**
  * The variables of an HTTP door's body limit, client address, API-key authentication and rate
@@ -12,6 +16,8 @@ const positiveInt = (fallback: number) => z.coerce.number().int().positive().def
 export const KeyAuthConfig = z.object({
   /** Largest request body; larger → 413 before it is read. */
   BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
+  /** Time a client has to send a whole request, headers and body; later → 408 and the connection is closed. */
+  BODY_TIMEOUT_MS: positiveInt(DEFAULT_BODY_TIMEOUT_MS),
   /** Which `X-Forwarded-For` hops to believe for the client address (`true`, a hop count, or addresses/CIDRs); the unknown-key limit counts per address. */
   TRUST_PROXY: z
     .string()
@@ -55,4 +61,23 @@ export function redisKeyPrefixOf(c: Pick<KeyAuthConfig, 'REDIS_KEY_PREFIX'>, nat
 /** fastify's `trustProxy` from `TRUST_PROXY`: a hop count becomes a function trusting the nearest `n` hops. */
 export function trustProxyOption(trust: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
+}
+
+/**
+ * fastify's options that bound how long a request may take to arrive, by Node's own HTTP server:
+ * the whole request (headers and body) within `timeoutMs` (`requestTimeout`; fastify's default, 0,
+ * would let a body shorter than its `content-length` hold the connection for ever), the headers
+ * within the same time (Node checks the request deadline only when the headers deadline is not
+ * longer), and the check that finds late requests run often enough that one is closed soon after
+ * its deadline (Node's default looks every 30 s). A late request is answered 408 by the client
+ * error handler, then its connection is closed.
+ */
+export function requestDeadlines(timeoutMs: number): { requestTimeout: number; http: ServerOptions } {
+  return {
+    requestTimeout: timeoutMs,
+    http: {
+      headersTimeout: timeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeoutMs / 10))),
+    },
+  };
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { EXEC_BATCH_MAX_ITEMS, OrgId, RUN_DEFAULTS, ServiceGroup, type BackEndService } from '@arbiter/contracts';
-import { DEFAULT_BODY_TIMEOUT_MS } from './http/slow-bodies.js';
 import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
 import { KeyAuthConfig, redisKeyPrefixOf } from '@arbiter/key-auth';
 
@@ -28,8 +27,6 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   AUTH_ORG_CLAIM: z.string().default('org'),
   POLICY_BOOTSTRAP_ADMIN_KEY: z.string().min(MIN_API_KEY_LENGTH, `must be at least ${MIN_API_KEY_LENGTH} characters`).optional(),
   POLICY_BOOTSTRAP_ORG: OrgId.default('default'),
-  /** Time a client has to send a whole request, headers and body; later → 408 and the connection is closed. */
-  BODY_TIMEOUT_MS: positiveInt(DEFAULT_BODY_TIMEOUT_MS),
   /** One request in this many gets an access-log line at `info` (0: none); at LOG_LEVEL=debug every request does. */
   ACCESS_LOG_SAMPLE_EVERY: z.coerce.number().int().min(0).default(1000),
   /** Live (not revoked, not expired) API keys one user may hold in an org; creating one more is 409 `too_many_api_keys`. */

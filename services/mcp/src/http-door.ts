@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import {
   ArbiterError,
+  checkUrl,
   isArbiterError,
   parseJsonBody,
   PROBLEM_CONTENT_TYPE,
@@ -20,6 +21,7 @@ import {
   mcpRequestHeaders,
   mcpResponseHeaders,
   rateLimitHeaders,
+  requestDeadlines,
   RetryLaterError,
   type KeyAuthenticator,
   type RateCounter,
@@ -42,6 +44,8 @@ export interface HttpDoorDeps {
   /** One MCP exchange, as the bus endpoint serves it (`serveExchange`). */
   readonly exchange: (req: McpHttpRequest, requestId: string, parsed: { value: unknown } | undefined) => Promise<McpHttpResponse>;
   readonly bodyLimitBytes: number;
+  /** `BODY_TIMEOUT_MS`: the time a client has to send a whole request; later → 408 and the connection is closed. */
+  readonly bodyTimeoutMs: number;
   /** fastify's `trustProxy` (`TRUST_PROXY`): which `X-Forwarded-For` hops give the client address. */
   readonly trustProxy: boolean | number | string[];
   readonly logger: Logger;
@@ -76,6 +80,8 @@ export async function buildHttpDoor(deps: HttpDoorDeps): Promise<FastifyInstance
   const app = Fastify({
     logger: false,
     bodyLimit: deps.bodyLimitBytes,
+    // A request must arrive within the body time-out, as on the gateway (fastify's default has none).
+    ...requestDeadlines(deps.bodyTimeoutMs),
     trustProxy: trustProxyOption(deps.trustProxy),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -90,7 +96,12 @@ export async function buildHttpDoor(deps: HttpDoorDeps): Promise<FastifyInstance
   );
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
-    done();
+    try {
+      checkUrl(request.url);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
   });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (reply.statusCode === 401) reply.header('www-authenticate', MCP_AUTH_CHALLENGE);

@@ -55,8 +55,11 @@ export function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> {
       endpoints: { http: mcpBusEndpoint(deps) },
     });
     let httpPort: number | undefined;
+    let redisReady = (): boolean => true;
     if (config.MCP_HTTP_PORT !== undefined) {
       const redis = s.add('redis', await connectRedis(config.REDIS_URL, logger, redisOptionsOf(config)), closeRedis);
+      // Without Redis the port can only answer 503: not ready, so the Service routes around this pod.
+      redisReady = () => redis.status === 'ready';
       // The gateway's database, read for keys the cache does not hold; never migrated or created here.
       const db = s.add('database', openDatabase(config.DATABASE_URL, databaseOptionsOf(config)), (d) => d.destroy());
       const usage = s.add('key usage', new KeyUsage(db, (err, message) => logger.warn({ err }, message), config.KEY_USAGE_FLUSH_MS), (u) =>
@@ -94,6 +97,7 @@ export function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> {
         },
         exchange: (req, requestId, parsed) => serveExchange(deps, req, requestId, parsed),
         bodyLimitBytes: config.BODY_LIMIT_BYTES,
+        bodyTimeoutMs: config.BODY_TIMEOUT_MS,
         trustProxy: config.TRUST_PROXY,
         logger,
       });
@@ -102,6 +106,6 @@ export function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> {
       httpPort = (app.server.address() as AddressInfo).port;
       logger.info({ port: httpPort }, 'mcp: serving /mcp on its own port');
     }
-    return { bus, httpPort, ready: () => bus.connected() };
+    return { bus, httpPort, ready: () => bus.connected() && redisReady() };
   });
 }

@@ -16,9 +16,9 @@ export interface RawItems {
   readonly bytes: Buffer;
   readonly elements: ScannedElements;
 }
-import { ArbiterError, MAX_JSON_DEPTH, parseJsonBody } from '@arbiter/contracts';
+import { ArbiterError, checkUrl, MAX_JSON_DEPTH, parseJsonBody } from '@arbiter/contracts';
 
-export { parseJsonBody } from '@arbiter/contracts';
+export { checkUrl, parseJsonBody } from '@arbiter/contracts';
 import { scanJsonBody, type ScannedElements } from './json-items.js';
 
 /** `application/json` or any `…+json` type, for the routes whose body is optional. */
@@ -30,16 +30,6 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
  */
 export function rawBodyOf(request: FastifyRequest): string {
   return request.rawJson ?? JSON.stringify(request.body);
-}
-
-/** Refuses a URL whose path or query carries U+0000 (`%00`): no stored text or search may hold it. */
-export function checkUrl(url: string): void {
-  if (url.includes('%00')) {
-    const where = url.indexOf('?') >= 0 && url.indexOf('%00') > url.indexOf('?') ? 'query' : 'params';
-    throw new ArbiterError('validation_failed', `request ${where} must not contain U+0000 (\`%00\`)`, [
-      { code: 'nul_character', message: 'text must not contain U+0000', path: where },
-    ]);
-  }
 }
 
 type Done = (err: Error | null, body?: unknown) => void;
