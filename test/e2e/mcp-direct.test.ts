@@ -104,6 +104,21 @@ describe("the mcp service's own /mcp with the official SDK client", () => {
   });
 });
 
+describe("the mcp service's own port, operated", () => {
+  it('counts its requests on the ops port, by route and status, as the gateway does', async () => {
+    expect((await call(direct(), 'POST', '/mcp', { body: initialize, headers: { ...HEADERS, 'x-mcp-api-key': viewKey } })).status).toBe(
+      200,
+    );
+    const text = await (await fetch(`${stack.opsUrl('mcp')}/metrics`)).text();
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith('arbiter_http_requests_total{') && l.includes('route="/mcp"') && l.includes('status="200"'));
+    expect(line, text.slice(0, 2000)).toBeDefined();
+    expect(line).toContain('service="mcp"');
+    expect(Number(line!.split(' ').at(-1))).toBeGreaterThan(0);
+  });
+});
+
 describe("authentication on the mcp service's own /mcp", () => {
   it('refuses a missing key with 401 and the API-key challenge, as the gateway does', async () => {
     const [viaGateway, viaDirect] = await bothDoors('POST', '/mcp', { body: initialize, headers: HEADERS });

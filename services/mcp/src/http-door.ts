@@ -28,7 +28,7 @@ import {
   trustProxyOption,
   type RateUse,
 } from '@arbiter/key-auth';
-import { isDatabaseUnavailable } from '@arbiter/service-kit';
+import { instrumentRequests, isDatabaseUnavailable } from '@arbiter/service-kit';
 import type { Logger } from 'pino';
 
 /** What the own port authenticates and counts with: the gateway's key authentication, on the same Redis and database. */
@@ -49,6 +49,8 @@ export interface HttpDoorDeps {
   /** fastify's `trustProxy` (`TRUST_PROXY`): which `X-Forwarded-For` hops give the client address. */
   readonly trustProxy: boolean | number | string[];
   readonly logger: Logger;
+  /** Where its request counts and latencies go (`arbiter_http_requests_total`, `arbiter_http_request_duration_seconds`). */
+  readonly metrics?: Parameters<typeof instrumentRequests>[1];
 }
 
 /** `retry-after` of a 503 (a dependency down), as the gateway answers it. */
@@ -88,6 +90,7 @@ export async function buildHttpDoor(deps: HttpDoorDeps): Promise<FastifyInstance
       return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
+  if (deps.metrics) instrumentRequests(app, deps.metrics);
   app.decorateRequest('mcpCaller', null);
   app.decorateRequest('mcpRawBody', null);
   app.setErrorHandler((err, request, reply) => sendProblem(deps.logger, request, reply, err));

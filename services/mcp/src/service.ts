@@ -100,6 +100,7 @@ export function startMcp(kit: ServiceKit<McpConfig>): Promise<RunningMcp> {
         bodyTimeoutMs: config.BODY_TIMEOUT_MS,
         trustProxy: config.TRUST_PROXY,
         logger,
+        metrics: kit.metrics,
       });
       s.add('http', app, (a) => a.close());
       await app.listen({ port: config.MCP_HTTP_PORT, host: config.MCP_HTTP_HOST });
