@@ -19,6 +19,9 @@ export {
   EngineErrorCode,
   RuleOnlyRequest,
   ValidateResponse,
+  ValidateHttpResponse,
+  PolicyStaticCheck,
+  PolicyChecksFields,
   ExplainedCondition,
   ExplainResponse,
   OperatorsResponse,
@@ -50,6 +53,8 @@ export {
   ApiKeyPage,
   ApiKeyListQuery,
   OrgSettings,
+  OrgSettingsBody,
+  MinCoverage,
 } from './identity.js';
 export {
   McpToolName,
@@ -143,6 +148,9 @@ export {
   PolicyRecordPage,
   FlowRecordPage,
   PolicyUpdateReply,
+  PolicySaveAnswer,
+  PolicyChecksRequest,
+  PolicyChecksReply,
   FlowUpdateReply,
   PolicyDraftReply,
   FlowDraftReply,
@@ -178,6 +186,7 @@ export {
   FlowReviewCheckReply,
   PublishCheckRequest,
   PublishCheckReply,
+  TestRunRequest,
   PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
@@ -370,3 +379,17 @@ export {
   WebhookRetryRequest,
   WebhookDeleted,
 } from './webhooks.js';
+export {
+  CoverageCount,
+  CoverageSummary,
+  UncoveredCondition,
+  UncoveredRow,
+  UncoveredEdge,
+  UncoveredItem,
+  CoverageReport,
+  TestRunResult,
+  TestRunReport,
+  TestRunQuery,
+  COVERAGE_DETAIL_ITEMS,
+  uncoveredText,
+} from './coverage.js';

@@ -6,14 +6,29 @@ import type { ArbiterClient } from '@arbiter/sdk/client';
 import { LONGEST_PHRASE_WORDS, OPERATOR_START_WORDS, OPERATOR_SYMBOLS } from '@arbiter/rule-lang/operator-words';
 import { problemText } from '../lib/api.js';
 import { errorLocation, errorRange, ruleLanguage } from '../lib/rule-syntax.js';
-import type { OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
+import type { OperatorsResponse, ValidateHttpResponse, ValidateResponse } from '@arbiter/contracts';
 
 /** Pause after the last keystroke before the rule is sent to `/validate`. */
 export const VALIDATE_DEBOUNCE_MS = 400;
 
-/** Diagnostics of the rule from the server's parser, underlined at the line and column it reports. */
-export function validateDiagnostics(text: string, reply: ValidateResponse): Diagnostic[] {
-  if (reply.valid || !reply.error) return [];
+/**
+ * Diagnostics of the rule from the server's parser, underlined at the line and column it reports;
+ * for a valid rule, its static-check warnings (`checks`), each underlining the condition it names.
+ */
+export function validateDiagnostics(text: string, reply: ValidateResponse & Partial<Pick<ValidateHttpResponse, 'checks'>>): Diagnostic[] {
+  if (reply.valid) {
+    return (reply.checks ?? []).map((c) => {
+      const { from } = errorRange(text, { line: c.line, column: c.column });
+      return {
+        from,
+        to: Math.min(from + Math.max(c.text.length, 1), text.length),
+        severity: 'warning',
+        message: c.message,
+        source: c.check,
+      };
+    });
+  }
+  if (!reply.error) return [];
   const location = errorLocation(reply.error);
   const { from, to } = location ? errorRange(text, location) : { from: 0, to: Math.min(text.length, 1) };
   return [{ from, to, severity: 'error', message: reply.error, source: 'validate' }];
