@@ -6,7 +6,6 @@ import {
   isArbiterError,
   parseJsonBody,
   PROBLEM_CONTENT_TYPE,
-  problemOf,
   type McpHttpRequest,
   type McpHttpResponse,
   type Principal,
@@ -22,7 +21,7 @@ import {
   mcpResponseHeaders,
   rateLimitHeaders,
   requestDeadlines,
-  RetryLaterError,
+  problemAnswer,
   type KeyAuthenticator,
   type RateCounter,
   trustProxyOption,
@@ -53,8 +52,6 @@ export interface HttpDoorDeps {
   readonly metrics?: Parameters<typeof instrumentRequests>[1];
 }
 
-/** `retry-after` of a 503 (a dependency down), as the gateway answers it. */
-const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** A body whose text is not JSON: the exchange answers it with the JSON-RPC parse error (-32700). */
@@ -172,12 +169,8 @@ function holdToLimit(reply: FastifyReply, use: RateUse, counted = ''): void {
 function sendProblem(logger: Logger, request: FastifyRequest, reply: FastifyReply, thrown: unknown): FastifyReply {
   const err = toArbiterError(thrown);
   if (err.status >= 500) logger.error({ err: thrown, code: err.code, requestId: request.id }, `mcp request failed: ${err.code}`);
-  if (err instanceof RetryLaterError) reply.header('retry-after', String(err.retryAfterSeconds));
-  else if (err.status === 503) reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
-  return reply
-    .status(err.status)
-    .type(PROBLEM_CONTENT_TYPE)
-    .send(problemOf(err, String(request.id)));
+  const answer = problemAnswer(err, String(request.id));
+  return reply.status(answer.status).headers(answer.headers).type(PROBLEM_CONTENT_TYPE).send(answer.body);
 }
 
 /** Our errors as they are; fastify's body errors with their catalogue codes; anything else `internal` (the cause logged). */

@@ -6,11 +6,8 @@ import { ArbiterError, isArbiterError, PROBLEM_CONTENT_TYPE, problemOf, type Err
 
 export { PROBLEM_CONTENT_TYPE, problemOf } from '@arbiter/contracts';
 import { isDatabaseUnavailable } from '@arbiter/service-kit';
-import { RetryLaterError } from '../errors.js';
+import { problemAnswer } from '@arbiter/key-auth';
 import { answeredWhileBodyArrives } from './slow-bodies.js';
-
-/** `retry-after` of a 503 (a dependency down): long enough not to hammer it, short enough to recover soon. */
-const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * Classifies anything thrown while handling a request as an {@link ArbiterError}: our own errors
@@ -87,12 +84,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, thrown
   const err = toArbiterError(thrown);
   if (err.status >= 500) request.log.error({ err: thrown, code: err.code }, `request failed: ${err.code}`);
   else request.log.info({ code: err.code, status: err.status, detail: err.message }, 'request refused');
-  if (err instanceof RetryLaterError) reply.header('retry-after', String(err.retryAfterSeconds));
-  else if (err.status === 503) reply.header('retry-after', String(DEPENDENCY_RETRY_AFTER_SECONDS));
-  return reply
-    .status(err.status)
-    .type(PROBLEM_CONTENT_TYPE)
-    .send(problemOf(err, String(request.id)));
+  const answer = problemAnswer(err, String(request.id));
+  return reply.status(answer.status).headers(answer.headers).type(PROBLEM_CONTENT_TYPE).send(answer.body);
 }
 
 /** Makes every error and unknown route of `app` answer with a problem document. */

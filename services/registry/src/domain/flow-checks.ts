@@ -43,17 +43,13 @@ export async function flowNodeProblems(
   return { problems, targets };
 }
 
-/** Every saved test that does not give its expected result (`test_failed`), run against `targets`. */
-export async function flowTestProblems(
-  content: FlowContent,
-  targets: Map<string, FoundTarget>,
-  stepBudget: number = DEFAULT_STEP_BUDGET,
-): Promise<ErrorReason[]> {
-  const problems: ErrorReason[] = [];
-  const { compiled } = schemaProblems(content.schema);
+/**
+ * Resolves the policy nodes of a flow's test runs to their targets' rules, each compiled once per
+ * policy (a rule that does not parse answers `parse_error` on every run that reaches it).
+ */
+export function targetResolver(): (target: FoundTarget) => ResolvedPolicy {
   const policies = new Map<string, CompiledPolicy | Error>();
-  const resolve = async (_node: FlowPolicyNode, nodeId: string): Promise<ResolvedPolicy> => {
-    const target = targets.get(nodeId)!;
+  return (target) => {
     let policy = policies.get(target.policyId);
     if (policy === undefined) {
       try {
@@ -74,6 +70,18 @@ export async function flowTestProblems(
           : ready.evaluate(data, { stepBudget: budget }),
     };
   };
+}
+
+/** Every saved test that does not give its expected result (`test_failed`), run against `targets`. */
+export async function flowTestProblems(
+  content: FlowContent,
+  targets: Map<string, FoundTarget>,
+  stepBudget: number = DEFAULT_STEP_BUDGET,
+): Promise<ErrorReason[]> {
+  const problems: ErrorReason[] = [];
+  const { compiled } = schemaProblems(content.schema);
+  const resolved = targetResolver();
+  const resolve = (_node: FlowPolicyNode, nodeId: string): Promise<ResolvedPolicy> => Promise.resolve(resolved(targets.get(nodeId)!));
   for (const [i, test] of content.tests.entries()) {
     const schemaProblem = testSchemaProblem(compiled, test, i);
     if (schemaProblem) {

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CoverageReport, FlowPolicyNode, TestRunReport, TestRunResult } from '@arbiter/contracts';
 import { FlowCoverage, runFlow, type ResolvedPolicy } from '@arbiter/flow';
 import { compile, isRuleParseError, PolicyCoverage, type CompiledPolicy, type PolicyCoverageReport } from '@arbiter/rule-lang';
-import type { FlowContent, FoundTarget, NodeTarget } from './flow-checks.js';
+import { targetResolver, type FlowContent, type NodeTarget } from './flow-checks.js';
 import { schemaProblems, testSchemaProblem, type PolicyContent } from './policy-checks.js';
 
 /** A policy's coverage report in the wire shape (the counts it counts, its uncovered parts). */
@@ -61,20 +61,7 @@ export function policyTestRun(content: PolicyContent, stepBudget: number): TestR
  */
 export async function flowTestRun(content: FlowContent, targets: Map<string, NodeTarget>, stepBudget: number): Promise<TestRunReport> {
   const { compiled } = schemaProblems(content.schema);
-  const policies = new Map<string, CompiledPolicy | Error>();
-  const compiledOf = (target: FoundTarget): CompiledPolicy | Error => {
-    let policy = policies.get(target.policyId);
-    if (policy === undefined) {
-      try {
-        policy = compile(target.rule);
-      } catch (err) {
-        if (!isRuleParseError(err)) throw err;
-        policy = err;
-      }
-      policies.set(target.policyId, policy);
-    }
-    return policy;
-  };
+  const resolved = targetResolver();
   const resolve = (_node: FlowPolicyNode, nodeId: string): Promise<ResolvedPolicy> => {
     const target = targets.get(nodeId);
     if (target === undefined || !target.ok) {
@@ -86,15 +73,7 @@ export async function flowTestRun(content: FlowContent, targets: Map<string, Nod
         run: () => ({ result: false, outcomes: {}, trace: [], error: message, errorCode: code }),
       });
     }
-    const ready = compiledOf(target);
-    return Promise.resolve({
-      policyId: target.policyId,
-      version: target.version,
-      run: (data, budget) =>
-        ready instanceof Error
-          ? { result: false, outcomes: {}, trace: [], error: ready.message, errorCode: 'parse_error' }
-          : ready.evaluate(data, { stepBudget: budget }),
-    });
+    return Promise.resolve(resolved(target));
   };
   const coverage = new FlowCoverage(content.definition);
   const results: TestRunResult[] = [];
