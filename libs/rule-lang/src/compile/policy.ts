@@ -14,6 +14,8 @@ import { generateTracedEvaluator } from './codegen-trace.js';
 import { compileList } from './conditions.js';
 import { Lowering } from './lowering.js';
 import { usesClock } from '../operators/index.js';
+import { compileReasons } from '../reasons/compile-reasons.js';
+import type { ReasonsProgram } from '../evaluate/evaluate.js';
 
 function usesToday(list: ConditionList): boolean {
   const visit = (c: Condition): boolean =>
@@ -91,6 +93,7 @@ export class CompiledPolicy {
     // Generated on the first traced evaluation, and only where the no-trace one could be (same
     // conditions: code generation allowed, nesting within the cap), so compile costs no more.
     let traced: TracedEvaluator | null | undefined = generated === null ? null : undefined;
+    let reasons: ReasonsProgram | undefined;
     this.golden = checked.golden;
     this.outcomes = ast.rules.map((r) => r.outcome);
     this.evaluators = {
@@ -101,6 +104,7 @@ export class CompiledPolicy {
       generated,
       traced: () => (traced === undefined ? (traced = generateTracedEvaluator(checked, lowering, meta)) : traced),
       runRule,
+      reasons: () => (reasons ??= compileReasons(checked, lowering)),
     };
     const conditions: Condition[] = [];
     const visit = (list: ConditionList): void => {
