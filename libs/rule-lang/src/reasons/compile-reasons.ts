@@ -27,9 +27,9 @@ import { MISSING } from '../evaluate/context.js';
 import type { ReasonsContext, ReasonsProgram } from '../evaluate/evaluate.js';
 import { EvalFailure } from '../evaluate/failure.js';
 import { leftMode, operandMode, type Lowering } from '../compile/lowering.js';
-import { compilePath } from '../compile/paths.js';
 import { measureOf } from '../operators/measure.js';
 import { oppositePhrase } from '../operators/index.js';
+import { reasonPath } from './reason-paths.js';
 import { phraseOf, positionKey, type Phrasing } from './sentence.js';
 
 /** A condition list's closure: its value; the entries that decided it go to `out`. */
@@ -39,11 +39,6 @@ type ReasonFn = (ctx: ReasonsContext, out: Reason[]) => boolean;
 function sourceReader(source: string): (span: Span) => string {
   const points = Array.from(source);
   return (span) => points.slice(span.offset, span.offset + span.length).join('');
-}
-
-/** `$.driver.age` → `driver.age`; `$["a b"]` → `["a b"]`. */
-function dataPath(jsonPath: string): string {
-  return jsonPath.startsWith('$.') ? jsonPath.slice(2) : jsonPath.startsWith('$') ? jsonPath.slice(1) : jsonPath;
 }
 
 /** The path named by a missing-data message (`Missing property: driver.age` → `driver.age`). */
@@ -105,42 +100,45 @@ function wrapFailure(ctx: ReasonsContext, entry: Reason): void {
 function compileList(list: ConditionList, env: Env): ReasonFn {
   const fns = list.items.map((c) => compileCondition(c, env));
   if (fns.length === 1) return fns[0];
-  // Runs of `and` (their first item's index), OR-ed (§5.4).
-  const runStarts: number[] = [0];
-  list.ops.forEach((op, i) => {
-    if (op === 'or') runStarts.push(i + 1);
-  });
-  runStarts.push(fns.length);
   const n = fns.length;
-  const runs = runStarts.length - 1;
+  // runOf[i]: the and-run (§5.4) item i belongs to; runs are OR-ed.
+  const runOf = new Uint16Array(n);
+  list.ops.forEach((op, i) => {
+    runOf[i + 1] = runOf[i] + (op === 'or' ? 1 : 0);
+  });
+  const runs = runOf[n - 1] + 1;
+  // Scratch space: a list is never evaluated inside itself (rules do not refer to themselves,
+  // elements run one after the other), so one buffer per list serves every evaluation.
+  const ends = new Int32Array(n);
+  const values = new Uint8Array(n);
+  const runHolds = new Uint8Array(runs);
   return (ctx, out) => {
     const base = out.length;
-    // ends[i]: where item i's entries end in `out`; values[i]: its value.
-    const ends = new Array<number>(n);
-    const values = new Array<boolean>(n);
     for (let i = 0; i < n; i++) {
-      values[i] = fns[i](ctx, out);
+      values[i] = fns[i](ctx, out) ? 1 : 0;
       ends[i] = out.length;
     }
-    const startOf = (i: number): number => (i === 0 ? base : ends[i - 1]);
-    let holdingRun = -1;
-    for (let r = 0; r < runs && holdingRun < 0; r++) {
-      let all = true;
-      for (let i = runStarts[r]; i < runStarts[r + 1]; i++) if (!values[i]) all = false;
-      if (all) holdingRun = r;
-    }
-    // Keep: the holding run's items (all of them hold); or, none holding, every run's false items.
-    const kept: Reason[] = [];
+    runHolds.fill(1);
+    for (let i = 0; i < n; i++) if (values[i] === 0) runHolds[runOf[i]] = 0;
+    let holding = -1;
     for (let r = 0; r < runs; r++) {
-      if (holdingRun >= 0 && r !== holdingRun) continue;
-      for (let i = runStarts[r]; i < runStarts[r + 1]; i++) {
-        if (holdingRun < 0 && values[i]) continue;
-        for (let k = startOf(i); k < ends[i]; k++) kept.push(out[k]);
+      if (runHolds[r] === 1) {
+        holding = r;
+        break;
       }
     }
-    out.length = base;
-    for (let k = 0; k < kept.length; k++) out.push(kept[k]);
-    return holdingRun >= 0;
+    // An and that holds: every operand, already in place.
+    if (holding >= 0 && runs === 1) return true;
+    // Keep the holding run's items, or, none holding, every false item; compacted in place.
+    let w = base;
+    for (let i = 0; i < n; i++) {
+      const keep = holding >= 0 ? runOf[i] === holding : values[i] === 0;
+      const start = i === 0 ? base : ends[i - 1];
+      if (!keep) continue;
+      for (let k = start; k < ends[i]; k++) out[w++] = out[k];
+    }
+    out.length = w;
+    return holding >= 0;
   };
 }
 
@@ -167,8 +165,8 @@ export function plainWords(text: string): string {
 }
 
 function compileComparison(c: ComparisonCondition, env: Env): ReasonFn {
-  const left = compilePath(env.lowering.plan(c.left, leftMode(c)));
-  const right = c.right?.kind === 'path' ? compilePath(env.lowering.plan(c.right.path, operandMode(c.optional))) : null;
+  const left = reasonPath(env.lowering.plan(c.left, leftMode(c)));
+  const right = c.right?.kind === 'path' ? reasonPath(env.lowering.plan(c.right.path, operandMode(c.optional))) : null;
   const test = env.lowering.test(c);
   const { optional, measure } = c;
   const negated = c.op.negated;
@@ -181,18 +179,23 @@ function compileComparison(c: ComparisonCondition, env: Env): ReasonFn {
   const asWritten = plainWords(env.text(c.op.span));
   const opposite = oppositePhrase(c.op.name, c.op.written, negated);
   const operand = c.right === null ? '' : ` ${plainWords(env.text(c.right.span))}`;
-  env.phrasing.set(positionKey(line, column), { kind: 'condition', subject, holds: asWritten, fails: opposite, operand });
+  env.phrasing.set(positionKey(line, column), {
+    kind: 'condition',
+    before: `${subject} (`,
+    holds: `) ${asWritten}${operand}`,
+    fails: `) ${opposite}${operand}`,
+    absent: `${subject} is absent, and the condition is optional`,
+  });
 
   return (ctx, out) => {
     try {
-      const l = left.getTraced(ctx);
-      const path = dataPath(l.jsonPath);
+      let lv = left.get(ctx);
+      const path = left.path(ctx);
       let r: unknown;
       if (right) r = right.get(ctx);
-      if (optional && (l.value === MISSING || l.value === null || (right && (r === MISSING || r === null)))) {
+      if (optional && (lv === MISSING || lv === null || (right && (r === MISSING || r === null)))) {
         out.push({ kind: 'condition', rule, text, holds: true, path, line, column });
       } else {
-        let lv = l.value;
         if (measure) lv = measureOf(measure, lv);
         ctx.left -= right ? sizeCost(lv) + sizeCost(r) : sizeCost(lv);
         const positive = test(lv === MISSING ? undefined : lv, r, ctx.today);
@@ -232,7 +235,7 @@ function compileReference(ref: LabelReference | RuleReference, env: Env): Reason
 }
 
 function compileQuantifier(c: QuantifierCondition, env: Env): ReasonFn {
-  const path = compilePath(env.lowering.plan(c.path, operandMode(c.optional)));
+  const path = reasonPath(env.lowering.plan(c.path, operandMode(c.optional)));
   const body = compileList(c.body, env);
   const kind = c.quantifier;
   const isAny = kind === 'any';
@@ -249,8 +252,8 @@ function compileQuantifier(c: QuantifierCondition, env: Env): ReasonFn {
     const savedPath = ctx.itsPath;
     let element = -1;
     try {
-      const { value: arr, jsonPath } = path.getTraced(ctx);
-      const at = dataPath(jsonPath);
+      const arr = path.get(ctx);
+      const at = path.path(ctx);
       if (optional && (arr === MISSING || arr === null)) {
         out.push({ kind, rule, text, holds: true, path: at, line, column });
         return true;
@@ -265,7 +268,7 @@ function compileQuantifier(c: QuantifierCondition, env: Env): ReasonFn {
       for (let i = 0; i < arr.length; i++) {
         element = i;
         ctx.its = arr[i];
-        ctx.itsPath = `${jsonPath}[${i}]`;
+        ctx.itsPath = `${at}[${i}]`;
         const parts: Reason[] = [];
         const v = body(ctx, parts);
         if (v) matched++;
