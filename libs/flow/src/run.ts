@@ -1,4 +1,5 @@
 import type {
+  Reasons,
   FlowDefinition,
   FlowNodeRun,
   FlowPathStep,
@@ -17,6 +18,8 @@ export interface PolicyRunResult {
   trace: string[];
   error?: string;
   errorCode?: string;
+  /** Why the result came out (LANGUAGE.md §10.4): only when the run asked. */
+  reasons?: Reasons;
 }
 
 /**
@@ -170,6 +173,7 @@ export async function runFlow(
       trace: run.trace,
       error: run.error ?? null,
       ...(run.errorCode ? { errorCode: run.errorCode } : {}),
+      ...(run.reasons !== undefined ? { reasons: run.reasons } : {}),
     });
     path.push({ nodeId: id, type: 'policy', policyId: policy.policyId, version: policy.version, result: run.result });
     if (run.error !== undefined) return fail(`node \`${id}\`: ${run.error}`, run.errorCode ?? 'node_error');
