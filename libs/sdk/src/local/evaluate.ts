@@ -39,7 +39,8 @@ export function runFlowDefinition(
   definition: Parameters<typeof runFlow>[0],
   data: Record<string, unknown>,
   trace: boolean,
+  reasons = false,
 ): Promise<FlowRunResponse> {
-  const run = state.runOf(trace);
+  const run = state.runOf(trace, reasons);
   return runFlow(definition, data, (node) => Promise.resolve(resolveNode(state, node, run)), run.stepBudget, { trace: run.trace });
 }
