@@ -180,6 +180,33 @@ describe('reasons on every run route', () => {
     });
   });
 
+  it("a flow's table node: the row that matched with its cells, or no rule matched with each row's first failing cell", async () => {
+    const definition: FlowDefinition = {
+      start: 't',
+      nodes: {
+        t: {
+          type: 'table',
+          hitPolicy: 'first',
+          inputs: [{ name: 'age', path: 'applicant.age' }],
+          outputs: [{ name: 'band' }],
+          rules: [
+            { when: ['>= 65'], then: { band: 'senior' } },
+            { when: ['>= 18'], then: { band: 'adult' } },
+          ],
+        },
+      },
+    };
+    const matched = await post('/flow/test?reasons=true&trace=false', { definition, data: DATA });
+    expect(matched.status, matched.text).toBe(200);
+    const node = (JSON.parse(matched.text) as { nodes: Array<{ reasons: { sentence: string; because: unknown[] } }> }).nodes[0];
+    expect(node.reasons.sentence).toBe('t is {"band":"adult"} because rule 2 matched (age: >= 18 (30))');
+    const none = await post('/flow/test?reasons=true&trace=false', { definition, data: OTHER });
+    const noneNode = (JSON.parse(none.text) as { nodes: Array<{ reasons: { because: Array<Record<string, unknown>> } }> }).nodes[0];
+    expect(noneNode.reasons.because).toEqual([expect.objectContaining({ kind: 'table', text: 'no rule matched', holds: false, count: 2 })]);
+    const plain = await post('/flow/test?trace=false', { definition, data: DATA });
+    expect(plain.text).not.toContain('"reasons"');
+  });
+
   it('refuses a reasons switch that is not a boolean (400 validation_failed), on the body and on the query', async () => {
     for (const refused of [
       await post('/run', { rule: RULE, data: DATA, reasons: 'yes' }),

@@ -177,6 +177,7 @@ export const FlowTableNodeRun = z.object({
   trace: z.array(z.string()),
   error: z.string().nullable(),
   errorCode: z.string().optional(),
+  reasons: Reasons.optional(),
 });
 export type FlowTableNodeRun = z.infer<typeof FlowTableNodeRun>;
 

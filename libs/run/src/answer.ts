@@ -109,8 +109,8 @@ export function answerRule(
 }
 
 /**
- * A flow's table node on one item within `budget` (whose `used` it advances), its trace capped like
- * a policy's; `now` (ISO 8601) is this item's clock instead of the run's.
+ * A flow's table node on one item within `budget` (whose `used` it advances), its trace and its
+ * reasons capped like a policy's; `now` (ISO 8601) is this item's clock instead of the run's.
  */
 export function answerTable(
   nodeId: string,
@@ -121,8 +121,13 @@ export function answerTable(
   now?: string,
 ): TableRun {
   const clock = now !== undefined ? new Date(now) : run.now;
-  const answer = runTableNode(nodeId, node, data, budget, { trace: run.trace, ...(clock !== undefined ? { now: clock } : {}) });
+  const answer = runTableNode(nodeId, node, data, budget, {
+    trace: run.trace,
+    ...(clock !== undefined ? { now: clock } : {}),
+    ...(run.reasons ? { reasons: true } : {}),
+  });
   if (answer.ok && answer.outcome.trace.length > 0) answer.outcome.trace = capTrace(answer.outcome.trace, run.maxTraceBytes);
+  if (answer.ok && answer.outcome.reasons !== undefined) answer.outcome.reasons = capReasons(answer.outcome.reasons, run.maxReasonsBytes);
   return answer;
 }
 
