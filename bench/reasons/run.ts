@@ -9,9 +9,10 @@
  * - reasons on vs traced: `evaluate({reasons: true, trace: false})` vs `evaluate({trace: true})`;
  * - reasons on vs untraced: the same vs `evaluate({trace: false})`;
  *
- * for the 7-rule policy of the other benches (bench/fixtures.ts) and for a 100-row policy (one
- * `or` of 100 conditions, the shape of a 100-row table's rules). Every answer is checked before
- * timing, and the results are kept alive (`sink`).
+ * for the 7-rule policy of the other benches (bench/fixtures.ts), a 100-row policy (one `or` of
+ * 100 conditions, the last one holding) and a 100-row decision table (`first`, 4 inputs, as
+ * bench/tables: `evaluateTable` of libs/flow, this tree's and the baseline's) over 200 data items.
+ * Every answer is checked before timing, and the results are kept alive (`sink`).
  *
  * Targets: off/before ≈ 1 (no change); on/traced ≤ 1; on/untraced ≤ 3.
  */
@@ -21,7 +22,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { FlowTableNode } from '@arbiter/contracts';
 import * as current from '../../libs/rule-lang/src/index.js';
+import * as currentFlow from '../../libs/flow/src/index.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
 
 /** The commit the reasons were built on: its rule language is "the code before". */
@@ -32,16 +35,77 @@ const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 120);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 
-/** The baseline's rule-lang source, extracted once (git archive) beside this file; its imports resolve from the repo's node_modules. */
-async function baseline(): Promise<typeof current> {
+/**
+ * The baseline's rule-lang and flow sources, extracted once (git archive) beside this file; their
+ * imports resolve from the repo's node_modules (the flow's `@arbiter/rule-lang` is this tree's
+ * build, whose cells reasons did not change).
+ */
+async function baseline(): Promise<{ lang: typeof current; flow: typeof currentFlow }> {
   const dir = path.join(here, '.baseline', BASELINE);
-  const entry = path.join(dir, 'libs/rule-lang/src/index.ts');
-  if (!existsSync(entry)) {
+  const lang = path.join(dir, 'libs/rule-lang/src/index.ts');
+  const flow = path.join(dir, 'libs/flow/src/index.ts');
+  if (!existsSync(lang) || !existsSync(flow)) {
     mkdirSync(dir, { recursive: true });
-    const tar = execFileSync('git', ['-C', root, 'archive', BASELINE, 'libs/rule-lang/src'], { maxBuffer: 64 * 1024 * 1024 });
+    const tar = execFileSync('git', ['-C', root, 'archive', BASELINE, 'libs/rule-lang/src', 'libs/flow/src'], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
   }
-  return (await import(pathToFileURL(entry).href)) as typeof current;
+  return {
+    lang: (await import(pathToFileURL(lang).href)) as typeof current,
+    flow: (await import(pathToFileURL(flow).href)) as typeof currentFlow,
+  };
+}
+
+/** A small deterministic PRNG (mulberry32), so every run measures the same table and data. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A 100-rule `first` table over 4 inputs (the last rule catches all) and 200 data items, as bench/tables makes them. */
+function hundredRowTable(): { node: FlowTableNode; items: Array<Record<string, unknown>> } {
+  const rnd = prng(24);
+  const countries = ['NL', 'BE', 'DE', 'FR', 'ES', 'IT', 'PL', 'SE'];
+  const segments = ['retail', 'business', 'public'];
+  const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+  const rules = Array.from({ length: 99 }, (_, i) => ({
+    when: [
+      rnd() < 0.9 ? `${rnd() < 0.6 ? '>=' : '<'} ${18 + Math.floor(rnd() * 50)}` : '-',
+      rnd() < 0.9 ? `is in ${JSON.stringify([pick(countries), pick(countries)])}` : '-',
+      rnd() < 0.8 ? `>= ${300 + Math.floor(rnd() * 500)}` : '-',
+      rnd() < 0.8 ? JSON.stringify(pick(segments)) : '-',
+    ],
+    then: { tier: `t${i}` },
+  }));
+  rules.push({ when: ['-', '-', '-', '-'], then: { tier: 't99' } });
+  const node: FlowTableNode = {
+    type: 'table',
+    hitPolicy: 'first',
+    inputs: [
+      { name: 'age', path: 'applicant.age' },
+      { name: 'country', path: 'applicant.country' },
+      { name: 'score', path: 'applicant.score' },
+      { name: 'segment', path: 'applicant.segment' },
+    ],
+    outputs: [{ name: 'tier' }],
+    rules,
+  };
+  const data = prng(7);
+  const items = Array.from({ length: 200 }, () => ({
+    applicant: {
+      age: 16 + Math.floor(data() * 60),
+      country: countries[Math.floor(data() * countries.length)],
+      score: 250 + Math.floor(data() * 600),
+      segment: segments[Math.floor(data() * segments.length)],
+    },
+  }));
+  return { node, items };
 }
 
 type Run = () => number;
@@ -101,7 +165,7 @@ function hundredRows(): { text: string; data: Record<string, unknown> } {
 }
 
 async function main(): Promise<void> {
-  const before = await baseline();
+  const { lang: before, flow: flowBefore } = await baseline();
   const sink = { n: 0 };
   const table = hundredRows();
   const subjects = [
@@ -167,6 +231,60 @@ async function main(): Promise<void> {
       onVsUntraced: onUntraced,
       reasonsBytes: bytes,
     });
+  }
+  // The 100-row decision table: evaluateTable over the items, each call one evaluation.
+  {
+    const { node, items } = hundredRowTable();
+    const now = currentFlow.compileTable('t', node);
+    const old = flowBefore.compileTable('t', node);
+    if (!now.ok || !old.ok) throw new Error('the table does not compile');
+    const table = now.table;
+    const oldTable = old.table;
+    let at = 0;
+    const next = () => items[(at = (at + 1) % items.length)];
+    const run = (options: { trace: boolean; reasons?: boolean }, d: unknown) =>
+      currentFlow.evaluateTable('t', table, d, { limit: 1_000_000, used: 0 }, options);
+    const runOld = (options: { trace: boolean }, d: unknown) =>
+      flowBefore.evaluateTable('t', oldTable, d, { limit: 1_000_000, used: 0 }, options);
+    for (const d of items) {
+      const plain = run({ trace: false }, d);
+      const why = run({ trace: false, reasons: true }, d);
+      if (JSON.stringify(plain.result) !== JSON.stringify(runOld({ trace: false }, d).result))
+        throw new Error('the table answers otherwise');
+      if (why.reasons === undefined || JSON.stringify(why.result) !== JSON.stringify(plain.result)) throw new Error('table reasons');
+    }
+    const why = run({ trace: false, reasons: true }, items[0]).reasons!;
+    const name = '100-row table';
+    const off = paired(
+      () => run({ trace: false }, next()).matched.length,
+      () => runOld({ trace: false }, next()).matched.length,
+      500,
+      sink,
+    );
+    const onTraced = paired(
+      () => run({ trace: false, reasons: true }, next()).reasons!.because.length,
+      () => run({ trace: true }, next()).trace.length,
+      200,
+      sink,
+    );
+    const onUntraced = paired(
+      () => run({ trace: false, reasons: true }, next()).reasons!.because.length,
+      () => run({ trace: false }, next()).matched.length,
+      200,
+      sink,
+    );
+    const line = (what: string, p: { ratio: number; a: number; b: number }, target: string, met: boolean) =>
+      console.log(
+        `${name.padEnd(15)} ${what.padEnd(28)} ${p.a.toFixed(3).padStart(8)} µs vs ${p.b.toFixed(3).padStart(8)} µs  ` +
+          `ratio ${p.ratio.toFixed(2).padStart(5)}  target ${target.padEnd(6)} ${met ? 'met' : 'NOT met'}`,
+      );
+    line('reasons off / code before', off, '≈ 1', off.ratio <= 1.05);
+    line('reasons on / traced', onTraced, '≤ 1', onTraced.ratio <= 1);
+    line('reasons on / untraced', onUntraced, '≤ 3', onUntraced.ratio <= 3);
+    console.log(
+      `${name.padEnd(15)} reasons of item 0: ${Buffer.byteLength(JSON.stringify(why))} bytes; "${why.sentence.slice(0, 110)}…"\n`,
+    );
+    rows.push({ subject: name, offVsBefore: off, onVsTraced: onTraced, onVsUntraced: onUntraced });
   }
   console.log(
     `load average at the end ${loadavg()

@@ -73,26 +73,15 @@ export function evaluateTable(
     if (rows !== null) failed.reasons = tableReasons(nodeId, table, rows, [], failed.result, error);
     return failed;
   }
-  const withReasons = (outcome: TableOutcome): TableOutcome => {
-    if (rows !== null) {
-      outcome.reasons = tableReasons(
-        nodeId,
-        table,
-        rows,
-        outcome.matched,
-        outcome.result,
-        outcome.error === undefined ? null : { message: outcome.error },
-      );
-    }
-    return outcome;
-  };
-
   const outputs = table.outputs;
   let result: TableResult;
   switch (node.hitPolicy) {
     case 'unique':
       if (matched.length > 1) {
         return withReasons(
+          nodeId,
+          table,
+          rows,
           fail(
             lines,
             cells,
@@ -109,6 +98,9 @@ export function evaluateTable(
       const differs = matched.find((r) => !sameOutputs(outputs[r], outputs[matched[0]]));
       if (differs !== undefined) {
         return withReasons(
+          nodeId,
+          table,
+          rows,
           fail(
             lines,
             cells,
@@ -137,7 +129,16 @@ export function evaluateTable(
       break;
   }
   lines?.push(`result: ${json(result)}`);
-  return withReasons({ result, matched, cells, trace: lines ?? [] });
+  return withReasons(nodeId, table, rows, { result, matched, cells, trace: lines ?? [] });
+}
+
+/** `outcome` with its reasons when they were asked for (`rows`: the cells of each row evaluated). */
+function withReasons(nodeId: string, table: CompiledTable, rows: RowCells | null, outcome: TableOutcome): TableOutcome {
+  if (rows !== null) {
+    const error = outcome.error === undefined ? null : { message: outcome.error };
+    outcome.reasons = tableReasons(nodeId, table, rows, outcome.matched, outcome.result, error);
+  }
+  return outcome;
 }
 
 /** The rules that match, one by one, with each rule's trace lines and evaluated cells. */
@@ -150,7 +151,8 @@ function tracedRows(
   stopAtFirst: boolean,
   rows: RowCells | null,
 ): { matched: number[]; cells: TableCellRun[]; error: CellRunError | null } {
-  const run = table.cells.begin(data, { stepBudget: budget, trace: true, now: options.now });
+  // Reasons alone read the cells, not their lines: none are written then.
+  const run = table.cells.begin(data, { stepBudget: budget, trace: true, now: options.now, lines: lines !== null });
   const matched: number[] = [];
   try {
     for (let r = 0; r < table.cells.rows; r++) {
