@@ -90,7 +90,7 @@ export function evaluate(text: string, data: unknown, options?: EvaluateOptions)
 }
 
 /** The reasons of a policy that does not parse: one `error` entry at the problem's place. */
-export function parseErrorReasons(err: RuleParseError): Reasons {
+function parseErrorReasons(err: RuleParseError): Reasons {
   const entry: Reason = {
     kind: 'error',
     rule: '',
