@@ -3,7 +3,15 @@
  * (file contents as strings): they return stdout, stderr and the exit code. No I/O here.
  */
 
-import { compile, isRuleParseError, PolicyCoverage, validate, type CompiledPolicy, type RuleParseError } from '@arbiter/rule-lang';
+import {
+  compile,
+  isRuleParseError,
+  policyChecks,
+  PolicyCoverage,
+  validate,
+  type CompiledPolicy,
+  type RuleParseError,
+} from '@arbiter/rule-lang';
 import { answerPolicy, RUN_DEFAULTS, resolveRun, type PolicyAnswer } from '@arbiter/run';
 import { coverageLines } from './coverage-output.js';
 import {
@@ -12,6 +20,7 @@ import {
   ExitCode,
   describeJson,
   formatParseError,
+  formatPolicyCheck,
   isJsonObject,
   parseJson,
   parseNow,
@@ -95,10 +104,17 @@ const pretty = (r: PolicyAnswer): string => JSON.stringify(toCliEvaluation(r), n
 /**
  * `rules check`: syntax and static checks. Prints `ok` (exit 0), or the parse error on stderr
  * (first line `Parse error: line L, column C: …`, then the source line and a caret; exit 1).
+ * A policy that parses may have static-check warnings (docs/cli.md): each goes to stderr as
+ * `warning[<check>]: <message>` with its place; they never change the exit code.
  */
 export function runCheck(rule: string, ruleName?: string): CommandOutput {
   const { valid } = validate(rule);
-  if (valid) return { stdout: 'ok\n', stderr: '', code: ExitCode.ok };
+  if (valid) {
+    const { checks, complete } = policyChecks(rule);
+    const warnings = checks.map((c) => formatPolicyCheck(c, rule, ruleName));
+    if (!complete) warnings.push('note: the static checks stopped at their work bound; a warning may be missing\n');
+    return { stdout: 'ok\n', stderr: warnings.join(''), code: ExitCode.ok };
+  }
   // validate() only tells the message; compile again for the position and help.
   const compiled = tryCompile(rule);
   if ('parseError' in compiled) return { stdout: '', stderr: formatParseError(compiled.parseError, rule, ruleName), code: ExitCode.failed };

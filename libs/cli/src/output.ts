@@ -1,7 +1,7 @@
 /** Shared pieces of the `rules` CLI: exit codes, outputs, JSON input helpers. No I/O here. */
 
 import { unpairedSurrogateAt } from '@arbiter/contracts';
-import type { Reasons, RuleParseError } from '@arbiter/rule-lang';
+import type { PolicyCheck, Reasons, RuleParseError } from '@arbiter/rule-lang';
 import type { RunLimits } from '@arbiter/run';
 
 /**
@@ -103,18 +103,30 @@ export function parseStepBudget(value: string): number {
  */
 export function formatParseError(err: RuleParseError, text: string, fileName?: string): string {
   const lines = [err.message];
-  if (err.line !== undefined && err.column !== undefined) {
-    if (fileName !== undefined) lines.push(`  --> ${fileName}:${err.line}:${err.column}`);
-    const source = stripBom(text).split(/\r\n|\n|\r/)[err.line - 1];
-    if (source !== undefined) {
-      const gutter = String(err.line);
-      const before = Array.from(source).slice(0, Math.max(0, err.column - 1));
-      const pad = before.map((ch) => (ch === '\t' ? '\t' : ' ')).join('');
-      lines.push(`  ${gutter} | ${source}`, `  ${' '.repeat(gutter.length)} | ${pad}^`);
-    }
-  }
+  if (err.line !== undefined && err.column !== undefined) lines.push(...sourceLines(text, err.line, err.column, fileName));
   if (err.help) lines.push(`help: ${err.help}`);
   return lines.join('\n') + '\n';
+}
+
+/** A static-check finding as `rules check` prints it: `warning[<check>]: <message>`, then where it is, as a parse error. */
+export function formatPolicyCheck(check: PolicyCheck, text: string, fileName?: string): string {
+  return (
+    [`${check.severity}[${check.check}]: ${check.message}`, ...sourceLines(text, check.line, check.column, fileName)].join('\n') + '\n'
+  );
+}
+
+/** `--> file:line:column`, the source line and a caret under the column. */
+function sourceLines(text: string, line: number, column: number, fileName?: string): string[] {
+  const lines: string[] = [];
+  if (fileName !== undefined) lines.push(`  --> ${fileName}:${line}:${column}`);
+  const source = stripBom(text).split(/\r\n|\n|\r/)[line - 1];
+  if (source !== undefined) {
+    const gutter = String(line);
+    const before = Array.from(source).slice(0, Math.max(0, column - 1));
+    const pad = before.map((ch) => (ch === '\t' ? '\t' : ' ')).join('');
+    lines.push(`  ${gutter} | ${source}`, `  ${' '.repeat(gutter.length)} | ${pad}^`);
+  }
+  return lines;
 }
 
 /**

@@ -56,9 +56,11 @@ Exit codes:
 
 Checks a rule file (syntax and static checks, no data needed). Prints "ok", or the parse
 error (Parse error: line L, column C: ...) on stderr. FILE may be - for stdin.
+A valid rule may get warnings on stderr (warning[contradiction]: ..., warning[constant_condition]: ...,
+each with its line and column); they do not change the exit code.
 
 Exit codes:
-  0  the rule is valid
+  0  the rule is valid (warnings or not)
   1  the rule does not parse
   2  usage error: bad arguments, unreadable file
 `,

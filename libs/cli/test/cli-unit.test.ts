@@ -86,6 +86,25 @@ describe('runCheck', () => {
     expect(out.stderr).toContain('--> p.rules:2:');
   });
 
+  it('prints static-check warnings with their place on stderr, after ok, and still exits 0', () => {
+    const out = runCheck('A **x** is ok\n  if x.n > 5\n  and x.n < 3\n  and x.tier is in [].\n', 'w.rules');
+    expect(out.code).toBe(0);
+    expect(out.stdout).toBe('ok\n');
+    expect(out.stderr).toBe(
+      [
+        'warning[contradiction]: `x.n < 3` cannot hold together with `x.n > 5`: no value of x.n satisfies them all, so the conditions joined by `and` are always false',
+        '  --> w.rules:3:7',
+        '  3 |   and x.n < 3',
+        '    |       ^',
+        'warning[constant_condition]: `x.tier is in []` is always false: nothing is in an empty list',
+        '  --> w.rules:4:7',
+        '  4 |   and x.tier is in [].',
+        '    |       ^',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('prints a whole-policy error (no position) as it is', () => {
     const out = runCheck('');
     expect(out.code).toBe(1);

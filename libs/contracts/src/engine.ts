@@ -79,6 +79,37 @@ export type RuleOnlyRequest = z.infer<typeof RuleOnlyRequest>;
 export const ValidateResponse = z.object({ valid: z.boolean(), error: z.string().nullable() });
 export type ValidateResponse = z.infer<typeof ValidateResponse>;
 
+/** One static-check finding of a policy (docs/api.md#static-checks): a warning never blocks a save, run or publish. */
+export const PolicyStaticCheck = z
+  .object({
+    check: z
+      .enum(['constant_condition', 'contradiction'])
+      .describe(
+        '`constant_condition`: the condition does not depend on the data (always true or always false); `contradiction`: conditions joined by `and` on one path cannot all hold',
+      ),
+    severity: z.enum(['warning', 'error']).describe('Warnings never block; the policy checks report no errors (those are parse errors)'),
+    message: z.string().describe('One sentence naming the conditions as written and why'),
+    line: z.number().int().min(1).describe('Line of the condition in the policy text, from 1'),
+    column: z.number().int().min(1).describe('Column of the condition, from 1, in code points'),
+    text: z.string().describe('The condition as written'),
+  })
+  .describe('A static-check finding of a policy');
+export type PolicyStaticCheck = z.infer<typeof PolicyStaticCheck>;
+
+/** The static checks of a policy text as answers carry them: `checks`, and whether the work bound let them finish. */
+export const PolicyChecksFields = {
+  checks: z
+    .array(PolicyStaticCheck)
+    .describe('Static-check findings of the policy, in text order; empty when the rule does not parse (see `error`) or nothing was found'),
+  checksComplete: z
+    .boolean()
+    .describe('False when the checks stopped at their work bound or deadline: a finding may be missing, none is wrong'),
+};
+
+/** Response of `POST /validate`: the syntax answer of docs/LANGUAGE.md §12.1 plus the static checks. */
+export const ValidateHttpResponse = ValidateResponse.extend(PolicyChecksFields);
+export type ValidateHttpResponse = z.infer<typeof ValidateHttpResponse>;
+
 const ExplainedConditionBase = z.object({
   type: z.enum(['comparison', 'rule_reference', 'label_reference', 'quantifier', 'group']),
   selector: z.string(),

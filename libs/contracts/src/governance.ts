@@ -1,3 +1,4 @@
+import { CoverageSummary } from './coverage.js';
 import { ImpactReport } from './decisions.js';
 import { z } from 'zod';
 import { Principal } from './principal.js';
@@ -32,6 +33,11 @@ export type ReviewState = z.infer<typeof ReviewState>;
 export const ReviewChecks = z.object({
   passed: z.boolean().describe('The publish checks (rule, schema, saved tests) passed when the draft was submitted'),
   checkedAt: z.iso.datetime(),
+  coverage: CoverageSummary.nullable()
+    .optional()
+    .describe(
+      "What the draft's saved tests covered when it was submitted (docs/api.md#saved-tests-and-coverage); null for a request made before coverage was kept",
+    ),
 });
 export type ReviewChecks = z.infer<typeof ReviewChecks>;
 
@@ -81,8 +87,11 @@ export type ReviewPublishBody = z.infer<typeof ReviewPublishBody>;
 
 const target = { principal: Principal, kind: RunnableKind, recordId: RecordIdParam };
 
-/** Request of `governance.submit` (a `PUT` with a non-draft status when the org has governance on) and `governance.get`. */
-export const ReviewTargetRequest = z.strictObject(target);
+/**
+ * Request of `governance.submit` (a `PUT` with a non-draft status when the org has governance on) and `governance.get`;
+ * a submission carries the org's `minCoverage` (absent or 0: no minimum), which the registry's publish check applies.
+ */
+export const ReviewTargetRequest = z.strictObject({ ...target, minCoverage: z.number().int().min(0).max(100).optional() });
 export type ReviewTargetRequest = z.input<typeof ReviewTargetRequest>;
 
 /** Request of `governance.approve` and `governance.reject`. */

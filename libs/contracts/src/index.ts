@@ -22,6 +22,9 @@ export {
   EngineErrorCode,
   RuleOnlyRequest,
   ValidateResponse,
+  ValidateHttpResponse,
+  PolicyStaticCheck,
+  PolicyChecksFields,
   ExplainedCondition,
   ExplainResponse,
   OperatorsResponse,
@@ -52,6 +55,8 @@ export {
   ApiKeyPage,
   ApiKeyListQuery,
   OrgSettings,
+  OrgSettingsBody,
+  MinCoverage,
 } from './identity.js';
 export {
   McpToolName,
@@ -145,6 +150,9 @@ export {
   PolicyRecordPage,
   FlowRecordPage,
   PolicyUpdateReply,
+  PolicySaveAnswer,
+  PolicyChecksRequest,
+  PolicyChecksReply,
   FlowUpdateReply,
   PolicyDraftReply,
   FlowDraftReply,
@@ -180,6 +188,7 @@ export {
   FlowReviewCheckReply,
   PublishCheckRequest,
   PublishCheckReply,
+  TestRunRequest,
   PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
@@ -372,3 +381,17 @@ export {
   WebhookRetryRequest,
   WebhookDeleted,
 } from './webhooks.js';
+export {
+  CoverageCount,
+  CoverageSummary,
+  UncoveredCondition,
+  UncoveredRow,
+  UncoveredEdge,
+  UncoveredItem,
+  CoverageReport,
+  TestRunResult,
+  TestRunReport,
+  TestRunQuery,
+  COVERAGE_DETAIL_ITEMS,
+  uncoveredText,
+} from './coverage.js';

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { PolicyChecksFields } from './engine.js';
+import { CoverageSummary, TestRunQuery } from './coverage.js';
 import { ErrorReason } from './errors.js';
 import { FlowDefinition, FlowResult } from './flow.js';
 import { pageOf, QueryFlag } from './http.js';
@@ -22,8 +24,11 @@ export const RegistrySubject = {
   policyResolve: 'registry.policy.resolve',
   policyPublishReviewed: 'registry.policy.publishReviewed',
   policyPublishCheck: 'registry.policy.publishCheck',
+  policyChecks: 'registry.policy.checks',
   policyRestore: 'registry.policy.restore',
   policyListDeleted: 'registry.policy.listDeleted',
+  /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
+  policyTestRun: 'registry.policy.testRun',
   flowCreate: 'registry.flow.create',
   flowUpdate: 'registry.flow.update',
   flowGet: 'registry.flow.get',
@@ -37,6 +42,8 @@ export const RegistrySubject = {
   flowPublishCheck: 'registry.flow.publishCheck',
   flowRestore: 'registry.flow.restore',
   flowListDeleted: 'registry.flow.listDeleted',
+  /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
+  flowTestRun: 'registry.flow.testRun',
   groupCreate: 'registry.group.create',
   groupGet: 'registry.group.get',
   groupUpdate: 'registry.group.update',
@@ -306,6 +313,9 @@ export type FlowRecordPage = z.infer<typeof FlowRecordPage>;
 /** Reply of `registry.policy.update`: `published` means a new version was created (HTTP 201), else 200. */
 export const PolicyUpdateReply = z.object({ outcome: z.enum(['updated', 'published']), record: PolicyRecord });
 export type PolicyUpdateReply = z.infer<typeof PolicyUpdateReply>;
+/** Answer of `POST /policy` and of a policy `PUT` that saves or publishes (200, 201): the record and its static checks. */
+export const PolicySaveAnswer = PolicyRecord.extend(PolicyChecksFields);
+export type PolicySaveAnswer = z.infer<typeof PolicySaveAnswer>;
 /** Reply of `registry.flow.update`; as {@link PolicyUpdateReply}. */
 export const FlowUpdateReply = z.object({ outcome: z.enum(['updated', 'published']), record: FlowRecord });
 export type FlowUpdateReply = z.infer<typeof FlowUpdateReply>;
@@ -371,13 +381,25 @@ export type EmptyReply = z.infer<typeof EmptyReply>;
 // ---- NATS requests: the HTTP body (or query) plus the caller and the path ids.
 
 const withPrincipal = { principal: Principal };
+/**
+ * The org's `minCoverage` setting, which the gateway keeps and sends with a publish (and the
+ * governance service with a submission's checks): a publish whose saved tests cover less is refused
+ * with `coverage_below_minimum`. Absent or 0: no minimum.
+ */
+const gate = { minCoverage: z.number().int().min(0).max(100).optional() };
 
 /** Request of `registry.policy.create`. */
 export const PolicyCreateRequest = z.strictObject({ ...withPrincipal, ...CreatePolicyBody.shape });
 export type PolicyCreateRequest = z.input<typeof PolicyCreateRequest>;
 /** Request of `registry.policy.update`. */
-export const PolicyUpdateRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam, ...UpdatePolicyBody.shape });
+export const PolicyUpdateRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam, ...UpdatePolicyBody.shape, ...gate });
 export type PolicyUpdateRequest = z.input<typeof PolicyUpdateRequest>;
+/** Request of `registry.policy.checks`: the static checks of a policy text (any member of the org; run in the registry's check workers). */
+export const PolicyChecksRequest = z.strictObject({ ...withPrincipal, rule: z.string() });
+export type PolicyChecksRequest = z.input<typeof PolicyChecksRequest>;
+/** Reply of `registry.policy.checks`. */
+export const PolicyChecksReply = z.object(PolicyChecksFields);
+export type PolicyChecksReply = z.infer<typeof PolicyChecksReply>;
 /** Request of `registry.policy.get`, `.draft` and `.delete`. */
 export const PolicyIdRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam });
 export type PolicyIdRequest = z.input<typeof PolicyIdRequest>;
@@ -389,7 +411,7 @@ export type PolicyVersionsRequest = z.input<typeof PolicyVersionsRequest>;
 export const FlowCreateRequest = z.strictObject({ ...withPrincipal, ...CreateFlowBody.shape });
 export type FlowCreateRequest = z.input<typeof FlowCreateRequest>;
 /** Request of `registry.flow.update`. */
-export const FlowUpdateRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam, ...UpdateFlowBody.shape });
+export const FlowUpdateRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam, ...UpdateFlowBody.shape, ...gate });
 export type FlowUpdateRequest = z.input<typeof FlowUpdateRequest>;
 /** Request of `registry.flow.get`, `.draft` and `.delete`. */
 export const FlowIdRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam });
@@ -477,13 +499,22 @@ export type FlowReviewCheckReply = z.infer<typeof FlowReviewCheckReply>;
  * when a draft is submitted for review): runs the publish checks of the draft `recordId` without
  * publishing anything. 409 `version_immutable` for a version.
  */
-export const PublishCheckRequest = z.strictObject({ ...withPrincipal, recordId: RecordIdParam });
+export const PublishCheckRequest = z.strictObject({ ...withPrincipal, recordId: RecordIdParam, ...gate });
 export type PublishCheckRequest = z.input<typeof PublishCheckRequest>;
 /**
  * Reply of `registry.{policy,flow}.publishCheck`: every reason a publish of the draft would be
  * refused (422 `cannot_publish`), empty when it would pass, and the content hash that was checked.
  */
-export const PublishCheckReply = z.object({ contentHash: z.string(), problems: z.array(ErrorReason) });
+/** Request of `registry.policy.testRun` / `registry.flow.testRun`: runs the saved tests of the base's draft, or of `version`. */
+export const TestRunRequest = z.strictObject({ principal: Principal, baseId: RecordIdParam, version: TestRunQuery.shape.version });
+export type TestRunRequest = z.input<typeof TestRunRequest>;
+
+export const PublishCheckReply = z.object({
+  contentHash: z.string(),
+  problems: z.array(ErrorReason),
+  /** What the saved tests cover, when the checks passed (the review summary shows it). */
+  coverage: CoverageSummary.optional(),
+});
 export type PublishCheckReply = z.infer<typeof PublishCheckReply>;
 
 // ---- Restore

@@ -42,6 +42,15 @@ describe('validateDiagnostics', () => {
   it('has nothing to say about a valid rule', () => {
     expect(validateDiagnostics(TYPO, { valid: true, error: null })).toEqual([]);
   });
+
+  it('underlines each static-check warning of a valid rule at its condition', () => {
+    const text = 'if x.n > 5\n  and x.n < 3 -> ok.';
+    const check = { check: 'contradiction' as const, severity: 'warning' as const, message: 'm', line: 2, column: 7, text: 'x.n < 3' };
+    expect(validateDiagnostics(text, { valid: true, error: null, checks: [check] })).toEqual([
+      { from: 17, to: 24, severity: 'warning', message: 'm', source: 'contradiction' },
+    ]);
+    expect(text.slice(17, 24)).toBe('x.n < 3');
+  });
 });
 
 describe('traceLineSources', () => {

@@ -32,6 +32,7 @@ import type { RunnerClient } from './clients/runner-client.js';
 import type { McpForwarder } from './clients/mcp-forwarder.js';
 import { gatewayOutbox } from './events/outbox.js';
 import type { RegistryClient } from './clients/registry-client.js';
+import type { PolicyChecker } from './http/policy-checks.js';
 import { getOrgSettings } from './repositories/org-settings.js';
 import { installationId } from './repositories/installation.js';
 import { groupRoutes } from './routes/group-routes.js';
@@ -193,7 +194,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.metrics) instrumentRequests(app, deps.metrics);
   await app.register(healthRoutes, { checks });
   await app.register(identityRoutes, { authenticator, identity });
-  await app.register(engineRoutes, { authenticator, engine: deps.engine });
+  const registry = deps.registry;
+  const policyChecks: PolicyChecker | undefined = registry && ((principal, rule, ctx) => registry.policyChecks(principal, rule, ctx));
+  await app.register(engineRoutes, { authenticator, engine: deps.engine, ...(policyChecks && { checks: policyChecks }) });
   if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp, rates });
   if (deps.runner) await app.register(storedRunRoutes, { authenticator, runner: deps.runner });
   await app.register(batchRunRoutes, {
@@ -205,12 +208,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(config.limits.runBatchTraceBytes !== undefined ? { batchTraceBytes: config.limits.runBatchTraceBytes } : {}),
   });
   if (deps.registry) {
-    const governanceApproval = async (orgId: string) => (await getOrgSettings(deps.db, orgId)).governanceApproval;
+    const orgSettings = (orgId: string) => getOrgSettings(deps.db, orgId);
+    const governanceApproval = async (orgId: string) => (await orgSettings(orgId)).governanceApproval;
     const governance = deps.governance;
     await app.register(registryRoutes, {
       authenticator,
       registry: deps.registry,
-      governanceApproval,
+      orgSettings,
+      ...(policyChecks && { checks: policyChecks }),
       ...(governance ? { governance } : {}),
     });
     if (governance) await app.register(reviewRoutes, { authenticator, governance });

@@ -131,6 +131,8 @@ describe('engine over NATS', () => {
       expect((await app.inject({ method: 'POST', url: '/validate', headers: withKey(key), payload: { rule: 'r' } })).json()).toEqual({
         valid: true,
         error: null,
+        checks: [],
+        checksComplete: false,
       });
       expect((await app.inject({ method: 'POST', url: '/explain', headers: withKey(key), payload: { rule: 'r' } })).json()).toEqual({
         rule_count: 0,

@@ -235,6 +235,8 @@ describe('engine endpoints', () => {
     expect((await app.inject({ method: 'POST', url: '/validate', headers: withKey(adminKey), payload: { rule: 'a' } })).json()).toEqual({
       valid: true,
       error: null,
+      checks: [],
+      checksComplete: false,
     });
     expect((await app.inject({ method: 'POST', url: '/explain', headers: withKey(adminKey), payload: { rule: 'a' } })).json()).toEqual({
       rule_count: 0,

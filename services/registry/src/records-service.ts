@@ -1,13 +1,19 @@
 import {
   ArbiterError,
+  COVERAGE_DETAIL_ITEMS,
   newEvent,
+  uncoveredText,
   type ArbiterEvent,
   type ErrorReason,
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
+  type PolicyChecksReply,
   type Principal,
   RecordListSort,
   type RunnableKind,
+  type CoverageReport,
+  type PublishCheckReply,
+  type TestRunReport,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
@@ -21,6 +27,7 @@ import {
   findCurrentOfBase,
   findDraft,
   findRecordWithBase,
+  findVersion,
   getRecord,
   insertBaseWithDraft,
   insertRecord,
@@ -57,6 +64,17 @@ export interface KindSpec {
   referenceProblems(content: Partial<RecordContent>, db: Knex, orgId: string): Promise<ErrorReason[]>;
   /** Every reason the content cannot be published (422), looked up within the publishing transaction. */
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
+  /** The static checks of a rule text (warnings, in a worker with a deadline); policies only. */
+  staticChecks?(rule: string): Promise<PolicyChecksReply>;
+  /**
+   * Runs the saved tests of `content` with coverage (docs/api.md#saved-tests-and-coverage), in a
+   * worker; a flow's policy nodes are looked up in `db` (a version's pinned versions kept).
+   */
+  testRun(
+    content: RecordContent & { pinnedVersions?: Record<string, number> | null },
+    db: Knex | Knex.Transaction,
+    orgId: string,
+  ): Promise<TestRunReport>;
   /**
    * A publish through review runs reviewed text only: the reasons it would not
    * (422), and the versions to pin (flows; recorded with the version). None for policies.
@@ -212,13 +230,15 @@ export class RecordsService {
    * Applies `patch` to a draft; with status `published`, then publishes it as the next version
    * (publisher/admin): the draft row itself becomes the version. 409 on a version; 403 when a
    * non-owner edits a never-published draft; 422 with every reason when it cannot be published,
-   * in which case nothing changes (the edits roll back too).
+   * and 422 `coverage_below_minimum` when its checks pass but its saved tests cover less than
+   * `minCoverage` percent (the org's setting; 0 never refuses): in either case nothing changes (the edits roll back too).
    */
   async update(
     p: Principal,
     recordId: string,
     status: 'draft' | 'published',
     patch: Partial<RecordContent>,
+    minCoverage = 0,
   ): Promise<{ outcome: 'updated' | 'published'; record: RecordRow }> {
     requireCapability(
       p,
@@ -245,7 +265,7 @@ export class RecordsService {
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
-      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {});
+      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {}, false, minCoverage);
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }
@@ -302,13 +322,90 @@ export class RecordsService {
    * draft is submitted for review): every reason a publish would be refused, empty when it would
    * pass, with the content hash that was checked. 409 `version_immutable` for a version.
    */
-  async publishCheck(p: Principal, recordId: string): Promise<{ contentHash: string; problems: ErrorReason[] }> {
+  async publishCheck(p: Principal, recordId: string, minCoverage = 0): Promise<PublishCheckReply> {
     requireCapability(p, 'edit', `check ${this.kind} drafts for publishing`);
     const { record } = await this.loadLive(p, recordId);
     if (record.status !== 'draft') throw immutable(this.kind, record);
-    // Read-only: the same checks a publish runs in its transaction, then nothing is written.
-    const problems = await this.deps.db.transaction((trx) => this.spec.publishProblems(record, trx, p.orgId), { readOnly: true });
-    return { contentHash: contentHashOf(record), problems };
+    // Read-only: the same checks a publish runs in its transaction, then nothing is written. When
+    // they pass, the saved tests' coverage is counted for the review summary (and the minimum).
+    return this.deps.db.transaction(
+      async (trx): Promise<PublishCheckReply> => {
+        const contentHash = contentHashOf(record);
+        const problems = await this.spec.publishProblems(record, trx, p.orgId);
+        if (problems.length > 0) return { contentHash, problems };
+        const { coverage } = await this.spec.testRun(record, trx, p.orgId);
+        this.refuseBelowMinimum(record.id, coverage, minCoverage, 'submitted for review');
+        return { contentHash, problems, coverage: coverage.summary };
+      },
+      { readOnly: true },
+    );
+  }
+
+  /**
+   * Refuses (422 `coverage_below_minimum`) content whose saved tests cover less than `minCoverage`
+   * percent, naming the percent, the minimum and the first uncovered parts; nothing to do at 0.
+   */
+  private async assertCoverage(
+    content: RecordContent & { id: string; pinnedVersions?: Record<string, number> | null },
+    db: Knex | Knex.Transaction,
+    orgId: string,
+    minCoverage: number,
+    action: 'published' | 'submitted for review',
+  ): Promise<void> {
+    if (minCoverage <= 0) return;
+    const { coverage } = await this.spec.testRun(content, db, orgId);
+    this.refuseBelowMinimum(content.id, coverage, minCoverage, action);
+  }
+
+  /** 422 `coverage_below_minimum` when `coverage` is below `minCoverage` percent (0: never). */
+  private refuseBelowMinimum(
+    id: string,
+    coverage: CoverageReport,
+    minCoverage: number,
+    action: 'published' | 'submitted for review',
+  ): void {
+    const percent = coverage.summary.percent;
+    if (minCoverage <= 0 || percent >= minCoverage) return;
+    const first = coverage.uncovered.slice(0, COVERAGE_DETAIL_ITEMS);
+    const more = coverage.uncovered.length - first.length;
+    throw new ArbiterError(
+      'coverage_below_minimum',
+      `${this.kind} \`${id}\` cannot be ${action}: its saved tests cover ${percent} %, below the org's minimum of ${minCoverage} %` +
+        (first.length > 0 ? `; ${coverage.uncovered.length} part${coverage.uncovered.length === 1 ? '' : 's'} not fully covered` : '') +
+        (more > 0 ? ` (the first ${first.length} listed)` : ''),
+      first.map((item) => ({
+        code: `uncovered_${item.kind}`,
+        message: uncoveredText(item),
+        path: item.kind === 'row' || item.kind === 'edge' ? `definition.nodes.${item.kind === 'row' ? item.nodeId : item.from}` : 'rule',
+      })),
+    );
+  }
+
+  /**
+   * Runs the saved tests of a base's draft (given its base id or any record id: the draft, else its
+   * latest version), or of `version`, with their coverage: any member of the org. 404 for unknown,
+   * deleted or other-org ids and for a version the base does not have.
+   */
+  async testRun(p: Principal, id: string, version?: number): Promise<TestRunReport> {
+    requireCapability(p, 'view', `run the saved tests of ${plural(this.kind)}`);
+    const found = await this.loadLive(p, id);
+    let record = found.record;
+    if (version !== undefined) {
+      const versioned = await findVersion(this.deps.db, found.base.id, version);
+      if (!versioned) throw new ArbiterError('not_found', `${this.kind} \`${found.base.id}\` has no version ${version}`);
+      record = versioned;
+    }
+    return this.spec.testRun(record, this.deps.db, p.orgId);
+  }
+
+  /**
+   * The static checks of a policy text (docs/api.md#static-checks), for any member of the org:
+   * `/validate` and the answers of policy saves carry them.
+   */
+  async staticChecks(p: Principal, rule: string): Promise<PolicyChecksReply> {
+    requireCapability(p, 'view', `check ${plural(this.kind)}`);
+    if (!this.spec.staticChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no rule text to check`);
+    return this.spec.staticChecks(rule);
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */
@@ -469,6 +566,7 @@ export class RecordsService {
     events: ArbiterEvent[],
     details: { requestId?: string },
     reviewed = false,
+    minCoverage = 0,
   ): Promise<RecordRow> {
     const content = { ...record, ...edits };
     const review = reviewed && this.spec.reviewedProblems ? await this.spec.reviewedProblems(content, trx, p.orgId) : undefined;
@@ -480,6 +578,7 @@ export class RecordsService {
         problems,
       );
     }
+    await this.assertCoverage(content, trx, p.orgId, minCoverage, 'published');
     const version = (base.latestVersion ?? 0) + 1;
     if (version > MAX_VERSION) {
       throw new ArbiterError(

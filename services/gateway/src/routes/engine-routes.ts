@@ -6,7 +6,7 @@ import {
   RunRequest,
   RunResponse,
   tracesOf,
-  ValidateResponse,
+  ValidateHttpResponse,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
@@ -15,11 +15,14 @@ import { sendAnswer } from '../http/raw-json.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { EngineClient } from '../clients/engine-client.js';
+import { checksFor, type PolicyChecker } from '../http/policy-checks.js';
 
 /** Dependencies of {@link engineRoutes}. */
 export interface EngineRoutesOptions {
   readonly authenticator: Authenticator;
   readonly engine: EngineClient;
+  /** The static checks `/validate` answers with; without it they are left out (`checks: []`, `checksComplete: false`). */
+  readonly checks?: PolicyChecker;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
@@ -29,7 +32,7 @@ const tags = ['engine'];
  * `POST /run`, `/validate`, `/explain` and `GET /operators`: an `x-api-key` with scope `view`
  * is required (docs/api.md#authentication-and-roles); the work is done by the execution service.
  */
-export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (app, { authenticator, engine }) => {
+export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (app, { authenticator, engine, checks }) => {
   authenticate(app, authenticator, 'api-key-only');
   // `data` travels to the execution service as the bytes the caller sent (never parsed and written again).
   installItemsBodyParser(app, undefined, { key: 'data', as: 'value' });
@@ -68,11 +71,23 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
     schema: {
       tags,
       security,
-      summary: 'Check the syntax of a rule',
+      summary: 'Check the syntax of a rule, and its static checks',
+      description:
+        '`valid` and `error` as before; `checks` lists the static-check warnings of a rule that parses (conditions that are always ' +
+        'true or false, conditions joined by `and` that cannot all hold; docs/api.md, "Static checks"), each with its line, column and ' +
+        'text. Warnings never make a rule invalid. `checksComplete` is false when the checks stopped at their bound or did not run ' +
+        '(the registry, which runs them, did not answer): the answer is still 200.',
       body: RuleOnlyRequest,
-      response: { 200: ValidateResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+      response: { 200: ValidateHttpResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
     },
-    handler: async (request) => engine.validate(principalOf(request), request.body, { requestId: request.id }),
+    handler: async (request) => {
+      const principal = principalOf(request);
+      const [answer, found] = await Promise.all([
+        engine.validate(principal, request.body, { requestId: request.id }),
+        checksFor(request, checks, principal, request.body.rule),
+      ]);
+      return { ...answer, ...found };
+    },
   });
 
   app.post('/explain', {

@@ -14,9 +14,12 @@ import {
   PolicyRecord,
   PolicyRecordPage,
   PolicyReview,
+  PolicySaveAnswer,
   PolicySummaryPage,
   RecordIdParam,
   type RecordListQuery,
+  TestRunQuery,
+  TestRunReport,
   UpdateFlowBody,
   UpdatePolicyBody,
   VersionsQuery,
@@ -30,18 +33,24 @@ import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { Page, RecordsClient, RegistryCallContext, RegistryClient } from '../clients/registry-client.js';
 import { reviewBody, type GovernanceClient } from '../clients/governance-client.js';
+import { checksFor, type PolicyChecker } from '../http/policy-checks.js';
 
 /** Dependencies of {@link registryRoutes}. */
 export interface RegistryRoutesOptions {
   readonly authenticator: Authenticator;
   readonly registry: RegistryClient;
-  /** Whether the org's `governanceApproval` setting is on (publishing then needs a review). */
-  readonly governanceApproval: (orgId: string) => Promise<boolean>;
+  /**
+   * The org's settings a publish follows: `governanceApproval` (publishing then needs a review) and
+   * `minCoverage` (sent with a publish and a submission; the registry refuses less coverage).
+   */
+  readonly orgSettings: (orgId: string) => Promise<{ governanceApproval: boolean; minCoverage: number }>;
   /**
    * The governance service: with it, a publish under governance is submitted for review (202) and
    * drafts in record bodies carry their `review`; without it such a publish is refused (409 `not_approved`).
    */
   readonly governance?: GovernanceClient;
+  /** The static checks a saved policy's answer carries; without it they are left out (`checks: []`, `checksComplete: false`). */
+  readonly checks?: PolicyChecker;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] }];
@@ -52,6 +61,12 @@ const FLOW_REFERENCES =
   `missing pinned version, is refused with 400 \`validation_failed\` (reasons \`unknown_policy\`, \`unknown_version\`, path ` +
   `\`definition.nodes.<id>.baseId|policyId|version\`).`;
 
+/** What a policy's save and publish answers carry, for the OpenAPI descriptions. */
+const POLICY_CHECKS =
+  ` The answer (201, and a \`PUT\`'s 200 or 201) is the record with the rule's static checks: \`checks\` (warnings: conditions always ` +
+  `true or false, conditions joined by \`and\` that cannot all hold, each with line, column and text; docs/api.md, "Static checks") and ` +
+  `\`checksComplete\` (false when they stopped at their bound or did not run). Warnings never block a save or a publish.`;
+
 /**
  * The stored policy and flow endpoints of docs/api.md#policies-and-flows (without the review endpoints):
  * API key or bearer JWT. Authorization, ownership and tenancy are decided by the registry; the
@@ -59,10 +74,10 @@ const FLOW_REFERENCES =
  */
 export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = async (
   app,
-  { authenticator, registry, governanceApproval, governance },
+  { authenticator, registry, orgSettings, governance, checks },
 ) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
-  recordRoutes(app, governanceApproval, governance, {
+  recordRoutes(app, orgSettings, governance, {
     noun: 'policy',
     plural: 'policies',
     idParam: 'policyId',
@@ -73,8 +88,9 @@ export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = asyn
     createBody: CreatePolicyBody,
     updateBody: UpdatePolicyBody,
     client: registry.policies,
+    saved: { answer: PolicySaveAnswer, checks: (request, record) => checksFor(request, checks, principalOf(request), record.rule) },
   });
-  recordRoutes(app, governanceApproval, governance, {
+  recordRoutes(app, orgSettings, governance, {
     noun: 'flow',
     plural: 'flows',
     idParam: 'flowId',
@@ -100,6 +116,8 @@ interface KindRoutes<R extends StoredRecord, S, C, U extends { status: RecordSta
   createBody: z.ZodType<C>;
   updateBody: z.ZodType<U>;
   client: RecordsClient<R, S, C, U>;
+  /** Policies: the answer of a save or publish (200, 201) is the record with its static checks (docs/api.md#static-checks). */
+  saved?: { answer: z.ZodType; checks: (request: FastifyRequest, record: R) => Promise<object> };
 }
 
 type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
@@ -113,7 +131,7 @@ type IdParams = { Params: Record<string, string> };
 /** Registers the seven routes of one kind (`/policy...` or `/flow...`). */
 function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordStatus }>(
   zodApp: ZodApp,
-  governanceApproval: (orgId: string) => Promise<boolean>,
+  orgSettings: RegistryRoutesOptions['orgSettings'],
   governance: GovernanceClient | undefined,
   k: KindRoutes<R, S, C, U>,
 ): void {
@@ -128,6 +146,10 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
   const idOf = (p: Record<string, string>): string => p[idParam];
   const ctx = (request: { id: string }): RegistryCallContext => ({ requestId: request.id });
   const recordIdOf = (r: R): string => (r as unknown as Record<string, string>)[idParam];
+  const savedSchema = k.saved?.answer ?? k.record;
+  /** The answer of a save or publish: the record, with its static checks for policies. */
+  const savedAnswer = async <T extends R>(request: FastifyRequest, record: T): Promise<T> =>
+    k.saved === undefined ? record : { ...record, ...(await k.saved.checks(request, record)) };
 
   /**
    * Adds `review` to the drafts among `records` (one governance call). Best effort: when the
@@ -157,15 +179,15 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       summary: `Create a ${noun}: its base and its draft (editor and up)`,
       description:
         `The draft is owned by its creator until it is first published: only the creator lists it, any member of the org can load it by id.` +
-        (noun === 'flow' ? FLOW_REFERENCES : ''),
+        (noun === 'flow' ? FLOW_REFERENCES : POLICY_CHECKS),
       body: k.createBody,
-      response: { 201: k.record, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
+      response: { 201: savedSchema, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
     },
     handler: async (request, reply) => {
       const created = await client.create(principalOf(request), request.body as C, ctx(request));
       // A new draft was never submitted: its review state is known without asking.
       const review: RecordReview = { state: 'draft', requestId: null, stale: false };
-      return reply.status(201).send(governance === undefined ? created : { ...created, review });
+      return reply.status(201).send(await savedAnswer(request, governance === undefined ? created : { ...created, review }));
     },
   });
 
@@ -176,8 +198,10 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       summary: `Update the draft (\`status:"draft"\`, 200) or publish it (\`status:"published"\`: 201 new version, or 202 submitted for review)`,
       description:
         `Given a base id, edits the base's draft (409 \`version_immutable\` when it has none). Given fields are applied first. Publishing (publisher or admin) consumes the draft: the record becomes the next version. ` +
-        `A version is immutable (409 \`version_immutable\`). Publishing checks every problem at once (422 \`cannot_publish\`, nothing changed).` +
-        (noun === 'flow' ? FLOW_REFERENCES : '') +
+        `A version is immutable (409 \`version_immutable\`). Publishing checks every problem at once (422 \`cannot_publish\`, nothing changed); ` +
+        `when they pass and the org's \`minCoverage\` setting is above 0, a draft whose saved tests cover less than that percent is refused ` +
+        `with 422 \`coverage_below_minimum\` (the percent, the minimum and the first uncovered parts; nothing changed; the same at a submission for review).` +
+        (noun === 'flow' ? FLOW_REFERENCES : POLICY_CHECKS) +
         ` ` +
         `When the org has governance approval on, publishing needs a review: the given fields are saved, then the draft is submitted for approval ` +
         `(editor and up) and the answer is its review summary (202, state \`pending_approval\`, \`checks\` passed). The submission runs the publish checks first: ` +
@@ -186,8 +210,8 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       params,
       body: k.updateBody,
       response: {
-        200: k.record,
-        201: k.record,
+        200: savedSchema,
+        201: savedSchema,
         202: k.review,
         ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503, 504),
       },
@@ -196,7 +220,10 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       const principal = principalOf(request);
       const recordId = idOf(request.params);
       const body = request.body as U;
-      if (body.status !== 'draft' && (await governanceApproval(principal.orgId))) {
+      const settings = body.status !== 'draft' ? await orgSettings(principal.orgId) : undefined;
+      // Sent only when set: a publish without it is checked as before.
+      const gate = settings !== undefined && settings.minCoverage > 0 ? { minCoverage: settings.minCoverage } : {};
+      if (settings?.governanceApproval) {
         if (governance === undefined) {
           await refuseUnreviewedPublish(principal, noun, await client.get(principal, recordId, ctx(request)), recordId);
         } else {
@@ -204,13 +231,13 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
           if (Object.keys(body).some((key) => key !== 'status')) {
             await client.update(principal, recordId, { ...body, status: 'draft' }, ctx(request));
           }
-          const summary = await governance.submit(principal, noun, recordId, ctx(request));
+          const summary = await governance.submit(principal, noun, recordId, ctx(request), settings.minCoverage);
           return reply.status(202).send(reviewBody(summary));
         }
       }
-      const out = await client.update(principal, recordId, body, ctx(request));
-      if (out.outcome === 'published') return reply.status(201).send(out.record);
-      return reply.status(200).send((await withReviews(request, [out.record]))[0]);
+      const out = await client.update(principal, recordId, { ...body, ...gate }, ctx(request));
+      if (out.outcome === 'published') return reply.status(201).send(await savedAnswer(request, out.record));
+      return reply.status(200).send(await savedAnswer(request, (await withReviews(request, [out.record]))[0]));
     },
   });
 
@@ -286,6 +313,28 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
         (query) => client.list(principalOf(request), query, ctx(request)),
         (query) => client.listDeleted(principalOf(request), query, ctx(request)),
       ),
+  });
+
+  app.post<{ Params: { baseId: string }; Querystring: TestRunQuery }>(`/${noun}/:baseId/tests/run`, {
+    onRequest: requireCapability('view'),
+    schema: {
+      tags,
+      security,
+      summary: `Run the saved tests of the ${noun}'s draft, or of a version, with their coverage (viewer and up)`,
+      description:
+        `Runs every saved test of the base's draft (given its base id or any of its record ids; the latest version when the base has no draft), ` +
+        `or of version \`version\`, as a publish would, off the registry's serving thread: each test's expected and actual result ` +
+        `(a test whose data breaks the schema or whose run stops with an error fails with \`error\`), and what the tests cover: ` +
+        (noun === 'policy'
+          ? `each condition seen both true and false, each quantifier both holding and failing, each reference followed`
+          : `each decision-table row matched at least once, each edge (node to node) taken at least once`) +
+        `, with the percent and every uncovered part. Nothing is stored. 404 for unknown, deleted or other-org ids and for a version the base does not have; ` +
+        `400 for a \`version\` that is not a positive integer; 504 when the tests run past the publish checks' deadline.`,
+      params: z.object({ baseId: RecordIdParam }),
+      querystring: TestRunQuery,
+      response: { 200: TestRunReport, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
+    },
+    handler: async (request) => client.testRun(principalOf(request), request.params.baseId, request.query, ctx(request)),
   });
 
   app.delete<IdParams>(one, {

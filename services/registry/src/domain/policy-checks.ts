@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { ErrorReason, PolicyTest } from '@arbiter/contracts';
-import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, readPaths, type CompiledPolicy } from '@arbiter/rule-lang';
+import type { ErrorReason, PolicyChecksReply, PolicyTest } from '@arbiter/contracts';
+import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, policyChecks, readPaths, type CompiledPolicy } from '@arbiter/rule-lang';
 import { compileSchema, schemaMismatch, type CompiledSchema } from './json-schema.js';
 import { formatPath, missingSchemaPaths } from './schema-paths.js';
 
@@ -9,6 +9,20 @@ export interface PolicyContent {
   rule: string;
   schema: Record<string, unknown> | null;
   tests: PolicyTest[];
+}
+
+/**
+ * The static checks of a policy text (warnings; the rule language's `policyChecks`). A text that
+ * does not parse has none: its parse error is what `/validate` and publishing report.
+ */
+export function staticChecks(rule: string): PolicyChecksReply {
+  try {
+    const { checks, complete } = policyChecks(rule);
+    return { checks, checksComplete: complete };
+  } catch (err) {
+    if (isRuleParseError(err)) return { checks: [], checksComplete: true };
+    throw err;
+  }
 }
 
 /** The schema's own problem, if any (`invalid_schema`), and the compiled schema otherwise. */
