@@ -6,7 +6,14 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/node_modules/**', '**/dist/**', '**/dist-bench/**', '**/coverage/**', 'libs/rule-lang/src/generated/**'],
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/dist-bench/**',
+      '**/coverage/**',
+      'libs/rule-lang/src/generated/**',
+      'bench/reasons/.baseline/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

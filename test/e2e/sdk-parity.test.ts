@@ -1,5 +1,6 @@
 /**
- * Local evaluation answers byte for byte what the service answers: the language corpus
+ * Local evaluation answers byte for byte what the service answers, with reasons too (`?reasons=true`
+ * / `{reasons: true}`): the language corpus
  * (every case of libs/rule-lang/test/cases with data) and the policy and flow fixtures below, run
  * in an SDK runtime and through `POST /run/policy/{baseId}` / `POST /run/flow/{baseId}`, give the
  * same JSON text. Requests that the service refuses (data that is not an object, nested too deep)
@@ -32,9 +33,16 @@ afterAll(async () => {
  * The service's answer as text (status and body), exactly as it was sent. A 503 or 429 (the
  * execution queue full under this file's parallel load) is no answer to compare: asked again.
  */
-async function remote(kind: 'policy' | 'flow', baseId: string, data: unknown, trace = true): Promise<{ status: number; text: string }> {
+async function remote(
+  kind: 'policy' | 'flow',
+  baseId: string,
+  data: unknown,
+  trace = true,
+  reasons = false,
+): Promise<{ status: number; text: string }> {
+  const query = [...(trace ? [] : ['trace=false']), ...(reasons ? ['reasons=true'] : [])].join('&');
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(`${stack.baseUrl}/run/${kind}/${baseId}${trace ? '' : '?trace=false'}`, {
+    const res = await fetch(`${stack.baseUrl}/run/${kind}/${baseId}${query === '' ? '' : `?${query}`}`, {
       method: 'POST',
       headers: { 'x-api-key': stack.adminKey, 'content-type': 'application/json' },
       body: JSON.stringify(data),
@@ -46,12 +54,13 @@ async function remote(kind: 'policy' | 'flow', baseId: string, data: unknown, tr
 }
 
 /** The local answer as the service would send it: its JSON text, or the status and code it would refuse with. */
-async function local(runtime: LocalRuntime, kind: 'policy' | 'flow', baseId: string, data: unknown, trace = true) {
+async function local(runtime: LocalRuntime, kind: 'policy' | 'flow', baseId: string, data: unknown, trace = true, reasons = false) {
   try {
+    const opts = reasons ? { trace, reasons } : { trace };
     const answer =
       kind === 'policy'
-        ? runtime.run(baseId, data as Record<string, unknown>, { trace })
-        : await runtime.runFlow(baseId, data as Record<string, unknown>, { trace });
+        ? runtime.run(baseId, data as Record<string, unknown>, opts)
+        : await runtime.runFlow(baseId, data as Record<string, unknown>, opts);
     return { status: 200, text: JSON.stringify(answer) };
   } catch (err) {
     if (!isArbiterError(err)) throw err;
@@ -69,9 +78,18 @@ const transportOnly = (problem: { detail: string; errors?: Array<{ code: string 
   problem.errors?.some((e) => EDGE_ONLY.has(e.code)) === true || /^data is nested deeper than \d+ levels$/.test(problem.detail);
 
 /** Compares one run: the same 200 body, or the same refusal (status and code). Returns whether the gateway's edge alone refused it. */
-async function expectParity(runtime: LocalRuntime, kind: 'policy' | 'flow', baseId: string, data: unknown, what: string): Promise<boolean> {
-  const there = await remote(kind, baseId, data);
-  const here = await local(runtime, kind, baseId, data);
+async function expectParity(
+  runtime: LocalRuntime,
+  kind: 'policy' | 'flow',
+  baseId: string,
+  data: unknown,
+  what: string,
+  reasons = false,
+): Promise<boolean> {
+  const there = await remote(kind, baseId, data, true, reasons);
+  const here = await local(runtime, kind, baseId, data, true, reasons);
+  // Every policy answer carries them (flows: each policy node's).
+  if (reasons && kind === 'policy' && there.status === 200) expect(there.text, what).toContain('"reasons":');
   if (there.status === 200) {
     expect(here, what).toEqual({ status: 200, text: there.text });
     return false;
@@ -121,6 +139,13 @@ describe('the language corpus', () => {
       });
       // The corpus's own `__proto__` cases, which only HTTP refuses.
       expect(edgeOnly.length).toBeLessThan(5);
+      // With reasons (`?reasons=true` / `{reasons: true}`): the same reasons, byte for byte.
+      const edgeOnlyWithReasons: string[] = [];
+      await inParallel(cases, 8, async (c) => {
+        if (await expectParity(runtime, 'policy', bases.get(c.rule)!, c.data, `${c.file}: ${c.note} (reasons)`, true))
+          edgeOnlyWithReasons.push(c.note);
+      });
+      expect(edgeOnlyWithReasons.sort()).toEqual([...edgeOnly].sort());
     } finally {
       await runtime.close();
     }
@@ -295,6 +320,7 @@ describe('policy and flow fixtures', () => {
     for (const [name, inputs] of Object.entries(data)) {
       for (const [i, input] of inputs.entries()) {
         if (await expectParity(runtime, 'policy', policies[name], input, `${name} #${i}`)) transportRefusals.push(`${name} #${i}`);
+        await expectParity(runtime, 'policy', policies[name], input, `${name} #${i} (reasons)`, true);
       }
     }
     // data nested 65 deep: the service refuses it (MAX_DATA_DEPTH), a local run evaluates it
@@ -318,7 +344,10 @@ describe('policy and flow fixtures', () => {
       { applicant: { age: -4 } },
     ];
     for (const [name, baseId] of Object.entries(flows)) {
-      for (const [i, input] of inputs.entries()) await expectParity(runtime, 'flow', baseId, input, `${name} #${i}`);
+      for (const [i, input] of inputs.entries()) {
+        await expectParity(runtime, 'flow', baseId, input, `${name} #${i}`);
+        await expectParity(runtime, 'flow', baseId, input, `${name} #${i} (reasons)`, true);
+      }
     }
     expect((await runtime.runFlow(flows.deletedNode, { applicant: { age: 20 } })).errorCode).toBe('policy_not_found');
     expect((await runtime.runFlow(flows.chain, { applicant: { age: 19 } })).result).toBe('manual review');

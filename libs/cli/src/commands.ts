@@ -44,6 +44,8 @@ export interface EvalInput {
   trace?: boolean;
   /** Steps the evaluation may take (default: the library's default for the mode). */
   stepBudget?: number;
+  /** Also print why the result came out (`reasons`, default false). */
+  reasons?: boolean;
 }
 
 const usageFailure = (command: string, err: unknown): CommandOutput => {
@@ -63,7 +65,7 @@ function tryCompile(text: string): { policy: CompiledPolicy } | { parseError: Ru
 
 /**
  * `rules eval`: evaluates the rule text against the data and prints the evaluation JSON
- * `{result, outcomes, trace, error?, errorCode?}` (2-space indent).
+ * `{result, outcomes, trace, error?, errorCode?, reasons?}` (2-space indent; `reasons` with `--reasons`).
  * Exit 0 when the policy was evaluated (result true or false, missing data included);
  * 1 when the rule text does not parse (the JSON, with `errorCode: "parse_error"`, is still printed);
  * 2 when the data is not a JSON object or holds an unpaired UTF-16 surrogate (text that is no
@@ -81,7 +83,11 @@ export function runEval(input: EvalInput): CommandOutput {
     return usageFailure('eval', err);
   }
   const run = resolveRun(
-    { ...(input.trace !== undefined && { trace: input.trace }), ...(input.now !== undefined && { now: input.now.toISOString() }) },
+    {
+      ...(input.trace !== undefined && { trace: input.trace }),
+      ...(input.now !== undefined && { now: input.now.toISOString() }),
+      ...(input.reasons === true && { reasons: true }),
+    },
     cliLimits(input.stepBudget),
   );
   const compiled = tryCompile(input.rule);

@@ -4,7 +4,7 @@
  * streams (see main.ts for the stdin/stdout wiring) and is testable without processes.
  */
 
-import { compile, type CompiledPolicy } from '@arbiter/rule-lang';
+import { compile, type CompiledPolicy, type Reasons } from '@arbiter/rule-lang';
 import { answerPolicy, compileRule, resolveRun, type CompiledRule, type PolicyAnswer } from '@arbiter/run';
 import { cliLimits, describeJson, isJsonObject, stripBom, unpairedSurrogateIn } from './output.js';
 
@@ -16,6 +16,8 @@ export interface JsonlResult {
   error: string | null;
   /** `parse_error`, `missing_selector`, `missing_property`, or `bad_input` for a malformed line. */
   errorCode: string | null;
+  /** Why the result came out: only with `--reasons` (LANGUAGE.md §10.4). */
+  reasons?: Reasons;
 }
 
 /** Options of {@link runJsonl}. */
@@ -26,6 +28,8 @@ export interface JsonlOptions {
   now?: Date;
   /** Steps each evaluation may take (default: the library's default for the mode). */
   stepBudget?: number;
+  /** Add why each result came out (`reasons`, default false). */
+  reasons?: boolean;
   /** How many compiled policies to keep, keyed by rule text (default 1000, least recently used dropped). */
   cacheSize?: number;
   /** The compiler (tests count calls through it). */
@@ -65,13 +69,17 @@ class LruCache<K, V> {
 
 const badInput = (message: string): JsonlResult => ({ result: false, outcomes: {}, trace: [], error: message, errorCode: 'bad_input' });
 
-const toLine = (r: PolicyAnswer): JsonlResult => ({
-  result: r.result,
-  outcomes: r.outcomes,
-  trace: r.trace,
-  error: r.error ?? null,
-  errorCode: r.errorCode ?? null,
-});
+const toLine = (r: PolicyAnswer): JsonlResult => {
+  const line: JsonlResult = {
+    result: r.result,
+    outcomes: r.outcomes,
+    trace: r.trace,
+    error: r.error ?? null,
+    errorCode: r.errorCode ?? null,
+  };
+  if (r.reasons !== undefined) line.reasons = r.reasons;
+  return line;
+};
 
 /** Reads one request line; returns the rule and data, or the `bad_input` message. */
 export function parseRequest(line: string, lineNo: number): { rule: string; data: Record<string, unknown> } | { error: string } {
@@ -104,7 +112,11 @@ export async function runJsonl(
   options: JsonlOptions = {},
 ): Promise<JsonlStats> {
   const run = resolveRun(
-    { ...(options.trace !== undefined && { trace: options.trace }), ...(options.now !== undefined && { now: options.now.toISOString() }) },
+    {
+      ...(options.trace !== undefined && { trace: options.trace }),
+      ...(options.now !== undefined && { now: options.now.toISOString() }),
+      ...(options.reasons === true && { reasons: true }),
+    },
     cliLimits(options.stepBudget),
   );
   const doCompile = options.compile ?? compile;

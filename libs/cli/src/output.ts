@@ -1,7 +1,7 @@
 /** Shared pieces of the `rules` CLI: exit codes, outputs, JSON input helpers. No I/O here. */
 
 import { unpairedSurrogateAt } from '@arbiter/contracts';
-import type { PolicyCheck, RuleParseError } from '@arbiter/rule-lang';
+import type { PolicyCheck, Reasons, RuleParseError } from '@arbiter/rule-lang';
 import type { RunLimits } from '@arbiter/run';
 
 /**
@@ -39,13 +39,16 @@ export interface CliEvaluation {
   trace: string[];
   error?: string;
   errorCode?: string;
+  /** Why the result came out (`--reasons`, LANGUAGE.md §10.4). */
+  reasons?: Reasons;
 }
 
-/** Keeps the public fields of an evaluation in a fixed order; `error`/`errorCode` only when present. */
+/** Keeps the public fields of an evaluation in a fixed order; `error`/`errorCode`/`reasons` only when present. */
 export function toCliEvaluation(r: CliEvaluation): CliEvaluation {
   const out: CliEvaluation = { result: r.result, outcomes: r.outcomes, trace: r.trace };
   if (r.error !== undefined) out.error = r.error;
   if (r.errorCode !== undefined) out.errorCode = r.errorCode;
+  if (r.reasons !== undefined) out.reasons = r.reasons;
   return out;
 }
 
@@ -145,6 +148,7 @@ export function unpairedSurrogateIn(value: unknown, root: string): string | null
 export function cliLimits(stepBudget: number | undefined): Partial<RunLimits> {
   return {
     maxTraceBytes: Infinity,
+    maxReasonsBytes: Infinity,
     ...(stepBudget !== undefined && { stepBudget, tracedStepBudget: stepBudget }),
   };
 }

@@ -33,6 +33,7 @@ const OPTIONS = {
     now: { type: 'string' },
     'step-budget': { type: 'string' },
     'no-trace': { type: 'boolean' },
+    reasons: { type: 'boolean' },
     jsonl: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -131,6 +132,7 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
           throw new CliUsageError('--jsonl reads rule and data from stdin; drop --rule/--data');
         await runJsonl(io.stdinLines(), (chunk) => io.stdout(chunk), {
           trace,
+          ...(values.reasons === true && { reasons: true }),
           ...(now && { now }),
           ...(stepBudget !== undefined && { stepBudget }),
         });
@@ -147,6 +149,7 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
         ruleName: values.rule,
         dataName: values.data,
         trace,
+        ...(values.reasons === true && { reasons: true }),
         ...(now && { now }),
         ...(stepBudget !== undefined && { stepBudget }),
       });

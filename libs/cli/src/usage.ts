@@ -24,10 +24,10 @@ ${EXIT_CODES}
 
 /** Help of each command, by name. */
 export const COMMAND_USAGE: Readonly<Record<'eval' | 'check' | 'test' | 'pull' | 'push', string>> = {
-  eval: `Usage: rules eval --rule FILE --data FILE [--now ISO] [--step-budget N] [--no-trace]
-       rules eval --jsonl [--now ISO] [--step-budget N] [--no-trace] < requests.jsonl
+  eval: `Usage: rules eval --rule FILE --data FILE [--now ISO] [--step-budget N] [--no-trace] [--reasons]
+       rules eval --jsonl [--now ISO] [--step-budget N] [--no-trace] [--reasons] < requests.jsonl
 
-Evaluates a policy and prints {result, outcomes, trace, error?, errorCode?} as JSON.
+Evaluates a policy and prints {result, outcomes, trace, error?, errorCode?, reasons?} as JSON.
 
 Options:
   -r, --rule FILE   the rule text (- reads stdin)
@@ -38,6 +38,8 @@ Options:
                     steps an evaluation may take before it stops with errorCode
                     budget_exceeded (default 1000000, or 10000 with a trace)
       --no-trace    leave the trace empty (faster)
+      --reasons     add "reasons": why the result came out, in the rule's own words
+                    (the deciding conditions and a sentence; LANGUAGE.md §10.4)
       --jsonl       read {"rule": "...", "data": {...}} per stdin line; write one result per
                     line {result, outcomes, trace, error, errorCode} (error/errorCode null when
                     absent). A bad line is answered with errorCode "bad_input" and an error

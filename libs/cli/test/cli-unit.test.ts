@@ -481,6 +481,50 @@ describe('runCli', () => {
   });
 });
 
+describe('--reasons', () => {
+  const ADULT = 'A **user** is adult if the __age__ of the **user** is at least 18.';
+
+  it('rules eval --reasons adds why the result came out, uncapped; without it the output is as before', async () => {
+    const files: Record<string, string> = { 'r.rules': ADULT, 'd.json': '{"user": {"age": 16}}' };
+    const io = (out: { stdout: string }): CliIo => ({
+      readFile: async (p) => files[p]!,
+      stdinLines: async function* () {},
+      stdout: (c) => void (out.stdout += c),
+      stderr: () => undefined,
+    });
+    const plain = { stdout: '' };
+    expect(await runCli(['eval', '-r', 'r.rules', '-d', 'd.json', '--no-trace'], io(plain))).toBe(0);
+    expect(plain.stdout).toBe('{\n  "result": false,\n  "outcomes": {\n    "adult": false\n  },\n  "trace": []\n}\n');
+    const asked = { stdout: '' };
+    expect(await runCli(['eval', '-r', 'r.rules', '-d', 'd.json', '--no-trace', '--reasons'], io(asked))).toBe(0);
+    const printed = JSON.parse(asked.stdout) as Record<string, unknown>;
+    expect(Object.keys(printed)).toEqual(['result', 'outcomes', 'trace', 'reasons']);
+    expect(printed.reasons).toMatchObject({
+      result: false,
+      sentence: 'adult is false because the age of the user (16) is not at least 18',
+      because: [{ kind: 'condition', path: 'user.age', value: 16, holds: false, line: 1, column: 24 }],
+    });
+  });
+
+  it('rules eval --reasons on a rule that does not parse: one error entry, exit 1', () => {
+    const out = runEval({ rule: 'if x.a >= -> ok.', data: '{}', reasons: true, trace: false });
+    expect(out.code).toBe(1);
+    expect((JSON.parse(out.stdout) as { reasons: { because: Array<{ kind: string }> } }).reasons.because[0].kind).toBe('error');
+  });
+
+  it('--jsonl --reasons adds them to each line; without it a line has no reasons key', async () => {
+    let with_ = '';
+    await runJsonl([JSON.stringify({ rule: ADULT, data: { user: { age: 30 } } })], (c) => void (with_ += c), {
+      reasons: true,
+      trace: false,
+    });
+    expect((JSON.parse(with_) as JsonlResult).reasons?.sentence).toBe('adult is true because the age of the user (30) is at least 18');
+    let without = '';
+    await runJsonl([JSON.stringify({ rule: ADULT, data: { user: { age: 30 } } })], (c) => void (without += c), { trace: false });
+    expect(without).toBe('{"result":true,"outcomes":{"adult":true},"trace":[],"error":null,"errorCode":null}\n');
+  });
+});
+
 describe('unpaired UTF-16 surrogates', () => {
   const surrogateData = String.raw`{"x": {"s": "😀", "t": "\ude00"}}`;
   const CONTAINS = 'A **x** is ok if the __s__ of the **x** contains the __t__ of the **x**.';

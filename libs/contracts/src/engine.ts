@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { tracesOf } from './run-spec.js';
+import { reasonsOf, tracesOf } from './run-spec.js';
 
 /** Body of `POST /run` (docs/api.md#evaluate-rules). Unknown keys are rejected. */
 export const RunRequest = z.strictObject({
@@ -9,11 +9,56 @@ export const RunRequest = z.strictObject({
     .boolean()
     .optional()
     .describe('`false` leaves the trace out: the answer keeps its shape with `"trace": []`, everything else alike. Default true'),
+  reasons: z
+    .boolean()
+    .optional()
+    .describe("`true` adds `reasons`: why the result came out, in the rule's own words (docs/LANGUAGE.md §10.4). Default false"),
 });
 export type RunRequest = z.infer<typeof RunRequest>;
 
 /** Engine error codes (LANGUAGE.md §9.1): results with HTTP 200, not problems. */
 export const EngineErrorCode = z.enum(['parse_error', 'missing_selector', 'missing_property', 'budget_exceeded', 'schema_mismatch']);
+
+const ReasonBase = z.object({
+  kind: z
+    .enum(['condition', 'rule', 'any', 'all', 'missing', 'error', 'table'])
+    .describe(
+      '`condition` a comparison, `rule` a reference to another rule, `any`/`all` a quantifier, `missing` absent data, `error` the step budget or a parse error, `table` a decision-table row',
+    ),
+  rule: z.string().describe('The outcome name of the rule the text belongs to (a table: the node id)'),
+  text: z.string().describe('The source text exactly as written'),
+  holds: z.boolean(),
+  path: z.string().optional().describe('The data path read, with the JSON keys found (`driver.age`, `order.items[2].price`)'),
+  value: z.unknown().optional().describe('The value found at `path` (after `length of`/`number of`: the measure)'),
+  element: z.number().int().optional().describe('any/all: the index of the element that decided'),
+  count: z.number().int().optional().describe('An any that fails, an all that holds: the number of elements (a table: of rows)'),
+  error: z.string().optional().describe("missing/error: the engine's message"),
+  row: z.number().int().optional().describe('table: the 1-based row number'),
+  line: z.number().int(),
+  column: z.number().int(),
+});
+/** One reason (docs/LANGUAGE.md §10.4). */
+export type Reason = z.infer<typeof ReasonBase> & { because?: Reason[] };
+export const Reason: z.ZodType<Reason> = ReasonBase.extend({
+  because: z
+    .lazy(() => z.array(Reason))
+    .optional()
+    .describe("The entries under a reference, a quantifier's deciding element or a table row"),
+});
+
+/** Why a result came out (docs/LANGUAGE.md §10.4), present only when asked for. */
+export const Reasons = z
+  .object({
+    result: z.boolean(),
+    sentence: z.string().describe("`<outcome> is <result> because …`, in the rule's own words"),
+    because: z.array(Reason),
+    truncated: z
+      .literal(true)
+      .optional()
+      .describe('Present when entries were left out to keep the reasons within their cap (65,536 bytes of JSON)'),
+  })
+  .describe('Why the result came out (docs/LANGUAGE.md §10.4); present only when asked for');
+export type Reasons = z.infer<typeof Reasons>;
 
 /** Response of `POST /run` (docs/api.md#evaluate-rules, docs/errors.md; docs/api.md#conventions). */
 export const RunResponse = z.object({
@@ -22,6 +67,7 @@ export const RunResponse = z.object({
   outcomes: z.record(z.string(), z.boolean()).optional(),
   error: z.string().optional(),
   errorCode: EngineErrorCode.optional(),
+  reasons: Reasons.optional(),
 });
 export type RunResponse = z.infer<typeof RunResponse>;
 
@@ -115,10 +161,19 @@ export const TraceQuery = z.object({
     .describe(
       '`false` leaves the trace out: the answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty). Default true',
     ),
+  reasons: z
+    .enum(['true', 'false'])
+    .optional()
+    .describe('`true` adds `reasons` to each policy answer: why the result came out (docs/LANGUAGE.md §10.4). Default false'),
 });
 export type TraceQuery = z.infer<typeof TraceQuery>;
 
 /** Whether a run with query `q` builds its trace (on unless `?trace=false`). */
 export function traceOf(q: TraceQuery | undefined): boolean {
   return tracesOf(q?.trace === undefined ? undefined : { trace: q.trace === 'true' });
+}
+
+/** Whether a run with query `q` says why its results came out (off unless `?reasons=true`). */
+export function reasonsOfQuery(q: TraceQuery | undefined): boolean {
+  return reasonsOf(q?.reasons === undefined ? undefined : { reasons: q.reasons === 'true' });
 }

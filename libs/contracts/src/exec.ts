@@ -46,6 +46,8 @@ export const EvalGroup = z.strictObject({
   trace: z.boolean(),
   /** UTF-8 bytes each item's trace may take (a batch item's share), below the service's own cap. */
   traceBytes: z.number().int().positive().optional(),
+  /** Say why each result came out (`reasons`, LANGUAGE.md §10.4); absent: no reasons. */
+  reasons: z.literal(true).optional(),
   now: z.iso.datetime({ offset: true }).optional(),
   /** Each item's evaluation clock (a replay of decisions made at different times): `n` of them; `now` is then unused. */
   nows: z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Reasons } from './engine.js';
 
 /** A node id of a flow definition: 1–100 letters, digits, `_` or `-`. */
 export const FlowNodeId = z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be 1–100 letters, digits, `_` or `-`');
@@ -154,6 +155,7 @@ export const FlowPolicyNodeRun = z.object({
   trace: z.array(z.string()),
   error: z.string().nullable(),
   errorCode: z.string().optional(),
+  reasons: Reasons.optional(),
 });
 export type FlowPolicyNodeRun = z.infer<typeof FlowPolicyNodeRun>;
 
@@ -175,6 +177,7 @@ export const FlowTableNodeRun = z.object({
   trace: z.array(z.string()),
   error: z.string().nullable(),
   errorCode: z.string().optional(),
+  reasons: Reasons.optional(),
 });
 export type FlowTableNodeRun = z.infer<typeof FlowTableNodeRun>;
 

@@ -16,6 +16,9 @@ export {
   RunResponse,
   TraceQuery,
   traceOf,
+  reasonsOfQuery,
+  Reason,
+  Reasons,
   EngineErrorCode,
   RuleOnlyRequest,
   ValidateResponse,
@@ -27,7 +30,7 @@ export {
   OperatorsResponse,
 } from './engine.js';
 export { ExecSubject, pingSubject, PingReply, ServiceGroup, type BackEndService } from './subjects.js';
-export { itemTraceBytes, RUN_DEFAULTS, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
+export { itemTraceBytes, reasonsOf, RUN_DEFAULTS, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
 export {
   ExecRuleRequest,
   ExecOperatorsRequest,

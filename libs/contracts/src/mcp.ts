@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EngineErrorCode, ExplainResponse, OperatorsResponse, ValidateResponse } from './engine.js';
+import { EngineErrorCode, ExplainResponse, OperatorsResponse, Reasons, ValidateResponse } from './engine.js';
 import { Principal } from './principal.js';
 
 /** Names of the four MCP tools (docs/api.md#mcp-rules-for-ai-agents). */
@@ -38,6 +38,9 @@ export const EvaluateRulesResult = z.object({
   trace: z.array(z.string()),
   error: z.string().nullable(),
   errorCode: EngineErrorCode.nullable().describe("The engine error code of `error` (`POST /run`'s `errorCode`), or null"),
+  reasons: Reasons.describe(
+    "Why the result came out, in the rule's own words: the deciding conditions and a sentence (LANGUAGE.md §10.4); always present",
+  ),
 });
 export type EvaluateRulesResult = z.infer<typeof EvaluateRulesResult>;
 

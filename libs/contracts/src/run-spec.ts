@@ -22,6 +22,13 @@ export const RUN_DEFAULTS = {
    * keep whole traces). A share is never below {@link RUN_DEFAULTS}.minItemTraceBytes.
    */
   batchTraceBytes: 4_194_304,
+  /** A run says why its result came out (`reasons`) only when asked. */
+  reasons: false,
+  /**
+   * UTF-8 bytes of one answer's reasons (their JSON); past it the deepest and last entries are left
+   * out and `truncated: true` is added (LANGUAGE.md §10.4).
+   */
+  maxReasonsBytes: 65_536,
   /** The smallest share of a batch's trace bytes one item gets. */
   minItemTraceBytes: 4096,
   /** Nesting depth of a run's data in the execution service (`MAX_DATA_DEPTH`). */
@@ -67,10 +74,12 @@ export interface RunSpec {
   timeoutMs?: number;
   /** UTF-8 bytes each item's trace may take, below the execution service's own cap: a batch item's share ({@link itemTraceBytes}). */
   traceBytes?: number;
+  /** Say why each result came out (`reasons`, LANGUAGE.md §10.4); default {@link RUN_DEFAULTS}.reasons. */
+  reasons?: boolean;
 }
 
 /** What a door passes along with a run it forwards: the parts of a {@link RunSpec} that are not what runs. */
-export type RunOptions = Pick<RunSpec, 'trace' | 'requestId' | 'traceBytes'>;
+export type RunOptions = Pick<RunSpec, 'trace' | 'requestId' | 'traceBytes' | 'reasons'>;
 
 /** Each item's share of a batch call's trace bytes: `batchTraceBytes / items`, at least {@link RUN_DEFAULTS}.minItemTraceBytes. */
 export function itemTraceBytes(items: number, batchTraceBytes: number = RUN_DEFAULTS.batchTraceBytes): number {
@@ -80,4 +89,9 @@ export function itemTraceBytes(items: number, batchTraceBytes: number = RUN_DEFA
 /** Whether a run builds its trace: the one place the trace default is applied. */
 export function tracesOf(spec: { readonly trace?: boolean | undefined } | undefined): boolean {
   return spec?.trace ?? RUN_DEFAULTS.trace;
+}
+
+/** Whether a run says why its results came out: the one place the reasons default is applied. */
+export function reasonsOf(spec: { readonly reasons?: boolean | undefined } | undefined): boolean {
+  return spec?.reasons ?? RUN_DEFAULTS.reasons;
 }

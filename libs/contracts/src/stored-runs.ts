@@ -39,6 +39,8 @@ export const FlowTestRequest = z.strictObject({
   principal: Principal,
   ...FlowTestBody.shape,
   trace: z.boolean().default(RUN_DEFAULTS.trace),
+  /** Each policy node says why its result came out (LANGUAGE.md §10.4). */
+  reasons: z.boolean().optional(),
 });
 export type FlowTestRequest = z.infer<typeof FlowTestRequest>;
 export type FlowTestInput = z.input<typeof FlowTestRequest>;
@@ -79,6 +81,7 @@ export const RunBatchRequest = z.strictObject({
     .boolean()
     .optional()
     .describe('`false` leaves the traces out: each answer keeps its shape with `"trace": []`, everything else alike. Default true'),
+  reasons: z.boolean().optional().describe('`true` adds `reasons` to each answer (docs/LANGUAGE.md §10.4). Default false'),
 });
 export type RunBatchRequest = z.infer<typeof RunBatchRequest>;
 

@@ -1,4 +1,5 @@
 import type {
+  Reasons,
   FlowDefinition,
   FlowNodeRun,
   FlowPathStep,
@@ -17,6 +18,8 @@ export interface PolicyRunResult {
   trace: string[];
   error?: string;
   errorCode?: string;
+  /** Why the result came out (LANGUAGE.md §10.4): only when the run asked. */
+  reasons?: Reasons;
 }
 
 /**
@@ -35,6 +38,8 @@ export interface FlowRunOptions {
   trace?: boolean;
   /** The clock of table cells (`is within 30 days`): defaults to now. */
   now?: Date | number;
+  /** Table nodes say why (their `reasons`); policy nodes give reasons as their resolver decides. */
+  reasons?: boolean;
   /**
    * Evaluates the table nodes: by default here, on the run's `data` ({@link runTableNode}). The
    * execution service runs them in its worker threads instead, where the data's bytes are read.
@@ -135,7 +140,11 @@ export async function runFlow(
       return { result: node.outcome, path, nodes };
     }
     if (node.type === 'table') {
-      const tableOptions: TableRunOptions = { trace: traced, ...(options.now !== undefined ? { now: options.now } : {}) };
+      const tableOptions: TableRunOptions = {
+        trace: traced,
+        ...(options.now !== undefined ? { now: options.now } : {}),
+        ...(options.reasons === true ? { reasons: true } : {}),
+      };
       const pending = options.runTable
         ? options.runTable(id, node, budget, tableOptions)
         : runTableNode(id, node, data, budget, tableOptions);
@@ -152,6 +161,7 @@ export async function runFlow(
         trace: out.trace,
         error: out.error ?? null,
         ...(out.errorCode ? { errorCode: out.errorCode } : {}),
+        ...(out.reasons !== undefined ? { reasons: out.reasons } : {}),
       });
       path.push({ nodeId: id, type: 'table', result: out.result, matched: out.matched });
       if (out.error !== undefined) return fail(`node \`${id}\`: ${out.error}`, out.errorCode ?? 'node_error');
@@ -170,6 +180,7 @@ export async function runFlow(
       trace: run.trace,
       error: run.error ?? null,
       ...(run.errorCode ? { errorCode: run.errorCode } : {}),
+      ...(run.reasons !== undefined ? { reasons: run.reasons } : {}),
     });
     path.push({ nodeId: id, type: 'policy', policyId: policy.policyId, version: policy.version, result: run.result });
     if (run.error !== undefined) return fail(`node \`${id}\`: ${run.error}`, run.errorCode ?? 'node_error');

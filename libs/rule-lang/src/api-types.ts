@@ -31,6 +31,11 @@ export interface EvaluateOptions {
    * Past it the evaluation stops with `errorCode: 'budget_exceeded'`.
    */
   stepBudget?: number | StepBudgetLike;
+  /**
+   * Also say why the result came out (`reasons`, LANGUAGE.md §10.4): the conditions that decided
+   * it, in the rule's own words. Off by default; without it the result is exactly as before.
+   */
+  reasons?: boolean;
 }
 
 /** What one evaluation returns. */
@@ -46,6 +51,51 @@ export interface EvaluationResult {
   /** Error message, present only on a parse error, missing selector or property, or an exceeded step budget. */
   error?: string;
   errorCode?: EngineErrorCode;
+  /** Why the result came out (LANGUAGE.md §10.4); present only when `reasons` was asked for. */
+  reasons?: Reasons;
+}
+
+/** What kind of thing a reason is (LANGUAGE.md §10.4). */
+export type ReasonKind = 'condition' | 'rule' | 'any' | 'all' | 'missing' | 'error' | 'table';
+
+/**
+ * One reason: a condition (or reference, quantifier, missing value, error, table row) that decided
+ * a result, with its source text exactly as written (LANGUAGE.md §10.4).
+ */
+export interface Reason {
+  kind: ReasonKind;
+  /** The outcome name of the rule the text belongs to (a table node: the node's id). */
+  rule: string;
+  /** The source text exactly as written. */
+  text: string;
+  /** Whether the text held. */
+  holds: boolean;
+  /** The data path read (as found in the data: `driver.age`, `order.items[2].price`). */
+  path?: string;
+  /** The value found at `path` (after `length of` / `number of`: the measure). */
+  value?: unknown;
+  /** any/all: the index of the array element that decided. */
+  element?: number;
+  /** any that fails, all that holds, a table with no matching row: how many elements (rows) there were. */
+  count?: number;
+  /** missing/error: the engine's message. */
+  error?: string;
+  /** table: the 1-based number of the row. */
+  row?: number;
+  line: number;
+  column: number;
+  /** The reasons under a reference, a quantifier's element, or a table row's cells. */
+  because?: Reason[];
+}
+
+/** Why a result came out (LANGUAGE.md §10.4). */
+export interface Reasons {
+  result: boolean;
+  /** One sentence in the rule's own words: `<outcome> is <result> because …`. */
+  sentence: string;
+  because: Reason[];
+  /** Present (true) when entries were left out to keep the reasons within their size cap. */
+  truncated?: true;
 }
 
 /** LANGUAGE.md §10.3. */

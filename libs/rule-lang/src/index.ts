@@ -5,10 +5,10 @@
  * in the shapes of docs/LANGUAGE.md §11–§12.
  */
 
-import type { EvaluateOptions, EvaluationResult, ExplanationResult, ValidationResult } from './api-types.js';
+import type { EvaluateOptions, EvaluationResult, ExplanationResult, Reason, Reasons, ValidationResult } from './api-types.js';
 import { check, compile, selectorResolver } from './compile/compile.js';
 import type { Condition } from './ast/types.js';
-import { isRuleParseError } from './errors/rule-parse-error.js';
+import { isRuleParseError, type RuleParseError } from './errors/rule-parse-error.js';
 import { explainRules } from './explain/explain.js';
 import { readPathsOf } from './analyze/read-paths.js';
 
@@ -59,6 +59,9 @@ export type {
   ExplainedRule,
   ExplanationResult,
   OperatorInfo,
+  Reason,
+  ReasonKind,
+  Reasons,
   StepBudgetLike,
   StructuredTrace,
   TraceCondition,
@@ -74,9 +77,31 @@ export function evaluate(text: string, data: unknown, options?: EvaluateOptions)
   } catch (err) {
     if (!isRuleParseError(err)) throw err;
     const traced = options?.trace || options?.traceTree;
-    return { result: false, outcomes: {}, trace: traced ? [err.message] : [], error: err.message, errorCode: 'parse_error' };
+    const failed: EvaluationResult = {
+      result: false,
+      outcomes: {},
+      trace: traced ? [err.message] : [],
+      error: err.message,
+      errorCode: 'parse_error',
+    };
+    if (options?.reasons === true) failed.reasons = parseErrorReasons(err);
+    return failed;
   }
   return policy.evaluate(data, options);
+}
+
+/** The reasons of a policy that does not parse: one `error` entry at the problem's place. */
+function parseErrorReasons(err: RuleParseError): Reasons {
+  const entry: Reason = {
+    kind: 'error',
+    rule: '',
+    text: '',
+    holds: false,
+    error: err.message,
+    line: err.line ?? 1,
+    column: err.column ?? 1,
+  };
+  return { result: false, sentence: err.message, because: [entry] };
 }
 
 /** Syntax and static checks only (docs/LANGUAGE.md §12.1 validate_rule). */

@@ -1,10 +1,11 @@
 import { runTableNode, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy, type TableRun } from '@arbiter/flow';
-import type { EngineErrorCode, StepBudgetLike } from '@arbiter/rule-lang';
+import type { EngineErrorCode, EvaluateOptions, Reasons, StepBudgetLike } from '@arbiter/rule-lang';
 import type { DataSchema } from './schema/data-schema.js';
 import type { FlowTableNode } from '@arbiter/contracts';
 import { compileRule, type CompiledRule } from './compiled.js';
 import type { ResolvedRun } from './resolve.js';
 import { capTrace } from './trace-cap.js';
+import { capReasons } from './reasons-cap.js';
 
 /** `errorCode` of a flow node whose policy is deleted, unknown or of another org. */
 export const POLICY_NOT_FOUND = 'policy_not_found';
@@ -14,7 +15,7 @@ export type RunErrorCode = EngineErrorCode | 'schema_mismatch';
 
 /**
  * One policy run's answer, keys in the contract's order (`RunResponse`: result, trace, outcomes,
- * error, errorCode), so its JSON is the body as every door answers it.
+ * error, errorCode, reasons), so its JSON is the body as every door answers it.
  */
 export interface PolicyAnswer {
   result: boolean;
@@ -22,6 +23,8 @@ export interface PolicyAnswer {
   outcomes: Record<string, boolean>;
   error?: string;
   errorCode?: RunErrorCode;
+  /** Why the result came out (LANGUAGE.md §10.4): only when the run asked, capped at its `maxReasonsBytes`. */
+  reasons?: Reasons;
 }
 
 /** What a policy run may bring besides its rule and data. */
@@ -34,9 +37,26 @@ export interface PolicyRunExtras {
   now?: string;
 }
 
+/**
+ * The reasons of a run that never reached its rule: one `error` entry, at the problem's place in a
+ * rule that does not parse, at line 0, column 0 for data that breaks the schema.
+ */
+export function failedReasons(error: string, errorCode: 'schema_mismatch' | 'parse_error' | typeof POLICY_NOT_FOUND): Reasons {
+  const at = errorCode === 'parse_error' ? /line (\d+), column (\d+)/.exec(error) : null;
+  const line = at === null ? 0 : Number(at[1]);
+  const column = at === null ? 0 : Number(at[2]);
+  return { result: false, sentence: error, because: [{ kind: 'error', rule: '', text: '', holds: false, error, line, column }] };
+}
+
 /** The answer of a run that never reaches its rule: data breaking the schema, or a rule that does not parse. */
-export function failedAnswer(error: string, errorCode: 'schema_mismatch' | 'parse_error', run: Pick<ResolvedRun, 'trace'>): PolicyAnswer {
-  return { result: false, trace: run.trace ? [error] : [], outcomes: {}, error, errorCode };
+export function failedAnswer(
+  error: string,
+  errorCode: 'schema_mismatch' | 'parse_error',
+  run: Pick<ResolvedRun, 'trace'> & Partial<Pick<ResolvedRun, 'reasons'>>,
+): PolicyAnswer {
+  const answer: PolicyAnswer = { result: false, trace: run.trace ? [error] : [], outcomes: {}, error, errorCode };
+  if (run.reasons === true) answer.reasons = failedReasons(error, errorCode);
+  return answer;
 }
 
 /**
@@ -58,16 +78,18 @@ export function answerPolicy(rule: CompiledRule, data: Record<string, unknown>, 
   };
   if (r.error !== undefined) answer.error = r.error;
   if (r.errorCode !== undefined) answer.errorCode = r.errorCode;
+  if (r.reasons !== undefined) answer.reasons = capReasons(r.reasons, run.maxReasonsBytes);
   return answer;
 }
 
-function optionsOf(run: ResolvedRun, extras: PolicyRunExtras) {
+function optionsOf(run: ResolvedRun, extras: PolicyRunExtras): EvaluateOptions {
   if (extras.budget === undefined && extras.now === undefined) return run.options;
   const now = extras.now !== undefined ? new Date(extras.now) : run.now;
   return {
     trace: run.trace,
     stepBudget: extras.budget ?? run.stepBudget,
     ...(now !== undefined ? { now } : {}),
+    ...(run.reasons ? { reasons: true } : {}),
   };
 }
 
@@ -87,8 +109,8 @@ export function answerRule(
 }
 
 /**
- * A flow's table node on one item within `budget` (whose `used` it advances), its trace capped like
- * a policy's; `now` (ISO 8601) is this item's clock instead of the run's.
+ * A flow's table node on one item within `budget` (whose `used` it advances), its trace and its
+ * reasons capped like a policy's; `now` (ISO 8601) is this item's clock instead of the run's.
  */
 export function answerTable(
   nodeId: string,
@@ -99,8 +121,13 @@ export function answerTable(
   now?: string,
 ): TableRun {
   const clock = now !== undefined ? new Date(now) : run.now;
-  const answer = runTableNode(nodeId, node, data, budget, { trace: run.trace, ...(clock !== undefined ? { now: clock } : {}) });
+  const answer = runTableNode(nodeId, node, data, budget, {
+    trace: run.trace,
+    ...(clock !== undefined ? { now: clock } : {}),
+    ...(run.reasons ? { reasons: true } : {}),
+  });
   if (answer.ok && answer.outcome.trace.length > 0) answer.outcome.trace = capTrace(answer.outcome.trace, run.maxTraceBytes);
+  if (answer.ok && answer.outcome.reasons !== undefined) answer.outcome.reasons = capReasons(answer.outcome.reasons, run.maxReasonsBytes);
   return answer;
 }
 

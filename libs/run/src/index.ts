@@ -9,12 +9,14 @@
 export { RUN_DEFAULTS, tracesOf, type RunOptions, type RunSpec } from '@arbiter/contracts';
 export { resolveRun, type ResolvedRun, type RunLimits, type RunMode } from './resolve.js';
 export { capTrace, utf8Bytes } from './trace-cap.js';
+export { capReasons } from './reasons-cap.js';
 export { compileRule, type CompiledRule } from './compiled.js';
 export {
   answerPolicy,
   answerRule,
   answerTable,
   failedAnswer,
+  failedReasons,
   missingPolicyAnswer,
   missingPolicyNode,
   policyNode,

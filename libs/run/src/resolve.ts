@@ -1,4 +1,4 @@
-import { RUN_DEFAULTS, tracesOf, type RunSpec } from '@arbiter/contracts';
+import { reasonsOf, RUN_DEFAULTS, tracesOf, type RunSpec } from '@arbiter/contracts';
 import type { EvaluateOptions } from '@arbiter/rule-lang';
 
 /** The limits a door runs under; each one left out is {@link RUN_DEFAULTS}'s. */
@@ -9,6 +9,8 @@ export interface RunLimits {
   tracedStepBudget: number;
   /** UTF-8 bytes of one run's trace (`Infinity`: never cut). */
   maxTraceBytes: number;
+  /** UTF-8 bytes of one answer's reasons (`Infinity`: never cut). */
+  maxReasonsBytes: number;
 }
 
 /** What a run's options come to once every default is decided: what the answer builder runs by. */
@@ -17,6 +19,9 @@ export interface ResolvedRun {
   /** Steps the run may take in all (a flow's nodes share them). */
   readonly stepBudget: number;
   readonly maxTraceBytes: number;
+  /** Whether each answer says why its result came out (`reasons`). */
+  readonly reasons: boolean;
+  readonly maxReasonsBytes: number;
   /** The evaluation clock; the current time when undefined. */
   readonly now: Date | undefined;
   /** The rule-lang options of a policy run with a budget of its own, built once (a run allocates none). */
@@ -24,11 +29,11 @@ export interface ResolvedRun {
 }
 
 /** The parts of a {@link RunSpec} that decide how a run runs (the rest say what runs and for whom). */
-export type RunMode = Pick<RunSpec, 'trace' | 'now'>;
+export type RunMode = Pick<RunSpec, 'trace' | 'now' | 'reasons'>;
 
 /**
  * Every default of a run, decided once: the trace (on), the step budget of its mode (fewer steps
- * with a trace), the trace cap and the clock. The worker, the SDK's local runtime, the CLI and the
+ * with a trace), the trace cap, the reasons (off) and their cap, and the clock. The worker, the SDK's local runtime, the CLI and the
  * gateway's test engine all run what this answers, so a new run option is added here and in
  * `RunSpec`, and nowhere else decides it.
  */
@@ -36,11 +41,17 @@ export function resolveRun(spec: RunMode | undefined, limits: Partial<RunLimits>
   const trace = tracesOf(spec);
   const stepBudget = trace ? (limits.tracedStepBudget ?? RUN_DEFAULTS.tracedStepBudget) : (limits.stepBudget ?? RUN_DEFAULTS.stepBudget);
   const now = spec?.now === undefined ? undefined : new Date(spec.now);
+  const reasons = reasonsOf(spec);
+  // Without reasons the options are what they always were (the evaluation takes the same path).
+  const options: EvaluateOptions = now === undefined ? { trace, stepBudget } : { trace, stepBudget, now };
+  if (reasons) options.reasons = true;
   return {
     trace,
     stepBudget,
     maxTraceBytes: limits.maxTraceBytes ?? RUN_DEFAULTS.maxTraceBytes,
+    reasons,
+    maxReasonsBytes: limits.maxReasonsBytes ?? RUN_DEFAULTS.maxReasonsBytes,
     now,
-    options: now === undefined ? { trace, stepBudget } : { trace, stepBudget, now },
+    options,
   };
 }

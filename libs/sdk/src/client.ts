@@ -82,9 +82,13 @@ export type ArbiterOptions = {
   signal?: AbortSignal;
 } & ({ apiKey: string; token?: never } | { token: string | (() => string | Promise<string>); apiKey?: never });
 
-/** A run's trace switch (docs/design/trace-switch.md): on unless `trace: false`. */
+/**
+ * A run's switches: the trace (docs/design/trace-switch.md), on unless `trace: false`; the reasons
+ * (docs/LANGUAGE.md §10.4), off unless `reasons: true`.
+ */
 export interface RunOptions {
   trace?: boolean;
+  reasons?: boolean;
 }
 
 /** Page size of a list walk (`limit`, 1–200; default 50). */
@@ -127,7 +131,10 @@ class Api {
 
   /** A run: changes nothing, so it is retried like a GET. */
   protected async runAt<T>(path: string, body: unknown, opts?: RunOptions): Promise<T> {
-    const query = opts?.trace === false ? { trace: 'false' } : undefined;
+    const query =
+      opts?.trace === false || opts?.reasons === true
+        ? { ...(opts.trace === false ? { trace: 'false' } : {}), ...(opts.reasons === true ? { reasons: 'true' } : {}) }
+        : undefined;
     return (await this.http.request({ method: 'POST', path, body, ...(query ? { query } : {}), idempotent: true })).body as T;
   }
 

@@ -243,3 +243,23 @@ describe('request ids', () => {
     expect(seen[0].headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });
+
+describe('run switches', () => {
+  it('a run sends ?trace=false and ?reasons=true only when asked; rules.evaluate sends reasons in the body', async () => {
+    script = [json(200, {}), json(200, {}), json(200, {}), json(200, {}), json(200, {})];
+    const c = client();
+    await c.policies.run('b1', { a: 1 });
+    await c.policies.run('b1', { a: 1 }, { reasons: true });
+    await c.policies.run('b1', { a: 1 }, { trace: false, reasons: true });
+    await c.flows.run('f1', { a: 1 }, { trace: false, reasons: false });
+    await c.rules.evaluate({ rule: 'if a.b > 1 -> ok.', data: { a: { b: 2 } }, reasons: true });
+    expect(seen.map((s) => s.url)).toEqual([
+      '/run/policy/b1',
+      '/run/policy/b1?reasons=true',
+      '/run/policy/b1?trace=false&reasons=true',
+      '/run/flow/f1?trace=false',
+      '/run',
+    ]);
+    expect(JSON.parse(seen[4].body)).toMatchObject({ reasons: true });
+  });
+});

@@ -63,11 +63,14 @@ export function createToolServer(deps: ToolDeps): McpServer {
     {
       title: 'Evaluate rules',
       description:
-        'Evaluates a policy (rule text) against a JSON data object. Returns {result, outcomes, trace, error, errorCode}: ' +
+        'Evaluates a policy (rule text) against a JSON data object. Returns {result, outcomes, trace, error, errorCode, reasons}: ' +
         "`result` is the golden rule's value, `outcomes` maps each rule's outcome name to its value, `trace` " +
         'lists the evaluation steps one line per string, and `error` is null or the message of a parse error, ' +
         'missing selector or missing property (then `result` is false and `outcomes` is {}), with its code in ' +
-        '`errorCode` (parse_error, missing_selector, missing_property, budget_exceeded; null without an error).',
+        '`errorCode` (parse_error, missing_selector, missing_property, budget_exceeded; null without an error). ' +
+        '`reasons` says why the result came out in the rule\'s own words: `sentence` ("<outcome> is <result> because …") and ' +
+        '`because`, the conditions that decided it (kind, rule, text as written, holds, path, value, line, column, and the ' +
+        'entries under a rule reference or an any/all element).',
       inputSchema: EvaluateRulesArgs,
       outputSchema: EvaluateRulesResult,
       annotations: READ_ONLY,
@@ -136,7 +139,7 @@ export function createToolServer(deps: ToolDeps): McpServer {
 const decoder = new TextDecoder();
 
 /**
- * The `evaluate_rules` tool: one traced evaluation of `data` (`exec.eval`), its answer as the tool
+ * The `evaluate_rules` tool: one traced evaluation of `data` with its reasons (`exec.eval`), its answer as the tool
  * result. Shared by the SDK's server and the mcp service's direct path (`fast-path.ts`).
  */
 export function evaluateRules(deps: ToolDeps, call: ExecCaller = execCaller(deps)) {
@@ -144,7 +147,7 @@ export function evaluateRules(deps: ToolDeps, call: ExecCaller = execCaller(deps
     call(
       ExecSubject.run,
       async () => {
-        // MCP always traces. The answer is the execution service's own RunResponse JSON (its shape is
+        // MCP always traces and always says why (reasons). The answer is the execution service's own RunResponse JSON (its shape is
         // that contract, checked by the execution service's tests); the output schema checks the tool result.
         const body = await deps.evals.one(
           {
@@ -152,6 +155,7 @@ export function evaluateRules(deps: ToolDeps, call: ExecCaller = execCaller(deps
             principal: deps.principal,
             rule,
             trace: true,
+            reasons: true,
             timeoutMs: deps.timeoutMs,
             requestId: deps.requestId,
           },
@@ -167,6 +171,8 @@ export function evaluateRules(deps: ToolDeps, call: ExecCaller = execCaller(deps
           trace: r.trace,
           error,
           errorCode: error === null ? null : (r.errorCode ?? null),
+          // INVARIANT: an answer asked with reasons has them (the run layer adds them to every policy answer).
+          reasons: r.reasons ?? { result: r.result, sentence: error ?? '', because: [] },
         };
       },
     );

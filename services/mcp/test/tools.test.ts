@@ -65,7 +65,7 @@ describe('initialize and tools/list', () => {
       required: ['rule', 'data'],
       properties: { rule: { type: 'string' }, data: { type: 'object' } },
     });
-    expect(byName.evaluate_rules?.outputSchema?.required).toEqual(['result', 'outcomes', 'trace', 'error', 'errorCode']);
+    expect(byName.evaluate_rules?.outputSchema?.required).toEqual(['result', 'outcomes', 'trace', 'error', 'errorCode', 'reasons']);
     expect(byName.validate_rule?.inputSchema).toMatchObject({ required: ['rule'] });
     expect(byName.validate_rule?.outputSchema?.required).toEqual(['valid', 'error']);
     expect(byName.explain_rule?.outputSchema?.required).toEqual(['rule_count', 'rules', 'error']);
@@ -82,7 +82,20 @@ describe('evaluate_rules', () => {
     const trace = (res.structuredContent as { trace: unknown }).trace;
     expect(Array.isArray(trace) && trace.length > 0 && trace.every((l) => typeof l === 'string')).toBe(true);
     expect(textJson(res)).toEqual(res.structuredContent);
-    expect(Object.keys(res.structuredContent ?? {}).sort()).toEqual(['error', 'errorCode', 'outcomes', 'result', 'trace']);
+    expect(Object.keys(res.structuredContent ?? {}).sort()).toEqual(['error', 'errorCode', 'outcomes', 'reasons', 'result', 'trace']);
+  });
+
+  it('always says why: reasons with the deciding conditions and a sentence, on a parse error too', async () => {
+    const res = await client.callTool({ name: 'evaluate_rules', arguments: { rule: ADULT_RULE, data: { user: { age: 12 } } } });
+    const { reasons } = res.structuredContent as {
+      reasons: { result: boolean; sentence: string; because: Array<Record<string, unknown>> };
+    };
+    expect(reasons.result).toBe(false);
+    expect(reasons.sentence).toMatch(/^adult is false because .*\(12\) is not at least 18$/);
+    expect(reasons.because).toEqual([expect.objectContaining({ kind: 'condition', holds: false, path: 'user.age', value: 12 })]);
+    const bad = await client.callTool({ name: 'evaluate_rules', arguments: { rule: 'if x.a >= -> ok.', data: {} } });
+    const badReasons = (bad.structuredContent as { reasons: { because: Array<{ kind: string }> } }).reasons;
+    expect(badReasons.because.map((b) => b.kind)).toEqual(['error']);
   });
 
   it('reports a false golden rule with its outcomes', async () => {

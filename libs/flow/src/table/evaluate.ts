@@ -1,6 +1,7 @@
 import type { TableCellRun, TableOutputObject, TableResult, TableValue } from '@arbiter/contracts';
-import type { CellRun, CellRunError, StepBudgetLike } from '@arbiter/rule-lang';
+import type { CellRun, CellRunError, Reasons, StepBudgetLike } from '@arbiter/rule-lang';
 import type { CompiledTable } from './compile.js';
+import { tableReasons, type RowCells } from './reasons.js';
 
 /** Engine error codes of a table run (HTTP 200, like a policy's). */
 export const TABLE_NOT_UNIQUE = 'table_not_unique';
@@ -15,12 +16,16 @@ export interface TableOutcome {
   trace: string[];
   error?: string;
   errorCode?: string;
+  /** Why the result came out (docs/LANGUAGE.md §10.4): only when asked. */
+  reasons?: Reasons;
 }
 
 /** Options of {@link evaluateTable}. */
 export interface TableRunOptions {
   trace: boolean;
   now?: Date | number;
+  /** Say why: the rows that matched with their cells, or each row's first failing cell. */
+  reasons?: boolean;
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
@@ -53,26 +58,38 @@ export function evaluateTable(
   let cells: TableCellRun[] = [];
   let lines: string[] | null = null;
   let error: CellRunError | null;
-  if (options.trace) {
-    lines = [`table "${nodeId}" [${node.hitPolicy}${node.aggregation ? ` ${node.aggregation}` : ''}]: ${node.rules.length} rules`];
-    ({ matched, cells, error } = tracedRows(table, data, budget, options, lines, stopAtFirst));
+  let rows: RowCells | null = null;
+  if (options.trace || options.reasons === true) {
+    if (options.trace)
+      lines = [`table "${nodeId}" [${node.hitPolicy}${node.aggregation ? ` ${node.aggregation}` : ''}]: ${node.rules.length} rules`];
+    if (options.reasons === true) rows = new Map();
+    ({ matched, cells, error } = tracedRows(table, data, budget, options, lines, stopAtFirst, rows));
+    if (!options.trace) cells = [];
   } else {
     ({ matched, error } = table.cells.scan(data, { stepBudget: budget, now: options.now }, stopAtFirst));
   }
-  if (error !== null) return fail(lines, cells, matched, noMatchResult(table), error.message, error.code);
-
+  if (error !== null) {
+    const failed = fail(lines, cells, matched, noMatchResult(table), error.message, error.code);
+    if (rows !== null) failed.reasons = tableReasons(nodeId, table, rows, [], failed.result, error);
+    return failed;
+  }
   const outputs = table.outputs;
   let result: TableResult;
   switch (node.hitPolicy) {
     case 'unique':
       if (matched.length > 1) {
-        return fail(
-          lines,
-          cells,
-          matched,
-          noMatchResult(table),
-          `table \`${nodeId}\`: rules ${list(matched)} match, but the hit policy \`unique\` allows one`,
-          TABLE_NOT_UNIQUE,
+        return withReasons(
+          nodeId,
+          table,
+          rows,
+          fail(
+            lines,
+            cells,
+            matched,
+            noMatchResult(table),
+            `table \`${nodeId}\`: rules ${list(matched)} match, but the hit policy \`unique\` allows one`,
+            TABLE_NOT_UNIQUE,
+          ),
         );
       }
       result = matched.length === 1 ? outputs[matched[0]] : noMatchResult(table);
@@ -80,13 +97,18 @@ export function evaluateTable(
     case 'any': {
       const differs = matched.find((r) => !sameOutputs(outputs[r], outputs[matched[0]]));
       if (differs !== undefined) {
-        return fail(
-          lines,
-          cells,
-          matched,
-          noMatchResult(table),
-          `table \`${nodeId}\`: rules ${matched[0] + 1} and ${differs + 1} match with different outputs, but the hit policy \`any\` needs them to agree`,
-          TABLE_CONFLICT,
+        return withReasons(
+          nodeId,
+          table,
+          rows,
+          fail(
+            lines,
+            cells,
+            matched,
+            noMatchResult(table),
+            `table \`${nodeId}\`: rules ${matched[0] + 1} and ${differs + 1} match with different outputs, but the hit policy \`any\` needs them to agree`,
+            TABLE_CONFLICT,
+          ),
         );
       }
       result = matched.length > 0 ? outputs[matched[0]] : noMatchResult(table);
@@ -107,7 +129,16 @@ export function evaluateTable(
       break;
   }
   lines?.push(`result: ${json(result)}`);
-  return { result, matched, cells, trace: lines ?? [] };
+  return withReasons(nodeId, table, rows, { result, matched, cells, trace: lines ?? [] });
+}
+
+/** `outcome` with its reasons when they were asked for (`rows`: the cells of each row evaluated). */
+function withReasons(nodeId: string, table: CompiledTable, rows: RowCells | null, outcome: TableOutcome): TableOutcome {
+  if (rows !== null) {
+    const error = outcome.error === undefined ? null : { message: outcome.error };
+    outcome.reasons = tableReasons(nodeId, table, rows, outcome.matched, outcome.result, error);
+  }
+  return outcome;
 }
 
 /** The rules that match, one by one, with each rule's trace lines and evaluated cells. */
@@ -116,16 +147,19 @@ function tracedRows(
   data: unknown,
   budget: StepBudgetLike,
   options: TableRunOptions,
-  lines: string[],
+  lines: string[] | null,
   stopAtFirst: boolean,
+  rows: RowCells | null,
 ): { matched: number[]; cells: TableCellRun[]; error: CellRunError | null } {
-  const run = table.cells.begin(data, { stepBudget: budget, trace: true, now: options.now });
+  // Reasons alone read the cells, not their lines: none are written then.
+  const run = table.cells.begin(data, { stepBudget: budget, trace: true, now: options.now, lines: lines !== null });
   const matched: number[] = [];
   try {
     for (let r = 0; r < table.cells.rows; r++) {
       const from = run.cells.length;
       const hit = run.matches(r);
-      traceRule(lines, run, from, r, hit, table.outputs[r]);
+      if (lines !== null) traceRule(lines, run, from, r, hit, table.outputs[r]);
+      if (rows !== null) rows.set(r, run.cells.slice(from));
       if (run.error !== null) break;
       if (hit) {
         matched.push(r);

@@ -123,7 +123,7 @@ class Builder {
   private readonly charAt: (index: number) => string | undefined;
 
   constructor(
-    text: string,
+    private readonly text: string,
     private readonly problems: Problem[],
   ) {
     this.charAt = codePointReader(text);
@@ -141,7 +141,7 @@ class Builder {
       rules.push(rule);
     }
     if (rules.length === 0) this.problems.push({ family: Family.empty, detail: 'the policy contains no rule' });
-    return { rules };
+    return { rules, source: this.text };
   }
 
   private verbose(ctx: VerboseRuleContext): Rule {

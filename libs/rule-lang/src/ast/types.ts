@@ -83,4 +83,6 @@ export interface Rule {
 
 export interface PolicyAst {
   rules: Rule[];
+  /** The policy text the spans point into (reasons quote it). */
+  source: string;
 }

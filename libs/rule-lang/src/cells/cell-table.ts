@@ -78,6 +78,8 @@ export interface CellRunOptions {
   now?: Date | number | undefined;
   /** Record each evaluated cell in `cells`. */
   trace?: boolean;
+  /** With `trace`: write each cell's `line` (default true); false leaves it '' (reasons read the cells, not the lines). */
+  lines?: boolean;
 }
 
 /** The engine error that stopped a table's evaluation. */
@@ -109,6 +111,8 @@ interface RunState {
   readonly values: unknown[];
   readonly paths: string[];
   readonly trace: CellTrace[] | null;
+  /** Whether trace entries get their `line`. */
+  readonly lines: boolean;
   /** Per distinct (column, cell text): 0 not evaluated yet, 1 false, 2 true (plain cells without a trace). */
   readonly memo: Uint8Array;
 }
@@ -252,6 +256,7 @@ class Table implements CompiledCellTable {
       values,
       paths: NO_PATHS,
       trace: null,
+      lines: false,
       memo: this.fast.generic ? new Uint8Array(this.memoSize) : NO_MEMO,
     };
     const out = this.fast.run(state, firstOnly);
@@ -287,7 +292,7 @@ class Table implements CompiledCellTable {
         paths[c] = t.jsonPath;
       } else values[c] = this.cols[c].lenient.get(ctx);
     }
-    return new Run(this.grid, { ctx, values, paths, trace, memo: new Uint8Array(this.memoSize) }, budget);
+    return new Run(this.grid, { ctx, values, paths, trace, lines: options.lines !== false, memo: new Uint8Array(this.memoSize) }, budget);
   }
 }
 
@@ -563,7 +568,6 @@ function compileCell(cell: ParsedCell, col: Column, column: number, memoId: numb
     const positive = test(l, r, ctx.today);
     const result = negated ? !positive : positive;
     if (trace) {
-      const operand = right ? ` ${right.written} (= ${json(r)})` : valueOperandText(opName, literal);
       const actual = l === undefined ? null : l;
       const path = state.paths[column];
       trace.push({
@@ -573,7 +577,9 @@ function compileCell(cell: ParsedCell, col: Column, column: number, memoId: numb
         actual,
         result,
         skipped: false,
-        line: `${path} = ${json(actual)}: ${operator}${operand}${arrow(result)}`,
+        line: state.lines
+          ? `${path} = ${json(actual)}: ${operator}${right ? ` ${right.written} (= ${json(r)})` : valueOperandText(opName, literal)}${arrow(result)}`
+          : '',
       });
     }
     return result;
@@ -612,7 +618,7 @@ function compileCell(cell: ParsedCell, col: Column, column: number, memoId: numb
 
 function errorEntry(state: RunState, row: number, column: number, message: string): CellTrace {
   const path = state.paths[column];
-  return { row, column, path, actual: null, result: false, skipped: false, error: message, line: `${path}: ${message}` };
+  return { row, column, path, actual: null, result: false, skipped: false, error: message, line: state.lines ? `${path}: ${message}` : '' };
 }
 
 function skippedEntry(state: RunState, row: number, column: number, raw: unknown): CellTrace {
@@ -624,6 +630,6 @@ function skippedEntry(state: RunState, row: number, column: number, raw: unknown
     actual: raw === MISSING ? null : raw,
     result: true,
     skipped: true,
-    line: `${path}: ${raw === MISSING || raw === null ? 'missing' : json(raw)} (if present) -> skipped, true`,
+    line: state.lines ? `${path}: ${raw === MISSING || raw === null ? 'missing' : json(raw)} (if present) -> skipped, true` : '',
   };
 }

@@ -21,6 +21,8 @@ import { generateTracedEvaluator } from './codegen-trace.js';
 import { compileList } from './conditions.js';
 import { Lowering } from './lowering.js';
 import { usesClock } from '../operators/index.js';
+import { compileReasons } from '../reasons/compile-reasons.js';
+import type { ReasonsProgram } from '../evaluate/evaluate.js';
 
 function usesToday(list: ConditionList): boolean {
   const visit = (c: Condition): boolean =>
@@ -100,6 +102,7 @@ export class CompiledPolicy {
     let traced: TracedEvaluator | null | undefined = generated === null ? null : undefined;
     // Likewise the coverage evaluator, on the first coverage run.
     let covered: CoveredEvaluator | null | undefined = generated === null ? null : undefined;
+    let reasons: ReasonsProgram | undefined;
     this.golden = checked.golden;
     this.outcomes = ast.rules.map((r) => r.outcome);
     this.evaluators = {
@@ -112,6 +115,7 @@ export class CompiledPolicy {
       runRule,
       covered: () =>
         covered === undefined ? (covered = generateCoveredEvaluator(checked, new Lowering(), (c) => slots.get(c)!)) : covered,
+      reasons: () => (reasons ??= compileReasons(checked, lowering)),
     };
     const conditions: Condition[] = [];
     const visit = (list: ConditionList): void => {

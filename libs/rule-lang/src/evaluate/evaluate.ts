@@ -7,7 +7,7 @@
  * turning an EvalFailure into a result.
  */
 
-import type { EvaluateOptions, EvaluationResult, StepBudgetLike, StructuredTrace } from '../api-types.js';
+import type { EvaluateOptions, EvaluationResult, Reason, Reasons, StepBudgetLike, StructuredTrace } from '../api-types.js';
 import { renderTrace } from '../trace/render.js';
 import { nowInDays } from '../values/dates.js';
 import { DEFAULT_STEP_BUDGET, limitOf } from './budget.js';
@@ -81,6 +81,24 @@ export interface PolicyEvaluators {
    * closures would.
    */
   readonly covered: () => CoveredEvaluator | null;
+  /** The closures that also say why (reasons/compile-reasons.ts), made on first use. */
+  readonly reasons: () => ReasonsProgram;
+}
+
+/** The evaluation state of a run with reasons. */
+export interface ReasonsContext extends EvalContext {
+  /** Per rule: the entries that decided it, once evaluated. */
+  readonly because: (Reason[] | undefined)[];
+  /** The entry where missing data or the step budget stopped the evaluation, wrapped by the references and elements that led there. */
+  failure: Reason | null;
+}
+
+/** What the reasons closures offer the evaluation. */
+export interface ReasonsProgram {
+  /** Evaluates rule `index` once; its entries go to `ctx.because[index]`. */
+  runRule(index: number, ctx: ReasonsContext): boolean;
+  /** The golden rule's sentence. */
+  sentence(result: boolean, because: readonly Reason[]): string;
 }
 
 function failed(err: unknown, trace: string[]): EvaluationResult {
@@ -101,7 +119,7 @@ function todayOf(p: PolicyEvaluators, now: Date | number | undefined): number {
 export function evaluatePolicy(p: PolicyEvaluators, data: unknown, options: EvaluateOptions | undefined): EvaluationResult {
   const generated = p.generated;
   // The common call, without a trace: nothing to allocate but the result. (`options` may be null from JavaScript.)
-  if (generated !== null && (options == null || (options.trace !== true && options.traceTree !== true))) {
+  if (generated !== null && (options == null || (options.trace !== true && options.traceTree !== true && options.reasons !== true))) {
     const budget = options?.stepBudget;
     const shared = typeof budget === 'object' ? budget : null;
     const limit = budget === undefined ? DEFAULT_STEP_BUDGET : limitOf(budget, false);
@@ -111,7 +129,54 @@ export function evaluatePolicy(p: PolicyEvaluators, data: unknown, options: Eval
       return failed(err, []);
     }
   }
+  if (options?.reasons === true) return evaluateWithReasons(p, data, options);
   return evaluateSlowly(p, data, options);
+}
+
+/**
+ * An evaluation with reasons (LANGUAGE.md §10.4). With a trace too, the traced evaluation gives the
+ * result and its trace (and takes the steps of a shared budget); the reasons come from a second
+ * pass, with a budget of the same limit of its own.
+ */
+function evaluateWithReasons(p: PolicyEvaluators, data: unknown, options: EvaluateOptions): EvaluationResult {
+  const traced = options.trace === true || options.traceTree === true;
+  const first = traced ? evaluateSlowly(p, data, options) : null;
+  const program = p.reasons();
+  const budget = options.stepBudget;
+  const shared = !traced && typeof budget === 'object' ? budget : null;
+  const limit = limitOf(budget, traced);
+  const ctx: ReasonsContext = {
+    data,
+    states: new Uint8Array(p.outcomes.length),
+    today: todayOf(p, options.now),
+    its: undefined,
+    itsPath: '',
+    trace: null,
+    left: shared === null ? limit : limit - shared.used,
+    limit,
+    because: new Array<Reason[] | undefined>(p.outcomes.length),
+    failure: null,
+  };
+  const names = p.outcomes;
+  let answer: EvaluationResult;
+  let reasons: Reasons;
+  try {
+    const result = program.runRule(p.golden, ctx);
+    const outcomes: Record<string, boolean> = {};
+    for (let i = 0; i < names.length; i++) outcomes[names[i]] = ctx.states[i] === 2;
+    const because = ctx.because[p.golden] ?? [];
+    reasons = { result, sentence: program.sentence(result, because), because };
+    answer = { result, outcomes, trace: [] };
+  } catch (err) {
+    answer = failed(err, []);
+    const because = ctx.failure === null ? [] : [ctx.failure];
+    reasons = { result: false, sentence: program.sentence(false, because), because };
+  } finally {
+    if (shared !== null) shared.used = limit - Math.max(0, ctx.left);
+  }
+  if (first !== null) return { ...first, reasons };
+  answer.reasons = reasons;
+  return answer;
 }
 
 /** Closures that count each condition's outcomes (made when first asked for), and the counters (three per condition). */

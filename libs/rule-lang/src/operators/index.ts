@@ -140,3 +140,31 @@ export const STRUCTURAL_WORDS: readonly string[] = [
 export function keywordWords(): string[] {
   return [...new Set([...STRUCTURAL_WORDS, ...operatorWords(), ...unitWords()])];
 }
+
+/** The negative phrase a positive phrase is guessed to pair with: `is at least` → `is not at least`, `contains` → `does not contain`. */
+function notOf(phrase: string): string {
+  if (phrase === 'is') return 'is not';
+  if (phrase.startsWith('is ')) return `is not ${phrase.slice(3)}`;
+  const [verb, ...rest] = phrase.split(' ');
+  const base = verb === 'has' ? 'have' : verb.endsWith('ches') ? verb.slice(0, -2) : verb.endsWith('s') ? verb.slice(0, -1) : verb;
+  return ['does not', base, ...rest].join(' ');
+}
+
+/**
+ * The opposite of an operator phrase as written (placeholders dropped), from the catalogue's forms
+ * and their negations: a positive phrase gives its negative form (`is at least` → `is not at least`,
+ * `contains` → `does not contain`, `>=` → the first negative form), a negative phrase its positive
+ * form (`is not empty` → `is empty`, `!=` → `is equal to`). Reasons word a condition that does not
+ * hold with it (LANGUAGE.md §10.4).
+ */
+export function oppositePhrase(name: CanonicalOperator, phrase: string, negated: boolean): string {
+  const entry = OPERATORS[name] as OperatorEntry | undefined;
+  if (!entry) throw new Error(`INVARIANT: no operator \`${name}\``);
+  const positives = entry.forms.map(phraseOf);
+  const negatives = entry.negation.forms.map(phraseOf);
+  if (!negated) {
+    const guess = notOf(phrase);
+    return negatives.includes(guess) ? guess : negatives[0];
+  }
+  return positives.find((p) => notOf(p) === phrase) ?? positives[0];
+}

@@ -1,6 +1,6 @@
 import type { FlowPolicyNode, FlowRunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
 import { runFlow, type ResolvedPolicy } from '@arbiter/flow';
-import { answerPolicy, missingPolicyNode, policyNode, type ResolvedRun } from '@arbiter/run';
+import { answerPolicy, answerTable, missingPolicyNode, policyNode, type ResolvedRun } from '@arbiter/run';
 import type { PolicyEntry, RunnableState } from './state.js';
 
 /**
@@ -39,7 +39,12 @@ export function runFlowDefinition(
   definition: Parameters<typeof runFlow>[0],
   data: Record<string, unknown>,
   trace: boolean,
+  reasons = false,
 ): Promise<FlowRunResponse> {
-  const run = state.runOf(trace);
-  return runFlow(definition, data, (node) => Promise.resolve(resolveNode(state, node, run)), run.stepBudget, { trace: run.trace });
+  const run = state.runOf(trace, reasons);
+  // Table nodes run as the service's workers run them (answerTable: the trace and the reasons capped alike).
+  return runFlow(definition, data, (node) => Promise.resolve(resolveNode(state, node, run)), run.stepBudget, {
+    trace: run.trace,
+    runTable: (nodeId, node, budget) => answerTable(nodeId, node, data, run, budget),
+  });
 }

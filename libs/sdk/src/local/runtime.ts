@@ -2,6 +2,7 @@ import {
   ArbiterError,
   ErrorCode,
   isArbiterError,
+  reasonsOf,
   tracesOf,
   type RunnableQuery,
   type RunnableSelection,
@@ -156,14 +157,15 @@ export class LocalRuntime {
   }
 
   /**
-   * Runs the current runnable policy of a base on `data` (trace on unless `trace: false`). Engine
+   * Runs the current runnable policy of a base on `data` (trace on unless `trace: false`; `reasons`
+   * with `reasons: true`, docs/LANGUAGE.md §10.4). Engine
    * outcomes are results (`error`, `errorCode`), as from the service. Throws an {@link ArbiterError}
    * where the service answers a problem: `not_found` (a base not held: unknown, deleted, another
    * org's, not chosen), `validation_failed` (data not an object, or holding an unpaired UTF-16
    * surrogate), and
    * `dependency_unavailable` when stale with `failClosed`.
    */
-  run(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean }): StoredPolicyRunResponse {
+  run(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean; reasons?: boolean }): StoredPolicyRunResponse {
     const state = this.state;
     let entry: PolicyEntry | undefined;
     if (this.hotState === state && this.hotBaseId === baseId) entry = this.hotEntry;
@@ -178,7 +180,15 @@ export class LocalRuntime {
     // INVARIANT: the fast path (trace off, no schema, compiled, not stale, data checkData accepts)
     // loads `this.state` once and allocates only the answer; it answers exactly as the general path
     // below (bench:sdk).
-    if (entry !== undefined && entry.plain && !this.expired && opts !== undefined && opts.trace === false && isAcceptedData(data)) {
+    if (
+      entry !== undefined &&
+      entry.plain &&
+      !this.expired &&
+      opts !== undefined &&
+      opts.trace === false &&
+      opts.reasons !== true &&
+      isAcceptedData(data)
+    ) {
       const r = entry.policy!.evaluate(data, state.runs.untraced.options);
       if (r.error === undefined) {
         entry.counter.addBoolean(r.result);
@@ -195,19 +205,23 @@ export class LocalRuntime {
     if (this.expired && this.failClosed) throw this.staleError();
     if (entry === undefined) throw new ArbiterError('not_found', `policy \`${baseId}\` not found`);
     checkData(data);
-    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts)));
+    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), reasonsOf(opts)));
     entry.counter.add(answer.result, answer.error !== undefined);
     return answer;
   }
 
   /** Runs the current runnable flow of a base on `data`, its policy nodes resolved in the same held state. Throws as {@link run}. */
-  async runFlow(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean }): Promise<StoredFlowRunResponse> {
+  async runFlow(
+    baseId: string,
+    data: Record<string, unknown>,
+    opts?: { trace?: boolean; reasons?: boolean },
+  ): Promise<StoredFlowRunResponse> {
     if (this.expired && this.failClosed) throw this.staleError();
     const state = this.state;
     const flow = state.flows.get(baseId);
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
     checkData(data);
-    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts));
+    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), reasonsOf(opts));
     flow.counter.add(r.result, r.error !== undefined);
     const ids = { flowId: flow.record.flowId, baseId: flow.record.baseId, version: flow.record.version };
     if (r.error === undefined) return { result: r.result, path: r.path, nodes: r.nodes, ...ids };

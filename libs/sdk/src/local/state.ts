@@ -33,8 +33,13 @@ export interface FlowEntry {
  * never a mix.
  */
 export class RunnableState {
-  /** Both trace modes under {@link limits}, resolved once by the run layer: a run allocates no options. */
-  readonly runs: { readonly traced: ResolvedRun; readonly untraced: ResolvedRun };
+  /** Both trace modes under {@link limits}, without and with reasons, resolved once by the run layer: a run allocates no options. */
+  readonly runs: {
+    readonly traced: ResolvedRun;
+    readonly untraced: ResolvedRun;
+    readonly tracedReasons: ResolvedRun;
+    readonly untracedReasons: ResolvedRun;
+  };
 
   private constructor(
     readonly revision: number,
@@ -53,11 +58,17 @@ export class RunnableState {
     readonly missing: readonly string[],
   ) {
     const runLimits = { stepBudget: limits.stepBudget, tracedStepBudget: limits.traceStepBudget, maxTraceBytes: limits.maxTraceBytes };
-    this.runs = { traced: resolveRun({ trace: true }, runLimits), untraced: resolveRun({ trace: false }, runLimits) };
+    this.runs = {
+      traced: resolveRun({ trace: true }, runLimits),
+      untraced: resolveRun({ trace: false }, runLimits),
+      tracedReasons: resolveRun({ trace: true, reasons: true }, runLimits),
+      untracedReasons: resolveRun({ trace: false, reasons: true }, runLimits),
+    };
   }
 
-  /** The resolved run of a trace mode. */
-  runOf(trace: boolean): ResolvedRun {
+  /** The resolved run of a trace mode, with or without reasons. */
+  runOf(trace: boolean, reasons = false): ResolvedRun {
+    if (reasons) return trace ? this.runs.tracedReasons : this.runs.untracedReasons;
     return trace ? this.runs.traced : this.runs.untraced;
   }
 

@@ -2,6 +2,7 @@ import {
   ArbiterError,
   isArbiterError,
   tracesOf,
+  reasonsOf,
   type FlowDefinition,
   type FlowPolicyNode,
   type FlowRunResponse,
@@ -37,7 +38,7 @@ export type RunBy = 'base' | 'record';
  * One stored run request: the record named (`id`, `by` a base or a record id), the run's options
  * (a replay runs at `now`, low priority, neither counted nor recorded) and its items.
  */
-export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'replay' | 'now' | 'nows'> &
+export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'reasons' | 'replay' | 'now' | 'nows'> &
   RunItems & { id: string; by: RunBy };
 
 /** One answer: the raw JSON body its single request answers, or its error. */
@@ -73,6 +74,7 @@ export class StoredRuns {
       source: sourceOf(entry),
       trace: req.trace,
       ...(req.traceBytes !== undefined ? { traceBytes: req.traceBytes } : {}),
+      ...(req.reasons === true ? { reasons: true } : {}),
       reply: { kind: 'json', extra: { policyId: entry.recordId, baseId: entry.baseId, version: entry.version } },
       items: req.items,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
@@ -128,7 +130,7 @@ export class StoredRuns {
           const started = performance.now();
           const replay: FlowReplay | undefined = req.replay === true ? { now: req.nows?.[i] ?? req.now, seen: { read: false } } : undefined;
           try {
-            response = await this.flow(entry.definition, req.principal, item, tracesOf(req), req.deadline, nodes, replay);
+            response = await this.flow(entry.definition, req.principal, item, modeOf(req), req.deadline, nodes, replay);
           } catch (err) {
             return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
           }
@@ -161,12 +163,18 @@ export class StoredRuns {
    * The definition is checked in a worker as the caller's work (compiling a big table there, not
    * on the thread that serves everyone). No event: nothing stored ran as a flow.
    */
-  async testFlow(req: { principal: Principal; definition: FlowDefinition; data: unknown; trace: boolean }): Promise<FlowRunResponse> {
+  async testFlow(req: {
+    principal: Principal;
+    definition: FlowDefinition;
+    data: unknown;
+    trace: boolean;
+    reasons?: boolean | undefined;
+  }): Promise<FlowRunResponse> {
     const problems = await this.deps.pool.validateFlow(req.principal, req.definition);
     if (problems.length > 0) {
       throw new ArbiterError('validation_failed', `invalid flow definition: ${problems.map((p) => p.message).join('; ')}`, problems);
     }
-    return this.flow(req.definition, req.principal, encoder.encode(JSON.stringify(req.data)), req.trace, undefined, new Map());
+    return this.flow(req.definition, req.principal, encoder.encode(JSON.stringify(req.data)), modeOf(req), undefined, new Map());
   }
 
   /**
@@ -179,20 +187,21 @@ export class StoredRuns {
     definition: FlowDefinition,
     principal: Principal,
     item: Uint8Array,
-    trace: boolean,
+    mode: NodeMode,
     deadline: number | undefined,
     nodes: Map<string, Promise<ResolvedNode>>,
     replay?: FlowReplay,
   ): Promise<FlowRunResponse> {
+    const trace = mode.trace;
     const resolve = (node: FlowPolicyNode, nodeId: string): Promise<ResolvedPolicy> => {
       let resolved = nodes.get(nodeId);
       if (resolved === undefined) {
-        resolved = this.resolveNode(node, principal, trace);
+        resolved = this.resolveNode(node, principal, mode);
         nodes.set(nodeId, resolved);
       }
       return resolved.then((r) => r.bind(item, deadline, replay));
     };
-    const runTable: TableRunner = (nodeId, node, budget) => this.runTable(principal, nodeId, node, item, trace, budget, deadline, replay);
+    const runTable: TableRunner = (nodeId, node, budget) => this.runTable(principal, nodeId, node, item, mode, budget, deadline, replay);
     return runFlow(definition, {}, resolve, this.deps.pool.budgetLimit(trace), { trace, runTable });
   }
 
@@ -202,19 +211,19 @@ export class StoredRuns {
     nodeId: string,
     node: FlowTableNode,
     item: Uint8Array,
-    trace: boolean,
+    mode: NodeMode,
     budget: FlowStepBudget,
     deadline: number | undefined,
     replay: FlowReplay | undefined,
   ): Promise<TableRun> {
-    return this.runOnItem<TableRun>(principal, tableSource(nodeId, node), item, trace, budget, deadline, replay);
+    return this.runOnItem<TableRun>(principal, tableSource(nodeId, node), item, mode, budget, deadline, replay);
   }
 
   /**
    * The policy a node runs. A deleted, unknown or other-org policy is not thrown: the node answers
    * an error result (`policy_not_found`), so the flow stops there with `path` and `nodes` so far.
    */
-  private async resolveNode(node: FlowPolicyNode, principal: Principal, trace: boolean): Promise<ResolvedNode> {
+  private async resolveNode(node: FlowPolicyNode, principal: Principal, mode: NodeMode): Promise<ResolvedNode> {
     try {
       const entry = await this.deps.resolver.resolve(
         'policy',
@@ -227,12 +236,12 @@ export class StoredRuns {
         bind: (item, deadline, replay) => ({
           policyId: entry.recordId,
           version: entry.version,
-          run: (_data, budget) => this.runNode(principal, entry, item, trace, budget, deadline, replay),
+          run: (_data, budget) => this.runNode(principal, entry, item, mode, budget, deadline, replay),
         }),
       };
     } catch (err) {
       if (!isArbiterError(err, 'not_found')) throw err;
-      const missing = missingPolicyNode(node.policyId ?? node.baseId!, node.version ?? null, err.message, { trace });
+      const missing = missingPolicyNode(node.policyId ?? node.baseId!, node.version ?? null, err.message, { trace: mode.trace });
       return { bind: () => missing };
     }
   }
@@ -242,12 +251,12 @@ export class StoredRuns {
     principal: Principal,
     entry: LivePolicyRecordEntry,
     item: Uint8Array,
-    trace: boolean,
+    mode: NodeMode,
     budget: FlowStepBudget,
     deadline: number | undefined,
     replay: FlowReplay | undefined,
   ): Promise<PolicyRunResult> {
-    return this.runOnItem<PolicyRunResult>(principal, sourceOf(entry), item, trace, budget, deadline, replay);
+    return this.runOnItem<PolicyRunResult>(principal, sourceOf(entry), item, mode, budget, deadline, replay);
   }
 
   /** Runs one flow node (`source`: a policy or a table) on the item in a worker within what is left of `budget` (advancing its `used`). */
@@ -255,7 +264,7 @@ export class StoredRuns {
     principal: Principal,
     source: Parameters<WorkerPool['runJob']>[0]['source'],
     item: Uint8Array,
-    trace: boolean,
+    mode: NodeMode,
     budget: FlowStepBudget,
     deadline: number | undefined,
     replay: FlowReplay | undefined,
@@ -263,7 +272,8 @@ export class StoredRuns {
     const outcome = await this.deps.pool.runJob({
       principal,
       source,
-      trace,
+      trace: mode.trace,
+      ...(mode.reasons ? { reasons: true } : {}),
       reply: { kind: 'value' },
       items: [item],
       budgetUsed: budget.used,
@@ -281,6 +291,16 @@ export class StoredRuns {
   private count(outcome: EvalOutcome): void {
     countOutcome(this.deps.metrics, outcome);
   }
+}
+
+/** How a flow's nodes run: with a trace, with reasons (policy nodes). */
+interface NodeMode {
+  trace: boolean;
+  reasons: boolean;
+}
+
+function modeOf(req: { trace?: boolean | undefined; reasons?: boolean | undefined }): NodeMode {
+  return { trace: tracesOf(req), reasons: reasonsOf(req) };
 }
 
 /** A node's resolved policy, bound to each item of a request when it runs. */

@@ -56,6 +56,7 @@ function storedOf(group: GroupRun) {
     items: group.items,
     trace: tracesOf(group),
     ...(group.traceBytes !== undefined ? { traceBytes: group.traceBytes } : {}),
+    ...(group.reasons === true ? { reasons: true } : {}),
     ...(group.deadline !== undefined ? { deadline: group.deadline } : {}),
     ...(group.replyBudget !== undefined ? { replyBudget: group.replyBudget } : {}),
     ...(group.replay === true
@@ -78,6 +79,7 @@ async function runRule(deps: EvalDeps, group: GroupRun): Promise<RunAnswer[]> {
     source: { kind: 'text', rule: group.rule },
     trace: tracesOf(group),
     ...(group.traceBytes !== undefined ? { traceBytes: group.traceBytes } : {}),
+    ...(group.reasons === true ? { reasons: true } : {}),
     ...(group.now !== undefined ? { now: group.now } : {}),
     reply: { kind: 'json' },
     items: group.items,
@@ -150,6 +152,7 @@ export function evalEndpoint(deps: EvalDeps, maxReplyBytes: number): RawEndpoint
           ...(g.id !== undefined ? { id: g.id } : {}),
           trace: g.trace,
           ...(g.traceBytes !== undefined ? { traceBytes: g.traceBytes } : {}),
+          ...(g.reasons === true ? { reasons: true } : {}),
           ...(g.now !== undefined ? { now: g.now } : {}),
           ...(g.nows !== undefined ? { nows: g.nows } : {}),
           ...(g.replay === true ? { replay: true } : {}),

@@ -44,6 +44,8 @@ export interface TaskChunk {
   trace: boolean;
   /** UTF-8 bytes each item's trace may take, when below the service's cap (a batch item's share). */
   traceBytes?: number;
+  /** Say why each result came out (`reasons`); absent: no reasons. */
+  reasons?: boolean;
   /** The evaluation clock (ISO 8601); the current time when absent. */
   now?: string;
   /** Each item's clock instead, `count` of them (a replay of decisions made at different times). */

@@ -128,7 +128,11 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
   const values: unknown[] = chunk.reply.kind === 'value' ? new Array<unknown>(n) : [];
   // The pool decided the chunk's budget; the run layer decides the rest (the trace cap, the clock).
   const run = resolveRun(
-    { trace: chunk.trace, ...(chunk.now !== undefined ? { now: chunk.now } : {}) },
+    {
+      trace: chunk.trace,
+      ...(chunk.now !== undefined ? { now: chunk.now } : {}),
+      ...(chunk.reasons === true ? { reasons: true } : {}),
+    },
     {
       stepBudget: chunk.budgetLimit,
       tracedStepBudget: chunk.budgetLimit,

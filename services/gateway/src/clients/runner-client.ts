@@ -52,7 +52,13 @@ export class NatsRunnerClient implements RunnerClient {
   }
 
   testFlow(principal: Principal, body: FlowTestBody, ctx?: RunOptions): Promise<Uint8Array> {
-    const payload: FlowTestInput = { principal, definition: body.definition, data: body.data, trace: tracesOf(ctx) };
+    const payload: FlowTestInput = {
+      principal,
+      definition: body.definition,
+      data: body.data,
+      trace: tracesOf(ctx),
+      ...(ctx?.reasons === true ? { reasons: true } : {}),
+    };
     return engineAnswer(
       this.bus.requestData(StoredRunSubject.flowTest, payload, {
         timeoutMs: this.timeoutMs,

@@ -3,7 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ExplainedCondition, ProblemDetails } from '@arbiter/contracts';
+import { ExplainedCondition, ProblemDetails, Reason } from '@arbiter/contracts';
 import { PROBLEM_CONTENT_TYPE } from './problem.js';
 
 const WHY: Record<number, string> = {
@@ -36,6 +36,7 @@ export function errorResponses(...statuses: Array<keyof typeof WHY>) {
  */
 export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
   nameComponent(ExplainedCondition, 'ExplainedCondition'); // recursive: needs a named component to be referenced
+  nameComponent(Reason, 'Reason'); // recursive too
   nameComponent(ProblemDetails, 'Problem');
   await app.register(fastifySwagger, {
     openapi: {

@@ -11,6 +11,7 @@ import {
   StoredRunBatchRequest,
   TraceQuery,
   traceOf,
+  reasonsOfQuery,
   itemTraceBytes,
   tracesOf,
 } from '@arbiter/contracts';
@@ -49,7 +50,9 @@ const BATCH =
   "item as a request (for the key and for its owner over all their keys), and the answer's `x-ratelimit-remaining` counts them: past " +
   'it 429 with `retry-after`, nothing run.';
 const NOT_FOUND = 'An id that is unknown, not a UUID, in another org, or whose base is deleted answers 404 for the whole call.';
-const TRACE = '`?trace=false` leaves the traces out: each answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty).';
+const TRACE =
+  '`?trace=false` leaves the traces out: each answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty). ' +
+  '`?reasons=true` adds `reasons` to each policy answer (docs/LANGUAGE.md §10.4).';
 
 /** What a refused batch counted. */
 const BATCH_COUNTED = ' (a batch counts each item, for the key and for its owner over all their keys)';
@@ -95,17 +98,18 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       tags: ['engine'],
       security,
       summary: 'Evaluate an unsaved rule against many data objects',
-      description: `Each item is evaluated as by \`POST /run\`. \`"trace": false\` leaves the traces out: each answer keeps its shape with \`"trace": []\`. ${BATCH}`,
+      description: `Each item is evaluated as by \`POST /run\`. \`"trace": false\` leaves the traces out: each answer keeps its shape with \`"trace": []\`. \`"reasons": true\` adds \`reasons\` to each answer (docs/LANGUAGE.md §10.4). ${BATCH}`,
       body: RunBatchRequest,
       response: { 200: RunBatchResponse, ...errors },
     },
     handler: async (request, reply) => {
-      const { rule, items, trace } = request.body;
+      const { rule, items, trace, reasons } = request.body;
       await admit(request, reply, items.length);
       const answers = await opts.engine.evaluate(principalOf(request), rule, itemsOf(request, items), {
         requestId: request.id,
         trace: tracesOf({ trace }),
         traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
+        ...(reasons === true ? { reasons: true } : {}),
       });
       return send(request, reply, answers, false);
     },
@@ -137,6 +141,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       requestId: request.id,
       trace: traceOf(query),
       traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
+      ...(reasonsOfQuery(query) ? { reasons: true } : {}),
     });
     return send(request, reply, answers, true);
   }

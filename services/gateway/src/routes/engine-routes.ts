@@ -48,16 +48,18 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
       description:
         'A rule that fails to parse, reads missing data or needs more steps than its budget (`budget_exceeded`, EXEC_TRACE_STEP_BUDGET; ' +
         'EXEC_STEP_BUDGET with `"trace": false`) answers 200 with `result:false`, `error` and `errorCode`. `"trace": false` leaves the ' +
-        'trace out: the answer keeps its shape with `"trace": []`, everything else alike. 429 with `retry-after` when the key (or its ' +
+        'trace out: the answer keeps its shape with `"trace": []`, everything else alike. `"reasons": true` adds `reasons`: why the result ' +
+        "came out, in the rule's own words (docs/LANGUAGE.md §10.4); without it the answer is unchanged. 429 with `retry-after` when the key (or its " +
         'owner over all their keys) already has EXEC_CALLER_MAX evaluations in progress.',
       body: RunRequest,
       response: { 200: RunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
     handler: async (request, reply) => {
-      const { rule, data, trace } = request.body;
+      const { rule, data, trace, reasons } = request.body;
       const [answer] = await engine.evaluate(principalOf(request), rule, itemsOf(request, [data]), {
         requestId: request.id,
         trace: tracesOf({ trace }),
+        ...(reasons === true ? { reasons: true } : {}),
       });
       return sendAnswer(reply, answer);
     },

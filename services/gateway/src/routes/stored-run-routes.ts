@@ -10,6 +10,7 @@ import {
   StoredPolicyRunResponse,
   TraceQuery,
   traceOf,
+  reasonsOfQuery,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
@@ -34,7 +35,9 @@ const FLOW_RESULTS =
   'A policy node names a base (its current runnable record, or the pinned `version`) or an exact `policyId`. A node whose policy is deleted, ' +
   'unknown or in another org stops the flow: 200 with `result:false`, `errorCode:"policy_not_found"` and an `error` naming the node.';
 const NOT_FOUND = 'An id that is unknown, not a UUID, in another org, or whose base is deleted answers 404 (also by exact version id).';
-const TRACE = '`?trace=false` leaves the trace out: the answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty).';
+const TRACE =
+  '`?trace=false` leaves the trace out: the answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty). ' +
+  '`?reasons=true` adds `reasons` to a policy answer (flows: to each policy node): why the result came out (docs/LANGUAGE.md §10.4).';
 
 const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.describe(what) });
 
@@ -54,6 +57,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
     const [answer] = await runner.run(kind, principalOf(request), by, id, [rawBodyOf(request)], {
       requestId: request.id,
       trace: traceOf(query),
+      ...(reasonsOfQuery(query) ? { reasons: true } : {}),
     });
     return sendAnswer(reply, answer);
   }
@@ -137,6 +141,13 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       response: { 200: FlowRunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
     handler: async (request, reply) =>
-      sendJson(reply, await runner.testFlow(principalOf(request), request.body, { requestId: request.id, trace: traceOf(request.query) })),
+      sendJson(
+        reply,
+        await runner.testFlow(principalOf(request), request.body, {
+          requestId: request.id,
+          trace: traceOf(request.query),
+          ...(reasonsOfQuery(request.query) ? { reasons: true } : {}),
+        }),
+      ),
   });
 };
