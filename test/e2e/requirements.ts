@@ -1332,6 +1332,15 @@ export const REQUIREMENTS: readonly Requirement[] = [
       { file: `${E2E}/static-checks.test.ts`, tests: ['static checks'] },
     ],
   },
+  {
+    id: 'docs/decisions.md#saved-tests-from-decisions',
+    title:
+      "a recorded decision's masked input and answer saved as a test of the base's draft (made from the latest version); edit and audit rights; other base and errors refused",
+    coveredBy: [
+      { file: `${E2E}/tests-from-decision.test.ts`, tests: ['tests from decisions'] },
+      { file: `${GW}/tests-from-decisions.test.ts`, tests: ['testFromDecision'] },
+    ],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */

@@ -258,6 +258,7 @@ export {
   DECISION_SETTINGS_LIMIT,
   DecisionResult,
   DecisionRecord,
+  TestFromDecisionBody,
   DecisionFilter,
   DecisionQuery,
   DecisionPage,
