@@ -10,6 +10,10 @@
  *    runs to its step budget, and stored-run batches of such a policy. Target: the victim's p99
  *    during the flood ≤ 3× its p99 alone, no failures.
  *
+ * The flooders run on a thread of their own (`flood-thread.mjs`), so reading their answers never
+ * delays the victim's event loop. Diagnostics: `BENCH_FLOOD_TRACE=0` floods without traces (same
+ * worker load, answers of a few bytes an item); `BENCH_NODE_ARGS` adds flags to every service.
+ *
  * Prints p50/p99/max of each phase, the ratios, the victim's failures and what the flooders got
  * back. BENCH_DURATION (s, default 8) is split between the rounds (BENCH_ROUNDS, default 4) of
  * each flood; BENCH_VICTIM_GAP_MS (default 5) paces the victim's sequential requests. Needs the
@@ -18,6 +22,7 @@
 
 import { PolicyRecord, PolicyUpdateReply, RegistrySubject, type Principal } from '@arbiter/contracts';
 import { connectBus, createLogger } from '@arbiter/service-kit';
+import { Worker } from 'node:worker_threads';
 import { SignJWT } from 'jose';
 import { startStack, type Stack } from '../../test/e2e/harness.js';
 import { BENCH_STACK_ENV, DURATION_S, runsOn } from '../load.js';
@@ -33,7 +38,13 @@ const RUNAWAY_RULE = 'if any of o.items satisfies (any of o.items satisfies (its
 const RUNAWAY = JSON.stringify({ rule: RUNAWAY_RULE, data: { o: { items: Array.from({ length: 30_000 }, () => ({ p: 1 })) } } });
 /** An item on which the runaway rule runs to its (traced) step budget: 150 × 150 steps > 10,000. */
 const FLOOD_ITEM = { o: { items: Array.from({ length: 150 }, () => ({ p: 1 })) } };
-const FLOOD_BATCH = JSON.stringify({ rule: RUNAWAY_RULE, items: Array.from({ length: FLOOD_ITEMS }, () => FLOOD_ITEM) });
+/** `BENCH_FLOOD_TRACE=0`: the flood asks for no traces (answers of a few bytes an item instead of their trace share). */
+const FLOOD_TRACE = process.env.BENCH_FLOOD_TRACE !== '0';
+const FLOOD_BATCH = JSON.stringify({
+  rule: RUNAWAY_RULE,
+  ...(FLOOD_TRACE ? {} : { trace: false }),
+  items: Array.from({ length: FLOOD_ITEMS }, () => FLOOD_ITEM),
+});
 const FLOOD_STORED = JSON.stringify({ items: Array.from({ length: FLOOD_ITEMS }, () => FLOOD_ITEM) });
 const ORDINARY = JSON.stringify({
   rule: 'A **user** is adult if the __age__ of the **user** is at least 18.',
@@ -104,14 +115,41 @@ function summary(name: string, latencies: number[]): Summary {
   return s;
 }
 
+/** One flood loop: who sends what where, back to back. */
+interface FloodLoop {
+  path: string;
+  key: string;
+  body: string;
+}
+
 /**
- * Rounds of the victim alone, then while `flood` loops run (each sending what `send` sends, back
- * to back); returns the two latency lists, the victim's failures and the flood's answers by kind.
+ * Starts `loops` on a thread of their own (`flood-thread.mjs`): another person's client, whose
+ * answers are not read on the victim's event loop. Resolves, once stopped, to the answers by kind.
+ */
+function startFlood(stack: Stack, loops: FloodLoop[]): { stop: () => Promise<Map<string, number>> } {
+  const thread = new Worker(new URL('./flood-thread.mjs', import.meta.url), { workerData: { baseUrl: stack.baseUrl, loops } });
+  const done = new Promise<Map<string, number>>((resolve, reject) => {
+    thread.once('message', (answers: Record<string, number>) => resolve(new Map(Object.entries(answers))));
+    thread.once('error', reject);
+  });
+  return {
+    stop: async () => {
+      thread.postMessage('stop');
+      const answers = await done;
+      await thread.terminate();
+      return answers;
+    },
+  };
+}
+
+/**
+ * Rounds of the victim alone, then while the flood's loops run; returns the two latency lists, the
+ * victim's failures and the flood's answers by kind.
  */
 async function measure(
   stack: Stack,
   victim: string,
-  loops: Array<() => Promise<{ status: number; text: string }>>,
+  loops: FloodLoop[],
 ): Promise<{ alone: number[]; flooded: number[]; failures: string[]; answers: Map<string, number> }> {
   const alone: number[] = [];
   const flooded: number[] = [];
@@ -120,23 +158,11 @@ async function measure(
   const roundMs = (DURATION_S * 1000) / (2 * ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     await victimRuns(stack, victim, roundMs, alone, failures);
-    let flooding = true;
-    const flood = Promise.all(
-      loops.map(async (send) => {
-        while (flooding) {
-          const res = await send();
-          // Not parsed: the load generator's own event loop also runs the victim's requests.
-          const code = /"(?:errorCode|code)":"(\w+)"/.exec(res.text)?.[1];
-          const kind = `${res.status}${code === undefined ? '' : ` ${code}`}`;
-          answers.set(kind, (answers.get(kind) ?? 0) + 1);
-        }
-      }),
-    );
+    const flood = startFlood(stack, loops);
     // Let the flood get going before measuring.
     await sleep(200);
     await victimRuns(stack, victim, roundMs, flooded, failures);
-    flooding = false;
-    await flood;
+    for (const [kind, n] of await flood.stop()) answers.set(kind, (answers.get(kind) ?? 0) + n);
   }
   return { alone, flooded, failures, answers };
 }
@@ -146,8 +172,11 @@ async function main(): Promise<void> {
   const stack = await startStack({
     services: ['execution', 'registry', 'gateway'],
     env: { ...BENCH_STACK_ENV, EXEC_POOL_SIZE: '1' },
-    // `BENCH_PROFILE=<dir>`: CPU profiles of the services (written when they stop).
-    ...(process.env.BENCH_PROFILE ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] } : {}),
+    // `BENCH_PROFILE=<dir>`: CPU profiles of the services (written when they stop); `BENCH_NODE_ARGS`: more flags for them.
+    nodeArgs: [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ],
   });
   const bus = await connectBus({
     url: stack.env.NATS_URL,
@@ -182,19 +211,20 @@ async function main(): Promise<void> {
     const batch = await post(stack, '/run/batch', flooders[0], FLOOD_BATCH);
     const storedBatch = await post(stack, `/run/policy/${policy.baseId}/batch`, flooders[0], FLOOD_STORED);
     // A flood batch is more work than its caller waits for: its items answer budget_exceeded, or timeout once it has gone.
-    for (const res of [batch, storedBatch]) {
+    for (const res of FLOOD_TRACE ? [batch, storedBatch] : []) {
       if (res.status !== 200 || !/"(errorCode|code)":"(budget_exceeded|timeout)"/.test(res.text)) {
         throw new Error(`a flood batch answered ${res.status} ${res.text.slice(0, 300)}`);
       }
     }
 
-    const singles = await measure(stack, victim, [() => post(stack, '/run', attacker, RUNAWAY)]);
+    const singles = await measure(stack, victim, [{ path: '/run', key: attacker, body: RUNAWAY }]);
     const flood = await measure(
       stack,
       victim,
-      flooders.map(
-        (key, i) => () =>
-          i % 2 === 0 ? post(stack, '/run/batch', key, FLOOD_BATCH) : post(stack, `/run/policy/${policy.baseId}/batch`, key, FLOOD_STORED),
+      flooders.map((key, i) =>
+        i % 2 === 0
+          ? { path: '/run/batch', key, body: FLOOD_BATCH }
+          : { path: `/run/policy/${policy.baseId}/batch${FLOOD_TRACE ? '' : '?trace=false'}`, key, body: FLOOD_STORED },
       ),
     );
 

@@ -12,7 +12,7 @@ import { call, startStack, type ServiceName, type Stack } from './harness.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dir = path.join(root, 'deploy/observability');
-const BACK_ENDS: ServiceName[] = ['execution', 'registry', 'governance', 'audit', 'mcp'];
+const BACK_ENDS: ServiceName[] = ['execution', 'registry', 'governance', 'audit', 'webhooks', 'mcp'];
 
 interface Rule {
   alert: string;

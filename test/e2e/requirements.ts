@@ -96,6 +96,59 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
+    id: 'docs/api.md#saved-tests-and-coverage test runs',
+    title:
+      'the saved tests of a draft or version run over HTTP with their coverage: conditions of a policy, table rows and edges of a flow',
+    coveredBy: [
+      {
+        file: `${E2E}/coverage.test.ts`,
+        tests: [
+          'runs the saved tests of a policy draft for a viewer: results, and the conditions left uncovered',
+          'runs a version with `?version=N` and the draft without',
+          'runs a flow: the table rows matched and the edges taken',
+          'answers 401 without credentials, 404 for another org, an unknown id, a deleted base and a missing version, 400 for a bad version',
+          'answers 403 to a key without the `view` scope',
+          'runs through the SDK: policies.runTests and flows.runTests, with a version',
+        ],
+      },
+      { file: `${REG}/test-run.test.ts`, tests: ['runs a flow draft: its table rows matched and edges taken'] },
+      {
+        file: `${SDK}/client-options.test.ts`,
+        tests: [
+          'posts to /policy/{baseId}/tests/run and /flow/{baseId}/tests/run, with ?version=N when asked, and retries a 503 as a run is',
+        ],
+      },
+      { file: `${FLOW}/coverage.test.ts`, tests: ['counts the rows matched and the edges taken by the runs'] },
+    ],
+  },
+  {
+    id: 'docs/api.md#a-minimum-coverage-to-publish',
+    title:
+      'the org setting minCoverage (0–100, default 0) refuses a publish, and in a governed org a submission, whose saved tests cover less',
+    coveredBy: [
+      {
+        file: `${E2E}/coverage.test.ts`,
+        tests: [
+          'refuses a publish whose saved tests cover less, with the percent, the minimum and the uncovered parts; nothing is published',
+          'at 0 (the default) changes nothing: a poorly covered draft publishes, and is submitted in a governed org',
+          'in a governed org refuses the submission for review below the minimum; nothing is submitted',
+          'answers 400 for a minCoverage out of bounds or not an integer, and keeps the setting',
+        ],
+      },
+      {
+        file: `${REG}/test-run.test.ts`,
+        tests: [
+          'refuses a publish whose saved tests cover less, naming the percent, the minimum and the uncovered parts; nothing changes',
+          'applies the minimum to the publish check of a submission for review',
+        ],
+      },
+      {
+        file: `${GW}/identity-endpoints.test.ts`,
+        tests: ['minCoverage: an integer from 0 to 100, kept when a PUT leaves it out; 400 past the bounds, nothing written'],
+      },
+    ],
+  },
+  {
     id: 'docs/api.md#users-and-keys',
     title: 'API keys are personal, user-owned, with scopes (at least view)',
     coveredBy: [
@@ -416,7 +469,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
           'refuses data nested deeper than the limit with validation_failed',
         ],
       },
-      { file: `${EXEC}/engine-pool.test.ts`, tests: ['aborts a runaway evaluation with timeout, replacing the worker'] },
+      { file: `${EXEC}/worker-pool.test.ts`, tests: ['aborts a runaway evaluation with timeout, replacing the worker'] },
       {
         file: `${E2E}/edge-hardening.test.ts`,
         tests: [
@@ -732,7 +785,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
         ],
       },
       {
-        file: `${EXEC}/engine-pool.test.ts`,
+        file: `${EXEC}/worker-pool.test.ts`,
         tests: ['counts the deadline from when a worker starts a task: one queued behind a slow task does not time out'],
       },
       { file: `${FLOW}/run.test.ts`, tests: ['shares one budget across the policy nodes of a run'] },

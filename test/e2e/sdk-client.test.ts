@@ -68,7 +68,7 @@ describe('the client', () => {
     const group = await admin.groups.create({ name: 'typed group' });
     await admin.groups.addMember(group.groupId, { memberId: draft.baseId, memberType: 'policy' });
     expect((await admin.groups.policies(group.groupId).toArray()).map((p) => p.baseId)).toEqual([draft.baseId]);
-    expect(await admin.org.settings()).toEqual({ governanceApproval: false });
+    expect(await admin.org.settings()).toEqual({ governanceApproval: false, minCoverage: 0 });
     expect((await admin.me()).userId).toBe('admin');
     await admin.policies.delete(draft.policyId);
     expect((await admin.policies.listDeleted().toArray()).map((p) => p.baseId)).toContain(draft.baseId);

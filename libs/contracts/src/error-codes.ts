@@ -22,6 +22,7 @@ export const ERROR_CODES = [
   'payload_too_large',
   'unsupported_media_type',
   'cannot_publish',
+  'coverage_below_minimum',
   'result_too_large',
   'rate_limited',
   'dependency_unavailable',
@@ -62,6 +63,7 @@ export function statusOf(code: ErrorCode): number {
     case 'unsupported_media_type':
       return 415;
     case 'cannot_publish':
+    case 'coverage_below_minimum':
     case 'result_too_large':
       return 422;
     case 'rate_limited':

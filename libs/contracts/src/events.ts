@@ -108,7 +108,11 @@ export const EventDetails = {
     revokedWith: z.string().optional(),
   }),
   'member removed': z.object({ role: Role, keysRevoked: z.number().int().min(0) }),
-  'settings changed': z.object({ governanceApproval: z.object({ from: z.boolean(), to: z.boolean() }) }),
+  /** The org settings changed: `governanceApproval` always, `minCoverage` when it changed. */
+  'settings changed': z.object({
+    governanceApproval: z.object({ from: z.boolean(), to: z.boolean() }),
+    minCoverage: z.object({ from: z.number().int(), to: z.number().int() }).optional(),
+  }),
   /** A soft-deleted base was brought back: its current record's name and when it had been deleted. */
   restored: z.object({ name: z.string(), deletedAt: z.iso.datetime() }),
   /** A base (with its records) or a group (with its members) copied from another org's bundle. */

@@ -81,8 +81,11 @@ export type ReviewPublishBody = z.infer<typeof ReviewPublishBody>;
 
 const target = { principal: Principal, kind: RunnableKind, recordId: RecordIdParam };
 
-/** Request of `governance.submit` (a `PUT` with a non-draft status when the org has governance on) and `governance.get`. */
-export const ReviewTargetRequest = z.strictObject(target);
+/**
+ * Request of `governance.submit` (a `PUT` with a non-draft status when the org has governance on) and `governance.get`;
+ * a submission carries the org's `minCoverage` (absent or 0: no minimum), which the registry's publish check applies.
+ */
+export const ReviewTargetRequest = z.strictObject({ ...target, minCoverage: z.number().int().min(0).max(100).optional() });
 export type ReviewTargetRequest = z.input<typeof ReviewTargetRequest>;
 
 /** Request of `governance.approve` and `governance.reject`. */

@@ -89,8 +89,23 @@ export type CreatedApiKey = z.infer<typeof CreatedApiKey>;
 export const ApiKeyPage = pageOf(ApiKey);
 export type ApiKeyPage = z.infer<typeof ApiKeyPage>;
 
-/** Organization settings (`GET`/`PUT /org/settings`). Unknown keys are rejected on `PUT`. */
+/** The least coverage percent an org's saved tests must reach for a publish or a submission for review: an integer from 0 (no minimum) to 100. */
+export const MinCoverage = z
+  .number()
+  .int()
+  .min(0)
+  .max(100)
+  .describe(
+    'Publishing (and, with governance approval, submitting for review) is refused with 422 `coverage_below_minimum` while the saved tests cover less than this percent; 0 (the default) never refuses',
+  );
+
+/** Organization settings (`GET /org/settings`, and the answer of `PUT`). */
 export const OrgSettings = z.strictObject({
   governanceApproval: z.boolean().describe('Publishing needs an approved review when true'),
+  minCoverage: MinCoverage,
 });
 export type OrgSettings = z.infer<typeof OrgSettings>;
+
+/** Body of `PUT /org/settings`: `minCoverage` left out keeps its current value. Unknown keys are rejected. */
+export const OrgSettingsBody = OrgSettings.extend({ minCoverage: MinCoverage.optional() });
+export type OrgSettingsBody = z.infer<typeof OrgSettingsBody>;

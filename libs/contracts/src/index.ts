@@ -52,6 +52,8 @@ export {
   ApiKeyPage,
   ApiKeyListQuery,
   OrgSettings,
+  OrgSettingsBody,
+  MinCoverage,
 } from './identity.js';
 export {
   McpToolName,
@@ -376,3 +378,18 @@ export {
   WebhookRetryRequest,
   WebhookDeleted,
 } from './webhooks.js';
+export {
+  CoverageCount,
+  CoverageSummary,
+  UncoveredCondition,
+  UncoveredRow,
+  UncoveredEdge,
+  UncoveredItem,
+  CoverageReport,
+  TestRunResult,
+  TestRunReport,
+  TestRunQuery,
+  TestRunRequest,
+  COVERAGE_DETAIL_ITEMS,
+  uncoveredText,
+} from './coverage.js';

@@ -26,6 +26,8 @@ export const RegistrySubject = {
   policyChecks: 'registry.policy.checks',
   policyRestore: 'registry.policy.restore',
   policyListDeleted: 'registry.policy.listDeleted',
+  /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
+  policyTestRun: 'registry.policy.testRun',
   flowCreate: 'registry.flow.create',
   flowUpdate: 'registry.flow.update',
   flowGet: 'registry.flow.get',
@@ -39,6 +41,8 @@ export const RegistrySubject = {
   flowPublishCheck: 'registry.flow.publishCheck',
   flowRestore: 'registry.flow.restore',
   flowListDeleted: 'registry.flow.listDeleted',
+  /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
+  flowTestRun: 'registry.flow.testRun',
   groupCreate: 'registry.group.create',
   groupGet: 'registry.group.get',
   groupUpdate: 'registry.group.update',
@@ -376,12 +380,18 @@ export type EmptyReply = z.infer<typeof EmptyReply>;
 // ---- NATS requests: the HTTP body (or query) plus the caller and the path ids.
 
 const withPrincipal = { principal: Principal };
+/**
+ * The org's `minCoverage` setting, which the gateway keeps and sends with a publish (and the
+ * governance service with a submission's checks): a publish whose saved tests cover less is refused
+ * with `coverage_below_minimum`. Absent or 0: no minimum.
+ */
+const gate = { minCoverage: z.number().int().min(0).max(100).optional() };
 
 /** Request of `registry.policy.create`. */
 export const PolicyCreateRequest = z.strictObject({ ...withPrincipal, ...CreatePolicyBody.shape });
 export type PolicyCreateRequest = z.input<typeof PolicyCreateRequest>;
 /** Request of `registry.policy.update`. */
-export const PolicyUpdateRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam, ...UpdatePolicyBody.shape });
+export const PolicyUpdateRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam, ...UpdatePolicyBody.shape, ...gate });
 export type PolicyUpdateRequest = z.input<typeof PolicyUpdateRequest>;
 /** Request of `registry.policy.checks`: the static checks of a policy text (any member of the org; run in the registry's check workers). */
 export const PolicyChecksRequest = z.strictObject({ ...withPrincipal, rule: z.string() });
@@ -400,7 +410,7 @@ export type PolicyVersionsRequest = z.input<typeof PolicyVersionsRequest>;
 export const FlowCreateRequest = z.strictObject({ ...withPrincipal, ...CreateFlowBody.shape });
 export type FlowCreateRequest = z.input<typeof FlowCreateRequest>;
 /** Request of `registry.flow.update`. */
-export const FlowUpdateRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam, ...UpdateFlowBody.shape });
+export const FlowUpdateRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam, ...UpdateFlowBody.shape, ...gate });
 export type FlowUpdateRequest = z.input<typeof FlowUpdateRequest>;
 /** Request of `registry.flow.get`, `.draft` and `.delete`. */
 export const FlowIdRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam });
@@ -488,7 +498,7 @@ export type FlowReviewCheckReply = z.infer<typeof FlowReviewCheckReply>;
  * when a draft is submitted for review): runs the publish checks of the draft `recordId` without
  * publishing anything. 409 `version_immutable` for a version.
  */
-export const PublishCheckRequest = z.strictObject({ ...withPrincipal, recordId: RecordIdParam });
+export const PublishCheckRequest = z.strictObject({ ...withPrincipal, recordId: RecordIdParam, ...gate });
 export type PublishCheckRequest = z.input<typeof PublishCheckRequest>;
 /**
  * Reply of `registry.{policy,flow}.publishCheck`: every reason a publish of the draft would be

@@ -24,6 +24,7 @@ export {
   type PageOptions,
   type UpdateResult,
   type ImpactOptions,
+  type TestRunOptions,
 } from './client.js';
 export { ArbiterError, isArbiterError, isErrorCode, type ErrorCode, type ErrorReason } from '@arbiter/contracts/error-codes';
 export type { RetryOptions } from './http.js';

@@ -22,6 +22,7 @@ import type {
   GroupListFilter,
   GroupMember,
   ImpactReport,
+  TestRunReport,
   ImpactRequest,
   ImportBundleInput,
   ImportReply,
@@ -30,6 +31,7 @@ import type {
   MemberType,
   OperatorsResponse,
   OrgSettings,
+  OrgSettingsBody,
   PolicyRecord,
   PolicyReview,
   PolicySummary,
@@ -93,6 +95,11 @@ export interface PageOptions {
 /** What `PUT /policy/{id}` (or `/flow/{id}`) did: saved the draft, published it (a new version), or submitted it for review (governance on). */
 export type UpdateResult<R, V> =
   { outcome: 'updated'; record: R } | { outcome: 'published'; record: R } | { outcome: 'submitted'; review: V };
+
+/** Options of a saved-test run: `version` runs that version's saved tests instead of the draft's. */
+export interface TestRunOptions {
+  version?: number;
+}
 
 /** Options of an impact analysis: `limit` (1–10,000; default 1,000), `from`/`to` (ISO 8601) bound when the decisions were recorded. */
 export type ImpactOptions = Partial<ImpactRequest>;
@@ -231,6 +238,18 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
    */
   impact(recordId: string, opts: ImpactOptions = {}): Promise<ImpactReport> {
     return this.runAt(`/${this.noun}/${segment(recordId)}/impact`, opts);
+  }
+
+  /**
+   * `POST /{noun}/{baseId}/tests/run`: runs the saved tests of the base's draft (or of `version`)
+   * with their coverage (viewer and up): each test's expected and actual result, and what the tests
+   * cover (a policy's conditions, a flow's table rows and edges) with what they leave uncovered.
+   * It changes nothing, so it is retried like a run.
+   */
+  async runTests(baseId: string, opts: TestRunOptions = {}): Promise<TestRunReport> {
+    const query = opts.version !== undefined ? { version: opts.version } : undefined;
+    const path = `/${this.noun}/${segment(baseId)}/tests/run`;
+    return (await this.http.request({ method: 'POST', path, ...(query ? { query } : {}), idempotent: true })).body as TestRunReport;
   }
 
   /** `POST /run/{noun}/{baseId}`: runs the base's current runnable record. */
@@ -502,8 +521,8 @@ export class OrgApi extends Api {
     return this.getJson('/org/settings');
   }
 
-  /** `PUT /org/settings`. */
-  updateSettings(body: OrgSettings): Promise<OrgSettings> {
+  /** `PUT /org/settings` (`minCoverage` left out keeps its value). */
+  updateSettings(body: OrgSettingsBody): Promise<OrgSettings> {
     return this.sendJson('PUT', '/org/settings', body);
   }
 }

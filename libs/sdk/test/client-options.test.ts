@@ -166,6 +166,26 @@ describe('impact analysis', () => {
   });
 });
 
+describe('saved-test runs', () => {
+  it('posts to /policy/{baseId}/tests/run and /flow/{baseId}/tests/run, with ?version=N when asked, and retries a 503 as a run is', async () => {
+    const report = { passed: 1, failed: 0, results: [], coverage: { summary: { percent: 100 }, uncovered: [] } };
+    script = [json(200, report), json(503, { code: 'dependency_unavailable', detail: 'down' }), json(200, report)];
+    expect(await client().policies.runTests('b1')).toEqual(report);
+    const retrying = client({ retries: { max: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    expect(await retrying.flows.runTests('b/2', { version: 3 })).toEqual(report);
+    expect(seen.map((s) => [s.method, s.url, s.body])).toEqual([
+      ['POST', '/policy/b1/tests/run', ''],
+      ['POST', '/flow/b%2F2/tests/run?version=3', ''],
+      ['POST', '/flow/b%2F2/tests/run?version=3', ''],
+    ]);
+  });
+
+  it('rejects with the problem the service answers', async () => {
+    script = [json(404, { code: 'not_found', status: 404, detail: 'policy `b1` not found' })];
+    await expect(client().policies.runTests('b1')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+  });
+});
+
 describe('webhooks', () => {
   it('sends each /webhooks call to its path and method (PATCH for a change), a creation never twice', async () => {
     script = [

@@ -57,6 +57,13 @@ describe('audit summaries', () => {
     expect(
       say({ kind: 'settings changed', resource: { type: 'org', id: 'acme' }, details: { governanceApproval: { from: false, to: true } } }),
     ).toBe('alice turned review before publishing on');
+    expect(
+      say({
+        kind: 'settings changed',
+        resource: { type: 'org', id: 'acme' },
+        details: { governanceApproval: { from: true, to: true }, minCoverage: { from: 0, to: 80 } },
+      }),
+    ).toBe('alice set the least test coverage to 80 %');
     const hook = { type: 'webhook' as const, id: RECORD };
     const url = 'https://ci.example.com/h';
     expect(say({ kind: 'webhook created', resource: hook, details: { url, events: ['*'], description: '' } })).toBe(

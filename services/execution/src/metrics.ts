@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { FairQueueStats } from './fair-queue.js';
+import type { FairQueueStats } from './queue/fair-queue.js';
 import type { CacheUse } from '@arbiter/run/caches';
 
 /** Counters of the execution service. */
@@ -35,7 +35,7 @@ export class ExecMetrics {
       help: 'Runs served by a compiled rule from the worker cache',
       registers,
     });
-    this.timeouts = new Counter({ name: 'arbiter_exec_timeouts_total', help: 'Engine tasks aborted at the time-out', registers });
+    this.timeouts = new Counter({ name: 'arbiter_exec_timeouts_total', help: 'Worker tasks aborted at the time-out', registers });
     this.refused = new Counter({
       name: 'arbiter_exec_refused_total',
       help: 'Requests refused by a size limit before reaching a worker',

@@ -17,15 +17,15 @@ import {
 } from '@arbiter/service-kit';
 import type { Redis } from 'ioredis';
 import type { ExecConfig } from './config.js';
-import { DecisionRecorder } from './decisions/recorder.js';
-import { busSettingsSource, RecordingSettings } from './decisions/settings.js';
-import { EnginePool } from './engine-pool.js';
-import { execService } from './endpoints.js';
-import { ExecutedEvents } from './executed-events.js';
+import { DecisionRecorder } from './recording/recorder.js';
+import { busSettingsSource, RecordingSettings } from './recording/settings.js';
+import { WorkerPool } from './workers/worker-pool.js';
+import { execService } from './intake/endpoints.js';
+import { ExecutedEvents } from './recording/executed-events.js';
 import { ExecMetrics } from './metrics.js';
-import { RuleIndex } from './rule-index.js';
-import { RunnableResolver } from './runnable-resolver.js';
-import { StoredRunner } from './stored-runner.js';
+import { RuleIndex } from './answers/rule-index.js';
+import { RunnableResolver } from './answers/runnable-resolver.js';
+import { StoredRuns } from './answers/stored-runs.js';
 
 /** How long a closing service lets the relay publish the last window before leaving it in the outbox. */
 const LAST_EVENTS_MS = 2000;
@@ -38,7 +38,7 @@ export function executedOutboxKey(prefix: string): string {
 /** A running execution service, with its parts exposed for tests. */
 export interface Execution extends RunningService {
   bus: Bus;
-  pool: EnginePool;
+  pool: WorkerPool;
   index: RuleIndex;
   metrics: ExecMetrics;
   redis: Redis;
@@ -61,8 +61,8 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
     const { config, logger } = kit;
     const prefix = config.NATS_SUBJECT_PREFIX;
     const pool = s.add(
-      'engine pool',
-      new EnginePool({
+      'worker pool',
+      new WorkerPool({
         size: config.EXEC_POOL_SIZE,
         taskTimeoutMs: config.EXEC_TASK_TIMEOUT_MS,
         cacheSize: config.EXEC_CACHE_SIZE,
@@ -84,7 +84,7 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
       (p) => p.close(),
     );
     await pool.warmUp();
-    logger.info({ poolSize: config.EXEC_POOL_SIZE }, 'engine pool ready');
+    logger.info({ poolSize: config.EXEC_POOL_SIZE }, 'worker pool ready');
     const redis = s.add('redis', createRedis(config.REDIS_URL, logger, redisOptionsOf(config)), closeRedis);
     const index = s.add(
       'rule index',
@@ -178,7 +178,7 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
     const bus = await s.bus();
     connected.bus = bus;
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
-    const stored = new StoredRunner({ resolver, pool, events, metrics, ...(decisions ? { decisions } : {}) });
+    const stored = new StoredRuns({ resolver, pool, events, metrics, ...(decisions ? { decisions } : {}) });
     const maxReplyBytes = bus.nc.info?.max_payload ?? 1024 * 1024;
     await s.serve(bus, execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
     // Events a stopped replica left in the outbox go out now, not at the first sweep.

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Deadlines } from '../src/deadlines.js';
+import { Deadlines } from '../src/workers/deadlines.js';
 
 describe('Deadlines', () => {
   let deadlines: Deadlines;

@@ -15,9 +15,9 @@ import {
 import { Registry } from 'prom-client';
 import { eventually } from '@arbiter/test-kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { applyMasks, compileMasks } from '../src/decisions/masks.js';
-import { DecisionRecorder, type DecisionRecorderOptions, type RanRecord } from '../src/decisions/recorder.js';
-import { RecordingSettings } from '../src/decisions/settings.js';
+import { applyMasks, compileMasks } from '../src/recording/masks.js';
+import { DecisionRecorder, type DecisionRecorderOptions, type RanRecord } from '../src/recording/recorder.js';
+import { RecordingSettings } from '../src/recording/settings.js';
 import { silentLogger } from './helpers.js';
 
 const alice: Principal = { orgId: 'acme', userId: 'alice', role: 'editor', apiKeyId: 'key-1' };

@@ -14,7 +14,7 @@ import { compile } from '@arbiter/rule-lang';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecConfig } from '../src/config.js';
-import { encodeReply } from '../src/eval-endpoint.js';
+import { encodeReply } from '../src/intake/eval-endpoint.js';
 import { DEFAULT_CHUNK_POLICY } from '../src/queue/chunking.js';
 import { startExecution, type Execution } from '../src/service.js';
 import { ADULT_RULE, dropKeys, eventually, nested, NATS_URL, randomPrefix, REDIS_URL, runawayRule, silentLogger } from './helpers.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FairQueue, type CallerId, type Chunk } from '../src/fair-queue.js';
+import { FairQueue, type CallerId, type Chunk } from '../src/queue/fair-queue.js';
 import { LOW_PRIORITY } from '../src/queue/callers.js';
 import { rejection } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { isArbiterError, jsonDepth } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';
-import { checkDataDepth, checkRuleSize } from '../src/limits.js';
+import { checkDataDepth, checkRuleSize } from '../src/intake/limits.js';
 import { nested } from './helpers.js';
 
 describe('checkRuleSize', () => {

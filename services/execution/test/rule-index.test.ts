@@ -1,7 +1,7 @@
 import { createLogger } from '@arbiter/service-kit';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RuleIndex } from '../src/rule-index.js';
+import { RuleIndex } from '../src/answers/rule-index.js';
 import { dropKeys, randomPrefix, REDIS_URL, silentLogger } from './helpers.js';
 
 const prefix = randomPrefix();

@@ -33,7 +33,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ExecConfig } from '../src/config.js';
-import { ExecutedEvents } from '../src/executed-events.js';
+import { ExecutedEvents } from '../src/recording/executed-events.js';
 import { ExecMetrics } from '../src/metrics.js';
 import { executedOutboxKey, startExecution, type Execution } from '../src/service.js';
 import { dropKeys, eventually, NATS_URL, randomPrefix, rejection, REDIS_URL, runOne, silentLogger } from './helpers.js';

@@ -208,12 +208,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(config.limits.runBatchTraceBytes !== undefined ? { batchTraceBytes: config.limits.runBatchTraceBytes } : {}),
   });
   if (deps.registry) {
-    const governanceApproval = async (orgId: string) => (await getOrgSettings(deps.db, orgId)).governanceApproval;
+    const orgSettings = (orgId: string) => getOrgSettings(deps.db, orgId);
+    const governanceApproval = async (orgId: string) => (await orgSettings(orgId)).governanceApproval;
     const governance = deps.governance;
     await app.register(registryRoutes, {
       authenticator,
       registry: deps.registry,
-      governanceApproval,
+      orgSettings,
       ...(policyChecks && { checks: policyChecks }),
       ...(governance ? { governance } : {}),
     });

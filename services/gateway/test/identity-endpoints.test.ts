@@ -251,6 +251,7 @@ describe('/org/settings', () => {
     });
     expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(adminKey) })).json()).toEqual({
       governanceApproval: false,
+      minCoverage: 0,
     });
 
     const put = await app.inject({
@@ -259,9 +260,10 @@ describe('/org/settings', () => {
       headers: withKey(adminKey),
       payload: { governanceApproval: true },
     });
-    expect(put.json()).toEqual({ governanceApproval: true });
+    expect(put.json()).toEqual({ governanceApproval: true, minCoverage: 0 });
     expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(adminKey) })).json()).toEqual({
       governanceApproval: true,
+      minCoverage: 0,
     });
 
     expect(
@@ -282,6 +284,26 @@ describe('/org/settings', () => {
     const otherKey = await newOrg(db, 'other-org');
     expect((await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(otherKey) })).json()).toEqual({
       governanceApproval: false,
+      minCoverage: 0,
     });
+  });
+
+  it('minCoverage: an integer from 0 to 100, kept when a PUT leaves it out; 400 past the bounds, nothing written', async () => {
+    const key = await newOrg(db, 'coverage-org');
+    const put = (payload: Record<string, unknown>) => app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(key), payload });
+    const get = async () => (await app.inject({ method: 'GET', url: '/org/settings', headers: withKey(key) })).json();
+    expect((await put({ governanceApproval: false, minCoverage: 80 })).json()).toEqual({ governanceApproval: false, minCoverage: 80 });
+    expect((await put({ governanceApproval: true })).json()).toEqual({ governanceApproval: true, minCoverage: 80 });
+    for (const minCoverage of [-1, 101, 50.5, '80', null]) {
+      const bad = await put({ governanceApproval: false, minCoverage });
+      expect(bad.json(), JSON.stringify(minCoverage)).toMatchObject({
+        status: 400,
+        code: 'validation_failed',
+        errors: [expect.objectContaining({ path: 'body.minCoverage' })],
+      });
+    }
+    expect(await get()).toEqual({ governanceApproval: true, minCoverage: 80 });
+    expect((await put({ governanceApproval: true, minCoverage: 100 })).json()).toEqual({ governanceApproval: true, minCoverage: 100 });
+    expect((await put({ governanceApproval: true, minCoverage: 0 })).json()).toEqual({ governanceApproval: true, minCoverage: 0 });
   });
 });

@@ -92,7 +92,23 @@ describe('identity events in the outbox', () => {
       resource: { type: 'org', id: 'acme' },
       details: { governanceApproval: { from: false, to: true } },
     });
+    expect(events[0].details).not.toHaveProperty('minCoverage');
     await put(false);
+  });
+
+  it('records a minCoverage change with its old and new value', async () => {
+    const before = await lastId();
+    const put = (minCoverage: number) =>
+      app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: false, minCoverage } });
+    expect((await put(70)).statusCode).toBe(200);
+    expect((await put(70)).statusCode).toBe(200);
+    const events = (await outboxSince(before)).map((r) => r.event);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      kind: 'settings changed',
+      details: { governanceApproval: { from: false, to: false }, minCoverage: { from: 0, to: 70 } },
+    });
+    await put(0);
   });
 
   it('records nothing for a change that is refused (the last admin stays admin)', async () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { ArbiterError, type ErrorCode, type FlowRecord, type Group, type PolicyRecord } from '@arbiter/contracts';
+import { ArbiterError, type ErrorCode, type FlowRecord, type Group, type PolicyRecord, type TestRunReport } from '@arbiter/contracts';
 import type { RegistryClient } from '../src/clients/registry-client.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { memberKey, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
@@ -33,6 +33,12 @@ const flow: FlowRecord = {
   status: 'draft',
   definition: { start: 'r', nodes: { r: { type: 'return', value: true } } },
   tests: [],
+};
+const testReport: TestRunReport = {
+  passed: 1,
+  failed: 0,
+  results: [{ name: 't', ok: true, expected: true, actual: true }],
+  coverage: { summary: { rows: { total: 1, covered: 1 }, edges: { total: 0, covered: 0 }, percent: 100 }, uncovered: [] },
 };
 const group: Group = { groupId: ID, name: 'g', description: '', createdBy: 'admin', createdAt: at, updatedAt: at };
 
@@ -68,6 +74,7 @@ class StubRegistry implements RegistryClient {
     remove: (...a) => this.act('policies.remove', a, undefined),
     restore: (...a) => this.act('policies.restore', a, version),
     listDeleted: (...a) => this.act('policies.listDeleted', a, { items: [], nextCursor: null }),
+    testRun: (...a) => this.act('policies.testRun', a, testReport),
   };
   readonly flows: RegistryClient['flows'] = {
     create: (...a) => this.act('flows.create', a, flow),
@@ -79,6 +86,7 @@ class StubRegistry implements RegistryClient {
     remove: (...a) => this.act('flows.remove', a, undefined),
     restore: (...a) => this.act('flows.restore', a, flow),
     listDeleted: (...a) => this.act('flows.listDeleted', a, { items: [], nextCursor: null }),
+    testRun: (...a) => this.act('flows.testRun', a, testReport),
   };
   /** Static checks: answered without recording a call (they ride along with saves and `/validate`). */
   checksFail = false;
@@ -259,6 +267,87 @@ describe('status codes', () => {
   it('accepts a bearer token as well as an API key', async () => {
     const token = await signToken({ sub: 'admin', org: 'acme' });
     expect((await app.inject({ method: 'GET', url: '/policies', headers: withToken(token) })).statusCode).toBe(200);
+  });
+});
+
+describe('saved test runs', () => {
+  it('runs the draft or a version for a viewer, passing the base id and the version on', async () => {
+    for (const noun of ['policy', 'flow'] as const) {
+      const res = await app.inject({ method: 'POST', url: `/${noun}/${BASE}/tests/run`, headers: withKey(viewerKey) });
+      expect([res.statusCode, res.json()]).toEqual([200, testReport]);
+      await app.inject({ method: 'POST', url: `/${noun}/${BASE}/tests/run?version=3`, headers: withKey(viewerKey) });
+    }
+    expect(registry.calls.map((c) => [c.op, ...c.args.slice(0, -1)])).toEqual([
+      ['policies.testRun', BASE, {}],
+      ['policies.testRun', BASE, { version: 3 }],
+      ['flows.testRun', BASE, {}],
+      ['flows.testRun', BASE, { version: 3 }],
+    ]);
+  });
+
+  it('answers 400 for a bad version, 401 without credentials and 403 to a key without `view`, before asking the registry', async () => {
+    for (const query of ['version=0', 'version=x', 'version=1.5', 'version=-1']) {
+      const res = await app.inject({ method: 'POST', url: `/policy/${BASE}/tests/run?${query}`, headers: withKey(viewerKey) });
+      expect([res.statusCode, problem(res).code], query).toEqual([400, 'validation_failed']);
+    }
+    expect(problem(await app.inject({ method: 'POST', url: `/flow/${BASE}/tests/run` })).status).toBe(401);
+    const editOnly = await memberKey(app, adminKey, 'acme', 'edna', 'editor', ['edit']);
+    expect(problem(await app.inject({ method: 'POST', url: `/flow/${BASE}/tests/run`, headers: withKey(editOnly) })).code).toBe(
+      'forbidden',
+    );
+    expect(registry.calls).toEqual([]);
+  });
+
+  it.each([
+    ['not_found', 404],
+    ['timeout', 504],
+  ] as Array<[ErrorCode, number]>)('passes the registry error %s on as %i', async (code, status) => {
+    registry.failWith = new ArbiterError(code, `registry says ${code}`);
+    const res = await app.inject({ method: 'POST', url: `/policy/${BASE}/tests/run`, headers: withKey(viewerKey) });
+    expect([res.statusCode, problem(res).code]).toEqual([status, code]);
+  });
+});
+
+describe('the minCoverage setting', () => {
+  const setMinCoverage = async (minCoverage: number) =>
+    expect(
+      (
+        await app.inject({
+          method: 'PUT',
+          url: '/org/settings',
+          headers: withKey(adminKey),
+          payload: { governanceApproval: false, minCoverage },
+        })
+      ).statusCode,
+    ).toBe(200);
+
+  it('goes with a publish to the registry when above 0, never with a draft edit nor at 0', async () => {
+    await setMinCoverage(70);
+    try {
+      await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
+      await app.inject({ method: 'PUT', url: `/flow/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
+      await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'draft', name: 'n' } });
+      await setMinCoverage(0);
+      await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
+    } finally {
+      await setMinCoverage(0);
+    }
+    expect(registry.calls.map((c) => [c.op, c.args[1]])).toEqual([
+      ['policies.update', { status: 'published', minCoverage: 70 }],
+      ['flows.update', { status: 'published', minCoverage: 70 }],
+      ['policies.update', { status: 'draft', name: 'n' }],
+      ['policies.update', { status: 'published' }],
+    ]);
+  });
+
+  it('passes the registry refusal coverage_below_minimum on as 422 with its reasons', async () => {
+    const reasons = [{ code: 'uncovered_condition', message: 'line 1, column 1: x (seen true only)', path: 'rule' }];
+    registry.failWith = new ArbiterError('coverage_below_minimum', 'its saved tests cover 50 %, below the minimum of 80 %', reasons);
+    const res = await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'published' } });
+    expect([res.statusCode, res.json()]).toEqual([
+      422,
+      expect.objectContaining({ code: 'coverage_below_minimum', title: 'Coverage below the minimum', errors: reasons }),
+    ]);
   });
 });
 

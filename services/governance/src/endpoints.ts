@@ -25,8 +25,8 @@ export function governanceService(reviews: ReviewsService, version: string, impa
       submit: defineEndpoint({
         subject: GovernanceSubject.submit,
         request: ReviewTargetRequest,
-        handler: ({ principal, kind, recordId }, ctx): Promise<ReviewSummary> =>
-          reviews.submit(principal, kind, recordId, { requestId: ctx.requestId }),
+        handler: ({ principal, kind, recordId, minCoverage }, ctx): Promise<ReviewSummary> =>
+          reviews.submit(principal, kind, recordId, { requestId: ctx.requestId }, minCoverage),
       }),
       get: defineEndpoint({
         subject: GovernanceSubject.get,

@@ -45,12 +45,16 @@ export interface RegistryPort {
   get(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView>;
   /** The draft of the base of any of its record ids, or null when it has none. */
   draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null>;
-  /** The publish checks of a draft, run without publishing: every reason a publish would be refused, and the content hash checked. */
+  /**
+   * The publish checks of a draft, run without publishing: every reason a publish would be refused, and the content hash checked;
+   * `coverage_below_minimum` when they pass but the saved tests cover less than `minCoverage` percent.
+   */
   publishCheck(
     p: Principal,
     kind: RunnableKind,
     recordId: string,
     requestId?: string,
+    minCoverage?: number,
   ): Promise<{ contentHash: string; problems: ErrorReason[] }>;
   /** Why a flow draft could not be published as reviewed text (its policy nodes naming drafts); empty when it could. */
   flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]>;
@@ -114,9 +118,9 @@ export class NatsRegistryPort implements RegistryPort {
     return first !== undefined && first.status === 'draft' ? viewOf(first) : null;
   }
 
-  async publishCheck(p: Principal, kind: RunnableKind, recordId: string, requestId?: string) {
+  async publishCheck(p: Principal, kind: RunnableKind, recordId: string, requestId?: string, minCoverage?: number) {
     const subject = kind === 'policy' ? RegistrySubject.policyPublishCheck : RegistrySubject.flowPublishCheck;
-    const payload = { principal: p, recordId } satisfies PublishCheckRequest;
+    const payload = { principal: p, recordId, ...(minCoverage ? { minCoverage } : {}) } satisfies PublishCheckRequest;
     return this.bus.request(subject, payload, PublishCheckReply, this.opts(requestId));
   }
 

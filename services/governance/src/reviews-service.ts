@@ -189,11 +189,13 @@ export class ReviewsService {
    * Submits a draft for approval (editor and up): a new request for its current content, state
    * `pending_approval`, event `approval requested`. The registry first runs the publish checks
    * on the draft (422 `cannot_publish` with every reason, nothing submitted), so a reviewer only
-   * sees drafts that could be published; the final publish runs them again. 409 `conflict` while the
+   * sees drafts that could be published; the final publish runs them again. With the org's
+   * `minCoverage` above 0, a draft whose saved tests cover less is refused too (422
+   * `coverage_below_minimum`, nothing submitted). 409 `conflict` while the
    * latest request is pending or approved for this very content; a rejected or stale draft may be
    * submitted again.
    */
-  async submit(p: Principal, kind: RunnableKind, recordId: string, ctx: CallContext = {}): Promise<ReviewSummary> {
+  async submit(p: Principal, kind: RunnableKind, recordId: string, ctx: CallContext = {}, minCoverage = 0): Promise<ReviewSummary> {
     requireCapability(p, 'edit', `submit ${kind} publish requests`);
     const draft = await this.load(p, kind, recordId, ctx);
     if (draft.status !== 'draft') {
@@ -202,7 +204,7 @@ export class ReviewsService {
         `\`${recordId}\` is version ${draft.version} of ${kind} \`${draft.baseId}\`: versions are immutable, edit the base's draft instead`,
       );
     }
-    const checked = await this.deps.registry.publishCheck(p, kind, draft.recordId, ctx.requestId);
+    const checked = await this.deps.registry.publishCheck(p, kind, draft.recordId, ctx.requestId, minCoverage);
     if (checked.problems.length > 0) {
       const n = checked.problems.length;
       throw new ArbiterError(

@@ -28,6 +28,8 @@ import {
   RegistrySubject,
   ResolveRequest,
   RestoreRequest,
+  TestRunRequest,
+  type TestRunReport,
   type DeleteBaseReply,
   type EmptyReply,
   type FlowDraftReply,
@@ -101,8 +103,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_update: defineEndpoint({
         subject: RegistrySubject.policyUpdate,
         request: PolicyUpdateRequest,
-        handler: async ({ principal, policyId, status, ...patch }): Promise<PolicyUpdateReply> => {
-          const out = await policies.update(principal, policyId, status, patch);
+        handler: async ({ principal, policyId, status, minCoverage, ...patch }): Promise<PolicyUpdateReply> => {
+          const out = await policies.update(principal, policyId, status, patch, minCoverage);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -159,7 +161,18 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_publish_check: defineEndpoint({
         subject: RegistrySubject.policyPublishCheck,
         request: PublishCheckRequest,
-        handler: async ({ principal, recordId }): Promise<PublishCheckReply> => policies.publishCheck(principal, recordId),
+        handler: async ({ principal, recordId, minCoverage }): Promise<PublishCheckReply> =>
+          policies.publishCheck(principal, recordId, minCoverage),
+      }),
+      policy_test_run: defineEndpoint({
+        subject: RegistrySubject.policyTestRun,
+        request: TestRunRequest,
+        handler: async ({ principal, baseId, version }): Promise<TestRunReport> => policies.testRun(principal, baseId, version),
+      }),
+      flow_test_run: defineEndpoint({
+        subject: RegistrySubject.flowTestRun,
+        request: TestRunRequest,
+        handler: async ({ principal, baseId, version }): Promise<TestRunReport> => flows.testRun(principal, baseId, version),
       }),
       policy_checks: defineEndpoint({
         subject: RegistrySubject.policyChecks,
@@ -180,8 +193,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_update: defineEndpoint({
         subject: RegistrySubject.flowUpdate,
         request: FlowUpdateRequest,
-        handler: async ({ principal, flowId, status, ...patch }): Promise<FlowUpdateReply> => {
-          const out = await flows.update(principal, flowId, status, patch);
+        handler: async ({ principal, flowId, status, minCoverage, ...patch }): Promise<FlowUpdateReply> => {
+          const out = await flows.update(principal, flowId, status, patch, minCoverage);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),
@@ -238,7 +251,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_publish_check: defineEndpoint({
         subject: RegistrySubject.flowPublishCheck,
         request: PublishCheckRequest,
-        handler: async ({ principal, recordId }): Promise<PublishCheckReply> => flows.publishCheck(principal, recordId),
+        handler: async ({ principal, recordId, minCoverage }): Promise<PublishCheckReply> =>
+          flows.publishCheck(principal, recordId, minCoverage),
       }),
       ...restoreEndpoints(s),
       export_page: defineEndpoint({

@@ -2,7 +2,7 @@ import type { ErrorReason, FlowDefinition, FlowPolicyNode, FlowTest, PolicyTest 
 import type { Knex } from 'knex';
 import type { PublishChecks } from './checks/check-pool.js';
 import { flowNodeProblems, type NodeTarget } from './domain/flow-checks.js';
-import { reviewedPins, type ReviewedTarget } from './domain/flow-review.js';
+import { pinnedDefinition, reviewedPins, type ReviewedTarget } from './domain/flow-review.js';
 import type { KindSpec } from './records-service.js';
 import { findBase, findRecordWithBase, findVersion, getRecord, liveReferences } from './repositories/records.js';
 
@@ -15,6 +15,7 @@ export function policyKind(checks: PublishChecks): KindSpec {
     referenceProblems: () => Promise.resolve([]),
     publishProblems: (content) => checks.policy({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
     staticChecks: (rule) => checks.staticChecks(rule),
+    testRun: (content) => checks.policyTestRun({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
   };
 }
 
@@ -38,6 +39,16 @@ export function flowKind(checks: PublishChecks): KindSpec {
       return problems.length > 0 ? problems : checks.flowTests(flow, targets);
     },
     reviewedProblems: (content, db, orgId) => reviewedPins(content.definition!, (node) => reviewedTarget(db, orgId, node)),
+    testRun: async (content, db, orgId) => {
+      // A version published through review runs the policy versions it pinned, as its runs do.
+      const definition = pinnedDefinition(content.definition!, content.pinnedVersions ?? null);
+      const flow = { definition, schema: content.schema, tests: content.tests as FlowTest[] };
+      const targets = new Map<string, NodeTarget>();
+      for (const [nodeId, node] of Object.entries(definition.nodes)) {
+        if (node.type === 'policy') targets.set(nodeId, await lookupNode(db, orgId, node, nodeId));
+      }
+      return checks.flowTestRun(flow, targets);
+    },
   };
 }
 
@@ -52,7 +63,7 @@ async function reviewedTarget(db: Knex | Knex.Transaction, orgId: string, node: 
 }
 
 /** The live policy record a flow node runs, looked up in the publishing transaction. */
-async function lookupNode(trx: Knex.Transaction, orgId: string, node: FlowPolicyNode, nodeId: string): Promise<NodeTarget> {
+async function lookupNode(trx: Knex | Knex.Transaction, orgId: string, node: FlowPolicyNode, nodeId: string): Promise<NodeTarget> {
   if (node.policyId !== undefined) {
     const found = await findRecordWithBase(trx, node.policyId, orgId, 'policy');
     if (!found || found.base.deletedAt !== null) {

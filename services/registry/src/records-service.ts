@@ -1,6 +1,8 @@
 import {
   ArbiterError,
+  COVERAGE_DETAIL_ITEMS,
   newEvent,
+  uncoveredText,
   type ArbiterEvent,
   type ErrorReason,
   type LiveFlowRecordEntry,
@@ -9,6 +11,7 @@ import {
   type Principal,
   RecordListSort,
   type RunnableKind,
+  type TestRunReport,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
@@ -22,6 +25,7 @@ import {
   findCurrentOfBase,
   findDraft,
   findRecordWithBase,
+  findVersion,
   getRecord,
   insertBaseWithDraft,
   insertRecord,
@@ -60,6 +64,15 @@ export interface KindSpec {
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
   /** The static checks of a rule text (warnings, in a worker with a deadline); policies only. */
   staticChecks?(rule: string): Promise<PolicyChecksReply>;
+  /**
+   * Runs the saved tests of `content` with coverage (docs/api.md#saved-tests-and-coverage), in a
+   * worker; a flow's policy nodes are looked up in `db` (a version's pinned versions kept).
+   */
+  testRun(
+    content: RecordContent & { pinnedVersions?: Record<string, number> | null },
+    db: Knex | Knex.Transaction,
+    orgId: string,
+  ): Promise<TestRunReport>;
   /**
    * A publish through review runs reviewed text only: the reasons it would not
    * (422), and the versions to pin (flows; recorded with the version). None for policies.
@@ -215,13 +228,15 @@ export class RecordsService {
    * Applies `patch` to a draft; with status `published`, then publishes it as the next version
    * (publisher/admin): the draft row itself becomes the version. 409 on a version; 403 when a
    * non-owner edits a never-published draft; 422 with every reason when it cannot be published,
-   * in which case nothing changes (the edits roll back too).
+   * and 422 `coverage_below_minimum` when its checks pass but its saved tests cover less than
+   * `minCoverage` percent (the org's setting; 0 never refuses): in either case nothing changes (the edits roll back too).
    */
   async update(
     p: Principal,
     recordId: string,
     status: 'draft' | 'published',
     patch: Partial<RecordContent>,
+    minCoverage = 0,
   ): Promise<{ outcome: 'updated' | 'published'; record: RecordRow }> {
     requireCapability(
       p,
@@ -248,7 +263,7 @@ export class RecordsService {
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
-      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {});
+      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {}, false, minCoverage);
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }
@@ -305,12 +320,19 @@ export class RecordsService {
    * draft is submitted for review): every reason a publish would be refused, empty when it would
    * pass, with the content hash that was checked. 409 `version_immutable` for a version.
    */
-  async publishCheck(p: Principal, recordId: string): Promise<{ contentHash: string; problems: ErrorReason[] }> {
+  async publishCheck(p: Principal, recordId: string, minCoverage = 0): Promise<{ contentHash: string; problems: ErrorReason[] }> {
     requireCapability(p, 'edit', `check ${this.kind} drafts for publishing`);
     const { record } = await this.loadLive(p, recordId);
     if (record.status !== 'draft') throw immutable(this.kind, record);
     // Read-only: the same checks a publish runs in its transaction, then nothing is written.
-    const problems = await this.deps.db.transaction((trx) => this.spec.publishProblems(record, trx, p.orgId), { readOnly: true });
+    const problems = await this.deps.db.transaction(
+      async (trx) => {
+        const found = await this.spec.publishProblems(record, trx, p.orgId);
+        if (found.length === 0) await this.assertCoverage(record, trx, p.orgId, minCoverage, 'submitted for review');
+        return found;
+      },
+      { readOnly: true },
+    );
     return { contentHash: contentHashOf(record), problems };
   }
 
@@ -322,6 +344,53 @@ export class RecordsService {
     requireCapability(p, 'view', `check ${plural(this.kind)}`);
     if (!this.spec.staticChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no rule text to check`);
     return this.spec.staticChecks(rule);
+  }
+
+  /**
+   * Refuses (422 `coverage_below_minimum`) content whose saved tests cover less than `minCoverage`
+   * percent, naming the percent, the minimum and the first uncovered parts; nothing to do at 0.
+   */
+  private async assertCoverage(
+    content: RecordContent & { id: string; pinnedVersions?: Record<string, number> | null },
+    db: Knex | Knex.Transaction,
+    orgId: string,
+    minCoverage: number,
+    action: 'published' | 'submitted for review',
+  ): Promise<void> {
+    if (minCoverage <= 0) return;
+    const { coverage } = await this.spec.testRun(content, db, orgId);
+    const percent = coverage.summary.percent;
+    if (percent >= minCoverage) return;
+    const first = coverage.uncovered.slice(0, COVERAGE_DETAIL_ITEMS);
+    const more = coverage.uncovered.length - first.length;
+    throw new ArbiterError(
+      'coverage_below_minimum',
+      `${this.kind} \`${content.id}\` cannot be ${action}: its saved tests cover ${percent} %, below the org's minimum of ${minCoverage} %` +
+        (first.length > 0 ? `; ${coverage.uncovered.length} part${coverage.uncovered.length === 1 ? '' : 's'} not fully covered` : '') +
+        (more > 0 ? ` (the first ${first.length} listed)` : ''),
+      first.map((item) => ({
+        code: `uncovered_${item.kind}`,
+        message: uncoveredText(item),
+        path: item.kind === 'row' || item.kind === 'edge' ? `definition.nodes.${item.kind === 'row' ? item.nodeId : item.from}` : 'rule',
+      })),
+    );
+  }
+
+  /**
+   * Runs the saved tests of a base's draft (given its base id or any record id: the draft, else its
+   * latest version), or of `version`, with their coverage: any member of the org. 404 for unknown,
+   * deleted or other-org ids and for a version the base does not have.
+   */
+  async testRun(p: Principal, id: string, version?: number): Promise<TestRunReport> {
+    requireCapability(p, 'view', `run the saved tests of ${plural(this.kind)}`);
+    const found = await this.loadLive(p, id);
+    let record = found.record;
+    if (version !== undefined) {
+      const versioned = await findVersion(this.deps.db, found.base.id, version);
+      if (!versioned) throw new ArbiterError('not_found', `${this.kind} \`${found.base.id}\` has no version ${version}`);
+      record = versioned;
+    }
+    return this.spec.testRun(record, this.deps.db, p.orgId);
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */
@@ -482,6 +551,7 @@ export class RecordsService {
     events: ArbiterEvent[],
     details: { requestId?: string },
     reviewed = false,
+    minCoverage = 0,
   ): Promise<RecordRow> {
     const content = { ...record, ...edits };
     const review = reviewed && this.spec.reviewedProblems ? await this.spec.reviewedProblems(content, trx, p.orgId) : undefined;
@@ -493,6 +563,7 @@ export class RecordsService {
         problems,
       );
     }
+    await this.assertCoverage(content, trx, p.orgId, minCoverage, 'published');
     const version = (base.latestVersion ?? 0) + 1;
     if (version > MAX_VERSION) {
       throw new ArbiterError(

@@ -1,4 +1,4 @@
-import { FlowRecord, FlowUpdateReply, PolicyRecord, PolicyUpdateReply, RegistrySubject as S } from '@arbiter/contracts';
+import { FlowRecord, FlowUpdateReply, PolicyRecord, PolicyUpdateReply, RegistrySubject as S, TestRunReport } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADULT_RULE, as, startTestEnv, type TestEnv } from './support.js';
 
@@ -98,5 +98,20 @@ describe('publish checks run saved tests within the step budget (EXEC_STEP_BUDGE
     expect(err.errors).toEqual([
       { code: 'test_failed', message: 'test `slow`: Budget exceeded: the evaluation needs more than 100000 steps', path: 'tests.0' },
     ]);
+  });
+});
+
+describe('saved-test runs share the workers and the deadline', () => {
+  it('a test run past the deadline answers 504 timeout, the registry serving meanwhile, and the next run gets a fresh worker', async () => {
+    const slow = await createPolicy(CUBIC_RULE, [SLOW_TEST]);
+    const running = env.fail(S.policyTestRun, { principal: publisher, baseId: slow.baseId });
+    expect((await env.call(S.policyGet, { principal: publisher, policyId: slow.policyId }, PolicyRecord)).status).toBe('draft');
+    const err = await running;
+    expect([err.code, err.status]).toEqual(['timeout', 504]);
+    expect(err.message).toBe(
+      'the saved tests did not finish within 2000 ms (1000 ms per saved test, and as much for the rule): a saved test runs too long',
+    );
+    const quick = await createPolicy(ADULT_RULE, [{ name: 'adult', data: { applicant: { age: 30 } }, expect: true }]);
+    expect((await env.call(S.policyTestRun, { principal: publisher, baseId: quick.baseId }, TestRunReport)).passed).toBe(1);
   });
 });

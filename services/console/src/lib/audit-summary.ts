@@ -85,10 +85,12 @@ export function auditSummary(e: SummarizedEvent, names: ReadonlyMap<string, stri
       return `${who} removed ${what}${revoked ? ` and revoked ${revoked} key${revoked === 1 ? '' : 's'}` : ''}`;
     }
     case 'settings changed': {
-      const g = d.governanceApproval as { to?: unknown } | undefined;
-      return typeof g?.to === 'boolean'
-        ? `${who} turned review before publishing ${g.to ? 'on' : 'off'}`
-        : `${who} changed the organization's settings`;
+      const g = d.governanceApproval as { from?: unknown; to?: unknown } | undefined;
+      const m = d.minCoverage as { to?: unknown } | undefined;
+      const parts: string[] = [];
+      if (typeof g?.to === 'boolean' && g.from !== g.to) parts.push(`turned review before publishing ${g.to ? 'on' : 'off'}`);
+      if (typeof m?.to === 'number') parts.push(`set the least test coverage to ${m.to} %`);
+      return parts.length > 0 ? `${who} ${parts.join(' and ')}` : `${who} changed the organization's settings`;
     }
     case 'restored':
       return `${who} restored ${what}`;

@@ -1,5 +1,5 @@
 import type { ArbiterError } from '@arbiter/contracts';
-import type { DeadlineSignal } from '../deadlines.js';
+import type { DeadlineSignal } from '../workers/deadlines.js';
 
 /** Who a job is queued for: its API key (or, for a bearer caller, its user) and the person behind it. */
 export interface CallerId {

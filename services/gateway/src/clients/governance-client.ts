@@ -35,7 +35,7 @@ export interface DraftRef {
  */
 export interface GovernanceClient {
   /** Submits the draft for approval (a `PUT` with a non-draft status when the org has governance on). */
-  submit(p: Principal, kind: RunnableKind, recordId: string, ctx?: RegistryCallContext): Promise<ReviewSummary>;
+  submit(p: Principal, kind: RunnableKind, recordId: string, ctx?: RegistryCallContext, minCoverage?: number): Promise<ReviewSummary>;
   /** The review summary of a draft, or of the base's draft given a version id. */
   get(p: Principal, kind: RunnableKind, recordId: string, ctx?: RegistryCallContext): Promise<ReviewSummary>;
   /** Approves the latest request. */
@@ -68,8 +68,9 @@ export class NatsGovernanceClient implements GovernanceClient {
     private readonly summaryTimeoutMs = Math.min(1000, timeoutMs),
   ) {}
 
-  submit(p: Principal, kind: RunnableKind, recordId: string, ctx?: RegistryCallContext): Promise<ReviewSummary> {
-    return this.send(GovernanceSubject.submit, { principal: p, kind, recordId } satisfies ReviewTargetRequest, ReviewSummary, ctx);
+  submit(p: Principal, kind: RunnableKind, recordId: string, ctx?: RegistryCallContext, minCoverage?: number): Promise<ReviewSummary> {
+    const payload = { principal: p, kind, recordId, ...(minCoverage ? { minCoverage } : {}) } satisfies ReviewTargetRequest;
+    return this.send(GovernanceSubject.submit, payload, ReviewSummary, ctx);
   }
 
   get(p: Principal, kind: RunnableKind, recordId: string, ctx?: RegistryCallContext): Promise<ReviewSummary> {

@@ -24,6 +24,9 @@ import {
   PolicySummaryPage,
   PolicyUpdateReply,
   RegistrySubject,
+  TestRunReport,
+  type TestRunQuery,
+  type TestRunRequest,
   type AddGroupMemberBody,
   type CreateFlowBody,
   type CreateGroupBody,
@@ -78,11 +81,11 @@ export interface Page<T> {
 export interface RecordsClient<R, S, C, U> {
   /** Creates a base with its draft. */
   create(principal: Principal, body: C, ctx?: RegistryCallContext): Promise<R>;
-  /** Updates a draft, or publishes it (`outcome: 'published'`). */
+  /** Updates a draft, or publishes it (`outcome: 'published'`), refusing less coverage than `minCoverage` percent (the org's setting). */
   update(
     principal: Principal,
     recordId: string,
-    body: U,
+    body: U & { minCoverage?: number },
     ctx?: RegistryCallContext,
   ): Promise<{ outcome: 'updated' | 'published'; record: R }>;
   /** A draft or version by id. */
@@ -99,6 +102,8 @@ export interface RecordsClient<R, S, C, U> {
   restore(principal: Principal, id: string, ctx?: RegistryCallContext): Promise<R>;
   /** A page of the org's soft-deleted bases (admin). */
   listDeleted(principal: Principal, query: ListQuery, ctx?: RegistryCallContext): Promise<Page<S>>;
+  /** Runs the saved tests of the base's draft (or `query.version`) with coverage, given its base id or any record id. */
+  testRun(principal: Principal, baseId: string, query: TestRunQuery, ctx?: RegistryCallContext): Promise<TestRunReport>;
 }
 
 /** Groups of policy and flow bases in the registry. */
@@ -183,6 +188,8 @@ export class NatsRegistryClient implements RegistryClient {
       restore: (principal, id, ctx) => send(RegistrySubject.policyRestore, { principal, id } satisfies RestoreRequest, PolicyRecord, ctx),
       listDeleted: (principal, query, ctx) =>
         send(RegistrySubject.policyListDeleted, { principal, ...query } satisfies ListDeletedRequest, PolicySummaryPage, ctx),
+      testRun: (principal, baseId, query, ctx) =>
+        send(RegistrySubject.policyTestRun, { principal, baseId, ...query } satisfies TestRunRequest, TestRunReport, ctx),
     };
     this.flows = {
       create: (principal, body, ctx) =>
@@ -202,6 +209,8 @@ export class NatsRegistryClient implements RegistryClient {
       restore: (principal, id, ctx) => send(RegistrySubject.flowRestore, { principal, id } satisfies RestoreRequest, FlowRecord, ctx),
       listDeleted: (principal, query, ctx) =>
         send(RegistrySubject.flowListDeleted, { principal, ...query } satisfies ListDeletedRequest, FlowSummaryPage, ctx),
+      testRun: (principal, baseId, query, ctx) =>
+        send(RegistrySubject.flowTestRun, { principal, baseId, ...query } satisfies TestRunRequest, TestRunReport, ctx),
     };
     this.groups = {
       create: (principal, body, ctx) => send(RegistrySubject.groupCreate, { principal, ...body } satisfies GroupCreateRequest, Group, ctx),

@@ -29,6 +29,7 @@ const TITLES: Record<ErrorCode, string> = {
   payload_too_large: 'Payload too large',
   unsupported_media_type: 'Unsupported media type',
   cannot_publish: 'Cannot publish',
+  coverage_below_minimum: 'Coverage below the minimum',
   result_too_large: 'Result too large',
   rate_limited: 'Too many requests',
   dependency_unavailable: 'Dependency unavailable',

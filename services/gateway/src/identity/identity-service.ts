@@ -9,6 +9,7 @@ import {
   type MemberPage,
   type MeResponse,
   type OrgSettings,
+  type OrgSettingsBody,
   type PageQuery,
   type Principal,
   type Role,
@@ -227,13 +228,19 @@ export class IdentityService {
     return settings.getOrgSettings(this.db, principal.orgId);
   }
 
-  /** Replaces the caller's org settings. */
-  async putSettings(principal: Principal, body: OrgSettings): Promise<OrgSettings> {
+  /** Replaces the caller's org settings (`minCoverage` left out keeps its value). */
+  async putSettings(principal: Principal, body: OrgSettingsBody): Promise<OrgSettings> {
     return this.commit(async (trx) => {
       const before = await settings.getOrgSettings(trx, principal.orgId);
-      const after = await settings.putOrgSettings(trx, principal.orgId, body);
-      const changed = before.governanceApproval !== after.governanceApproval;
-      const details = { governanceApproval: { from: before.governanceApproval, to: after.governanceApproval } };
+      const after = await settings.putOrgSettings(trx, principal.orgId, {
+        governanceApproval: body.governanceApproval,
+        minCoverage: body.minCoverage ?? before.minCoverage,
+      });
+      const changed = before.governanceApproval !== after.governanceApproval || before.minCoverage !== after.minCoverage;
+      const details = {
+        governanceApproval: { from: before.governanceApproval, to: after.governanceApproval },
+        ...(before.minCoverage !== after.minCoverage ? { minCoverage: { from: before.minCoverage, to: after.minCoverage } } : {}),
+      };
       return {
         result: after,
         events: changed ? [newEvent('settings changed', principal, { type: 'org', id: principal.orgId }, details, { at: this.now() })] : [],

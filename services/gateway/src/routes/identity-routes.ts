@@ -9,6 +9,7 @@ import {
   MemberPage,
   MeResponse,
   OrgSettings,
+  OrgSettingsBody,
   PageQuery,
   PutMemberRequest,
   UserId,
@@ -197,7 +198,11 @@ export const identityRoutes: FastifyPluginAsyncZod<IdentityRoutesOptions> = asyn
       tags: ['identity'],
       security,
       summary: 'Replace the settings of the caller org (admin)',
-      body: OrgSettings,
+      description:
+        '`governanceApproval`: publishing needs an approved review. `minCoverage` (an integer from 0 to 100, default 0; left out keeps its value): ' +
+        'a publish, or with governance approval a submission for review, whose saved tests cover less than this percent is refused with 422 ' +
+        '`coverage_below_minimum`. 400 for a value out of bounds or an unknown key.',
+      body: OrgSettingsBody,
       response: { 200: OrgSettings, ...errorResponses(400, 401, 403, 413, 415, 429) },
     },
     handler: async (request) => identity.putSettings(principalOf(request), request.body),

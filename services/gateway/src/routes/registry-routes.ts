@@ -18,6 +18,8 @@ import {
   PolicySummaryPage,
   RecordIdParam,
   type RecordListQuery,
+  TestRunQuery,
+  TestRunReport,
   UpdateFlowBody,
   UpdatePolicyBody,
   VersionsQuery,
@@ -37,8 +39,11 @@ import { checksFor, type PolicyChecker } from '../http/policy-checks.js';
 export interface RegistryRoutesOptions {
   readonly authenticator: Authenticator;
   readonly registry: RegistryClient;
-  /** Whether the org's `governanceApproval` setting is on (publishing then needs a review). */
-  readonly governanceApproval: (orgId: string) => Promise<boolean>;
+  /**
+   * The org's settings a publish follows: `governanceApproval` (publishing then needs a review) and
+   * `minCoverage` (sent with a publish and a submission; the registry refuses less coverage).
+   */
+  readonly orgSettings: (orgId: string) => Promise<{ governanceApproval: boolean; minCoverage: number }>;
   /**
    * The governance service: with it, a publish under governance is submitted for review (202) and
    * drafts in record bodies carry their `review`; without it such a publish is refused (409 `not_approved`).
@@ -69,10 +74,10 @@ const POLICY_CHECKS =
  */
 export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = async (
   app,
-  { authenticator, registry, governanceApproval, governance, checks },
+  { authenticator, registry, orgSettings, governance, checks },
 ) => {
   authenticate(app, authenticator, 'api-key-or-bearer');
-  recordRoutes(app, governanceApproval, governance, {
+  recordRoutes(app, orgSettings, governance, {
     noun: 'policy',
     plural: 'policies',
     idParam: 'policyId',
@@ -85,7 +90,7 @@ export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = asyn
     client: registry.policies,
     saved: { answer: PolicySaveAnswer, checks: (request, record) => checksFor(request, checks, principalOf(request), record.rule) },
   });
-  recordRoutes(app, governanceApproval, governance, {
+  recordRoutes(app, orgSettings, governance, {
     noun: 'flow',
     plural: 'flows',
     idParam: 'flowId',
@@ -126,7 +131,7 @@ type IdParams = { Params: Record<string, string> };
 /** Registers the seven routes of one kind (`/policy...` or `/flow...`). */
 function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordStatus }>(
   zodApp: ZodApp,
-  governanceApproval: (orgId: string) => Promise<boolean>,
+  orgSettings: RegistryRoutesOptions['orgSettings'],
   governance: GovernanceClient | undefined,
   k: KindRoutes<R, S, C, U>,
 ): void {
@@ -193,7 +198,9 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       summary: `Update the draft (\`status:"draft"\`, 200) or publish it (\`status:"published"\`: 201 new version, or 202 submitted for review)`,
       description:
         `Given a base id, edits the base's draft (409 \`version_immutable\` when it has none). Given fields are applied first. Publishing (publisher or admin) consumes the draft: the record becomes the next version. ` +
-        `A version is immutable (409 \`version_immutable\`). Publishing checks every problem at once (422 \`cannot_publish\`, nothing changed).` +
+        `A version is immutable (409 \`version_immutable\`). Publishing checks every problem at once (422 \`cannot_publish\`, nothing changed); ` +
+        `when they pass and the org's \`minCoverage\` setting is above 0, a draft whose saved tests cover less than that percent is refused ` +
+        `with 422 \`coverage_below_minimum\` (the percent, the minimum and the first uncovered parts; nothing changed; the same at a submission for review).` +
         (noun === 'flow' ? FLOW_REFERENCES : POLICY_CHECKS) +
         ` ` +
         `When the org has governance approval on, publishing needs a review: the given fields are saved, then the draft is submitted for approval ` +
@@ -213,7 +220,10 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       const principal = principalOf(request);
       const recordId = idOf(request.params);
       const body = request.body as U;
-      if (body.status !== 'draft' && (await governanceApproval(principal.orgId))) {
+      const settings = body.status !== 'draft' ? await orgSettings(principal.orgId) : undefined;
+      // Sent only when set: a publish without it is checked as before.
+      const gate = settings !== undefined && settings.minCoverage > 0 ? { minCoverage: settings.minCoverage } : {};
+      if (settings?.governanceApproval) {
         if (governance === undefined) {
           await refuseUnreviewedPublish(principal, noun, await client.get(principal, recordId, ctx(request)), recordId);
         } else {
@@ -221,11 +231,11 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
           if (Object.keys(body).some((key) => key !== 'status')) {
             await client.update(principal, recordId, { ...body, status: 'draft' }, ctx(request));
           }
-          const summary = await governance.submit(principal, noun, recordId, ctx(request));
+          const summary = await governance.submit(principal, noun, recordId, ctx(request), settings.minCoverage);
           return reply.status(202).send(reviewBody(summary));
         }
       }
-      const out = await client.update(principal, recordId, body, ctx(request));
+      const out = await client.update(principal, recordId, { ...body, ...gate }, ctx(request));
       if (out.outcome === 'published') return reply.status(201).send(await savedAnswer(request, out.record));
       return reply.status(200).send(await savedAnswer(request, (await withReviews(request, [out.record]))[0]));
     },
@@ -303,6 +313,28 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
         (query) => client.list(principalOf(request), query, ctx(request)),
         (query) => client.listDeleted(principalOf(request), query, ctx(request)),
       ),
+  });
+
+  app.post<{ Params: { baseId: string }; Querystring: TestRunQuery }>(`/${noun}/:baseId/tests/run`, {
+    onRequest: requireCapability('view'),
+    schema: {
+      tags,
+      security,
+      summary: `Run the saved tests of the ${noun}'s draft, or of a version, with their coverage (viewer and up)`,
+      description:
+        `Runs every saved test of the base's draft (given its base id or any of its record ids; the latest version when the base has no draft), ` +
+        `or of version \`version\`, as a publish would, off the registry's serving thread: each test's expected and actual result ` +
+        `(a test whose data breaks the schema or whose run stops with an error fails with \`error\`), and what the tests cover: ` +
+        (noun === 'policy'
+          ? `each condition seen both true and false, each quantifier both holding and failing, each reference followed`
+          : `each decision-table row matched at least once, each edge (node to node) taken at least once`) +
+        `, with the percent and every uncovered part. Nothing is stored. 404 for unknown, deleted or other-org ids and for a version the base does not have; ` +
+        `400 for a \`version\` that is not a positive integer; 504 when the tests run past the publish checks' deadline.`,
+      params: z.object({ baseId: RecordIdParam }),
+      querystring: TestRunQuery,
+      response: { 200: TestRunReport, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
+    },
+    handler: async (request) => client.testRun(principalOf(request), request.params.baseId, request.query, ctx(request)),
   });
 
   app.delete<IdParams>(one, {

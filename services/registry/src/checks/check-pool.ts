@@ -1,9 +1,9 @@
-import type { ErrorReason, FlowDefinition, PolicyChecksReply } from '@arbiter/contracts';
+import { ArbiterError, type ErrorReason, type FlowDefinition, type PolicyChecksReply, type TestRunReport } from '@arbiter/contracts';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
-import type { FlowContent, FoundTarget } from '../domain/flow-checks.js';
+import type { FlowContent, FoundTarget, NodeTarget } from '../domain/flow-checks.js';
 import type { PolicyContent } from '../domain/policy-checks.js';
-import type { CheckResult, CheckTask } from './tasks.js';
+import type { CheckResult, CheckTask, TestRunTask } from './tasks.js';
 
 const WARM_UP_RULE = 'A **thing** is ok if the __size__ of the **thing** is 1.';
 
@@ -100,23 +100,53 @@ export class PublishChecks {
     );
   }
 
+  /** Runs a policy's saved tests with coverage; 504 `timeout` past the deadline. */
+  policyTestRun(content: PolicyContent): Promise<TestRunReport> {
+    return this.testRun({ kind: 'policyTestRun', content, stepBudget: this.opts.stepBudget }, content.tests.length);
+  }
+
+  /** Runs a flow's saved tests with coverage against the records its nodes resolved to; 504 `timeout` past the deadline. */
+  flowTestRun(content: FlowContent, targets: Map<string, NodeTarget>): Promise<TestRunReport> {
+    return this.testRun({ kind: 'flowTestRun', content, targets: [...targets], stepBudget: this.opts.stepBudget }, content.tests.length);
+  }
+
   /** Lets running checks finish, then ends the threads. */
   close(): Promise<void> {
     return this.pool.close();
   }
 
   private async run(task: CheckTask, tests: number, late: (deadlineMs: number) => ErrorReason): Promise<ErrorReason[]> {
+    const out = await this.withDeadline(task, tests);
+    return out.late ? [late(out.deadlineMs)] : (out.result as ErrorReason[]);
+  }
+
+  private async testRun(task: TestRunTask, tests: number): Promise<TestRunReport> {
+    const out = await this.withDeadline(task, tests);
+    if (out.late) {
+      throw new ArbiterError(
+        'timeout',
+        `the saved tests did not finish within ${out.deadlineMs} ms (${this.opts.timeoutMs} ms per saved test, and as much for the rule): a saved test runs too long`,
+      );
+    }
+    return out.result as TestRunReport;
+  }
+
+  /** Runs `task` within the time allowed for `tests` saved tests and the rule; past it the worker is replaced. */
+  private async withDeadline(
+    task: CheckTask,
+    tests: number,
+  ): Promise<{ late: false; result: CheckResult } | { late: true; deadlineMs: number }> {
     if (this.rewarming) await this.rewarming;
     const deadlineMs = this.opts.timeoutMs * (tests + 1);
     const signal = AbortSignal.timeout(deadlineMs);
     try {
-      return (await this.pool.run(task, { signal })) as ErrorReason[];
+      return { late: false, result: await this.pool.run(task, { signal }) };
     } catch (err) {
       if (!signal.aborted) throw err;
       this.rewarming ??= this.warmUp()
         .catch(() => undefined)
         .finally(() => (this.rewarming = undefined));
-      return [late(deadlineMs)];
+      return { late: true, deadlineMs };
     }
   }
 }

@@ -1,5 +1,5 @@
-import type { ErrorReason, FlowDefinition, PolicyChecksReply } from '@arbiter/contracts';
-import type { FlowContent, FoundTarget } from '../domain/flow-checks.js';
+import type { ErrorReason, FlowDefinition, PolicyChecksReply, TestRunReport } from '@arbiter/contracts';
+import type { FlowContent, FoundTarget, NodeTarget } from '../domain/flow-checks.js';
 import type { PolicyContent } from '../domain/policy-checks.js';
 
 /**
@@ -11,7 +11,13 @@ export type CheckTask =
   | DefinitionsTask
   | { kind: 'policy'; content: PolicyContent; stepBudget: number }
   | { kind: 'staticChecks'; rule: string }
-  | { kind: 'flowTests'; content: FlowContent; targets: [nodeId: string, target: FoundTarget][]; stepBudget: number };
+  | { kind: 'flowTests'; content: FlowContent; targets: [nodeId: string, target: FoundTarget][]; stepBudget: number }
+  | TestRunTask;
+
+/** The saved tests of a policy or flow run with coverage (`POST /policy/{baseId}/tests/run` and the `minCoverage` gate). */
+export type TestRunTask =
+  | { kind: 'policyTestRun'; content: PolicyContent; stepBudget: number }
+  | { kind: 'flowTestRun'; content: FlowContent; targets: [nodeId: string, target: NodeTarget][]; stepBudget: number };
 
 /**
  * The structural checks of flow definitions (`validateDefinition`), which compile their decision
@@ -22,5 +28,5 @@ export interface DefinitionsTask {
   definitions: FlowDefinition[];
 }
 
-/** What a check task answers: its reasons; for `definitions`, each definition's problems in order; for `staticChecks`, the findings. */
-export type CheckResult = ErrorReason[] | ErrorReason[][] | PolicyChecksReply;
+/** What a check task answers: its reasons; for `definitions`, each definition's problems in order; for a test run, its report; for `staticChecks`, the findings. */
+export type CheckResult = ErrorReason[] | ErrorReason[][] | TestRunReport | PolicyChecksReply;

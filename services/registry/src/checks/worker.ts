@@ -1,9 +1,10 @@
 import { validateDefinition } from '@arbiter/flow';
 import { flowTestProblems, tableCheckProblems } from '../domain/flow-checks.js';
 import { policyPublishProblems, schemaProblems, staticChecks } from '../domain/policy-checks.js';
+import { flowTestRun, policyTestRun } from '../domain/test-run.js';
 import type { CheckResult, CheckTask } from './tasks.js';
 
-/** Piscina task: compiles a schema, flow definitions' tables, or the rules and saved tests of a publish, off the main thread. */
+/** Piscina task: compiles a schema, flow definitions' tables, or the rules and saved tests of a publish or a test run, off the main thread. */
 export default async function runCheck(task: CheckTask): Promise<CheckResult> {
   switch (task.kind) {
     case 'schema':
@@ -19,5 +20,9 @@ export default async function runCheck(task: CheckTask): Promise<CheckResult> {
       const tables = tableCheckProblems(task.content.definition);
       return [...tables, ...(await flowTestProblems(task.content, new Map(task.targets), task.stepBudget))];
     }
+    case 'policyTestRun':
+      return policyTestRun(task.content, task.stepBudget);
+    case 'flowTestRun':
+      return flowTestRun(task.content, new Map(task.targets), task.stepBudget);
   }
 }

@@ -4,13 +4,13 @@ import { tableSource } from '@arbiter/run/caches';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import { Deadlines } from './deadlines.js';
-import { LOW_PRIORITY } from './queue/callers.js';
-import { FairQueue, type CallerId, type Chunk, type FairQueueStats } from './fair-queue.js';
+import { LOW_PRIORITY } from '../queue/callers.js';
+import { FairQueue, type CallerId, type Chunk, type FairQueueStats } from '../queue/fair-queue.js';
 import {
   ITEM_OK,
   type ChunkResult,
-  type EngineTask,
-  type EngineTaskResult,
+  type WorkerTask,
+  type WorkerTaskResult,
   type EvalProgress,
   type EvalTask,
   type ReplyForm,
@@ -20,8 +20,8 @@ import {
   type WorkerConfig,
 } from './tasks.js';
 
-/** Options of {@link EnginePool}. */
-export interface EnginePoolOptions {
+/** Options of {@link WorkerPool}. */
+export interface WorkerPoolOptions {
   /** Worker threads (fixed: they start at once and stay, keeping their caches warm). */
   size: number;
   /** Deadline of one item, from when a worker starts it; past it the answer is `timeout` (a task far past it: the worker is replaced). */
@@ -90,7 +90,7 @@ export interface ItemAnswer {
   threadId: number;
 }
 
-/** What {@link EnginePool.evaluate} answers: each item's answer or error, in order, the rule's hash and the worker compiles it took. */
+/** What {@link WorkerPool.runJob} answers: each item's answer or error, in order, the rule's hash and the worker compiles it took. */
 export interface EvalOutcome {
   hash: string;
   compiles: number;
@@ -100,7 +100,7 @@ export interface EvalOutcome {
 /** The items a run runs on (JSON texts as UTF-8), and what bounds their answers. */
 export interface RunItems {
   items: Uint8Array[];
-  /** When the caller stops waiting (the queue's clock, {@link EnginePool.clock}): items not started by then answer `timeout`, unrun. */
+  /** When the caller stops waiting (the queue's clock, {@link WorkerPool.clock}): items not started by then answer `timeout`, unrun. */
   deadline?: number;
   /**
    * Bytes left in the reply the answers go back in (shared by the jobs of one message): once the
@@ -150,8 +150,8 @@ interface JobSpec {
  * callers into one worker task (`queue/assembly.ts`). Every run carries a step budget, so a runaway
  * rule stops itself with `budget_exceeded`; the deadline is the last resort.
  */
-export class EnginePool {
-  private readonly pool: Piscina<EngineTask | EvalTask, unknown>;
+export class WorkerPool {
+  private readonly pool: Piscina<WorkerTask | EvalTask, unknown>;
   private readonly deadlines: Deadlines;
   private readonly queue: FairQueue;
   /** Steps a run may take in each trace mode, as the run layer decides them under this pool's limits. */
@@ -165,7 +165,7 @@ export class EnginePool {
   /** Threads ready to take a task. */
   private ready = 0;
 
-  constructor(private readonly opts: EnginePoolOptions) {
+  constructor(private readonly opts: WorkerPoolOptions) {
     const workerData: WorkerConfig = {
       cacheSize: opts.cacheSize,
       maxTraceBytes: opts.maxTraceBytes ?? POOL_DEFAULTS.maxTraceBytes,
@@ -228,7 +228,7 @@ export class EnginePool {
    * Rejects only as the queue refuses (`rate_limited`, `dependency_unavailable`); an item that
    * failed on its own (too deep, time-out, worker failure, dropped at the deadline) answers its error.
    */
-  async evaluate(req: EvalJob): Promise<EvalOutcome> {
+  async runJob(req: EvalJob): Promise<EvalOutcome> {
     if (this.closed) throw new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down');
     const outcome: EvalOutcome = { hash: '', compiles: 0, answers: new Array<ItemAnswer | ArbiterError>(req.items.length) };
     const spec: JobSpec = { req, budgetLimit: this.budgetLimit(tracesOf(req)), outcome };
@@ -248,12 +248,12 @@ export class EnginePool {
   }
 
   /** Checks a rule's syntax. */
-  validate(principal: Principal | undefined, rule: string): Promise<EngineTaskResult['validate']> {
+  validate(principal: Principal | undefined, rule: string): Promise<WorkerTaskResult['validate']> {
     return this.task(principal, { op: 'validate', rule });
   }
 
   /** Describes a rule's structure. */
-  explain(principal: Principal | undefined, rule: string): Promise<EngineTaskResult['explain']> {
+  explain(principal: Principal | undefined, rule: string): Promise<WorkerTaskResult['explain']> {
     return this.task(principal, { op: 'explain', rule });
   }
 
@@ -262,7 +262,7 @@ export class EnginePool {
    * the caller's work: compiling a big decision table takes long, and the main thread serves
    * everyone. Each table node crosses as the source its runs use (one string, not thousands of cells).
    */
-  validateFlow(principal: Principal | undefined, definition: FlowDefinition): Promise<EngineTaskResult['validateFlow']> {
+  validateFlow(principal: Principal | undefined, definition: FlowDefinition): Promise<WorkerTaskResult['validateFlow']> {
     const tables: TableSource[] = [];
     const nodes = Object.entries(definition.nodes).map(([id, node]): [string, (typeof definition.nodes)[string] | number] =>
       node.type === 'table' ? [id, tables.push(tableSource(id, node)) - 1] : [id, node],
@@ -271,7 +271,7 @@ export class EnginePool {
   }
 
   /** The operator catalogue. */
-  operators(principal?: Principal): Promise<EngineTaskResult['operators']> {
+  operators(principal?: Principal): Promise<WorkerTaskResult['operators']> {
     return this.task(principal, { op: 'operators' });
   }
 
@@ -290,7 +290,7 @@ export class EnginePool {
    * catalogue, with `bootTimeoutMs` rather than the task deadline, as loading takes longer than a task.
    */
   async warmUp(bootTimeoutMs = 30_000): Promise<void> {
-    await this.pool.run({ op: 'operators' } satisfies EngineTask, { signal: AbortSignal.timeout(bootTimeoutMs) });
+    await this.pool.run({ op: 'operators' } satisfies WorkerTask, { signal: AbortSignal.timeout(bootTimeoutMs) });
   }
 
   /** Evaluation tasks handed to workers so far, and the items they carried. */
@@ -312,9 +312,9 @@ export class EnginePool {
     this.deadlines.close();
   }
 
-  private task<K extends EngineTask['op']>(principal: Principal | undefined, task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
+  private task<K extends WorkerTask['op']>(principal: Principal | undefined, task: WorkerTask & { op: K }): Promise<WorkerTaskResult[K]> {
     if (this.closed) return Promise.reject(new ArbiterError('dependency_unavailable', 'the evaluation pool is shut down'));
-    return this.queue.submit<EngineTaskResult[K]>(callerOf(principal), () => this.start<K>(task));
+    return this.queue.submit<WorkerTaskResult[K]>(callerOf(principal), () => this.start<K>(task));
   }
 
   /**
@@ -413,10 +413,10 @@ export class EnginePool {
   }
 
   /** Hands a single task to a worker, its deadline starting now. */
-  private async start<K extends EngineTask['op']>(task: EngineTask & { op: K }): Promise<EngineTaskResult[K]> {
+  private async start<K extends WorkerTask['op']>(task: WorkerTask & { op: K }): Promise<WorkerTaskResult[K]> {
     const signal = this.deadlines.start();
     try {
-      return (await this.pool.run(task, { signal })) as EngineTaskResult[K];
+      return (await this.pool.run(task, { signal })) as WorkerTaskResult[K];
     } catch (err) {
       if (signal.aborted) {
         throw new ArbiterError('timeout', `evaluation took longer than ${this.opts.taskTimeoutMs} ms`, undefined, { cause: err });

@@ -1,6 +1,6 @@
 import { executedDetails, newEvent, type ArbiterEvent, type Principal } from '@arbiter/contracts';
 import type { Logger } from 'pino';
-import type { ExecMetrics } from './metrics.js';
+import type { ExecMetrics } from '../metrics.js';
 
 /** Options of {@link ExecutedEvents}. */
 export interface ExecutedEventsOptions {

@@ -13,15 +13,15 @@ import {
 } from '@arbiter/contracts';
 import { runFlow, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy, type TableRun, type TableRunner } from '@arbiter/flow';
 import pLimit from 'p-limit';
-import type { DecisionRecorder } from './decisions/recorder.js';
-import type { EnginePool, EvalOutcome, ItemAnswer, RunItems } from './engine-pool.js';
-import type { ExecutedEvents } from './executed-events.js';
-import type { MaskedReads } from './masked-reads.js';
-import type { ExecMetrics } from './metrics.js';
+import type { DecisionRecorder } from '../recording/recorder.js';
+import type { WorkerPool, EvalOutcome, ItemAnswer, RunItems } from '../workers/worker-pool.js';
+import type { ExecutedEvents } from '../recording/executed-events.js';
+import type { MaskedReads } from '../recording/masked-reads.js';
+import type { ExecMetrics } from '../metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
 import { missingPolicyNode } from '@arbiter/run';
 import { tableSource } from '@arbiter/run/caches';
-import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from './tasks.js';
+import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from '../workers/tasks.js';
 
 /**
  * Items of one flow batch group run at once. A flow item has one node job in progress at a time, so
@@ -37,16 +37,16 @@ export type RunBy = 'base' | 'record';
  * One stored run request: the record named (`id`, `by` a base or a record id), the run's options
  * (a replay runs at `now`, low priority, neither counted nor recorded) and its items.
  */
-export type StoredRuns = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'replay' | 'now' | 'nows'> &
+export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'replay' | 'now' | 'nows'> &
   RunItems & { id: string; by: RunBy };
 
 /** One answer: the raw JSON body its single request answers, or its error. */
 export type RunAnswer = Uint8Array | ArbiterError;
 
-/** Dependencies of {@link StoredRunner}. */
-export interface StoredRunnerDeps {
+/** Dependencies of {@link StoredRuns}. */
+export interface StoredRunsDeps {
   resolver: RunnableResolver;
-  pool: EnginePool;
+  pool: WorkerPool;
   events: ExecutedEvents;
   metrics: ExecMetrics;
   /** Decision records of stored runs; none when recording is off. */
@@ -62,13 +62,13 @@ const encoder = new TextEncoder();
  * each run for the `executed` events. Flow policy nodes resolve the same way, once per node per
  * request.
  */
-export class StoredRunner {
-  constructor(private readonly deps: StoredRunnerDeps) {}
+export class StoredRuns {
+  constructor(private readonly deps: StoredRunsDeps) {}
 
   /** Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted or other-org ids. */
-  async runPolicy(req: StoredRuns): Promise<RunAnswer[]> {
+  async runPolicy(req: StoredRunRequest): Promise<RunAnswer[]> {
     const entry = await this.deps.resolver.resolve('policy', req.principal, req.by === 'base' ? { baseId: req.id } : { recordId: req.id });
-    const outcome = await this.deps.pool.evaluate({
+    const outcome = await this.deps.pool.runJob({
       principal: req.principal,
       source: sourceOf(entry),
       trace: req.trace,
@@ -109,7 +109,7 @@ export class StoredRunner {
    * recorded; an answer whose run read a masked value (in a policy node or a table node) carries
    * `"maskedRead": true`.
    */
-  async runFlow(req: StoredRuns): Promise<RunAnswer[]> {
+  async runFlow(req: StoredRunRequest): Promise<RunAnswer[]> {
     const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve(
       'flow',
       req.principal,
@@ -253,14 +253,14 @@ export class StoredRunner {
   /** Runs one flow node (`source`: a policy or a table) on the item in a worker within what is left of `budget` (advancing its `used`). */
   private async runOnItem<T extends PolicyRunResult | TableRun>(
     principal: Principal,
-    source: Parameters<EnginePool['evaluate']>[0]['source'],
+    source: Parameters<WorkerPool['runJob']>[0]['source'],
     item: Uint8Array,
     trace: boolean,
     budget: FlowStepBudget,
     deadline: number | undefined,
     replay: FlowReplay | undefined,
   ): Promise<T> {
-    const outcome = await this.deps.pool.evaluate({
+    const outcome = await this.deps.pool.runJob({
       principal,
       source,
       trace,

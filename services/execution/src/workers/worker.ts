@@ -5,15 +5,15 @@ import { explain, listOperators, StepBudget, validate } from '@arbiter/rule-lang
 import { answerPolicy, answerTable, resolveRun, type ResolvedRun } from '@arbiter/run';
 import { PolicyCache, SchemaCache, TableCache, type PolicyEntry, type TableEntry, type TableSource } from '@arbiter/run/caches';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { watchMasked } from './masked-reads.js';
+import { watchMasked } from '../recording/masked-reads.js';
 import {
   ITEM_BUDGET,
   ITEM_ERROR,
   ITEM_OK,
   ITEM_TRUE,
   type ChunkResult,
-  type EngineTask,
-  type EngineTaskResult,
+  type WorkerTask,
+  type WorkerTaskResult,
   type EvalProgress,
   type EvalTask,
   type PolicySource,
@@ -34,18 +34,18 @@ const encoder = new TextEncoder();
 const PROGRESS_MS = 2;
 
 /** Piscina task: the only place rules and flows' table nodes are parsed, compiled, checked and evaluated. */
-export default function runTask(task: EngineTask | EvalTask): unknown {
+export default function runTask(task: WorkerTask | EvalTask): unknown {
   switch (task.op) {
     case 'eval':
       return runEval(task);
     case 'validate':
-      return validate(task.rule) satisfies EngineTaskResult['validate'];
+      return validate(task.rule) satisfies WorkerTaskResult['validate'];
     case 'explain':
-      return explain(task.rule) satisfies EngineTaskResult['explain'];
+      return explain(task.rule) satisfies WorkerTaskResult['explain'];
     case 'operators':
-      return listOperators() satisfies EngineTaskResult['operators'];
+      return listOperators() satisfies WorkerTaskResult['operators'];
     case 'validateFlow':
-      return validateFlow(task) satisfies EngineTaskResult['validateFlow'];
+      return validateFlow(task) satisfies WorkerTaskResult['validateFlow'];
   }
 }
 
@@ -53,7 +53,7 @@ export default function runTask(task: EngineTask | EvalTask): unknown {
  * The structural problems of a flow definition (`validateDefinition`). Its table nodes are looked
  * up in (or added to) this worker's table cache, so the compile done here serves the runs after it.
  */
-function validateFlow(task: ValidateFlowTask): EngineTaskResult['validateFlow'] {
+function validateFlow(task: ValidateFlowTask): WorkerTaskResult['validateFlow'] {
   const nodes = Object.fromEntries(
     task.nodes.map(([id, node]): [string, FlowNode] => {
       if (typeof node !== 'number') return [id, node];
@@ -158,7 +158,7 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
         const response: Answer =
           policy.table !== null
             ? answerTable(policy.table.nodeId, policy.table.node, data, run, budget, now)
-            : evaluate(policy.entry, policy.source, run, now, data, budget);
+            : runCompiled(policy.entry, policy.source, run, now, data, budget);
         if (masked?.read === true) (response as RunResponse & { maskedRead?: true }).maskedRead = true;
         steps = budget.used;
         const ms = performance.now() - started;
@@ -236,7 +236,7 @@ function flagsOf(answer: Answer): number {
  * schema hash). The answer is the run layer's (`answerPolicy`), keys in the contract's order, so
  * its JSON is the body as the gateway answers it.
  */
-function evaluate(
+function runCompiled(
   entry: PolicyEntry,
   source: PolicySource,
   run: ResolvedRun,

@@ -2,23 +2,23 @@ import { ArbiterError, isArbiterError, type FlowTableNode, type RunResponse } fr
 import type { TableRun } from '@arbiter/flow';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnginePool } from '../src/engine-pool.js';
+import { WorkerPool } from '../src/workers/worker-pool.js';
 import { ruleHash } from '@arbiter/run/caches';
 import { tableSource } from '@arbiter/run/caches';
-import type { PolicySource } from '../src/tasks.js';
+import type { PolicySource } from '../src/workers/tasks.js';
 import { ADULT_RULE, rejection, runawayData, runawayRule } from './helpers.js';
 
 const encoder = new TextEncoder();
 
 /** One evaluation as a job of one item, its answer as an object; rejects with the item's error. */
-async function evaluate(
-  pool: EnginePool,
+async function runOne(
+  pool: WorkerPool,
   source: PolicySource,
   data: Record<string, unknown>,
   trace: boolean,
   budgetUsed = 0,
 ): Promise<{ response: RunResponse; cache: 'compile' | 'hit'; hash: string; threadId: number; steps: number }> {
-  const out = await pool.evaluate({
+  const out = await pool.runJob({
     principal: undefined,
     source,
     trace,
@@ -37,11 +37,11 @@ async function evaluate(
   };
 }
 
-const run = (pool: EnginePool, rule: string, data: Record<string, unknown> = { user: { age: 30 } }, trace = true) =>
-  evaluate(pool, { kind: 'text', rule }, data, trace);
+const run = (pool: WorkerPool, rule: string, data: Record<string, unknown> = { user: { age: 30 } }, trace = true) =>
+  runOne(pool, { kind: 'text', rule }, data, trace);
 
-describe('EnginePool trace limit', () => {
-  const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10, maxTraceBytes: 300 });
+describe('WorkerPool trace limit', () => {
+  const pool = new WorkerPool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10, maxTraceBytes: 300 });
   beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
 
@@ -55,7 +55,7 @@ describe('EnginePool trace limit', () => {
       rules: Array.from({ length: 40 }, (_, i) => ({ when: [i < 39 ? '< 0' : '-'], then: { out: i } })),
     };
     const item = encoder.encode(JSON.stringify({ x: { n: 1 } }));
-    const out = await pool.evaluate({
+    const out = await pool.runJob({
       principal: undefined,
       source: tableSource('t', node),
       trace: true,
@@ -75,8 +75,8 @@ describe('EnginePool trace limit', () => {
   });
 });
 
-describe('EnginePool with the rule engine', () => {
-  const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10 });
+describe('WorkerPool with the rule engine', () => {
+  const pool = new WorkerPool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10 });
   // As the service does before it answers: loading the engine is not what these tests time.
   beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
@@ -120,8 +120,8 @@ describe('EnginePool with the rule engine', () => {
   });
 });
 
-describe('EnginePool with several workers', () => {
-  const pool = new EnginePool({ size: 2, taskTimeoutMs: 5000, cacheSize: 10, perCallerMax: 100 });
+describe('WorkerPool with several workers', () => {
+  const pool = new WorkerPool({ size: 2, taskTimeoutMs: 5000, cacheSize: 10, perCallerMax: 100 });
   beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
 
@@ -137,8 +137,8 @@ describe('EnginePool with several workers', () => {
   });
 });
 
-describe('EnginePool step budget', () => {
-  const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10, stepBudget: 100_000, traceStepBudget: 1000 });
+describe('WorkerPool step budget', () => {
+  const pool = new WorkerPool({ size: 1, taskTimeoutMs: 5000, cacheSize: 10, stepBudget: 100_000, traceStepBudget: 1000 });
   beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
 
@@ -162,18 +162,18 @@ describe('EnginePool step budget', () => {
 
   it('runs a stored policy within what a shared budget has left, advancing it', async () => {
     const source: PolicySource = { kind: 'stored', hash: ruleHash(ADULT_RULE), rule: ADULT_RULE, schema: null };
-    const first = await evaluate(pool, source, { user: { age: 30 } }, false, 99_999);
+    const first = await runOne(pool, source, { user: { age: 30 } }, false, 99_999);
     expect(first.response.result).toBe(true);
     expect(first.steps).toBe(100_000);
-    const out = await evaluate(pool, source, { user: { age: 30 } }, false, first.steps);
+    const out = await runOne(pool, source, { user: { age: 30 } }, false, first.steps);
     expect(out.response.errorCode).toBe('budget_exceeded');
     expect(out.steps).toBe(100_000);
   });
 });
 
 // The deadline runs from when a worker starts the task; the step budget is set out of reach here.
-describe('EnginePool time-out', () => {
-  const pool = new EnginePool({ size: 1, taskTimeoutMs: 1000, cacheSize: 10, stepBudget: Number.MAX_SAFE_INTEGER });
+describe('WorkerPool time-out', () => {
+  const pool = new WorkerPool({ size: 1, taskTimeoutMs: 1000, cacheSize: 10, stepBudget: Number.MAX_SAFE_INTEGER });
   beforeAll(() => pool.warmUp(), 60_000);
   afterAll(() => pool.close());
 
@@ -190,11 +190,11 @@ describe('EnginePool time-out', () => {
   });
 });
 
-describe('EnginePool plumbing (test-only worker)', () => {
+describe('WorkerPool plumbing (test-only worker)', () => {
   const workerFile = new URL('./fixtures/spin-worker.mjs', import.meta.url);
 
   it('times out a worker that never returns and keeps serving', async () => {
-    const pool = new EnginePool({ size: 1, taskTimeoutMs: 1000, cacheSize: 1, workerFile });
+    const pool = new WorkerPool({ size: 1, taskTimeoutMs: 1000, cacheSize: 1, workerFile });
     try {
       expect(isArbiterError(await rejection(pool.validate(undefined, 'spin')), 'timeout')).toBe(true);
       expect(await pool.validate(undefined, 'ok')).toEqual({ echoed: { op: 'validate', rule: 'ok' } });
@@ -204,7 +204,7 @@ describe('EnginePool plumbing (test-only worker)', () => {
   });
 
   it('answers internal when the worker throws', async () => {
-    const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile });
+    const pool = new WorkerPool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile });
     try {
       const err = await rejection(pool.validate(undefined, 'crash'));
       expect([err.code, err.message]).toEqual(['internal', 'evaluation failed: validate']);
@@ -215,7 +215,7 @@ describe('EnginePool plumbing (test-only worker)', () => {
   });
 
   it('counts the deadline from when a worker starts a task: one queued behind a slow task does not time out', async () => {
-    const pool = new EnginePool({ size: 1, taskTimeoutMs: 1000, cacheSize: 1, workerFile, queueWaitMs: 5000 });
+    const pool = new WorkerPool({ size: 1, taskTimeoutMs: 1000, cacheSize: 1, workerFile, queueWaitMs: 5000 });
     try {
       // Three tasks of 600 ms each from three callers, submitted together on one thread: the last
       // starts after the other two (1200 ms of work), past the 1000 ms deadline had it counted from
@@ -229,7 +229,7 @@ describe('EnginePool plumbing (test-only worker)', () => {
   });
 
   it('answers 503 to a task that waits longer than queueWaitMs for a thread, and 429 past the per-caller limit', async () => {
-    const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile, queueWaitMs: 200, perCallerMax: 2 });
+    const pool = new WorkerPool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile, queueWaitMs: 200, perCallerMax: 2 });
     try {
       const alice = { orgId: 'o', userId: 'alice', role: 'viewer' as const, apiKeyId: 'k1' };
       const slow = pool.validate(alice, 'busy:600');
@@ -254,7 +254,7 @@ describe('EnginePool plumbing (test-only worker)', () => {
   });
 
   it('refuses tasks once closed', async () => {
-    const pool = new EnginePool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile });
+    const pool = new WorkerPool({ size: 1, taskTimeoutMs: 5000, cacheSize: 1, workerFile });
     await pool.close();
     expect((await rejection(pool.validate(undefined, 'ok'))).code).toBe('dependency_unavailable');
   });

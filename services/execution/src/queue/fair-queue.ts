@@ -33,14 +33,14 @@
  */
 
 import { ArbiterError } from '@arbiter/contracts';
-import { Deadlines } from './deadlines.js';
-import { assembleTask, type Handout } from './queue/assembly.js';
-import { Scheduler } from './queue/callers.js';
-import { DEFAULT_CHUNK_POLICY, learn, type ChunkPolicy } from './queue/chunking.js';
-import type { CallerId, Chunk, ChunkRunner, Entry, EvalEntry, Key, Person, TaskEntry } from './queue/jobs.js';
+import { Deadlines } from '../workers/deadlines.js';
+import { assembleTask, type Handout } from './assembly.js';
+import { Scheduler } from './callers.js';
+import { DEFAULT_CHUNK_POLICY, learn, type ChunkPolicy } from './chunking.js';
+import type { CallerId, Chunk, ChunkRunner, Entry, EvalEntry, Key, Person, TaskEntry } from './jobs.js';
 
-export type { CallerId, Chunk, ChunkRunner } from './queue/jobs.js';
-export type { ChunkPolicy } from './queue/chunking.js';
+export type { CallerId, Chunk, ChunkRunner } from './jobs.js';
+export type { ChunkPolicy } from './chunking.js';
 
 /** Options of {@link FairQueue}. */
 export interface FairQueueOptions {

@@ -1,19 +1,19 @@
 import { ArbiterError, EvalRequestHeader, ExecSubject, isArbiterError, tracesOf, type RunSpec, type WireError } from '@arbiter/contracts';
 import { decodeFrame, encodeFrame, type RawEndpointDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
-import type { EnginePool, RunItems } from './engine-pool.js';
+import type { WorkerPool, RunItems } from '../workers/worker-pool.js';
 import { checkRuleSize, type Limits } from './limits.js';
-import type { ExecMetrics } from './metrics.js';
-import type { RuleIndex } from './rule-index.js';
-import { countOutcome, type RunAnswer, type StoredRunner } from './stored-runner.js';
+import type { ExecMetrics } from '../metrics.js';
+import type { RuleIndex } from '../answers/rule-index.js';
+import { countOutcome, type RunAnswer, type StoredRuns } from '../answers/stored-runs.js';
 
 /** What the evaluation endpoints need. */
 export interface EvalDeps {
-  pool: EnginePool;
+  pool: WorkerPool;
   limits: Limits;
   metrics: ExecMetrics;
   index: RuleIndex;
-  stored: StoredRunner;
+  stored: StoredRuns;
 }
 
 /** One group of evaluations: the run as asked for (an `EvalGroup` unframed), on its items. */
@@ -73,7 +73,7 @@ async function runRule(deps: EvalDeps, group: GroupRun): Promise<RunAnswer[]> {
     deps.metrics.refused.inc({ reason: 'rule_size' });
     throw err;
   }
-  const outcome = await deps.pool.evaluate({
+  const outcome = await deps.pool.runJob({
     principal: group.principal,
     source: { kind: 'text', rule: group.rule },
     trace: tracesOf(group),

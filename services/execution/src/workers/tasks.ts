@@ -93,10 +93,10 @@ export interface ValidateFlowTask {
 }
 
 /** A single task of the other kinds. */
-export type EngineTask = { op: 'validate'; rule: string } | { op: 'explain'; rule: string } | { op: 'operators' } | ValidateFlowTask;
+export type WorkerTask = { op: 'validate'; rule: string } | { op: 'explain'; rule: string } | { op: 'operators' } | ValidateFlowTask;
 
 /** The result type of each single task kind. */
-export interface EngineTaskResult {
+export interface WorkerTaskResult {
   validate: ValidateResponse;
   explain: ExplainResponse;
   operators: OperatorsResponse;

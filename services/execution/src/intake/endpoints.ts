@@ -9,21 +9,21 @@ import {
 } from '@arbiter/contracts';
 import { defineEndpoint, type EndpointDef, type RawEndpointDef, type ServiceDef } from '@arbiter/service-kit';
 import { requireView } from './access.js';
-import type { EnginePool } from './engine-pool.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
 import { evalEndpoint, type EvalDeps } from './eval-endpoint.js';
 import { checkRuleSize, type Limits } from './limits.js';
-import type { ExecMetrics } from './metrics.js';
-import type { RuleIndex } from './rule-index.js';
-import type { StoredRunner } from './stored-runner.js';
+import type { ExecMetrics } from '../metrics.js';
+import type { RuleIndex } from '../answers/rule-index.js';
+import type { StoredRuns } from '../answers/stored-runs.js';
 
 /** What the `exec` endpoints need. */
 export interface ExecDeps {
-  pool: EnginePool;
+  pool: WorkerPool;
   limits: Limits;
   metrics: ExecMetrics;
   index: RuleIndex;
   /** Runs of stored policies and flows (`exec.eval` groups, `exec.flow.test`). */
-  stored: StoredRunner;
+  stored: StoredRuns;
   version: string;
   /** The bus's max payload: an `exec.eval` reply stays under it. */
   maxReplyBytes?: number;

@@ -13,7 +13,7 @@ import type { Bus } from '@arbiter/service-kit';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { ZodType } from 'zod';
-import type { ExecMetrics } from './metrics.js';
+import type { ExecMetrics } from '../metrics.js';
 
 /** The live record entry of each kind. */
 export interface LiveEntryOf {
