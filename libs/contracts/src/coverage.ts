@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { Principal } from './principal.js';
-import { RecordIdParam } from './registry.js';
 
 /** How many parts of one kind a set of runs counts, and how many of them it covered. */
 export const CoverageCount = z.object({ total: z.number().int().min(0), covered: z.number().int().min(0) });
@@ -91,10 +89,6 @@ export const TestRunQuery = z.strictObject({
     .describe('Run the saved tests of this version (default: the draft, else the latest version)'),
 });
 export type TestRunQuery = z.infer<typeof TestRunQuery>;
-
-/** Request of `registry.policy.testRun` / `registry.flow.testRun`: runs the saved tests of the base's draft, or of `version`. */
-export const TestRunRequest = z.strictObject({ principal: Principal, baseId: RecordIdParam, version: TestRunQuery.shape.version });
-export type TestRunRequest = z.input<typeof TestRunRequest>;
 
 /** The first uncovered items a `coverage_below_minimum` error lists. */
 export const COVERAGE_DETAIL_ITEMS = 5;

@@ -1,3 +1,4 @@
+import { CoverageSummary } from './coverage.js';
 import { ImpactReport } from './decisions.js';
 import { z } from 'zod';
 import { Principal } from './principal.js';
@@ -32,6 +33,11 @@ export type ReviewState = z.infer<typeof ReviewState>;
 export const ReviewChecks = z.object({
   passed: z.boolean().describe('The publish checks (rule, schema, saved tests) passed when the draft was submitted'),
   checkedAt: z.iso.datetime(),
+  coverage: CoverageSummary.nullable()
+    .optional()
+    .describe(
+      "What the draft's saved tests covered when it was submitted (docs/api.md#saved-tests-and-coverage); null for a request made before coverage was kept",
+    ),
 });
 export type ReviewChecks = z.infer<typeof ReviewChecks>;
 

@@ -190,6 +190,7 @@ export {
   FlowReviewCheckReply,
   PublishCheckRequest,
   PublishCheckReply,
+  TestRunRequest,
   PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';
@@ -394,7 +395,6 @@ export {
   TestRunResult,
   TestRunReport,
   TestRunQuery,
-  TestRunRequest,
   COVERAGE_DETAIL_ITEMS,
   uncoveredText,
 } from './coverage.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PolicyChecksFields, TableChecksFields } from './engine.js';
+import { CoverageSummary, TestRunQuery } from './coverage.js';
 import { ErrorReason } from './errors.js';
 import { FlowDefinition, FlowResult } from './flow.js';
 import { pageOf, QueryFlag } from './http.js';
@@ -514,7 +515,16 @@ export type PublishCheckRequest = z.input<typeof PublishCheckRequest>;
  * Reply of `registry.{policy,flow}.publishCheck`: every reason a publish of the draft would be
  * refused (422 `cannot_publish`), empty when it would pass, and the content hash that was checked.
  */
-export const PublishCheckReply = z.object({ contentHash: z.string(), problems: z.array(ErrorReason) });
+/** Request of `registry.policy.testRun` / `registry.flow.testRun`: runs the saved tests of the base's draft, or of `version`. */
+export const TestRunRequest = z.strictObject({ principal: Principal, baseId: RecordIdParam, version: TestRunQuery.shape.version });
+export type TestRunRequest = z.input<typeof TestRunRequest>;
+
+export const PublishCheckReply = z.object({
+  contentHash: z.string(),
+  problems: z.array(ErrorReason),
+  /** What the saved tests cover, when the checks passed (the review summary shows it). */
+  coverage: CoverageSummary.optional(),
+});
 export type PublishCheckReply = z.infer<typeof PublishCheckReply>;
 
 // ---- Restore

@@ -49,13 +49,7 @@ export interface RegistryPort {
    * The publish checks of a draft, run without publishing: every reason a publish would be refused, and the content hash checked;
    * `coverage_below_minimum` when they pass but the saved tests cover less than `minCoverage` percent.
    */
-  publishCheck(
-    p: Principal,
-    kind: RunnableKind,
-    recordId: string,
-    requestId?: string,
-    minCoverage?: number,
-  ): Promise<{ contentHash: string; problems: ErrorReason[] }>;
+  publishCheck(p: Principal, kind: RunnableKind, recordId: string, requestId?: string, minCoverage?: number): Promise<PublishCheckReply>;
   /** Why a flow draft could not be published as reviewed text (its policy nodes naming drafts); empty when it could. */
   flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]>;
   /** Publishes the draft when its content hash is still `expectedContentHash` (else `review_stale`). */

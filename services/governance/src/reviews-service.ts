@@ -85,7 +85,8 @@ export function summarize(
     comment: req.comment,
     stale,
     // The checks ran on the submitted content: once the draft changed they no longer say anything about it.
-    checks: stale || req.checkedAt === null ? null : { passed: true, checkedAt: req.checkedAt.toISOString() },
+    checks:
+      stale || req.checkedAt === null ? null : { passed: true, checkedAt: req.checkedAt.toISOString(), coverage: req.checkedCoverage },
   };
 }
 
@@ -241,6 +242,7 @@ export class ReviewsService {
         publishedAt: null,
         publishedVersion: null,
         checkedAt,
+        checkedCoverage: checked.coverage ?? null,
       };
       await insertRequest(trx, req);
       const details = { requestId: req.id, contentHash: draft.contentHash };

@@ -179,10 +179,14 @@ describe('review transitions (governance on)', () => {
     expect(await failOf(G.approve, target(publisher, d.policyId))).toEqual([409, 'not_approved']);
     const requests = await env.sql('governance_requests').where({ draft_id: d.policyId }).count<{ count: string }[]>('* as count');
     expect(Number(requests[0].count)).toBe(0);
-    await reg.editPolicy(editor, d.policyId, { tests: [] });
-    // fixed, it is submitted, and the reviewer sees when its checks passed
+    await reg.editPolicy(editor, d.policyId, { tests: [{ name: 'minor', data: { applicant: { age: 10 } }, expect: false }] });
+    // fixed, it is submitted, and the reviewer sees when its checks passed and what its tests covered:
+    // the one condition seen false only is half covered
     const pending = await submit(editor, d.policyId);
-    expect(pending).toMatchObject({ state: 'pending_approval', checks: { passed: true, checkedAt: expect.any(String) } });
+    expect(pending).toMatchObject({
+      state: 'pending_approval',
+      checks: { passed: true, checkedAt: expect.any(String), coverage: { conditions: { total: 1, covered: 0 }, percent: 50 } },
+    });
     expect(Date.parse(pending.checks!.checkedAt)).toBeLessThanOrEqual(Date.parse(pending.requestedAt!));
     expect(await review(publisher, d.policyId)).toMatchObject({ checks: pending.checks });
     // once the draft changes, the checks said nothing about its content any more
@@ -346,7 +350,8 @@ describe('the review inbox', () => {
         requestId: s1.requestId,
         requestedBy: 'editor',
         requestedAt: s1.requestedAt,
-        checks: { passed: true, checkedAt: expect.any(String) },
+        // no saved tests: nothing covered
+        checks: { passed: true, checkedAt: expect.any(String), coverage: expect.objectContaining({ percent: 0 }) },
       }),
       expect.objectContaining({
         kind: 'flow',

@@ -14,8 +14,8 @@ export function policyKind(checks: PublishChecks): KindSpec {
     schemaProblems: (schema) => checks.schema(schema),
     referenceProblems: () => Promise.resolve([]),
     publishProblems: (content) => checks.policy({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
-    staticChecks: (rule) => checks.staticChecks(rule),
     testRun: (content) => checks.policyTestRun({ rule: content.rule ?? '', schema: content.schema, tests: content.tests as PolicyTest[] }),
+    staticChecks: (rule) => checks.staticChecks(rule),
   };
 }
 

@@ -13,6 +13,8 @@ import {
   type Principal,
   RecordListSort,
   type RunnableKind,
+  type CoverageReport,
+  type PublishCheckReply,
   type TestRunReport,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
@@ -324,37 +326,23 @@ export class RecordsService {
    * draft is submitted for review): every reason a publish would be refused, empty when it would
    * pass, with the content hash that was checked. 409 `version_immutable` for a version.
    */
-  async publishCheck(p: Principal, recordId: string, minCoverage = 0): Promise<{ contentHash: string; problems: ErrorReason[] }> {
+  async publishCheck(p: Principal, recordId: string, minCoverage = 0): Promise<PublishCheckReply> {
     requireCapability(p, 'edit', `check ${this.kind} drafts for publishing`);
     const { record } = await this.loadLive(p, recordId);
     if (record.status !== 'draft') throw immutable(this.kind, record);
-    // Read-only: the same checks a publish runs in its transaction, then nothing is written.
-    const problems = await this.deps.db.transaction(
-      async (trx) => {
-        const found = await this.spec.publishProblems(record, trx, p.orgId);
-        if (found.length === 0) await this.assertCoverage(record, trx, p.orgId, minCoverage, 'submitted for review');
-        return found;
+    // Read-only: the same checks a publish runs in its transaction, then nothing is written. When
+    // they pass, the saved tests' coverage is counted for the review summary (and the minimum).
+    return this.deps.db.transaction(
+      async (trx): Promise<PublishCheckReply> => {
+        const contentHash = contentHashOf(record);
+        const problems = await this.spec.publishProblems(record, trx, p.orgId);
+        if (problems.length > 0) return { contentHash, problems };
+        const { coverage } = await this.spec.testRun(record, trx, p.orgId);
+        this.refuseBelowMinimum(record.id, coverage, minCoverage, 'submitted for review');
+        return { contentHash, problems, coverage: coverage.summary };
       },
       { readOnly: true },
     );
-    return { contentHash: contentHashOf(record), problems };
-  }
-
-  /**
-   * The static checks of a policy text (docs/api.md#static-checks), for any member of the org:
-   * `/validate` and the answers of policy saves carry them.
-   */
-  async staticChecks(p: Principal, rule: string): Promise<PolicyChecksReply> {
-    requireCapability(p, 'view', `check ${plural(this.kind)}`);
-    if (!this.spec.staticChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no rule text to check`);
-    return this.spec.staticChecks(rule);
-  }
-
-  /** The static checks of a flow definition's decision tables (docs/tables.md#static-checks-publish), for any member of the org. */
-  async tableChecks(p: Principal, definition: FlowDefinition): Promise<FlowChecksReply> {
-    requireCapability(p, 'view', `check ${plural(this.kind)}`);
-    if (!this.spec.tableChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no decision tables to check`);
-    return this.spec.tableChecks(definition);
   }
 
   /**
@@ -370,13 +358,23 @@ export class RecordsService {
   ): Promise<void> {
     if (minCoverage <= 0) return;
     const { coverage } = await this.spec.testRun(content, db, orgId);
+    this.refuseBelowMinimum(content.id, coverage, minCoverage, action);
+  }
+
+  /** 422 `coverage_below_minimum` when `coverage` is below `minCoverage` percent (0: never). */
+  private refuseBelowMinimum(
+    id: string,
+    coverage: CoverageReport,
+    minCoverage: number,
+    action: 'published' | 'submitted for review',
+  ): void {
     const percent = coverage.summary.percent;
-    if (percent >= minCoverage) return;
+    if (minCoverage <= 0 || percent >= minCoverage) return;
     const first = coverage.uncovered.slice(0, COVERAGE_DETAIL_ITEMS);
     const more = coverage.uncovered.length - first.length;
     throw new ArbiterError(
       'coverage_below_minimum',
-      `${this.kind} \`${content.id}\` cannot be ${action}: its saved tests cover ${percent} %, below the org's minimum of ${minCoverage} %` +
+      `${this.kind} \`${id}\` cannot be ${action}: its saved tests cover ${percent} %, below the org's minimum of ${minCoverage} %` +
         (first.length > 0 ? `; ${coverage.uncovered.length} part${coverage.uncovered.length === 1 ? '' : 's'} not fully covered` : '') +
         (more > 0 ? ` (the first ${first.length} listed)` : ''),
       first.map((item) => ({
@@ -402,6 +400,23 @@ export class RecordsService {
       record = versioned;
     }
     return this.spec.testRun(record, this.deps.db, p.orgId);
+  }
+
+  /**
+   * The static checks of a policy text (docs/api.md#static-checks), for any member of the org:
+   * `/validate` and the answers of policy saves carry them.
+   */
+  async staticChecks(p: Principal, rule: string): Promise<PolicyChecksReply> {
+    requireCapability(p, 'view', `check ${plural(this.kind)}`);
+    if (!this.spec.staticChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no rule text to check`);
+    return this.spec.staticChecks(rule);
+  }
+
+  /** The static checks of a flow definition's decision tables (docs/tables.md#static-checks-publish), for any member of the org. */
+  async tableChecks(p: Principal, definition: FlowDefinition): Promise<FlowChecksReply> {
+    requireCapability(p, 'view', `check ${plural(this.kind)}`);
+    if (!this.spec.tableChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no decision tables to check`);
+    return this.spec.tableChecks(definition);
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */

@@ -112,9 +112,11 @@ describe('registry.{policy,flow}.publishCheck: the publish checks of a draft, no
       { principal: editor, policyId: d.policyId, status: 'draft', tests: [] },
       PolicyUpdateReply,
     );
+    // passing, the answer says what the saved tests cover (none here: nothing)
     expect(await env.call(S.policyPublishCheck, { principal: editor, recordId: d.baseId }, PublishCheckReply)).toEqual({
       contentHash: fixed.record.contentHash,
       problems: [],
+      coverage: expect.objectContaining({ percent: 0 }),
     });
     const definition: FlowDefinition = { start: 'r', nodes: { r: { type: 'return', value: true } } };
     const f = await env.call(

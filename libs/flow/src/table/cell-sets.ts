@@ -3,10 +3,12 @@
  * is one dimension (two inputs on the same path, a range written as `>= 25` and `<= 60`, share it).
  * A dimension's values are cut into pieces at every constant its cells name, so that every cell
  * holds on a whole piece or not at all: numbers and dates are ordered (points and the open
- * stretches between them), strings and booleans are the listed values plus "any other value".
- * A cell the checks cannot reason about (patterns, formats, containment, emptiness, periods
- * relative to today, path operands, mixed kinds) is opaque: the checks then assume whatever keeps
- * them from reporting something that may not hold.
+ * stretches between them), strings and booleans are the listed values plus "any other value". A
+ * path whose cells name values of several kinds (numbers and strings, say) has the pieces of each
+ * kind side by side: a value has one kind, a comparison never holds on a value of another kind,
+ * and its negation always does. A cell the checks cannot reason about (patterns, formats,
+ * containment, emptiness, periods relative to today, path operands) is opaque: the checks then
+ * assume whatever keeps them from reporting something that may not hold.
  */
 
 import type { FlowTableNode } from '@arbiter/contracts';
@@ -17,12 +19,12 @@ export type PieceSet = readonly number[];
 
 type Kind = 'number' | 'date' | 'string' | 'boolean';
 
-/** A cell's meaning over present values of its kind; `test` is constant on every piece. */
+/** A cell's meaning over present values; `test` is constant on every piece. */
 interface KnownCell {
-  kind: Kind;
-  /** The constants the cell names (numbers, days, lower-cased strings, booleans as 0/1). */
-  constants: Array<number | string>;
-  test: (v: number | string) => boolean;
+  /** The constants the cell names (numbers, days, lower-cased strings, booleans as 0/1), with their kinds. */
+  constants: LiteralValue[];
+  /** Whether the cell holds on the value `v` of kind `kind`. */
+  test: (kind: Kind, v: number | string) => boolean;
 }
 
 /** One input path of the table and the pieces its values are cut into. */
@@ -31,7 +33,8 @@ export interface Dimension {
   steps: string[];
   /** The inputs (0-based) on this path. */
   inputs: number[];
-  kind: Kind | null;
+  /** The kinds of value its cells name, in the order its pieces are laid out. */
+  kinds: Kind[];
   /** Per piece: a value in it, as the data would hold it. */
   examples: unknown[];
 }
@@ -89,7 +92,11 @@ function knownCell(cell: ParsedCell): KnownCell | null {
   if (cell.kind !== 'comparison') return null;
   const { op, right } = cell.condition;
   if (right === null) return null;
-  const negate = (f: (v: number | string) => boolean) => (op.negated ? (v: number | string) => !f(v) : f);
+  // The comparison holds only on a value of a kind it names; its negation everywhere else.
+  const cellOf = (constants: LiteralValue[], holds: (kind: Kind, v: number | string) => boolean): KnownCell => ({
+    constants,
+    test: op.negated ? (kind, v) => !holds(kind, v) : holds,
+  });
   const order = ORDERING[op.name];
   if (order !== undefined) {
     if (right.kind !== 'literal') return null;
@@ -97,21 +104,20 @@ function knownCell(cell: ParsedCell): KnownCell | null {
     if (lit === null || (lit.kind !== 'number' && lit.kind !== 'date')) return null;
     if ((op.name === 'is later than' || op.name === 'is earlier than') && lit.kind !== 'date') return null;
     const c = lit.value as number;
-    return { kind: lit.kind, constants: [c], test: negate((v) => order(v as number, c)) };
+    return cellOf([lit], (kind, v) => kind === lit.kind && order(v as number, c));
   }
   if (op.name === 'is equal to' || (op.name === 'is exactly' && right.kind === 'literal' && right.literal.kind === 'number')) {
     if (right.kind !== 'literal') return null;
     const lit = literalValue(right.literal);
     if (lit === null) return null;
-    return { kind: lit.kind, constants: [lit.value], test: negate((v) => v === lit.value) };
+    return cellOf([lit], (kind, v) => kind === lit.kind && v === lit.value);
   }
   if (op.name === 'is in') {
     if (right.kind !== 'list' || right.items.length === 0) return null;
     const values = right.items.map(literalValue);
-    const kind = values[0]?.kind;
-    if (values.some((v) => v === null || v.kind !== kind)) return null;
-    const set = new Set(values.map((v) => v!.value));
-    return { kind: kind!, constants: [...set], test: negate((v) => set.has(v)) };
+    if (values.some((v) => v === null)) return null;
+    const set = new Set((values as LiteralValue[]).map((v) => `${v.kind}:${v.value}`));
+    return cellOf(values as LiteralValue[], (kind, v) => set.has(`${kind}:${v}`));
   }
   return null;
 }
@@ -150,11 +156,14 @@ function piecesOf(kind: Kind, constants: Array<number | string>): { values: Arra
   return { values: [...listed, other], examples: [...listed, other] };
 }
 
+/** A dimension's pieces: each a value of one kind, for cells' tests. */
+type Piece = { kind: Kind; value: number | string };
+
 /** The pieces (as ranges) on which `test` holds. */
-function setOf(values: Array<number | string>, test: (v: number | string) => boolean): number[] {
+function setOf(pieces: readonly Piece[], test: KnownCell['test']): number[] {
   const out: number[] = [];
-  for (let i = 0; i < values.length; i++) {
-    if (!test(values[i])) continue;
+  for (let i = 0; i < pieces.length; i++) {
+    if (!test(pieces[i].kind, pieces[i].value)) continue;
     if (out.length > 0 && out[out.length - 1] === i - 1) out[out.length - 1] = i;
     else out.push(i, i);
   }
@@ -192,14 +201,14 @@ export function tableSpace(node: FlowTableNode): TableSpace | null {
     const key = steps.map(keyFamily).join('\u0000');
     let dim = byPath.get(key);
     if (dim === undefined) {
-      dim = { steps, inputs: [], kind: null, examples: [] };
+      dim = { steps, inputs: [], kinds: [], examples: [] };
       byPath.set(key, dim);
       dimensions.push(dim);
     }
     dim.inputs.push(i);
     dimOfInput.push(dimensions.indexOf(dim));
   }
-  // Every cell's meaning; a dimension's kind is that of its first known cell, others are opaque.
+  // Every cell's meaning; a dimension has the pieces of every kind its cells name.
   const cells: Array<Array<KnownCell | 'any' | 'opaque'>> = [];
   const byText = new Map<string, KnownCell | 'any' | 'opaque'>();
   for (const rule of node.rules) {
@@ -216,24 +225,34 @@ export function tableSpace(node: FlowTableNode): TableSpace | null {
     }
     cells.push(row);
   }
-  const constants = dimensions.map(() => [] as Array<number | string>);
+  const constants = dimensions.map(() => new Map<Kind, Array<number | string>>());
   for (const row of cells) {
     row.forEach((cell, i) => {
       if (typeof cell === 'string') return;
-      const dim = dimensions[dimOfInput[i]];
-      dim.kind ??= cell.kind;
-      if (cell.kind === dim.kind) constants[dimOfInput[i]].push(...cell.constants);
-      else row[i] = 'opaque';
+      const byKind = constants[dimOfInput[i]];
+      for (const c of cell.constants) {
+        const list = byKind.get(c.kind);
+        if (list === undefined) byKind.set(c.kind, [c.value]);
+        else list.push(c.value);
+      }
     });
   }
-  const pieceValues = dimensions.map((dim, d) => {
-    if (dim.kind === null) {
-      dim.examples = [0];
-      return [0];
+  const pieceValues = dimensions.map((dim, d): Piece[] => {
+    const pieces: Piece[] = [];
+    const examples: unknown[] = [];
+    for (const [kind, named] of constants[d]) {
+      const cut = piecesOf(kind, named);
+      dim.kinds.push(kind);
+      pieces.push(...cut.values.map((value) => ({ kind, value })));
+      examples.push(...cut.examples);
     }
-    const { values, examples } = piecesOf(dim.kind, constants[d]);
+    if (pieces.length === 0) {
+      // No cell names a value: one piece, any value.
+      pieces.push({ kind: 'number', value: 0 });
+      examples.push(0);
+    }
     dim.examples = examples;
-    return values;
+    return pieces;
   });
   const rows = cells.map((row) =>
     dimensions.map((dim, d): RowSet => {

@@ -45,7 +45,7 @@ export interface ReviewView {
   decidedBy: string | null;
   decidedAt: string | null;
   comment: string | null;
-  checks?: { passed: boolean; checkedAt: string } | null;
+  checks?: { passed: boolean; checkedAt: string; coverage?: { percent: number } | null } | null;
 }
 
 const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
@@ -62,6 +62,7 @@ function ReviewFacts({ review }: { review: ReviewView }) {
         'Not submitted for review.'
       )}
       {review.checks ? ` Publish checks ${review.checks.passed ? 'passed' : 'failed'} at submission.` : ''}
+      {review.checks?.coverage ? ` Its saved tests covered ${review.checks.coverage.percent} %.` : ''}
       {review.decidedBy && review.decidedAt && (review.state === 'approved' || review.state === 'rejected') && (
         <>
           {' '}

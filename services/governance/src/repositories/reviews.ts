@@ -1,4 +1,4 @@
-import type { RunnableKind } from '@arbiter/contracts';
+import type { CoverageSummary, RunnableKind } from '@arbiter/contracts';
 import type { Db } from '@arbiter/service-kit';
 
 /** State of a stored publish request (`draft` is never stored: it is the absence of a current request). */
@@ -23,6 +23,8 @@ export interface RequestRow {
   publishedVersion: number | null;
   /** When the draft's publish checks passed at submission; null for requests made before they ran there. */
   checkedAt: Date | null;
+  /** What the saved tests covered at submission; null for a request made before it was kept. */
+  checkedCoverage: CoverageSummary | null;
 }
 
 interface RequestColumns {
@@ -42,6 +44,7 @@ interface RequestColumns {
   published_at: Date | null;
   published_version: number | null;
   checked_at: Date | null;
+  checked_coverage: CoverageSummary | null;
 }
 
 function requestOf(r: RequestColumns): RequestRow {
@@ -62,6 +65,7 @@ function requestOf(r: RequestColumns): RequestRow {
     publishedAt: r.published_at,
     publishedVersion: r.published_version,
     checkedAt: r.checked_at,
+    checkedCoverage: r.checked_coverage,
   };
 }
 
@@ -117,6 +121,7 @@ export async function insertRequest(db: Db, r: RequestRow): Promise<void> {
     requested_by: r.requestedBy,
     requested_at: r.requestedAt,
     checked_at: r.checkedAt,
+    checked_coverage: r.checkedCoverage === null ? null : JSON.stringify(r.checkedCoverage),
   });
   await db('governance_drafts').where({ draft_id: r.draftId }).update({ latest_request_id: r.id });
 }

@@ -29,5 +29,8 @@ export interface DefinitionsTask {
   definitions: FlowDefinition[];
 }
 
-/** What a check task answers: its reasons; for `definitions`, each definition's problems in order; for a test run, its report; for `staticChecks` and `tableChecks`, the findings. */
+/**
+ * What a check task answers: its reasons; for `definitions`, each definition's problems in order;
+ * for a test run, its report; for `staticChecks` and `tableChecks`, the findings.
+ */
 export type CheckResult = ErrorReason[] | ErrorReason[][] | TestRunReport | PolicyChecksReply | FlowChecksReply;
