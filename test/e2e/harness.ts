@@ -37,6 +37,8 @@ export interface Stack {
   gatewayUrl(opts?: ReplicaOption): string;
   /** Address of a service's ops server (`/healthz`, `/readyz`, `/metrics`). */
   opsUrl(name: ServiceName, opts?: ReplicaOption): string;
+  /** Address of an mcp replica's own HTTP port (`MCP_HTTP_PORT`; only with {@link StackOptions.mcpHttp}). */
+  mcpUrl(opts?: ReplicaOption): string;
   /** Last log lines of a service (for assertions and failure messages). */
   logs(name: ServiceName, opts?: ReplicaOption): string;
   /** Process id of a running service (benchmarks read its CPU time from `/proc/<pid>/stat`). */
@@ -69,6 +71,8 @@ export interface StackOptions {
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Extra node flags for every service process (e.g. `--cpu-prof` when profiling). */
   nodeArgs?: string[];
+  /** Give each mcp process its own HTTP port (`MCP_HTTP_PORT`), at {@link Stack.mcpUrl}. */
+  mcpHttp?: boolean;
 }
 
 /** Polls `url` until it answers 200 or the deadline passes. */
@@ -134,6 +138,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const opsPorts = new Map<string, number>();
   /** The HTTP port of each gateway process (`gateway` is `port`). */
   const gatewayPorts = new Map<string, number>([['gateway', port]]);
+  /** The own HTTP port of each mcp process, with `mcpHttp`. */
+  const mcpPorts = new Map<string, number>();
 
   /**
    * Starts a service; a free port can be taken by another process between `freePort` and the
@@ -162,6 +168,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const key = processKey(name, opts);
     if (!opsPorts.has(key)) opsPorts.set(key, await freePort());
     if (name === 'gateway' && !gatewayPorts.has(key)) gatewayPorts.set(key, await freePort());
+    if (name === 'mcp' && options.mcpHttp === true && !mcpPorts.has(key)) mcpPorts.set(key, await freePort());
     const lines: string[] = [];
     output.set(key, lines);
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(root, 'services', name, 'dist/main.js')], {
@@ -171,6 +178,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         ...env,
         PORT: name === 'gateway' ? String(gatewayPorts.get(key)) : '0',
         OPS_PORT: String(opsPorts.get(key)),
+        ...(mcpPorts.has(key) ? { MCP_HTTP_PORT: String(mcpPorts.get(key)), MCP_HTTP_HOST: '127.0.0.1' } : {}),
         ...options.serviceEnv?.[name],
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -235,6 +243,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     env,
     gatewayUrl: (opts) => `http://127.0.0.1:${gatewayPorts.get(processKey('gateway', opts))}`,
     opsUrl: (name, opts) => `http://127.0.0.1:${opsPorts.get(processKey(name, opts))}`,
+    mcpUrl: (opts) => {
+      const mcpPort = mcpPorts.get(processKey('mcp', opts));
+      if (mcpPort === undefined) throw new Error('this stack has no mcp HTTP port: start it with `mcpHttp: true`');
+      return `http://127.0.0.1:${mcpPort}`;
+    },
     logs: (name, opts) => (output.get(processKey(name, opts)) ?? []).join('\n'),
     pid: (name, opts) => children.get(processKey(name, opts))?.pid,
     stopService,

@@ -395,6 +395,25 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
   },
   {
+    id: 'deploy/README.md#mcp-has-its-own-door',
+    title:
+      "MCP's own port (MCP_HTTP_PORT, where the ingress routes /mcp): the gateway's key authentication, 401 challenge, 403, JSON-RPC errors, body limit, and one rate limit per key over both doors",
+    coveredBy: [
+      {
+        file: `${E2E}/mcp-direct.test.ts`,
+        tests: [
+          'initializes, lists the four tools and evaluates a rule',
+          'refuses a missing key with 401 and the API-key challenge, as the gateway does',
+          'refuses a wrong key and a revoked one with 401 and the challenge',
+          'refuses a key whose rights lack view with 403, as the gateway does',
+          'answers a body that is not JSON, or none, with the JSON-RPC parse error (-32700), as the gateway does',
+          'refuses on the mcp port a key the gateway door used up',
+          'refuses on the gateway a key the mcp port used up, on /mcp and on every other route',
+        ],
+      },
+    ],
+  },
+  {
     id: 'docs/api.md#authentication-and-roles',
     title: 'authentication: x-api-key with view on execution, three ways for MCP, personal keys, roles, role and ownership checks',
     coveredBy: [

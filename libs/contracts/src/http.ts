@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ErrorCode, ErrorReason } from './errors.js';
+import { type ArbiterError, ErrorCode, ErrorReason } from './errors.js';
 
 /** RFC 9457 problem details, the body of every non-2xx HTTP answer (docs/api.md#conventions). */
 export const ProblemDetails = z.object({
@@ -35,4 +35,47 @@ export interface Page<T> {
 /** A page of a list: `{items, nextCursor}`; `nextCursor` is null on the last page. */
 export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+}
+
+/** Media type of every error answer (RFC 9457). */
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** Prefix of the problem `type` URI; the code follows (one stable URI per code). */
+const PROBLEM_TYPE_BASE = 'urn:arbiter:error:';
+
+const TITLES: Record<ErrorCode, string> = {
+  bad_request: 'Bad request',
+  validation_failed: 'Validation failed',
+  invalid_cursor: 'Invalid cursor',
+  unauthenticated: 'Unauthenticated',
+  forbidden: 'Forbidden',
+  separation_of_duties: 'Separation of duties',
+  not_found: 'Not found',
+  conflict: 'Conflict',
+  review_stale: 'Review is stale',
+  not_approved: 'Not approved',
+  version_immutable: 'Version is immutable',
+  too_many_api_keys: 'Too many API keys',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  cannot_publish: 'Cannot publish',
+  coverage_below_minimum: 'Coverage below the minimum',
+  result_too_large: 'Result too large',
+  rate_limited: 'Too many requests',
+  dependency_unavailable: 'Dependency unavailable',
+  timeout: 'Timed out',
+  internal: 'Internal error',
+};
+
+/** The RFC 9457 body for an {@link ArbiterError} answered to request `requestId`. */
+export function problemOf(err: ArbiterError, requestId: string): ProblemDetails {
+  return {
+    type: PROBLEM_TYPE_BASE + err.code,
+    title: TITLES[err.code],
+    status: err.status,
+    detail: err.message,
+    code: err.code,
+    instance: requestId,
+    ...(err.errors !== undefined && err.errors.length > 0 ? { errors: err.errors } : {}),
+  };
 }

@@ -40,7 +40,8 @@ export {
   EvalReplyHeader,
 } from './exec.js';
 export { ROLE_CAPABILITIES, DECISION_READ_RIGHT, canReadDecisions, capabilitiesOf, hasCapability } from './access.js';
-export { ProblemDetails, PageQuery, QueryFlag, pageOf, type Page } from './http.js';
+export { ProblemDetails, PageQuery, QueryFlag, pageOf, PROBLEM_CONTENT_TYPE, problemOf, type Page } from './http.js';
+export { checkUrl, parseJsonBody } from './json-body.js';
 export {
   OrgId,
   UserId,

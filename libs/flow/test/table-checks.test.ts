@@ -7,6 +7,7 @@ import type { FlowTableNode } from '@arbiter/contracts';
 import { StepBudget } from '@arbiter/rule-lang';
 import { describe, expect, it } from 'vitest';
 import { checkTable, compileTable, evaluateTable, type TableCheck } from '../src/index.js';
+import { tableSpace } from '../src/table/cell-sets.js';
 
 type Rule = FlowTableNode['rules'][number];
 
@@ -276,5 +277,130 @@ describe('bounded work', () => {
     expect(full.checks.length).toBeGreaterThan(0);
     const cut = checkTable('t', node, 1000);
     expect(cut.complete).toBe(false);
+  });
+});
+
+describe('the interval search (gaps and rules never chosen), against every input', () => {
+  /** A small deterministic PRNG (mulberry32), so every run checks the same tables. */
+  function prng(seed: number): () => number {
+    let a = seed;
+    return () => {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = Math.imul(a ^ (a >>> 15), 1 | a);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const colours = ['"red"', '"green"', '"blue"'];
+  /** Ranges (one-sided, two-sided on one path, all but a point), colour sets and don't-cares on few constants. */
+  function randomTable(seed: number, hitPolicy: FlowTableNode['hitPolicy']): FlowTableNode {
+    const rnd = prng(seed);
+    const k = () => Math.floor(rnd() * 5) * 10;
+    const pick = <T>(xs: T[]) => xs[Math.floor(rnd() * xs.length)];
+    const numeric = () => (rnd() < 0.3 ? '-' : pick([`>= ${k()}`, `< ${k()}`, `!= ${k()}`, `is in [${k()}, ${k()}]`]));
+    const rules: Array<[string[], Record<string, number>]> = Array.from({ length: 6 + Math.floor(rnd() * 5) }, (_, r) => [
+      [numeric(), numeric(), rnd() < 0.4 ? '-' : `is in [${pick(colours)}, ${pick(colours)}]`, rnd() < 0.7 ? '-' : `< ${k()}`],
+      { out: r },
+    ]);
+    // The last input shares the first's path: a range written in two columns.
+    return table(hitPolicy, ['x.a', 'x.b', 'x.c', 'x.a'], rules);
+  }
+
+  /** Every input the checks tell apart (one value per piece of each path), with the rules matching it. */
+  function everyInput(node: FlowTableNode): Array<{ data: Record<string, unknown>; matched: number[] }> {
+    const space = tableSpace(node)!;
+    const compiled = compileTable('probe', { ...node, hitPolicy: 'rule order' });
+    if (!compiled.ok) throw new Error(JSON.stringify(compiled.problems));
+    const out: Array<{ data: Record<string, unknown>; matched: number[] }> = [];
+    const walk = (d: number, x: Record<string, unknown>): void => {
+      if (d === space.dimensions.length) {
+        const data = { x: { ...x } };
+        const outcome = evaluateTable('probe', compiled.table, data, new StepBudget(1_000_000), { trace: false });
+        if (outcome.error !== undefined) throw new Error(outcome.error);
+        out.push({ data, matched: outcome.matched });
+        return;
+      }
+      const dim = space.dimensions[d];
+      for (const example of dim.examples) walk(d + 1, { ...x, [dim.steps[1]]: example });
+    };
+    walk(0, {});
+    return out;
+  }
+
+  it('reports exactly the gaps and the rules never chosen that enumerating every input finds (`first`, 60 tables)', () => {
+    let unreachable = 0;
+    let byMany = 0;
+    let gaps = 0;
+    for (let seed = 1; seed <= 60; seed++) {
+      const node = randomTable(seed, 'first');
+      const inputs = everyInput(node);
+      const { checks, complete } = checkTable('t', node);
+      expect(complete).toBe(true);
+      // A rule is never chosen when it matches some input and an earlier rule matches each of them.
+      const expected = node.rules
+        .map((_, r) => r)
+        .filter((r) => {
+          const mine = inputs.filter((i) => i.matched.includes(r));
+          return mine.length > 0 && mine.every((i) => i.matched[0] < r);
+        })
+        .map((r) => r + 1);
+      const found = checks.filter((c) => c.check === 'unreachable');
+      expect(found.map((c) => c.rules[c.rules.length - 1])).toEqual(expected);
+      for (const c of found) {
+        // Every input the rule matches is matched by one of the rules named before it.
+        const r = c.rules[c.rules.length - 1] - 1;
+        const by = c.rules.slice(0, -1).map((n) => n - 1);
+        for (const i of inputs) if (i.matched.includes(r)) expect(i.matched.some((m) => by.includes(m))).toBe(true);
+        if (by.length > 1) byMany++;
+      }
+      unreachable += found.length;
+      const gap = checks.find((c) => c.check === 'gap');
+      expect(gap !== undefined).toBe(inputs.some((i) => i.matched.length === 0));
+      if (gap) {
+        gaps++;
+        expect(matching(node, gap.example!)).toEqual([]);
+      }
+    }
+    // The tables reach every case: rules shadowed by one rule and by several, gaps and none.
+    expect(unreachable).toBeGreaterThan(byMany);
+    expect(byMany).toBeGreaterThan(0);
+    expect(gaps).toBeGreaterThan(0);
+    expect(gaps).toBeLessThan(60);
+  });
+
+  it('settles a rule whose earlier rules hold too few of its inputs without searching (their shares add up to less than it)', () => {
+    // Rule 41 spans [0, 40) × [0, 40); each earlier rule holds a 1 × 1 cell of it: 40 of 1,600 cells.
+    const rules: Array<[string[], Record<string, number>]> = Array.from({ length: 40 }, (_, i) => [
+      [`is in [${i}]`, `is in [${i}]`],
+      { out: i },
+    ]);
+    rules.push([['< 40', '< 40'], { out: 40 }]);
+    const node = table('first', ['a.x', 'a.y'], rules, [{ name: 'out', default: 0 }]);
+    // The rules looked at (each earlier rule for each later one), the root of the search and no more.
+    const bound = (41 * 40) / 2 + 41;
+    expect(checkTable('t', node, bound)).toEqual({ checks: [], complete: true });
+    expect(checkTable('t', node, bound - 1).complete).toBe(false);
+  });
+
+  it('finds a rule covered only by several rules together, halving its region where they split it', () => {
+    // Rule 5 is [0, 100) × [0, 100); rules 1–4 are its quadrants, none of them all of it.
+    const node = table(
+      'first',
+      ['a.x', 'a.x', 'a.y', 'a.y'],
+      [
+        [['< 50', '>= 0', '< 50', '>= 0'], { out: 1 }],
+        [['>= 50', '< 100', '< 50', '>= 0'], { out: 2 }],
+        [['< 50', '>= 0', '>= 50', '< 100'], { out: 3 }],
+        [['>= 50', '< 100', '>= 50', '< 100'], { out: 4 }],
+        [['>= 0', '< 100', '>= 0', '< 100'], { out: 5 }],
+      ],
+      [{ name: 'out', default: 0 }],
+    );
+    const { checks, complete } = checkTable('t', node);
+    expect(complete).toBe(true);
+    expect(checks.map((c) => [c.check, c.rules])).toEqual([['unreachable', [1, 2, 3, 4, 5]]]);
+    // Without rule 4, the corner [50, 100) × [50, 100) stays reachable.
+    const open = { ...node, rules: node.rules.filter((_, r) => r !== 3) };
+    expect(checkTable('t', open).checks).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { pingDatabase, type EventOutbox } from '@arbiter/service-kit';
+import { ApiKeyCache, hashApiKey, installationId, KeyUsage, RateBuckets, RateCounter, trustProxyOption } from '@arbiter/key-auth';
 import type { AppSettings } from './config.js';
 import type { EngineClient } from './clients/engine-client.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -11,15 +12,10 @@ import { clientErrorHandler, installProblemHandlers, sendProblem } from './http/
 import { installJsonBodyParser } from './http/json-body.js';
 import { closeAfterUnfinishedBodies, DEFAULT_BODY_TIMEOUT_MS, requestDeadlines } from './http/slow-bodies.js';
 import { AccessLog, lazyChildLogger } from './http/logging.js';
-import { RateBuckets } from './limits/rate-count.js';
-import { RateCounter } from './limits/rate-counter.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
-import { hashApiKey } from './identity/api-key-secret.js';
 import { Authenticator } from './identity/authenticator.js';
 import { createTokenVerifier } from './identity/jwt.js';
-import { KeyUsage } from './identity/key-usage.js';
 import { IdentityService } from './identity/identity-service.js';
-import { ApiKeyCache } from './identity/key-cache.js';
 import { engineRoutes } from './routes/engine-routes.js';
 import { batchRunRoutes } from './routes/batch-run-routes.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health-routes.js';
@@ -34,7 +30,6 @@ import { gatewayOutbox } from './events/outbox.js';
 import type { RegistryClient } from './clients/registry-client.js';
 import type { PolicyChecker } from './http/policy-checks.js';
 import { getOrgSettings } from './repositories/org-settings.js';
-import { installationId } from './repositories/installation.js';
 import { groupRoutes } from './routes/group-routes.js';
 import { registryRoutes } from './routes/registry-routes.js';
 import type { AuditClient } from './clients/audit-client.js';
@@ -108,11 +103,6 @@ export const DEFAULT_ACCESS_LOG_SAMPLE_EVERY = 1000;
 /** Longest path parameter (ids; user ids such as `auth0|abc`); longer → 400 `validation_failed`. */
 export const MAX_PARAM_LENGTH = 300;
 
-/** fastify's `trustProxy`: a hop count becomes the function that trusts that many hops. */
-function trustProxyOption(trust: boolean | number | string[]): boolean | string[] | ((address: string, hop: number) => boolean) {
-  return typeof trust === 'number' ? (_address, hop) => hop < trust : trust;
-}
-
 /** Builds the gateway HTTP app (not listening). Call `ready()` or `inject()` on the result. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -166,14 +156,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const keyUsage = new KeyUsage(deps.db, (err, message) => deps.logger.warn({ err }, message), config.keyUsageFlushMs ?? 30_000, now);
   app.addHook('onClose', () => keyUsage.close());
   const authenticator = new Authenticator(
-    deps.db,
-    cache,
+    {
+      db: deps.db,
+      cache,
+      unknownKeysMax: config.limits.authFailuresMax,
+      now,
+      log: (err, message) => deps.logger.warn({ err }, message),
+      usage: keyUsage,
+    },
     rates,
     createTokenVerifier(config.jwt),
-    config.limits.authFailuresMax,
-    now,
-    (err, message) => deps.logger.warn({ err }, message),
-    keyUsage,
   );
   const identity = new IdentityService(
     deps.db,

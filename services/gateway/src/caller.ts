@@ -1,14 +1,7 @@
 import type { Principal } from '@arbiter/contracts';
-import type { RateUse } from './limits/rate-count.js';
+import type { Caller } from '@arbiter/key-auth';
 
-/**
- * An authenticated caller and its request's count against its rate limit (`null`: not counted, a
- * bearer caller's count being lost to a Redis outage).
- */
-export interface Caller {
-  readonly principal: Principal;
-  readonly rate: RateUse | null;
-}
+export type { Caller } from '@arbiter/key-auth';
 
 /**
  * What the HTTP authentication hooks need of identity: credentials turned into callers, each

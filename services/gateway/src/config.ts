@@ -1,8 +1,7 @@
-import { parse as parseDuration } from '@lukeed/ms';
 import { z } from 'zod';
 import { EXEC_BATCH_MAX_ITEMS, OrgId, RUN_DEFAULTS, ServiceGroup, type BackEndService } from '@arbiter/contracts';
-import { DEFAULT_BODY_TIMEOUT_MS } from './http/slow-bodies.js';
 import { DatabaseConfig, LogConfig, NatsConfig, OpsConfig, RedisConfig, serviceConfig } from '@arbiter/service-kit';
+import { KeyAuthConfig, redisKeyPrefixOf } from '@arbiter/key-auth';
 
 /** Shortest key accepted from configuration (a 128-bit secret in base64url is 22 characters). */
 export const MIN_API_KEY_LENGTH = 22;
@@ -18,11 +17,9 @@ const booleanFlag = (fallback: boolean) =>
     .transform((v) => v === 'true' || v === '1');
 
 /** Environment of the gateway: the shared parts plus its own variables (docs/configuration.md). */
-export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig, OpsConfig], {
+export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, DatabaseConfig, OpsConfig, KeyAuthConfig], {
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('0.0.0.0'),
-  /** Prefix of the gateway's Redis keys; unset: `<NATS_SUBJECT_PREFIX>:gateway:`, so stacks with their own prefix never share keys. */
-  REDIS_KEY_PREFIX: z.string().min(1).optional(),
   AUTH_JWT_SECRET: z.string().min(32, 'must be at least 32 characters (HS256 wants 256 bits)').optional(),
   AUTH_JWKS_URL: z.url().optional(),
   AUTH_ISSUER: z.string().optional(),
@@ -30,42 +27,10 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   AUTH_ORG_CLAIM: z.string().default('org'),
   POLICY_BOOTSTRAP_ADMIN_KEY: z.string().min(MIN_API_KEY_LENGTH, `must be at least ${MIN_API_KEY_LENGTH} characters`).optional(),
   POLICY_BOOTSTRAP_ORG: OrgId.default('default'),
-  BODY_LIMIT_BYTES: positiveInt(1024 * 1024),
-  /** Time a client has to send a whole request, headers and body; later → 408 and the connection is closed. */
-  BODY_TIMEOUT_MS: positiveInt(DEFAULT_BODY_TIMEOUT_MS),
-  RATE_LIMIT_MAX: positiveInt(6000),
-  /** Requests per window of one person over all their keys (and their bearer-token requests); default RATE_LIMIT_MAX. */
-  RATE_LIMIT_PERSON_MAX: z.coerce.number().int().positive().optional(),
   /** One request in this many gets an access-log line at `info` (0: none); at LOG_LEVEL=debug every request does. */
   ACCESS_LOG_SAMPLE_EVERY: z.coerce.number().int().min(0).default(1000),
-  AUTH_FAILURES_MAX: positiveInt(20),
-  TRUST_PROXY: z
-    .string()
-    .default('false')
-    .transform((v): boolean | number | string[] => {
-      if (v === 'true' || v === 'false') return v === 'true';
-      if (/^\d+$/.test(v)) return Number(v);
-      return v
-        .split(',')
-        .map((a) => a.trim())
-        .filter((a) => a !== '');
-    }),
-  RATE_LIMIT_WINDOW: z
-    .string()
-    .default('1 minute')
-    .transform((w, ctx) => {
-      const ms = /^\d+$/.test(w) ? Number(w) : parseDuration(w);
-      if (ms === undefined || !Number.isSafeInteger(ms) || ms <= 0) {
-        ctx.addIssue({ code: 'custom', message: 'must be a positive number of milliseconds or a duration such as `1 minute`' });
-        return z.NEVER;
-      }
-      return ms;
-    }),
-  API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
   /** Live (not revoked, not expired) API keys one user may hold in an org; creating one more is 409 `too_many_api_keys`. */
   APIKEYS_PER_USER_MAX: positiveInt(DEFAULT_API_KEYS_PER_USER_MAX),
-  /** How often the time each API key was last used is written (one UPDATE for every key used since). */
-  KEY_USAGE_FLUSH_MS: positiveInt(30_000),
   ENGINE_TIMEOUT_MS: positiveInt(RUN_DEFAULTS.callerTimeoutMs),
   /** Data objects one batch run (`POST /run/batch`, `…/batch`) may carry; more → 413. */
   RUN_BATCH_MAX_ITEMS: positiveInt(1000),
@@ -207,7 +172,7 @@ export function appSettingsOf(c: GatewayConfig): AppSettings {
       runBatchTraceBytes: c.RUN_BATCH_TRACE_BYTES,
       apiKeysPerUserMax: c.APIKEYS_PER_USER_MAX,
     },
-    redisKeyPrefix: c.REDIS_KEY_PREFIX ?? `${c.NATS_SUBJECT_PREFIX}:gateway:`,
+    redisKeyPrefix: redisKeyPrefixOf(c, c.NATS_SUBJECT_PREFIX),
     apiKeyCacheTtlSeconds: c.API_KEY_CACHE_TTL_SECONDS,
     keyUsageFlushMs: c.KEY_USAGE_FLUSH_MS,
     trustProxy: c.TRUST_PROXY,

@@ -1,15 +1,6 @@
-import { ArbiterError, type ErrorCode } from '@arbiter/contracts';
+import { ArbiterError } from '@arbiter/contracts';
 
-/** An error whose answer tells the client when to try again (`retry-after`, in seconds). */
-export class RetryLaterError extends ArbiterError {
-  constructor(
-    code: ErrorCode,
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(code, message);
-  }
-}
+export { RetryLaterError } from '@arbiter/key-auth';
 
 /**
  * A change found that the caller's key grant names a key (or owner) the database does not have:

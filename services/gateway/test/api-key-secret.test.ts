@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { API_KEY_PREFIX, generateApiKey, hashApiKey } from '../src/identity/api-key-secret.js';
+import { API_KEY_PREFIX, generateApiKey, hashApiKey } from '@arbiter/key-auth';
 
 describe('API key hashing', () => {
   // Known answers computed independently with coreutils `printf '<key>' | sha256sum`.

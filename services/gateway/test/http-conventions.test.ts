@@ -4,8 +4,7 @@ import { Redis } from 'ioredis';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
 import { StubEngine } from './support/engines.js';
-import { hashApiKey } from '../src/identity/api-key-secret.js';
-import { installationId } from '../src/repositories/installation.js';
+import { hashApiKey, installationId } from '@arbiter/key-auth';
 import { LogCapture, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 
 let db: TestDatabase;

@@ -9,8 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapIdentity } from '../src/identity/bootstrap.js';
-import { hashApiKey } from '../src/identity/api-key-secret.js';
-import { installationId } from '../src/repositories/installation.js';
+import { hashApiKey, installationId } from '@arbiter/key-auth';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { problem, startGateway, withKey } from './support/gateway.js';
 

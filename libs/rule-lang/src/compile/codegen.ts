@@ -23,6 +23,14 @@
  * generator makes up (`t0`, `f3`, …). codegen-source.ts and codegen-lookup.ts hold what this
  * shares with the traced evaluator (codegen-trace.ts).
  *
+ * Coverage (evaluate/policy-coverage.ts): {@link generateEvaluator} given the counters' slots writes a
+ * second evaluator, the same statements with each condition in a `try` that adds its outcome to the
+ * counters exactly as the coverage closures do (`counted` in conditions.ts): true or false once it
+ * finished (after its budget step, so a run stopped by the budget counts nothing for it), and
+ * "stopped by missing data" for an EvalFailure other than budget_exceeded passing out of it, once
+ * for every enclosing condition it passes (rule functions called from a reference or after an
+ * any/all are inside that condition's `try`). Slots are numbers the generator computed, never text.
+ *
  * Where code generation from strings is disabled (CSP-like hosts), or the policy is nested too
  * deeply to generate safely, {@link generateEvaluator} returns null and evaluation stays on the
  * closures.
@@ -32,7 +40,8 @@ import type { ComparisonCondition, Condition, ConditionList, LabelReference, Qua
 import { referencedRules, type CheckedPolicy } from '../check/check.js';
 import { overBudget, sizeCost } from '../evaluate/budget.js';
 import { MISSING } from '../evaluate/context.js';
-import type { GeneratedEvaluator } from '../evaluate/evaluate.js';
+import type { CoveredEvaluator, GeneratedEvaluator } from '../evaluate/evaluate.js';
+import { EvalFailure } from '../evaluate/failure.js';
 import { measureOf } from '../operators/measure.js';
 import { emitLookup } from './codegen-lookup.js';
 import {
@@ -83,12 +92,17 @@ class Generator {
   /** Conditions written so far in the current function, and the nesting (groups, any/all, inlined rules) at this point. */
   private conditions = 0;
   private depth = 0;
+  /** Nesting allowed for inlining: every condition's `try` doubles the blocks of a coverage evaluator. */
+  private readonly maxDepth: number;
 
   constructor(
     private readonly src: Source,
     private readonly checked: CheckedPolicy,
     private readonly lowering: Lowering,
+    /** Coverage evaluator only: the first of a condition's three counters in `cov`. */
+    private readonly slotOf?: (c: Condition) => number,
   ) {
+    this.maxDepth = slotOf === undefined ? MAX_DEPTH : COVERED_MAX_DEPTH;
     this.references = checked.ast.rules.map(() => 0);
     for (const target of checked.targets.values()) this.references[target]++;
     // A rule referenced inside an any/all may also be called after it (see `quantifier`): a function.
@@ -123,6 +137,20 @@ class Generator {
 
   private condition(c: Condition, its: string | null): string {
     this.conditions++;
+    if (this.slotOf === undefined) return this.bare(c, its);
+    // As `counted` (conditions.ts): the outcome once the condition finished, or the missing data passing out of it.
+    const slot = this.slotOf(c);
+    const v = `k${this.src.fresh()}`;
+    this.src.line(`let ${v};`);
+    this.src.line('try {');
+    const value = this.bare(c, its);
+    this.src.line(`${v} = ${value};`);
+    this.src.line(`} catch (x) { if (x instanceof EvalFailure && x.code !== 'budget_exceeded') cov[${slot + 2}]++; throw x; }`);
+    this.src.line(`cov[${v} ? ${slot} : ${slot + 1}]++;`);
+    return v;
+  }
+
+  private bare(c: Condition, its: string | null): string {
     switch (c.kind) {
       case 'comparison':
         return this.comparison(c, its);
@@ -151,7 +179,7 @@ class Generator {
       this.references[target] === 1 &&
       !this.inQuantifier.has(target) &&
       this.conditions + conditions.items.length <= INLINE_CONDITIONS &&
-      this.depth + 1 + depthOf(conditions) <= MAX_DEPTH;
+      this.depth + 1 + depthOf(conditions) <= this.maxDepth;
     if (!inline) {
       this.callable(target);
       this.src.line(`const ${v} = ${referenceValue(target, `r${target}(d, today)`)};`);
@@ -245,19 +273,45 @@ class Generator {
   }
 }
 
+/** The nesting cap of a coverage evaluator: each condition adds a `try` block around its own. */
+const COVERED_MAX_DEPTH = MAX_DEPTH / 2;
+
 /**
  * Generates the evaluator of `checked`, or returns null where code generation is unavailable
  * (CSP) or unsafe (nesting deeper than the cap of codegen-source.ts). Never throws.
  */
 export function generateEvaluator(checked: CheckedPolicy, lowering: Lowering): GeneratedEvaluator | null {
+  return generate(checked, lowering);
+}
+
+/**
+ * Generates the coverage evaluator of `checked` (the no-trace evaluator that also counts each
+ * condition's outcomes into its last argument, from the slot `slotOf` gives it), or returns null
+ * as {@link generateEvaluator} does; its nesting cap is half of that one's. Never throws.
+ */
+export function generateCoveredEvaluator(
+  checked: CheckedPolicy,
+  lowering: Lowering,
+  slotOf: (c: Condition) => number,
+): CoveredEvaluator | null {
+  if (checked.ast.rules.some((r) => depthOf(r.conditions) > COVERED_MAX_DEPTH)) return null;
+  return generate(checked, lowering, slotOf);
+}
+
+function generate<T extends GeneratedEvaluator | CoveredEvaluator>(
+  checked: CheckedPolicy,
+  lowering: Lowering,
+  slotOf?: (c: Condition) => number,
+): T | null {
   const rules = checked.ast.rules;
   if (tooDeep(rules)) return null;
   try {
     const src = new Source();
-    const gen = new Generator(src, checked, lowering);
+    const gen = new Generator(src, checked, lowering, slotOf);
     const golden = checked.golden;
     const main = src.apart(() => {
-      src.line('return function evaluate(d, today, lim, shared) {');
+      if (slotOf === undefined) src.line('return function evaluate(d, today, lim, shared) {');
+      else src.line('return function evaluate(d, today, lim, shared, counts) { cov = counts;');
       src.line('let w;');
       src.line(BUDGET_START);
       src.line(resetStates(rules.length));
@@ -285,8 +339,10 @@ export function generateEvaluator(checked: CheckedPolicy, lowering: Lowering): G
     }
     src.line(BUDGET_STATE);
     src.line(declareStates(rules.length));
+    // The counters of the coverage evaluator's current run (factory scope, as the budget: runs never nest).
+    if (slotOf !== undefined) src.line('let cov = null;');
     for (const lines of [...functions, main]) for (const line of lines) src.line(line);
-    return instantiate<GeneratedEvaluator>(src, { MISSING, measureOf, overBudget, sizeCost });
+    return instantiate<T>(src, { MISSING, measureOf, overBudget, sizeCost, EvalFailure });
   } catch {
     // EvalError under a CSP, or anything unexpected: the closures remain correct.
     return null;

@@ -7,9 +7,16 @@ import type { EvaluateOptions, EvaluationResult, TraceRule } from '../api-types.
 import type { Condition, ConditionList, Rule } from '../ast/types.js';
 import { referencedRules, type CheckedPolicy } from '../check/check.js';
 import type { CondFn, EvalContext } from '../evaluate/context.js';
-import { evaluateCovered, evaluatePolicy, type PolicyEvaluators, type RuleMeta, type TracedEvaluator } from '../evaluate/evaluate.js';
+import {
+  evaluateCovered,
+  evaluatePolicy,
+  type CoveredEvaluator,
+  type PolicyEvaluators,
+  type RuleMeta,
+  type TracedEvaluator,
+} from '../evaluate/evaluate.js';
 import { EvalFailure } from '../evaluate/failure.js';
-import { generateEvaluator } from './codegen.js';
+import { generateCoveredEvaluator, generateEvaluator } from './codegen.js';
 import { generateTracedEvaluator } from './codegen-trace.js';
 import { compileList } from './conditions.js';
 import { Lowering } from './lowering.js';
@@ -78,7 +85,7 @@ export class CompiledPolicy {
   private readonly evaluators: PolicyEvaluators;
   /** Every condition of the policy, rule by rule, depth first in text order: the coverage counters' order. */
   readonly conditions: readonly Condition[];
-  /** The closures that count each condition's outcomes, made on the first coverage run. */
+  /** The closures that count each condition's outcomes, made on the first coverage run that has no generated evaluator. */
   private readonly coverageRules: () => PolicyEvaluators['runRule'];
 
   /** @internal Use `compile(text)`. */
@@ -91,6 +98,8 @@ export class CompiledPolicy {
     // Generated on the first traced evaluation, and only where the no-trace one could be (same
     // conditions: code generation allowed, nesting within the cap), so compile costs no more.
     let traced: TracedEvaluator | null | undefined = generated === null ? null : undefined;
+    // Likewise the coverage evaluator, on the first coverage run.
+    let covered: CoveredEvaluator | null | undefined = generated === null ? null : undefined;
     this.golden = checked.golden;
     this.outcomes = ast.rules.map((r) => r.outcome);
     this.evaluators = {
@@ -101,6 +110,8 @@ export class CompiledPolicy {
       generated,
       traced: () => (traced === undefined ? (traced = generateTracedEvaluator(checked, lowering, meta)) : traced),
       runRule,
+      covered: () =>
+        covered === undefined ? (covered = generateCoveredEvaluator(checked, new Lowering(), (c) => slots.get(c)!)) : covered,
     };
     const conditions: Condition[] = [];
     const visit = (list: ConditionList): void => {
@@ -121,7 +132,7 @@ export class CompiledPolicy {
    * (three per condition of {@link conditions}, in order: true, false, stopped by missing data).
    */
   evaluateCovered(data: unknown, counts: Uint32Array, options?: Omit<EvaluateOptions, 'trace' | 'traceTree'>): EvaluationResult {
-    return evaluateCovered(this.evaluators, data, options, { runRule: this.coverageRules(), counts });
+    return evaluateCovered(this.evaluators, data, options, { runRule: this.coverageRules, counts });
   }
 
   /**

@@ -1,8 +1,8 @@
 /**
  * Evaluation of a compiled policy (LANGUAGE.md §8): the mode is chosen per call: no trace → the
  * generated evaluator (compile/codegen.ts); trace lines → the generated traced evaluator
- * (compile/codegen-trace.ts); structured trace, or no code generation → the closures
- * (compile/conditions.ts), whose record trace/render.ts turns into lines. Here live the shapes
+ * (compile/codegen-trace.ts); coverage → the generated coverage evaluator (compile/codegen.ts);
+ * structured trace, or no code generation → the closures (compile/conditions.ts), whose record trace/render.ts turns into lines. Here live the shapes
  * compile/ produces and the per-call work around them: options, today, the step budget, and
  * turning an EvalFailure into a result.
  */
@@ -20,6 +20,18 @@ import { EvalFailure } from './failure.js';
  * own, of `limit` steps) → the success result; throws EvalFailure.
  */
 export type GeneratedEvaluator = (data: unknown, today: number, limit: number, shared: StepBudgetLike | null) => EvaluationResult;
+
+/**
+ * The generated coverage evaluator: as {@link GeneratedEvaluator}, adding each condition's
+ * outcomes to `counts` (three per condition: true, false, stopped by missing data).
+ */
+export type CoveredEvaluator = (
+  data: unknown,
+  today: number,
+  limit: number,
+  shared: StepBudgetLike | null,
+  counts: Uint32Array,
+) => EvaluationResult;
 
 /**
  * The generated traced evaluator: as {@link GeneratedEvaluator}, plus the array that receives the
@@ -63,6 +75,12 @@ export interface PolicyEvaluators {
   readonly traced: () => TracedEvaluator | null;
   /** The closures: evaluates rule `index` in `ctx` (once; its state is kept in `ctx.states`). */
   readonly runRule: (index: number, ctx: EvalContext) => boolean;
+  /**
+   * The coverage evaluator, made on first use; null where code generation is unavailable.
+   * INVARIANT: for every data and day it returns/throws, and counts, exactly what the coverage
+   * closures would.
+   */
+  readonly covered: () => CoveredEvaluator | null;
 }
 
 function failed(err: unknown, trace: string[]): EvaluationResult {
@@ -96,20 +114,32 @@ export function evaluatePolicy(p: PolicyEvaluators, data: unknown, options: Eval
   return evaluateSlowly(p, data, options);
 }
 
-/** Closures that count each condition's outcomes, and the counters (three per condition). */
+/** Closures that count each condition's outcomes (made when first asked for), and the counters (three per condition). */
 export interface CoverageRun {
-  readonly runRule: PolicyEvaluators['runRule'];
+  readonly runRule: () => PolicyEvaluators['runRule'];
   readonly counts: Uint32Array;
 }
 
-/** Evaluates `p` on the coverage closures, untraced, adding to `cover.counts`; otherwise as {@link evaluatePolicy}. */
+/**
+ * Evaluates `p` untraced, adding to `cover.counts`, on the generated coverage evaluator, or on the
+ * coverage closures where there is none; otherwise as {@link evaluatePolicy}.
+ */
 export function evaluateCovered(
   p: PolicyEvaluators,
   data: unknown,
   options: EvaluateOptions | undefined,
   cover: CoverageRun,
 ): EvaluationResult {
-  return evaluateSlowly(p, data, options, cover);
+  const generated = p.covered();
+  if (generated === null) return evaluateSlowly(p, data, options, cover);
+  const budget = options?.stepBudget;
+  const shared = typeof budget === 'object' ? budget : null;
+  const limit = budget === undefined ? DEFAULT_STEP_BUDGET : limitOf(budget, false);
+  try {
+    return generated(data, todayOf(p, options?.now), limit, shared, cover.counts);
+  } catch (err) {
+    return failed(err, []);
+  }
 }
 
 /** Trace lines, the structured trace, or no generated code; or a coverage run. */
@@ -145,7 +175,7 @@ function evaluateSlowly(p: PolicyEvaluators, data: unknown, options: EvaluateOpt
   };
   const names = p.outcomes;
   try {
-    const result = (cover?.runRule ?? p.runRule)(p.golden, ctx);
+    const result = (cover === undefined ? p.runRule : cover.runRule())(p.golden, ctx);
     const outcomes: Record<string, boolean> = {};
     for (let i = 0; i < names.length; i++) outcomes[names[i]] = ctx.states[i] === 2;
     if (!recorder) return { result, outcomes, trace: [] };

@@ -2,8 +2,9 @@
  * Coverage of a policy by a set of runs (its tests): which conditions were seen both true and false,
  * which quantifiers both holding and failing, which rule references were followed. A condition
  * seen one way only is half covered; runs stopped by missing data are counted apart and cover
- * neither way. Counting is done by the policy's coverage closures (compile/conditions.ts), so a
- * run costs about one untraced run on the closures.
+ * neither way. Counting is done by the policy's generated coverage evaluator (compile/codegen.ts),
+ * or where code generation is unavailable by its coverage closures (compile/conditions.ts), which
+ * count alike; a run costs little more than an untraced run.
  */
 
 import type { EvaluateOptions, EvaluationResult } from '../api-types.js';

@@ -1,12 +1,12 @@
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { EditorSelection } from '@codemirror/state';
 import type { EditorView } from '@codemirror/view';
 import { json } from '@codemirror/lang-json';
 import { CodeEditor } from '../editor/CodeEditor.js';
-import { ruleExtensions } from '../editor/rule-extensions.js';
+import { ruleExtensions, showUncovered } from '../editor/rule-extensions.js';
 import { useSession } from '../lib/session.js';
 import { traceLineSources } from '../lib/rule-syntax.js';
-import type { ExplainResponse, ExplainedCondition, RunResponse, ValidateResponse } from '@arbiter/contracts';
+import type { ExplainResponse, ExplainedCondition, RunResponse, UncoveredCondition, ValidateResponse } from '@arbiter/contracts';
 import { ErrorBox } from './ErrorBox.js';
 import { RunResultView } from './RunResultView.js';
 
@@ -50,6 +50,8 @@ export interface RuleWorkbenchProps {
   readOnlyReason?: string | null;
   /** Put the cursor in the rule editor when it is made. */
   autoFocus?: boolean;
+  /** The parts of the rule its saved tests left uncovered, underlined until the rule changes; null or empty: none. */
+  uncovered?: readonly UncoveredCondition[] | null;
 }
 
 /**
@@ -79,6 +81,7 @@ export function RuleWorkbench({
   run,
   readOnlyReason = null,
   autoFocus = false,
+  uncovered = null,
 }: RuleWorkbenchProps) {
   const { api } = useSession();
   const [validation, setValidation] = useState<ValidateResponse | null>(null);
@@ -92,6 +95,15 @@ export function RuleWorkbench({
   const view = useRef<EditorView | null>(null);
   const ruleExt = useMemo(() => ruleExtensions(api, setValidation), [api]);
   const jsonExt = useMemo(() => [json()], []);
+
+  const coverageShown = useRef(false);
+  useEffect(() => {
+    const v = view.current;
+    const list = uncovered ?? [];
+    if (!v || (list.length === 0 && !coverageShown.current)) return;
+    coverageShown.current = list.length > 0;
+    showUncovered(v, list);
+  }, [uncovered]);
 
   const doRun = async () => {
     const parsed = parseData(data);

@@ -59,7 +59,7 @@ function problemText(p: CellProblem): string {
  * list. Every cell is checked as the user types, by the rule language's own parser (the same
  * check the server runs on save): a cell that does not parse is underlined, with the message and
  * position in its title. After a run, the rules that matched are highlighted and each evaluated
- * cell shows whether it held.
+ * cell shows whether it held. After a run of the saved tests, the rows no test matched are marked.
  */
 export function TableEditor({
   nodeId,
@@ -67,12 +67,15 @@ export function TableEditor({
   onChange,
   run,
   editable = true,
+  uncovered,
 }: {
   nodeId: string;
   node: TableNode;
   onChange: (node: TableNode) => void;
   run?: TableRunView | null;
   editable?: boolean;
+  /** Rows (index from 0) the saved tests never matched, with the title saying so. */
+  uncovered?: ReadonlyMap<number, string>;
 }) {
   const inputs = node.inputs ?? [];
   const outputs = node.outputs ?? [];
@@ -247,7 +250,14 @@ export function TableEditor({
           </thead>
           <tbody>
             {rules.map((rule, r) => (
-              <tr key={r} className={matched.has(r) ? 'matched' : undefined} data-rule={r} data-matched={matched.has(r) ? 'true' : 'false'}>
+              <tr
+                key={r}
+                className={[matched.has(r) ? 'matched' : '', uncovered?.has(r) ? 'uncovered' : ''].filter(Boolean).join(' ') || undefined}
+                data-rule={r}
+                data-matched={matched.has(r) ? 'true' : 'false'}
+                data-uncovered={uncovered?.has(r) ? 'true' : undefined}
+                title={uncovered?.get(r)}
+              >
                 <th scope="row">{r + 1}</th>
                 {inputs.map((_, c) => {
                   const problem = cellProblems[r]?.[c] ?? null;

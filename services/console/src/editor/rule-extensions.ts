@@ -1,12 +1,13 @@
-import type { Extension } from '@codemirror/state';
-import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
+import { StateEffect, StateField, type Extension } from '@codemirror/state';
+import { forceLinting, linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
 import type { EditorView } from '@codemirror/view';
 import type { ArbiterClient } from '@arbiter/sdk/client';
 import { LONGEST_PHRASE_WORDS, OPERATOR_START_WORDS, OPERATOR_SYMBOLS } from '@arbiter/rule-lang/operator-words';
 import { problemText } from '../lib/api.js';
 import { errorLocation, errorRange, ruleLanguage } from '../lib/rule-syntax.js';
-import type { OperatorsResponse, ValidateHttpResponse, ValidateResponse } from '@arbiter/contracts';
+import { uncoveredConditionText } from '../lib/coverage.js';
+import type { OperatorsResponse, UncoveredCondition, ValidateHttpResponse, ValidateResponse } from '@arbiter/contracts';
 
 /** Pause after the last keystroke before the rule is sent to `/validate`. */
 export const VALIDATE_DEBOUNCE_MS = 400;
@@ -32,6 +33,54 @@ export function validateDiagnostics(text: string, reply: ValidateResponse & Part
   const location = errorLocation(reply.error);
   const { from, to } = location ? errorRange(text, location) : { from: 0, to: Math.min(text.length, 1) };
   return [{ from, to, severity: 'error', message: reply.error, source: 'validate' }];
+}
+
+/**
+ * The parts of the rule its saved tests left uncovered, underlined at the line and column the
+ * coverage report gives, over their text (as static-check warnings are, in a style of their own:
+ * class `cm-uncovered`), each saying which way the tests never saw it.
+ */
+export function coverageDiagnostics(text: string, uncovered: readonly UncoveredCondition[]): Diagnostic[] {
+  return uncovered.map((u) => {
+    const { from } = errorRange(text, { line: u.line, column: u.column });
+    return {
+      from,
+      to: Math.min(from + Math.max(u.text.length, 1), text.length),
+      severity: 'info',
+      markClass: 'cm-uncovered',
+      message: uncoveredConditionText(u),
+      source: 'coverage',
+    };
+  });
+}
+
+/** Puts a coverage report's uncovered parts on the rule editor (an empty list clears them). */
+export const setUncovered = StateEffect.define<readonly UncoveredCondition[]>();
+
+/** The uncovered parts shown: set by `setUncovered`, dropped as soon as the text changes (their places are the text's that ran). */
+const uncoveredField = StateField.define<readonly UncoveredCondition[]>({
+  create: () => [],
+  update(value, tr) {
+    for (const e of tr.effects) if (e.is(setUncovered)) value = e.value;
+    return tr.docChanged ? [] : value;
+  },
+});
+
+/** The coverage underlines: a second lint source beside `/validate`, read from `uncoveredField`. */
+export function coverageMarks(): Extension {
+  return [
+    uncoveredField,
+    linter((view) => coverageDiagnostics(view.state.doc.toString(), view.state.field(uncoveredField)), {
+      delay: VALIDATE_DEBOUNCE_MS,
+      needsRefresh: (u) => u.transactions.some((tr) => tr.effects.some((e) => e.is(setUncovered))),
+    }),
+  ];
+}
+
+/** Shows the uncovered parts in an editor made with `ruleExtensions`, at once. */
+export function showUncovered(view: EditorView, uncovered: readonly UncoveredCondition[]): void {
+  view.dispatch({ effects: setUncovered.of(uncovered) });
+  forceLinting(view);
 }
 
 /** Live diagnostics: `POST /validate`, debounced by CodeMirror's linter. */
@@ -97,7 +146,7 @@ export function operatorCompletion(api: ArbiterClient): Extension {
   return autocompletion({ override: [source], activateOnTyping: true });
 }
 
-/** Everything the rule editor needs: language, live diagnostics, completion. */
+/** Everything the rule editor needs: language, live diagnostics, coverage underlines, completion. */
 export function ruleExtensions(api: ArbiterClient, onValidate?: (reply: ValidateResponse | null) => void): Extension[] {
-  return [ruleLanguage, ruleLinter(api, onValidate), operatorCompletion(api)];
+  return [ruleLanguage, ruleLinter(api, onValidate), coverageMarks(), operatorCompletion(api)];
 }

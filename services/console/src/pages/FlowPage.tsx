@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
+import { uncoveredRows } from '../lib/coverage.js';
 import type { ArbiterClient } from '@arbiter/sdk/client';
 import type { FlowDefinition, FlowRecord, FlowRunResponse, FlowTableNode, FlowTableNodeRun } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
@@ -70,7 +71,7 @@ function usePolicyNames(api: ArbiterClient, definition: FlowDefinition | null): 
 }
 
 /** The flow's definition (JSON), its graph, a grid per decision table, and test runs whose path (and matched rules) are highlighted. */
-function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason }: EditorSlotProps) {
+function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason, uncovered }: EditorSlotProps) {
   const { api } = useSession();
   const [result, setResult] = useState<FlowRunResponse | null>(null);
   // What the result on screen ran: the definition (null for a run of the stored flow) and the data.
@@ -163,6 +164,7 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
             onChange={(n) => setTable(id, n)}
             run={tableRuns.get(id) ?? null}
             editable={readOnlyReason === null}
+            uncovered={uncovered ? uncoveredRows(uncovered, id) : undefined}
           />
         </section>
       ))}

@@ -1,4 +1,5 @@
 import { useMemo, useState } from 'react';
+import { uncoveredConditions } from '../lib/coverage.js';
 import { useSession } from '../lib/session.js';
 import type { ArbiterClient } from '@arbiter/sdk/client';
 import type { PolicyRecord, StoredPolicyRunResponse } from '@arbiter/contracts';
@@ -25,10 +26,11 @@ function policyKind(api: ArbiterClient): RecordKind<PolicyRecord> {
 }
 
 /** The stored policy's editor: the draft's rule in the workbench, and a run of the stored policy by base id. */
-function PolicyEditor({ content, setContent, data, setData, baseId, readOnlyReason }: EditorSlotProps) {
+function PolicyEditor({ content, setContent, data, setData, baseId, readOnlyReason, uncovered }: EditorSlotProps) {
   const { api } = useSession();
   const [stored, setStored] = useState<StoredPolicyRunResponse | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const underlined = useMemo(() => (uncovered ? uncoveredConditions(uncovered) : null), [uncovered]);
   const runStored = async () => {
     setError(null);
     const parsed = parseData(data);
@@ -41,7 +43,14 @@ function PolicyEditor({ content, setContent, data, setData, baseId, readOnlyReas
   };
   return (
     <>
-      <RuleWorkbench rule={content} onRuleChange={setContent} data={data} onDataChange={setData} readOnlyReason={readOnlyReason} />
+      <RuleWorkbench
+        rule={content}
+        onRuleChange={setContent}
+        data={data}
+        onDataChange={setData}
+        readOnlyReason={readOnlyReason}
+        uncovered={underlined}
+      />
       <section aria-label="Stored run" className="stored-run">
         <h2>Run the stored policy</h2>
         <p className="muted">Runs what callers get at POST /run/policy/{baseId}: the latest version (the draft if never published).</p>

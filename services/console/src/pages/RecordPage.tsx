@@ -3,14 +3,14 @@ import { json } from '@codemirror/lang-json';
 import { navigate } from '../lib/router.js';
 import { ROLE_CAPABILITIES } from '@arbiter/contracts/access';
 import { can, useSession } from '../lib/session.js';
-import type { FlowRecord, MeResponse, PolicyRecord } from '@arbiter/contracts';
+import type { FlowRecord, MeResponse, PolicyRecord, TestRunReport, UncoveredItem } from '@arbiter/contracts';
 import type { RecordsApi } from '@arbiter/sdk/client';
 import type { ShownImpact } from '../lib/impact.js';
 import { ImpactPanel, type ImpactEndpoints } from '../components/ImpactPanel.js';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
-import { TestsPanel, type SavedTest } from '../components/TestsPanel.js';
+import { TestsPanel, type SavedTest, type SavedTestsRun } from '../components/TestsPanel.js';
 import { VersionDiff } from '../components/VersionDiff.js';
 import { parseData } from '../components/RuleWorkbench.js';
 
@@ -83,6 +83,8 @@ export interface EditorSlotProps {
   editable: boolean;
   /** Why the content cannot be edited (shown beside the editor); null when it can. */
   readOnlyReason: string | null;
+  /** What the last run of the saved tests left uncovered, while the content on screen is the one that ran; else null. */
+  uncovered: readonly UncoveredItem[] | null;
 }
 
 /** Why the signed-in caller cannot edit what the page shows, or null when they can. */
@@ -131,6 +133,8 @@ export function RecordPage<R extends AnyRecord>({
   const [busy, setBusy] = useState(false);
   const [loadCount, setLoadCount] = useState(0);
   const [reviewView, setReviewView] = useState<ReviewView | null>(null);
+  // The last run of the saved tests, with the content and tests it ran (the saved ones at the time).
+  const [testRun, setTestRun] = useState<{ report: TestRunReport; content: string; tests: string } | null>(null);
 
   const load = useCallback(async () => {
     const rec = await kind.endpoints.get(id);
@@ -222,6 +226,32 @@ export function RecordPage<R extends AnyRecord>({
       setError(err);
     }
   };
+
+  const shown = draft ?? latest;
+  const savedRun = useMemo<SavedTestsRun | null>(() => {
+    if (!shown) return null;
+    const what = kind.noun === 'policy' ? 'rule' : 'definition';
+    return {
+      target: shown.status === 'draft' ? 'the draft' : `version ${shown.version}`,
+      run: async () => {
+        const report = await kind.endpoints.runTests(
+          baseId,
+          shown.status === 'draft' || shown.version === null ? {} : { version: shown.version },
+        );
+        setTestRun({ report, content: kind.contentOf(shown), tests: JSON.stringify(shown.tests) });
+      },
+      report: testRun?.report ?? null,
+      stale:
+        testRun === null
+          ? null
+          : testRun.content !== content
+            ? `Out of date: the ${what} on screen is not the saved one that ran`
+            : testRun.tests !== JSON.stringify(tests)
+              ? 'Out of date: the tests on screen are not the saved ones that ran'
+              : null,
+    };
+  }, [shown, kind, baseId, testRun, content, tests]);
+  const uncovered = useMemo(() => (testRun && testRun.content === content ? testRun.report.coverage.uncovered : null), [testRun, content]);
 
   const diffable = useMemo(
     () =>
@@ -326,7 +356,7 @@ export function RecordPage<R extends AnyRecord>({
           Description <input value={description} onChange={(e) => setDescription(e.target.value)} readOnly={!editable} />
         </label>
       </div>
-      <div key={loadCount}>{renderEditor({ content, setContent, data, setData, baseId, editable, readOnlyReason })}</div>
+      <div key={loadCount}>{renderEditor({ content, setContent, data, setData, baseId, editable, readOnlyReason, uncovered })}</div>
       <details>
         <summary>JSON Schema of the data</summary>
         <CodeEditor
@@ -344,6 +374,7 @@ export function RecordPage<R extends AnyRecord>({
         onChange={setTests}
         editable={editable}
         runOne={(t) => kind.runTest(content, t.data)}
+        saved={savedRun ?? undefined}
         newTestData={() => {
           const parsed = parseData(data);
           return parsed.ok ? parsed.value : {};

@@ -1,10 +1,6 @@
 import type { Bus } from '@arbiter/service-kit';
+import { mcpRequestHeaders, mcpResponseHeaders } from '@arbiter/key-auth';
 import { McpHttpResponse, McpSubject, type McpHttpRequest, type Principal } from '@arbiter/contracts';
-
-/** Request headers of an MCP client that the mcp service needs; credentials are never passed on. */
-const FORWARDED_REQUEST_HEADERS = ['content-type', 'accept', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id'];
-/** Response headers passed back to the client. */
-const FORWARDED_RESPONSE_HEADERS = ['content-type', 'mcp-session-id', 'mcp-protocol-version', 'allow', 'cache-control'];
 
 /**
  * Forwards an authenticated `/mcp` request to the mcp service over the bus (`mcp.http`, queue
@@ -27,11 +23,7 @@ export class McpForwarder {
       requestId: string;
     },
   ): Promise<McpHttpResponse> {
-    const headers: Record<string, string> = {};
-    for (const name of FORWARDED_REQUEST_HEADERS) {
-      const value = request.headers[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
+    const headers = mcpRequestHeaders(request.headers);
     const message: McpHttpRequest = {
       method: request.method as McpHttpRequest['method'],
       headers,
@@ -42,11 +34,6 @@ export class McpForwarder {
       timeoutMs: this.timeoutMs,
       requestId: request.requestId,
     });
-    const out: Record<string, string> = {};
-    for (const name of FORWARDED_RESPONSE_HEADERS) {
-      const value = res.headers[name];
-      if (value !== undefined) out[name] = value;
-    }
-    return { ...res, headers: out };
+    return { ...res, headers: mcpResponseHeaders(res.headers) };
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { ArbiterError, hasCapability, ROLE_CAPABILITIES, type Principal, type Scope } from '@arbiter/contracts';
+import { ArbiterError, type Principal, type Scope } from '@arbiter/contracts';
+import { capabilityRefusal } from '@arbiter/key-auth';
 import type { Caller, CallerAuthenticator } from '../caller.js';
 import { StaleGrantError } from '../errors.js';
 import { applyRateLimit } from './rate-limit.js';
@@ -92,11 +93,6 @@ export function authenticate(app: FastifyInstance, authenticator: CallerAuthenti
 /** Route hook refusing callers whose effective rights (role ∩ key scopes) lack `scope`. */
 export function requireCapability(scope: Scope): onRequestHookHandler {
   return function checkCapability(request, _reply, done) {
-    const principal = principalOf(request);
-    if (hasCapability(principal, scope)) return done();
-    const why = !ROLE_CAPABILITIES[principal.role].includes(scope)
-      ? `role \`${principal.role}\` does not include \`${scope}\``
-      : `the API key lacks scope \`${scope}\``;
-    done(new ArbiterError('forbidden', `${why}; this endpoint needs \`${scope}\``));
+    done(capabilityRefusal(principalOf(request), scope));
   };
 }

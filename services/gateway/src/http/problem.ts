@@ -2,56 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { ArbiterError, isArbiterError, type ErrorCode, type ErrorReason, type ProblemDetails } from '@arbiter/contracts';
+import { ArbiterError, isArbiterError, PROBLEM_CONTENT_TYPE, problemOf, type ErrorCode, type ErrorReason } from '@arbiter/contracts';
+
+export { PROBLEM_CONTENT_TYPE, problemOf } from '@arbiter/contracts';
 import { isDatabaseUnavailable } from '@arbiter/service-kit';
 import { RetryLaterError } from '../errors.js';
 import { answeredWhileBodyArrives } from './slow-bodies.js';
 
-/** Media type of every error answer (RFC 9457). */
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-/** Prefix of the problem `type` URI; the code follows (one stable URI per code). */
-const PROBLEM_TYPE_BASE = 'urn:arbiter:error:';
-
-const TITLES: Record<ErrorCode, string> = {
-  bad_request: 'Bad request',
-  validation_failed: 'Validation failed',
-  invalid_cursor: 'Invalid cursor',
-  unauthenticated: 'Unauthenticated',
-  forbidden: 'Forbidden',
-  separation_of_duties: 'Separation of duties',
-  not_found: 'Not found',
-  conflict: 'Conflict',
-  review_stale: 'Review is stale',
-  not_approved: 'Not approved',
-  version_immutable: 'Version is immutable',
-  too_many_api_keys: 'Too many API keys',
-  payload_too_large: 'Payload too large',
-  unsupported_media_type: 'Unsupported media type',
-  cannot_publish: 'Cannot publish',
-  coverage_below_minimum: 'Coverage below the minimum',
-  result_too_large: 'Result too large',
-  rate_limited: 'Too many requests',
-  dependency_unavailable: 'Dependency unavailable',
-  timeout: 'Timed out',
-  internal: 'Internal error',
-};
-
 /** `retry-after` of a 503 (a dependency down): long enough not to hammer it, short enough to recover soon. */
 const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
-
-/** The RFC 9457 body for an {@link ArbiterError} answered to request `requestId`. */
-export function problemOf(err: ArbiterError, requestId: string): ProblemDetails {
-  return {
-    type: PROBLEM_TYPE_BASE + err.code,
-    title: TITLES[err.code],
-    status: err.status,
-    detail: err.message,
-    code: err.code,
-    instance: requestId,
-    ...(err.errors !== undefined && err.errors.length > 0 ? { errors: err.errors } : {}),
-  };
-}
 
 /**
  * Classifies anything thrown while handling a request as an {@link ArbiterError}: our own errors
@@ -167,14 +126,7 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
     status = 431;
     detail = 'the request headers are too large';
   }
-  const body = JSON.stringify({
-    type: PROBLEM_TYPE_BASE + code,
-    title: TITLES[code],
-    status,
-    detail,
-    code,
-    instance: randomUUID(),
-  });
+  const body = JSON.stringify({ ...problemOf(new ArbiterError(code, detail), randomUUID()), status });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${status === 400 ? 'Bad Request' : status === 408 ? 'Request Timeout' : 'Request Header Fields Too Large'}\r\n` +

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { limitExceeded, type RateUse } from '../limits/rate-count.js';
+import { limitExceeded, rateLimitHeaders, type RateUse } from '@arbiter/key-auth';
 
 /**
  * Holds a request to its rate limit, as authentication counted it (an API key: the tighter of its
@@ -10,8 +10,6 @@ import { limitExceeded, type RateUse } from '../limits/rate-count.js';
  * counted in the refusal when not plain requests.
  */
 export function applyRateLimit(reply: FastifyReply, use: RateUse, counted = ''): void {
-  reply.header('x-ratelimit-limit', use.max);
-  reply.header('x-ratelimit-remaining', Math.max(0, use.max - use.current));
-  reply.header('x-ratelimit-reset', Math.ceil(use.ttl / 1000));
+  reply.headers(rateLimitHeaders(use));
   if (use.current > use.max) throw limitExceeded(use, counted);
 }

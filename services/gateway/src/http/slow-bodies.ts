@@ -1,9 +1,8 @@
-import type { ServerOptions } from 'node:http';
 import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
-/** Default of `BODY_TIMEOUT_MS`: the time a client has to send a whole request, headers and body. */
-export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+// The request deadlines every HTTP door sets (`BODY_TIMEOUT_MS`) are in @arbiter/key-auth.
+export { DEFAULT_BODY_TIMEOUT_MS, requestDeadlines } from '@arbiter/key-auth';
 
 /** After a refusal answered before its body arrived, the rest of the body may take this long (at most the body time-out). */
 const REFUSED_BODY_GRACE_MS = 5_000;
@@ -17,25 +16,6 @@ const answeredBeforeBody = new WeakSet<Socket>();
 /** Whether `socket`'s current request has been answered already (see {@link closeAfterUnfinishedBodies}). */
 export function answeredWhileBodyArrives(socket: Socket): boolean {
   return answeredBeforeBody.has(socket);
-}
-
-/**
- * fastify's options that bound how long a request may take to arrive, by Node's own HTTP server:
- * the whole request (headers and body) within `timeoutMs` (`requestTimeout`; fastify's default, 0,
- * would let a body shorter than its `content-length` hold the connection for ever), the headers
- * within the same time (Node checks the request deadline only when the headers deadline is not
- * longer), and the check that finds late requests run often enough that one is closed soon after
- * its deadline (Node's default looks every 30 s). A late request is answered 408 by the client
- * error handler, then its connection is closed.
- */
-export function requestDeadlines(timeoutMs: number): { requestTimeout: number; http: ServerOptions } {
-  return {
-    requestTimeout: timeoutMs,
-    http: {
-      headersTimeout: timeoutMs,
-      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(timeoutMs / 10))),
-    },
-  };
 }
 
 /**

@@ -5,7 +5,7 @@ import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as orgs from '../repositories/orgs.js';
 import { MIN_API_KEY_LENGTH } from '../config.js';
-import { generateApiKey, hashApiKey } from './api-key-secret.js';
+import { generateApiKey, hashApiKey } from '@arbiter/key-auth';
 
 /** The user id of the bootstrap admin. */
 export const BOOTSTRAP_ADMIN_USER = 'admin';

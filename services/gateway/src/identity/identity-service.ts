@@ -22,7 +22,7 @@ import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
 import * as settings from '../repositories/org-settings.js';
 import { commitChange, type Change } from './changes.js';
-import type { ApiKeyCache } from './key-cache.js';
+import type { ApiKeyCache } from '@arbiter/key-auth';
 import { KeyIssuer } from './key-issuer.js';
 import { toApiKey, toMember } from './views.js';
 

@@ -20,7 +20,7 @@ import type { Knex } from 'knex';
 import { DEFAULT_API_KEYS_PER_USER_MAX } from '../config.js';
 import * as keys from '../repositories/api-keys.js';
 import * as members from '../repositories/members.js';
-import { generateApiKey, hashApiKey } from './api-key-secret.js';
+import { generateApiKey, hashApiKey } from '@arbiter/key-auth';
 import { StaleGrantError } from '../errors.js';
 import { commitChange, type Change } from './changes.js';
 import { toApiKey } from './views.js';

@@ -1,5 +1,8 @@
-import type { Role, Scope } from '@arbiter/contracts';
+import type { Scope } from '@arbiter/contracts';
 import type { Db } from '@arbiter/service-kit';
+
+// What authentication reads of a key (shared with every HTTP door) lives in @arbiter/key-auth.
+export { findGrantByHash, touchLastUsed, type ApiKeyGrant } from '@arbiter/key-auth';
 
 /** An API key as stored, without its hash. */
 export interface ApiKeyRow {
@@ -15,18 +18,6 @@ export interface ApiKeyRow {
   readonly createdWithKeyId: string | null;
   /** When the key was last used, to within the usage flush interval; null when never. */
   readonly lastUsedAt: Date | null;
-}
-
-/** What authentication needs about a key: the row plus the owner's current role. */
-export interface ApiKeyGrant {
-  readonly apiKeyId: string;
-  readonly orgId: string;
-  readonly userId: string;
-  readonly scopes: Scope[];
-  readonly expiresAt: Date | null;
-  readonly revokedAt: Date | null;
-  /** The owner's role now; null when the owner is no longer a member. */
-  readonly role: Role | null;
 }
 
 interface RawKey {
@@ -99,27 +90,6 @@ export async function insertApiKey(
   return toRow(row);
 }
 
-/** The grant behind a key hash, joined with the owner's current role; undefined when unknown. */
-export async function findGrantByHash(db: Db, keyHash: string): Promise<ApiKeyGrant | undefined> {
-  const row = (await db('api_keys as k')
-    .leftJoin('memberships as m', function joinOwner() {
-      this.on('m.org_id', '=', 'k.org_id').andOn('m.user_id', '=', 'k.user_id');
-    })
-    .where('k.key_hash', keyHash)
-    .first('k.id', 'k.org_id', 'k.user_id', 'k.scopes', 'k.expires_at', 'k.revoked_at', 'm.role')) as
-    (Pick<RawKey, 'id' | 'org_id' | 'user_id' | 'scopes' | 'expires_at' | 'revoked_at'> & { role: Role | null }) | undefined;
-  if (!row) return undefined;
-  return {
-    apiKeyId: row.id,
-    orgId: row.org_id,
-    userId: row.user_id,
-    scopes: row.scopes,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    role: row.role ?? null,
-  };
-}
-
 /** The key with that id in that org, or undefined (another org's key is not found). */
 export async function findApiKey(db: Db, orgId: string, apiKeyId: string): Promise<ApiKeyRow | undefined> {
   const row: RawKey | undefined = await db('api_keys').where({ org_id: orgId, id: apiKeyId }).first(KEY_COLUMNS);
@@ -149,16 +119,6 @@ export async function countLiveKeys(db: Db, orgId: string, userId: string, now: 
     .count<{ n: string }>('* as n')
     .first()) as { n: string | number } | undefined;
   return Number(row?.n ?? 0);
-}
-
-/** Records when keys were last used, in one statement (a later time never moves back). */
-export async function touchLastUsed(db: Db, uses: ReadonlyMap<string, Date>): Promise<void> {
-  if (uses.size === 0) return;
-  await db.raw(
-    `update api_keys k set last_used_at = greatest(coalesce(k.last_used_at, u.at), u.at)
-       from unnest(?::uuid[], ?::timestamptz[]) as u(id, at) where k.id = u.id`,
-    [[...uses.keys()], [...uses.values()]],
-  );
 }
 
 /** One page of a user's keys that are not revoked, ordered by id (creation order). */

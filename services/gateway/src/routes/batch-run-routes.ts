@@ -21,7 +21,7 @@ import { applyRateLimit } from '../http/rate-limit.js';
 import { installItemsBodyParser, itemsOf } from '../http/json-body.js';
 import { sendResults } from '../http/raw-json.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { RateCounter } from '../limits/rate-counter.js';
+import type { RateCounter } from '@arbiter/key-auth';
 import { batchResults, checkBatchSize } from '../batch-runner.js';
 import type { EngineAnswer, EngineClient } from '../clients/engine-client.js';
 import type { RunBy, RunKind, RunnerClient } from '../clients/runner-client.js';

@@ -7,7 +7,7 @@ import { parseJsonBody, rawBodyOf } from '../http/json-body.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { McpForwarder } from '../clients/mcp-forwarder.js';
-import type { RateCounter } from '../limits/rate-counter.js';
+import { MCP_AUTH_CHALLENGE, MCP_BATCH_COUNTED, mcpKeyOf, mcpMessageCount, type RateCounter } from '@arbiter/key-auth';
 import { applyRateLimit } from '../http/rate-limit.js';
 
 /** Dependencies of {@link mcpRoutes}. */
@@ -16,18 +16,6 @@ export interface McpRoutesOptions {
   readonly forwarder: McpForwarder;
   /** Counts each message of a JSON-RPC batch in the rate limit. */
   readonly rates: RateCounter;
-}
-
-const KEY_SOURCES = 'send it in `x-mcp-api-key` (recommended), `x-api-key` or the `api_key` query parameter';
-
-/** The API key of an MCP request (docs/api.md#mcp-rules-for-ai-agents), from the first source that has one. */
-function mcpKeyOf(headers: Record<string, unknown>, query: unknown): string {
-  const candidates = [headers['x-mcp-api-key'], headers['x-api-key'], (query as Record<string, unknown> | undefined)?.api_key];
-  for (const value of candidates) {
-    if (Array.isArray(value)) throw new ArbiterError('unauthenticated', `send exactly one API key: ${KEY_SOURCES}`);
-    if (typeof value === 'string' && value !== '') return value;
-  }
-  throw new ArbiterError('unauthenticated', `this endpoint requires an API key: ${KEY_SOURCES}`);
 }
 
 const JsonRpcId = z.union([z.string(), z.number(), z.null()]);
@@ -40,25 +28,14 @@ const JsonRpcResponse = z.object({
 });
 const JsonRpcAnswer = z.union([JsonRpcResponse, z.array(JsonRpcResponse)]);
 
-/** Messages of a JSON-RPC body: each element of a batch (an array), or the one message. */
-function messageCount(body: unknown): number {
-  return Array.isArray(body) ? body.length : 1;
-}
-
-/**
- * The challenge of a 401 on `/mcp` (RFC 9110 §11.6.1 asks one of every 401). Not `Bearer`: the key
- * is no OAuth token and there is no protected-resource metadata, so MCP clients that start an
- * OAuth discovery on a Bearer challenge (the MCP spec's authorization flow) are told to send a key
- * instead (services/mcp/README.md, "Authentication").
- */
-export const MCP_AUTH_CHALLENGE = 'ApiKey realm="arbiter", header="x-mcp-api-key"';
-
 /** The parsed body of a request whose text is not JSON: forwarded as it came, for the mcp service's JSON-RPC parse error. */
 const NOT_JSON = Symbol('not JSON');
 
 /**
- * `/mcp` (docs/api.md#mcp-rules-for-ai-agents): the API key is checked here, before any MCP processing, then the
- * request is proxied to the mcp service, which scales on its own. A JSON-RPC batch counts each
+ * `/mcp` (docs/api.md#mcp-rules-for-ai-agents) on the gateway, for single-host setups: the API key is checked here,
+ * before any MCP processing, then the request is carried to the mcp service over the bus. The mcp
+ * service's own port (`MCP_HTTP_PORT`, where the Kubernetes ingress routes `/mcp`) serves the same
+ * exchange with the same authentication, rate counters and answers (both use `@arbiter/key-auth`). A JSON-RPC batch counts each
  * of its messages in the rate limit, as a batch run counts its items (nothing is forwarded past it).
  */
 export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { authenticator, forwarder, rates }) => {
@@ -126,11 +103,10 @@ export const mcpRoutes: FastifyPluginAsyncZod<McpRoutesOptions> = async (app, { 
       },
     },
     handler: async (request, reply) => {
-      const messages = messageCount(request.body);
+      const messages = mcpMessageCount(request.body);
       if (messages > 1) {
         const use = await rates.chargeItems(mcpKeyOf(request.headers, request.query), request.principal, messages);
-        if (use !== undefined)
-          applyRateLimit(reply, use, ' (a JSON-RPC batch counts each message, for the key and for its owner over all their keys)');
+        if (use !== undefined) applyRateLimit(reply, use, MCP_BATCH_COUNTED);
       }
       const res = await forwarder.forward(principalOf(request), {
         method: request.method,

@@ -1,5 +1,5 @@
 import type { Redis, Result } from 'ioredis';
-import { RetryLaterError } from '../errors.js';
+import { RetryLaterError } from './errors.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -129,4 +129,16 @@ export class RateBuckets {
 /** `[current, ttl]` as Redis returns it from {@link COUNT_LUA}. */
 export function rateCountOf(reply: [number, number]): RateCount {
   return { current: reply[0], ttl: reply[1] };
+}
+
+/**
+ * The `x-ratelimit-limit`, `x-ratelimit-remaining` and `x-ratelimit-reset` (seconds) headers of an
+ * answer counted as `use`; every door sets them, and refuses past the limit ({@link limitExceeded}).
+ */
+export function rateLimitHeaders(use: RateUse): Record<'x-ratelimit-limit' | 'x-ratelimit-remaining' | 'x-ratelimit-reset', number> {
+  return {
+    'x-ratelimit-limit': use.max,
+    'x-ratelimit-remaining': Math.max(0, use.max - use.current),
+    'x-ratelimit-reset': Math.ceil(use.ttl / 1000),
+  };
 }

@@ -1,7 +1,7 @@
 import type { Redis, Result } from 'ioredis';
 import { ArbiterError, type Role, type Scope } from '@arbiter/contracts';
-import { COUNT_LUA, defineCountCommand, rateCountOf, type RateBuckets, type RateCount, type RateUse } from '../limits/rate-count.js';
-import type { ApiKeyGrant } from '../repositories/api-keys.js';
+import { COUNT_LUA, defineCountCommand, rateCountOf, type RateBuckets, type RateCount, type RateUse } from './rate-count.js';
+import type { ApiKeyGrant } from './repositories/grants.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {

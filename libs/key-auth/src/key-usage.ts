@@ -1,6 +1,6 @@
 import { BatchedWriter } from '@arbiter/service-kit/lifecycle';
 import type { Knex } from 'knex';
-import { touchLastUsed } from '../repositories/api-keys.js';
+import { touchLastUsed } from './repositories/grants.js';
 
 /**
  * When API keys were last used, kept without a write per request: authentication notes the key in
