@@ -1389,19 +1389,28 @@ export const REQUIREMENTS: readonly Requirement[] = [
   {
     id: 'docs/api.md#static-checks',
     title:
-      'policy static checks (constant_condition, contradiction) as warnings with line, column and text: rules check, /validate, policy save answers; never blocking; bounded work',
+      'policy static checks (constant_condition, contradiction) as warnings with line, column and text: rules check, /validate, policy save answers; decision-table findings in flow save answers; never blocking; bounded work',
     coveredBy: [
       {
         file: `${LANG}/policy-checks.test.ts`,
         tests: ['constant_condition', 'contradiction', 'says the checks are incomplete when the work bound stops them'],
       },
-      { file: `${REG}/static-checks.test.ts`, tests: ['registry.policy.checks'] },
+      { file: `${REG}/static-checks.test.ts`, tests: ['registry.policy.checks', 'registry.flow.checks'] },
       {
         file: `${GW}/registry-routes.test.ts`,
-        tests: ['static checks in the answers of policy saves', 'POST /validate with the registry'],
+        tests: ['static checks in the answers of policy and flow saves', 'POST /validate with the registry'],
       },
       { file: `${CLI}/cli-unit.test.ts`, tests: ['prints static-check warnings with their place on stderr, after ok, and still exits 0'] },
       { file: `${E2E}/static-checks.test.ts`, tests: ['static checks'] },
+    ],
+  },
+  {
+    id: 'docs/decisions.md#saved-tests-from-decisions',
+    title:
+      "a recorded decision's masked input and answer saved as a test of the base's draft (made from the latest version); edit and audit rights; other base and errors refused",
+    coveredBy: [
+      { file: `${E2E}/tests-from-decision.test.ts`, tests: ['tests from decisions'] },
+      { file: `${GW}/tests-from-decisions.test.ts`, tests: ['testFromDecision'] },
     ],
   },
 ];

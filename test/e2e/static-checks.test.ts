@@ -43,6 +43,33 @@ describe('static checks', () => {
     expect([published.status, published.body.checks]).toEqual([201, []]);
   });
 
+  it("answers a flow's decision-table findings with its save, warnings and errors alike", async () => {
+    const definition = {
+      start: 't',
+      nodes: {
+        t: {
+          type: 'table',
+          hitPolicy: 'first',
+          inputs: [{ name: 'age', path: 'applicant.age' }],
+          outputs: [{ name: 'tier' }],
+          rules: [
+            { when: ['>= 18'], then: { tier: 'adult' } },
+            { when: ['>= 65'], then: { tier: 'senior' } },
+          ],
+        },
+      },
+    };
+    const created = await call(stack, 'POST', '/flow', { key: stack.adminKey, body: { name: 'tiers', definition } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.checksComplete).toBe(true);
+    expect(created.body.checks.map((c: { check: string; severity: string; path: string }) => [c.check, c.severity, c.path])).toEqual([
+      ['gap', 'warning', 'nodes.t.rules'],
+      ['unreachable', 'warning', 'nodes.t.rules.1'],
+    ]);
+    const read = await call(stack, 'GET', `/flow/${created.body.flowId}`, { key: stack.adminKey });
+    expect(read.body).not.toHaveProperty('checks');
+  });
+
   it('answers a rule that does not parse with its parse error and no checks', async () => {
     const v = await call(stack, 'POST', '/validate', {
       key: stack.adminKey,

@@ -149,6 +149,21 @@ export type DecisionRecord = z.infer<typeof DecisionRecord>;
 
 const FilterId = z.string().min(1).max(200);
 
+/**
+ * Body of `POST /policy/{id}/tests/from-decision` and `POST /flow/{id}/tests/from-decision`: the
+ * recorded decision to turn into a saved test of the base's draft, and the test's name.
+ */
+export const TestFromDecisionBody = z.strictObject({
+  decisionId: z.uuid().describe("A recorded decision of this base (`GET /decisions`); its masked input becomes the test's data"),
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .describe('Name of the saved test; when the input was masked, " (masked input)" is added (the name is cut to stay within 200)'),
+});
+export type TestFromDecisionBody = z.infer<typeof TestFromDecisionBody>;
+
 /** Filters of a decision query (all optional; all given must hold). */
 export const DecisionFilter = z.object({
   baseId: FilterId.optional().describe('Base id of the policy or flow'),

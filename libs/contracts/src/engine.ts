@@ -106,6 +106,29 @@ export const PolicyChecksFields = {
     .describe('False when the checks stopped at their work bound or deadline: a finding may be missing, none is wrong'),
 };
 
+/** One static-check finding of a flow's decision table (docs/tables.md#static-checks-publish): errors block a publish, warnings never do. */
+export const TableStaticCheck = z
+  .object({
+    check: z
+      .enum(['overlap', 'conflict', 'gap', 'unreachable', 'never_matches'])
+      .describe('`overlap`, `conflict` (errors); `gap`, `unreachable` (never chosen), `never_matches` (warnings)'),
+    severity: z.enum(['warning', 'error']).describe('Errors also refuse a publish (422 `cannot_publish`); warnings never block'),
+    message: z.string().describe('One sentence naming the table and its rules (numbered from 1)'),
+    path: z.string().describe('Where it is in the definition: `nodes.<id>.rules.<r>` or `nodes.<id>.rules`'),
+    rules: z.array(z.number().int().min(1)).describe('The rules involved, numbered from 1'),
+    example: z.record(z.string(), z.unknown()).optional().describe('An input showing it, where one can be given'),
+  })
+  .describe("A static-check finding of a flow's decision table");
+export type TableStaticCheck = z.infer<typeof TableStaticCheck>;
+
+/** The static checks of a flow's decision tables as answers carry them. */
+export const TableChecksFields = {
+  checks: z.array(TableStaticCheck).describe("Static-check findings of the flow's decision tables; empty for a flow without tables"),
+  checksComplete: z
+    .boolean()
+    .describe('False when the checks stopped at their work bound or deadline, or did not run: a finding may be missing, none is wrong'),
+};
+
 /** Response of `POST /validate`: the syntax answer of docs/LANGUAGE.md §12.1 plus the static checks. */
 export const ValidateHttpResponse = ValidateResponse.extend(PolicyChecksFields);
 export type ValidateHttpResponse = z.infer<typeof ValidateHttpResponse>;

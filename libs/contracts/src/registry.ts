@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PolicyChecksFields } from './engine.js';
+import { PolicyChecksFields, TableChecksFields } from './engine.js';
 import { CoverageSummary, TestRunQuery } from './coverage.js';
 import { ErrorReason } from './errors.js';
 import { FlowDefinition, FlowResult } from './flow.js';
@@ -25,6 +25,7 @@ export const RegistrySubject = {
   policyPublishReviewed: 'registry.policy.publishReviewed',
   policyPublishCheck: 'registry.policy.publishCheck',
   policyChecks: 'registry.policy.checks',
+  flowChecks: 'registry.flow.checks',
   policyRestore: 'registry.policy.restore',
   policyListDeleted: 'registry.policy.listDeleted',
   /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
@@ -316,6 +317,9 @@ export type PolicyUpdateReply = z.infer<typeof PolicyUpdateReply>;
 /** Answer of `POST /policy` and of a policy `PUT` that saves or publishes (200, 201): the record and its static checks. */
 export const PolicySaveAnswer = PolicyRecord.extend(PolicyChecksFields);
 export type PolicySaveAnswer = z.infer<typeof PolicySaveAnswer>;
+/** Answer of `POST /flow` and of a flow `PUT` that saves or publishes (200, 201): the record and its tables' static checks. */
+export const FlowSaveAnswer = FlowRecord.extend(TableChecksFields);
+export type FlowSaveAnswer = z.infer<typeof FlowSaveAnswer>;
 /** Reply of `registry.flow.update`; as {@link PolicyUpdateReply}. */
 export const FlowUpdateReply = z.object({ outcome: z.enum(['updated', 'published']), record: FlowRecord });
 export type FlowUpdateReply = z.infer<typeof FlowUpdateReply>;
@@ -400,6 +404,12 @@ export type PolicyChecksRequest = z.input<typeof PolicyChecksRequest>;
 /** Reply of `registry.policy.checks`. */
 export const PolicyChecksReply = z.object(PolicyChecksFields);
 export type PolicyChecksReply = z.infer<typeof PolicyChecksReply>;
+/** Request of `registry.flow.checks`: the static checks of a flow definition's decision tables (any member of the org; in the check workers). */
+export const FlowChecksRequest = z.strictObject({ ...withPrincipal, definition: FlowDefinition });
+export type FlowChecksRequest = z.input<typeof FlowChecksRequest>;
+/** Reply of `registry.flow.checks`. */
+export const FlowChecksReply = z.object(TableChecksFields);
+export type FlowChecksReply = z.infer<typeof FlowChecksReply>;
 /** Request of `registry.policy.get`, `.draft` and `.delete`. */
 export const PolicyIdRequest = z.strictObject({ ...withPrincipal, policyId: RecordIdParam });
 export type PolicyIdRequest = z.input<typeof PolicyIdRequest>;

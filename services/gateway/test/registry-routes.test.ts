@@ -47,6 +47,20 @@ const CHECKS = {
   checksComplete: true,
 };
 
+const TABLE_CHECKS = {
+  checks: [
+    {
+      check: 'gap' as const,
+      severity: 'warning' as const,
+      message: 'table `t`: no rule matches some inputs',
+      path: 'nodes.t.rules',
+      rules: [],
+      example: { a: { n: 1 } },
+    },
+  ],
+  checksComplete: true,
+};
+
 /** A registry stand-in: records each call and answers fixed records, or fails with `failWith`. */
 class StubRegistry implements RegistryClient {
   readonly calls: Array<{ op: string; args: unknown[] }> = [];
@@ -91,6 +105,10 @@ class StubRegistry implements RegistryClient {
   /** Static checks: answered without recording a call (they ride along with saves and `/validate`). */
   checksFail = false;
   checksRun = 0;
+  flowChecks: RegistryClient['flowChecks'] = () =>
+    ++this.checksRun && this.checksFail
+      ? Promise.reject(new ArbiterError('timeout', 'registry did not answer'))
+      : Promise.resolve(TABLE_CHECKS);
   policyChecks: RegistryClient['policyChecks'] = () =>
     ++this.checksRun && this.checksFail ? Promise.reject(new ArbiterError('timeout', 'registry did not answer')) : Promise.resolve(CHECKS);
   exportPage: RegistryClient['exportPage'] = (...a) => this.act('exportPage', a, { items: [], nextCursor: null });
@@ -147,8 +165,8 @@ const setGovernance = async (on: boolean) =>
     (await app.inject({ method: 'PUT', url: '/org/settings', headers: withKey(adminKey), payload: { governanceApproval: on } })).statusCode,
   ).toBe(200);
 
-describe('static checks in the answers of policy saves', () => {
-  it('carries the checks on a create (201), a draft save (200) and a publish (201); flows and reads carry none', async () => {
+describe('static checks in the answers of policy and flow saves', () => {
+  it("carries the checks on a create (201), a draft save (200) and a publish (201); a flow's save its tables' checks; reads none", async () => {
     const created = await app.inject({ method: 'POST', url: '/policy', headers: withKey(adminKey), payload: { name: 'p', rule: 'x' } });
     expect([created.statusCode, created.json()]).toEqual([201, { ...draft, ...CHECKS }]);
     const saved = await app.inject({ method: 'PUT', url: `/policy/${ID}`, headers: withKey(adminKey), payload: { status: 'draft' } });
@@ -168,13 +186,17 @@ describe('static checks in the answers of policy saves', () => {
       headers: withKey(adminKey),
       payload: { name: 'f', definition: flow.definition },
     });
-    expect(flowSaved.json()).toEqual(flow);
+    expect([flowSaved.statusCode, flowSaved.json()]).toEqual([201, { ...flow, ...TABLE_CHECKS }]);
+    const flowRead = await app.inject({ method: 'GET', url: `/flow/${ID}`, headers: withKey(adminKey) });
+    expect(flowRead.json()).not.toHaveProperty('checks');
   });
 
   it('saves all the same when the checks do not answer: none listed, checksComplete false', async () => {
     registry.checksFail = true;
     const created = await app.inject({ method: 'POST', url: '/policy', headers: withKey(adminKey), payload: { name: 'p', rule: 'x' } });
     expect([created.statusCode, created.json()]).toEqual([201, { ...draft, checks: [], checksComplete: false }]);
+    const flowSaved = await app.inject({ method: 'PUT', url: `/flow/${ID}`, headers: withKey(adminKey), payload: { status: 'draft' } });
+    expect([flowSaved.statusCode, flowSaved.json()]).toEqual([200, { ...flow, checks: [], checksComplete: false }]);
   });
 
   it('runs no checks for a refused save', async () => {

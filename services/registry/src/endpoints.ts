@@ -19,6 +19,7 @@ import {
   ListRequest,
   RecordListRequest,
   PolicyChecksRequest,
+  FlowChecksRequest,
   PolicyCreateRequest,
   PolicyIdRequest,
   PolicyUpdateRequest,
@@ -50,6 +51,7 @@ import {
   type PolicyPublishReviewedReply,
   type PolicyUpdateReply,
   type PolicyChecksReply,
+  type FlowChecksReply,
 } from '@arbiter/contracts';
 import { defineEndpoint, type ServiceDef } from '@arbiter/service-kit';
 import {
@@ -178,6 +180,11 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         subject: RegistrySubject.policyChecks,
         request: PolicyChecksRequest,
         handler: async ({ principal, rule }): Promise<PolicyChecksReply> => policies.staticChecks(principal, rule),
+      }),
+      flow_checks: defineEndpoint({
+        subject: RegistrySubject.flowChecks,
+        request: FlowChecksRequest,
+        handler: async ({ principal, definition }): Promise<FlowChecksReply> => flows.tableChecks(principal, definition),
       }),
       flow_review_check: defineEndpoint({
         subject: RegistrySubject.flowReviewCheck,

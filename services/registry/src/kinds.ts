@@ -29,6 +29,7 @@ export function flowKind(checks: PublishChecks): KindSpec {
   return {
     kind: 'flow',
     saveProblems: async (content) => (content.definition ? (await checks.definitions([content.definition]))[0] : []),
+    tableChecks: (definition) => checks.tableChecks(definition),
     schemaProblems: (schema) => checks.schema(schema),
     referenceProblems: (content, db, orgId) =>
       content.definition ? nodeReferenceProblems(db, orgId, content.definition) : Promise.resolve([]),

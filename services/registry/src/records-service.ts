@@ -8,6 +8,8 @@ import {
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
   type PolicyChecksReply,
+  type FlowChecksReply,
+  type FlowDefinition,
   type Principal,
   RecordListSort,
   type RunnableKind,
@@ -66,6 +68,8 @@ export interface KindSpec {
   publishProblems(content: RecordContent, trx: Knex.Transaction, orgId: string): Promise<ErrorReason[]>;
   /** The static checks of a rule text (warnings, in a worker with a deadline); policies only. */
   staticChecks?(rule: string): Promise<PolicyChecksReply>;
+  /** The static checks of a flow definition's decision tables (in a worker with a deadline); flows only. */
+  tableChecks?(definition: FlowDefinition): Promise<FlowChecksReply>;
   /**
    * Runs the saved tests of `content` with coverage (docs/api.md#saved-tests-and-coverage), in a
    * worker; a flow's policy nodes are looked up in `db` (a version's pinned versions kept).
@@ -406,6 +410,13 @@ export class RecordsService {
     requireCapability(p, 'view', `check ${plural(this.kind)}`);
     if (!this.spec.staticChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no rule text to check`);
     return this.spec.staticChecks(rule);
+  }
+
+  /** The static checks of a flow definition's decision tables (docs/tables.md#static-checks-publish), for any member of the org. */
+  async tableChecks(p: Principal, definition: FlowDefinition): Promise<FlowChecksReply> {
+    requireCapability(p, 'view', `check ${plural(this.kind)}`);
+    if (!this.spec.tableChecks) throw new ArbiterError('validation_failed', `${plural(this.kind)} have no decision tables to check`);
+    return this.spec.tableChecks(definition);
   }
 
   /** Soft-deletes the whole base of any of its record ids (admin). */

@@ -18,6 +18,7 @@ import {
   GroupMember,
   GroupPage,
   PolicyChecksReply,
+  FlowChecksReply,
   PolicyDraftReply,
   PolicyRecord,
   PolicyRecordPage,
@@ -32,6 +33,8 @@ import {
   type CreateGroupBody,
   type CreatePolicyBody,
   type PolicyChecksRequest,
+  type FlowChecksRequest,
+  type FlowDefinition,
   type FlowCreateRequest,
   type FlowIdRequest,
   type FlowUpdateRequest,
@@ -142,6 +145,8 @@ export interface RegistryClient {
   exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage>;
   /** The static checks of a policy text (docs/api.md#static-checks), run in the registry's check workers. */
   policyChecks(principal: Principal, rule: string, ctx?: RegistryCallContext): Promise<PolicyChecksReply>;
+  /** The static checks of a flow definition's decision tables (docs/tables.md#static-checks-publish), in the registry's check workers. */
+  flowChecks(principal: Principal, definition: FlowDefinition, ctx?: RegistryCallContext): Promise<FlowChecksReply>;
   /** `POST /import` (admin): plans (`dryRun`) or loads a bundle into the caller's org. */
   importBundle(
     principal: Principal,
@@ -236,6 +241,10 @@ export class NatsRegistryClient implements RegistryClient {
   exportPage(principal: Principal, section: ExportSection, cursor: string | undefined, ctx?: RegistryCallContext): Promise<ExportPage> {
     const request: ExportPageRequest = { principal, section, ...(cursor !== undefined ? { cursor } : {}) };
     return this.send(ExportSubject, request, ExportPage, ctx);
+  }
+
+  flowChecks(principal: Principal, definition: FlowDefinition, ctx?: RegistryCallContext): Promise<FlowChecksReply> {
+    return this.send(RegistrySubject.flowChecks, { principal, definition } satisfies FlowChecksRequest, FlowChecksReply, ctx);
   }
 
   policyChecks(principal: Principal, rule: string, ctx?: RegistryCallContext): Promise<PolicyChecksReply> {

@@ -170,6 +170,8 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
   'GET /decisions/{id}': 'getDecision',
   'POST /policy/{policyId}/impact': 'analysePolicyImpact',
   'POST /flow/{flowId}/impact': 'analyseFlowImpact',
+  'POST /policy/{policyId}/tests/from-decision': 'addPolicyTestFromDecision',
+  'POST /flow/{flowId}/tests/from-decision': 'addFlowTestFromDecision',
 };
 
 const JSON_RPC_REQUEST = {

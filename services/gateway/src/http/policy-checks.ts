@@ -19,8 +19,16 @@ export async function checksFor(
   rule: string,
 ): Promise<PolicyChecksReply> {
   if (checker === undefined) return CHECKS_NOT_RUN;
+  return bestEffort(request, () => checker(principal, rule, { requestId: request.id }));
+}
+
+/** Runs `check` for an answer that does not depend on it: a failure is logged and answered as {@link CHECKS_NOT_RUN}. */
+export async function bestEffort<T extends { checksComplete: boolean }>(
+  request: FastifyRequest,
+  check: () => Promise<T>,
+): Promise<T | typeof CHECKS_NOT_RUN> {
   try {
-    return await checker(principal, rule, { requestId: request.id });
+    return await check();
   } catch (err) {
     request.log.warn({ err }, 'static checks left out: the registry did not answer');
     return CHECKS_NOT_RUN;

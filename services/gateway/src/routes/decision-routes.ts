@@ -9,6 +9,10 @@ import {
   DecisionSettings,
   DecisionSettingsParams,
   DecisionStatsParams,
+  FlowRecord,
+  PolicyRecord,
+  RecordIdParam,
+  TestFromDecisionBody,
   DECISION_READ_RIGHT,
   MAX_DECISION_SETTINGS_BASES,
   MAX_DECISION_SETTINGS_BYTES,
@@ -20,6 +24,7 @@ import type { RegistryClient } from '../clients/registry-client.js';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
+import { addTestFromDecision } from '../tests-from-decisions.js';
 
 /** Dependencies of {@link decisionRoutes}. */
 export interface DecisionRoutesOptions {
@@ -136,6 +141,40 @@ export const decisionRoutes: FastifyPluginAsyncZod<DecisionRoutesOptions> = asyn
     },
     handler: async (request) => decisions.stats(principalOf(request), request.params.baseId, { requestId: request.id }),
   });
+
+  const canEdit = requireCapability('edit');
+  for (const kind of ['policy', 'flow'] as const) {
+    const idParam = kind === 'policy' ? 'policyId' : 'flowId';
+    app.post<{ Params: Record<string, string>; Body: TestFromDecisionBody }>(`/${kind}/:${idParam}/tests/from-decision`, {
+      onRequest: [canEdit, canAudit],
+      schema: {
+        tags: [kind === 'policy' ? 'policies' : 'flows'],
+        security,
+        summary: `Saves a recorded decision of the ${kind} as a saved test of its draft`,
+        description:
+          `Needs both the \`edit\` right and the right to read decisions (\`audit\`): in practice admins, or keys with both scopes. ` +
+          `Given a base id or any record id of the base, appends \`{name, data: the decision's input, expect: its result}\` to the base's ` +
+          `draft, made from the latest version when there is none (as \`GET /${kind}/{id}/draft\`), and answers the draft (201). ` +
+          'A masked input stays masked (`"***"`) and the test\'s name says so (" (masked input)"). 400 `validation_failed` when the ' +
+          'decision was made by another base (reason `decision_of_other_base`) or ended in an error (`decision_error`); 404 for an ' +
+          "unknown, deleted or other org's base or decision.",
+        params: z.object({ [idParam]: RecordIdParam }),
+        body: TestFromDecisionBody,
+        response: { 201: kind === 'policy' ? PolicyRecord : FlowRecord, ...errorResponses(400, 401, 403, 404, 413, 415, 429, 503, 504) },
+      },
+      handler: async (request, reply) => {
+        const record = await addTestFromDecision(
+          { registry, decisions },
+          principalOf(request),
+          kind,
+          request.params[idParam],
+          request.body,
+          { requestId: request.id },
+        );
+        return reply.status(201).send(record);
+      },
+    });
+  }
 
   app.get('/decisions/:id', {
     onRequest: canAudit,

@@ -15,6 +15,7 @@ import {
   PolicyRecordPage,
   PolicyReview,
   PolicySaveAnswer,
+  FlowSaveAnswer,
   PolicySummaryPage,
   RecordIdParam,
   type RecordListQuery,
@@ -33,7 +34,7 @@ import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { Page, RecordsClient, RegistryCallContext, RegistryClient } from '../clients/registry-client.js';
 import { reviewBody, type GovernanceClient } from '../clients/governance-client.js';
-import { checksFor, type PolicyChecker } from '../http/policy-checks.js';
+import { bestEffort, checksFor, type PolicyChecker } from '../http/policy-checks.js';
 
 /** Dependencies of {@link registryRoutes}. */
 export interface RegistryRoutesOptions {
@@ -59,7 +60,9 @@ const security: Array<Record<string, string[]>> = [{ apiKey: [] }, { bearer: [] 
 const FLOW_REFERENCES =
   ` A flow draft (created, or updated with \`status:"draft"\`) whose policy node names a missing, deleted or other-org policy, or a ` +
   `missing pinned version, is refused with 400 \`validation_failed\` (reasons \`unknown_policy\`, \`unknown_version\`, path ` +
-  `\`definition.nodes.<id>.baseId|policyId|version\`).`;
+  `\`definition.nodes.<id>.baseId|policyId|version\`). The answer (201, and a \`PUT\`'s 200 or 201) is the record with its decision ` +
+  `tables' static checks: \`checks\` (each \`{check, severity, message, path, rules, example?}\`: overlaps and conflicts are errors that ` +
+  `also refuse a publish; gaps, rules never chosen and rules that never match are warnings; docs/tables.md) and \`checksComplete\`.`;
 
 /** What a policy's save and publish answers carry, for the OpenAPI descriptions. */
 const POLICY_CHECKS =
@@ -101,6 +104,11 @@ export const registryRoutes: FastifyPluginAsyncZod<RegistryRoutesOptions> = asyn
     createBody: CreateFlowBody,
     updateBody: UpdateFlowBody,
     client: registry.flows,
+    saved: {
+      answer: FlowSaveAnswer,
+      checks: (request, record) =>
+        bestEffort(request, () => registry.flowChecks(principalOf(request), record.definition, { requestId: request.id })),
+    },
   });
 };
 
@@ -116,7 +124,7 @@ interface KindRoutes<R extends StoredRecord, S, C, U extends { status: RecordSta
   createBody: z.ZodType<C>;
   updateBody: z.ZodType<U>;
   client: RecordsClient<R, S, C, U>;
-  /** Policies: the answer of a save or publish (200, 201) is the record with its static checks (docs/api.md#static-checks). */
+  /** The answer of a save or publish (200, 201): the record with its static checks (docs/api.md#static-checks). */
   saved?: { answer: z.ZodType; checks: (request: FastifyRequest, record: R) => Promise<object> };
 }
 

@@ -1,4 +1,11 @@
-import { ArbiterError, type ErrorReason, type FlowDefinition, type PolicyChecksReply, type TestRunReport } from '@arbiter/contracts';
+import {
+  ArbiterError,
+  type ErrorReason,
+  type FlowDefinition,
+  type FlowChecksReply,
+  type PolicyChecksReply,
+  type TestRunReport,
+} from '@arbiter/contracts';
 import { builtWorkerFile } from '@arbiter/service-kit';
 import { Piscina } from 'piscina';
 import type { FlowContent, FoundTarget, NodeTarget } from '../domain/flow-checks.js';
@@ -77,17 +84,29 @@ export class PublishChecks {
    * The static checks of a policy text (warnings), in a worker with the rule's deadline: a big
    * policy takes long to parse. Past the deadline the answer has no findings and `checksComplete: false`.
    */
-  async staticChecks(rule: string): Promise<PolicyChecksReply> {
+  staticChecks(rule: string): Promise<PolicyChecksReply> {
+    return this.findings<PolicyChecksReply>({ kind: 'staticChecks', rule });
+  }
+
+  /**
+   * The static checks of a flow definition's decision tables (errors and warnings), in a worker with
+   * the same deadline: a big table takes long. Past it, no findings and `checksComplete: false`.
+   */
+  tableChecks(definition: FlowDefinition): Promise<FlowChecksReply> {
+    return this.findings<FlowChecksReply>({ kind: 'tableChecks', definition });
+  }
+
+  private async findings<T extends { checksComplete: boolean }>(task: CheckTask): Promise<T> {
     if (this.rewarming) await this.rewarming;
     const signal = AbortSignal.timeout(this.opts.timeoutMs);
     try {
-      return (await this.pool.run({ kind: 'staticChecks', rule }, { signal })) as PolicyChecksReply;
+      return (await this.pool.run(task, { signal })) as unknown as T;
     } catch (err) {
       if (!signal.aborted) throw err;
       this.rewarming ??= this.warmUp()
         .catch(() => undefined)
         .finally(() => (this.rewarming = undefined));
-      return { checks: [], checksComplete: false };
+      return { checks: [], checksComplete: false } as unknown as T;
     }
   }
 

@@ -1,4 +1,4 @@
-import type { ErrorReason, FlowDefinition, PolicyChecksReply, TestRunReport } from '@arbiter/contracts';
+import type { ErrorReason, FlowChecksReply, FlowDefinition, PolicyChecksReply, TestRunReport } from '@arbiter/contracts';
 import type { FlowContent, FoundTarget, NodeTarget } from '../domain/flow-checks.js';
 import type { PolicyContent } from '../domain/policy-checks.js';
 
@@ -11,6 +11,7 @@ export type CheckTask =
   | DefinitionsTask
   | { kind: 'policy'; content: PolicyContent; stepBudget: number }
   | { kind: 'staticChecks'; rule: string }
+  | { kind: 'tableChecks'; definition: FlowDefinition }
   | { kind: 'flowTests'; content: FlowContent; targets: [nodeId: string, target: FoundTarget][]; stepBudget: number }
   | TestRunTask;
 
@@ -30,6 +31,6 @@ export interface DefinitionsTask {
 
 /**
  * What a check task answers: its reasons; for `definitions`, each definition's problems in order;
- * for a test run, its report; for `staticChecks`, the findings.
+ * for a test run, its report; for `staticChecks` and `tableChecks`, the findings.
  */
-export type CheckResult = ErrorReason[] | ErrorReason[][] | TestRunReport | PolicyChecksReply;
+export type CheckResult = ErrorReason[] | ErrorReason[][] | TestRunReport | PolicyChecksReply | FlowChecksReply;

@@ -1,5 +1,5 @@
 import { validateDefinition } from '@arbiter/flow';
-import { flowTestProblems, tableCheckProblems } from '../domain/flow-checks.js';
+import { flowTestProblems, tableCheckProblems, tableStaticChecks } from '../domain/flow-checks.js';
 import { policyPublishProblems, schemaProblems, staticChecks } from '../domain/policy-checks.js';
 import { flowTestRun, policyTestRun } from '../domain/test-run.js';
 import type { CheckResult, CheckTask } from './tasks.js';
@@ -15,6 +15,8 @@ export default async function runCheck(task: CheckTask): Promise<CheckResult> {
       return policyPublishProblems(task.content, task.stepBudget);
     case 'staticChecks':
       return staticChecks(task.rule);
+    case 'tableChecks':
+      return tableStaticChecks(task.definition);
     case 'flowTests': {
       // The tables' static-check errors block a publish like failing tests; their warnings never do.
       const tables = tableCheckProblems(task.content.definition);

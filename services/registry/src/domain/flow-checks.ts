@@ -1,4 +1,4 @@
-import type { ErrorReason, FlowDefinition, FlowPolicyNode, FlowTest } from '@arbiter/contracts';
+import type { ErrorReason, FlowChecksReply, FlowDefinition, FlowPolicyNode, FlowTest } from '@arbiter/contracts';
 import { checkTable, runFlow, type ResolvedPolicy } from '@arbiter/flow';
 import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
 import { schemaProblems, testFailure, testSchemaProblem } from './policy-checks.js';
@@ -114,4 +114,34 @@ export function tableCheckProblems(definition: FlowDefinition): ErrorReason[] {
     }
   }
   return problems;
+}
+
+/**
+ * Every static-check finding of the flow's decision tables, errors and warnings, in node order
+ * (the answers of flow saves carry them; docs/tables.md#static-checks-publish). A table that does
+ * not compile has none here: saving refuses it first.
+ */
+export function tableStaticChecks(definition: FlowDefinition): FlowChecksReply {
+  const out: FlowChecksReply = { checks: [], checksComplete: true };
+  for (const [nodeId, node] of Object.entries(definition.nodes)) {
+    if (node.type !== 'table') continue;
+    let found;
+    try {
+      found = checkTable(nodeId, node);
+    } catch {
+      continue;
+    }
+    if (!found.complete) out.checksComplete = false;
+    for (const c of found.checks) {
+      out.checks.push({
+        check: c.check,
+        severity: c.severity,
+        message: c.message,
+        path: c.path,
+        rules: c.rules,
+        ...(c.example !== undefined && { example: c.example }),
+      });
+    }
+  }
+  return out;
 }
