@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { pingDatabase, type EventOutbox } from '@arbiter/service-kit';
 import { ApiKeyCache, hashApiKey, installationId, KeyUsage, RateBuckets, RateCounter, trustProxyOption } from '@arbiter/key-auth';
 import type { AppSettings } from './config.js';
-import type { EngineClient } from './clients/engine-client.js';
+import type { ExecutionClient } from './clients/execution-client.js';
 import { registerOpenApi } from './http/openapi.js';
 import { clientErrorHandler, installProblemHandlers, sendProblem } from './http/problem.js';
 import { installJsonBodyParser } from './http/json-body.js';
@@ -16,7 +16,7 @@ import { echoRequestId, requestIdOf } from './http/request-id.js';
 import { Authenticator } from './identity/authenticator.js';
 import { createTokenVerifier } from './identity/jwt.js';
 import { IdentityService } from './identity/identity-service.js';
-import { engineRoutes } from './routes/engine-routes.js';
+import { ruleRoutes } from './routes/rule-routes.js';
 import { batchRunRoutes } from './routes/batch-run-routes.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health-routes.js';
 import { instrumentRequests } from './http/metrics.js';
@@ -24,7 +24,7 @@ import type { Registry } from 'prom-client';
 import { identityRoutes } from './routes/identity-routes.js';
 import { mcpRoutes } from './routes/mcp-routes.js';
 import { storedRunRoutes } from './routes/stored-run-routes.js';
-import type { RunnerClient } from './clients/runner-client.js';
+import type { StoredRunClient } from './clients/stored-run-client.js';
 import type { McpForwarder } from './clients/mcp-forwarder.js';
 import { gatewayOutbox } from './events/outbox.js';
 import type { RegistryClient } from './clients/registry-client.js';
@@ -63,12 +63,12 @@ export interface AppDeps {
   readonly db: Knex;
   /** Shared Redis for the API-key cache and rate-limit counters. */
   readonly redis: Redis;
-  /** The rule engine (the execution service over NATS in production). */
-  readonly engine: EngineClient;
+  /** Runs of rule texts, validate, explain and operators: the execution service over NATS in production. */
+  readonly execution: ExecutionClient;
   /** Proxy to the mcp service; `/mcp` is served only when given. */
   readonly mcp?: McpForwarder;
   /** Runs of stored policies and flows (the execution service); `/run/policy/...`, `/run/flow/...` and `/flow/test` are served only when given. */
-  readonly runner?: RunnerClient;
+  readonly runner?: StoredRunClient;
   /** The registry service; the stored policy, flow and group routes are served only when given. */
   readonly registry?: RegistryClient;
   /** Local evaluation's registry side and revision watch; `/runnable`, `/runnable/changes` and `/runnable/reports` are served only when given. */
@@ -188,12 +188,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(identityRoutes, { authenticator, identity });
   const registry = deps.registry;
   const policyChecks: PolicyChecker | undefined = registry && ((principal, rule, ctx) => registry.policyChecks(principal, rule, ctx));
-  await app.register(engineRoutes, { authenticator, engine: deps.engine, ...(policyChecks && { checks: policyChecks }) });
+  await app.register(ruleRoutes, { authenticator, execution: deps.execution, ...(policyChecks && { checks: policyChecks }) });
   if (deps.mcp) await app.register(mcpRoutes, { authenticator, forwarder: deps.mcp, rates });
   if (deps.runner) await app.register(storedRunRoutes, { authenticator, runner: deps.runner });
   await app.register(batchRunRoutes, {
     authenticator,
-    engine: deps.engine,
+    execution: deps.execution,
     ...(deps.runner ? { runner: deps.runner } : {}),
     rates,
     ...(config.limits.runBatchMaxItems !== undefined ? { maxItems: config.limits.runBatchMaxItems } : {}),

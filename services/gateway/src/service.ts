@@ -19,14 +19,14 @@ import { NatsWebhooksClient } from './clients/webhooks-client.js';
 import { NatsDecisionsClient } from './clients/decisions-client.js';
 import { NatsImpactClient } from './clients/impact-client.js';
 import { appSettingsOf, type GatewayConfig } from './config.js';
-import { NatsEngineClient } from './clients/engine-client-nats.js';
+import { NatsExecutionClient } from './clients/execution-client-nats.js';
 import { gatewayOutbox } from './events/outbox.js';
 import { bootstrapIdentity } from './identity/bootstrap.js';
 import { McpForwarder } from './clients/mcp-forwarder.js';
 import { migrateGateway } from './migrate.js';
 import { NatsGovernanceClient } from './clients/governance-client.js';
 import { NatsRegistryClient } from './clients/registry-client.js';
-import { NatsRunnerClient } from './clients/runner-client.js';
+import { NatsStoredRunClient } from './clients/stored-run-client.js';
 import { NatsRunnableClient } from './clients/runnable-client.js';
 import { RunnableWatch } from './clients/runnable-watch.js';
 
@@ -88,9 +88,9 @@ export function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gateway> {
         logger,
         db,
         redis,
-        engine: new NatsEngineClient(evals, bus, config.ENGINE_TIMEOUT_MS),
+        execution: new NatsExecutionClient(evals, bus, config.ENGINE_TIMEOUT_MS),
         mcp: new McpForwarder(bus, config.MCP_FORWARD_TIMEOUT_MS),
-        runner: new NatsRunnerClient(evals, bus, config.ENGINE_TIMEOUT_MS),
+        runner: new NatsStoredRunClient(evals, bus, config.ENGINE_TIMEOUT_MS),
         registry: new NatsRegistryClient(bus, config.REGISTRY_TIMEOUT_MS),
         audit: new NatsAuditClient(bus, config.AUDIT_TIMEOUT_MS),
         webhooks: new NatsWebhooksClient(bus, config.WEBHOOKS_TIMEOUT_MS),

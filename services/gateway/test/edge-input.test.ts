@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
-import { StubEngine } from './support/engines.js';
+import { StubExecution } from './support/stub-execution.js';
 import { newOrg, problem, startGateway, withKey } from './support/gateway.js';
 import { parseJsonBody } from '../src/http/json-body.js';
 
@@ -12,12 +12,12 @@ let db: TestDatabase;
 let redis: TestRedis;
 let app: FastifyInstance;
 let adminKey: string;
-const engine = new StubEngine();
+const execution = new StubExecution();
 
 beforeAll(async () => {
   db = await createTestDatabase();
   redis = await createTestRedis();
-  app = await startGateway(db, redis, { engine });
+  app = await startGateway(db, redis, { execution });
   adminKey = await newOrg(db, 'acme');
 });
 

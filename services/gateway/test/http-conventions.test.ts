@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestDatabase, createTestRedis, REDIS_URL, type TestDatabase, type TestRedis } from './support/servers.js';
-import { StubEngine } from './support/engines.js';
+import { StubExecution } from './support/stub-execution.js';
 import { hashApiKey, installationId } from '@arbiter/key-auth';
 import { LogCapture, newOrg, problem, signToken, startGateway, withKey, withToken } from './support/gateway.js';
 
@@ -11,13 +11,13 @@ let db: TestDatabase;
 let redis: TestRedis;
 let app: FastifyInstance;
 let adminKey: string;
-const engine = new StubEngine();
+const execution = new StubExecution();
 const logs = new LogCapture();
 
 beforeAll(async () => {
   db = await createTestDatabase();
   redis = await createTestRedis();
-  app = await startGateway(db, redis, { engine, logs });
+  app = await startGateway(db, redis, { execution, logs });
   adminKey = await newOrg(db, 'acme');
 });
 
@@ -136,24 +136,24 @@ describe('problem documents and request ids', () => {
   });
 
   it('maps engine failures: no execution replica → 503, time-out → 504', async () => {
-    engine.failWith = 'dependency_unavailable';
+    execution.failWith = 'dependency_unavailable';
     const unavailable = await app.inject({ method: 'POST', url: '/run', headers: withKey(adminKey), payload: { rule: 'x', data: {} } });
-    engine.failWith = 'timeout';
+    execution.failWith = 'timeout';
     const timedOut = await app.inject({ method: 'GET', url: '/operators', headers: withKey(adminKey) });
-    engine.failWith = undefined;
+    execution.failWith = undefined;
     expect(problem(unavailable)).toMatchObject({ status: 503, code: 'dependency_unavailable' });
     expect(problem(timedOut)).toMatchObject({ status: 504, code: 'timeout' });
   });
 
   it('answers an unexpected fault with a generic 500 and logs it with the request id', async () => {
-    engine.failWith = 'crash';
+    execution.failWith = 'crash';
     const res = await app.inject({
       method: 'POST',
       url: '/validate',
       headers: { ...withKey(adminKey), 'x-request-id': 'crash-1' },
       payload: { rule: 'x' },
     });
-    engine.failWith = undefined;
+    execution.failWith = undefined;
     expect(problem(res)).toMatchObject({
       status: 500,
       code: 'internal',
@@ -172,12 +172,12 @@ describe('problem documents and request ids', () => {
       headers: { ...withKey(adminKey), 'x-request-id': 'fwd-1' },
       payload: { rule: 'x' },
     });
-    expect(engine.calls.at(-1)).toMatchObject({ op: 'explain', requestId: 'fwd-1' });
+    expect(execution.calls.at(-1)).toMatchObject({ op: 'explain', requestId: 'fwd-1' });
   });
 
   it('never writes an API key, a bearer token or an api_key query value to the logs (access lines at debug included)', async () => {
     const debugLogs = new LogCapture();
-    const verbose = await startGateway(db, redis, { engine, logs: debugLogs, logLevel: 'debug' });
+    const verbose = await startGateway(db, redis, { execution, logs: debugLogs, logLevel: 'debug' });
     try {
       await verbose.inject({ method: 'GET', url: `/me?api_key=${adminKey}&x=1`, headers: withKey(adminKey) });
       await verbose.inject({ method: 'GET', url: '/me', headers: { authorization: 'Bearer secret.token.value' } });
@@ -195,7 +195,7 @@ describe('problem documents and request ids', () => {
   // Access logs off the per-request path.
   it('writes access lines only at debug, or for one request in ACCESS_LOG_SAMPLE_EVERY; errors always, with the request id', async () => {
     const quiet = new LogCapture();
-    const sampled = await startGateway(db, redis, { engine, logs: quiet, accessLogSampleEvery: 3 });
+    const sampled = await startGateway(db, redis, { execution, logs: quiet, accessLogSampleEvery: 3 });
     try {
       for (let i = 0; i < 6; i++) {
         const res = await sampled.inject({ method: 'GET', url: '/me', headers: { ...withKey(adminKey), 'x-request-id': `quiet-${i}` } });
@@ -206,7 +206,7 @@ describe('problem documents and request ids', () => {
         ['quiet-2', 3],
         ['quiet-5', 3],
       ]);
-      engine.failWith = 'crash';
+      execution.failWith = 'crash';
       await sampled.inject({
         method: 'POST',
         url: '/validate',
@@ -215,7 +215,7 @@ describe('problem documents and request ids', () => {
       });
       expect(quiet.lines.some((l) => l.includes('"requestId":"quiet-crash"') && l.includes('"level":50'))).toBe(true);
     } finally {
-      engine.failWith = undefined;
+      execution.failWith = undefined;
       await sampled.close();
     }
   });

@@ -8,7 +8,7 @@ import { buildApp } from '../src/app.js';
 import type { JwtSettings } from '../src/config.js';
 import type { TestDatabase, TestRedis } from './support/servers.js';
 import { closeGatewayEnv, openGatewayEnv } from './support/app-env.js';
-import { StubEngine } from './support/engines.js';
+import { StubExecution } from './support/stub-execution.js';
 import { problem, signToken, withKey, withToken, JWT_AUDIENCE, JWT_ISSUER } from './support/gateway.js';
 
 let db: TestDatabase;
@@ -163,7 +163,7 @@ async function appWithJwt(jwt: JwtSettings): Promise<FastifyInstance> {
     logger: createLogger({ service: 'gateway-test', level: 'silent' }),
     db: db.db,
     redis: redis.redis,
-    engine: new StubEngine(),
+    execution: new StubExecution(),
   });
   await other.ready();
   return other;

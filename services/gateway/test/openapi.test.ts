@@ -9,7 +9,7 @@ import { createLogger } from '@arbiter/service-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type AppDeps } from '../src/app.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
-import { StubEngine } from './support/engines.js';
+import { StubExecution } from './support/stub-execution.js';
 import { JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET } from './support/gateway.js';
 
 /** Stands in for a service client the document's routes need registered: generating the document never calls it. */
@@ -58,7 +58,7 @@ beforeAll(async () => {
     logger: createLogger({ service: 'gateway-openapi-test', level: 'silent' }),
     db: db.db,
     redis: redis.redis,
-    engine: new StubEngine(),
+    execution: new StubExecution(),
     mcp: unused(),
     runner: unused(),
     registry: unused(),

@@ -3,19 +3,19 @@ import type { FastifyInstance } from 'fastify';
 import { ExplainResponse, OperatorsResponse, RunResponse } from '@arbiter/contracts';
 import { listOperators } from '@arbiter/rule-lang';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
-import { InProcessEngine } from './support/in-process-engine.js';
+import { InProcessExecution } from './support/in-process-execution.js';
 import { newOrg, startGateway, withKey } from './support/gateway.js';
 
 let db: TestDatabase;
 let redis: TestRedis;
 let app: FastifyInstance;
 let key: string;
-const engine = new InProcessEngine();
+const execution = new InProcessExecution();
 
 beforeAll(async () => {
   db = await createTestDatabase();
   redis = await createTestRedis();
-  app = await startGateway(db, redis, { engine });
+  app = await startGateway(db, redis, { execution });
   key = await newOrg(db, 'acme');
 });
 
@@ -62,7 +62,7 @@ describe('POST /run with the real rule language', () => {
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ result: true });
-    const sent = engine.received.at(-1)!;
+    const sent = execution.received.at(-1)!;
     expect(typeof sent).not.toBe('string');
     expect(Buffer.from(sent as Uint8Array).toString('utf8')).toBe(data);
   });
@@ -75,7 +75,7 @@ describe('POST /run with the real rule language', () => {
       payload: `{"rule": ${JSON.stringify(RULE)}, "data": {"applicant": {"age": 1e400}}}`,
     });
     expect(res.statusCode).toBe(200);
-    expect(engine.received.at(-1)).toBe('{"applicant":{"age":null}}');
+    expect(execution.received.at(-1)).toBe('{"applicant":{"age":null}}');
   });
 
   it('answers a parse error as a 200 result with error and errorCode (docs/errors.md)', async () => {

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { ArbiterError, type ProblemDetails } from '@arbiter/contracts';
-import type { EngineAnswer } from '../clients/engine-client.js';
-import { engineError } from '../clients/engine-retry.js';
+import type { ExecutionAnswer } from '../clients/execution-client.js';
+import { executionError } from '../clients/execution-retry.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -20,9 +20,9 @@ export function sendJson(reply: FastifyReply, body: Uint8Array): FastifyReply {
 }
 
 /** Sends a single evaluation's answer, or throws its error (the per-caller limit as a 429 with `retry-after`). */
-export function sendAnswer(reply: FastifyReply, answer: EngineAnswer | undefined): FastifyReply {
+export function sendAnswer(reply: FastifyReply, answer: ExecutionAnswer | undefined): FastifyReply {
   if (answer === undefined) throw new ArbiterError('internal', 'the evaluation gave no answer');
-  if (answer instanceof ArbiterError) throw engineError(answer);
+  if (answer instanceof ArbiterError) throw executionError(answer);
   return sendJson(reply, answer);
 }
 

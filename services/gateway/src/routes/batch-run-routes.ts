@@ -23,16 +23,16 @@ import { installItemsBodyParser, itemsOf } from '../http/json-body.js';
 import { sendResults } from '../http/raw-json.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { RateCounter } from '@arbiter/key-auth';
-import { batchResults, checkBatchSize } from '../batch-runner.js';
-import type { EngineAnswer, EngineClient } from '../clients/engine-client.js';
-import type { RunBy, RunKind, RunnerClient } from '../clients/runner-client.js';
+import { batchResults, checkBatchSize } from '../batch-results.js';
+import type { ExecutionAnswer, ExecutionClient } from '../clients/execution-client.js';
+import type { RunBy, RunKind, StoredRunClient } from '../clients/stored-run-client.js';
 
 /** Dependencies of {@link batchRunRoutes}. */
 export interface BatchRunRoutesOptions {
   readonly authenticator: Authenticator;
-  readonly engine: EngineClient;
+  readonly execution: ExecutionClient;
   /** Stored runs; the `/run/policy…/batch` and `/run/flow…/batch` routes are served only when given. */
-  readonly runner?: RunnerClient;
+  readonly runner?: StoredRunClient;
   /** Counts each batch item in the rate limit. */
   readonly rates: RateCounter;
   /** Items per call (more → 413); default 1000. */
@@ -44,7 +44,7 @@ export interface BatchRunRoutesOptions {
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
 const tags = ['execution'];
 const BATCH =
-  '`results[i]` is exactly what the single-item endpoint answers for `items[i]`: its 200 body (engine outcomes such as `parse_error` ' +
+  '`results[i]` is exactly what the single-item endpoint answers for `items[i]`: its 200 body (run outcomes such as `parse_error` ' +
   'or `schema_mismatch` included), or the RFC 9457 problem object of an item that failed on its own (data nested too deep, the ' +
   'per-key evaluation limit, a time-out). More than RUN_BATCH_MAX_ITEMS items (default 1000) → 413. The rate limit counts each ' +
   "item as a request (for the key and for its owner over all their keys), and the answer's `x-ratelimit-remaining` counts them: past " +
@@ -82,7 +82,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     if (use !== undefined) applyRateLimit(reply, use, BATCH_COUNTED);
   }
 
-  function send(request: FastifyRequest, reply: FastifyReply, answers: EngineAnswer[], notFoundFailsCall: boolean) {
+  function send(request: FastifyRequest, reply: FastifyReply, answers: ExecutionAnswer[], notFoundFailsCall: boolean) {
     const results = batchResults(answers, {
       requestId: String(request.id),
       notFoundFailsCall,
@@ -105,7 +105,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     handler: async (request, reply) => {
       const { rule, items, trace, reasons } = request.body;
       await admit(request, reply, items.length);
-      const answers = await opts.engine.evaluate(principalOf(request), rule, itemsOf(request, items), {
+      const answers = await opts.execution.run(principalOf(request), rule, itemsOf(request, items), {
         requestId: request.id,
         trace: tracesOf({ trace }),
         traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),

@@ -18,17 +18,17 @@ import { rawBodyOf } from '../http/json-body.js';
 import { sendAnswer, sendJson } from '../http/raw-json.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { RunBy, RunKind, RunnerClient } from '../clients/runner-client.js';
+import type { RunBy, RunKind, StoredRunClient } from '../clients/stored-run-client.js';
 
 /** Dependencies of {@link storedRunRoutes}. */
 export interface StoredRunRoutesOptions {
   readonly authenticator: Authenticator;
-  readonly runner: RunnerClient;
+  readonly runner: StoredRunClient;
 }
 
 const security: Array<Record<string, string[]>> = [{ apiKey: [] }];
 const tags = ['execution'];
-const ENGINE_RESULTS =
+const EXECUTION_RESULTS =
   "Engine outcomes are results, not HTTP errors: a rule that fails to parse, missing data, or data that breaks the policy's JSON Schema " +
   '(`errorCode:"schema_mismatch"`, `error` naming the first failing path) answer 200 with `result:false`, `error` and `errorCode`.';
 const FLOW_RESULTS =
@@ -69,7 +69,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       tags,
       security,
       summary: 'Run the current runnable policy of a base',
-      description: `Runs the latest published version of the base, or its draft when it was never published. ${ENGINE_RESULTS} ${TRACE} ${NOT_FOUND}`,
+      description: `Runs the latest published version of the base, or its draft when it was never published. ${EXECUTION_RESULTS} ${TRACE} ${NOT_FOUND}`,
       params: param('baseId', 'Base id of the policy'),
       querystring: TraceQuery,
       body: RunData,
@@ -85,7 +85,7 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       tags,
       security,
       summary: 'Run the exact policy record (a version or the draft)',
-      description: `${ENGINE_RESULTS} ${TRACE} ${NOT_FOUND}`,
+      description: `${EXECUTION_RESULTS} ${TRACE} ${NOT_FOUND}`,
       params: param('policyId', 'Id of a policy record (a version or the draft)'),
       querystring: TraceQuery,
       body: RunData,

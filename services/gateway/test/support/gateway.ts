@@ -4,14 +4,14 @@ import { SignJWT } from 'jose';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createLogger } from '@arbiter/service-kit';
 import { buildApp, type AppConfig, type AppDeps } from '../../src/app.js';
-import type { EngineClient } from '../../src/clients/engine-client.js';
+import type { ExecutionClient } from '../../src/clients/execution-client.js';
 import type { AuditClient } from '../../src/clients/audit-client.js';
 import type { DecisionsClient } from '../../src/clients/decisions-client.js';
 import type { RegistryClient } from '../../src/clients/registry-client.js';
 import type { GovernanceClient } from '../../src/clients/governance-client.js';
 import type { ImpactClient } from '../../src/clients/impact-client.js';
 import { createOrgWithAdmin } from '../../src/identity/bootstrap.js';
-import { StubEngine } from './engines.js';
+import { StubExecution } from './stub-execution.js';
 import type { TestDatabase, TestRedis } from './servers.js';
 
 /** HS256 secret configured on every test gateway. */
@@ -39,7 +39,7 @@ export class LogCapture extends Writable {
 
 /** Options of {@link startGateway}. */
 export interface GatewayOptions {
-  engine?: EngineClient;
+  execution?: ExecutionClient;
   limits?: Partial<AppConfig['limits']>;
   logs?: LogCapture;
   /** Level of the captured logs (`info` by default). */
@@ -87,7 +87,7 @@ export async function startGateway(db: TestDatabase, redis: TestRedis, opts: Gat
     logger,
     db: db.db,
     redis: redis.redis,
-    engine: opts.engine ?? new StubEngine(),
+    execution: opts.execution ?? new StubExecution(),
     ...(opts.now ? { now: opts.now } : {}),
     ...(opts.registry ? { registry: opts.registry } : {}),
     ...(opts.audit ? { audit: opts.audit } : {}),

@@ -1,7 +1,7 @@
 import { StoredRunSubject, tracesOf, type FlowTestBody, type FlowTestInput, type Principal, type RunOptions } from '@arbiter/contracts';
 import type { Bus, EvalClient, FrameItem } from '@arbiter/service-kit';
-import type { EngineAnswer } from './engine-client.js';
-import { engineAnswer } from './engine-retry.js';
+import type { ExecutionAnswer } from './execution-client.js';
+import { executionAnswer } from './execution-retry.js';
 
 /** What a stored run names: a base (its current runnable record) or an exact record. */
 export type RunBy = 'base' | 'record';
@@ -15,14 +15,14 @@ export type RunKind = 'policy' | 'flow';
  * no execution replica answers, `timeout` on time-out. Engine outcomes (parse error, missing data,
  * schema mismatch, a flow node's deleted policy) are results.
  */
-export interface RunnerClient {
+export interface StoredRunClient {
   /**
    * Runs the policy or flow `id` names (`by` a base id, or an exact record id) on each of `items`
    * (data objects as JSON text, or its UTF-8 bytes): `POST /run/policy/{baseId}` and the others, one item, and their
    * `/batch` forms. In order, each item's answer: the JSON body of the single route (bytes, never
    * decoded here) or its error.
    */
-  run(kind: RunKind, principal: Principal, by: RunBy, id: string, items: readonly FrameItem[], ctx: RunOptions): Promise<EngineAnswer[]>;
+  run(kind: RunKind, principal: Principal, by: RunBy, id: string, items: readonly FrameItem[], ctx: RunOptions): Promise<ExecutionAnswer[]>;
   /** `POST /flow/test`: the JSON body of the answer (a `FlowRunResponse`), never decoded here. */
   testFlow(principal: Principal, body: FlowTestBody, ctx?: RunOptions): Promise<Uint8Array>;
 }
@@ -32,8 +32,8 @@ const SUBJECTS = {
   flow: { base: StoredRunSubject.flowByBase, record: StoredRunSubject.flowByRecord },
 } as const;
 
-/** The production {@link RunnerClient}: stored runs as `exec.eval` groups (service-kit `EvalClient`), `/flow/test` on `exec.flow.test`. */
-export class NatsRunnerClient implements RunnerClient {
+/** The production {@link StoredRunClient}: stored runs as `exec.eval` groups (service-kit `EvalClient`), `/flow/test` on `exec.flow.test`. */
+export class NatsStoredRunClient implements StoredRunClient {
   constructor(
     private readonly evals: Pick<EvalClient, 'many'>,
     private readonly bus: Pick<Bus, 'requestData'>,
@@ -47,7 +47,7 @@ export class NatsRunnerClient implements RunnerClient {
     id: string,
     items: readonly FrameItem[],
     options: RunOptions,
-  ): Promise<EngineAnswer[]> {
+  ): Promise<ExecutionAnswer[]> {
     return this.evals.many({ ...options, subject: SUBJECTS[kind][by], principal, id, timeoutMs: this.timeoutMs }, items);
   }
 
@@ -59,7 +59,7 @@ export class NatsRunnerClient implements RunnerClient {
       trace: tracesOf(ctx),
       ...(ctx?.reasons === true ? { reasons: true } : {}),
     };
-    return engineAnswer(
+    return executionAnswer(
       this.bus.requestData(StoredRunSubject.flowTest, payload, {
         timeoutMs: this.timeoutMs,
         ...(ctx?.requestId !== undefined ? { requestId: ctx.requestId } : {}),

@@ -8,7 +8,7 @@ import {
   type ValidateResponse,
 } from '@arbiter/contracts';
 import type { FrameItem } from '@arbiter/service-kit';
-import type { EngineAnswer, EngineClient } from '../../src/clients/engine-client.js';
+import type { ExecutionAnswer, ExecutionClient } from '../../src/clients/execution-client.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -22,12 +22,12 @@ export function answerOf(body: unknown): Uint8Array {
  * A stand-in engine for route tests (PostgreSQL and Redis stay real): answers fixed,
  * schema-valid results, records the calls, and can be told to fail with a bus error code.
  */
-export class StubEngine implements EngineClient {
+export class StubExecution implements ExecutionClient {
   readonly calls: Array<{ op: string; body?: unknown; requestId?: string; trace?: boolean }> = [];
   /** A catalogue code to fail with, or `crash` to throw a plain (unexpected) Error. */
   failWith: ErrorCode | 'crash' | undefined;
 
-  async evaluate(_p: unknown, rule: string, items: readonly FrameItem[], ctx: RunOptions): Promise<EngineAnswer[]> {
+  async run(_p: unknown, rule: string, items: readonly FrameItem[], ctx: RunOptions): Promise<ExecutionAnswer[]> {
     return items.map((item) => {
       const data = JSON.parse(typeof item === 'string' ? item : decoder.decode(item)) as Record<string, unknown>;
       try {

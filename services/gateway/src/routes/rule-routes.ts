@@ -14,13 +14,13 @@ import { installItemsBodyParser, itemsOf } from '../http/json-body.js';
 import { sendAnswer } from '../http/raw-json.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
-import type { EngineClient } from '../clients/engine-client.js';
+import type { ExecutionClient } from '../clients/execution-client.js';
 import { checksFor, type PolicyChecker } from '../http/policy-checks.js';
 
-/** Dependencies of {@link engineRoutes}. */
-export interface EngineRoutesOptions {
+/** Dependencies of {@link ruleRoutes}. */
+export interface RuleRoutesOptions {
   readonly authenticator: Authenticator;
-  readonly engine: EngineClient;
+  readonly execution: ExecutionClient;
   /** The static checks `/validate` answers with; without it they are left out (`checks: []`, `checksComplete: false`). */
   readonly checks?: PolicyChecker;
 }
@@ -32,7 +32,7 @@ const tags = ['engine'];
  * `POST /run`, `/validate`, `/explain` and `GET /operators`: an `x-api-key` with scope `view`
  * is required (docs/api.md#authentication-and-roles); the work is done by the execution service.
  */
-export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (app, { authenticator, engine, checks }) => {
+export const ruleRoutes: FastifyPluginAsyncZod<RuleRoutesOptions> = async (app, { authenticator, execution, checks }) => {
   authenticate(app, authenticator, 'api-key-only');
   // `data` travels to the execution service as the bytes the caller sent (never parsed and written again).
   installItemsBodyParser(app, undefined, { key: 'data', as: 'value' });
@@ -56,7 +56,7 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
     },
     handler: async (request, reply) => {
       const { rule, data, trace, reasons } = request.body;
-      const [answer] = await engine.evaluate(principalOf(request), rule, itemsOf(request, [data]), {
+      const [answer] = await execution.run(principalOf(request), rule, itemsOf(request, [data]), {
         requestId: request.id,
         trace: tracesOf({ trace }),
         ...(reasons === true ? { reasons: true } : {}),
@@ -83,7 +83,7 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
     handler: async (request) => {
       const principal = principalOf(request);
       const [answer, found] = await Promise.all([
-        engine.validate(principal, request.body, { requestId: request.id }),
+        execution.validate(principal, request.body, { requestId: request.id }),
         checksFor(request, checks, principal, request.body.rule),
       ]);
       return { ...answer, ...found };
@@ -100,7 +100,7 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
       body: RuleOnlyRequest,
       response: { 200: ExplainResponse, ...errorResponses(400, 401, 403, 413, 415, 429, 503, 504) },
     },
-    handler: async (request) => engine.explain(principalOf(request), request.body, { requestId: request.id }),
+    handler: async (request) => execution.explain(principalOf(request), request.body, { requestId: request.id }),
   });
 
   app.get('/operators', {
@@ -112,6 +112,6 @@ export const engineRoutes: FastifyPluginAsyncZod<EngineRoutesOptions> = async (a
       summary: 'List the operators of the rule language',
       response: { 200: OperatorsResponse, ...errorResponses(401, 403, 429, 503, 504) },
     },
-    handler: async (request) => engine.operators(principalOf(request), { requestId: request.id }),
+    handler: async (request) => execution.operators(principalOf(request), { requestId: request.id }),
   });
 };

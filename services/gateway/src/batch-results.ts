@@ -1,5 +1,5 @@
 import { ArbiterError, isRuleTooLarge, type ProblemDetails } from '@arbiter/contracts';
-import type { EngineAnswer } from './clients/engine-client.js';
+import type { ExecutionAnswer } from './clients/execution-client.js';
 import { problemOf } from './http/problem.js';
 
 /** Options of {@link batchResults}. */
@@ -17,7 +17,7 @@ export interface BatchResultOptions {
  * problem its own request would have answered. A rule too large (and, for the stored forms, an
  * unknown or deleted base) fails the whole call instead: it is not about one item.
  */
-export function batchResults(answers: readonly EngineAnswer[], opts: BatchResultOptions): Array<Uint8Array | ProblemDetails> {
+export function batchResults(answers: readonly ExecutionAnswer[], opts: BatchResultOptions): Array<Uint8Array | ProblemDetails> {
   return answers.map((answer) => {
     if (!(answer instanceof ArbiterError)) return answer;
     if (opts.notFoundFailsCall && answer.code === 'not_found') throw answer;

@@ -13,7 +13,7 @@ import {
   type HandlerContext,
 } from '@arbiter/service-kit';
 import { testServers } from '@arbiter/test-kit';
-import { NatsEngineClient } from '../src/clients/engine-client-nats.js';
+import { NatsExecutionClient } from '../src/clients/execution-client-nats.js';
 import { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './support/servers.js';
 import { newOrg, problem, startGateway, withKey } from './support/gateway.js';
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   redis = await createTestRedis();
   bus = await connectBus({ url: NATS_URL, prefix, name: 'gateway-test', logger });
-  app = await startGateway(db, redis, { engine: new NatsEngineClient(new EvalClient(bus, { coalesce: true }), bus, 300) });
+  app = await startGateway(db, redis, { execution: new NatsExecutionClient(new EvalClient(bus, { coalesce: true }), bus, 300) });
   key = await newOrg(db, 'acme');
 });
 
