@@ -79,6 +79,7 @@ describe('checks at submit and the review inbox', () => {
         references: { total: 0, covered: 0 },
         percent: 50,
       },
+      warnings: [],
     });
 
     const inbox = await call(stack, 'GET', '/reviews?state=pending_approval', { key: key.pat });

@@ -2,7 +2,7 @@ import { CoverageSummary } from './coverage.js';
 import { ImpactReport } from './decisions.js';
 import { z } from 'zod';
 import { Principal } from './principal.js';
-import { FlowRecord, PolicyRecord, RecordIdParam, RecordReview } from './registry.js';
+import { FlowRecord, PolicyRecord, RecordIdParam, RecordReview, StaticCheckWarning } from './registry.js';
 import { RunnableKind } from './runnable-index.js';
 
 /**
@@ -37,6 +37,13 @@ export const ReviewChecks = z.object({
     .optional()
     .describe(
       "What the draft's saved tests covered when it was submitted (docs/api.md#saved-tests-and-coverage); null for a request made before coverage was kept",
+    ),
+  warnings: z
+    .array(StaticCheckWarning)
+    .nullable()
+    .optional()
+    .describe(
+      "The static checks' warnings of the draft when it was submitted (docs/api.md#static-checks); null for a request made before they were kept",
     ),
 });
 export type ReviewChecks = z.infer<typeof ReviewChecks>;

@@ -195,6 +195,8 @@ export {
   PublishCheckRequest,
   PublishCheckReply,
   TestRunRequest,
+  StaticCheckWarning,
+  MAX_REVIEW_WARNINGS,
   PinnedVersions,
 } from './registry.js';
 export { RecordListHttpQuery, ListDeletedRequest, RestoreRequest, RestoreBody } from './registry.js';

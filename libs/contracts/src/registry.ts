@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PolicyChecksFields, TableChecksFields } from './engine.js';
+import { PolicyChecksFields, PolicyStaticCheck, TableChecksFields, TableStaticCheck } from './engine.js';
 import { CoverageSummary, TestRunQuery } from './coverage.js';
 import { ErrorReason } from './errors.js';
 import { FlowDefinition, FlowResult } from './flow.js';
@@ -511,19 +511,28 @@ export type FlowReviewCheckReply = z.infer<typeof FlowReviewCheckReply>;
  */
 export const PublishCheckRequest = z.strictObject({ ...withPrincipal, recordId: RecordIdParam, ...gate });
 export type PublishCheckRequest = z.input<typeof PublishCheckRequest>;
-/**
- * Reply of `registry.{policy,flow}.publishCheck`: every reason a publish of the draft would be
- * refused (422 `cannot_publish`), empty when it would pass, and the content hash that was checked.
- */
 /** Request of `registry.policy.testRun` / `registry.flow.testRun`: runs the saved tests of the base's draft, or of `version`. */
 export const TestRunRequest = z.strictObject({ principal: Principal, baseId: RecordIdParam, version: TestRunQuery.shape.version });
 export type TestRunRequest = z.input<typeof TestRunRequest>;
 
+/** Static-check warnings a publish check carries at most (the review summary keeps them). */
+export const MAX_REVIEW_WARNINGS = 50;
+
+/** A static-check warning of a policy or of a flow's decision table, as the review summary shows it. */
+export const StaticCheckWarning = z.union([PolicyStaticCheck, TableStaticCheck]);
+export type StaticCheckWarning = z.infer<typeof StaticCheckWarning>;
+
+/**
+ * Reply of `registry.{policy,flow}.publishCheck`: every reason a publish of the draft would be
+ * refused (422 `cannot_publish`), empty when it would pass, and the content hash that was checked.
+ */
 export const PublishCheckReply = z.object({
   contentHash: z.string(),
   problems: z.array(ErrorReason),
   /** What the saved tests cover, when the checks passed (the review summary shows it). */
   coverage: CoverageSummary.optional(),
+  /** The static checks' warnings, when the checks passed (never blocking; the review summary shows them). */
+  warnings: z.array(StaticCheckWarning).max(MAX_REVIEW_WARNINGS).optional(),
 });
 export type PublishCheckReply = z.infer<typeof PublishCheckReply>;
 

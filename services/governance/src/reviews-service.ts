@@ -86,7 +86,9 @@ export function summarize(
     stale,
     // The checks ran on the submitted content: once the draft changed they no longer say anything about it.
     checks:
-      stale || req.checkedAt === null ? null : { passed: true, checkedAt: req.checkedAt.toISOString(), coverage: req.checkedCoverage },
+      stale || req.checkedAt === null
+        ? null
+        : { passed: true, checkedAt: req.checkedAt.toISOString(), coverage: req.checkedCoverage, warnings: req.checkedWarnings },
   };
 }
 
@@ -243,6 +245,7 @@ export class ReviewsService {
         publishedVersion: null,
         checkedAt,
         checkedCoverage: checked.coverage ?? null,
+        checkedWarnings: checked.warnings ?? null,
       };
       await insertRequest(trx, req);
       const details = { requestId: req.id, contentHash: draft.contentHash };

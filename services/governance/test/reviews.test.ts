@@ -194,6 +194,16 @@ describe('review transitions (governance on)', () => {
     expect(await review(publisher, d.policyId)).toMatchObject({ state: 'draft', stale: true, checks: null });
   });
 
+  it("keeps the static checks' warnings of a submitted draft in its summary: they never block the submission", async () => {
+    const rule =
+      'An **applicant** is odd if the __age__ of the **applicant** is greater than 65 and the __age__ of the **applicant** is less than 18.';
+    const d = await reg.createPolicy(editor, rule);
+    const pending = await submit(editor, d.policyId);
+    expect(pending.state).toBe('pending_approval');
+    expect(pending.checks?.warnings).toEqual([expect.objectContaining({ check: 'contradiction', severity: 'warning', line: 1 })]);
+    expect((await review(viewer, d.policyId)).checks?.warnings).toEqual(pending.checks?.warnings);
+  });
+
   it('publish still runs the publish checks: a flow whose policy was deleted after its approval is refused (422), the review stays approved', async () => {
     const p = await reg.createPolicy(publisher);
     const v1 = await reg.publishPolicy(publisher, p.policyId);
@@ -351,7 +361,7 @@ describe('the review inbox', () => {
         requestedBy: 'editor',
         requestedAt: s1.requestedAt,
         // no saved tests: nothing covered
-        checks: { passed: true, checkedAt: expect.any(String), coverage: expect.objectContaining({ percent: 0 }) },
+        checks: { passed: true, checkedAt: expect.any(String), coverage: expect.objectContaining({ percent: 0 }), warnings: [] },
       }),
       expect.objectContaining({
         kind: 'flow',

@@ -1,6 +1,7 @@
 import {
   ArbiterError,
   COVERAGE_DETAIL_ITEMS,
+  MAX_REVIEW_WARNINGS,
   newEvent,
   uncoveredText,
   type ArbiterEvent,
@@ -15,6 +16,7 @@ import {
   type RunnableKind,
   type CoverageReport,
   type PublishCheckReply,
+  type StaticCheckWarning,
   type TestRunReport,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
@@ -339,10 +341,28 @@ export class RecordsService {
         if (problems.length > 0) return { contentHash, problems };
         const { coverage } = await this.spec.testRun(record, trx, p.orgId);
         this.refuseBelowMinimum(record.id, coverage, minCoverage, 'submitted for review');
-        return { contentHash, problems, coverage: coverage.summary };
+        return { contentHash, problems, coverage: coverage.summary, warnings: await this.warningsOf(record) };
       },
       { readOnly: true },
     );
+  }
+
+  /**
+   * The static checks' warnings of `content` (a policy's, or its decision tables'), at most
+   * {@link MAX_REVIEW_WARNINGS}; none when the checks could not run (they never block).
+   */
+  private async warningsOf(content: Pick<RecordContent, 'rule' | 'definition'>): Promise<StaticCheckWarning[]> {
+    try {
+      const found: StaticCheckWarning[] =
+        content.rule != null && this.spec.staticChecks
+          ? (await this.spec.staticChecks(content.rule)).checks
+          : content.definition != null && this.spec.tableChecks
+            ? (await this.spec.tableChecks(content.definition)).checks
+            : [];
+      return found.filter((c) => c.severity === 'warning').slice(0, MAX_REVIEW_WARNINGS);
+    } catch {
+      return [];
+    }
   }
 
   /**

@@ -117,6 +117,7 @@ describe('registry.{policy,flow}.publishCheck: the publish checks of a draft, no
       contentHash: fixed.record.contentHash,
       problems: [],
       coverage: expect.objectContaining({ percent: 0 }),
+      warnings: [],
     });
     const definition: FlowDefinition = { start: 'r', nodes: { r: { type: 'return', value: true } } };
     const f = await env.call(

@@ -45,7 +45,7 @@ export interface ReviewView {
   decidedBy: string | null;
   decidedAt: string | null;
   comment: string | null;
-  checks?: { passed: boolean; checkedAt: string; coverage?: { percent: number } | null } | null;
+  checks?: { passed: boolean; checkedAt: string; coverage?: { percent: number } | null; warnings?: { message: string }[] | null } | null;
 }
 
 const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
@@ -63,6 +63,7 @@ function ReviewFacts({ review }: { review: ReviewView }) {
       )}
       {review.checks ? ` Publish checks ${review.checks.passed ? 'passed' : 'failed'} at submission.` : ''}
       {review.checks?.coverage ? ` Its saved tests covered ${review.checks.coverage.percent} %.` : ''}
+      {review.checks?.warnings?.length ? ` Static checks warned: ${review.checks.warnings.map((w) => w.message).join(' ')}` : ''}
       {review.decidedBy && review.decidedAt && (review.state === 'approved' || review.state === 'rejected') && (
         <>
           {' '}

@@ -1,4 +1,4 @@
-import type { CoverageSummary, RunnableKind } from '@arbiter/contracts';
+import type { CoverageSummary, RunnableKind, StaticCheckWarning } from '@arbiter/contracts';
 import type { Db } from '@arbiter/service-kit';
 
 /** State of a stored publish request (`draft` is never stored: it is the absence of a current request). */
@@ -25,6 +25,8 @@ export interface RequestRow {
   checkedAt: Date | null;
   /** What the saved tests covered at submission; null for a request made before it was kept. */
   checkedCoverage: CoverageSummary | null;
+  /** The static checks' warnings at submission; null for a request made before they were kept. */
+  checkedWarnings: StaticCheckWarning[] | null;
 }
 
 interface RequestColumns {
@@ -45,6 +47,7 @@ interface RequestColumns {
   published_version: number | null;
   checked_at: Date | null;
   checked_coverage: CoverageSummary | null;
+  checked_warnings: StaticCheckWarning[] | null;
 }
 
 function requestOf(r: RequestColumns): RequestRow {
@@ -66,6 +69,7 @@ function requestOf(r: RequestColumns): RequestRow {
     publishedVersion: r.published_version,
     checkedAt: r.checked_at,
     checkedCoverage: r.checked_coverage,
+    checkedWarnings: r.checked_warnings,
   };
 }
 
@@ -122,6 +126,7 @@ export async function insertRequest(db: Db, r: RequestRow): Promise<void> {
     requested_at: r.requestedAt,
     checked_at: r.checkedAt,
     checked_coverage: r.checkedCoverage === null ? null : JSON.stringify(r.checkedCoverage),
+    checked_warnings: r.checkedWarnings === null ? null : JSON.stringify(r.checkedWarnings),
   });
   await db('governance_drafts').where({ draft_id: r.draftId }).update({ latest_request_id: r.id });
 }
