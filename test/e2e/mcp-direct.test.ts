@@ -266,3 +266,21 @@ describe('one rate limit per key over both doors', () => {
     expect(refused.body.detail).toMatch(/a JSON-RPC batch counts each message/);
   });
 });
+
+describe('the mcp port before the gateway has ever started', () => {
+  let alone: Stack | undefined;
+  afterAll(async () => {
+    await alone?.stop();
+  });
+
+  it('answers 503 with retry-after, not 500, while the identity database does not exist yet', async () => {
+    alone = await startStack({ services: ['execution', 'mcp'], mcpHttp: true });
+    const res = await call({ baseUrl: alone.mcpUrl() }, 'POST', '/mcp', {
+      body: initialize,
+      headers: { ...HEADERS, 'x-mcp-api-key': `arb_${'x'.repeat(40)}` },
+    });
+    expect([res.status, res.body.code]).toEqual([503, 'dependency_unavailable']);
+    expect(res.body.detail).toMatch(/gateway creates its tables/);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

@@ -54,6 +54,10 @@ export interface HttpDoorDeps {
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** PostgreSQL's SQLSTATEs for a database, and a table, that do not exist. */
+const UNDEFINED_DATABASE = '3D000';
+const UNDEFINED_TABLE = '42P01';
+
 /** A body whose text is not JSON: the exchange answers it with the JSON-RPC parse error (-32700). */
 const NOT_JSON = Symbol('not JSON');
 
@@ -180,6 +184,16 @@ function toArbiterError(err: unknown): ArbiterError {
     return new ArbiterError('dependency_unavailable', 'the database is unavailable; retry later', undefined, { cause: err });
   }
   switch ((err as Partial<FastifyError>).code) {
+    // The identity database and its tables are the gateway's (it creates them when it first
+    // starts): this door may start before the gateway ever has.
+    case UNDEFINED_DATABASE:
+    case UNDEFINED_TABLE:
+      return new ArbiterError(
+        'dependency_unavailable',
+        'the identity database is not set up yet: the gateway creates its tables when it first starts; retry later',
+        undefined,
+        { cause: err },
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ArbiterError('payload_too_large', 'request body is larger than the limit', undefined, { cause: err });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -1,4 +1,4 @@
-import type { Role, Scope } from '@arbiter/contracts';
+import { ArbiterError, type Role, type Scope } from '@arbiter/contracts';
 import type { Db } from '@arbiter/service-kit';
 
 // The reads and the one write authentication makes in the gateway's database (tables \`api_keys\`,
@@ -61,6 +61,11 @@ export async function touchLastUsed(db: Db, uses: ReadonlyMap<string, Date>): Pr
 /** The id of the database this gateway runs on, made once by its migration (a restored backup keeps it; a new database has another). */
 export async function installationId(db: Db): Promise<string> {
   const row = (await db('gateway_installation').first('id')) as { id: string } | undefined;
-  if (row === undefined) throw new Error('gateway_installation has no row: run the gateway migrations');
+  if (row === undefined) {
+    throw new ArbiterError(
+      'dependency_unavailable',
+      'the identity database is not set up yet: the gateway creates its tables when it first starts; retry later',
+    );
+  }
   return row.id;
 }
