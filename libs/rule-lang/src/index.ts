@@ -26,6 +26,7 @@ export {
   type PolicyCoverageReport,
 } from './evaluate/policy-coverage.js';
 export { MAX_NESTING } from './parse/parse.js';
+export { Work } from './check/work.js';
 export { POLICY_CHECK_WORK, policyChecks, type PolicyCheck, type PolicyCheckKind, type PolicyChecks } from './check/policy-checks.js';
 export { keyCandidates, keyFamily } from './compile/names.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';

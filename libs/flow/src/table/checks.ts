@@ -12,6 +12,7 @@ import type { FlowTableNode } from '@arbiter/contracts';
 import { compileTable } from './compile.js';
 import { compareRanks } from './evaluate.js';
 import { intersect, tableSpace, type PieceSet, type TableSpace } from './cell-sets.js';
+import { Work } from '@arbiter/rule-lang';
 
 export type TableCheckKind = 'overlap' | 'conflict' | 'gap' | 'unreachable' | 'never_matches';
 
@@ -39,17 +40,6 @@ export interface TableChecks {
 export const TABLE_CHECK_WORK = 3_000_000;
 /** Findings reported per kind and table; the rest are counted in the last one's message. */
 const MAX_PER_KIND = 10;
-
-class Work {
-  spent = 0;
-  stopped = false;
-  constructor(readonly limit: number) {}
-  spend(units: number): boolean {
-    this.spent += units;
-    if (this.spent > this.limit) this.stopped = true;
-    return !this.stopped;
-  }
-}
 
 const ordinal = (r: number) => r + 1;
 

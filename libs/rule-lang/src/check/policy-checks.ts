@@ -18,6 +18,7 @@ import { toNumber } from '../values/numbers.js';
 import { dayFromDateText, toDay } from '../values/dates.js';
 import { booleanLike } from '../values/equality.js';
 import { check } from '../compile/compile.js';
+import { Work } from './work.js';
 
 export type PolicyCheckKind = 'constant_condition' | 'contradiction';
 
@@ -236,17 +237,6 @@ function others(involved: ComparisonCondition[], latest: ComparisonCondition): C
     }
   }
   return out.sort((a, b) => a.span.offset - b.span.offset);
-}
-
-class Work {
-  spent = 0;
-  stopped = false;
-  constructor(readonly limit: number) {}
-  spend(units: number): boolean {
-    this.spent += units;
-    if (this.spent > this.limit) this.stopped = true;
-    return !this.stopped;
-  }
 }
 
 class Checker {
