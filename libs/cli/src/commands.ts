@@ -87,7 +87,7 @@ export function runEval(input: EvalInput): CommandOutput {
     {
       ...(input.trace !== undefined && { trace: input.trace }),
       ...(input.now !== undefined && { now: input.now.toISOString() }),
-      ...(input.reasons === true && { reasons: true }),
+      ...(input.reasons === true && { flags: { reasons: true } }),
     },
     cliLimits(input.stepBudget),
   );
