@@ -124,6 +124,28 @@ describe('focused cases', () => {
     agree(generated, closures, { [steps[0]]: deep });
   });
 
+  it('writes every kind of value in the sentence as the closures do', () => {
+    const { generated, closures } = both('if x.a == "b" or x.a > 100000 or x.a contains "q" or x.a is empty -> ok.');
+    const values = [
+      -0,
+      0.1 + 0.2,
+      1e21,
+      -1e-7,
+      2 ** 53,
+      'say "hi"',
+      'a\\b',
+      '\ud800',
+      'a😀b',
+      'x'.repeat(300),
+      '',
+      true,
+      null,
+      [1, 'a'],
+      { k: 1 },
+    ];
+    for (const a of values) agree(generated, closures, { x: { a } });
+  });
+
   it('uses the closures where code generation is unavailable', () => {
     const p = compileWithoutCodegen(text);
     expect(evaluatorsOf(p).generatedReasons()).toBeNull();

@@ -48,7 +48,7 @@ import { measureOf } from '../operators/measure.js';
 import { oppositePhrase } from '../operators/index.js';
 import { plainWords, sourceReader } from '../reasons/compile-reasons.js';
 import { fixedVariant, reasonPathText, variantBits } from '../reasons/reason-paths.js';
-import { json } from '../trace/text.js';
+import { json, plainString } from '../trace/text.js';
 import {
   BUDGET_END,
   BUDGET_START,
@@ -318,7 +318,10 @@ class ReasonsGenerator {
       `if (${o} === 3) { out.push({ ${head}, holds: true, path: ${path}, ${at} }); p = ${literal(`${subject} is absent, and the condition is optional`)}; } ` +
       `else { const x = ${value} === MISSING || (typeof ${value} === 'number' && ${value} !== ${value}) ? null : ${value}; const h = ${o} === 2; ` +
       `out.push({ ${head}, holds: h, path: ${path}, value: x, ${at} }); ` +
-      `p = ${literal(`${subject} (`)} + json(x) + (h ? ${literal(`) ${asWritten}${operand}`)} : ${literal(`) ${opposite}${operand}`)}); }`;
+      // A plain string goes between quotes that are part of the literals, a finite number as `+`
+      // writes it: json's text either way (trace/text.ts), without the call. json writes the rest.
+      `p = typeof x === 'string' && plainString(x) ? ${literal(`${subject} ("`)} + x + (h ? ${literal(`") ${asWritten}${operand}`)} : ${literal(`") ${opposite}${operand}`)}) : ` +
+      `${literal(`${subject} (`)} + (typeof x === 'number' && x - x === 0 ? x : json(x)) + (h ? ${literal(`) ${asWritten}${operand}`)} : ${literal(`) ${opposite}${operand}`)}); }`;
     return { value: v, holds: `${o} !== 1`, emit };
   }
 
@@ -417,7 +420,7 @@ export function generateReasonsEvaluator(checked: CheckedPolicy, lowering: Lower
     );
     src.line(BUDGET_END);
     src.line('};');
-    return instantiate<ReasonsEvaluator>(src, { MISSING, measureOf, overBudget, sizeCost, EvalFailure, json, elements });
+    return instantiate<ReasonsEvaluator>(src, { MISSING, measureOf, overBudget, sizeCost, EvalFailure, json, plainString, elements });
   } catch {
     // EvalError under a CSP, or anything unexpected: the closures remain correct.
     return null;
