@@ -15,6 +15,9 @@
  * when the code was generated; each builder also returns its part of the sentence. Only the
  * entries the answer keeps are ever built (an `or` that holds builds its holding run only).
  *
+ * The records that may hold data (values tested, entries, words) are cleared when a run ends, however
+ * it ends: a compiled policy is kept for many runs, and no run's data may outlive it.
+ *
  * An any/all's body runs once per element and its records are overwritten by the next: the
  * entries of the element that decided are built when it decides (`qe<n>`, `qp<n>`), as the
  * closures keep them. Its paths start from the element's data path, written from the indices of
@@ -95,6 +98,8 @@ function elements(n: number): string {
 class ReasonsGenerator {
   /** Factory-scope variables: the records, reset by nothing (each is written before it is read). */
   readonly records: string[] = [];
+  /** The records that may hold data (values, entries, words): cleared when a run ends, so that no data outlives its run. */
+  readonly held: string[] = [];
   /** Builder functions, written apart. */
   readonly builders: string[][] = [];
   private readonly text: (span: Span) => string;
@@ -129,6 +134,7 @@ class ReasonsGenerator {
 
   private record(name: string, init: string): string {
     this.records.push(`${name} = ${init}`);
+    if (init === 'undefined' || init === 'null' || init === '""') this.held.push(`${name} = ${init};`);
     return name;
   }
 
@@ -408,6 +414,7 @@ export function generateReasonsEvaluator(checked: CheckedPolicy, lowering: Lower
     if (gen.records.length > 0) src.line(`var ${gen.records.join(', ')};`);
     for (const lines of [...functions, ...gen.builders]) for (const line of lines) src.line(line);
     src.line('return function evaluate(d, today, lim, shared) {');
+    src.line('try {');
     src.line(BUDGET_START);
     src.line(resetStates(rules.length));
     src.line(rules.map((_, i) => `E${i} = null;`).join(' '));
@@ -419,6 +426,7 @@ export function generateReasonsEvaluator(checked: CheckedPolicy, lowering: Lower
       `return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: [], reasons: { result, sentence, because } };`,
     );
     src.line(BUDGET_END);
+    src.line(`} finally { ${rules.map((_, i) => `E${i} = null; H${i} = "";`).join(' ')} ${gen.held.join(' ')} }`);
     src.line('};');
     return instantiate<ReasonsEvaluator>(src, { MISSING, measureOf, overBudget, sizeCost, EvalFailure, json, plainString, elements });
   } catch {
