@@ -115,7 +115,7 @@ class ReasonsGenerator {
   }
 
   /** Writes rule `index` as `function r<i>(d, today)` (evaluation) and `function R<i>()` (its entries, once). */
-  rule_(index: number): string[] {
+  writeRule(index: number): string[] {
     const rule = this.checked.ast.rules[index];
     this.rule = rule.outcome;
     return this.src.apart(() => {
@@ -403,7 +403,7 @@ export function generateReasonsEvaluator(checked: CheckedPolicy, lowering: Lower
   try {
     const src = new Source();
     const gen = new ReasonsGenerator(src, checked, lowering);
-    const functions = rules.map((_, i) => gen.rule_(i));
+    const functions = rules.map((_, i) => gen.writeRule(i));
     const golden = checked.golden;
     const outcome = rules[golden].outcome;
     src.line(BUDGET_STATE);
