@@ -61,6 +61,9 @@ export function toDecisionRecord(row: DecisionRow): DecisionRecord {
     ...(row.path !== null ? { path: row.path } : {}),
     errorCode: row.error_code,
     durationUs: Number(row.duration_us),
+    ...(row.reasons !== null ? { reasons: row.reasons } : {}),
+    ...(row.node_reasons !== null ? { nodeReasons: row.node_reasons } : {}),
+    ...(row.reasons_left_out ? { reasonsLeftOut: true as const } : {}),
   };
 }
 

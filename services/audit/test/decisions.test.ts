@@ -54,6 +54,24 @@ function decided(over: Partial<DecisionRecord> = {}): ArbiterEvent {
   };
 }
 
+/** Reasons as a run that asked for them gives them, masked (docs/decisions.md#reasons). */
+const REASONS = {
+  result: false,
+  sentence: 'approved is false because the score of the applicant ("***") is not at least 600',
+  because: [
+    {
+      kind: 'condition' as const,
+      rule: 'approved',
+      text: 'the __score__ of the **applicant** is at least 600',
+      holds: false,
+      path: 'applicant.score',
+      value: '***',
+      line: 1,
+      column: 30,
+    },
+  ],
+};
+
 const count = async (orgId: string) =>
   Number(((await t.sql('decisions').where('org_id', orgId).count('* as n')) as Array<{ n: string }>)[0]!.n);
 
@@ -88,6 +106,32 @@ describe('decided events', () => {
     expect(page.items[0]).toEqual(events[4]!.details);
   });
 
+  it('keep the reasons of a run that asked for them (a policy, a flow), or that they were left out, and read them back', async () => {
+    const events = [
+      decided({ orgId: 'dec-reasons', reasons: REASONS }),
+      decided({
+        orgId: 'dec-reasons',
+        kind: 'flow',
+        policyId: undefined,
+        flowId: 'flow-1',
+        outcomes: undefined,
+        path: ['n1'],
+        nodeReasons: [{ nodeId: 'n1', reasons: { ...REASONS, truncated: true } }],
+      }),
+      decided({ orgId: 'dec-reasons', reasonsLeftOut: true }),
+    ];
+    await t.publish(events);
+    await expect.poll(() => count('dec-reasons'), { timeout: 10_000 }).toBe(3);
+    for (const e of events) {
+      const one = await t.client.request(
+        DecisionSubject.get,
+        { principal: as('auditor', { orgId: 'dec-reasons' }), decisionId: e.eventId },
+        DecisionRecord,
+      );
+      expect(one).toEqual(e.details);
+    }
+  });
+
   it('skips, logs and counts (as rejected) a `decided` event whose details are not a decision record, and goes on', async () => {
     const rejected = () => series('arbiter_audit_events_rejected_total');
     const ingested = () => series('arbiter_audit_events_ingested_total');
@@ -101,6 +145,8 @@ describe('decided events', () => {
       (r) => (r.caller = { userId: 'alice', apiKeyId: null }),
       (r) => (r.result = null),
       (r) => (r.input = [1, 2]),
+      (r) => (r.reasons = { result: true, sentence: 1, because: [] }),
+      (r) => (r.nodeReasons = [{ nodeId: 'n1' }]),
     ];
     const bad = mutations.map((mutate) => {
       const e = decided({ orgId: 'dec-bad' });
@@ -167,7 +213,13 @@ describe('history pages (audit.decisions.history)', () => {
         input: { applicant: { name: 'Zoë 日本', card: '***' } },
         masked: true,
       }),
-      decided({ orgId: 'dec-hist', at: new Date(start + 1000).toISOString(), result: false, outcomes: { 'theory passed': false } }),
+      decided({
+        orgId: 'dec-hist',
+        at: new Date(start + 1000).toISOString(),
+        result: false,
+        outcomes: { 'theory passed': false },
+        reasons: REASONS,
+      }),
       decided({ orgId: 'dec-hist', at: new Date(start + 2000).toISOString(), result: false, errorCode: 'budget_exceeded', outcomes: {} }),
       decided({
         orgId: 'dec-hist',
@@ -178,6 +230,7 @@ describe('history pages (audit.decisions.history)', () => {
         result: 'approved',
         outcomes: undefined,
         path: ['n1', 'n2'],
+        nodeReasons: [{ nodeId: 'n1', reasons: REASONS }],
         input: { items: [{ card: '***' }, { card: '***' }], n: 1.5, s: 'line\nbreak "quoted"' },
       }),
       decided({
@@ -203,6 +256,8 @@ describe('history pages (audit.decisions.history)', () => {
         errorCode: d.errorCode,
         ...(d.outcomes !== undefined ? { outcomes: d.outcomes } : {}),
         ...(d.path !== undefined ? { path: d.path } : {}),
+        ...(d.reasons !== undefined ? { reasons: d.reasons } : {}),
+        ...(d.nodeReasons !== undefined ? { nodeReasons: d.nodeReasons } : {}),
       })),
     );
     expect(pages.flatMap((p) => p.inputs)).toEqual(newestFirst.map((d) => d.input));

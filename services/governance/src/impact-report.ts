@@ -34,12 +34,27 @@ export function boundReport(report: ImpactReport, maxBytes: number): ImpactRepor
   let room = maxBytes - base;
   const kept: ImpactExample[] = [];
   for (const example of examples) {
-    const size = bytesOf(example) + (kept.length > 0 ? 1 : 0);
+    const comma = kept.length > 0 ? 1 : 0;
+    let shown = example;
+    let size = bytesOf(shown) + comma;
+    // An example too large with its reasons is kept without them before it is left out.
+    if (size > room) shown = withoutReasons(example);
+    if (shown !== example) size = bytesOf(shown) + comma;
     if (size > room) continue;
-    kept.push(example);
+    kept.push(shown);
     room -= size;
   }
   return { ...counts, examples: kept, examplesTruncated: kept.length < examples.length };
+}
+
+/** An example without the reasons of its sides (the same object when it has none). */
+function withoutReasons(example: ImpactExample): ImpactExample {
+  const bare = (side: ImpactExample['before']): ImpactExample['before'] => {
+    const { reasons: _reasons, nodeReasons: _nodeReasons, ...rest } = side;
+    return rest;
+  };
+  const has = (side: ImpactExample['before']) => side.reasons !== undefined || side.nodeReasons !== undefined;
+  return has(example.before) || has(example.after) ? { ...example, before: bare(example.before), after: bare(example.after) } : example;
 }
 
 /**

@@ -5,11 +5,13 @@ import {
   impactReportFor,
   type DecisionHistoryEntry,
   type DecisionHistoryHeader,
+  type DecisionNodeReasons,
   type DecisionRecord,
   type ImpactExample,
   type ImpactReport,
   type ImpactRequest,
   type Principal,
+  type Reasons,
   type RunnableKind,
 } from '@arbiter/contracts';
 import type { Bus, EvalClient } from '@arbiter/service-kit';
@@ -57,13 +59,8 @@ export interface ImpactDeps {
   maxReportBytes: number;
 }
 
-/** One side of a decision as compared. */
-interface Side {
-  result: DecisionRecord['result'];
-  errorCode: string | null;
-  outcomes: Record<string, unknown>;
-  path?: string[];
-}
+/** One side of a decision as compared (and, for an example, why it came out). */
+type Side = ImpactExample['before'];
 
 /** A replay answer as the execution service writes it: a policy's run response or a flow's. */
 interface Replayed {
@@ -72,6 +69,8 @@ interface Replayed {
   path?: Array<{ nodeId: string }>;
   errorCode?: string;
   maskedRead?: boolean;
+  reasons?: Reasons;
+  nodes?: Array<{ nodeId: string; reasons?: Reasons }>;
 }
 
 /** A decision of the history: what a replay compares, and its masked input as the audit service sent it. */
@@ -86,8 +85,8 @@ interface Recorded {
  */
 const NOT_A_REPLAY_ERROR = new Set(['dependency_unavailable', 'rate_limited', 'internal', 'not_found']);
 
-/** A report while it is made: its examples all collected, before the bound. */
-type Working = ImpactReport & { examples: ImpactExample[] };
+/** A report while it is made: its examples all collected, before the bound, and their inputs as sent. */
+type Working = ImpactReport & { examples: ImpactExample[]; exampleInputs: Uint8Array[]; exampleNows: string[] };
 
 /** Decisions replayed by one call, each at its own `now`. */
 interface Batch {
@@ -135,6 +134,8 @@ export class ImpactService {
       transitions: {},
       outcomes: {},
       examples: [],
+      exampleInputs: [],
+      exampleNows: [],
     };
     const pacer = new Pacer(this.deps.replaysPerSecond);
     let cursor: string | undefined;
@@ -160,10 +161,44 @@ export class ImpactService {
       if (nextCursor === null || decisions.length === 0) break;
       cursor = nextCursor;
     }
+    await this.explain(p, kind, record.recordId, report, pacer, requestId);
+    const { exampleInputs: _inputs, exampleNows: _nows, ...made } = report;
     // Bounded before it is kept: the review summary that shows it must fit one bus message.
-    const bounded = boundReport(report, this.deps.maxReportBytes);
+    const bounded = boundReport(made, this.deps.maxReportBytes);
     await saveImpactReport(this.deps.db, p.orgId, bounded);
     return impactReportFor(p, bounded);
+  }
+
+  /**
+   * Says why each example came out after the change: its decisions (at most {@link MAX_EXAMPLES})
+   * replayed once more, asking for reasons, so only the examples pay for them. An example whose
+   * second replay fails keeps its example without the reasons.
+   */
+  private async explain(p: Principal, kind: RunnableKind, recordId: string, report: Working, pacer: Pacer, requestId?: string): Promise<void> {
+    const size = kind === 'flow' ? FLOW_ITEMS_PER_CALL : MAX_EXAMPLES;
+    for (let from = 0; from < report.examples.length; from += size) {
+      const to = Math.min(report.examples.length, from + size);
+      await pacer.take(to - from);
+      const answers = await this.deps.evals.many(
+        {
+          subject: kind === 'policy' ? 'exec.stored.policy.record' : 'exec.stored.flow.record',
+          principal: p,
+          id: recordId,
+          trace: false,
+          reasons: true,
+          nows: report.exampleNows.slice(from, to),
+          replay: true,
+          timeoutMs: this.deps.timeoutMs,
+          ...(requestId !== undefined ? { requestId } : {}),
+        },
+        report.exampleInputs.slice(from, to),
+      );
+      answers.forEach((answer, i) => {
+        if (answer instanceof ArbiterError) return;
+        const body = JSON.parse(decoder.decode(answer)) as Replayed;
+        Object.assign(report.examples[from + i]!.after, reasonsOf(body));
+      });
+    }
   }
 
   /**
@@ -283,12 +318,28 @@ function count(report: Working, kind: RunnableKind, recorded: Recorded, answer: 
   report.changed++;
   const transition = `${from}→${to}`;
   report.transitions[transition] = (report.transitions[transition] ?? 0) + 1;
-  if (report.examples.length < MAX_EXAMPLES)
+  if (report.examples.length < MAX_EXAMPLES) {
     report.examples.push({
       decisionId: d.decisionId,
       at: d.at,
-      before,
+      // Why it came out before: as recorded, when the recorded run asked for reasons (masked there).
+      before: {
+        ...before,
+        ...(d.reasons !== undefined ? { reasons: d.reasons } : {}),
+        ...(d.nodeReasons !== undefined ? { nodeReasons: d.nodeReasons } : {}),
+      },
       after,
       input: JSON.parse(decoder.decode(recorded.input)) as Record<string, unknown>,
     });
+    report.exampleInputs.push(recorded.input);
+    report.exampleNows.push(d.now);
+  }
+}
+
+/** A replay's reasons as an example side keeps them: a policy's, or each flow node's that has them. */
+function reasonsOf(body: Replayed): Pick<Side, 'reasons' | 'nodeReasons'> {
+  if (body.reasons !== undefined) return { reasons: body.reasons };
+  const nodeReasons: DecisionNodeReasons = [];
+  for (const node of body.nodes ?? []) if (node.reasons !== undefined) nodeReasons.push({ nodeId: node.nodeId, reasons: node.reasons });
+  return nodeReasons.length > 0 ? { nodeReasons } : {};
 }
