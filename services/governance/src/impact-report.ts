@@ -17,7 +17,8 @@ const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(val
 /**
  * The report within `maxBytes`: its examples in order, leaving out each one that no longer fits
  * (`examplesTruncated` says whether any was), so a report of large recorded inputs keeps as many
- * as fit. 422 `result_too_large` when the counts alone pass it (a very large number of distinct
+ * as fit; the examples' reasons are kept, in order, as far as the room left by the examples goes
+ * (an example without them rather than no example). 422 `result_too_large` when the counts alone pass it (a very large number of distinct
  * transitions): nothing of such a report is kept.
  */
 export function boundReport(report: ImpactReport, maxBytes: number): ImpactReport {
@@ -33,16 +34,22 @@ export function boundReport(report: ImpactReport, maxBytes: number): ImpactRepor
   }
   let room = maxBytes - base;
   const kept: ImpactExample[] = [];
+  // Examples first (without their reasons), then the reasons of those kept, in order, as long as they fit.
+  const whole: ImpactExample[] = [];
   for (const example of examples) {
-    const comma = kept.length > 0 ? 1 : 0;
-    let shown = example;
-    let size = bytesOf(shown) + comma;
-    // An example too large with its reasons is kept without them before it is left out.
-    if (size > room) shown = withoutReasons(example);
-    if (shown !== example) size = bytesOf(shown) + comma;
+    const bare = withoutReasons(example);
+    const size = bytesOf(bare) + (kept.length > 0 ? 1 : 0);
     if (size > room) continue;
-    kept.push(shown);
+    kept.push(bare);
+    whole.push(example);
     room -= size;
+  }
+  for (let i = 0; i < kept.length; i++) {
+    if (whole[i] === kept[i]) continue;
+    const extra = bytesOf(whole[i]) - bytesOf(kept[i]);
+    if (extra > room) continue;
+    kept[i] = whole[i]!;
+    room -= extra;
   }
   return { ...counts, examples: kept, examplesTruncated: kept.length < examples.length };
 }
