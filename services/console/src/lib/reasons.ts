@@ -42,16 +42,25 @@ export interface TableReasonMarks {
 /**
  * A table node's reasons as grid marks: each `table` entry with a `row` (1-based) is a deciding row
  * (matched or not), its `because` entries the cells that decided (`line` the row, `column` the
- * input, both from 1).
+ * input, both from 1); when no rule matched, the rows listed under that entry, each with its
+ * first failing cell.
  */
 export function tableReasonMarks(reasons: Reasons | null | undefined): TableReasonMarks {
   const rows = new Map<number, boolean>();
   const cells = new Map<string, boolean>();
-  for (const e of reasons?.because ?? []) {
-    if (e.kind !== 'table' || e.row === undefined) continue;
-    rows.set(e.row - 1, e.holds);
-    for (const c of e.because ?? []) if (c.line > 0 && c.column > 0) cells.set(`${c.line - 1}:${c.column - 1}`, c.holds);
-  }
+  const walk = (entries: readonly Reason[]): void => {
+    for (const e of entries) {
+      if (e.kind !== 'table') continue;
+      // `no rule matched` lists the rows under it, each with its first failing cell.
+      if (e.row === undefined) {
+        walk(e.because ?? []);
+        continue;
+      }
+      rows.set(e.row - 1, e.holds);
+      for (const c of e.because ?? []) if (c.line > 0 && c.column > 0) cells.set(`${c.line - 1}:${c.column - 1}`, c.holds);
+    }
+  };
+  walk(reasons?.because ?? []);
   return { rows, cells };
 }
 
