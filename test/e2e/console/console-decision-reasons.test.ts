@@ -8,11 +8,15 @@
  * an editor no panel.
  */
 
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, memberKey, startStack, type Stack } from '../harness.js';
 import { launchChromium } from './browser.js';
+
+const SHOTS = process.env.CONSOLE_SCREENSHOT_DIR ?? path.join(fileURLToPath(new URL('../../..', import.meta.url)), 'docs/console');
 
 const SCORE = 'the __score__ of the **applicant** is at least 600';
 const AGE = 'the __age__ of the **applicant** is at least 18';
@@ -125,6 +129,8 @@ describe('reasons of a run', () => {
     const editor = page.getByTestId('rule-editor');
     await expect(editor.locator('.cm-reason-false').allTextContents()).resolves.toEqual([AGE]);
     expect(await editor.locator('.cm-reason-true').count()).toBe(0);
+    await page.getByRole('region', { name: 'Rule', exact: true }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, 'reasons.png') });
 
     // Data where both conditions hold: both green.
     await page.getByRole('textbox', { name: 'Data editor' }).click();
@@ -189,6 +195,7 @@ describe('recorded decisions', () => {
       'approved is false because the score of the applicant (500) is not at least 600',
     );
     expect(await page.content()).not.toContain(SSN);
+    await panel.screenshot({ path: path.join(SHOTS, 'decisions.png') });
 
     await detail.getByTestId('decision-test-name').fill('declined at 500');
     const saved = page.waitForResponse((r) => new URL(r.url()).pathname === `/policy/${policy.baseId}/tests/from-decision`);
