@@ -196,7 +196,7 @@ export class ImpactService {
       answers.forEach((answer, i) => {
         if (answer instanceof ArbiterError) return;
         const body = JSON.parse(decoder.decode(answer)) as Replayed;
-        Object.assign(report.examples[from + i]!.after, reasonsOf(body));
+        Object.assign(report.examples[from + i].after, reasonsOf(body));
       });
     }
   }
