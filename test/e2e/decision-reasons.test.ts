@@ -143,10 +143,19 @@ describe('impact analysis examples', () => {
       status: 'draft',
       rule: 'An **applicant** is approved if the __score__ of the **applicant** is at least 450.',
     });
+    // A run that did not ask for reasons and met missing data: recorded without reasons.
+    await ok(200, 'POST', `/run/policy/${policy.baseId}`, { applicant: { score: 460 } });
+    const [missing] = await decisionsOf(policy.baseId, 3);
+    expect([missing.errorCode, missing.reasons]).toEqual(['missing_property', undefined]);
     const changed = await ok(200, 'POST', `/policy/${draft.policyId}/impact`, { limit: 10 });
-    expect(changed).toMatchObject({ replayed: 2, changed: 1, transitions: { 'false→true': 1 } });
-    const [example] = changed.examples;
-    expect(example.decisionId).toBe(asked.decisionId);
+    expect(changed).toMatchObject({ replayed: 3, changed: 2, transitions: { 'false→true': 1, 'error→true': 1 } });
+    // Before, for the run that did not ask: replayed through the version that decided it (the same answer).
+    const fromMissing = changed.examples.find((e: any) => e.decisionId === missing.decisionId);
+    expect(fromMissing.before).toMatchObject({ errorCode: 'missing_property', reasonsReplayed: true });
+    expect(fromMissing.before.reasons.because[0]).toMatchObject({ kind: 'missing', path: 'applicant.ssn' });
+    expect(fromMissing.after.reasons.sentence).toBe('approved is true because the score of the applicant (460) is at least 450');
+    const example = changed.examples.find((e: any) => e.decisionId === asked.decisionId);
+    expect(example.before).not.toHaveProperty('reasonsReplayed');
     expect(example.before.reasons.sentence).toBe(
       'approved is false because the score of the applicant (500) is not at least 600 and the ssn of the applicant ("***") is not "123-45-6789"',
     );

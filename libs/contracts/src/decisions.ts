@@ -228,7 +228,7 @@ export const DecisionHistoryRequest = z.strictObject({
 });
 export type DecisionHistoryRequest = z.infer<typeof DecisionHistoryRequest>;
 
-/** What a replay compares of one decision of a history page: the record without its input, caller and ids. */
+/** What a replay compares of one decision of a history page: the record without its input and caller (with the record that made it). */
 export const DecisionHistoryEntry = DecisionRecord.pick({
   decisionId: true,
   at: true,
@@ -239,6 +239,8 @@ export const DecisionHistoryEntry = DecisionRecord.pick({
   errorCode: true,
   reasons: true,
   nodeReasons: true,
+  policyId: true,
+  flowId: true,
 });
 export type DecisionHistoryEntry = z.infer<typeof DecisionHistoryEntry>;
 
@@ -351,6 +353,12 @@ const ImpactSide = z.object({
     'A policy: why it came out (docs/LANGUAGE.md §10.4), masked like `input`. Before: as recorded (runs that asked for reasons); after: from the replay',
   ),
   nodeReasons: DecisionNodeReasons.optional().describe("A flow: each node's reasons on its path, masked like `input`"),
+  reasonsReplayed: z
+    .literal(true)
+    .optional()
+    .describe(
+      'before: the run did not ask for reasons, so they come from replaying the decision through the record that made it (shown only when that replay gave the recorded answer)',
+    ),
 });
 
 /** A changed decision of an impact report: its recorded input (masked, as recorded) and both sides. */

@@ -254,6 +254,7 @@ describe('history pages (audit.decisions.history)', () => {
         now: d.now,
         result: d.result,
         errorCode: d.errorCode,
+        ...(d.policyId !== undefined ? { policyId: d.policyId } : { flowId: d.flowId }),
         ...(d.outcomes !== undefined ? { outcomes: d.outcomes } : {}),
         ...(d.path !== undefined ? { path: d.path } : {}),
         ...(d.reasons !== undefined ? { reasons: d.reasons } : {}),

@@ -86,7 +86,7 @@ interface Recorded {
 const NOT_A_REPLAY_ERROR = new Set(['dependency_unavailable', 'rate_limited', 'internal', 'not_found']);
 
 /** A report while it is made: its examples all collected, before the bound, and their inputs as sent. */
-type Working = ImpactReport & { examples: ImpactExample[]; exampleInputs: Uint8Array[]; exampleNows: string[] };
+type Working = ImpactReport & { examples: ImpactExample[]; exampleInputs: Uint8Array[]; exampleRecorded: DecisionHistoryEntry[] };
 
 /** Decisions replayed by one call, each at its own `now`. */
 interface Batch {
@@ -135,7 +135,7 @@ export class ImpactService {
       outcomes: {},
       examples: [],
       exampleInputs: [],
-      exampleNows: [],
+      exampleRecorded: [],
     };
     const pacer = new Pacer(this.deps.replaysPerSecond);
     let cursor: string | undefined;
@@ -162,7 +162,7 @@ export class ImpactService {
       cursor = nextCursor;
     }
     await this.explain(p, kind, record.recordId, report, pacer, requestId);
-    const { exampleInputs: _inputs, exampleNows: _nows, ...made } = report;
+    const { exampleInputs: _inputs, exampleRecorded: _recorded, ...made } = report;
     // Bounded before it is kept: the review summary that shows it must fit one bus message.
     const bounded = boundReport(made, this.deps.maxReportBytes);
     await saveImpactReport(this.deps.db, p.orgId, bounded);
@@ -170,15 +170,55 @@ export class ImpactService {
   }
 
   /**
-   * Says why each example came out after the change: its decisions (at most {@link MAX_EXAMPLES})
-   * replayed once more, asking for reasons, so only the examples pay for them. An example whose
-   * second replay fails keeps its example without the reasons.
+   * Says why each example came out (docs/decisions.md#impact-analysis): after the change, its
+   * decision replayed once more through the analysed record asking for reasons; before, as
+   * recorded when the run asked for reasons, else its decision replayed through the record that
+   * made it (kept only when that replay gives the recorded answer and read no masked value:
+   * `reasonsReplayed`). Only the examples (at most {@link MAX_EXAMPLES}) pay for reasons. Best
+   * effort: an example whose replay fails, or an analysis whose replays for reasons fail, keeps
+   * its examples without them.
    */
   private async explain(p: Principal, kind: RunnableKind, recordId: string, report: Working, pacer: Pacer, requestId?: string): Promise<void> {
+    const all = report.examples.map((_, i) => i);
+    try {
+      for (const [i, body] of await this.withReasons(p, kind, recordId, all, report, pacer, requestId)) {
+        Object.assign(report.examples[i].after, reasonsOf(body));
+      }
+      // Before, for the decisions recorded without reasons: by the record that made each one.
+      const byRecord = new Map<string, number[]>();
+      report.exampleRecorded.forEach((d, i) => {
+        const made = d.policyId ?? d.flowId;
+        if (d.reasons !== undefined || d.nodeReasons !== undefined || made === undefined) return;
+        byRecord.set(made, [...(byRecord.get(made) ?? []), i]);
+      });
+      for (const [made, indices] of byRecord) {
+        for (const [i, body] of await this.withReasons(p, kind, made, indices, report, pacer, requestId)) {
+          const before = report.examples[i].before;
+          if (body.maskedRead === true || !sameAnswer(before, sideOf(kind, body))) continue;
+          const reasons = reasonsOf(body);
+          if (reasons.reasons !== undefined || reasons.nodeReasons !== undefined) Object.assign(before, reasons, { reasonsReplayed: true });
+        }
+      }
+    } catch {
+      // The counts and examples stand without the reasons.
+    }
+  }
+
+  /** Examples `indices` replayed through record `recordId` asking for reasons, each at its decision's `now`: the answers that came. */
+  private async withReasons(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    indices: readonly number[],
+    report: Working,
+    pacer: Pacer,
+    requestId?: string,
+  ): Promise<Map<number, Replayed>> {
+    const out = new Map<number, Replayed>();
     const size = kind === 'flow' ? FLOW_ITEMS_PER_CALL : MAX_EXAMPLES;
-    for (let from = 0; from < report.examples.length; from += size) {
-      const to = Math.min(report.examples.length, from + size);
-      await pacer.take(to - from);
+    for (let from = 0; from < indices.length; from += size) {
+      const chunk = indices.slice(from, from + size);
+      await pacer.take(chunk.length);
       const answers = await this.deps.evals.many(
         {
           subject: kind === 'policy' ? 'exec.stored.policy.record' : 'exec.stored.flow.record',
@@ -186,19 +226,18 @@ export class ImpactService {
           id: recordId,
           trace: false,
           reasons: true,
-          nows: report.exampleNows.slice(from, to),
+          nows: chunk.map((i) => report.exampleRecorded[i].now),
           replay: true,
           timeoutMs: this.deps.timeoutMs,
           ...(requestId !== undefined ? { requestId } : {}),
         },
-        report.exampleInputs.slice(from, to),
+        chunk.map((i) => report.exampleInputs[i]),
       );
-      answers.forEach((answer, i) => {
-        if (answer instanceof ArbiterError) return;
-        const body = JSON.parse(decoder.decode(answer)) as Replayed;
-        Object.assign(report.examples[from + i].after, reasonsOf(body));
+      answers.forEach((answer, j) => {
+        if (!(answer instanceof ArbiterError)) out.set(chunk[j], JSON.parse(decoder.decode(answer)) as Replayed);
       });
     }
+    return out;
   }
 
   /**
@@ -294,12 +333,7 @@ function count(report: Working, kind: RunnableKind, recorded: Recorded, answer: 
   }
   const flow = kind === 'flow';
   const before: Side = { result: d.result, errorCode: d.errorCode, outcomes: d.outcomes ?? {}, ...(flow ? { path: d.path ?? [] } : {}) };
-  const after: Side = {
-    result: body.result,
-    errorCode: body.errorCode ?? null,
-    outcomes: body.outcomes ?? {},
-    ...(flow ? { path: (body.path ?? []).map((step) => step.nodeId) } : {}),
-  };
+  const after = sideOf(kind, body);
   if (after.errorCode !== null) report.errors++;
   let outcomeChanged = false;
   for (const name of new Set([...Object.keys(before.outcomes), ...Object.keys(after.outcomes)])) {
@@ -332,8 +366,37 @@ function count(report: Working, kind: RunnableKind, recorded: Recorded, answer: 
       input: JSON.parse(decoder.decode(recorded.input)) as Record<string, unknown>,
     });
     report.exampleInputs.push(recorded.input);
-    report.exampleNows.push(d.now);
+    report.exampleRecorded.push(d);
   }
+}
+
+/** A replay's answer as a side compares it. */
+function sideOf(kind: RunnableKind, body: Replayed): Side {
+  return {
+    result: body.result,
+    errorCode: body.errorCode ?? null,
+    outcomes: body.outcomes ?? {},
+    ...(kind === 'flow' ? { path: (body.path ?? []).map((step) => step.nodeId) } : {}),
+  };
+}
+
+/** JSON text with every object's keys sorted (a recorded object comes back from PostgreSQL's `jsonb` in its own key order). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+}
+
+/** Whether two sides are the same answer: result, error code, named outcomes and a flow's path. */
+function sameAnswer(a: Side, b: Side): boolean {
+  return (
+    canonical(a.result) === canonical(b.result) &&
+    a.errorCode === b.errorCode &&
+    canonical(a.outcomes) === canonical(b.outcomes) &&
+    (a.path ?? []).join('\u0000') === (b.path ?? []).join('\u0000')
+  );
 }
 
 /** A replay's reasons as an example side keeps them: a policy's, or each flow node's that has them. */

@@ -167,6 +167,47 @@ describe('why each example came out', () => {
     expect(JSON.stringify(impact)).not.toContain('because');
   });
 
+  it('before, for a run that did not ask: the decision replayed through the record that made it, kept only when it gives the recorded answer', async () => {
+    const draftId = (await reg.createPolicy(admin)).policyId;
+    const decisions = history(6, (i) => ({ a: { i } }));
+    decisions.forEach((d) => (d.entry.policyId = 'rec-recorded'));
+    const service = impactService(decisions, () => null);
+    const ids: string[] = [];
+    (service as unknown as { deps: { evals: unknown } }).deps.evals = {
+      many: async (spec: { id: string; reasons?: boolean }, items: readonly Uint8Array[]) => {
+        if (spec.reasons === true) ids.push(spec.id);
+        return items.map((_, j) => {
+          if (spec.reasons !== true) return encoder.encode(JSON.stringify({ result: false, outcomes: {} }));
+          // Through the recorded record: the recorded answer (true) for every other decision only.
+          if (spec.id === 'rec-recorded') return encoder.encode(JSON.stringify({ result: j % 2 === 0, outcomes: {}, reasons: why(`again ${j}`) }));
+          return encoder.encode(JSON.stringify({ result: false, outcomes: {}, reasons: why('after') }));
+        });
+      },
+    };
+    const report = await service.analyse(admin, 'policy', draftId, { limit: 100 });
+    expect(ids).toEqual([draftId, 'rec-recorded']);
+    expect(report.examples).toHaveLength(6);
+    report.examples!.forEach((example, i) => {
+      expect(example.after.reasons!.sentence).toBe('after');
+      if (i % 2 === 0) expect(example.before).toMatchObject({ reasons: { sentence: `again ${i}` }, reasonsReplayed: true });
+      else expect(example.before).not.toHaveProperty('reasons');
+    });
+  });
+
+  it('keeps the report when the replays for reasons fail', async () => {
+    const draftId = (await reg.createPolicy(admin)).policyId;
+    const service = impactService(history(3, (i) => ({ a: { i } })), () => null);
+    (service as unknown as { deps: { evals: unknown } }).deps.evals = {
+      many: async (spec: { reasons?: boolean }, items: readonly Uint8Array[]) => {
+        if (spec.reasons === true) throw new Error('the bus went away');
+        return items.map(() => encoder.encode(JSON.stringify({ result: false, outcomes: {} })));
+      },
+    };
+    const report = await service.analyse(admin, 'policy', draftId, { limit: 100 });
+    expect(report).toMatchObject({ replayed: 3, changed: 3 });
+    expect(report.examples!.every((e) => e.after.reasons === undefined)).toBe(true);
+  });
+
   it('keeps an example too large with its reasons without them', async () => {
     const draftId = (await reg.createPolicy(admin)).policyId;
     // 20 examples of ~60 KB inputs fit the report; with ~40 KB of reasons after each they would not.

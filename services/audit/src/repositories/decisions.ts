@@ -116,7 +116,8 @@ export async function historyRows(db: Db, q: DecisionQuery): Promise<HistoryRow[
     'decision_id',
     db.raw(`${isoOf('at')} as at_iso`),
     db.raw(
-      `(jsonb_build_object('decisionId', decision_id, 'at', ${isoOf('at')}, 'now', ${isoOf('now')}, 'result', result, 'errorCode', error_code)
+      `(jsonb_build_object('decisionId', decision_id, 'at', ${isoOf('at')}, 'now', ${isoOf('now')}, 'result', result, 'errorCode', error_code,
+                           case when kind = 'policy' then 'policyId' else 'flowId' end, record_id)
         || case when outcomes is null then '{}'::jsonb else jsonb_build_object('outcomes', outcomes) end
         || case when path is null then '{}'::jsonb else jsonb_build_object('path', path) end
         || case when reasons is null then '{}'::jsonb else jsonb_build_object('reasons', reasons) end
