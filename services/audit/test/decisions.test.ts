@@ -132,6 +132,32 @@ describe('decided events', () => {
     }
   });
 
+  it('pages of large records (inputs, reasons) stop early to fit a bus reply, and the cursor goes on', async () => {
+    const start = Date.now() - 60_000;
+    const big = { ...REASONS, sentence: 'x'.repeat(60_000) };
+    const events = Array.from({ length: 30 }, (_, i) =>
+      decided({ orgId: 'dec-big', at: new Date(start + i * 10).toISOString(), reasons: big }),
+    );
+    await t.publish(events);
+    await expect.poll(() => count('dec-big'), { timeout: 10_000 }).toBe(30);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await t.client.request(
+        DecisionSubject.query,
+        { principal: as('auditor', { orgId: 'dec-big' }), limit: 1000, ...(cursor ? { cursor } : {}) },
+        DecisionPage,
+      );
+      expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThan(600 * 1024);
+      seen.push(...page.items.map((d) => d.decisionId));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor !== undefined);
+    expect(pages).toBeGreaterThan(3);
+    expect(seen).toEqual(events.map((e) => e.eventId).reverse());
+  });
+
   it('skips, logs and counts (as rejected) a `decided` event whose details are not a decision record, and goes on', async () => {
     const rejected = () => series('arbiter_audit_events_rejected_total');
     const ingested = () => series('arbiter_audit_events_ingested_total');
