@@ -225,7 +225,7 @@ export class ImpactService {
           principal: p,
           id: recordId,
           trace: false,
-          reasons: true,
+          flags: { reasons: true },
           nows: chunk.map((i) => report.exampleRecorded[i].now),
           replay: true,
           timeoutMs: this.deps.timeoutMs,

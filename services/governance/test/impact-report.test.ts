@@ -137,11 +137,11 @@ describe('why each example came out', () => {
     const service = impactService(decisions, () => null);
     const asked = { withReasons: 0, without: 0 };
     (service as unknown as { deps: { evals: unknown } }).deps.evals = {
-      many: async (spec: { reasons?: boolean }, items: readonly Uint8Array[]) =>
+      many: async (spec: { flags?: { reasons?: boolean } }, items: readonly Uint8Array[]) =>
         items.map(() => {
-          if (spec.reasons === true) asked.withReasons++;
+          if (spec.flags?.reasons === true) asked.withReasons++;
           else asked.without++;
-          return encoder.encode(JSON.stringify({ result: false, outcomes: {}, ...(spec.reasons === true ? { reasons: why('after', pad) } : {}) }));
+          return encoder.encode(JSON.stringify({ result: false, outcomes: {}, ...(spec.flags?.reasons === true ? { reasons: why('after', pad) } : {}) }));
         }),
     };
     return { service, asked };
@@ -174,10 +174,10 @@ describe('why each example came out', () => {
     const service = impactService(decisions, () => null);
     const ids: string[] = [];
     (service as unknown as { deps: { evals: unknown } }).deps.evals = {
-      many: async (spec: { id: string; reasons?: boolean }, items: readonly Uint8Array[]) => {
-        if (spec.reasons === true) ids.push(spec.id);
+      many: async (spec: { id: string; flags?: { reasons?: boolean } }, items: readonly Uint8Array[]) => {
+        if (spec.flags?.reasons === true) ids.push(spec.id);
         return items.map((_, j) => {
-          if (spec.reasons !== true) return encoder.encode(JSON.stringify({ result: false, outcomes: {} }));
+          if (spec.flags?.reasons !== true) return encoder.encode(JSON.stringify({ result: false, outcomes: {} }));
           // Through the recorded record: the recorded answer (true) for every other decision only.
           if (spec.id === 'rec-recorded') return encoder.encode(JSON.stringify({ result: j % 2 === 0, outcomes: {}, reasons: why(`again ${j}`) }));
           return encoder.encode(JSON.stringify({ result: false, outcomes: {}, reasons: why('after') }));
@@ -198,8 +198,8 @@ describe('why each example came out', () => {
     const draftId = (await reg.createPolicy(admin)).policyId;
     const service = impactService(history(3, (i) => ({ a: { i } })), () => null);
     (service as unknown as { deps: { evals: unknown } }).deps.evals = {
-      many: async (spec: { reasons?: boolean }, items: readonly Uint8Array[]) => {
-        if (spec.reasons === true) throw new Error('the bus went away');
+      many: async (spec: { flags?: { reasons?: boolean } }, items: readonly Uint8Array[]) => {
+        if (spec.flags?.reasons === true) throw new Error('the bus went away');
         return items.map(() => encoder.encode(JSON.stringify({ result: false, outcomes: {} })));
       },
     };
