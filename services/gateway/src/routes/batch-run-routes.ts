@@ -10,6 +10,8 @@ import {
   StoredPolicyBatchResponse,
   StoredRunBatchRequest,
   TraceQuery,
+  ByBaseQuery,
+  instantsOf,
   traceOf,
   reasonsOfQuery,
   itemTraceBytes,
@@ -123,7 +125,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     summary,
     description: `Each item runs as by \`POST ${single}\`. ${BATCH} ${TRACE} ${NOT_FOUND}`,
     params: param(name, what),
-    querystring: TraceQuery,
+    querystring: name === 'baseId' ? ByBaseQuery : TraceQuery,
     body: StoredRunBatchRequest,
     response: { 200: reply, ...storedErrors },
   });
@@ -134,7 +136,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     kind: RunKind,
     by: RunBy,
     id: string,
-    { body: { items }, query }: { body: StoredRunBatchRequest; query: TraceQuery },
+    { body: { items }, query }: { body: StoredRunBatchRequest; query: ByBaseQuery },
   ) {
     await admit(request, reply, items.length);
     const answers = await runner!.run(kind, principalOf(request), by, id, itemsOf(request, items), {
@@ -142,6 +144,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       trace: traceOf(query),
       traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
       ...(reasonsOfQuery(query) ? { reasons: true } : {}),
+      ...(by === 'base' ? instantsOf(query) : {}),
     });
     return send(request, reply, answers, true);
   }
