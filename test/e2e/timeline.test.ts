@@ -5,6 +5,7 @@
  * cancelling a schedule, rolling back, flows alike, with governance off and on, and a deleted base.
  */
 
+import { Arbiter } from '@arbiter/sdk';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, memberKey, startStack, type Stack } from './harness.js';
@@ -292,6 +293,41 @@ describe('flows', () => {
     expect((await runFlow('')).body).toMatchObject({ version: 3 });
     expect((await call(stack, 'POST', `/flow/${flowBase}/rollback`, { key: key.pat, body: { toVersion: 9 } })).status).toBe(404);
     expect((await call(stack, 'POST', `/flow/${flowBase}/rollback`, { key: key.vera, body: { toVersion: 1 } })).status).toBe(403);
+  });
+});
+
+describe('the SDK', () => {
+  it("the local runtime switches at a scheduled version's instant by its own clock, with no request", async () => {
+    const { baseId } = await publishedPolicy(ruleOf(18));
+    const arbiter = new Arbiter({ baseUrl: stack.baseUrl, apiKey: stack.adminKey });
+    const runtime = await arbiter.local({ bases: [baseId], heartbeatMs: 500 });
+    try {
+      expect(runtime.run(baseId, NINETEEN)).toMatchObject({ version: 1, result: true });
+      const at = Date.now() + 3000;
+      expect((await publishNext('policy', baseId, { rule: ruleOf(21), effectiveFrom: iso(at) })).status).toBe(201);
+      const revision = await eventually(async () => {
+        const held = runtime.revision;
+        // the schedule has arrived: a run at the instant sees version 2 while now still runs version 1
+        expect(runtime.run(baseId, NINETEEN, { now: iso(at) })).toMatchObject({ version: 2, result: false });
+        return held;
+      });
+      // `run` is synchronous: a run cannot make a request. ±50 ms around the instant:
+      expect(runtime.run(baseId, NINETEEN, { now: iso(at - 50), trace: false })).toMatchObject({ version: 1, result: true });
+      expect(runtime.run(baseId, NINETEEN, { now: iso(at + 50), trace: false })).toMatchObject({ version: 2, result: false });
+      // the real clock passes the instant: version 2 runs, with no new revision fetched for it
+      await eventually(() => expect(runtime.run(baseId, NINETEEN)).toMatchObject({ version: 2, result: false }), { timeoutMs: 10_000 });
+      expect(runtime.revision).toBe(revision);
+      expect(() => runtime.run(baseId, NINETEEN, { now: 'later' })).toThrow(/now/);
+
+      // the client passes asOf and rolls back
+      expect(await arbiter.policies.run(baseId, NINETEEN, { asOf: iso(at - 1) })).toMatchObject({ version: 1 });
+      expect(await arbiter.policies.rollback(baseId, 1)).toMatchObject({ version: 3 });
+      const next = Date.now() + HOUR;
+      expect((await publishNext('policy', baseId, { rule: ruleOf(30), effectiveFrom: iso(next) })).status).toBe(201);
+      expect(await arbiter.policies.cancelSchedule(baseId, 4)).toMatchObject({ version: 4 });
+    } finally {
+      await runtime.close();
+    }
   });
 });
 

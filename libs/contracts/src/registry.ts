@@ -202,7 +202,7 @@ const recordMeta = {
  */
 export const EffectiveFrom = z.iso
   .datetime({ offset: true })
-  .describe('Publish only: when the new version becomes the runnable version (a future instant; docs/api.md#scheduled-versions)');
+  .describe('Publish only: when the new version becomes the runnable version (a future instant; docs/api.md#scheduled-versions-as-of-runs-and-rollback)');
 
 /** A policy draft or version (docs/api.md#policies-and-flows). */
 export const PolicyRecord = z.object({ policyId: z.uuid(), ...recordMeta, rule: z.string(), tests: z.array(PolicyTest) });
