@@ -60,9 +60,9 @@ import {
   type UpdateGroupBody,
   type UpdatePolicyBody,
   type VersionsQuery,
-  RollbackBody,
-  RollbackRequest,
-  ScheduleCancelRequest,
+  type RollbackBody,
+  type RollbackRequest,
+  type ScheduleCancelRequest,
 } from '@arbiter/contracts';
 import type { Bus, RequestOptions } from '@arbiter/service-kit';
 import type { z } from 'zod';
