@@ -18,7 +18,6 @@ export {
   ByBaseQuery,
   instantsOf,
   traceOf,
-  reasonsOfQuery,
   Reason,
   Reasons,
   EngineErrorCode,
@@ -34,7 +33,7 @@ export {
   OperatorsResponse,
 } from './engine.js';
 export { ExecSubject, pingSubject, PingReply, ServiceGroup, type BackEndService } from './subjects.js';
-export { itemTraceBytes, reasonsOf, RUN_DEFAULTS, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
+export { itemTraceBytes, RUN_DEFAULTS, RunFlags, RunFlagsQuery, runFlagsOf, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
 export {
   ExecRuleRequest,
   ExecOperatorsRequest,

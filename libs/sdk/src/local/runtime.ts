@@ -2,8 +2,9 @@ import {
   ArbiterError,
   ErrorCode,
   isArbiterError,
-  reasonsOf,
+  runFlagsOf,
   tracesOf,
+  type RunFlags,
   type RunnableQuery,
   type RunnableSelection,
   type RunnableSnapshot,
@@ -99,11 +100,7 @@ export interface LocalStats {
  * offset) sets the evaluation clock and picks the version in effect at it, as `?now=` does
  * (docs/design/timeline.md). As-of runs reaching back before what a runtime holds go to the service.
  */
-export interface LocalRunOptions {
-  trace?: boolean;
-  reasons?: boolean;
-  now?: string;
-}
+export type LocalRunOptions = { trace?: boolean; now?: string } & RunFlags;
 
 /** A run's clock in epoch ms: its `now`, else the current time. */
 function clockOf(opts: LocalRunOptions | undefined): number {
@@ -176,8 +173,8 @@ export class LocalRuntime {
   }
 
   /**
-   * Runs the current runnable policy of a base on `data` (trace on unless `trace: false`; `reasons`
-   * with `reasons: true`, docs/LANGUAGE.md §10.4). Engine
+   * Runs the current runnable policy of a base on `data` (trace on unless `trace: false`; the run's
+   * flags as the service takes them: `reasons: true` adds `reasons`, docs/LANGUAGE.md §10.4). Engine
    * outcomes are results (`error`, `errorCode`), as from the service. Throws an {@link ArbiterError}
    * where the service answers a problem: `not_found` (a base not held: unknown, deleted, another
    * org's, not chosen), `validation_failed` (data not an object, or holding an unpaired UTF-16
@@ -205,7 +202,7 @@ export class LocalRuntime {
       !this.expired &&
       opts !== undefined &&
       opts.trace === false &&
-      opts.reasons !== true &&
+      runFlagsOf(opts) === undefined &&
       opts.now === undefined &&
       isAcceptedData(data)
     ) {
@@ -231,7 +228,7 @@ export class LocalRuntime {
     }
     if (entry === undefined) throw new ArbiterError('not_found', `policy \`${baseId}\` not found`);
     checkData(data);
-    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), reasonsOf(opts), opts?.now));
+    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), runFlagsOf(opts), opts?.now));
     entry.counter.add(answer.result, answer.error !== undefined);
     return answer;
   }
@@ -245,7 +242,7 @@ export class LocalRuntime {
     if (typeof flow === 'string') throw new ArbiterError('not_found', flow);
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
     checkData(data);
-    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), reasonsOf(opts), opts?.now, at);
+    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), runFlagsOf(opts), opts?.now, at);
     flow.counter.add(r.result, r.error !== undefined);
     const ids = { flowId: flow.record.flowId, baseId: flow.record.baseId, version: flow.record.version };
     if (r.error === undefined) return { result: r.result, path: r.path, nodes: r.nodes, ...ids };

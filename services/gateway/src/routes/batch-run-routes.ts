@@ -13,7 +13,7 @@ import {
   ByBaseQuery,
   instantsOf,
   traceOf,
-  reasonsOfQuery,
+  runFlagsOf,
   itemTraceBytes,
   tracesOf,
 } from '@arbiter/contracts';
@@ -105,13 +105,14 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       response: { 200: RunBatchResponse, ...errors },
     },
     handler: async (request, reply) => {
-      const { rule, items, trace, reasons } = request.body;
+      const { rule, items, trace } = request.body;
+      const flags = runFlagsOf(request.body);
       await admit(request, reply, items.length);
       const answers = await opts.execution.run(principalOf(request), rule, itemsOf(request, items), {
         requestId: request.id,
         trace: tracesOf({ trace }),
         traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
-        ...(reasons === true ? { reasons: true } : {}),
+        ...(flags !== undefined ? { flags } : {}),
       });
       return send(request, reply, answers, false);
     },
@@ -139,11 +140,12 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     { body: { items }, query }: { body: StoredRunBatchRequest; query: ByBaseQuery },
   ) {
     await admit(request, reply, items.length);
+    const flags = runFlagsOf(query);
     const answers = await runner!.run(kind, principalOf(request), by, id, itemsOf(request, items), {
       requestId: request.id,
       trace: traceOf(query),
       traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
-      ...(reasonsOfQuery(query) ? { reasons: true } : {}),
+      ...(flags !== undefined ? { flags } : {}),
       ...(by === 'base' ? instantsOf(query) : {}),
     });
     return send(request, reply, answers, true);
