@@ -28,6 +28,7 @@ export const EVENT_KINDS = [
   'webhook changed',
   'webhook deleted',
   'webhook disabled',
+  'schedule cancelled',
 ] as const;
 
 /** What an event is about. */

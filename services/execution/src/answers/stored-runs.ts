@@ -19,7 +19,7 @@ import type { WorkerPool, EvalOutcome, ItemAnswer, RunItems } from '../workers/w
 import type { ExecutedEvents } from '../recording/executed-events.js';
 import type { MaskedReads } from '../recording/masked-reads.js';
 import type { ExecMetrics } from '../metrics.js';
-import type { RunnableResolver } from './runnable-resolver.js';
+import type { RunnableResolver, RunTarget } from './runnable-resolver.js';
 import { missingPolicyNode } from '@arbiter/run';
 import { tableSource } from '@arbiter/run/caches';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from '../workers/tasks.js';
@@ -38,8 +38,29 @@ export type RunBy = 'base' | 'record';
  * One stored run request: the record named (`id`, `by` a base or a record id), the run's options
  * (a replay runs at `now`, low priority, neither counted nor recorded) and its items.
  */
-export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'flags' | 'replay' | 'now' | 'nows'> &
+export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'flags' | 'replay' | 'now' | 'nows' | 'asOf'> &
   RunItems & { id: string; by: RunBy };
+
+/**
+ * The target of a stored run: an exact record, or a base picked at the run's clock
+ * (docs/design/timeline.md): `asOf`, else `now`, else the current time. A run that names its
+ * instant needs the base's whole timeline (`asOf: true` on the target).
+ */
+function targetOf(req: StoredRunRequest): RunTarget {
+  if (req.by === 'record') return { recordId: req.id };
+  const named = req.asOf ?? (req.replay === true ? undefined : req.now);
+  if (named === undefined) return { baseId: req.id };
+  const at = Date.parse(named);
+  if (Number.isNaN(at)) throw new ArbiterError('bad_request', `\`asOf\` / \`now\` must be an ISO instant: \`${named}\``);
+  return { baseId: req.id, at, asOf: true };
+}
+
+/** The evaluation clock of a stored run that is not a replay: `now`, else `asOf`. */
+function clockOf(req: StoredRunRequest): { now?: string } {
+  if (req.replay === true) return {};
+  const now = req.now ?? req.asOf;
+  return now === undefined ? {} : { now };
+}
 
 /** One answer: the raw JSON body its single request answers, or its error. */
 export type RunAnswer = Uint8Array | ArbiterError;
@@ -68,7 +89,7 @@ export class StoredRuns {
 
   /** Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted or other-org ids. */
   async runPolicy(req: StoredRunRequest): Promise<RunAnswer[]> {
-    const entry = await this.deps.resolver.resolve('policy', req.principal, req.by === 'base' ? { baseId: req.id } : { recordId: req.id });
+    const entry = await this.deps.resolver.resolve('policy', req.principal, targetOf(req));
     const outcome = await this.deps.pool.runJob({
       principal: req.principal,
       source: sourceOf(entry),
@@ -81,7 +102,7 @@ export class StoredRuns {
       ...(req.replyBudget !== undefined ? { replyBudget: req.replyBudget } : {}),
       ...(req.replay === true
         ? { replay: true, ...(req.now !== undefined ? { now: req.now } : {}), ...(req.nows !== undefined ? { nows: req.nows } : {}) }
-        : {}),
+        : clockOf(req)),
     });
     this.count(outcome);
     if (req.replay === true) return outcome.answers.map((answer) => (answer instanceof ArbiterError ? answer : answer.json!));
@@ -112,11 +133,8 @@ export class StoredRuns {
    * `"maskedRead": true`.
    */
   async runFlow(req: StoredRunRequest): Promise<RunAnswer[]> {
-    const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve(
-      'flow',
-      req.principal,
-      req.by === 'base' ? { baseId: req.id } : { recordId: req.id },
-    );
+    const target = targetOf(req);
+    const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve('flow', req.principal, target);
     const nodes = new Map<string, Promise<ResolvedNode>>();
     const resource = { type: 'flow' as const, id: entry.recordId, baseId: entry.baseId };
     const ran = { flowId: entry.recordId, baseId: entry.baseId, version: entry.version };
@@ -130,7 +148,7 @@ export class StoredRuns {
           const started = performance.now();
           const replay: FlowReplay | undefined = req.replay === true ? { now: req.nows?.[i] ?? req.now, seen: { read: false } } : undefined;
           try {
-            response = await this.flow(entry.definition, req.principal, item, modeOf(req), req.deadline, nodes, replay);
+            response = await this.flow(entry.definition, req.principal, item, { ...modeOf(req), ...clockOf(req), ...nodeClockOf(target) }, req.deadline, nodes, replay);
           } catch (err) {
             return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
           }
@@ -230,7 +248,9 @@ export class StoredRuns {
         principal,
         node.policyId !== undefined
           ? { recordId: node.policyId }
-          : { baseId: node.baseId!, ...(node.version !== undefined ? { version: node.version } : {}) },
+          : node.version !== undefined
+            ? { baseId: node.baseId!, version: node.version }
+            : { baseId: node.baseId!, ...(mode.at !== undefined ? { at: mode.at, asOf: true } : {}) },
       );
       return {
         bind: (item, deadline, replay) => ({
@@ -278,6 +298,7 @@ export class StoredRuns {
       items: [item],
       budgetUsed: budget.used,
       ...(deadline !== undefined ? { deadline } : {}),
+      ...(replay === undefined && mode.now !== undefined ? { now: mode.now } : {}),
       ...replayOf(replay),
     });
     this.count(outcome);
@@ -293,10 +314,20 @@ export class StoredRuns {
   }
 }
 
-/** How a flow's nodes run: with a trace or not, and the run's flags. */
+/**
+ * How a flow's nodes run: with a trace or not, and the run's flags; at the run's clock `now` and,
+ * for a run that named its instant, nodes that follow a base pick its version at `at` (epoch ms).
+ */
 interface NodeMode {
   trace: boolean;
   flags?: RunFlags;
+  now?: string;
+  at?: number;
+}
+
+/** The instant a flow's base-following nodes pick their version at: the flow's own, when the run named one. */
+function nodeClockOf(target: RunTarget): { at?: number } {
+  return 'baseId' in target && target.at !== undefined ? { at: target.at } : {};
 }
 
 function modeOf(req: { trace?: boolean | undefined; flags?: RunFlags | undefined }): NodeMode {
