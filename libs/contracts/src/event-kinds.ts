@@ -28,6 +28,7 @@ export const EVENT_KINDS = [
   'webhook changed',
   'webhook deleted',
   'webhook disabled',
+  'rollout changed',
 ] as const;
 
 /** What an event is about. */

@@ -1,6 +1,7 @@
 import { CoverageSummary } from './coverage.js';
 import { ImpactReport } from './decisions.js';
 import { z } from 'zod';
+import { RolloutStart } from './rollout.js';
 import { Principal } from './principal.js';
 import { FlowRecord, PolicyRecord, RecordIdParam, RecordReview, StaticCheckWarning } from './registry.js';
 import { RunnableKind } from './runnable-index.js';
@@ -89,6 +90,7 @@ export type ReviewDecisionBody = z.infer<typeof ReviewDecisionBody>;
 /** Body of `POST .../review/publish`: all optional; an empty body is `{}`. Unknown keys are rejected. */
 export const ReviewPublishBody = z.strictObject({
   requestId: z.uuid().optional().describe('The request the caller saw; 409 `conflict` when it is not the latest'),
+  rollout: RolloutStart.optional().describe('The new version starts as a staged rollout (docs/api.md#staged-rollouts)'),
 });
 export type ReviewPublishBody = z.infer<typeof ReviewPublishBody>;
 

@@ -119,10 +119,21 @@ export const RunnableBase = z.discriminatedUnion('kind', [
     selected: z.boolean(),
     current: RunnablePolicy,
     pinned: z.array(RunnablePolicy),
+    /** A running staged rollout: `current` is its new version, `previous` what the other runs get. */
+    rollout: z.object({ percent: z.number(), by: z.string().optional(), previous: RunnablePolicy }).optional(),
   }),
-  z.object({ kind: z.literal('flow'), baseId: z.uuid(), selected: z.boolean(), current: RunnableFlow }),
+  z.object({
+    kind: z.literal('flow'),
+    baseId: z.uuid(),
+    selected: z.boolean(),
+    current: RunnableFlow,
+    /** As a policy base's. */
+    rollout: z.object({ percent: z.number(), by: z.string().optional(), previous: RunnableFlow }).optional(),
+  }),
 ]);
 export type RunnableBase = z.infer<typeof RunnableBase>;
+/** The `rollout` of a held base: what `@arbiter/run`'s `rolloutChoosesNew` needs, and the previous record. */
+export type RunnableBaseRollout = NonNullable<RunnableBase['rollout']>;
 
 /**
  * Answer of `GET /runnable`: the selection at `revision`. `full:true` replaces everything held;

@@ -12,6 +12,7 @@ import {
   PublishCheckReply,
   type PublishCheckRequest,
   type PublishReviewedRequest,
+  type RolloutStart,
   type Principal,
   type RunnableKind,
 } from '@arbiter/contracts';
@@ -60,6 +61,7 @@ export interface RegistryPort {
     expectedContentHash: string,
     reviewRequestId: string,
     requestId?: string,
+    rollout?: RolloutStart,
   ): Promise<PublishedView>;
 }
 
@@ -135,8 +137,15 @@ export class NatsRegistryPort implements RegistryPort {
     expectedContentHash: string,
     reviewRequestId: string,
     requestId?: string,
+    rollout?: RolloutStart,
   ): Promise<PublishedView> {
-    const payload = { principal: p, recordId, expectedContentHash, reviewRequestId } satisfies PublishReviewedRequest;
+    const payload = {
+      principal: p,
+      recordId,
+      expectedContentHash,
+      reviewRequestId,
+      ...(rollout !== undefined ? { rollout } : {}),
+    } satisfies PublishReviewedRequest;
     const out =
       kind === 'policy'
         ? await this.bus.request(RegistrySubject.policyPublishReviewed, payload, PolicyPublishReviewedReply, this.opts(requestId))

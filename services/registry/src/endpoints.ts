@@ -105,8 +105,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_update: defineEndpoint({
         subject: RegistrySubject.policyUpdate,
         request: PolicyUpdateRequest,
-        handler: async ({ principal, policyId, status, minCoverage, ...patch }): Promise<PolicyUpdateReply> => {
-          const out = await policies.update(principal, policyId, status, patch, minCoverage);
+        handler: async ({ principal, policyId, status, minCoverage, rollout, ...patch }): Promise<PolicyUpdateReply> => {
+          const out = await policies.update(principal, policyId, status, patch, minCoverage, rollout);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -155,8 +155,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_publish_reviewed: defineEndpoint({
         subject: RegistrySubject.policyPublishReviewed,
         request: PublishReviewedRequest,
-        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId }): Promise<PolicyPublishReviewedReply> => {
-          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId);
+        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId, rollout }): Promise<PolicyPublishReviewedReply> => {
+          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, rollout);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -200,8 +200,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_update: defineEndpoint({
         subject: RegistrySubject.flowUpdate,
         request: FlowUpdateRequest,
-        handler: async ({ principal, flowId, status, minCoverage, ...patch }): Promise<FlowUpdateReply> => {
-          const out = await flows.update(principal, flowId, status, patch, minCoverage);
+        handler: async ({ principal, flowId, status, minCoverage, rollout, ...patch }): Promise<FlowUpdateReply> => {
+          const out = await flows.update(principal, flowId, status, patch, minCoverage, rollout);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),
@@ -250,8 +250,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_publish_reviewed: defineEndpoint({
         subject: RegistrySubject.flowPublishReviewed,
         request: PublishReviewedRequest,
-        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId }): Promise<FlowPublishReviewedReply> => {
-          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId);
+        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId, rollout }): Promise<FlowPublishReviewedReply> => {
+          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, rollout);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),

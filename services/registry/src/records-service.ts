@@ -16,6 +16,7 @@ import {
   type RunnableKind,
   type CoverageReport,
   type PublishCheckReply,
+  type RolloutStart,
   type StaticCheckWarning,
   type TestRunReport,
 } from '@arbiter/contracts';
@@ -51,6 +52,7 @@ import {
   type RecordRow,
 } from './repositories/records.js';
 import type { RunnableIndexWriter } from './runnable-index.js';
+import { assertNoRollout, startRolloutLocked } from './rollouts-service.js';
 
 /** `policies` / `flows`, for messages. */
 function plural(kind: 'policy' | 'flow'): string {
@@ -245,12 +247,18 @@ export class RecordsService {
     status: 'draft' | 'published',
     patch: Partial<RecordContent>,
     minCoverage = 0,
+    rollout?: RolloutStart,
   ): Promise<{ outcome: 'updated' | 'published'; record: RecordRow }> {
     requireCapability(
       p,
       status === 'published' ? 'publish' : 'edit',
       status === 'published' ? `publish ${plural(this.kind)}` : `edit ${plural(this.kind)}`,
     );
+    if (rollout !== undefined && status !== 'published') {
+      throw new ArbiterError('validation_failed', '`rollout` starts with a publish: send it with `status:"published"`', [
+        { code: 'rollout_needs_publish', message: 'only a publish starts a rollout', path: 'rollout' },
+      ]);
+    }
     const found = await this.loadLive(p, recordId);
     const edits = definedFields(patch);
     if (status === 'draft') await this.assertSavable(p, edits);
@@ -271,7 +279,7 @@ export class RecordsService {
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
-      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {}, false, minCoverage);
+      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {}, false, minCoverage, rollout);
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }
@@ -288,6 +296,7 @@ export class RecordsService {
     recordId: string,
     expectedContentHash: string,
     reviewRequestId: string,
+    rollout?: RolloutStart,
   ): Promise<{ outcome: 'published' | 'already_published'; record: RecordRow }> {
     requireCapability(p, 'publish', `publish ${plural(this.kind)}`);
     const found = await this.loadLive(p, recordId);
@@ -306,7 +315,19 @@ export class RecordsService {
         );
       }
       const events: ArbiterEvent[] = [];
-      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId }, true);
+      const published = await this.publishLocked(
+        p,
+        trx,
+        base,
+        record,
+        {},
+        new Date(),
+        events,
+        { requestId: reviewRequestId },
+        true,
+        0,
+        rollout,
+      );
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }
@@ -598,7 +619,12 @@ export class RecordsService {
     details: { requestId?: string },
     reviewed = false,
     minCoverage = 0,
+    rollout?: RolloutStart,
   ): Promise<RecordRow> {
+    // A publish while a rollout runs would leave it rolling out a version that is no longer the latest.
+    await assertNoRollout(trx, this.kind, base.id);
+    // The record serving before this publish: what the other runs of a rollout keep getting.
+    const previous = rollout === undefined ? null : await getRecord(trx, base.currentRecordId);
     const content = { ...record, ...edits };
     const review = reviewed && this.spec.reviewedProblems ? await this.spec.reviewedProblems(content, trx, p.orgId) : undefined;
     const problems = [...(review?.problems ?? []), ...(await this.spec.publishProblems(content, trx, p.orgId))];
@@ -629,6 +655,7 @@ export class RecordsService {
     );
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
     events.push(newEvent('published', p, this.resource(published), { version, ...details }, { at: now }));
+    if (rollout !== undefined) await startRolloutLocked(trx, p, this.kind, previous!, published, rollout, now, events);
     return published;
   }
 

@@ -9,6 +9,7 @@ import {
   type RunCount,
   type RunnableBase,
   type RunnableLimits,
+  type RunnableFlow,
   type RunnablePolicy,
   type RunnableSelection,
   type RunnableSnapshotPage,
@@ -16,6 +17,7 @@ import {
 } from '@arbiter/contracts';
 import type { Knex } from 'knex';
 import { requireCapability } from './domain/access.js';
+import { snapshotRollouts } from './repositories/rollouts.js';
 import {
   basesOfRecords,
   changedSince,
@@ -211,20 +213,35 @@ export class RunnableSyncService {
       forBase.set(r.id, toPolicy(r));
       pinned.set(r.baseId, forBase);
     }
+    const rollouts = await snapshotRollouts(trx, orgId, ids);
     return current.map((r): RunnableBase => {
       const selected = needed.get(r.baseId) === true;
+      const rollout = rollouts.get(r.baseId);
+      const split = rollout === undefined ? undefined : { percent: rollout.percent, ...(rollout.by !== null ? { by: rollout.by } : {}) };
       if (r.kind === 'flow') {
         return {
           kind: 'flow',
           baseId: r.baseId,
           selected,
-          current: { flowId: r.id, baseId: r.baseId, status: r.status, version: r.version, definition: r.definition! },
+          current: toFlow(r),
+          ...(rollout !== undefined ? { rollout: { ...split!, previous: toFlow(rollout.previous) } } : {}),
         };
       }
       const pins = [...(pinned.get(r.baseId)?.values() ?? [])].sort((a, b) => (a.policyId < b.policyId ? -1 : 1));
-      return { kind: 'policy', baseId: r.baseId, selected, current: toPolicy(r), pinned: pins };
+      return {
+        kind: 'policy',
+        baseId: r.baseId,
+        selected,
+        current: toPolicy(r),
+        pinned: pins,
+        ...(rollout !== undefined ? { rollout: { ...split!, previous: toPolicy(rollout.previous) } } : {}),
+      };
     });
   }
+}
+
+function toFlow(r: RunnableRecordRow): RunnableFlow {
+  return { flowId: r.id, baseId: r.baseId, status: r.status, version: r.version, definition: r.definition! };
 }
 
 function toPolicy(r: RunnableRecordRow): RunnablePolicy {

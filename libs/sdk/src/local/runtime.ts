@@ -12,6 +12,7 @@ import {
   type StoredFlowRunResponse,
   type StoredPolicyRunResponse,
 } from '@arbiter/contracts';
+import { rolloutChoosesNew } from '@arbiter/run';
 import { sleep } from '../http.js';
 import type { ServerSentEvent } from '../streams.js';
 import { decodeCache, encodeCache, fileCache, type LocalCacheStore } from './cache.js';
@@ -168,7 +169,10 @@ export class LocalRuntime {
   run(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean; reasons?: boolean }): StoredPolicyRunResponse {
     const state = this.state;
     let entry: PolicyEntry | undefined;
-    if (this.hotState === state && this.hotBaseId === baseId) entry = this.hotEntry;
+    // A base in a staged rollout: the version its data chooses, as the service chooses (docs/design/canary.md).
+    const rollout = state.rollouts.size === 0 ? undefined : state.rollouts.get(baseId);
+    if (rollout !== undefined) entry = rolloutChoosesNew(rollout.split, data) ? rollout.next : rollout.previous;
+    else if (this.hotState === state && this.hotBaseId === baseId) entry = this.hotEntry;
     else {
       entry = state.policies.get(baseId);
       if (entry !== undefined) {
@@ -218,7 +222,8 @@ export class LocalRuntime {
   ): Promise<StoredFlowRunResponse> {
     if (this.expired && this.failClosed) throw this.staleError();
     const state = this.state;
-    const flow = state.flows.get(baseId);
+    const rollout = state.flowRollouts.size === 0 ? undefined : state.flowRollouts.get(baseId);
+    const flow = rollout === undefined ? state.flows.get(baseId) : rolloutChoosesNew(rollout.split, data) ? rollout.next : rollout.previous;
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
     checkData(data);
     const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), reasonsOf(opts));

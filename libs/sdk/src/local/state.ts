@@ -1,6 +1,14 @@
 import type { RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot } from '@arbiter/contracts';
 import type { CompiledPolicy } from '@arbiter/rule-lang';
-import { compileDataSchema, compileRule, resolveRun, type CompiledRule, type DataSchema, type ResolvedRun } from '@arbiter/run';
+import {
+  compileDataSchema,
+  compileRule,
+  resolveRun,
+  type CompiledRule,
+  type DataSchema,
+  type ResolvedRun,
+  type RolloutSplit,
+} from '@arbiter/run';
 import type { Reporter, RunCounter } from './reporter.js';
 
 /** A policy record compiled once: its policy (or the parse error its text gives) and its schema check. */
@@ -25,6 +33,15 @@ export interface PolicyEntry {
 export interface FlowEntry {
   readonly record: RunnableFlow;
   readonly counter: RunCounter;
+}
+
+/** A base in a staged rollout as held: its split and both versions (docs/design/canary.md). */
+export interface HeldRollout<E> {
+  readonly split: RolloutSplit;
+  /** The new version. */
+  readonly next: E;
+  /** The version the other runs get (and a flow's policy node naming the base). */
+  readonly previous: E;
 }
 
 /**
@@ -56,6 +73,10 @@ export class RunnableState {
     readonly versions: ReadonlyMap<string, PolicyEntry>,
     /** Named bases the service does not run (unknown, deleted, another org's). */
     readonly missing: readonly string[],
+    /** Policy bases in a staged rollout, by base id (`policies` holds their previous version). */
+    readonly rollouts: ReadonlyMap<string, HeldRollout<PolicyEntry>>,
+    /** Flow bases in a staged rollout, by base id (`flows` holds their previous version). */
+    readonly flowRollouts: ReadonlyMap<string, HeldRollout<FlowEntry>>,
   ) {
     const runLimits = { stepBudget: limits.stepBudget, tracedStepBudget: limits.traceStepBudget, maxTraceBytes: limits.maxTraceBytes };
     this.runs = {
@@ -84,6 +105,8 @@ export class RunnableState {
     const flows = new Map<string, FlowEntry>();
     const records = new Map<string, PolicyEntry>();
     const versions = new Map<string, PolicyEntry>();
+    const rollouts = new Map<string, HeldRollout<PolicyEntry>>();
+    const flowRollouts = new Map<string, HeldRollout<FlowEntry>>();
     const hold = (record: RunnablePolicy): PolicyEntry => {
       const held = records.get(record.policyId);
       if (held !== undefined) return held;
@@ -94,20 +117,49 @@ export class RunnableState {
     };
     for (const base of bases.values()) {
       if (base.kind === 'flow') {
-        const old = previous?.flows.get(base.baseId);
-        const same = old !== undefined && old.record.flowId === base.current.flowId && old.record.version === base.current.version;
-        flows.set(base.baseId, {
-          record: base.current,
-          counter: same ? old.counter : reporter.counterFor('flow', base.current.flowId, base.baseId, base.current.version),
-        });
+        const holdFlow = (record: RunnableFlow): FlowEntry => {
+          const old = [previous?.flows.get(base.baseId), previous?.flowRollouts.get(base.baseId)?.next].find(
+            (e) => e !== undefined && e.record.flowId === record.flowId && e.record.version === record.version,
+          );
+          return {
+            record,
+            counter: old !== undefined ? old.counter : reporter.counterFor('flow', record.flowId, base.baseId, record.version),
+          };
+        };
+        const current = holdFlow(base.current);
+        if (base.rollout === undefined) flows.set(base.baseId, current);
+        else {
+          const before = holdFlow(base.rollout.previous);
+          flows.set(base.baseId, before);
+          flowRollouts.set(base.baseId, { split: base.rollout, next: current, previous: before });
+        }
         continue;
       }
-      policies.set(base.baseId, hold(base.current));
+      const current = hold(base.current);
+      if (base.rollout === undefined) policies.set(base.baseId, current);
+      else {
+        const before = hold(base.rollout.previous);
+        policies.set(base.baseId, before);
+        rollouts.set(base.baseId, { split: base.rollout, next: current, previous: before });
+      }
       for (const pinned of base.pinned) hold(pinned);
     }
-    const counters = new Set<RunCounter>([...records.values(), ...flows.values()].map((e) => e.counter));
+    const counters = new Set<RunCounter>(
+      [...records.values(), ...flows.values(), ...[...flowRollouts.values()].map((r) => r.next)].map((e) => e.counter),
+    );
     reporter.retain(counters);
-    return new RunnableState(snapshot.revision, snapshot.limits, bases, policies, flows, records, versions, snapshot.missing);
+    return new RunnableState(
+      snapshot.revision,
+      snapshot.limits,
+      bases,
+      policies,
+      flows,
+      records,
+      versions,
+      snapshot.missing,
+      rollouts,
+      flowRollouts,
+    );
   }
 
   /** The state as one full snapshot (what a cache file keeps). */
@@ -159,7 +211,10 @@ function collectUnreferenced(bases: Map<string, RunnableBase>): void {
   const named = new Set<string>();
   const records = new Map<string, string>();
   for (const base of bases.values()) {
-    if (base.kind === 'policy') for (const r of [base.current, ...base.pinned]) records.set(r.policyId, base.baseId);
+    if (base.kind === 'policy') {
+      for (const r of [base.current, ...base.pinned, ...(base.rollout ? [base.rollout.previous] : [])])
+        records.set(r.policyId, base.baseId);
+    }
   }
   for (const base of bases.values()) {
     if (base.kind !== 'flow') continue;

@@ -3,6 +3,8 @@ import {
   LiveFlowRecordEntry,
   LivePolicyRecordEntry,
   RegistrySubject,
+  RunnableBaseEntry,
+  type RunnableRollout,
   runnableBaseKey,
   runnableRecordKey,
   type Principal,
@@ -24,6 +26,9 @@ export interface LiveEntryOf {
 /** What a run names: a base (its current runnable record, or a pinned version) or an exact record. */
 export type RunTarget = { baseId: string; version?: number } | { recordId: string };
 
+/** What a run by base id resolves to: the record, or the base's rollout whose choice is per run's data. */
+export type BaseResolution<K extends RunnableKind> = { entry: LiveEntryOf[K] } | { rollout: RunnableRollout };
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -31,8 +36,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * version from its `versions` map) in one round trip, checking the base on the server so only the
  * record travels back. KEYS[1]: base key; ARGV[1]: record key prefix; ARGV[2]: pinned version or
  * ''; ARGV[3]: the caller's org. Returns [status, record JSON or nil] with status `miss` (no base
- * entry, or an unreadable one), `gone` (deleted, or another org), `no_version`, or `ok` (the
- * record may still be nil: a miss).
+ * entry, or an unreadable one), `gone` (deleted, or another org), `no_version`, `ok` (the
+ * record may still be nil: a miss), or `choose` with the base entry's text when the base carries a
+ * rollout: TypeScript picks the record (`@arbiter/run`'s choice) and reads it by id, a second round
+ * trip only for such bases (docs/design/canary.md).
  * INVARIANT: the record key is derived inside the script, so this assumes one Redis (not Cluster).
  */
 const BASE_AND_RECORD = `
@@ -41,6 +48,7 @@ if not b then return {'miss', false} end
 local ok, d = pcall(cjson.decode, b)
 if not ok or type(d) ~= 'table' then return {'miss', false} end
 if d.state ~= 'live' or d.orgId ~= ARGV[3] then return {'gone', false} end
+if d.rollout ~= nil or d.timeline ~= nil then return {'choose', b} end
 local rid
 if ARGV[2] ~= '' then
   if type(d.versions) ~= 'table' then return {'miss', false} end
@@ -60,7 +68,7 @@ type WithBaseAndRecord = {
     recordKeyPrefix: string,
     version: string,
     orgId: string,
-  ): Promise<['miss' | 'gone' | 'no_version' | 'ok', string | null]>;
+  ): Promise<['miss' | 'gone' | 'no_version' | 'ok' | 'choose', string | null]>;
 };
 
 /**
@@ -75,6 +83,7 @@ type WithBaseAndRecord = {
  */
 export class RunnableResolver {
   private readonly parsed: LRUCache<string, LiveEntryOf[RunnableKind] | 'gone'>;
+  private readonly parsedBases: LRUCache<string, Extract<RunnableBaseEntry, { state: 'live' }>>;
 
   constructor(
     private readonly redis: Redis,
@@ -85,11 +94,27 @@ export class RunnableResolver {
     parseCacheSize = 500,
   ) {
     this.parsed = new LRUCache({ max: parseCacheSize });
+    this.parsedBases = new LRUCache({ max: parseCacheSize });
     redis.defineCommand('arbiterBaseAndRecord', { numberOfKeys: 1, lua: BASE_AND_RECORD });
   }
 
-  /** The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when Redis or the registry is down. */
+  /**
+   * The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when
+   * Redis or the registry is down. A base in a rollout answers its previous version here (a flow's
+   * policy node naming the base); a run by base id asks {@link resolveBase}.
+   */
   async resolve<K extends RunnableKind>(kind: K, principal: Principal, target: RunTarget): Promise<LiveEntryOf[K]> {
+    const found = await this.resolveTarget(kind, principal, target);
+    if ('entry' in found) return found.entry;
+    return this.resolve(kind, principal, { recordId: found.rollout.previousRecordId });
+  }
+
+  /** The record of a run by base id, or the base's rollout when one runs (then the caller chooses per run and asks for the record by id). */
+  async resolveBase<K extends RunnableKind>(kind: K, principal: Principal, baseId: string): Promise<BaseResolution<K>> {
+    return this.resolveTarget(kind, principal, { baseId });
+  }
+
+  private async resolveTarget<K extends RunnableKind>(kind: K, principal: Principal, target: RunTarget): Promise<BaseResolution<K>> {
     const orgId = principal.orgId;
     const id = 'recordId' in target ? target.recordId : target.baseId;
     const notFound = () => new ArbiterError('not_found', `${kind} \`${id}\` not found`);
@@ -109,6 +134,17 @@ export class RunnableResolver {
         ),
       );
       if (status === 'gone') throw notFound();
+      if (status === 'choose') {
+        const base = this.parseBase(raw!, orgId);
+        if (base === null) throw notFound();
+        if (target.version !== undefined) {
+          const pinned = base.versions[String(target.version)];
+          if (pinned === undefined) throw new ArbiterError('not_found', `${kind} \`${id}\` has no version ${target.version}`);
+          return { entry: await this.resolve(kind, principal, { recordId: pinned }) };
+        }
+        if (base.rollout !== undefined) return { rollout: base.rollout };
+        return { entry: await this.resolve(kind, principal, { recordId: base.recordId }) };
+      }
       if (status === 'no_version') throw new ArbiterError('not_found', `${kind} \`${id}\` has no version ${target.version}`);
       rawRecord = raw;
     }
@@ -118,7 +154,7 @@ export class RunnableResolver {
       if (entry === 'gone' || (entry !== null && entry.orgId !== orgId)) throw notFound();
       if (entry !== null) {
         this.metrics.resolutions.inc({ source: 'redis' });
-        return entry;
+        return { entry };
       }
     }
     // A miss: the registry rebuilds the base's entries from PostgreSQL and answers the record.
@@ -128,7 +164,19 @@ export class RunnableResolver {
       timeoutMs: this.registryTimeoutMs,
     });
     if (entry.orgId !== orgId) throw notFound();
-    return entry;
+    return { entry };
+  }
+
+  /** A live base entry of `orgId` as stored (parses cached by text, like records); null when unreadable or not live. */
+  private parseBase(raw: string, orgId: string): Extract<RunnableBaseEntry, { state: 'live' }> | null {
+    let base = this.parsedBases.get(raw);
+    if (base === undefined) {
+      const parsed = RunnableBaseEntry.safeParse(safeJson(raw));
+      if (!parsed.success || parsed.data.state !== 'live') return null;
+      base = parsed.data;
+      this.parsedBases.set(raw, base);
+    }
+    return base.orgId === orgId ? base : null;
   }
 
   /**

@@ -5,8 +5,11 @@ import {
   type FlowRecordEntry,
   type PolicyRecordEntry,
   type RunnableBaseEntry,
+  type RunnableRollout,
+  ROLLOUT_MIN_RUNS_DEFAULT,
 } from '@arbiter/contracts';
 import type { BaseRow, RecordRow } from '../repositories/records.js';
+import type { RolloutRow } from '../repositories/rollouts.js';
 import { pinnedDefinition } from './flow-review.js';
 import { canonicalJson, sha256 } from './hash.js';
 
@@ -36,7 +39,7 @@ function schemaHash(r: RecordRow): string | null {
  * The index entries of a base and all its records (see `@arbiter/contracts` runnable-index): the
  * current runnable record for a live base, tombstones everywhere for a deleted one.
  */
-export function indexEntries(prefix: string, base: BaseRow, records: RecordRow[]): IndexEntries {
+export function indexEntries(prefix: string, base: BaseRow, records: RecordRow[], rollout?: RolloutRow | null): IndexEntries {
   const common = { rev: base.revision, orgId: base.orgId, baseId: base.id };
   const baseKey = runnableBaseKey(prefix, base.kind, base.id);
   if (base.deletedAt !== null) {
@@ -65,8 +68,23 @@ export function indexEntries(prefix: string, base: BaseRow, records: RecordRow[]
       ruleHash: contentHash(current),
       schemaHash: schemaHash(current),
       versions,
+      ...(rollout ? { rollout: runnableRollout(rollout) } : {}),
     },
     records: records.map((r) => ({ key: runnableRecordKey(prefix, base.kind, r.id), value: liveRecord(base, r) })),
+  };
+}
+
+/** A running rollout as a run needs it (docs/design/canary.md). */
+function runnableRollout(r: RolloutRow): RunnableRollout {
+  return {
+    id: r.id,
+    percent: r.percent,
+    ...(r.by !== null ? { by: r.by } : {}),
+    recordId: r.recordId,
+    version: r.version,
+    previousRecordId: r.previousRecordId,
+    previousVersion: r.previousVersion,
+    ...(r.maxErrorRate !== null ? { guard: { maxErrorRate: r.maxErrorRate, minRuns: r.minRuns ?? ROLLOUT_MIN_RUNS_DEFAULT } } : {}),
   };
 }
 
