@@ -47,3 +47,20 @@ describe('rollout choice', () => {
     expect(rolloutThreshold(10.07)).toBe(1007);
   });
 });
+
+describe('rollout bucket bytes', () => {
+  it('hashes the UTF-8 bytes TextEncoder writes, lone surrogates as U+FFFD', () => {
+    const fnv = (text: string) => {
+      let h = 0x811c9dc5;
+      for (const b of new TextEncoder().encode(text)) h = Math.imul(h ^ b, 0x01000193);
+      h ^= h >>> 16;
+      h = Math.imul(h, 0x85ebca6b);
+      h ^= h >>> 13;
+      h = Math.imul(h, 0xc2b2ae35);
+      h ^= h >>> 16;
+      return (h >>> 0) % 10_000;
+    };
+    for (const v of ['c-1', '', 'é', 'Zoë €', '😀 x', '\ud800', 'a\udc00b', 'say "hi"', 'tab\t', 'back\\slash', { k: 'ü' }, 42, null])
+      expect(rolloutBucket(v), JSON.stringify(v)).toBe(fnv(canonicalJson(v)));
+  });
+});
