@@ -231,6 +231,27 @@ describe('a staged rollout by a data path', () => {
   });
 });
 
+describe('decision records', () => {
+  it('keep the version each run of a rollout answered with', async () => {
+    const { baseId } = await publishedBase('Recorded');
+    expect((await publishRollout(baseId, rule(21), { percent: 50, by: 'applicant.id' })).status).toBe(201);
+    const answered = new Map<string, number>();
+    for (let i = 0; i < 20; i++) {
+      const res = await call(stack, 'POST', `/run/policy/${baseId}`, { key: stack.adminKey, body: applicant(`r-${i}`) });
+      expect(res.status).toBe(200);
+      answered.set(`r-${i}`, res.body.version as number);
+    }
+    expect(new Set(answered.values())).toEqual(new Set([1, 2]));
+    await eventually(async () => {
+      const res = await call(stack, 'GET', `/decisions?baseId=${baseId}&limit=50`, { key: stack.adminKey });
+      expect(res.status).toBe(200);
+      const items = res.body.items as Array<{ version: number; input: { applicant: { id: string } } }>;
+      expect(items).toHaveLength(20);
+      for (const d of items) expect(d.version, d.input.applicant.id).toBe(answered.get(d.input.applicant.id));
+    }, 10_000);
+  });
+});
+
 describe('refusals at the publish', () => {
   it('a first publish has nothing to roll out from; a rollout is refused on a draft save and with a bad shape', async () => {
     const created = await call(stack, 'POST', '/policy', { key: stack.adminKey, body: { name: 'First', rule: rule(18) } });
