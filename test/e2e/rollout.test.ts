@@ -359,7 +359,12 @@ describe('flows', () => {
     await eventually(async () => expect(runtime.run(policyBase, applicant(1, 19)).version).toBe(2), 5000);
     expect((await runtime.runFlow(flowBase, applicant(1, 19))).result).toBe(true);
 
-    expect((await call(stack, 'POST', `/flow/${flowBase}/rollout/rollback`, { key: key.pat })).status).toBe(200);
+    // the SDK client's rollout calls
+    const pat = new Arbiter({ baseUrl: stack.baseUrl, apiKey: key.pat });
+    expect((await pat.flows.rollout(flowBase)).rollout).toMatchObject({ percent: 100, by: 'applicant.id', version: 2 });
+    expect((await pat.flows.setRollout(flowBase, 60)).rollout?.percent).toBe(60);
+    expect((await pat.flows.rollbackRollout(flowBase)).rollout).toBeNull();
+    expect((await pat.policies.promoteRollout(policyBase)).rollout).toBeNull();
     expect(new Set(await versionsOf('flow', flowBase, items))).toEqual(new Set([1]));
     expect((await rolloutOf('flow', flowBase)).body.rollout).toBeNull();
   });
