@@ -26,7 +26,7 @@ const SLICE_MS = Number(process.env.BENCH_ROLLOUT_SLICE_MS ?? 25);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 };
 const rule = (age: number) => `An **applicant** is adult if the __age__ of the **applicant** is at least ${age}.`;
 const customer = (i: number) => ({ applicant: { age: 30 }, customer: { id: `customer-${i}` } });
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
         body: { items: items.slice(at, at + 1000) },
       });
       if (res.status !== 200) throw new Error(`batch: ${res.status}`);
-      for (const r of res.body.results as Array<{ version: number }>) versions.push(r.version);
+      for (const r of (res.body as { results: Array<{ version: number }> }).results) versions.push(r.version);
     }
     const serviceShare = versions.filter((v) => v === 2).length / versions.length;
     const sameAsPure = versions.every((v, i) => (v === 2) === chosen[i]);
@@ -107,8 +107,8 @@ async function main(): Promise<void> {
     const ratios: number[] = [];
     let k = 0;
     for (let p = 0; p < PAIRS; p++) {
-      const withRollout = rate(() => both.run(baseId, items[k++ % 10_000]!, { trace: false }), SLICE_MS);
-      const without = rate(() => both.run(plain.baseId, items[k++ % 10_000]!, { trace: false }), SLICE_MS);
+      const withRollout = rate(() => both.run(baseId, items[k++ % 10_000], { trace: false }), SLICE_MS);
+      const without = rate(() => both.run(plain.baseId, items[k++ % 10_000], { trace: false }), SLICE_MS);
       ratios.push(withRollout / without);
     }
     say(
@@ -151,7 +151,7 @@ async function main(): Promise<void> {
         ),
       );
       runsAfterAck += after.length;
-      staleAfterAck += after.filter((r) => r.body.version !== want).length;
+      staleAfterAck += after.filter((r) => (r.body as { version: number }).version !== want).length;
     }
     say(`\nrollout change (0 % <-> 100 %) → 3 connected runtimes serving the new choice (${CHANGES} changes, from sending the POST):`);
     say(

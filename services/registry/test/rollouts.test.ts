@@ -29,8 +29,11 @@ const viewer = as('viewer');
 const admin = as('admin');
 const otherAdmin = as('admin', { orgId: 'globex' });
 
-const baseEntry = async (baseId: string) =>
-  RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'policy', baseId)))!));
+const baseEntry = async (baseId: string) => {
+  const entry = RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'policy', baseId)))!));
+  if (entry.state !== 'live') throw new Error(`base \`${baseId}\` is not live`);
+  return entry;
+};
 const rollout = (payload: Record<string, unknown>) => env.call(RolloutSubject.policy, payload, RolloutState);
 
 /** A base at version 1, then version 2 published with `start` as its rollout. */
