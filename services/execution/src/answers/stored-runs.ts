@@ -2,7 +2,6 @@ import {
   ArbiterError,
   isArbiterError,
   tracesOf,
-  reasonsOf,
   type FlowDefinition,
   type FlowPolicyNode,
   type FlowRunResponse,
@@ -10,6 +9,7 @@ import {
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
   type Principal,
+  type RunFlags,
   type RunnableRollout,
   type RunSpec,
 } from '@arbiter/contracts';
@@ -40,7 +40,7 @@ export type RunBy = 'base' | 'record';
  * One stored run request: the record named (`id`, `by` a base or a record id), the run's options
  * (a replay runs at `now`, low priority, neither counted nor recorded) and its items.
  */
-export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'reasons' | 'replay' | 'now' | 'nows'> &
+export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'flags' | 'replay' | 'now' | 'nows'> &
   RunItems & { id: string; by: RunBy };
 
 /** One answer: the raw JSON body its single request answers, or its error. */
@@ -130,7 +130,7 @@ export class StoredRuns {
       source: sourceOf(entry),
       trace: req.trace,
       ...(req.traceBytes !== undefined ? { traceBytes: req.traceBytes } : {}),
-      ...(req.reasons === true ? { reasons: true } : {}),
+      ...(req.flags !== undefined ? { flags: req.flags } : {}),
       reply: { kind: 'json', extra: { policyId: entry.recordId, baseId: entry.baseId, version: entry.version } },
       items: req.items,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
@@ -239,7 +239,7 @@ export class StoredRuns {
     definition: FlowDefinition;
     data: unknown;
     trace: boolean;
-    reasons?: boolean | undefined;
+    flags?: RunFlags | undefined;
   }): Promise<FlowRunResponse> {
     const problems = await this.deps.pool.validateFlow(req.principal, req.definition);
     if (problems.length > 0) {
@@ -344,7 +344,7 @@ export class StoredRuns {
       principal,
       source,
       trace: mode.trace,
-      ...(mode.reasons ? { reasons: true } : {}),
+      ...(mode.flags !== undefined ? { flags: mode.flags } : {}),
       reply: { kind: 'value' },
       items: [item],
       budgetUsed: budget.used,
@@ -364,14 +364,14 @@ export class StoredRuns {
   }
 }
 
-/** How a flow's nodes run: with a trace, with reasons (policy nodes). */
+/** How a flow's nodes run: with a trace or not, and the run's flags. */
 interface NodeMode {
   trace: boolean;
-  reasons: boolean;
+  flags?: RunFlags;
 }
 
-function modeOf(req: { trace?: boolean | undefined; reasons?: boolean | undefined }): NodeMode {
-  return { trace: tracesOf(req), reasons: reasonsOf(req) };
+function modeOf(req: { trace?: boolean | undefined; flags?: RunFlags | undefined }): NodeMode {
+  return { trace: tracesOf(req), ...(req.flags !== undefined ? { flags: req.flags } : {}) };
 }
 
 /** A node's resolved policy, bound to each item of a request when it runs. */
