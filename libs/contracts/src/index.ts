@@ -287,6 +287,7 @@ export {
   DECISION_SETTINGS_LIMIT,
   DecisionResult,
   DecisionRecord,
+  DecisionNodeReasons,
   TestFromDecisionBody,
   DecisionFilter,
   DecisionQuery,

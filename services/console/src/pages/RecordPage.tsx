@@ -7,6 +7,7 @@ import type { FlowRecord, MeResponse, PolicyRecord, TestRunReport, UncoveredItem
 import type { RecordsApi } from '@arbiter/sdk/client';
 import type { ShownImpact } from '../lib/impact.js';
 import { ImpactPanel, type ImpactEndpoints } from '../components/ImpactPanel.js';
+import { DecisionsPanel, type DecisionsEndpoints } from '../components/DecisionsPanel.js';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
@@ -120,7 +121,7 @@ export function RecordPage<R extends AnyRecord>({
   renderEditor: (p: EditorSlotProps) => ReactNode;
   initialData: string;
 }) {
-  const { me } = useSession();
+  const { me, api } = useSession();
   const [records, setRecords] = useState<R[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -169,6 +170,14 @@ export function RecordPage<R extends AnyRecord>({
         ? { review: () => kind.endpoints.review(draftId), analyse: (opts) => kind.endpoints.impact(draftId, opts) }
         : null,
     [draftId, kind],
+  );
+
+  const decisionsEndpoints = useMemo<DecisionsEndpoints>(
+    () => ({
+      page: (cursor) => api.decisions.list({ baseId, pageSize: 20 }).page(cursor),
+      saveAsTest: (decisionId, testName) => kind.endpoints.testFromDecision(baseId, { decisionId, name: testName }),
+    }),
+    [api, baseId, kind],
   );
 
   const act = async (what: () => Promise<string | null>) => {
@@ -383,6 +392,14 @@ export function RecordPage<R extends AnyRecord>({
       />
       {draftId !== null && impactEndpoints !== null && (
         <ImpactPanel draftId={draftId} noun={kind.noun} endpoints={impactEndpoints} reloadKey={loadCount} />
+      )}
+      {can(me, 'audit') && (
+        <DecisionsPanel
+          key={`decisions-${baseId}`}
+          endpoints={decisionsEndpoints}
+          // The draft now has the test: loaded again, so the tests panel shows it.
+          onSaved={(message) => void act(() => Promise.resolve(message))}
+        />
       )}
       <section aria-label="Versions" className="versions">
         <h2>Versions</h2>
