@@ -29,6 +29,7 @@ export const EVENT_KINDS = [
   'webhook deleted',
   'webhook disabled',
   'schedule cancelled',
+  'rollout changed',
 ] as const;
 
 /** What an event is about. */

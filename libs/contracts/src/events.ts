@@ -148,6 +148,21 @@ export const EventDetails = {
   'webhook disabled': z.object({ reason: z.enum(['gone', 'failing']), url: z.string() }),
   /** A scheduled version was cancelled before its instant (docs/design/timeline.md): it never runs by base id. */
   'schedule cancelled': z.object({ version: z.number().int(), effectiveFrom: z.iso.datetime() }),
+  /**
+   * A staged rollout started (with a publish), moved, was promoted or rolled back
+   * (docs/design/canary.md); `reason: 'guard'` when its error guard rolled it back, with the error
+   * rates of the last runs of each version that tripped it.
+   */
+  'rollout changed': z.object({
+    action: z.enum(['started', 'percent', 'promoted', 'rolled_back']),
+    version: z.number().int(),
+    previousVersion: z.number().int(),
+    percent: z.number(),
+    fromPercent: z.number().optional(),
+    by: z.string().nullable().optional(),
+    reason: z.literal('guard').optional(),
+    errorRates: z.object({ version: z.number(), previousVersion: z.number(), runs: z.number().int() }).optional(),
+  }),
 } as const satisfies { readonly [K in EventKind]: z.ZodType };
 
 /** The `details` of a `K` event. */

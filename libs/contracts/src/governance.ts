@@ -1,6 +1,7 @@
 import { CoverageSummary } from './coverage.js';
 import { ImpactReport } from './decisions.js';
 import { z } from 'zod';
+import { RolloutStart } from './rollout.js';
 import { Principal } from './principal.js';
 import { EffectiveFrom, FlowRecord, PolicyRecord, RecordIdParam, RecordReview, StaticCheckWarning } from './registry.js';
 import { RunnableKind } from './runnable-index.js';
@@ -90,6 +91,7 @@ export type ReviewDecisionBody = z.infer<typeof ReviewDecisionBody>;
 export const ReviewPublishBody = z.strictObject({
   requestId: z.uuid().optional().describe('The request the caller saw; 409 `conflict` when it is not the latest'),
   effectiveFrom: EffectiveFrom.optional(),
+  rollout: RolloutStart.optional().describe('The new version starts as a staged rollout (docs/api.md#staged-rollouts)'),
 });
 export type ReviewPublishBody = z.infer<typeof ReviewPublishBody>;
 

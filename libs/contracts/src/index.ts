@@ -132,7 +132,23 @@ export {
   TimelineEntry,
   VersionTimeline,
   runnableTimelineKey,
+  RunnableRollout,
 } from './runnable-index.js';
+export {
+  RolloutSubject,
+  ROLLOUT_BY_MAX,
+  ROLLOUT_MIN_RUNS_MIN,
+  ROLLOUT_MIN_RUNS_MAX,
+  ROLLOUT_MIN_RUNS_DEFAULT,
+  RolloutPercent,
+  RolloutBy,
+  RolloutStart,
+  RolloutPercentBody,
+  Rollout,
+  RolloutState,
+  RolloutRequest,
+  rolloutWindowKey,
+} from './rollout.js';
 export {
   RegistrySubject,
   RecordStatus,
@@ -357,6 +373,7 @@ export {
   RunReportRequest,
   RunReportReply,
 } from './runnable-sync.js';
+export type { RunnableBaseRollout } from './runnable-sync.js';
 export type {
   CreatePolicyInput,
   UpdatePolicyInput,

@@ -72,6 +72,20 @@ const EXAMPLES: TypedEvent[] = [
   ),
   newEvent('published', by, record, { version: 4, rollbackOf: 2, effectiveFrom: '2026-12-24T00:00:00.000Z' }),
   newEvent('schedule cancelled', by, record, { version: 4, effectiveFrom: '2026-12-24T00:00:00.000Z' }),
+  newEvent(
+    'rollout changed',
+    { orgId: 'acme', userId: 'u-2' },
+    { type: 'policy', id: 'p-2', baseId: 'b-1' },
+    {
+      action: 'rolled_back',
+      version: 3,
+      previousVersion: 2,
+      percent: 0,
+      fromPercent: 10,
+      reason: 'guard',
+      errorRates: { version: 0.5, previousVersion: 0, runs: 100 },
+    },
+  ),
   newEvent('decided', { orgId: RECORD.orgId, ...RECORD.caller }, record, RECORD, {
     eventId: RECORD.decisionId,
     at: RECORD.at,

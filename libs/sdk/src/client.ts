@@ -42,6 +42,7 @@ import type {
   RecordListFilter,
   ReviewDecisionBody,
   ReviewPublishBody,
+  RolloutState,
   ReviewInboxItem,
   Role,
   RunBatchInput,
@@ -208,6 +209,26 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
   /** `POST /{noun}/{id}/restore`: brings a deleted base back (admin). */
   restore(id: string): Promise<R> {
     return this.sendJson('POST', `/${this.noun}/${segment(id)}/restore`, {});
+  }
+
+  /** `GET /{noun}/{baseId}/rollout`: the base's running staged rollout (`rollout: null` when none runs). */
+  rollout(baseId: string): Promise<RolloutState> {
+    return this.getJson(`/${this.noun}/${segment(baseId)}/rollout`);
+  }
+
+  /** `POST /{noun}/{baseId}/rollout`: widens or narrows the running rollout to `percent` (publisher or admin). */
+  setRollout(baseId: string, percent: number): Promise<RolloutState> {
+    return this.sendJson('POST', `/${this.noun}/${segment(baseId)}/rollout`, { percent });
+  }
+
+  /** `POST /{noun}/{baseId}/rollout/promote`: the new version serves every run; the rollout ends. */
+  promoteRollout(baseId: string): Promise<RolloutState> {
+    return this.sendJson('POST', `/${this.noun}/${segment(baseId)}/rollout/promote`, {});
+  }
+
+  /** `POST /{noun}/{baseId}/rollout/rollback`: the previous version serves every run again; the rollout ends. */
+  rollbackRollout(baseId: string): Promise<RolloutState> {
+    return this.sendJson('POST', `/${this.noun}/${segment(baseId)}/rollout/rollback`, {});
   }
 
   /** `GET /{plural}`: the bases the caller sees, page by page. */

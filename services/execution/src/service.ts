@@ -25,6 +25,7 @@ import { ExecutedEvents } from './recording/executed-events.js';
 import { ExecMetrics } from './metrics.js';
 import { RuleIndex } from './answers/rule-index.js';
 import { RunnableResolver } from './answers/runnable-resolver.js';
+import { RolloutGuard } from './answers/rollout-guard.js';
 import { StoredRuns } from './answers/stored-runs.js';
 
 /** How long a closing service lets the relay publish the last window before leaving it in the outbox. */
@@ -178,7 +179,12 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
     const bus = await s.bus();
     connected.bus = bus;
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
-    const stored = new StoredRuns({ resolver, pool, events, metrics, ...(decisions ? { decisions } : {}) });
+    const guard = s.add(
+      'rollout guard',
+      new RolloutGuard(redis, bus, prefix, logger.child({ component: 'rollout-guard' }), config.REGISTRY_TIMEOUT_MS),
+      (g) => g.close(),
+    );
+    const stored = new StoredRuns({ resolver, pool, events, metrics, guard, ...(decisions ? { decisions } : {}) });
     const maxReplyBytes = bus.nc.info?.max_payload ?? 1024 * 1024;
     await s.serve(bus, execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
     // Events a stopped replica left in the outbox go out now, not at the first sweep.

@@ -43,6 +43,7 @@ import { impactRoutes } from './routes/impact-routes.js';
 import { exportRoutes } from './routes/export-routes.js';
 import { importRoutes } from './routes/import-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
+import { rolloutRoutes } from './routes/rollout-routes.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import type { GovernanceClient } from './clients/governance-client.js';
 import { consoleRoutes, defaultConsoleDir } from './routes/console-routes.js';
@@ -212,6 +213,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     if (governance) await app.register(reviewRoutes, { authenticator, governance });
     await app.register(restoreRoutes, { authenticator, registry: deps.registry });
+    await app.register(rolloutRoutes, { authenticator, registry: deps.registry });
     await app.register(exportRoutes, { authenticator, registry: deps.registry });
     await app.register(importRoutes, { authenticator, registry: deps.registry, governanceApproval });
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });

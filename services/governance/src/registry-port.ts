@@ -12,6 +12,7 @@ import {
   PublishCheckReply,
   type PublishCheckRequest,
   type PublishReviewedRequest,
+  type RolloutStart,
   type Principal,
   type RunnableKind,
 } from '@arbiter/contracts';
@@ -61,6 +62,7 @@ export interface RegistryPort {
     reviewRequestId: string,
     requestId?: string,
     effectiveFrom?: string,
+    rollout?: RolloutStart,
   ): Promise<PublishedView>;
 }
 
@@ -137,6 +139,7 @@ export class NatsRegistryPort implements RegistryPort {
     reviewRequestId: string,
     requestId?: string,
     effectiveFrom?: string,
+    rollout?: RolloutStart,
   ): Promise<PublishedView> {
     const payload = {
       principal: p,
@@ -144,6 +147,7 @@ export class NatsRegistryPort implements RegistryPort {
       expectedContentHash,
       reviewRequestId,
       ...(effectiveFrom !== undefined ? { effectiveFrom } : {}),
+      ...(rollout !== undefined ? { rollout } : {}),
     } satisfies PublishReviewedRequest;
     const out =
       kind === 'policy'

@@ -11,6 +11,7 @@ import {
   type ReviewSummary,
   type RunnableKind,
   type Scope,
+  type RolloutStart,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
@@ -274,7 +275,7 @@ export class ReviewsService {
     p: Principal,
     kind: RunnableKind,
     recordId: string,
-    opts: { requestId?: string; effectiveFrom?: string },
+    opts: { requestId?: string; effectiveFrom?: string; rollout?: RolloutStart },
     ctx: CallContext = {},
   ): Promise<{ review: ReviewSummary; record: PolicyRecord | FlowRecord }> {
     requireCapability(p, 'publish', `publish ${kind} reviews`);
@@ -304,7 +305,16 @@ export class ReviewsService {
       if (record.contentHash !== req.contentHash) throw stale(kind, recordId);
       // Still under the draft's lock: a crash after the registry's commit leaves the request
       // approved, and a retry gets `already_published` from the registry, then records it.
-      const out = await this.deps.registry.publishReviewed(p, kind, record.recordId, req.contentHash, req.id, ctx.requestId, opts.effectiveFrom);
+      const out = await this.deps.registry.publishReviewed(
+        p,
+        kind,
+        record.recordId,
+        req.contentHash,
+        req.id,
+        ctx.requestId,
+        opts.effectiveFrom,
+        opts.rollout,
+      );
       record2 = out.record;
       const published = await markPublished(trx, req.id, { by: p.userId, at: now, version: out.version });
       return { req: published };

@@ -121,8 +121,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_update: defineEndpoint({
         subject: RegistrySubject.policyUpdate,
         request: PolicyUpdateRequest,
-        handler: async ({ principal, policyId, status, minCoverage, effectiveFrom, ...patch }): Promise<PolicyUpdateReply> => {
-          const out = await policies.update(principal, policyId, status, patch, minCoverage, effectiveFrom);
+        handler: async ({ principal, policyId, status, minCoverage, effectiveFrom, rollout, ...patch }): Promise<PolicyUpdateReply> => {
+          const out = await policies.update(principal, policyId, status, patch, minCoverage, effectiveFrom, rollout);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -139,7 +139,10 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         request: PolicyVersionsRequest,
         handler: async ({ principal, policyId, limit, cursor }): Promise<PolicyRecordPage> => {
           const page = await policies.versions(principal, policyId, { limit, cursor });
-          return { items: page.items.map((r) => ({ ...toPolicyRecord(r), ...intervalFields(r, page.intervals) })), nextCursor: page.nextCursor };
+          return {
+            items: page.items.map((r) => ({ ...toPolicyRecord(r), ...intervalFields(r, page.intervals) })),
+            nextCursor: page.nextCursor,
+          };
         },
       }),
       policy_draft: defineEndpoint({
@@ -171,8 +174,15 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_publish_reviewed: defineEndpoint({
         subject: RegistrySubject.policyPublishReviewed,
         request: PublishReviewedRequest,
-        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom }): Promise<PolicyPublishReviewedReply> => {
-          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom);
+        handler: async ({
+          principal,
+          recordId,
+          expectedContentHash,
+          reviewRequestId,
+          effectiveFrom,
+          rollout,
+        }): Promise<PolicyPublishReviewedReply> => {
+          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom, rollout);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -216,8 +226,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_update: defineEndpoint({
         subject: RegistrySubject.flowUpdate,
         request: FlowUpdateRequest,
-        handler: async ({ principal, flowId, status, minCoverage, effectiveFrom, ...patch }): Promise<FlowUpdateReply> => {
-          const out = await flows.update(principal, flowId, status, patch, minCoverage, effectiveFrom);
+        handler: async ({ principal, flowId, status, minCoverage, effectiveFrom, rollout, ...patch }): Promise<FlowUpdateReply> => {
+          const out = await flows.update(principal, flowId, status, patch, minCoverage, effectiveFrom, rollout);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),
@@ -234,7 +244,10 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         request: FlowVersionsRequest,
         handler: async ({ principal, flowId, limit, cursor }): Promise<FlowRecordPage> => {
           const page = await flows.versions(principal, flowId, { limit, cursor });
-          return { items: page.items.map((r) => ({ ...toFlowRecord(r), ...intervalFields(r, page.intervals) })), nextCursor: page.nextCursor };
+          return {
+            items: page.items.map((r) => ({ ...toFlowRecord(r), ...intervalFields(r, page.intervals) })),
+            nextCursor: page.nextCursor,
+          };
         },
       }),
       flow_draft: defineEndpoint({
@@ -266,8 +279,15 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_publish_reviewed: defineEndpoint({
         subject: RegistrySubject.flowPublishReviewed,
         request: PublishReviewedRequest,
-        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom }): Promise<FlowPublishReviewedReply> => {
-          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom);
+        handler: async ({
+          principal,
+          recordId,
+          expectedContentHash,
+          reviewRequestId,
+          effectiveFrom,
+          rollout,
+        }): Promise<FlowPublishReviewedReply> => {
+          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom, rollout);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),

@@ -20,6 +20,8 @@ import { ExportService } from './export-service.js';
 import { ImportService } from './import-service.js';
 import { RunnableIndexWriter } from './runnable-index.js';
 import { runnableEndpoints } from './runnable-endpoints.js';
+import { rolloutEndpoints } from './rollout-endpoints.js';
+import { RolloutsService } from './rollouts-service.js';
 import { RunnableNotifier } from './runnable-notifier.js';
 import { RunnableSyncService } from './runnable-sync-service.js';
 
@@ -95,7 +97,9 @@ export function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Registry
     // Workers load the engine before the first publish, so their start-up never counts against a check's deadline.
     await checks.warmUp();
     const def = registryService(services, kit.version);
-    await s.serve(bus, { ...def, endpoints: { ...def.endpoints, ...runnableEndpoints(sync) } });
+    const rolloutDeps = { db, redis, prefix: config.NATS_SUBJECT_PREFIX, index, events };
+    const rollouts = { policy: new RolloutsService(rolloutDeps, 'policy'), flow: new RolloutsService(rolloutDeps, 'flow') };
+    await s.serve(bus, { ...def, endpoints: { ...def.endpoints, ...runnableEndpoints(sync), ...rolloutEndpoints(rollouts) } });
     // Started after serving, so it is closed before the bus it publishes on.
     const notifier = s.add(
       'runnable notifier',

@@ -67,6 +67,21 @@ export function auditSummary(e: SummarizedEvent, names: ReadonlyMap<string, stri
         `${back === null ? '' : ` (rollback to version ${back})`}${from ? `, in effect from ${from}` : ''}`
       );
     }
+    case 'rollout changed': {
+      const version = num(d.version);
+      const of = `the rollout of ${what}${version === null ? '' : ` version ${version}`}`;
+      const guard = d.reason === 'guard' ? ' (its error guard tripped)' : '';
+      switch (d.action) {
+        case 'started':
+          return `${who} started ${of} at ${num(d.percent) ?? 0} %`;
+        case 'promoted':
+          return `${who} promoted ${of} to every run`;
+        case 'rolled_back':
+          return `${who} rolled back ${of}${guard}`;
+        default:
+          return `${who} moved ${of} to ${num(d.percent) ?? 0} %`;
+      }
+    }
     case 'schedule cancelled':
       return `${who} cancelled the schedule of ${what}${num(d.version) === null ? '' : ` version ${num(d.version)}`}`;
     case 'assigned':

@@ -4,6 +4,7 @@ import {
   LivePolicyRecordEntry,
   RegistrySubject,
   RunnableBaseEntry,
+  type RunnableRollout,
   runnableBaseKey,
   runnableRecordKey,
   runnableTimelineKey,
@@ -32,6 +33,9 @@ export interface LiveEntryOf {
  */
 export type RunTarget = { baseId: string; version?: number; at?: number; asOf?: boolean } | { recordId: string };
 
+/** What a run by base id resolves to: the record, or the base's rollout whose choice is per run's data. */
+export type BaseResolution<K extends RunnableKind> = { entry: LiveEntryOf[K] } | { rollout: RunnableRollout };
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -42,7 +46,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Returns [status, record JSON or nil] with status `miss` (no base entry, or an unreadable one),
  * `gone` (deleted, or another org), `no_version`, or `ok` (the record may still be nil: a miss);
  * or `choose` with the base entry's text (and, for an as-of run, the timeline's) when the base's
- * record depends on the run's clock (docs/design/timeline.md): TypeScript picks, then reads the record.
+ * record depends on the run's clock (docs/design/timeline.md) or its data (a rollout,
+ * docs/design/canary.md): TypeScript picks, then reads the record by id (a second round trip only
+ * for such bases).
  * INVARIANT: the record key is derived inside the script, so this assumes one Redis (not Cluster).
  */
 const BASE_AND_RECORD = `
@@ -104,8 +110,27 @@ export class RunnableResolver {
     redis.defineCommand('arbiterBaseAndRecord', { numberOfKeys: 1, lua: BASE_AND_RECORD });
   }
 
-  /** The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when Redis or the registry is down. */
+  /**
+   * The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when
+   * Redis or the registry is down. A base in a rollout answers its previous version here (a flow's
+   * policy node naming the base); a run by base id asks {@link resolveBase}.
+   */
   async resolve<K extends RunnableKind>(kind: K, principal: Principal, target: RunTarget): Promise<LiveEntryOf[K]> {
+    const found = await this.resolveTarget(kind, principal, target);
+    if ('entry' in found) return found.entry;
+    return this.resolve(kind, principal, { recordId: found.rollout.previousRecordId });
+  }
+
+  /** The record of a run by base id, or the base's rollout when one runs (then the caller chooses per run and asks for the record by id). */
+  async resolveBase<K extends RunnableKind>(
+    kind: K,
+    principal: Principal,
+    target: Extract<RunTarget, { baseId: string }>,
+  ): Promise<BaseResolution<K>> {
+    return this.resolveTarget(kind, principal, target);
+  }
+
+  private async resolveTarget<K extends RunnableKind>(kind: K, principal: Principal, target: RunTarget): Promise<BaseResolution<K>> {
     const orgId = principal.orgId;
     const id = 'recordId' in target ? target.recordId : target.baseId;
     const notFound = () => new ArbiterError('not_found', `${kind} \`${id}\` not found`);
@@ -126,6 +151,13 @@ export class RunnableResolver {
         ),
       );
       if (status === 'gone') throw notFound();
+      if (status === 'choose' && raw !== null && target.version === undefined && target.asOf !== true) {
+        // A rollout's choice is per run's data (the caller makes it); a version waiting on the timeline goes first.
+        const base = this.parseChoice(raw);
+        if (base !== undefined && 'state' in base && base.state === 'live' && base.orgId === orgId && base.timeline === undefined) {
+          if (base.rollout !== undefined) return { rollout: base.rollout };
+        }
+      }
       if (status === 'no_version') throw new ArbiterError('not_found', `${kind} \`${id}\` has no version ${target.version}`);
       rawRecord = status === 'choose' ? await this.chosenRecord(kind, target, raw, rawTimeline ?? null) : raw;
     }
@@ -135,7 +167,7 @@ export class RunnableResolver {
       if (entry === 'gone' || (entry !== null && entry.orgId !== orgId)) throw notFound();
       if (entry !== null) {
         this.metrics.resolutions.inc({ source: 'redis' });
-        return entry;
+        return { entry };
       }
     }
     // A miss: the registry rebuilds the base's entries from PostgreSQL and answers the record.
@@ -153,7 +185,7 @@ export class RunnableResolver {
       timeoutMs: this.registryTimeoutMs,
     });
     if (entry.orgId !== orgId) throw notFound();
-    return entry;
+    return { entry };
   }
 
   /**

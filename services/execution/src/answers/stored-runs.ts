@@ -10,6 +10,7 @@ import {
   type LivePolicyRecordEntry,
   type Principal,
   type RunFlags,
+  type RunnableRollout,
   type RunSpec,
 } from '@arbiter/contracts';
 import { runFlow, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy, type TableRun, type TableRunner } from '@arbiter/flow';
@@ -20,7 +21,8 @@ import type { ExecutedEvents } from '../recording/executed-events.js';
 import type { MaskedReads } from '../recording/masked-reads.js';
 import type { ExecMetrics } from '../metrics.js';
 import type { RunnableResolver, RunTarget } from './runnable-resolver.js';
-import { missingPolicyNode } from '@arbiter/run';
+import { missingPolicyNode, rolloutChoosesNew } from '@arbiter/run';
+import type { RolloutGuard } from './rollout-guard.js';
 import { tableSource } from '@arbiter/run/caches';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from '../workers/tasks.js';
 
@@ -73,6 +75,8 @@ export interface StoredRunsDeps {
   metrics: ExecMetrics;
   /** Decision records of stored runs; none when recording is off. */
   decisions?: DecisionRecorder;
+  /** Counts the outcomes of guarded rollouts (docs/design/canary.md); none: guards never trip from this replica. */
+  guard?: RolloutGuard;
 }
 
 const encoder = new TextEncoder();
@@ -87,9 +91,62 @@ const encoder = new TextEncoder();
 export class StoredRuns {
   constructor(private readonly deps: StoredRunsDeps) {}
 
-  /** Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted or other-org ids. */
+  /**
+   * Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted
+   * or other-org ids. A base in a rollout runs each item on the version its data chooses.
+   */
   async runPolicy(req: StoredRunRequest): Promise<RunAnswer[]> {
-    const entry = await this.deps.resolver.resolve('policy', req.principal, targetOf(req));
+    const target = targetOf(req);
+    if ('baseId' in target) {
+      const found = await this.deps.resolver.resolveBase('policy', req.principal, target);
+      if ('rollout' in found) {
+        const rollout = found.rollout;
+        return this.byRollout(req, rollout, async (sub, next) => {
+          const entry = await this.deps.resolver.resolve('policy', req.principal, {
+            recordId: next ? rollout.recordId : rollout.previousRecordId,
+          });
+          return this.runPolicyEntry(sub, entry, (error) => this.deps.guard?.note('policy', req.id, rollout, req.principal, next, error));
+        });
+      }
+      return this.runPolicyEntry(req, found.entry);
+    }
+    return this.runPolicyEntry(req, await this.deps.resolver.resolve('policy', req.principal, target));
+  }
+
+  /**
+   * Splits a request's items by the version a rollout gives each (`@arbiter/run`'s choice on the
+   * item's data: parsed here only when the rollout picks by a data path) and runs each part with
+   * `run`, answers back in the items' order.
+   */
+  private async byRollout(
+    req: StoredRunRequest,
+    rollout: RunnableRollout,
+    run: (sub: StoredRunRequest, next: boolean) => Promise<RunAnswer[]>,
+  ): Promise<RunAnswer[]> {
+    const parts: [number[], number[]] = [[], []];
+    req.items.forEach((item, i) => parts[choosesNew(rollout, item) ? 0 : 1].push(i));
+    const answers = new Array<RunAnswer>(req.items.length);
+    await Promise.all(
+      parts.map(async (indexes, p) => {
+        if (indexes.length === 0) return;
+        const sub: StoredRunRequest = {
+          ...req,
+          items: indexes.map((i) => req.items[i]),
+          ...(req.nows !== undefined ? { nows: indexes.map((i) => req.nows![i]) } : {}),
+        };
+        const out = await run(sub, p === 0);
+        out.forEach((answer, j) => (answers[indexes[j]] = answer));
+      }),
+    );
+    return answers;
+  }
+
+  /** Runs one policy record on each item of `req`; `noted` hears whether each answer had an error (a rollout's guard). */
+  private async runPolicyEntry(
+    req: StoredRunRequest,
+    entry: LivePolicyRecordEntry,
+    noted?: (error: boolean) => void,
+  ): Promise<RunAnswer[]> {
     const outcome = await this.deps.pool.runJob({
       principal: req.principal,
       source: sourceOf(entry),
@@ -112,6 +169,7 @@ export class StoredRuns {
     return outcome.answers.map((answer, i) => {
       if (answer instanceof ArbiterError) return answer;
       const error = (answer.flags & ITEM_ERROR) !== 0;
+      noted?.(error);
       this.deps.events.record(req.principal, {
         resource,
         version: entry.version,
@@ -134,7 +192,25 @@ export class StoredRuns {
    */
   async runFlow(req: StoredRunRequest): Promise<RunAnswer[]> {
     const target = targetOf(req);
-    const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve('flow', req.principal, target);
+    if ('baseId' in target) {
+      const found = await this.deps.resolver.resolveBase('flow', req.principal, target);
+      if ('rollout' in found) {
+        const rollout = found.rollout;
+        return this.byRollout(req, rollout, async (sub, next) => {
+          const entry = await this.deps.resolver.resolve('flow', req.principal, {
+            recordId: next ? rollout.recordId : rollout.previousRecordId,
+          });
+          return this.runFlowEntry(sub, entry, (error) => this.deps.guard?.note('flow', req.id, rollout, req.principal, next, error));
+        });
+      }
+      return this.runFlowEntry(req, found.entry);
+    }
+    return this.runFlowEntry(req, await this.deps.resolver.resolve('flow', req.principal, target));
+  }
+
+  /** Runs one flow record on each item of `req`; `noted` hears whether each answer had an error (a rollout's guard). */
+  private async runFlowEntry(req: StoredRunRequest, entry: LiveFlowRecordEntry, noted?: (error: boolean) => void): Promise<RunAnswer[]> {
+    const target = targetOf(req);
     const nodes = new Map<string, Promise<ResolvedNode>>();
     const resource = { type: 'flow' as const, id: entry.recordId, baseId: entry.baseId };
     const ran = { flowId: entry.recordId, baseId: entry.baseId, version: entry.version };
@@ -148,13 +224,22 @@ export class StoredRuns {
           const started = performance.now();
           const replay: FlowReplay | undefined = req.replay === true ? { now: req.nows?.[i] ?? req.now, seen: { read: false } } : undefined;
           try {
-            response = await this.flow(entry.definition, req.principal, item, { ...modeOf(req), ...clockOf(req), ...nodeClockOf(target) }, req.deadline, nodes, replay);
+            response = await this.flow(
+              entry.definition,
+              req.principal,
+              item,
+              { ...modeOf(req), ...clockOf(req), ...nodeClockOf(target) },
+              req.deadline,
+              nodes,
+              replay,
+            );
           } catch (err) {
             return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
           }
           if (replay !== undefined) {
             return encoder.encode(JSON.stringify({ ...response, ...ran, ...(replay.seen.read ? { maskedRead: true } : {}) }));
           }
+          noted?.(response.error !== undefined);
           this.deps.events.record(req.principal, {
             resource,
             version: entry.version,
@@ -356,6 +441,21 @@ function noteMaskedRead<T extends object>(value: T, replay: FlowReplay | undefin
   const { maskedRead, ...rest } = value as T & { maskedRead?: true };
   if (maskedRead === true && replay !== undefined) replay.seen.read = true;
   return rest as T;
+}
+
+const decoder = new TextDecoder();
+
+/** Whether an item gets a rollout's new version: its data is parsed only when the rollout picks by a data path. */
+function choosesNew(rollout: RunnableRollout, item: Uint8Array): boolean {
+  if (rollout.by === undefined) return rolloutChoosesNew(rollout, undefined);
+  let data: unknown;
+  try {
+    data = JSON.parse(decoder.decode(item));
+  } catch {
+    // Unreadable data draws per run; the worker answers its error whichever version runs it.
+    data = undefined;
+  }
+  return rolloutChoosesNew(rollout, data);
 }
 
 /** What a decision record names of the record that ran. */

@@ -234,6 +234,13 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       // Sent only when set: a publish without it is checked as before.
       const gate = settings !== undefined && settings.minCoverage > 0 ? { minCoverage: settings.minCoverage } : {};
       if (settings?.governanceApproval) {
+        if ((body as { rollout?: unknown }).rollout !== undefined) {
+          throw new ArbiterError(
+            'not_approved',
+            `org \`${principal.orgId}\` requires governance approval to publish: a rollout starts when the approved draft is published ` +
+              `(\`POST /${noun}/{id}/review/publish\` with \`rollout\`); nothing was saved or submitted`,
+          );
+        }
         if (governance === undefined) {
           await refuseUnreviewedPublish(principal, noun, await client.get(principal, recordId, ctx(request)), recordId);
         } else {
@@ -386,8 +393,7 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       params: ScheduleParams,
       response: { 200: k.record, ...errorResponses(400, 401, 403, 404, 409, 429, 503, 504) },
     },
-    handler: async (request) =>
-      client.cancelSchedule(principalOf(request), request.params.baseId, request.params.version, ctx(request)),
+    handler: async (request) => client.cancelSchedule(principalOf(request), request.params.baseId, request.params.version, ctx(request)),
   });
 
   app.delete<IdParams>(one, {

@@ -7,10 +7,13 @@ import {
   type VersionTimeline,
   type PolicyRecordEntry,
   type RunnableBaseEntry,
+  type RunnableRollout,
+  ROLLOUT_MIN_RUNS_DEFAULT,
 } from '@arbiter/contracts';
 import { timelinePick } from '@arbiter/run';
 import type { BaseRow, RecordRow } from '../repositories/records.js';
 import type { TimelineRow } from '../repositories/timeline.js';
+import type { RolloutRow } from '../repositories/rollouts.js';
 import { pinnedDefinition } from './flow-review.js';
 import { canonicalJson, sha256 } from './hash.js';
 import { hasPending, timelineOf } from './timeline.js';
@@ -51,6 +54,7 @@ export function indexEntries(
   records: RecordRow[],
   timelineRows: TimelineRow[] = [],
   now: number = Date.now(),
+  rollout?: RolloutRow | null,
 ): IndexEntries {
   const common = { rev: base.revision, orgId: base.orgId, baseId: base.id };
   const baseKey = runnableBaseKey(prefix, base.kind, base.id);
@@ -88,9 +92,24 @@ export function indexEntries(
       versions,
       // While a version waits for its instant (or none is in effect yet), a run picks by its own clock.
       ...(hasPending(timeline, now) || (inEffect === undefined && Object.keys(versions).length > 0) ? { timeline } : {}),
+      ...(rollout ? { rollout: runnableRollout(rollout) } : {}),
     },
     records: records.map((r) => ({ key: runnableRecordKey(prefix, base.kind, r.id), value: liveRecord(base, r) })),
     ...(timeline.length > 0 ? { timeline: { key: runnableTimelineKey(prefix, base.kind, base.id), value: timeline } } : {}),
+  };
+}
+
+/** A running rollout as a run needs it (docs/design/canary.md). */
+function runnableRollout(r: RolloutRow): RunnableRollout {
+  return {
+    id: r.id,
+    percent: r.percent,
+    ...(r.by !== null ? { by: r.by } : {}),
+    recordId: r.recordId,
+    version: r.version,
+    previousRecordId: r.previousRecordId,
+    previousVersion: r.previousVersion,
+    ...(r.maxErrorRate !== null ? { guard: { maxErrorRate: r.maxErrorRate, minRuns: r.minRuns ?? ROLLOUT_MIN_RUNS_DEFAULT } } : {}),
   };
 }
 
