@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
+import { ShadowIndexEntry } from './shadow.js';
 
 /**
  * The Redis index of what is runnable, written by the registry after every commit and
@@ -45,6 +46,8 @@ export const RunnableBaseEntry = z.discriminatedUnion('state', [
     /** sha256 (hex) of the schema's JSON; null without a schema. */
     schemaHash: z.string().nullable(),
     versions: z.record(z.string(), z.string()),
+    /** The base's running shadow candidate (docs/design/shadow-runs.md); absent without one. */
+    shadow: ShadowIndexEntry.optional(),
   }),
   z.object({ state: z.literal('deleted'), rev: Rev, orgId: z.string(), baseId: z.string() }),
 ]);

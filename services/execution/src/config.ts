@@ -75,6 +75,15 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
    * made then either); past it the org's records are dropped (reason `settings`) until a read answers.
    */
   DECISIONS_SETTINGS_MAX_AGE_MS: positiveInt().default(30_000),
+  /**
+   * Shadow runs (docs/design/shadow-runs.md): candidate items queued or running at once in this
+   * replica; a sampled run past it, or while live work waits for a thread, is dropped (counted).
+   */
+  EXEC_SHADOW_MAX: positiveInt().default(64),
+  /** Longest wait of a shadow run for a thread; one not started by then is dropped (counted). */
+  EXEC_SHADOW_WAIT_MS: positiveInt().default(2000),
+  /** How often shadow counters and examples are written to Redis. */
+  EXEC_SHADOW_FLUSH_MS: positiveInt().default(500),
   /** Deadline of `registry.*.resolve`, asked only on a runnable-index miss. */
   REGISTRY_TIMEOUT_MS: positiveInt().default(5000),
   MAX_RULE_BYTES: positiveInt().default(65536),

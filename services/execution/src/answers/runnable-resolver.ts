@@ -3,6 +3,7 @@ import {
   LiveFlowRecordEntry,
   LivePolicyRecordEntry,
   RegistrySubject,
+  ShadowIndexEntry,
   runnableBaseKey,
   runnableRecordKey,
   type Principal,
@@ -32,7 +33,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * record travels back. KEYS[1]: base key; ARGV[1]: record key prefix; ARGV[2]: pinned version or
  * ''; ARGV[3]: the caller's org. Returns [status, record JSON or nil] with status `miss` (no base
  * entry, or an unreadable one), `gone` (deleted, or another org), `no_version`, or `ok` (the
- * record may still be nil: a miss).
+ * record may still be nil: a miss). A run of the current record of a base with a running shadow
+ * gets the base entry's `shadow` (JSON) as a third element (docs/design/shadow-runs.md).
  * INVARIANT: the record key is derived inside the script, so this assumes one Redis (not Cluster).
  */
 const BASE_AND_RECORD = `
@@ -50,6 +52,7 @@ else
   rid = d.recordId
 end
 if type(rid) ~= 'string' then return {'miss', false} end
+if ARGV[2] == '' and type(d.shadow) == 'table' then return {'ok', redis.call('GET', ARGV[1] .. rid), cjson.encode(d.shadow)} end
 return {'ok', redis.call('GET', ARGV[1] .. rid)}
 `;
 
@@ -60,7 +63,7 @@ type WithBaseAndRecord = {
     recordKeyPrefix: string,
     version: string,
     orgId: string,
-  ): Promise<['miss' | 'gone' | 'no_version' | 'ok', string | null]>;
+  ): Promise<['miss' | 'gone' | 'no_version' | 'ok', string | null, string?]>;
 };
 
 /**
@@ -75,6 +78,7 @@ type WithBaseAndRecord = {
  */
 export class RunnableResolver {
   private readonly parsed: LRUCache<string, LiveEntryOf[RunnableKind] | 'gone'>;
+  private readonly shadows = new LRUCache<string, ShadowIndexEntry>({ max: 200 });
 
   constructor(
     private readonly redis: Redis,
@@ -90,6 +94,18 @@ export class RunnableResolver {
 
   /** The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when Redis or the registry is down. */
   async resolve<K extends RunnableKind>(kind: K, principal: Principal, target: RunTarget): Promise<LiveEntryOf[K]> {
+    return (await this.resolveWithShadow(kind, principal, target)).entry;
+  }
+
+  /**
+   * As {@link resolve}, with the base's running shadow when the target is a base's current record
+   * (same round trip; none after a miss answered by the registry).
+   */
+  async resolveWithShadow<K extends RunnableKind>(
+    kind: K,
+    principal: Principal,
+    target: RunTarget,
+  ): Promise<{ entry: LiveEntryOf[K]; shadow?: ShadowIndexEntry }> {
     const orgId = principal.orgId;
     const id = 'recordId' in target ? target.recordId : target.baseId;
     const notFound = () => new ArbiterError('not_found', `${kind} \`${id}\` not found`);
@@ -97,10 +113,11 @@ export class RunnableResolver {
     const schema = (kind === 'policy' ? LivePolicyRecordEntry : LiveFlowRecordEntry) as unknown as ZodType<LiveEntryOf[K]>;
 
     let rawRecord: string | null;
+    let shadow: ShadowIndexEntry | undefined;
     if ('recordId' in target) {
       rawRecord = await this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, target.recordId)));
     } else {
-      const [status, raw] = await this.redisCall(
+      const [status, raw, rawShadow] = await this.redisCall(
         (this.redis as unknown as WithBaseAndRecord).arbiterBaseAndRecord(
           runnableBaseKey(this.prefix, kind, target.baseId),
           runnableRecordKey(this.prefix, kind, ''),
@@ -111,6 +128,7 @@ export class RunnableResolver {
       if (status === 'gone') throw notFound();
       if (status === 'no_version') throw new ArbiterError('not_found', `${kind} \`${id}\` has no version ${target.version}`);
       rawRecord = raw;
+      if (rawShadow !== undefined) shadow = this.parseShadow(rawShadow);
     }
 
     if (rawRecord !== null) {
@@ -118,7 +136,7 @@ export class RunnableResolver {
       if (entry === 'gone' || (entry !== null && entry.orgId !== orgId)) throw notFound();
       if (entry !== null) {
         this.metrics.resolutions.inc({ source: 'redis' });
-        return entry;
+        return shadow === undefined ? { entry } : { entry, shadow };
       }
     }
     // A miss: the registry rebuilds the base's entries from PostgreSQL and answers the record.
@@ -128,7 +146,17 @@ export class RunnableResolver {
       timeoutMs: this.registryTimeoutMs,
     });
     if (entry.orgId !== orgId) throw notFound();
-    return entry;
+    return { entry };
+  }
+
+  /** A base entry's `shadow` as the script returns it; undefined when unreadable (no shadow run). Cached by its text. */
+  private parseShadow(raw: string): ShadowIndexEntry | undefined {
+    const cached = this.shadows.get(raw);
+    if (cached !== undefined) return cached;
+    const parsed = ShadowIndexEntry.safeParse(safeJson(raw));
+    if (!parsed.success) return undefined;
+    this.shadows.set(raw, parsed.data);
+    return parsed.data;
   }
 
   /**

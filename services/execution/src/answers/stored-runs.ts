@@ -11,6 +11,7 @@ import {
   type LivePolicyRecordEntry,
   type Principal,
   type RunSpec,
+  type ShadowIndexEntry,
 } from '@arbiter/contracts';
 import { runFlow, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy, type TableRun, type TableRunner } from '@arbiter/flow';
 import pLimit from 'p-limit';
@@ -20,6 +21,7 @@ import type { ExecutedEvents } from '../recording/executed-events.js';
 import type { MaskedReads } from '../recording/masked-reads.js';
 import type { ExecMetrics } from '../metrics.js';
 import type { RunnableResolver } from './runnable-resolver.js';
+import { flowAnswer, policyAnswer, type ShadowItem, type ShadowRuns } from './shadow-runs.js';
 import { missingPolicyNode } from '@arbiter/run';
 import { tableSource } from '@arbiter/run/caches';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from '../workers/tasks.js';
@@ -52,6 +54,8 @@ export interface StoredRunsDeps {
   metrics: ExecMetrics;
   /** Decision records of stored runs; none when recording is off. */
   decisions?: DecisionRecorder;
+  /** Shadow runs of bases with a candidate (docs/design/shadow-runs.md); none: no shadow runs. */
+  shadows?: ShadowRuns;
 }
 
 const encoder = new TextEncoder();
@@ -68,7 +72,14 @@ export class StoredRuns {
 
   /** Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted or other-org ids. */
   async runPolicy(req: StoredRunRequest): Promise<RunAnswer[]> {
-    const entry = await this.deps.resolver.resolve('policy', req.principal, req.by === 'base' ? { baseId: req.id } : { recordId: req.id });
+    const { entry, shadow } = await this.deps.resolver.resolveWithShadow(
+      'policy',
+      req.principal,
+      req.by === 'base' ? { baseId: req.id } : { recordId: req.id },
+    );
+    // A shadowed base's runs are pinned to one clock, which its candidate runs at too.
+    const shadowing = this.shadowOf(req, shadow);
+    const now = shadowing === undefined ? undefined : new Date().toISOString();
     const outcome = await this.deps.pool.runJob({
       principal: req.principal,
       source: sourceOf(entry),
@@ -82,13 +93,16 @@ export class StoredRuns {
       ...(req.replay === true
         ? { replay: true, ...(req.now !== undefined ? { now: req.now } : {}), ...(req.nows !== undefined ? { nows: req.nows } : {}) }
         : {}),
+      ...(now !== undefined ? { now } : {}),
     });
     this.count(outcome);
     if (req.replay === true) return outcome.answers.map((answer) => (answer instanceof ArbiterError ? answer : answer.json!));
     const resource = { type: 'policy' as const, id: entry.recordId, baseId: entry.baseId };
     // Answers finished after the caller stopped waiting reach nobody: they are not decisions.
-    const decisions = this.answeredInTime(req.deadline) ? this.deps.decisions : undefined;
-    return outcome.answers.map((answer, i) => {
+    const inTime = this.answeredInTime(req.deadline);
+    const decisions = inTime ? this.deps.decisions : undefined;
+    const sampled: ShadowItem[] = [];
+    const answers = outcome.answers.map((answer, i) => {
       if (answer instanceof ArbiterError) return answer;
       const error = (answer.flags & ITEM_ERROR) !== 0;
       this.deps.events.record(req.principal, {
@@ -101,8 +115,18 @@ export class StoredRuns {
       // The sampling decision first: only a recorded run's bytes are ever parsed here.
       if (decisions?.admit(entry.orgId, entry.baseId, error))
         decisions.policy(req.principal, ranOf('policy', entry), req.items[i], answer.json!, answer.ms);
+      if (shadowing !== undefined && inTime && this.deps.shadows!.sampled(shadowing))
+        sampled.push({ item: req.items[i], live: policyAnswer(answer.json!) });
       return answer.json!;
     });
+    if (shadowing !== undefined) this.deps.shadows!.policy(req.principal, entry, shadowing, sampled, now!);
+    return answers;
+  }
+
+  /** The shadow a run by base id takes part in: running, and the run neither a replay nor a pinned version. */
+  private shadowOf(req: StoredRunRequest, shadow: ShadowIndexEntry | undefined): ShadowIndexEntry | undefined {
+    if (this.deps.shadows === undefined || req.replay === true || req.by !== 'base') return undefined;
+    return this.deps.shadows.running(shadow, Date.now()) ? shadow : undefined;
   }
 
   /**
@@ -112,25 +136,29 @@ export class StoredRuns {
    * `"maskedRead": true`.
    */
   async runFlow(req: StoredRunRequest): Promise<RunAnswer[]> {
-    const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve(
+    const { entry, shadow } = await this.deps.resolver.resolveWithShadow(
       'flow',
       req.principal,
       req.by === 'base' ? { baseId: req.id } : { recordId: req.id },
     );
+    const shadowing = this.shadowOf(req, shadow);
+    const now = shadowing === undefined ? undefined : new Date().toISOString();
+    const mode: NodeMode = { ...modeOf(req), ...(now !== undefined ? { now } : {}) };
+    const sampled: ShadowItem[] = [];
     const nodes = new Map<string, Promise<ResolvedNode>>();
     const resource = { type: 'flow' as const, id: entry.recordId, baseId: entry.baseId };
     const ran = { flowId: entry.recordId, baseId: entry.baseId, version: entry.version };
     // Each item's node runs are jobs of the caller's (one at a time per item): a few items at a
     // time keep a batch well under the caller's job limit, however many items it has.
     const inFlight = pLimit(FLOW_ITEMS_IN_FLIGHT);
-    return Promise.all(
+    const answers = await Promise.all(
       req.items.map((item, i) =>
         inFlight(async (): Promise<RunAnswer> => {
           let response: FlowRunResponse;
           const started = performance.now();
           const replay: FlowReplay | undefined = req.replay === true ? { now: req.nows?.[i] ?? req.now, seen: { read: false } } : undefined;
           try {
-            response = await this.flow(entry.definition, req.principal, item, modeOf(req), req.deadline, nodes, replay);
+            response = await this.flow(entry.definition, req.principal, item, mode, req.deadline, nodes, replay);
           } catch (err) {
             return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
           }
@@ -144,13 +172,24 @@ export class StoredRuns {
             result: response.result,
             error: response.error !== undefined,
           });
-          if (this.answeredInTime(req.deadline) && this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
+          const inTime = this.answeredInTime(req.deadline);
+          if (inTime && this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
             this.deps.decisions.flow(req.principal, ranOf('flow', entry), item, response, performance.now() - started);
           }
+          if (shadowing !== undefined && inTime && this.deps.shadows!.sampled(shadowing)) sampled.push({ item, live: flowAnswer(response) });
           return encoder.encode(JSON.stringify({ ...response, ...ran }));
         }),
       ),
     );
+    if (shadowing !== undefined) {
+      // The candidate's nodes run as low-priority work at the live runs' clock, untraced.
+      const candidateMode: NodeMode = { trace: false, reasons: false, now: now!, low: true };
+      const candidateNodes = new Map<string, Promise<ResolvedNode>>();
+      this.deps.shadows!.flow(req.principal, entry, shadowing, sampled, (candidate, item, deadline) =>
+        this.flow(candidate.definition, req.principal, item, candidateMode, deadline, candidateNodes),
+      );
+    }
+    return answers;
   }
 
   /** Whether it is still before `deadline` (the pool's clock): an answer sent now may still reach its caller. */
@@ -278,6 +317,8 @@ export class StoredRuns {
       items: [item],
       budgetUsed: budget.used,
       ...(deadline !== undefined ? { deadline } : {}),
+      ...(mode.now !== undefined ? { now: mode.now } : {}),
+      ...(mode.low === true ? { lowPriority: true } : {}),
       ...replayOf(replay),
     });
     this.count(outcome);
@@ -293,10 +334,12 @@ export class StoredRuns {
   }
 }
 
-/** How a flow's nodes run: with a trace, with reasons (policy nodes). */
+/** How a flow's nodes run: with a trace, with reasons (policy nodes), at a pinned clock, as low-priority work (a shadow run). */
 interface NodeMode {
   trace: boolean;
   reasons: boolean;
+  now?: string;
+  low?: boolean;
 }
 
 function modeOf(req: { trace?: boolean | undefined; reasons?: boolean | undefined }): NodeMode {

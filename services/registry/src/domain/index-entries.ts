@@ -5,8 +5,10 @@ import {
   type FlowRecordEntry,
   type PolicyRecordEntry,
   type RunnableBaseEntry,
+  type ShadowIndexEntry,
 } from '@arbiter/contracts';
 import type { BaseRow, RecordRow } from '../repositories/records.js';
+import type { ShadowRow } from '../repositories/shadows.js';
 import { pinnedDefinition } from './flow-review.js';
 import { canonicalJson, sha256 } from './hash.js';
 
@@ -34,9 +36,16 @@ function schemaHash(r: RecordRow): string | null {
 
 /**
  * The index entries of a base and all its records (see `@arbiter/contracts` runnable-index): the
- * current runnable record for a live base, tombstones everywhere for a deleted one.
+ * current runnable record for a live base, tombstones everywhere for a deleted one. A running shadow
+ * (not stopped, `until` not passed at `now`, candidate among the records) rides along as `shadow`.
  */
-export function indexEntries(prefix: string, base: BaseRow, records: RecordRow[]): IndexEntries {
+export function indexEntries(
+  prefix: string,
+  base: BaseRow,
+  records: RecordRow[],
+  shadow: ShadowRow | null = null,
+  now: Date = new Date(),
+): IndexEntries {
   const common = { rev: base.revision, orgId: base.orgId, baseId: base.id };
   const baseKey = runnableBaseKey(prefix, base.kind, base.id);
   if (base.deletedAt !== null) {
@@ -65,6 +74,7 @@ export function indexEntries(prefix: string, base: BaseRow, records: RecordRow[]
       ruleHash: contentHash(current),
       schemaHash: schemaHash(current),
       versions,
+      ...shadowEntry(shadow, records, now),
     },
     records: records.map((r) => ({ key: runnableRecordKey(prefix, base.kind, r.id), value: liveRecord(base, r) })),
   };
@@ -86,4 +96,19 @@ function liveRecord(base: BaseRow, r: RecordRow): PolicyRecordEntry | FlowRecord
   return r.kind === 'policy'
     ? { ...common, kind: 'policy', rule: r.rule ?? '' }
     : { ...common, kind: 'flow', definition: runnableDefinition(r) };
+}
+
+/** The `shadow` field of a live base entry: present only while the shadow runs (docs/design/shadow-runs.md). */
+function shadowEntry(shadow: ShadowRow | null, records: RecordRow[], now: Date): { shadow?: ShadowIndexEntry } {
+  if (shadow === null || shadow.stoppedAt !== null) return {};
+  if (shadow.until !== null && shadow.until.getTime() <= now.getTime()) return {};
+  if (!records.some((r) => r.id === shadow.recordId)) return {};
+  return {
+    shadow: {
+      recordId: shadow.recordId,
+      sampleRate: shadow.sampleRate,
+      until: shadow.until === null ? null : shadow.until.toISOString(),
+      since: shadow.startedAt.toISOString(),
+    },
+  };
 }
