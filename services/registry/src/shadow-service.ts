@@ -65,7 +65,7 @@ export class ShadowService {
     if (candidate.base.id !== base.id) {
       throw new ArbiterError(
         'validation_failed',
-        `\`${body.recordId}\` is a record of ${kind} \`${candidate.base.id}\`, not of \`${base.id}\`: a shadow runs a draft or version of its own base`,
+        `\`${body.recordId}\` is a record of another base (\`${candidate.base.id}\`), not of \`${base.id}\`: a shadow runs a draft or version of its own base`,
         [{ code: 'other_base', message: 'the record belongs to another base', path: 'recordId' }],
       );
     }
