@@ -26,7 +26,18 @@ import { connectBus, createLogger } from '@arbiter/service-kit';
 import { startStack } from '../../test/e2e/harness.js';
 import { cpuMicros } from '../cpu.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
-import { BENCH_STACK_ENV, combineRounds, DURATION_S, formatRow, jsonLine, measure, measurePaced, reportFailures, runsOn, type Measured } from '../load.js';
+import {
+  BENCH_STACK_ENV,
+  combineRounds,
+  DURATION_S,
+  formatRow,
+  jsonLine,
+  measure,
+  measurePaced,
+  reportFailures,
+  runsOn,
+  type Measured,
+} from '../load.js';
 
 /** The two loads alternate in this many rounds (`BENCH_ROUNDS`). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
@@ -44,8 +55,14 @@ async function main(): Promise<void> {
     const opts = { timeoutMs: 20_000 };
     const published = async (name: string) => {
       const draft = await bus.request(RegistrySubject.policyCreate, { principal, name, rule: LICENCE_POLICY }, PolicyRecord, opts);
-      return (await bus.request(RegistrySubject.policyUpdate, { principal, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply, opts))
-        .record;
+      return (
+        await bus.request(
+          RegistrySubject.policyUpdate,
+          { principal, policyId: draft.policyId, status: 'published' },
+          PolicyUpdateReply,
+          opts,
+        )
+      ).record;
     };
     const plain = await published('plain');
     const shadowed = await published('shadowed');
@@ -59,7 +76,12 @@ async function main(): Promise<void> {
       PolicyUpdateReply,
       opts,
     );
-    await bus.request(ShadowSubject.policySet, { principal, baseId: shadowed.baseId, recordId: draft.record.policyId, sampleRate: 1 }, ShadowReport, opts);
+    await bus.request(
+      ShadowSubject.policySet,
+      { principal, baseId: shadowed.baseId, recordId: draft.record.policyId, sampleRate: 1 },
+      ShadowReport,
+      opts,
+    );
 
     const auth = { 'x-api-key': stack.adminKey };
     const body = JSON.stringify(LICENCE_DATA);
@@ -103,15 +125,31 @@ async function main(): Promise<void> {
     const dropped = after.dropped - before.dropped;
 
     console.log(runsOn());
-    console.log(`\nPOST /run/policy/{baseId}, 7-rule policy, max ${Math.round(max.rps)} req/s, paced at ${rate} req/s (half), ${ROUNDS} alternating rounds of ${slice} s\n`);
+    console.log(
+      `\nPOST /run/policy/{baseId}, 7-rule policy, max ${Math.round(max.rps)} req/s, paced at ${rate} req/s (half), ${ROUNDS} alternating rounds of ${slice} s\n`,
+    );
     for (const m of [a, b]) console.log(formatRow(m));
     console.log('');
     console.log(`caller p99, shadow / no shadow:            ${p99Ratio.toFixed(2)}x   (target <= 1.1x)`);
     console.log(`execution CPU per run, shadow / no shadow: ${cpuRatio.toFixed(2)}x   (target <= 2.2x)`);
-    console.log(`shadow report during the load: sampled ${sampled}, compared ${compared}, dropped ${dropped}, changed ${after.changed - before.changed}`);
+    console.log(
+      `shadow report during the load: sampled ${sampled}, compared ${compared}, dropped ${dropped}, changed ${after.changed - before.changed}`,
+    );
     const date = new Date().toISOString();
     for (const m of [a, b]) console.log(jsonLine('shadow', m, date));
-    console.log(JSON.stringify({ bench: 'shadow', name: 'ratio', p99Ratio: Number(p99Ratio.toFixed(3)), cpuRatio: Number(cpuRatio.toFixed(3)), sampled, compared, dropped, rate, date }));
+    console.log(
+      JSON.stringify({
+        bench: 'shadow',
+        name: 'ratio',
+        p99Ratio: Number(p99Ratio.toFixed(3)),
+        cpuRatio: Number(cpuRatio.toFixed(3)),
+        sampled,
+        compared,
+        dropped,
+        rate,
+        date,
+      }),
+    );
     reportFailures([a, b]);
   } finally {
     await bus.close();

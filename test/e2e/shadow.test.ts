@@ -81,7 +81,15 @@ describe('shadow runs', () => {
       const r = await ok(200, 'GET', `/policy/${baseId}/shadow`, undefined, key.auditor);
       return r.compared + r.dropped === 10 ? r : undefined;
     }, 'ten compared runs');
-    expect(report).toMatchObject({ sampled: 10, compared: 10, same: 6, changed: 4, errors: 0, dropped: 0, transitions: { 'true→false': 4 } });
+    expect(report).toMatchObject({
+      sampled: 10,
+      compared: 10,
+      same: 6,
+      changed: 4,
+      errors: 0,
+      dropped: 0,
+      transitions: { 'true→false': 4 },
+    });
     expect(Object.keys(report.transitions)).toEqual(['true→false']);
     // Examples: the changed runs, inputs masked as decision records are, for the `audit` right only.
     const examples = await until(async () => {
@@ -110,7 +118,11 @@ describe('shadow runs', () => {
 
   it('stops, keeps the report readable, audits start and stop, and restarts from zero', async () => {
     const { baseId, draftId } = await policyWithDraft('Stop');
-    await ok(200, 'PUT', `/policy/${baseId}/shadow`, { recordId: draftId, sampleRate: 1, until: new Date(Date.now() + 3_600_000).toISOString() });
+    await ok(200, 'PUT', `/policy/${baseId}/shadow`, {
+      recordId: draftId,
+      sampleRate: 1,
+      until: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     await ok(200, 'POST', `/run/policy/${baseId}`, { applicant: { score: 620 } });
     await until(async () => ((await ok(200, 'GET', `/policy/${baseId}/shadow`)).changed === 1 ? true : undefined), 'one change');
     const stopped = await ok(200, 'DELETE', `/policy/${baseId}/shadow`, undefined, key.editor);
@@ -130,10 +142,16 @@ describe('shadow runs', () => {
   });
 
   it('shadows flows by base id: the path and result are compared', async () => {
-    const created = await ok(201, 'POST', '/flow', { name: 'Flow shadow', definition: { start: 'r', nodes: { r: { type: 'return', value: true } } } });
+    const created = await ok(201, 'POST', '/flow', {
+      name: 'Flow shadow',
+      definition: { start: 'r', nodes: { r: { type: 'return', value: true } } },
+    });
     await ok(201, 'PUT', `/flow/${created.flowId}`, { status: 'published' });
     const draft = await ok(201, 'GET', `/flow/${created.baseId}/draft`);
-    await ok(200, 'PUT', `/flow/${draft.flowId}`, { status: 'draft', definition: { start: 'r', nodes: { r: { type: 'return', value: false } } } });
+    await ok(200, 'PUT', `/flow/${draft.flowId}`, {
+      status: 'draft',
+      definition: { start: 'r', nodes: { r: { type: 'return', value: false } } },
+    });
     await ok(200, 'PUT', `/flow/${created.baseId}/shadow`, { recordId: draft.flowId, sampleRate: 1 }, key.editor);
     for (let i = 0; i < 3; i++) expect((await ok(200, 'POST', `/run/flow/${created.baseId}`, { n: i })).result).toBe(true);
     const report = await until(async () => {
@@ -145,7 +163,9 @@ describe('shadow runs', () => {
 
   it('refuses viewers (403), missing credentials (401), malformed bodies (400) and changes nothing', async () => {
     const { baseId, draftId } = await policyWithDraft('Refusals');
-    expect((await call(stack, 'PUT', `/policy/${baseId}/shadow`, { key: key.viewer, body: { recordId: draftId, sampleRate: 1 } })).status).toBe(403);
+    expect(
+      (await call(stack, 'PUT', `/policy/${baseId}/shadow`, { key: key.viewer, body: { recordId: draftId, sampleRate: 1 } })).status,
+    ).toBe(403);
     expect((await call(stack, 'DELETE', `/policy/${baseId}/shadow`, { key: key.viewer })).status).toBe(403);
     expect((await call(stack, 'PUT', `/policy/${baseId}/shadow`, { body: { recordId: draftId, sampleRate: 1 } })).status).toBe(401);
     expect((await call(stack, 'GET', `/policy/${baseId}/shadow`)).status).toBe(401);
@@ -161,13 +181,17 @@ describe('shadow runs', () => {
       const res = await call(stack, 'PUT', `/policy/${baseId}/shadow`, { key: key.admin, body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
-    const raw = await call(stack, 'PUT', `/policy/${baseId}/shadow`, { key: key.admin, rawBody: '{"recordId":', headers: { 'content-type': 'application/json' } });
+    const raw = await call(stack, 'PUT', `/policy/${baseId}/shadow`, {
+      key: key.admin,
+      rawBody: '{"recordId":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(raw.status).toBe(400);
     // Nothing was started by any of them.
     expect((await call(stack, 'GET', `/policy/${baseId}/shadow`, { key: key.admin })).status).toBe(404);
   });
 
-  it("answers 400 for a record of another base or the current record, 404 for unknown, other-org and deleted bases", async () => {
+  it('answers 400 for a record of another base or the current record, 404 for unknown, other-org and deleted bases', async () => {
     const a = await policyWithDraft('Base A');
     const b = await policyWithDraft('Base B');
     const other = await call(stack, 'PUT', `/policy/${a.baseId}/shadow`, { key: key.admin, body: { recordId: b.draftId, sampleRate: 1 } });
@@ -176,9 +200,15 @@ describe('shadow runs', () => {
     const current = await call(stack, 'PUT', `/policy/${a.baseId}/shadow`, { key: key.admin, body: { recordId: a.v1, sampleRate: 1 } });
     expect(current.status).toBe(400);
     const unknown = '019ad000-0000-7000-8000-000000000000';
-    expect((await call(stack, 'PUT', `/policy/${unknown}/shadow`, { key: key.admin, body: { recordId: a.draftId, sampleRate: 1 } })).status).toBe(404);
-    expect((await call(stack, 'PUT', `/policy/${a.baseId}/shadow`, { key: key.admin, body: { recordId: unknown, sampleRate: 1 } })).status).toBe(404);
-    expect((await call(stack, 'PUT', `/policy/${a.baseId}/shadow`, { key: key.orgB, body: { recordId: a.draftId, sampleRate: 1 } })).status).toBe(404);
+    expect(
+      (await call(stack, 'PUT', `/policy/${unknown}/shadow`, { key: key.admin, body: { recordId: a.draftId, sampleRate: 1 } })).status,
+    ).toBe(404);
+    expect(
+      (await call(stack, 'PUT', `/policy/${a.baseId}/shadow`, { key: key.admin, body: { recordId: unknown, sampleRate: 1 } })).status,
+    ).toBe(404);
+    expect(
+      (await call(stack, 'PUT', `/policy/${a.baseId}/shadow`, { key: key.orgB, body: { recordId: a.draftId, sampleRate: 1 } })).status,
+    ).toBe(404);
     expect((await call(stack, 'GET', `/policy/${a.baseId}/shadow`, { key: key.orgB })).status).toBe(404);
     // A policy base is not a flow base.
     expect((await call(stack, 'GET', `/flow/${a.baseId}/shadow`, { key: key.admin })).status).toBe(404);
@@ -186,7 +216,9 @@ describe('shadow runs', () => {
     await ok(200, 'PUT', `/policy/${b.baseId}/shadow`, { recordId: b.draftId, sampleRate: 1 });
     await ok(204, 'DELETE', `/policy/${b.baseId}`);
     expect((await call(stack, 'GET', `/policy/${b.baseId}/shadow`, { key: key.admin })).status).toBe(404);
-    expect((await call(stack, 'PUT', `/policy/${b.baseId}/shadow`, { key: key.admin, body: { recordId: b.draftId, sampleRate: 1 } })).status).toBe(404);
+    expect(
+      (await call(stack, 'PUT', `/policy/${b.baseId}/shadow`, { key: key.admin, body: { recordId: b.draftId, sampleRate: 1 } })).status,
+    ).toBe(404);
     expect((await call(stack, 'DELETE', `/policy/${b.baseId}/shadow`, { key: key.admin })).status).toBe(404);
     expect((await call(stack, 'POST', `/run/policy/${b.baseId}`, { key: key.admin, body: { applicant: { score: 1 } } })).status).toBe(404);
   });

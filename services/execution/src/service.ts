@@ -184,7 +184,15 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
     const shadows = s.add(
       'shadow runs',
       new ShadowRuns(
-        { redis, prefix, pool, resolver, ...(decisions ? { decisions } : {}), logger: logger.child({ component: 'shadows' }), metrics: kit.metrics },
+        {
+          redis,
+          prefix,
+          pool,
+          resolver,
+          ...(decisions ? { decisions } : {}),
+          logger: logger.child({ component: 'shadows' }),
+          metrics: kit.metrics,
+        },
         { maxInFlight: config.EXEC_SHADOW_MAX, waitMs: config.EXEC_SHADOW_WAIT_MS, flushMs: config.EXEC_SHADOW_FLUSH_MS },
       ),
       (sh) => sh.close(),

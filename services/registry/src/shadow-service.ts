@@ -97,7 +97,12 @@ export class ShadowService {
           'shadow started',
           p,
           { type: kind, id: base.id, baseId: base.id },
-          { recordId: body.recordId, sampleRate: body.sampleRate, until: until?.toISOString() ?? null, ...(previous ? { replaced: previous } : {}) },
+          {
+            recordId: body.recordId,
+            sampleRate: body.sampleRate,
+            until: until?.toISOString() ?? null,
+            ...(previous ? { replaced: previous } : {}),
+          },
           { at: now },
         ),
       ];
@@ -166,7 +171,9 @@ export class ShadowService {
 
   /** The counts the execution service wrote for a shadow (all zero before its first run). */
   private async counts(kind: RunnableKind, shadow: ShadowRow): Promise<ShadowCounts> {
-    const h = await this.redisCall(this.deps.redis.hgetall(shadowCountsKey(this.deps.prefix, kind, shadow.baseId, shadow.startedAt.toISOString())));
+    const h = await this.redisCall(
+      this.deps.redis.hgetall(shadowCountsKey(this.deps.prefix, kind, shadow.baseId, shadow.startedAt.toISOString())),
+    );
     const counts: ShadowCounts = { sampled: 0, compared: 0, same: 0, changed: 0, errors: 0, dropped: 0, transitions: {} };
     for (const f of COUNT_FIELDS) counts[f] = Number(h[f] ?? 0);
     for (const [field, value] of Object.entries(h)) if (field.startsWith('t:')) counts.transitions[field.slice(2)] = Number(value);

@@ -281,7 +281,13 @@ export class ShadowRuns {
     try {
       const masked = await recorder.maskedInput(orgId, baseId, item.item);
       if (masked === undefined) return;
-      const example: ShadowExample = { at: new Date().toISOString(), input: masked.input, masked: masked.masked, live: item.live, candidate };
+      const example: ShadowExample = {
+        at: new Date().toISOString(),
+        input: masked.input,
+        masked: masked.masked,
+        live: item.live,
+        candidate,
+      };
       let text = JSON.stringify(example);
       if (text.length > SHADOW_MAX_EXAMPLE_CHARS) text = JSON.stringify({ ...example, input: null });
       if (text.length > SHADOW_MAX_EXAMPLE_CHARS) return;
@@ -322,7 +328,10 @@ export class ShadowRuns {
       pipe.expire(key, SHADOW_KEYS_TTL_SECONDS);
       if (p.examples.length > 0) {
         const list = `${key}:examples`;
-        pipe.lpush(list, ...p.examples).ltrim(list, 0, SHADOW_MAX_EXAMPLES - 1).expire(list, SHADOW_KEYS_TTL_SECONDS);
+        pipe
+          .lpush(list, ...p.examples)
+          .ltrim(list, 0, SHADOW_MAX_EXAMPLES - 1)
+          .expire(list, SHADOW_KEYS_TTL_SECONDS);
       }
     }
     const results = (await pipe.exec()) ?? [];
@@ -345,7 +354,10 @@ export function policyAnswer(json: Uint8Array): ShadowAnswer {
 /** Whether two answers are the same: result, error code, outcomes and path (keys in any order). */
 export function sameAnswer(a: ShadowAnswer, b: ShadowAnswer): boolean {
   return (
-    a.errorCode === b.errorCode && canonical(a.result) === canonical(b.result) && canonical(a.outcomes) === canonical(b.outcomes) && canonical(a.path) === canonical(b.path)
+    a.errorCode === b.errorCode &&
+    canonical(a.result) === canonical(b.result) &&
+    canonical(a.outcomes) === canonical(b.outcomes) &&
+    canonical(a.path) === canonical(b.path)
   );
 }
 
@@ -356,9 +368,11 @@ export function sideOf(a: ShadowAnswer): string {
 }
 
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-      : v,
-  ) ?? 'undefined';
+  return (
+    JSON.stringify(value, (_k, v: unknown) =>
+      v !== null && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+        : v,
+    ) ?? 'undefined'
+  );
 }

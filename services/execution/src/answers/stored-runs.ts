@@ -176,7 +176,8 @@ export class StoredRuns {
           if (inTime && this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
             this.deps.decisions.flow(req.principal, ranOf('flow', entry), item, response, performance.now() - started);
           }
-          if (shadowing !== undefined && inTime && this.deps.shadows!.sampled(shadowing)) sampled.push({ item, live: flowAnswer(response) });
+          if (shadowing !== undefined && inTime && this.deps.shadows!.sampled(shadowing))
+            sampled.push({ item, live: flowAnswer(response) });
           return encoder.encode(JSON.stringify({ ...response, ...ran }));
         }),
       ),

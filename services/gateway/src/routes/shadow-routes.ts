@@ -45,8 +45,7 @@ export const shadowRoutes: FastifyPluginAsyncZod<ShadowRoutesOptions> = async (a
         body: ShadowBody,
         response: { 200: ShadowReport, ...errorResponses(400, 401, 403, 404, 415, 429, 503, 504) },
       },
-      handler: async (request) =>
-        shadows.set(principalOf(request), k.kind, request.params.baseId, request.body, { requestId: request.id }),
+      handler: async (request) => shadows.set(principalOf(request), k.kind, request.params.baseId, request.body, { requestId: request.id }),
     });
     app.get(path, {
       schema: {
