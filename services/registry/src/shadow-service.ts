@@ -69,7 +69,8 @@ export class ShadowService {
         [{ code: 'other_base', message: 'the record belongs to another base', path: 'recordId' }],
       );
     }
-    let replaced: ShadowRow | null = null;
+    // The shadow this one replaces (its counters are deleted once the change committed).
+    const prior: { row: ShadowRow | null } = { row: null };
     await this.commit(kind, base.id, async (trx) => {
       const locked = await lockBase(trx, base.id);
       if (locked.deletedAt !== null) throw notFound(kind, baseId);
@@ -80,7 +81,8 @@ export class ShadowService {
           [{ code: 'current_record', message: 'the candidate is the current record', path: 'recordId' }],
         );
       }
-      replaced = await findShadow(trx, base.id);
+      const replaced = await findShadow(trx, base.id);
+      prior.row = replaced;
       await putShadow(trx, {
         baseId: base.id,
         orgId: p.orgId,
@@ -91,7 +93,7 @@ export class ShadowService {
         startedBy: p.userId,
       });
       await touchBase(trx, base.id);
-      const previous = (replaced as ShadowRow | null)?.stoppedAt === null ? (replaced as ShadowRow | null)?.recordId : undefined;
+      const previous = replaced !== null && replaced.stoppedAt === null ? replaced.recordId : undefined;
       return [
         newEvent(
           'shadow started',
@@ -107,8 +109,7 @@ export class ShadowService {
         ),
       ];
     });
-    const old = replaced as ShadowRow | null;
-    if (old !== null) await this.forget(kind, old);
+    if (prior.row !== null) await this.forget(kind, prior.row);
     return this.report(p, kind, base.id);
   }
 
