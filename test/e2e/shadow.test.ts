@@ -44,7 +44,7 @@ async function policyWithDraft(name: string, k = key.admin): Promise<{ baseId: s
 
 beforeAll(async () => {
   stack = await startStack({
-    services: ['execution', 'registry', 'audit', 'gateway'],
+    services: ['execution', 'registry', 'audit', 'governance', 'gateway'],
     env: { EXEC_SHADOW_FLUSH_MS: '50', EVENTS_FLUSH_MS: '200', DECISIONS_FLUSH_MS: '50', DECISIONS_SETTINGS_TTL_MS: '200' },
   });
   key.admin = stack.adminKey;
@@ -106,6 +106,21 @@ describe('shadow runs', () => {
     expect(asViewer.examples).toBeUndefined();
     const asEditor = await ok(200, 'GET', `/policy/${baseId}/shadow`, undefined, key.editor);
     expect(asEditor.examples).toBeUndefined();
+
+    // The draft's review summary carries the counts beside its impact report.
+    const review = await ok(200, 'GET', `/policy/${draftId}/review`, undefined, key.viewer);
+    expect(review.shadow).toEqual({
+      sampled: 10,
+      compared: 10,
+      same: 6,
+      changed: 4,
+      errors: 0,
+      dropped: 0,
+      transitions: { 'true→false': 4 },
+      state: 'running',
+      sampleRate: 1,
+      since: report.since,
+    });
 
     // The candidate is neither a decision nor a run: ten decisions, all of version 1.
     const decisions = await until(async () => {

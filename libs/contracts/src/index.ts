@@ -418,6 +418,7 @@ export {
   ShadowReport,
   ShadowSetRequest,
   ShadowSubject,
+  ShadowSummary,
   shadowCountsKey,
   shadowExamplesKey,
 } from './shadow.js';

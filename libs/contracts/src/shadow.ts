@@ -101,6 +101,17 @@ export const ShadowReport = ShadowCounts.extend({
 });
 export type ShadowReport = z.infer<typeof ShadowReport>;
 
+/**
+ * A shadow's counts as a draft's review summary carries them (`shadow`), when the base's shadow (running or
+ * stopped) has this draft as its candidate. The counts are since `since`: the draft may have changed meanwhile.
+ */
+export const ShadowSummary = ShadowCounts.extend({
+  state: z.enum(['running', 'expired', 'stopped']),
+  sampleRate: z.number(),
+  since: z.string(),
+});
+export type ShadowSummary = z.infer<typeof ShadowSummary>;
+
 /** Request of `registry.{kind}.shadow.set`. */
 export const ShadowSetRequest = z.strictObject({ principal: Principal, baseId: RecordIdParam, ...ShadowBody.shape });
 export type ShadowSetRequest = z.input<typeof ShadowSetRequest>;
