@@ -143,10 +143,10 @@ export class ReviewsService {
     kind: RunnableKind,
     draft: { recordId: string; baseId: string },
     ctx: CallContext,
-  ): Promise<{ shadow?: ShadowSummary | null }> {
+  ): Promise<{ shadow?: ShadowSummary }> {
     if (this.deps.registry.shadowOf === undefined) return {};
     const report = await this.deps.registry.shadowOf(p, kind, draft.baseId, ctx.requestId);
-    if (report === null || report.candidate.recordId !== draft.recordId) return { shadow: null };
+    if (report === null || report.candidate.recordId !== draft.recordId) return {};
     const { sampled, compared, same, changed, errors, dropped, transitions, state, sampleRate, since } = report;
     return { shadow: { sampled, compared, same, changed, errors, dropped, transitions, state, sampleRate, since } };
   }
