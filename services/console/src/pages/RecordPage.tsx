@@ -7,6 +7,7 @@ import type { FlowRecord, MeResponse, PolicyRecord, TestRunReport, UncoveredItem
 import type { RecordsApi } from '@arbiter/sdk/client';
 import type { ShownImpact } from '../lib/impact.js';
 import { ImpactPanel, type ImpactEndpoints } from '../components/ImpactPanel.js';
+import { ShadowPanel, type ShadowEndpoints } from '../components/ShadowPanel.js';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
@@ -169,6 +170,15 @@ export function RecordPage<R extends AnyRecord>({
         ? { review: () => kind.endpoints.review(draftId), analyse: (opts) => kind.endpoints.impact(draftId, opts) }
         : null,
     [draftId, kind],
+  );
+
+  const shadowEndpoints = useMemo<ShadowEndpoints>(
+    () => ({
+      get: () => kind.endpoints.shadow(baseId),
+      start: (body) => kind.endpoints.startShadow(baseId, body),
+      stop: () => kind.endpoints.stopShadow(baseId),
+    }),
+    [baseId, kind],
   );
 
   const act = async (what: () => Promise<string | null>) => {
@@ -384,6 +394,7 @@ export function RecordPage<R extends AnyRecord>({
       {draftId !== null && impactEndpoints !== null && (
         <ImpactPanel draftId={draftId} noun={kind.noun} endpoints={impactEndpoints} reloadKey={loadCount} />
       )}
+      {records !== null && <ShadowPanel draftId={draftId} canEdit={can(me, 'edit')} endpoints={shadowEndpoints} reloadKey={loadCount} />}
       <section aria-label="Versions" className="versions">
         <h2>Versions</h2>
         <table className="list" data-testid="versions">
