@@ -80,6 +80,12 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
    * replica; a sampled run past it, or while live work waits for a thread, is dropped (counted).
    */
   EXEC_SHADOW_MAX: positiveInt().default(64),
+  /**
+   * Shadow jobs (one run's sampled items) of one person queued or running at once in this replica;
+   * past it, or while the person uses half of its own EXEC_PERSON_MAX / EXEC_PERSON_ITEMS_MAX, a
+   * sampled run is dropped (counted): shadow work never takes the room the person's live runs need.
+   */
+  EXEC_SHADOW_PERSON_MAX: positiveInt().default(4),
   /** Longest wait of a shadow run for a thread; one not started by then is dropped (counted). */
   EXEC_SHADOW_WAIT_MS: positiveInt().default(2000),
   /** How often shadow counters and examples are written to Redis. */

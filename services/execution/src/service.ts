@@ -193,7 +193,7 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
           logger: logger.child({ component: 'shadows' }),
           metrics: kit.metrics,
         },
-        { maxInFlight: config.EXEC_SHADOW_MAX, waitMs: config.EXEC_SHADOW_WAIT_MS, flushMs: config.EXEC_SHADOW_FLUSH_MS },
+        { maxInFlight: config.EXEC_SHADOW_MAX, maxPerPerson: config.EXEC_SHADOW_PERSON_MAX, waitMs: config.EXEC_SHADOW_WAIT_MS, flushMs: config.EXEC_SHADOW_FLUSH_MS },
       ),
       (sh) => sh.close(),
     );

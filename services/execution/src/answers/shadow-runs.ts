@@ -19,13 +19,15 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { DecisionRecorder } from '../recording/recorder.js';
-import type { WorkerPool } from '../workers/worker-pool.js';
+import { callerOf, type WorkerPool } from '../workers/worker-pool.js';
 import type { LiveEntryOf, RunnableResolver } from './runnable-resolver.js';
 
 /** Options of {@link ShadowRuns}. */
 export interface ShadowRunsOptions {
   /** Candidate items queued or running at once; past it a sampled run is dropped. */
   maxInFlight: number;
+  /** Shadow jobs (a run's sampled items) of one person queued or running at once; past it a sampled run is dropped. */
+  maxPerPerson: number;
   /** Longest wait of a candidate run for a thread; one not started by then is dropped. */
   waitMs: number;
   /** How often counters and examples are written to Redis. */
@@ -82,6 +84,8 @@ const decoder = new TextDecoder();
 export class ShadowRuns {
   private readonly writer: BatchedWriter<string, Pending>;
   private inFlight = 0;
+  /** Shadow jobs in progress per person. */
+  private readonly perPerson = new Map<string, number>();
   private readonly outcomes: Counter<'outcome'>;
 
   constructor(
@@ -151,14 +155,18 @@ export class ShadowRuns {
     principal: Principal,
     live: LivePolicyRecordEntry,
     shadow: ShadowIndexEntry,
-    items: ShadowItem[],
+    sampled: ShadowItem[],
     now: string,
   ): Promise<void> {
     const candidate = await this.candidate('policy', principal, live.baseId, shadow);
     if (candidate === undefined) return;
     const key = shadowCountsKey(this.deps.prefix, 'policy', live.baseId, shadow.since);
-    if (!this.admit(items.length)) return this.drop(key, items.length);
+    const admitted = this.admit(principal, sampled.length);
+    if (admitted < sampled.length) this.drop(key, sampled.length - admitted);
+    if (admitted === 0) return;
+    const items = sampled.slice(0, admitted);
     this.inFlight += items.length;
+    this.track(principal, 1);
     try {
       const outcome = await this.deps.pool.runJob({
         principal,
@@ -186,6 +194,7 @@ export class ShadowRuns {
       this.drop(key, items.length);
     } finally {
       this.inFlight -= items.length;
+      this.track(principal, -1);
     }
   }
 
@@ -193,14 +202,18 @@ export class ShadowRuns {
     principal: Principal,
     live: LiveFlowRecordEntry,
     shadow: ShadowIndexEntry,
-    items: ShadowItem[],
+    sampled: ShadowItem[],
     run: (candidate: LiveFlowRecordEntry, item: Uint8Array, deadline: number) => Promise<FlowRunResponse>,
   ): Promise<void> {
     const candidate = await this.candidate('flow', principal, live.baseId, shadow);
     if (candidate === undefined) return;
     const key = shadowCountsKey(this.deps.prefix, 'flow', live.baseId, shadow.since);
-    if (!this.admit(items.length)) return this.drop(key, items.length);
+    const admitted = this.admit(principal, sampled.length);
+    if (admitted < sampled.length) this.drop(key, sampled.length - admitted);
+    if (admitted === 0) return;
+    const items = sampled.slice(0, admitted);
     this.inFlight += items.length;
+    this.track(principal, 1);
     const deadline = this.deps.pool.clock() + this.opts.waitMs;
     try {
       // One item at a time: a flow item's nodes are jobs of their own, and shadow work stays small.
@@ -221,6 +234,7 @@ export class ShadowRuns {
       }
     } finally {
       this.inFlight -= items.length;
+      this.track(principal, -1);
     }
   }
 
@@ -242,11 +256,28 @@ export class ShadowRuns {
     }
   }
 
-  /** Whether `n` more candidate items may be queued now: under `maxInFlight`, and no work waiting while every thread is busy. */
-  private admit(n: number): boolean {
-    if (this.inFlight + n > this.opts.maxInFlight) return false;
+  /**
+   * How many of `n` candidate items of `principal`'s runs may be queued now (the rest are dropped):
+   * under `maxInFlight` in all and `maxPerPerson` jobs of this person, none while work waits with
+   * every thread busy, and only while the person uses under half of its own job and item limits,
+   * so its shadow work never takes the room its live runs need (they would be `rate_limited`).
+   */
+  private admit(principal: Principal, n: number): number {
+    const person = callerOf(principal).person;
+    if ((this.perPerson.get(person) ?? 0) >= this.opts.maxPerPerson) return 0;
     const { queued, running } = this.deps.pool.stats();
-    return queued === 0 || running < this.deps.pool.readyThreads;
+    if (queued > 0 && running >= this.deps.pool.readyThreads) return 0;
+    const load = this.deps.pool.personLoad(principal);
+    if ((load.jobs + 1) * 2 > load.maxJobs) return 0;
+    return Math.max(0, Math.min(n, this.opts.maxInFlight - this.inFlight, Math.floor(load.maxItems / 2) - load.items));
+  }
+
+  /** Counts a shadow job of `principal`'s person in progress (`+1`) or over (`-1`). */
+  private track(principal: Principal, delta: 1 | -1): void {
+    const person = callerOf(principal).person;
+    const n = (this.perPerson.get(person) ?? 0) + delta;
+    if (n <= 0) this.perPerson.delete(person);
+    else this.perPerson.set(person, n);
   }
 
   private compare(

@@ -301,6 +301,11 @@ export class WorkerPool {
     return { ...this.batches };
   }
 
+  /** What the person of `principal` has in progress against its limits (the fair queue's `personLoad`). */
+  personLoad(principal: Principal | undefined): ReturnType<FairQueue['personLoad']> {
+    return this.queue.personLoad(callerOf(principal).person);
+  }
+
   /** Work waiting and running, and callers with any. */
   stats(): FairQueueStats {
     return this.queue.stats();
