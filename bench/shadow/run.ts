@@ -135,6 +135,12 @@ async function main(): Promise<void> {
     console.log(
       `shadow report during the load: sampled ${sampled}, compared ${compared}, dropped ${dropped}, changed ${after.changed - before.changed}`,
     );
+    // Both bases answer on one route: its statuses other than 200 over the whole run (warm-up included).
+    const metrics = await (await fetch(`${stack.opsUrl('gateway')}/metrics`)).text();
+    const refused = metrics
+      .split('\n')
+      .filter((l) => l.startsWith('arbiter_http_requests_total{') && l.includes('/run/policy/:baseId"') && !l.includes('status="200"'));
+    console.log(`non-200 answers of /run/policy/:baseId: ${refused.length === 0 ? 'none' : refused.join('; ')}`);
     const date = new Date().toISOString();
     for (const m of [a, b]) console.log(jsonLine('shadow', m, date));
     console.log(

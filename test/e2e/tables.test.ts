@@ -272,4 +272,34 @@ describe('export → import and rules pull → push', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("rules test on a pulled flow.json runs the draft's saved tests with the coverage the server reports", async () => {
+    const name = unique('covered');
+    const tests = [
+      { name: 'dutch adult', data: NL_ADULT, expect: { tier: 'gold', discount: 10 } },
+      { name: 'minor', data: MINOR, expect: { tier: 'basic', discount: 0 } },
+    ];
+    const draft = await ok(201, 'POST', '/flow', { name, definition: TIERS, tests });
+    const server = await ok(200, 'POST', `/flow/${draft.flowId}/tests/run`);
+    expect(server.coverage.summary).toMatchObject({ rows: { total: 3, covered: 2 } });
+
+    const dir = mkdtempSync(path.join(tmpdir(), 'rules-flow-tests-'));
+    try {
+      const cli = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', timeout: 60_000 });
+      const pulled = cli(['pull', '--url', stack.baseUrl, '--key', stack.adminKey, '--dir', dir]);
+      expect(pulled.status, pulled.stderr).toBe(0);
+      const flowDir = readdirSync(path.join(dir, 'flows')).find((d) => d.startsWith(name.toLowerCase().replace(/[^a-z0-9]+/g, '-')))!;
+      const flowFile = path.join(dir, 'flows', flowDir, 'flow.json');
+      const run = cli(['test', flowFile, '--coverage', '--json']);
+      expect(run.status, run.stderr).toBe(0);
+      const doc = JSON.parse(run.stdout);
+      expect([doc.passed, doc.failed]).toEqual([server.passed, server.failed]);
+      expect(doc.coverage).toEqual(server.coverage);
+      const below = cli(['test', flowFile, '--coverage', '--min', '90']);
+      expect(below.status).toBe(1);
+      expect(below.stdout).toContain('  node tier, row 2: age >= 18 (never matched)');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

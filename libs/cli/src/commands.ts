@@ -48,7 +48,8 @@ export interface EvalInput {
   reasons?: boolean;
 }
 
-const usageFailure = (command: string, err: unknown): CommandOutput => {
+/** A usage error found in a command's input: its message on stderr, exit 2 (anything else propagates: it is a bug). */
+export const usageFailure = (command: string, err: unknown): CommandOutput => {
   if (err instanceof CliUsageError) return { stdout: '', stderr: `rules ${command}: ${err.message}\n`, code: ExitCode.usage };
   throw err;
 };
@@ -86,7 +87,7 @@ export function runEval(input: EvalInput): CommandOutput {
     {
       ...(input.trace !== undefined && { trace: input.trace }),
       ...(input.now !== undefined && { now: input.now.toISOString() }),
-      ...(input.reasons === true && { reasons: true }),
+      ...(input.reasons === true && { flags: { reasons: true } }),
     },
     cliLimits(input.stepBudget),
   );

@@ -115,7 +115,7 @@ export async function runJsonl(
     {
       ...(options.trace !== undefined && { trace: options.trace }),
       ...(options.now !== undefined && { now: options.now.toISOString() }),
-      ...(options.reasons === true && { reasons: true }),
+      ...(options.reasons === true && { flags: { reasons: true } }),
     },
     cliLimits(options.stepBudget),
   );

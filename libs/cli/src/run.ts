@@ -5,6 +5,8 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { runCheck, runEval, runTests } from './commands.js';
+import type { FileTree } from './bundle-files.js';
+import { runFlowTests } from './flow-tests.js';
 import { runJsonl } from './jsonl.js';
 import { CliUsageError, ExitCode, parseNow, parseStepBudget, type CommandOutput } from './output.js';
 import { runPull, runPush, type RemoteIo } from './sync.js';
@@ -46,6 +48,8 @@ const OPTIONS = {
     coverage: { type: 'boolean' },
     min: { type: 'string' },
     json: { type: 'boolean' },
+    bundle: { type: 'string' },
+    version: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
   pull: {
@@ -167,13 +171,16 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
       if (values.help) return ok(COMMAND_USAGE.test);
       if (positionals.length !== 1)
         throw new CliUsageError(positionals.length === 0 ? 'missing the rule FILE' : `expected one rule FILE, got ${positionals.length}`);
-      if (values.cases === undefined) throw new CliUsageError('missing --cases FILE');
       const file = positionals[0];
-      if (file === '-' && values.cases === '-') throw new CliUsageError('the rule FILE and --cases cannot both read stdin');
       const now = values.now === undefined ? undefined : parseNow(values.now);
       const stepBudget = values['step-budget'] === undefined ? undefined : parseStepBudget(values['step-budget']);
       if (values.min !== undefined && values.coverage !== true) throw new CliUsageError('--min needs --coverage');
       const minCoverage = values.min === undefined ? undefined : parseMinCoverage(values.min);
+      if (file.endsWith('.json')) return testFlow(file, values, io, { now, stepBudget, minCoverage });
+      if (values.bundle !== undefined || values.version !== undefined)
+        throw new CliUsageError('--bundle and --version apply to a flow (FILE ending in .json)');
+      if (values.cases === undefined) throw new CliUsageError('missing --cases FILE');
+      if (file === '-' && values.cases === '-') throw new CliUsageError('the rule FILE and --cases cannot both read stdin');
       const rule = await read(io, file, 'rule');
       const cases = await read(io, values.cases, 'cases');
       return runTests({
@@ -202,6 +209,57 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
         : runPush({ ...opts, dryRun: (values as { 'dry-run'?: boolean })['dry-run'] === true }, io.remote);
     }
   }
+}
+
+/**
+ * `rules test FLOW.json`: the flow's cases (`--cases`, else the tested record's saved tests), its
+ * policy nodes found in the pulled directory (`--bundle DIR`, else the one FLOW.json was pulled into
+ * when it sits at `<dir>/flows/<name>/flow.json`).
+ */
+async function testFlow(
+  file: string,
+  values: { cases?: string; bundle?: string; version?: string; coverage?: boolean; json?: boolean; verbose?: boolean },
+  io: CliIo,
+  parsed: { now: Date | undefined; stepBudget: number | undefined; minCoverage: number | undefined },
+): Promise<CommandOutput> {
+  if (values.verbose === true)
+    throw new CliUsageError('--verbose applies to a rule FILE (a flow prints each failing case with its result)');
+  const version = values.version === undefined ? undefined : parseVersion(values.version);
+  const flow = await read(io, file, 'flow');
+  const cases = values.cases === undefined ? undefined : await read(io, values.cases, 'cases');
+  const pulledInto = /^(?:(.*)[\\/])?flows[\\/][^\\/]+[\\/]flow\.json$/.exec(file);
+  const dir = values.bundle ?? (pulledInto ? (pulledInto[1] ?? '.') : undefined);
+  let bundle: FileTree | undefined;
+  if (dir !== undefined) {
+    if (io.remote === undefined) throw new CliUsageError('reading a pulled directory is not available here', { showUsage: false });
+    try {
+      bundle = await io.remote.readTree(dir);
+    } catch (err) {
+      // A flow.json copied out of a pull (no header beside it) runs without policies unless --bundle names them.
+      if (values.bundle !== undefined)
+        throw new CliUsageError(`cannot read the pulled directory \`${dir}\`: ${(err as Error).message}`, { showUsage: false });
+    }
+  }
+  return runFlowTests({
+    flow,
+    flowName: file,
+    ...(cases !== undefined && { cases, casesName: values.cases }),
+    ...(version !== undefined && { version }),
+    ...(bundle !== undefined && { bundle }),
+    ...(parsed.now && { now: parsed.now }),
+    ...(parsed.stepBudget !== undefined && { stepBudget: parsed.stepBudget }),
+    coverage: values.coverage === true,
+    ...(parsed.minCoverage !== undefined && { minCoverage: parsed.minCoverage }),
+    json: values.json === true,
+  });
+}
+
+/** `--version N`: a version number (1 or more). */
+function parseVersion(text: string): number {
+  const n = Number(text);
+  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(n))
+    throw new CliUsageError(`--version must be a version number (1, 2, …), got \`${text}\``);
+  return n;
 }
 
 /** `--min N`: a percentage from 0 to 100. */

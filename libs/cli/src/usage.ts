@@ -65,6 +65,7 @@ Exit codes:
   2  usage error: bad arguments, unreadable file
 `,
   test: `Usage: rules test FILE --cases FILE [--now ISO] [--step-budget N] [--verbose] [--coverage [--min N]] [--json]
+       rules test FLOW.json [--cases FILE] [--bundle DIR] [--version N] [--now ISO] [--coverage [--min N]] [--json]
 
 Runs saved cases against a rule file. The cases file is a JSON array:
   [{"name": "adult guest", "data": {...}, "expect": true},
@@ -72,6 +73,13 @@ Runs saved cases against a rule file. The cases file is a JSON array:
 "expect" is a boolean (the result only) or {"result": boolean, "errorCode"?: string | null}
 (null: the evaluation must have no error). A case may carry its own "now" (ISO 8601).
 Prints one line per case (✓ name / ✗ name: expected ..., got ...) and "N passed, M failed".
+
+A FILE ending in .json is a flow: a pulled flow.json (its draft, else its latest version, or
+--version N) or a bare definition {"start", "nodes"}. Its cases are [{"name", "data", "expect"}]
+with "expect" the flow's result (a boolean, a string or a table's output, compared deeply); without
+--cases the tested record's saved tests run. Policy nodes run the policies of the pulled directory
+(--bundle DIR, else the directory FLOW.json was pulled into: DIR/flows/<name>/flow.json), as a run
+by base id would: the pinned version, else the latest version, else the draft.
 
 Options:
   -c, --cases FILE  the cases (JSON array)
@@ -82,7 +90,10 @@ Options:
       --coverage    also print what the cases cover: each condition seen both true and false,
                     each quantifier holding and failing, each rule reference followed (a
                     condition seen one way counts half), and every part not covered, with its
-                    line and column
+                    line and column; for a flow, each decision-table row matched and each
+                    edge (node to node) taken, and every row and edge not covered
+      --bundle DIR  a flow: the pulled directory its policy nodes are found in
+      --version N   a flow: test version N of the pulled flow.json instead of its draft
       --min N       with --coverage: fail (exit 1) when coverage is below N %
       --json        print one JSON document: {passed, failed, cases, coverage?}
   -h, --help        show this help

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { reasonsOf, tracesOf } from './run-spec.js';
+import { RunFlags, RunFlagsQuery, tracesOf } from './run-spec.js';
 
 /** Body of `POST /run` (docs/api.md#evaluate-rules). Unknown keys are rejected. */
 export const RunRequest = z.strictObject({
@@ -9,10 +9,7 @@ export const RunRequest = z.strictObject({
     .boolean()
     .optional()
     .describe('`false` leaves the trace out: the answer keeps its shape with `"trace": []`, everything else alike. Default true'),
-  reasons: z
-    .boolean()
-    .optional()
-    .describe("`true` adds `reasons`: why the result came out, in the rule's own words (docs/LANGUAGE.md §10.4). Default false"),
+  ...RunFlags.shape,
 });
 export type RunRequest = z.infer<typeof RunRequest>;
 
@@ -184,19 +181,11 @@ export const TraceQuery = z.object({
     .describe(
       '`false` leaves the trace out: the answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty). Default true',
     ),
-  reasons: z
-    .enum(['true', 'false'])
-    .optional()
-    .describe('`true` adds `reasons` to each policy answer: why the result came out (docs/LANGUAGE.md §10.4). Default false'),
+  ...RunFlagsQuery.shape,
 });
 export type TraceQuery = z.infer<typeof TraceQuery>;
 
 /** Whether a run with query `q` builds its trace (on unless `?trace=false`). */
 export function traceOf(q: TraceQuery | undefined): boolean {
   return tracesOf(q?.trace === undefined ? undefined : { trace: q.trace === 'true' });
-}
-
-/** Whether a run with query `q` says why its results came out (off unless `?reasons=true`). */
-export function reasonsOfQuery(q: TraceQuery | undefined): boolean {
-  return reasonsOf(q?.reasons === undefined ? undefined : { reasons: q.reasons === 'true' });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { WireError } from './errors.js';
 import { Principal } from './principal.js';
+import { RunFlags } from './run-spec.js';
 
 /** The caller, sent by the gateway and the mcp service; execution re-checks its `view` right (docs/design/bus.md). A request without one is refused. */
 const Caller = Principal;
@@ -46,8 +47,8 @@ export const EvalGroup = z.strictObject({
   trace: z.boolean(),
   /** UTF-8 bytes each item's trace may take (a batch item's share), below the service's own cap. */
   traceBytes: z.number().int().positive().optional(),
-  /** Say why each result came out (`reasons`, LANGUAGE.md §10.4); absent: no reasons. */
-  reasons: z.literal(true).optional(),
+  /** The run's flags, as its caller set them (absent: every flag at its default). */
+  flags: RunFlags.optional(),
   now: z.iso.datetime({ offset: true }).optional(),
   /** Each item's evaluation clock (a replay of decisions made at different times): `n` of them; `now` is then unused. */
   nows: z

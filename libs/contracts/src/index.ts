@@ -16,7 +16,6 @@ export {
   RunResponse,
   TraceQuery,
   traceOf,
-  reasonsOfQuery,
   Reason,
   Reasons,
   EngineErrorCode,
@@ -32,7 +31,7 @@ export {
   OperatorsResponse,
 } from './engine.js';
 export { ExecSubject, pingSubject, PingReply, ServiceGroup, type BackEndService } from './subjects.js';
-export { itemTraceBytes, reasonsOf, RUN_DEFAULTS, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
+export { itemTraceBytes, RUN_DEFAULTS, RunFlags, RunFlagsQuery, runFlagsOf, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
 export {
   ExecRuleRequest,
   ExecOperatorsRequest,

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { EvalSubject } from './exec.js';
 import type { Principal } from './principal.js';
 
@@ -74,12 +75,61 @@ export interface RunSpec {
   timeoutMs?: number;
   /** UTF-8 bytes each item's trace may take, below the execution service's own cap: a batch item's share ({@link itemTraceBytes}). */
   traceBytes?: number;
-  /** Say why each result came out (`reasons`, LANGUAGE.md §10.4); default {@link RUN_DEFAULTS}.reasons. */
-  reasons?: boolean;
+  /** What the run's answer adds or how it evaluates ({@link RunFlags}), carried unchanged to the run layer. */
+  flags?: RunFlags;
+}
+
+/**
+ * The flags of a run: options that change only how an evaluation runs or what its answer carries
+ * (not what runs, for whom, or how long), each at its default when absent — a switch is off by default,
+ * so `false` and absent mean the same. They travel as this one
+ * object, unchanged, from every door — `POST /run` and `/run/batch` bodies, the query of every other
+ * run route, MCP, the SDK — through the bus and the execution service's queue and workers to the
+ * run layer's `resolveRun`, which applies their defaults. A new flag is a field here, its default in
+ * `resolveRun`, and the code that reads it (CONTRIBUTING.md, "a new run option").
+ */
+export const RunFlags = z.strictObject({
+  reasons: z
+    .boolean()
+    .optional()
+    .describe("`true` adds `reasons`: why each result came out, in the rule's own words (docs/LANGUAGE.md §10.4). Default false"),
+});
+export type RunFlags = z.infer<typeof RunFlags>;
+
+type FlagKey = keyof typeof RunFlags.shape;
+const FLAG_KEYS = Object.keys(RunFlags.shape) as FlagKey[];
+
+/** The flags as query parameters of the routes whose body is the data (`?reasons=true`): each `true` or `false`. */
+export const RunFlagsQuery = z.object(
+  Object.fromEntries(
+    FLAG_KEYS.map((key) => [
+      key,
+      z
+        .enum(['true', 'false'])
+        .optional()
+        .describe(RunFlags.shape[key].description ?? ''),
+    ]),
+  ) as { [K in FlagKey]: z.ZodOptional<z.ZodEnum<{ true: 'true'; false: 'false' }>> },
+);
+export type RunFlagsQuery = z.infer<typeof RunFlagsQuery>;
+
+/**
+ * The flags a request body (booleans) or a parsed query (`"true"`/`"false"`) sets, or undefined when
+ * it sets none: what a door forwards, whatever flags exist.
+ */
+export function runFlagsOf(source: Readonly<Partial<Record<FlagKey, unknown>>> | undefined): RunFlags | undefined {
+  if (source === undefined) return undefined;
+  let flags: Record<string, unknown> | undefined;
+  for (const key of FLAG_KEYS) {
+    const value = source[key];
+    if (value === undefined) continue;
+    (flags ??= {})[key] = value === 'true' ? true : value === 'false' ? false : value;
+  }
+  return flags as RunFlags | undefined;
 }
 
 /** What a door passes along with a run it forwards: the parts of a {@link RunSpec} that are not what runs. */
-export type RunOptions = Pick<RunSpec, 'trace' | 'requestId' | 'traceBytes' | 'reasons'>;
+export type RunOptions = Pick<RunSpec, 'trace' | 'requestId' | 'traceBytes' | 'flags'>;
 
 /** Each item's share of a batch call's trace bytes: `batchTraceBytes / items`, at least {@link RUN_DEFAULTS}.minItemTraceBytes. */
 export function itemTraceBytes(items: number, batchTraceBytes: number = RUN_DEFAULTS.batchTraceBytes): number {
@@ -89,9 +139,4 @@ export function itemTraceBytes(items: number, batchTraceBytes: number = RUN_DEFA
 /** Whether a run builds its trace: the one place the trace default is applied. */
 export function tracesOf(spec: { readonly trace?: boolean | undefined } | undefined): boolean {
   return spec?.trace ?? RUN_DEFAULTS.trace;
-}
-
-/** Whether a run says why its results came out: the one place the reasons default is applied. */
-export function reasonsOf(spec: { readonly reasons?: boolean | undefined } | undefined): boolean {
-  return spec?.reasons ?? RUN_DEFAULTS.reasons;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RunResponse } from './engine.js';
 import { FlowDefinition, FlowRunResponse } from './flow.js';
 import { Principal } from './principal.js';
-import { RUN_DEFAULTS } from './run-spec.js';
+import { RUN_DEFAULTS, RunFlags } from './run-spec.js';
 import { ProblemDetails } from './http.js';
 
 /**
@@ -39,8 +39,8 @@ export const FlowTestRequest = z.strictObject({
   principal: Principal,
   ...FlowTestBody.shape,
   trace: z.boolean().default(RUN_DEFAULTS.trace),
-  /** Each policy node says why its result came out (LANGUAGE.md §10.4). */
-  reasons: z.boolean().optional(),
+  /** The run's flags (policy nodes say why with `reasons`). */
+  flags: RunFlags.optional(),
 });
 export type FlowTestRequest = z.infer<typeof FlowTestRequest>;
 export type FlowTestInput = z.input<typeof FlowTestRequest>;
@@ -81,7 +81,7 @@ export const RunBatchRequest = z.strictObject({
     .boolean()
     .optional()
     .describe('`false` leaves the traces out: each answer keeps its shape with `"trace": []`, everything else alike. Default true'),
-  reasons: z.boolean().optional().describe('`true` adds `reasons` to each answer (docs/LANGUAGE.md §10.4). Default false'),
+  ...RunFlags.shape,
 });
 export type RunBatchRequest = z.infer<typeof RunBatchRequest>;
 

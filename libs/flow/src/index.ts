@@ -19,6 +19,7 @@ export {
 } from './run.js';
 export type { FlowProblem, FlowProblemCode } from './problems.js';
 export { FlowCoverage } from './coverage.js';
+export { targetResolver, type PolicyTarget } from './policy-targets.js';
 export { compileTable, routeOnOf, type CompiledTable, type TableCompilation } from './table/compile.js';
 export { checkTable, TABLE_CHECK_WORK, type TableCheck, type TableCheckKind, type TableChecks } from './table/checks.js';
 export { evaluateTable, TABLE_CONFLICT, TABLE_NOT_UNIQUE, type TableOutcome, type TableRunOptions } from './table/evaluate.js';

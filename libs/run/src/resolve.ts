@@ -1,4 +1,4 @@
-import { reasonsOf, RUN_DEFAULTS, tracesOf, type RunSpec } from '@arbiter/contracts';
+import { RUN_DEFAULTS, tracesOf, type RunSpec } from '@arbiter/contracts';
 import type { EvaluateOptions } from '@arbiter/rule-lang';
 
 /** The limits a door runs under; each one left out is {@link RUN_DEFAULTS}'s. */
@@ -29,19 +29,19 @@ export interface ResolvedRun {
 }
 
 /** The parts of a {@link RunSpec} that decide how a run runs (the rest say what runs and for whom). */
-export type RunMode = Pick<RunSpec, 'trace' | 'now' | 'reasons'>;
+export type RunMode = Pick<RunSpec, 'trace' | 'now' | 'flags'>;
 
 /**
  * Every default of a run, decided once: the trace (on), the step budget of its mode (fewer steps
- * with a trace), the trace cap, the reasons (off) and their cap, and the clock. The worker, the SDK's local runtime, the CLI and the
- * gateway's test engine all run what this answers, so a new run option is added here and in
- * `RunSpec`, and nowhere else decides it.
+ * with a trace), the trace cap, each flag (`reasons` off) and the reasons' cap, and the clock. The
+ * worker, the SDK's local runtime, the CLI and the gateway's test engine all run what this answers,
+ * so a new flag is added here and in contracts' `RunFlags`, and nowhere else decides it.
  */
 export function resolveRun(spec: RunMode | undefined, limits: Partial<RunLimits> = {}): ResolvedRun {
   const trace = tracesOf(spec);
   const stepBudget = trace ? (limits.tracedStepBudget ?? RUN_DEFAULTS.tracedStepBudget) : (limits.stepBudget ?? RUN_DEFAULTS.stepBudget);
   const now = spec?.now === undefined ? undefined : new Date(spec.now);
-  const reasons = reasonsOf(spec);
+  const reasons = spec?.flags?.reasons ?? RUN_DEFAULTS.reasons;
   // Without reasons the options are what they always were (the evaluation takes the same path).
   const options: EvaluateOptions = now === undefined ? { trace, stepBudget } : { trace, stepBudget, now };
   if (reasons) options.reasons = true;

@@ -12,12 +12,12 @@ describe('reasons through the run layer', () => {
     expect(run.reasons).toBe(false);
     expect(run.options).toEqual({ trace: false, stepBudget: RUN_DEFAULTS.stepBudget });
     expect(JSON.stringify(answerPolicy(adult, { user: { age: 3 } }, run))).toBe('{"result":false,"trace":[],"outcomes":{"adult":false}}');
-    expect(resolveRun({ trace: false, reasons: false })).toEqual(run);
+    expect(resolveRun({ trace: false, flags: { reasons: false } })).toEqual(run);
   });
 
   it('come last in the answer when asked for, beside a trace or not', () => {
     for (const trace of [false, true]) {
-      const answer = answerPolicy(adult, { user: { age: 3 } }, resolveRun({ trace, reasons: true }));
+      const answer = answerPolicy(adult, { user: { age: 3 } }, resolveRun({ trace, flags: { reasons: true } }));
       expect(Object.keys(answer)).toEqual(['result', 'trace', 'outcomes', 'reasons']);
       expect(answer.reasons).toEqual({
         result: false,
@@ -39,13 +39,15 @@ describe('reasons through the run layer', () => {
   });
 
   it('keep the error keys before them, and take a shared budget', () => {
-    const answer = answerPolicy(adult, { user: {} }, resolveRun({ trace: false, reasons: true }), { budget: new StepBudget(100) });
+    const answer = answerPolicy(adult, { user: {} }, resolveRun({ trace: false, flags: { reasons: true } }), {
+      budget: new StepBudget(100),
+    });
     expect(Object.keys(answer)).toEqual(['result', 'trace', 'outcomes', 'error', 'errorCode', 'reasons']);
     expect(answer.reasons!.because[0]).toMatchObject({ kind: 'missing', path: 'user.age', error: 'Missing property: user.age' });
   });
 
   it('say why a rule that does not parse, and data that breaks the schema, never ran', () => {
-    const run = resolveRun({ trace: false, reasons: true });
+    const run = resolveRun({ trace: false, flags: { reasons: true } });
     const bad = answerRule('if x.a >= -> ok.', {}, run);
     expect(bad.reasons).toEqual({
       result: false,
@@ -63,10 +65,10 @@ describe('reasons through the run layer', () => {
   it('are capped: within the cap unchanged, past it cut with the truncated marker', () => {
     const rule = compileRule('if all of x.items satisfies (its.name is not "") -> named.');
     const data = { x: { items: Array.from({ length: 400 }, (_, i) => ({ name: `item ${i} `.repeat(30) })) } };
-    const whole = answerPolicy(rule, data, resolveRun({ trace: false, reasons: true }));
+    const whole = answerPolicy(rule, data, resolveRun({ trace: false, flags: { reasons: true } }));
     expect(whole.reasons!.truncated).toBeUndefined();
     const small = { x: { items: [{ name: '' }, ...data.x.items] } };
-    const failing = answerPolicy(rule, small, resolveRun({ trace: false, reasons: true }, { maxReasonsBytes: 300 }));
+    const failing = answerPolicy(rule, small, resolveRun({ trace: false, flags: { reasons: true } }, { maxReasonsBytes: 300 }));
     expect(failing.reasons!.truncated).toBe(true);
     expect(Buffer.byteLength(JSON.stringify(failing.reasons))).toBeLessThanOrEqual(300);
     expect(failing.reasons!.because[0]).toMatchObject({ kind: 'all', element: 0 });

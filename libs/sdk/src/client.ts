@@ -1,5 +1,6 @@
 import { ArbiterError } from '@arbiter/contracts/error-codes';
 import type {
+  RunFlags,
   ApiKey,
   ApiKeyListFilter,
   AuditEvent,
@@ -85,13 +86,10 @@ export type ArbiterOptions = {
 } & ({ apiKey: string; token?: never } | { token: string | (() => string | Promise<string>); apiKey?: never });
 
 /**
- * A run's switches: the trace (docs/design/trace-switch.md), on unless `trace: false`; the reasons
- * (docs/LANGUAGE.md §10.4), off unless `reasons: true`.
+ * A run's switches: the trace (docs/design/trace-switch.md), on unless `trace: false`, and the run's
+ * flags (contracts `RunFlags`): `reasons` (docs/LANGUAGE.md §10.4), off unless `reasons: true`.
  */
-export interface RunOptions {
-  trace?: boolean;
-  reasons?: boolean;
-}
+export type RunOptions = { trace?: boolean } & RunFlags;
 
 /** Page size of a list walk (`limit`, 1–200; default 50). */
 export interface PageOptions {
@@ -133,10 +131,12 @@ class Api {
 
   /** A run: changes nothing, so it is retried like a GET. */
   protected async runAt<T>(path: string, body: unknown, opts?: RunOptions): Promise<T> {
-    const query =
-      opts?.trace === false || opts?.reasons === true
-        ? { ...(opts.trace === false ? { trace: 'false' } : {}), ...(opts.reasons === true ? { reasons: 'true' } : {}) }
-        : undefined;
+    let query: Record<string, string> | undefined;
+    // The trace is on by default, so only `false` is sent; a flag that is a switch is off by default, so only `true` is.
+    for (const [key, value] of Object.entries(opts ?? {})) {
+      if (value === undefined || (key === 'trace' ? value !== false : value === false)) continue;
+      (query ??= {})[key] = String(value);
+    }
     return (await this.http.request({ method: 'POST', path, body, ...(query ? { query } : {}), idempotent: true })).body as T;
   }
 

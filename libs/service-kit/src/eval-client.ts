@@ -105,7 +105,7 @@ class FrameBuilder {
       ...(spec.id !== undefined ? { id: spec.id } : {}),
       trace: tracesOf(spec),
       ...(spec.traceBytes !== undefined ? { traceBytes: spec.traceBytes } : {}),
-      ...(spec.reasons === true ? { reasons: true as const } : {}),
+      ...(spec.flags !== undefined ? { flags: spec.flags } : {}),
       ...(spec.now !== undefined ? { now: spec.now } : {}),
       ...(spec.nows !== undefined ? { nows: spec.nows.slice(from, to) } : {}),
       ...(spec.requestId !== undefined ? { requestId: spec.requestId } : {}),

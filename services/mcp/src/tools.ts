@@ -155,7 +155,7 @@ export function evaluateRules(deps: ToolDeps, call: ExecCaller = execCaller(deps
             principal: deps.principal,
             rule,
             trace: true,
-            reasons: true,
+            flags: { reasons: true },
             timeoutMs: deps.timeoutMs,
             requestId: deps.requestId,
           },

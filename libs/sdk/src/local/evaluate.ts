@@ -1,4 +1,4 @@
-import type { FlowPolicyNode, FlowRunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
+import type { FlowPolicyNode, FlowRunResponse, RunFlags, StoredPolicyRunResponse } from '@arbiter/contracts';
 import { runFlow, type ResolvedPolicy } from '@arbiter/flow';
 import { answerPolicy, answerTable, missingPolicyNode, policyNode, type ResolvedRun } from '@arbiter/run';
 import type { PolicyEntry, RunnableState } from './state.js';
@@ -39,9 +39,9 @@ export function runFlowDefinition(
   definition: Parameters<typeof runFlow>[0],
   data: Record<string, unknown>,
   trace: boolean,
-  reasons = false,
+  flags?: RunFlags,
 ): Promise<FlowRunResponse> {
-  const run = state.runOf(trace, reasons);
+  const run = state.runOf(trace, flags);
   // Table nodes run as the service's workers run them (answerTable: the trace and the reasons capped alike).
   return runFlow(definition, data, (node) => Promise.resolve(resolveNode(state, node, run)), run.stepBudget, {
     trace: run.trace,

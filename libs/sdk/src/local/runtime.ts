@@ -2,8 +2,9 @@ import {
   ArbiterError,
   ErrorCode,
   isArbiterError,
-  reasonsOf,
+  runFlagsOf,
   tracesOf,
+  type RunFlags,
   type RunnableQuery,
   type RunnableSelection,
   type RunnableSnapshot,
@@ -157,15 +158,15 @@ export class LocalRuntime {
   }
 
   /**
-   * Runs the current runnable policy of a base on `data` (trace on unless `trace: false`; `reasons`
-   * with `reasons: true`, docs/LANGUAGE.md §10.4). Engine
+   * Runs the current runnable policy of a base on `data` (trace on unless `trace: false`; the run's
+   * flags as the service takes them: `reasons: true` adds `reasons`, docs/LANGUAGE.md §10.4). Engine
    * outcomes are results (`error`, `errorCode`), as from the service. Throws an {@link ArbiterError}
    * where the service answers a problem: `not_found` (a base not held: unknown, deleted, another
    * org's, not chosen), `validation_failed` (data not an object, or holding an unpaired UTF-16
    * surrogate), and
    * `dependency_unavailable` when stale with `failClosed`.
    */
-  run(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean; reasons?: boolean }): StoredPolicyRunResponse {
+  run(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean } & RunFlags): StoredPolicyRunResponse {
     const state = this.state;
     let entry: PolicyEntry | undefined;
     if (this.hotState === state && this.hotBaseId === baseId) entry = this.hotEntry;
@@ -186,7 +187,7 @@ export class LocalRuntime {
       !this.expired &&
       opts !== undefined &&
       opts.trace === false &&
-      opts.reasons !== true &&
+      runFlagsOf(opts) === undefined &&
       isAcceptedData(data)
     ) {
       const r = entry.policy!.evaluate(data, state.runs.untraced.options);
@@ -205,23 +206,19 @@ export class LocalRuntime {
     if (this.expired && this.failClosed) throw this.staleError();
     if (entry === undefined) throw new ArbiterError('not_found', `policy \`${baseId}\` not found`);
     checkData(data);
-    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), reasonsOf(opts)));
+    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), runFlagsOf(opts)));
     entry.counter.add(answer.result, answer.error !== undefined);
     return answer;
   }
 
   /** Runs the current runnable flow of a base on `data`, its policy nodes resolved in the same held state. Throws as {@link run}. */
-  async runFlow(
-    baseId: string,
-    data: Record<string, unknown>,
-    opts?: { trace?: boolean; reasons?: boolean },
-  ): Promise<StoredFlowRunResponse> {
+  async runFlow(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean } & RunFlags): Promise<StoredFlowRunResponse> {
     if (this.expired && this.failClosed) throw this.staleError();
     const state = this.state;
     const flow = state.flows.get(baseId);
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
     checkData(data);
-    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), reasonsOf(opts));
+    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), runFlagsOf(opts));
     flow.counter.add(r.result, r.error !== undefined);
     const ids = { flowId: flow.record.flowId, baseId: flow.record.baseId, version: flow.record.version };
     if (r.error === undefined) return { result: r.result, path: r.path, nodes: r.nodes, ...ids };

@@ -1,6 +1,17 @@
-import type { RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot } from '@arbiter/contracts';
+import type { RunFlags, RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot } from '@arbiter/contracts';
 import type { CompiledPolicy } from '@arbiter/rule-lang';
-import { compileDataSchema, compileRule, resolveRun, type CompiledRule, type DataSchema, type ResolvedRun } from '@arbiter/run';
+import {
+  compileDataSchema,
+  compileRule,
+  resolveRun,
+  type CompiledRule,
+  type DataSchema,
+  type ResolvedRun,
+  type RunLimits,
+} from '@arbiter/run';
+
+/** Resolved runs with flags a state keeps (past it, the cache starts over). */
+const MAX_FLAGGED_RUNS = 16;
 import type { Reporter, RunCounter } from './reporter.js';
 
 /** A policy record compiled once: its policy (or the parse error its text gives) and its schema check. */
@@ -33,13 +44,14 @@ export interface FlowEntry {
  * never a mix.
  */
 export class RunnableState {
-  /** Both trace modes under {@link limits}, without and with reasons, resolved once by the run layer: a run allocates no options. */
+  /** Both trace modes under {@link limits} without flags, resolved once by the run layer: a run allocates no options. */
   readonly runs: {
     readonly traced: ResolvedRun;
     readonly untraced: ResolvedRun;
-    readonly tracedReasons: ResolvedRun;
-    readonly untracedReasons: ResolvedRun;
   };
+  /** Runs with flags, resolved once per trace mode and flags (a few combinations; bounded all the same). */
+  private readonly flagged = new Map<string, ResolvedRun>();
+  private readonly runLimits: Partial<RunLimits>;
 
   private constructor(
     readonly revision: number,
@@ -57,19 +69,24 @@ export class RunnableState {
     /** Named bases the service does not run (unknown, deleted, another org's). */
     readonly missing: readonly string[],
   ) {
-    const runLimits = { stepBudget: limits.stepBudget, tracedStepBudget: limits.traceStepBudget, maxTraceBytes: limits.maxTraceBytes };
+    this.runLimits = { stepBudget: limits.stepBudget, tracedStepBudget: limits.traceStepBudget, maxTraceBytes: limits.maxTraceBytes };
     this.runs = {
-      traced: resolveRun({ trace: true }, runLimits),
-      untraced: resolveRun({ trace: false }, runLimits),
-      tracedReasons: resolveRun({ trace: true, reasons: true }, runLimits),
-      untracedReasons: resolveRun({ trace: false, reasons: true }, runLimits),
+      traced: resolveRun({ trace: true }, this.runLimits),
+      untraced: resolveRun({ trace: false }, this.runLimits),
     };
   }
 
-  /** The resolved run of a trace mode, with or without reasons. */
-  runOf(trace: boolean, reasons = false): ResolvedRun {
-    if (reasons) return trace ? this.runs.tracedReasons : this.runs.untracedReasons;
-    return trace ? this.runs.traced : this.runs.untraced;
+  /** The resolved run of a trace mode and the run's flags (contracts `RunFlags`). */
+  runOf(trace: boolean, flags?: RunFlags): ResolvedRun {
+    if (flags === undefined) return trace ? this.runs.traced : this.runs.untraced;
+    const key = `${trace}:${JSON.stringify(flags)}`;
+    let run = this.flagged.get(key);
+    if (run === undefined) {
+      run = resolveRun({ trace, flags }, this.runLimits);
+      if (this.flagged.size >= MAX_FLAGGED_RUNS) this.flagged.clear();
+      this.flagged.set(key, run);
+    }
+    return run;
   }
 
   /** The state a snapshot describes, on top of `previous` when it is a delta; compiled entries are reused when a record is unchanged. */

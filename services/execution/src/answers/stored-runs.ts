@@ -2,7 +2,6 @@ import {
   ArbiterError,
   isArbiterError,
   tracesOf,
-  reasonsOf,
   type FlowDefinition,
   type FlowPolicyNode,
   type FlowRunResponse,
@@ -10,6 +9,7 @@ import {
   type LiveFlowRecordEntry,
   type LivePolicyRecordEntry,
   type Principal,
+  type RunFlags,
   type RunSpec,
   type ShadowIndexEntry,
 } from '@arbiter/contracts';
@@ -40,7 +40,7 @@ export type RunBy = 'base' | 'record';
  * One stored run request: the record named (`id`, `by` a base or a record id), the run's options
  * (a replay runs at `now`, low priority, neither counted nor recorded) and its items.
  */
-export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'reasons' | 'replay' | 'now' | 'nows'> &
+export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'flags' | 'replay' | 'now' | 'nows'> &
   RunItems & { id: string; by: RunBy };
 
 /** One answer: the raw JSON body its single request answers, or its error. */
@@ -85,7 +85,7 @@ export class StoredRuns {
       source: sourceOf(entry),
       trace: req.trace,
       ...(req.traceBytes !== undefined ? { traceBytes: req.traceBytes } : {}),
-      ...(req.reasons === true ? { reasons: true } : {}),
+      ...(req.flags !== undefined ? { flags: req.flags } : {}),
       reply: { kind: 'json', extra: { policyId: entry.recordId, baseId: entry.baseId, version: entry.version } },
       items: req.items,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
@@ -184,7 +184,7 @@ export class StoredRuns {
     );
     if (shadowing !== undefined) {
       // The candidate's nodes run as low-priority work at the live runs' clock, untraced.
-      const candidateMode: NodeMode = { trace: false, reasons: false, now: now!, low: true };
+      const candidateMode: NodeMode = { trace: false, now: now!, low: true };
       const candidateNodes = new Map<string, Promise<ResolvedNode>>();
       this.deps.shadows!.flow(req.principal, entry, shadowing, sampled, (candidate, item, deadline) =>
         this.flow(candidate.definition, req.principal, item, candidateMode, deadline, candidateNodes),
@@ -208,7 +208,7 @@ export class StoredRuns {
     definition: FlowDefinition;
     data: unknown;
     trace: boolean;
-    reasons?: boolean | undefined;
+    flags?: RunFlags | undefined;
   }): Promise<FlowRunResponse> {
     const problems = await this.deps.pool.validateFlow(req.principal, req.definition);
     if (problems.length > 0) {
@@ -313,7 +313,7 @@ export class StoredRuns {
       principal,
       source,
       trace: mode.trace,
-      ...(mode.reasons ? { reasons: true } : {}),
+      ...(mode.flags !== undefined ? { flags: mode.flags } : {}),
       reply: { kind: 'value' },
       items: [item],
       budgetUsed: budget.used,
@@ -335,16 +335,16 @@ export class StoredRuns {
   }
 }
 
-/** How a flow's nodes run: with a trace, with reasons (policy nodes), at a pinned clock, as low-priority work (a shadow run). */
+/** How a flow's nodes run: with a trace or not, the run's flags, at a pinned clock, as low-priority work (a shadow run). */
 interface NodeMode {
   trace: boolean;
-  reasons: boolean;
+  flags?: RunFlags;
   now?: string;
   low?: boolean;
 }
 
-function modeOf(req: { trace?: boolean | undefined; reasons?: boolean | undefined }): NodeMode {
-  return { trace: tracesOf(req), reasons: reasonsOf(req) };
+function modeOf(req: { trace?: boolean | undefined; flags?: RunFlags | undefined }): NodeMode {
+  return { trace: tracesOf(req), ...(req.flags !== undefined ? { flags: req.flags } : {}) };
 }
 
 /** A node's resolved policy, bound to each item of a request when it runs. */

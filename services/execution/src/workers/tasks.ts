@@ -1,4 +1,4 @@
-import type { ExplainResponse, FlowNode, OperatorsResponse, ValidateResponse } from '@arbiter/contracts';
+import type { ExplainResponse, FlowNode, OperatorsResponse, RunFlags, ValidateResponse } from '@arbiter/contracts';
 import type { FlowProblem } from '@arbiter/flow';
 import type { TableSource } from '@arbiter/run/caches';
 
@@ -44,8 +44,8 @@ export interface TaskChunk {
   trace: boolean;
   /** UTF-8 bytes each item's trace may take, when below the service's cap (a batch item's share). */
   traceBytes?: number;
-  /** Say why each result came out (`reasons`); absent: no reasons. */
-  reasons?: boolean;
+  /** The run's flags (contracts `RunFlags`), as its caller set them. */
+  flags?: RunFlags;
   /** The evaluation clock (ISO 8601); the current time when absent. */
   now?: string;
   /** Each item's clock instead, `count` of them (a replay of decisions made at different times). */

@@ -114,7 +114,7 @@ export interface RunItems {
  * An evaluation job: the {@link RunSpec} options of the run (a replay is queued as the caller's
  * low-priority work, masked reads reported), its items, and what the workers run them with.
  */
-export type EvalJob = Pick<RunSpec, 'trace' | 'traceBytes' | 'reasons' | 'now' | 'nows' | 'replay'> &
+export type EvalJob = Pick<RunSpec, 'trace' | 'traceBytes' | 'flags' | 'now' | 'nows' | 'replay'> &
   RunItems & {
     principal: Principal | undefined;
     /** The policy the items run, or a flow's table node. */
@@ -372,7 +372,7 @@ export class WorkerPool {
         source: sourceIndex(req.source),
         trace: tracesOf(req),
         ...(req.traceBytes !== undefined ? { traceBytes: req.traceBytes } : {}),
-        ...(req.reasons === true ? { reasons: true } : {}),
+        ...(req.flags !== undefined ? { flags: req.flags } : {}),
         ...(req.now !== undefined ? { now: req.now } : {}),
         ...(req.nows !== undefined ? { nows: req.nows.slice(from, to) } : {}),
         budgetLimit,

@@ -131,7 +131,7 @@ function runChunk(task: EvalTask, chunk: TaskChunk, first: number, policy: Found
     {
       trace: chunk.trace,
       ...(chunk.now !== undefined ? { now: chunk.now } : {}),
-      ...(chunk.reasons === true ? { reasons: true } : {}),
+      ...(chunk.flags !== undefined ? { flags: chunk.flags } : {}),
     },
     {
       stepBudget: chunk.budgetLimit,

@@ -57,7 +57,7 @@ export class NatsStoredRunClient implements StoredRunClient {
       definition: body.definition,
       data: body.data,
       trace: tracesOf(ctx),
-      ...(ctx?.reasons === true ? { reasons: true } : {}),
+      ...(ctx?.flags !== undefined ? { flags: ctx.flags } : {}),
     };
     return executionAnswer(
       this.bus.requestData(StoredRunSubject.flowTest, payload, {

@@ -11,7 +11,7 @@ import {
   StoredRunBatchRequest,
   TraceQuery,
   traceOf,
-  reasonsOfQuery,
+  runFlagsOf,
   itemTraceBytes,
   tracesOf,
 } from '@arbiter/contracts';
@@ -103,13 +103,14 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       response: { 200: RunBatchResponse, ...errors },
     },
     handler: async (request, reply) => {
-      const { rule, items, trace, reasons } = request.body;
+      const { rule, items, trace } = request.body;
+      const flags = runFlagsOf(request.body);
       await admit(request, reply, items.length);
       const answers = await opts.execution.run(principalOf(request), rule, itemsOf(request, items), {
         requestId: request.id,
         trace: tracesOf({ trace }),
         traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
-        ...(reasons === true ? { reasons: true } : {}),
+        ...(flags !== undefined ? { flags } : {}),
       });
       return send(request, reply, answers, false);
     },
@@ -137,11 +138,12 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     { body: { items }, query }: { body: StoredRunBatchRequest; query: TraceQuery },
   ) {
     await admit(request, reply, items.length);
+    const flags = runFlagsOf(query);
     const answers = await runner!.run(kind, principalOf(request), by, id, itemsOf(request, items), {
       requestId: request.id,
       trace: traceOf(query),
       traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
-      ...(reasonsOfQuery(query) ? { reasons: true } : {}),
+      ...(flags !== undefined ? { flags } : {}),
     });
     return send(request, reply, answers, true);
   }

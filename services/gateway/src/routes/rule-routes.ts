@@ -5,6 +5,7 @@ import {
   RuleOnlyRequest,
   RunRequest,
   RunResponse,
+  runFlagsOf,
   tracesOf,
   ValidateHttpResponse,
 } from '@arbiter/contracts';
@@ -55,11 +56,12 @@ export const ruleRoutes: FastifyPluginAsyncZod<RuleRoutesOptions> = async (app, 
       response: { 200: RunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
     handler: async (request, reply) => {
-      const { rule, data, trace, reasons } = request.body;
+      const { rule, data, trace } = request.body;
+      const flags = runFlagsOf(request.body);
       const [answer] = await execution.run(principalOf(request), rule, itemsOf(request, [data]), {
         requestId: request.id,
         trace: tracesOf({ trace }),
-        ...(reasons === true ? { reasons: true } : {}),
+        ...(flags !== undefined ? { flags } : {}),
       });
       return sendAnswer(reply, answer);
     },

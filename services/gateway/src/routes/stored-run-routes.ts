@@ -10,7 +10,7 @@ import {
   StoredPolicyRunResponse,
   TraceQuery,
   traceOf,
-  reasonsOfQuery,
+  runFlagsOf,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
@@ -54,10 +54,11 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
 
   /** Runs the record on the body (the data object, forwarded as the JSON text it came as) and sends its answer. */
   async function runOne(request: FastifyRequest, reply: FastifyReply, kind: RunKind, by: RunBy, id: string, query: TraceQuery) {
+    const flags = runFlagsOf(query);
     const [answer] = await runner.run(kind, principalOf(request), by, id, [rawBodyOf(request)], {
       requestId: request.id,
       trace: traceOf(query),
-      ...(reasonsOfQuery(query) ? { reasons: true } : {}),
+      ...(flags !== undefined ? { flags } : {}),
     });
     return sendAnswer(reply, answer);
   }
@@ -140,14 +141,16 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       body: FlowTestBody,
       response: { 200: FlowRunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
-    handler: async (request, reply) =>
-      sendJson(
+    handler: async (request, reply) => {
+      const flags = runFlagsOf(request.query);
+      return sendJson(
         reply,
         await runner.testFlow(principalOf(request), request.body, {
           requestId: request.id,
           trace: traceOf(request.query),
-          ...(reasonsOfQuery(request.query) ? { reasons: true } : {}),
+          ...(flags !== undefined ? { flags } : {}),
         }),
-      ),
+      );
+    },
   });
 };

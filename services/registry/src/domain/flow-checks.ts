@@ -1,6 +1,6 @@
 import type { ErrorReason, FlowChecksReply, FlowDefinition, FlowPolicyNode, FlowTest } from '@arbiter/contracts';
-import { checkTable, runFlow, type ResolvedPolicy } from '@arbiter/flow';
-import { compile, DEFAULT_STEP_BUDGET, isRuleParseError, type CompiledPolicy } from '@arbiter/rule-lang';
+import { checkTable, runFlow, targetResolver, type ResolvedPolicy } from '@arbiter/flow';
+import { DEFAULT_STEP_BUDGET } from '@arbiter/rule-lang';
 import { schemaProblems, testFailure, testSchemaProblem } from './policy-checks.js';
 
 /** What publishing a flow checks. */
@@ -41,35 +41,6 @@ export async function flowNodeProblems(
   }
   problems.push(...schemaProblems(content.schema).problems);
   return { problems, targets };
-}
-
-/**
- * Resolves the policy nodes of a flow's test runs to their targets' rules, each compiled once per
- * policy (a rule that does not parse answers `parse_error` on every run that reaches it).
- */
-export function targetResolver(): (target: FoundTarget) => ResolvedPolicy {
-  const policies = new Map<string, CompiledPolicy | Error>();
-  return (target) => {
-    let policy = policies.get(target.policyId);
-    if (policy === undefined) {
-      try {
-        policy = compile(target.rule);
-      } catch (err) {
-        if (!isRuleParseError(err)) throw err;
-        policy = err;
-      }
-      policies.set(target.policyId, policy);
-    }
-    const ready = policy;
-    return {
-      policyId: target.policyId,
-      version: target.version,
-      run: (data, budget) =>
-        ready instanceof Error
-          ? { result: false, outcomes: {}, trace: [], error: ready.message, errorCode: 'parse_error' }
-          : ready.evaluate(data, { stepBudget: budget }),
-    };
-  };
 }
 
 /** Every saved test that does not give its expected result (`test_failed`), run against `targets`. */

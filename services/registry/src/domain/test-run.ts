@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CoverageReport, FlowPolicyNode, TestRunReport, TestRunResult } from '@arbiter/contracts';
-import { FlowCoverage, runFlow, type ResolvedPolicy } from '@arbiter/flow';
+import { FlowCoverage, runFlow, targetResolver, type ResolvedPolicy } from '@arbiter/flow';
 import { compile, isRuleParseError, PolicyCoverage, type CompiledPolicy, type PolicyCoverageReport } from '@arbiter/rule-lang';
-import { targetResolver, type FlowContent, type NodeTarget } from './flow-checks.js';
+import type { FlowContent, NodeTarget } from './flow-checks.js';
 import { schemaProblems, testSchemaProblem, type PolicyContent } from './policy-checks.js';
 
 /** A policy's coverage report in the wire shape (the counts it counts, its uncovered parts). */
