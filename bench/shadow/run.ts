@@ -108,11 +108,12 @@ async function main(): Promise<void> {
         ['shadow', shadowTarget],
       ] as const) {
         const cpu0 = cpuMicros(execPid())!;
-        const [m] = await measurePaced([target], { rate, duration: slice, rounds: 1, warmup: 0.5 });
+        const m = (await measurePaced([target], { rate, duration: slice, rounds: 1, warmup: 0.5 }))[0];
+        if (m === undefined) throw new Error('measurePaced answered no figure');
         // Shadow work runs after the answers: its CPU counts once the last of it is done.
         if (which === 'shadow') await settled(bus, principal, shadowed.baseId);
         const cpuUs = cpuMicros(execPid())! - cpu0;
-        rounds[which].push({ ...m!, requests: Math.round(m!.rps * slice), cpuUs });
+        rounds[which].push({ ...m, requests: Math.round(m.rps * slice), cpuUs });
       }
     }
     const after = await bus.request(ShadowSubject.policyGet, { principal, baseId: shadowed.baseId }, ShadowReport, opts);
