@@ -407,7 +407,6 @@ export {
   SHADOW_KEYS_TTL_SECONDS,
   SHADOW_MAX_EXAMPLES,
   SHADOW_MAX_EXAMPLE_CHARS,
-  SHADOW_MAX_TRANSITIONS,
   ShadowAnswer,
   ShadowBaseRequest,
   ShadowBody,

@@ -13,8 +13,6 @@ import { Principal } from './principal.js';
 export const SHADOW_MAX_EXAMPLES = 20;
 /** Largest example (its JSON, UTF-16 code units); a bigger one keeps its answers and drops its input. */
 export const SHADOW_MAX_EXAMPLE_CHARS = 8_192;
-/** Transition kinds a report counts at most (`true→false`, `false→error`, …: nine exist). */
-export const SHADOW_MAX_TRANSITIONS = 16;
 
 /**
  * The shadow of a base as the runnable index carries it (`shadow` of a live base entry): the
