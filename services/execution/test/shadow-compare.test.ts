@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flowAnswer, policyAnswer, sameAnswer, sideOf } from '../src/answers/shadow-runs.js';
+import { flowAnswer, policyAnswer, sameAnswer, shadowRunning, sideOf } from '../src/answers/shadow-runs.js';
 
 const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 
@@ -30,5 +30,18 @@ describe('shadow comparisons', () => {
     expect(sideOf({ result: false, errorCode: 'budget_exceeded' })).toBe('error');
     expect(sideOf({ result: 'gold', errorCode: null })).toBe('other');
     expect(sideOf({ result: { tier: 1 }, errorCode: null })).toBe('other');
+  });
+});
+
+describe('whether a shadow runs', () => {
+  const shadow = { recordId: 'r', sampleRate: 0.5, until: '2026-12-02T12:00:00.000Z', since: '2026-12-01T00:00:00.000Z' };
+  const at = (iso: string) => Date.parse(iso);
+
+  it('runs until its `until` (exclusive), for ever without one, never at a share of 0 or without a shadow', () => {
+    expect(shadowRunning(shadow, at('2026-12-02T11:59:59.999Z'))).toBe(true);
+    expect(shadowRunning(shadow, at('2026-12-02T12:00:00.000Z'))).toBe(false);
+    expect(shadowRunning({ ...shadow, until: null }, at('2099-01-01T00:00:00.000Z'))).toBe(true);
+    expect(shadowRunning({ ...shadow, sampleRate: 0 }, at('2026-12-01T00:00:00.000Z'))).toBe(false);
+    expect(shadowRunning(undefined, 0)).toBe(false);
   });
 });

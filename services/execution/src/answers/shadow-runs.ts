@@ -107,9 +107,9 @@ export class ShadowRuns {
     });
   }
 
-  /** Whether `shadow` runs at `nowMs` (its `until` not passed). */
+  /** Whether `shadow` runs at `nowMs` ({@link shadowRunning}). */
   running(shadow: ShadowIndexEntry | undefined, nowMs: number): shadow is ShadowIndexEntry {
-    return shadow !== undefined && shadow.sampleRate > 0 && (shadow.until === null || Date.parse(shadow.until) > nowMs);
+    return shadowRunning(shadow, nowMs);
   }
 
   /** Whether one run is sampled. */
@@ -369,6 +369,11 @@ export class ShadowRuns {
     const failed = results.find(([err]) => err);
     if (failed?.[0]) throw failed[0];
   }
+}
+
+/** Whether a base entry's `shadow` runs at `nowMs`: present, a share above 0, its `until` not passed. */
+export function shadowRunning(shadow: ShadowIndexEntry | undefined, nowMs: number): shadow is ShadowIndexEntry {
+  return shadow !== undefined && shadow.sampleRate > 0 && (shadow.until === null || Date.parse(shadow.until) > nowMs);
 }
 
 /** What a comparison looks at of a flow's answer: result, error code, the node ids of the path. */
