@@ -3,16 +3,19 @@
  * in one run by alternating the two sides of each pair in short rounds (so that the load of the
  * machine falls on both alike), CPU time per evaluation (process.cpuUsage):
  *
- * - reasons off vs the code before reasons: `evaluate` with the run layer's untraced options in
- *   this tree and in the rule language at {@link BASELINE} (the commit reasons were built on, its
- *   source extracted once into bench/reasons/.baseline/, both read through tsx alike);
+ * - reasons off vs the code before: `evaluate` with the run layer's untraced options in this tree
+ *   and in the rule language at {@link BASELINE} (the commit the generated reasons were built on,
+ *   its source extracted once into bench/reasons/.baseline/, both read through tsx alike);
  * - reasons on vs traced: `evaluate({reasons: true, trace: false})` vs `evaluate({trace: true})`;
  * - reasons on vs untraced: the same vs `evaluate({trace: false})`;
+ * - reasons on vs reasons on before: this tree vs {@link BASELINE}, whose reasons ran on closures
+ *   (a policy) or on a traced run of every row (a table);
  *
  * for the 7-rule policy of the other benches (bench/fixtures.ts), a 100-row policy (one `or` of
  * 100 conditions, the last one holding) and a 100-row decision table (`first`, 4 inputs, as
  * bench/tables: `evaluateTable` of libs/flow, this tree's and the baseline's) over 200 data items.
- * Every answer is checked before timing, and the results are kept alive (`sink`).
+ * Every answer is checked before timing (the reasons equal the baseline's, byte for byte), and the
+ * results are kept alive (`sink`).
  *
  * Targets: off/before ≈ 1 (no change); on/traced ≤ 1; on/untraced ≤ 3.
  */
@@ -27,8 +30,8 @@ import * as current from '../../libs/rule-lang/src/index.js';
 import * as currentFlow from '../../libs/flow/src/index.js';
 import { LICENCE_DATA, LICENCE_POLICY } from '../fixtures.js';
 
-/** The commit the reasons were built on: its rule language is "the code before". */
-const BASELINE = '4c0407d';
+/** The commit the generated reasons were built on: its rule language and flow are "the code before". */
+const BASELINE = '0967387';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const ROUND_MS = Number(process.env.BENCH_ROUND_MS ?? 120);
 
@@ -38,7 +41,7 @@ const root = path.resolve(here, '../..');
 /**
  * The baseline's rule-lang and flow sources, extracted once (git archive) beside this file; their
  * imports resolve from the repo's node_modules (the flow's `@arbiter/rule-lang` is this tree's
- * build, whose cells reasons did not change).
+ * build, whose cells the generated reasons did not change).
  */
 async function baseline(): Promise<{ lang: typeof current; flow: typeof currentFlow }> {
   const dir = path.join(here, '.baseline', BASELINE);
@@ -164,6 +167,21 @@ function hundredRows(): { text: string; data: Record<string, unknown> } {
   };
 }
 
+type Pair = { ratio: number; a: number; b: number };
+
+/** The four ratios of a subject, one line each, with the targets. */
+function report(name: string, off: Pair, onTraced: Pair, onUntraced: Pair, onBefore: Pair): void {
+  const line = (what: string, p: Pair, target: string, met: boolean | null) =>
+    console.log(
+      `${name.padEnd(15)} ${what.padEnd(28)} ${p.a.toFixed(3).padStart(8)} µs vs ${p.b.toFixed(3).padStart(8)} µs  ` +
+        `ratio ${p.ratio.toFixed(2).padStart(5)}  target ${target.padEnd(6)} ${met === null ? '' : met ? 'met' : 'NOT met'}`,
+    );
+  line('reasons off / code before', off, '≈ 1', off.ratio >= 0.97 && off.ratio <= 1.03);
+  line('reasons on / traced', onTraced, '≤ 1', onTraced.ratio <= 1);
+  line('reasons on / untraced', onUntraced, '≤ 3', onUntraced.ratio <= 3);
+  line('reasons on / on before', onBefore, '', null);
+}
+
 async function main(): Promise<void> {
   const { lang: before, flow: flowBefore } = await baseline();
   const sink = { n: 0 };
@@ -191,6 +209,8 @@ async function main(): Promise<void> {
       if (r.result !== s.want || r.error !== undefined) throw new Error(`${s.name}: ${JSON.stringify(r).slice(0, 300)}`);
     }
     if (old.evaluate(s.data, untraced).result !== s.want) throw new Error(`${s.name}: the baseline answers otherwise`);
+    if (JSON.stringify(now.evaluate(s.data, reasons)) !== JSON.stringify(old.evaluate(s.data, reasons)))
+      throw new Error(`${s.name}: the reasons differ from the baseline's`);
     const why = now.evaluate(s.data, reasons).reasons!;
     if (why.result !== s.want || why.because.length === 0) throw new Error(`${s.name}: reasons ${JSON.stringify(why).slice(0, 300)}`);
     const bytes = Buffer.byteLength(JSON.stringify(why));
@@ -213,14 +233,13 @@ async function main(): Promise<void> {
       s.batch,
       sink,
     );
-    const line = (what: string, p: { ratio: number; a: number; b: number }, target: string, met: boolean) =>
-      console.log(
-        `${s.name.padEnd(15)} ${what.padEnd(28)} ${p.a.toFixed(3).padStart(8)} µs vs ${p.b.toFixed(3).padStart(8)} µs  ` +
-          `ratio ${p.ratio.toFixed(2).padStart(5)}  target ${target.padEnd(6)} ${met ? 'met' : 'NOT met'}`,
-      );
-    line('reasons off / code before', off, '≈ 1', off.ratio <= 1.05);
-    line('reasons on / traced', onTraced, '≤ 1', onTraced.ratio <= 1);
-    line('reasons on / untraced', onUntraced, '≤ 3', onUntraced.ratio <= 3);
+    const onBefore = paired(
+      () => now.evaluate(s.data, reasons).reasons!.because.length,
+      () => old.evaluate(s.data, reasons).reasons!.because.length,
+      s.batch,
+      sink,
+    );
+    report(s.name, off, onTraced, onUntraced, onBefore);
     console.log(
       `${s.name.padEnd(15)} reasons: ${why.because.length} top entries, ${bytes} bytes of JSON; "${why.sentence.slice(0, 110)}…"\n`,
     );
@@ -229,6 +248,7 @@ async function main(): Promise<void> {
       offVsBefore: off,
       onVsTraced: onTraced,
       onVsUntraced: onUntraced,
+      onVsOnBefore: onBefore,
       reasonsBytes: bytes,
     });
   }
@@ -244,7 +264,7 @@ async function main(): Promise<void> {
     const next = () => items[(at = (at + 1) % items.length)];
     const run = (options: { trace: boolean; reasons?: boolean }, d: unknown) =>
       currentFlow.evaluateTable('t', table, d, { limit: 1_000_000, used: 0 }, options);
-    const runOld = (options: { trace: boolean }, d: unknown) =>
+    const runOld = (options: { trace: boolean; reasons?: boolean }, d: unknown) =>
       flowBefore.evaluateTable('t', oldTable, d, { limit: 1_000_000, used: 0 }, options);
     for (const d of items) {
       const plain = run({ trace: false }, d);
@@ -252,6 +272,8 @@ async function main(): Promise<void> {
       if (JSON.stringify(plain.result) !== JSON.stringify(runOld({ trace: false }, d).result))
         throw new Error('the table answers otherwise');
       if (why.reasons === undefined || JSON.stringify(why.result) !== JSON.stringify(plain.result)) throw new Error('table reasons');
+      if (JSON.stringify(why) !== JSON.stringify(runOld({ trace: false, reasons: true }, d)))
+        throw new Error("the table's reasons differ from the baseline's");
     }
     const why = run({ trace: false, reasons: true }, items[0]).reasons!;
     const name = '100-row table';
@@ -273,18 +295,17 @@ async function main(): Promise<void> {
       200,
       sink,
     );
-    const line = (what: string, p: { ratio: number; a: number; b: number }, target: string, met: boolean) =>
-      console.log(
-        `${name.padEnd(15)} ${what.padEnd(28)} ${p.a.toFixed(3).padStart(8)} µs vs ${p.b.toFixed(3).padStart(8)} µs  ` +
-          `ratio ${p.ratio.toFixed(2).padStart(5)}  target ${target.padEnd(6)} ${met ? 'met' : 'NOT met'}`,
-      );
-    line('reasons off / code before', off, '≈ 1', off.ratio <= 1.05);
-    line('reasons on / traced', onTraced, '≤ 1', onTraced.ratio <= 1);
-    line('reasons on / untraced', onUntraced, '≤ 3', onUntraced.ratio <= 3);
+    const onBefore = paired(
+      () => run({ trace: false, reasons: true }, next()).reasons!.because.length,
+      () => runOld({ trace: false, reasons: true }, next()).reasons!.because.length,
+      200,
+      sink,
+    );
+    report(name, off, onTraced, onUntraced, onBefore);
     console.log(
       `${name.padEnd(15)} reasons of item 0: ${Buffer.byteLength(JSON.stringify(why))} bytes; "${why.sentence.slice(0, 110)}…"\n`,
     );
-    rows.push({ subject: name, offVsBefore: off, onVsTraced: onTraced, onVsUntraced: onUntraced });
+    rows.push({ subject: name, offVsBefore: off, onVsTraced: onTraced, onVsUntraced: onUntraced, onVsOnBefore: onBefore });
   }
   console.log(
     `load average at the end ${loadavg()

@@ -1413,6 +1413,22 @@ export const REQUIREMENTS: readonly Requirement[] = [
       { file: `${GW}/tests-from-decisions.test.ts`, tests: ['testFromDecision'] },
     ],
   },
+  {
+    id: 'docs/decisions.md#reasons',
+    title:
+      'records keep the reasons of runs that asked for them, masked like the input (entry values and the sentence), none for runs that did not; audit readers only; impact examples say why before and after',
+    coveredBy: [
+      { file: `${E2E}/decision-reasons.test.ts`, tests: ['reasons in decision records', 'impact analysis examples'] },
+      { file: `${EXEC}/reason-masks.test.ts`, tests: ['maskReasons', 'pathSegments'] },
+      { file: 'services/governance/test/impact-report.test.ts', tests: ['why each example came out'] },
+    ],
+  },
+  {
+    id: 'docs/decisions.md#recorded-decisions-in-the-console',
+    title:
+      "the console shows a run's reasons (sentence, deciding conditions green and red, a table's deciding rows and cells) and a base's recorded decisions with Save as test for edit and audit",
+    coveredBy: [{ file: `${E2E}/console/console-decision-reasons.test.ts`, tests: ['reasons of a run', 'recorded decisions'] }],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */

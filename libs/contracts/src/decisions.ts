@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Reasons } from './engine.js';
 import { PageQuery, pageOf } from './http.js';
 import { canReadDecisions } from './access.js';
 import { Principal } from './principal.js';
@@ -121,6 +122,13 @@ export const DecisionResult = z.union([z.boolean(), z.string(), z.record(z.strin
 export type DecisionResult = z.infer<typeof DecisionResult>;
 
 /**
+ * A flow's reasons as a decision record keeps them: each node on its path that gave reasons (a
+ * policy node's, a table node's), in path order.
+ */
+export const DecisionNodeReasons = z.array(z.object({ nodeId: z.string(), reasons: Reasons }));
+export type DecisionNodeReasons = z.infer<typeof DecisionNodeReasons>;
+
+/**
  * One recorded decision. `at` is when it was recorded (the time in its UUID v7 id), `now` the
  * evaluation clock a replay pins. `input` is the data with every masked path's value `"***"`.
  * `outcomes` is a policy's named outcomes; a flow's record carries its `path` (node ids) instead.
@@ -144,6 +152,15 @@ export const DecisionRecord = z.object({
   path: z.array(z.string()).optional(),
   errorCode: z.string().nullable(),
   durationUs: z.number().int().min(0),
+  /**
+   * A policy run that asked for reasons: why it came out, masked like `input` (a masked value is
+   * `"***"` in each entry's `value` and in the sentence).
+   */
+  reasons: Reasons.optional(),
+  /** A flow run that asked for reasons: each node's reasons, masked like `input`. */
+  nodeReasons: DecisionNodeReasons.optional(),
+  /** The run asked for reasons but the record would not fit the bus with them: kept without them. */
+  reasonsLeftOut: z.literal(true).optional(),
 });
 export type DecisionRecord = z.infer<typeof DecisionRecord>;
 
@@ -211,7 +228,7 @@ export const DecisionHistoryRequest = z.strictObject({
 });
 export type DecisionHistoryRequest = z.infer<typeof DecisionHistoryRequest>;
 
-/** What a replay compares of one decision of a history page: the record without its input, caller and ids. */
+/** What a replay compares of one decision of a history page: the record without its input and caller (with the record that made it). */
 export const DecisionHistoryEntry = DecisionRecord.pick({
   decisionId: true,
   at: true,
@@ -220,6 +237,10 @@ export const DecisionHistoryEntry = DecisionRecord.pick({
   outcomes: true,
   path: true,
   errorCode: true,
+  reasons: true,
+  nodeReasons: true,
+  policyId: true,
+  flowId: true,
 });
 export type DecisionHistoryEntry = z.infer<typeof DecisionHistoryEntry>;
 
@@ -328,6 +349,16 @@ const ImpactSide = z.object({
   errorCode: z.string().nullable(),
   outcomes: z.record(z.string(), z.unknown()),
   path: z.array(z.string()).optional().describe('A flow: the node ids it went through'),
+  reasons: Reasons.optional().describe(
+    'A policy: why it came out (docs/LANGUAGE.md §10.4), masked like `input`. Before: as recorded (runs that asked for reasons); after: from the replay',
+  ),
+  nodeReasons: DecisionNodeReasons.optional().describe("A flow: each node's reasons on its path, masked like `input`"),
+  reasonsReplayed: z
+    .literal(true)
+    .optional()
+    .describe(
+      'before: the run did not ask for reasons, so they come from replaying the decision through the record that made it (shown only when that replay gave the recorded answer)',
+    ),
 });
 
 /** A changed decision of an impact report: its recorded input (masked, as recorded) and both sides. */

@@ -271,6 +271,7 @@ export {
   DECISION_SETTINGS_LIMIT,
   DecisionResult,
   DecisionRecord,
+  DecisionNodeReasons,
   TestFromDecisionBody,
   DecisionFilter,
   DecisionQuery,

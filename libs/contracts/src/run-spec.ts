@@ -125,7 +125,7 @@ export function runFlagsOf(source: Readonly<Partial<Record<FlagKey, unknown>>> |
     if (value === undefined) continue;
     (flags ??= {})[key] = value === 'true' ? true : value === 'false' ? false : value;
   }
-  return flags as RunFlags | undefined;
+  return flags;
 }
 
 /** What a door passes along with a run it forwards: the parts of a {@link RunSpec} that are not what runs. */

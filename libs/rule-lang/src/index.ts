@@ -29,6 +29,8 @@ export { MAX_NESTING } from './parse/parse.js';
 export { Work } from './check/work.js';
 export { POLICY_CHECK_WORK, policyChecks, type PolicyCheck, type PolicyCheckKind, type PolicyChecks } from './check/policy-checks.js';
 export { keyCandidates, keyFamily } from './compile/names.js';
+/** A value as reasons' sentences and traces print it (strings quoted, long values cut with `…`). */
+export { json as valueText } from './trace/text.js';
 export { schemaRegExp, type SchemaRegExp } from './values/patterns.js';
 export { ELEMENT } from './analyze/read-paths.js';
 export {

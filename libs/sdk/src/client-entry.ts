@@ -11,6 +11,7 @@ export {
   RulesApi,
   GroupsApi,
   AuditApi,
+  DecisionsApi,
   ReviewsApi,
   ApiKeysApi,
   UsersApi,

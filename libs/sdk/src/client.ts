@@ -6,6 +6,9 @@ import type {
   AuditEvent,
   AuditExportFilter,
   AuditListFilter,
+  DecisionFilter,
+  DecisionRecord,
+  TestFromDecisionBody,
   Bundle,
   CreateApiKeyRequest,
   CreatedApiKey,
@@ -279,6 +282,15 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
     return (await this.http.request({ method: 'POST', path, ...(query ? { query } : {}), idempotent: true })).body as TestRunReport;
   }
 
+  /**
+   * `POST /{noun}/{id}/tests/from-decision`: saves a recorded decision's (masked) input and its
+   * answer as a test of the base's draft (made from the latest version when there is none); needs
+   * the `edit` and the `audit` rights. Answers the draft as saved.
+   */
+  testFromDecision(id: string, body: TestFromDecisionBody): Promise<R> {
+    return this.sendJson('POST', `/${this.noun}/${segment(id)}/tests/from-decision`, body);
+  }
+
   /** `POST /run/{noun}/{baseId}`: runs the base's current runnable record. */
   run(baseId: string, data: Record<string, unknown>, opts?: RunOptions): Promise<Run> {
     return this.runAt(`/run/${this.noun}/${segment(baseId)}`, data, opts);
@@ -400,6 +412,19 @@ export class GroupsApi extends Api {
   /** `GET /group/{groupId}/flows`. */
   flows(groupId: string, opts: PageOptions = {}): Paged<FlowSummary> {
     return this.paged(`/group/${segment(groupId)}/flows`, opts);
+  }
+}
+
+/** Recorded decisions: `GET /decisions`, `GET /decisions/{id}` (the `audit` right: admins, auditors). */
+export class DecisionsApi extends Api {
+  /** `GET /decisions`: the org's recorded decisions, newest first, filtered, page by page. */
+  list(filter: Partial<DecisionFilter> & PageOptions = {}): Paged<DecisionRecord> {
+    return this.paged('/decisions', filter);
+  }
+
+  /** `GET /decisions/{id}`: one recorded decision (its masked input, answer and reasons when the run asked for them). */
+  get(decisionId: string): Promise<DecisionRecord> {
+    return this.getJson(`/decisions/${segment(decisionId)}`);
   }
 }
 
@@ -624,6 +649,7 @@ export class ArbiterClient {
   readonly rules: RulesApi;
   readonly groups: GroupsApi;
   readonly audit: AuditApi;
+  readonly decisions: DecisionsApi;
   readonly reviews: ReviewsApi;
   readonly apiKeys: ApiKeysApi;
   readonly users: UsersApi;
@@ -649,6 +675,7 @@ export class ArbiterClient {
     this.rules = new RulesApi(this.http);
     this.groups = new GroupsApi(this.http);
     this.audit = new AuditApi(this.http);
+    this.decisions = new DecisionsApi(this.http);
     this.reviews = new ReviewsApi(this.http);
     this.apiKeys = new ApiKeysApi(this.http);
     this.users = new UsersApi(this.http);

@@ -61,6 +61,9 @@ export function toDecisionRecord(row: DecisionRow): DecisionRecord {
     ...(row.path !== null ? { path: row.path } : {}),
     errorCode: row.error_code,
     durationUs: Number(row.duration_us),
+    ...(row.reasons !== null ? { reasons: row.reasons } : {}),
+    ...(row.node_reasons !== null ? { nodeReasons: row.node_reasons } : {}),
+    ...(row.reasons_left_out ? { reasonsLeftOut: true as const } : {}),
   };
 }
 
@@ -87,11 +90,20 @@ export async function listDecisions(db: Db, req: DecisionQueryInput): Promise<De
     ...(before ? { before: { at: new Date(before.at), id: before.id } } : {}),
     limit: req.limit + 1,
   });
-  const more = rows.length > req.limit;
-  const kept = more ? rows.slice(0, req.limit) : rows;
-  const last = kept[kept.length - 1];
+  // A page stops early past LIST_PAGE_BYTES (records with large inputs or reasons): it must fit a bus reply.
+  const items: DecisionRecord[] = [];
+  let bytes = 0;
+  for (const row of rows.slice(0, req.limit)) {
+    const record = toDecisionRecord(row);
+    const size = Buffer.byteLength(JSON.stringify(record));
+    if (items.length > 0 && bytes + size > LIST_PAGE_BYTES) break;
+    items.push(record);
+    bytes += size;
+  }
+  const more = rows.length > items.length;
+  const last = rows[items.length - 1];
   return {
-    items: kept.map(toDecisionRecord),
+    items,
     nextCursor: more && last ? encodeCursor({ at: last.at.toISOString(), id: last.decision_id }) : null,
   };
 }
@@ -138,6 +150,12 @@ export async function decisionHistory(db: Db, req: DecisionHistoryRequest): Prom
   const nextCursor = more && last ? encodeCursor({ at: last.at_iso, id: last.decision_id }) : null;
   return new ReplyBytes(encodeFrame({ nextCursor }, inputs, { entries: `[${entries.join(',')}]` }));
 }
+
+/**
+ * Bytes of records one `GET /decisions` page carries at most (one record always): under NATS's
+ * 1 MB default payload whatever the records' inputs and reasons; the cursor goes on from there.
+ */
+const LIST_PAGE_BYTES = 512 * 1024;
 
 /** Bytes of inputs one history page carries, about (under NATS's 1 MB default payload). */
 const HISTORY_PAGE_BYTES = 512 * 1024;

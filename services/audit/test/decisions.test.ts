@@ -54,6 +54,24 @@ function decided(over: Partial<DecisionRecord> = {}): ArbiterEvent {
   };
 }
 
+/** Reasons as a run that asked for them gives them, masked (docs/decisions.md#reasons). */
+const REASONS = {
+  result: false,
+  sentence: 'approved is false because the score of the applicant ("***") is not at least 600',
+  because: [
+    {
+      kind: 'condition' as const,
+      rule: 'approved',
+      text: 'the __score__ of the **applicant** is at least 600',
+      holds: false,
+      path: 'applicant.score',
+      value: '***',
+      line: 1,
+      column: 30,
+    },
+  ],
+};
+
 const count = async (orgId: string) =>
   Number(((await t.sql('decisions').where('org_id', orgId).count('* as n')) as Array<{ n: string }>)[0]!.n);
 
@@ -88,6 +106,58 @@ describe('decided events', () => {
     expect(page.items[0]).toEqual(events[4]!.details);
   });
 
+  it('keep the reasons of a run that asked for them (a policy, a flow), or that they were left out, and read them back', async () => {
+    const events = [
+      decided({ orgId: 'dec-reasons', reasons: REASONS }),
+      decided({
+        orgId: 'dec-reasons',
+        kind: 'flow',
+        policyId: undefined,
+        flowId: 'flow-1',
+        outcomes: undefined,
+        path: ['n1'],
+        nodeReasons: [{ nodeId: 'n1', reasons: { ...REASONS, truncated: true } }],
+      }),
+      decided({ orgId: 'dec-reasons', reasonsLeftOut: true }),
+    ];
+    await t.publish(events);
+    await expect.poll(() => count('dec-reasons'), { timeout: 10_000 }).toBe(3);
+    for (const e of events) {
+      const one = await t.client.request(
+        DecisionSubject.get,
+        { principal: as('auditor', { orgId: 'dec-reasons' }), decisionId: e.eventId },
+        DecisionRecord,
+      );
+      expect(one).toEqual(e.details);
+    }
+  });
+
+  it('pages of large records (inputs, reasons) stop early to fit a bus reply, and the cursor goes on', async () => {
+    const start = Date.now() - 60_000;
+    const big = { ...REASONS, sentence: 'x'.repeat(60_000) };
+    const events = Array.from({ length: 30 }, (_, i) =>
+      decided({ orgId: 'dec-big', at: new Date(start + i * 10).toISOString(), reasons: big }),
+    );
+    await t.publish(events);
+    await expect.poll(() => count('dec-big'), { timeout: 10_000 }).toBe(30);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await t.client.request(
+        DecisionSubject.query,
+        { principal: as('auditor', { orgId: 'dec-big' }), limit: 1000, ...(cursor ? { cursor } : {}) },
+        DecisionPage,
+      );
+      expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThan(600 * 1024);
+      seen.push(...page.items.map((d) => d.decisionId));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor !== undefined);
+    expect(pages).toBeGreaterThan(3);
+    expect(seen).toEqual(events.map((e) => e.eventId).reverse());
+  });
+
   it('skips, logs and counts (as rejected) a `decided` event whose details are not a decision record, and goes on', async () => {
     const rejected = () => series('arbiter_audit_events_rejected_total');
     const ingested = () => series('arbiter_audit_events_ingested_total');
@@ -101,6 +171,8 @@ describe('decided events', () => {
       (r) => (r.caller = { userId: 'alice', apiKeyId: null }),
       (r) => (r.result = null),
       (r) => (r.input = [1, 2]),
+      (r) => (r.reasons = { result: true, sentence: 1, because: [] }),
+      (r) => (r.nodeReasons = [{ nodeId: 'n1' }]),
     ];
     const bad = mutations.map((mutate) => {
       const e = decided({ orgId: 'dec-bad' });
@@ -167,7 +239,13 @@ describe('history pages (audit.decisions.history)', () => {
         input: { applicant: { name: 'Zoë 日本', card: '***' } },
         masked: true,
       }),
-      decided({ orgId: 'dec-hist', at: new Date(start + 1000).toISOString(), result: false, outcomes: { 'theory passed': false } }),
+      decided({
+        orgId: 'dec-hist',
+        at: new Date(start + 1000).toISOString(),
+        result: false,
+        outcomes: { 'theory passed': false },
+        reasons: REASONS,
+      }),
       decided({ orgId: 'dec-hist', at: new Date(start + 2000).toISOString(), result: false, errorCode: 'budget_exceeded', outcomes: {} }),
       decided({
         orgId: 'dec-hist',
@@ -178,6 +256,7 @@ describe('history pages (audit.decisions.history)', () => {
         result: 'approved',
         outcomes: undefined,
         path: ['n1', 'n2'],
+        nodeReasons: [{ nodeId: 'n1', reasons: REASONS }],
         input: { items: [{ card: '***' }, { card: '***' }], n: 1.5, s: 'line\nbreak "quoted"' },
       }),
       decided({
@@ -201,8 +280,11 @@ describe('history pages (audit.decisions.history)', () => {
         now: d.now,
         result: d.result,
         errorCode: d.errorCode,
+        ...(d.policyId !== undefined ? { policyId: d.policyId } : { flowId: d.flowId }),
         ...(d.outcomes !== undefined ? { outcomes: d.outcomes } : {}),
         ...(d.path !== undefined ? { path: d.path } : {}),
+        ...(d.reasons !== undefined ? { reasons: d.reasons } : {}),
+        ...(d.nodeReasons !== undefined ? { nodeReasons: d.nodeReasons } : {}),
       })),
     );
     expect(pages.flatMap((p) => p.inputs)).toEqual(newestFirst.map((d) => d.input));

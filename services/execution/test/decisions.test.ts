@@ -12,6 +12,7 @@ import {
   type DecisionSettings,
   type Principal,
 } from '@arbiter/contracts';
+import { evaluate } from '@arbiter/rule-lang';
 import { Registry } from 'prom-client';
 import { eventually } from '@arbiter/test-kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -141,6 +142,67 @@ describe('DecisionRecorder', () => {
       durationUs: 250,
     });
     expect(await metric('arbiter_decisions_recorded_total')).toBe(1);
+  });
+
+  it('keeps the reasons of a run that asked for them, masked like the input, and none for a run that did not', async () => {
+    const { r, records } = recorder({ masks: ['applicant.ssn'] });
+    const rule = 'An **applicant** is approved if the __ssn__ of the **applicant** is "1" and the __age__ of the **applicant** is at least 18.';
+    const data = { applicant: { ssn: '078-05-1120', age: 16 } };
+    const asked = evaluate(rule, data, { reasons: true });
+    expect(asked.reasons!.sentence).toContain('078-05-1120');
+    r.admit(ran.orgId, ran.baseId, false);
+    r.policy(alice, ran, bytes(data), bytes({ ...asked, policyId: 'rec-1' }), 0.1);
+    r.admit(ran.orgId, ran.baseId, false);
+    r.policy(alice, ran, bytes(data), bytes({ ...evaluate(rule, data), policyId: 'rec-1' }), 0.1);
+    await r.flush();
+    const [withReasons, without] = records();
+    expect(JSON.stringify(withReasons)).not.toContain('078-05-1120');
+    expect(withReasons!.reasons!.because.map((e) => [e.path, e.value])).toEqual([
+      ['applicant.ssn', '***'],
+      ['applicant.age', 16],
+    ]);
+    expect(withReasons!.reasons!.sentence).toContain('("***")');
+    expect(without!.reasons).toBeUndefined();
+    expect(without!.reasonsLeftOut).toBeUndefined();
+  });
+
+  it("keeps a flow's node reasons, masked", async () => {
+    const { r, records } = recorder({ bases: { 'base-1': { enabled: true, sampleRate: 1, masks: ['a.secret'] } } });
+    const reasons = evaluate('A **x** is ok if the __secret__ of the **a** is "no".', { a: { secret: 'yes' } }, { reasons: true }).reasons!;
+    r.admit(ran.orgId, ran.baseId, false);
+    r.flow(
+      alice,
+      { ...ran, kind: 'flow' },
+      bytes({ a: { secret: 'yes' } }),
+      {
+        result: false,
+        path: [{ nodeId: 'n1', type: 'policy', result: false }],
+        nodes: [{ nodeId: 'n1', result: false, outcomes: {}, trace: [], error: null, reasons }],
+      },
+      1,
+    );
+    await r.flush();
+    const [record] = records();
+    expect(record!.nodeReasons).toHaveLength(1);
+    expect(record!.nodeReasons![0]!.nodeId).toBe('n1');
+    expect(record!.nodeReasons![0]!.reasons.because[0]!.value).toBe('***');
+    expect(JSON.stringify(record)).not.toContain('"yes"');
+  });
+
+  it('keeps a record too large for the bus with its reasons without them, and drops it only when it is too large without', async () => {
+    const { r, records, metric } = recorder({}, { maxRecordBytes: () => 20_000 });
+    const rule = 'An **a** is ok if the __n__ of the **a** is at least 1.';
+    const big = { ...evaluate(rule, { a: { n: 0 } }, { reasons: true }), policyId: 'rec-1' };
+    big.reasons!.sentence = 'x'.repeat(30_000);
+    r.admit(ran.orgId, ran.baseId, false);
+    r.policy(alice, ran, bytes({ a: { n: 0 } }), bytes(big), 0.1);
+    r.admit(ran.orgId, ran.baseId, false);
+    r.policy(alice, ran, bytes({ a: { n: 0, pad: 'y'.repeat(30_000) } }), bytes(big), 0.1);
+    await r.flush();
+    expect(records()).toHaveLength(1);
+    expect(records()[0]).toMatchObject({ reasonsLeftOut: true, result: false });
+    expect(records()[0]!.reasons).toBeUndefined();
+    expect(await metric('arbiter_decisions_dropped_total', { reason: 'too_large' })).toBe(1);
   });
 
   it('caps each base at the per-second limit but records every error', async () => {

@@ -17,7 +17,8 @@ const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(val
 /**
  * The report within `maxBytes`: its examples in order, leaving out each one that no longer fits
  * (`examplesTruncated` says whether any was), so a report of large recorded inputs keeps as many
- * as fit. 422 `result_too_large` when the counts alone pass it (a very large number of distinct
+ * as fit; the examples' reasons are kept, in order, as far as the room left by the examples goes
+ * (an example without them rather than no example). 422 `result_too_large` when the counts alone pass it (a very large number of distinct
  * transitions): nothing of such a report is kept.
  */
 export function boundReport(report: ImpactReport, maxBytes: number): ImpactReport {
@@ -33,13 +34,34 @@ export function boundReport(report: ImpactReport, maxBytes: number): ImpactRepor
   }
   let room = maxBytes - base;
   const kept: ImpactExample[] = [];
+  // Examples first (without their reasons), then the reasons of those kept, in order, as long as they fit.
+  const whole: ImpactExample[] = [];
   for (const example of examples) {
-    const size = bytesOf(example) + (kept.length > 0 ? 1 : 0);
+    const bare = withoutReasons(example);
+    const size = bytesOf(bare) + (kept.length > 0 ? 1 : 0);
     if (size > room) continue;
-    kept.push(example);
+    kept.push(bare);
+    whole.push(example);
     room -= size;
   }
+  for (let i = 0; i < kept.length; i++) {
+    if (whole[i] === kept[i]) continue;
+    const extra = bytesOf(whole[i]) - bytesOf(kept[i]);
+    if (extra > room) continue;
+    kept[i] = whole[i]!;
+    room -= extra;
+  }
   return { ...counts, examples: kept, examplesTruncated: kept.length < examples.length };
+}
+
+/** An example without the reasons of its sides (the same object when it has none). */
+function withoutReasons(example: ImpactExample): ImpactExample {
+  const bare = (side: ImpactExample['before']): ImpactExample['before'] => {
+    const { reasons: _reasons, nodeReasons: _nodeReasons, ...rest } = side;
+    return rest;
+  };
+  const has = (side: ImpactExample['before']) => side.reasons !== undefined || side.nodeReasons !== undefined;
+  return has(example.before) || has(example.after) ? { ...example, before: bare(example.before), after: bare(example.after) } : example;
 }
 
 /**

@@ -5,11 +5,13 @@ import {
   impactReportFor,
   type DecisionHistoryEntry,
   type DecisionHistoryHeader,
+  type DecisionNodeReasons,
   type DecisionRecord,
   type ImpactExample,
   type ImpactReport,
   type ImpactRequest,
   type Principal,
+  type Reasons,
   type RunnableKind,
 } from '@arbiter/contracts';
 import type { Bus, EvalClient } from '@arbiter/service-kit';
@@ -57,13 +59,8 @@ export interface ImpactDeps {
   maxReportBytes: number;
 }
 
-/** One side of a decision as compared. */
-interface Side {
-  result: DecisionRecord['result'];
-  errorCode: string | null;
-  outcomes: Record<string, unknown>;
-  path?: string[];
-}
+/** One side of a decision as compared (and, for an example, why it came out). */
+type Side = ImpactExample['before'];
 
 /** A replay answer as the execution service writes it: a policy's run response or a flow's. */
 interface Replayed {
@@ -72,6 +69,8 @@ interface Replayed {
   path?: Array<{ nodeId: string }>;
   errorCode?: string;
   maskedRead?: boolean;
+  reasons?: Reasons;
+  nodes?: Array<{ nodeId: string; reasons?: Reasons }>;
 }
 
 /** A decision of the history: what a replay compares, and its masked input as the audit service sent it. */
@@ -86,8 +85,8 @@ interface Recorded {
  */
 const NOT_A_REPLAY_ERROR = new Set(['dependency_unavailable', 'rate_limited', 'internal', 'not_found']);
 
-/** A report while it is made: its examples all collected, before the bound. */
-type Working = ImpactReport & { examples: ImpactExample[] };
+/** A report while it is made: its examples all collected, before the bound, and their inputs as sent. */
+type Working = ImpactReport & { examples: ImpactExample[]; exampleInputs: Uint8Array[]; exampleRecorded: DecisionHistoryEntry[] };
 
 /** Decisions replayed by one call, each at its own `now`. */
 interface Batch {
@@ -135,6 +134,8 @@ export class ImpactService {
       transitions: {},
       outcomes: {},
       examples: [],
+      exampleInputs: [],
+      exampleRecorded: [],
     };
     const pacer = new Pacer(this.deps.replaysPerSecond);
     let cursor: string | undefined;
@@ -160,10 +161,83 @@ export class ImpactService {
       if (nextCursor === null || decisions.length === 0) break;
       cursor = nextCursor;
     }
+    await this.explain(p, kind, record.recordId, report, pacer, requestId);
+    const { exampleInputs: _inputs, exampleRecorded: _recorded, ...made } = report;
     // Bounded before it is kept: the review summary that shows it must fit one bus message.
-    const bounded = boundReport(report, this.deps.maxReportBytes);
+    const bounded = boundReport(made, this.deps.maxReportBytes);
     await saveImpactReport(this.deps.db, p.orgId, bounded);
     return impactReportFor(p, bounded);
+  }
+
+  /**
+   * Says why each example came out (docs/decisions.md#impact-analysis): after the change, its
+   * decision replayed once more through the analysed record asking for reasons; before, as
+   * recorded when the run asked for reasons, else its decision replayed through the record that
+   * made it (kept only when that replay gives the recorded answer and read no masked value:
+   * `reasonsReplayed`). Only the examples (at most {@link MAX_EXAMPLES}) pay for reasons. Best
+   * effort: an example whose replay fails, or an analysis whose replays for reasons fail, keeps
+   * its examples without them.
+   */
+  private async explain(p: Principal, kind: RunnableKind, recordId: string, report: Working, pacer: Pacer, requestId?: string): Promise<void> {
+    const all = report.examples.map((_, i) => i);
+    try {
+      for (const [i, body] of await this.withReasons(p, kind, recordId, all, report, pacer, requestId)) {
+        Object.assign(report.examples[i].after, reasonsOf(body));
+      }
+      // Before, for the decisions recorded without reasons: by the record that made each one.
+      const byRecord = new Map<string, number[]>();
+      report.exampleRecorded.forEach((d, i) => {
+        const made = d.policyId ?? d.flowId;
+        if (d.reasons !== undefined || d.nodeReasons !== undefined || made === undefined) return;
+        byRecord.set(made, [...(byRecord.get(made) ?? []), i]);
+      });
+      for (const [made, indices] of byRecord) {
+        for (const [i, body] of await this.withReasons(p, kind, made, indices, report, pacer, requestId)) {
+          const before = report.examples[i].before;
+          if (body.maskedRead === true || !sameAnswer(before, sideOf(kind, body))) continue;
+          const reasons = reasonsOf(body);
+          if (reasons.reasons !== undefined || reasons.nodeReasons !== undefined) Object.assign(before, reasons, { reasonsReplayed: true });
+        }
+      }
+    } catch {
+      // The counts and examples stand without the reasons.
+    }
+  }
+
+  /** Examples `indices` replayed through record `recordId` asking for reasons, each at its decision's `now`: the answers that came. */
+  private async withReasons(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    indices: readonly number[],
+    report: Working,
+    pacer: Pacer,
+    requestId?: string,
+  ): Promise<Map<number, Replayed>> {
+    const out = new Map<number, Replayed>();
+    const size = kind === 'flow' ? FLOW_ITEMS_PER_CALL : MAX_EXAMPLES;
+    for (let from = 0; from < indices.length; from += size) {
+      const chunk = indices.slice(from, from + size);
+      await pacer.take(chunk.length);
+      const answers = await this.deps.evals.many(
+        {
+          subject: kind === 'policy' ? 'exec.stored.policy.record' : 'exec.stored.flow.record',
+          principal: p,
+          id: recordId,
+          trace: false,
+          flags: { reasons: true },
+          nows: chunk.map((i) => report.exampleRecorded[i].now),
+          replay: true,
+          timeoutMs: this.deps.timeoutMs,
+          ...(requestId !== undefined ? { requestId } : {}),
+        },
+        chunk.map((i) => report.exampleInputs[i]),
+      );
+      answers.forEach((answer, j) => {
+        if (!(answer instanceof ArbiterError)) out.set(chunk[j], JSON.parse(decoder.decode(answer)) as Replayed);
+      });
+    }
+    return out;
   }
 
   /**
@@ -259,12 +333,7 @@ function count(report: Working, kind: RunnableKind, recorded: Recorded, answer: 
   }
   const flow = kind === 'flow';
   const before: Side = { result: d.result, errorCode: d.errorCode, outcomes: d.outcomes ?? {}, ...(flow ? { path: d.path ?? [] } : {}) };
-  const after: Side = {
-    result: body.result,
-    errorCode: body.errorCode ?? null,
-    outcomes: body.outcomes ?? {},
-    ...(flow ? { path: (body.path ?? []).map((step) => step.nodeId) } : {}),
-  };
+  const after = sideOf(kind, body);
   if (after.errorCode !== null) report.errors++;
   let outcomeChanged = false;
   for (const name of new Set([...Object.keys(before.outcomes), ...Object.keys(after.outcomes)])) {
@@ -283,12 +352,57 @@ function count(report: Working, kind: RunnableKind, recorded: Recorded, answer: 
   report.changed++;
   const transition = `${from}→${to}`;
   report.transitions[transition] = (report.transitions[transition] ?? 0) + 1;
-  if (report.examples.length < MAX_EXAMPLES)
+  if (report.examples.length < MAX_EXAMPLES) {
     report.examples.push({
       decisionId: d.decisionId,
       at: d.at,
-      before,
+      // Why it came out before: as recorded, when the recorded run asked for reasons (masked there).
+      before: {
+        ...before,
+        ...(d.reasons !== undefined ? { reasons: d.reasons } : {}),
+        ...(d.nodeReasons !== undefined ? { nodeReasons: d.nodeReasons } : {}),
+      },
       after,
       input: JSON.parse(decoder.decode(recorded.input)) as Record<string, unknown>,
     });
+    report.exampleInputs.push(recorded.input);
+    report.exampleRecorded.push(d);
+  }
+}
+
+/** A replay's answer as a side compares it. */
+function sideOf(kind: RunnableKind, body: Replayed): Side {
+  return {
+    result: body.result,
+    errorCode: body.errorCode ?? null,
+    outcomes: body.outcomes ?? {},
+    ...(kind === 'flow' ? { path: (body.path ?? []).map((step) => step.nodeId) } : {}),
+  };
+}
+
+/** JSON text with every object's keys sorted (a recorded object comes back from PostgreSQL's `jsonb` in its own key order). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
+}
+
+/** Whether two sides are the same answer: result, error code, named outcomes and a flow's path. */
+function sameAnswer(a: Side, b: Side): boolean {
+  return (
+    canonical(a.result) === canonical(b.result) &&
+    a.errorCode === b.errorCode &&
+    canonical(a.outcomes) === canonical(b.outcomes) &&
+    (a.path ?? []).join('\u0000') === (b.path ?? []).join('\u0000')
+  );
+}
+
+/** A replay's reasons as an example side keeps them: a policy's, or each flow node's that has them. */
+function reasonsOf(body: Replayed): Pick<Side, 'reasons' | 'nodeReasons'> {
+  if (body.reasons !== undefined) return { reasons: body.reasons };
+  const nodeReasons: DecisionNodeReasons = [];
+  for (const node of body.nodes ?? []) if (node.reasons !== undefined) nodeReasons.push({ nodeId: node.nodeId, reasons: node.reasons });
+  return nodeReasons.length > 0 ? { nodeReasons } : {};
 }

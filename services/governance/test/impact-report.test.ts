@@ -125,6 +125,103 @@ describe('who sees the examples', () => {
   });
 });
 
+describe('why each example came out', () => {
+  const why = (sentence: string, pad = '') => ({
+    result: false,
+    sentence: sentence + pad,
+    because: [{ kind: 'condition', rule: 'ok', text: 'the __n__ of the **a** is at least 1', holds: false, path: 'a.n', value: '***', line: 1, column: 1 }],
+  });
+
+  /** A service whose replays answer `false`, with reasons only when asked; `asked` counts the items replayed with reasons. */
+  function explaining(decisions: Seeded[], pad = '') {
+    const service = impactService(decisions, () => null);
+    const asked = { withReasons: 0, without: 0 };
+    (service as unknown as { deps: { evals: unknown } }).deps.evals = {
+      many: async (spec: { flags?: { reasons?: boolean } }, items: readonly Uint8Array[]) =>
+        items.map(() => {
+          if (spec.flags?.reasons === true) asked.withReasons++;
+          else asked.without++;
+          return encoder.encode(JSON.stringify({ result: false, outcomes: {}, ...(spec.flags?.reasons === true ? { reasons: why('after', pad) } : {}) }));
+        }),
+    };
+    return { service, asked };
+  }
+
+  it('before: the recorded reasons; after: the examples replayed once more asking for reasons, and only they', async () => {
+    const draftId = (await reg.createPolicy(admin)).policyId;
+    const decisions = history(30, (i) => ({ a: { n: '***', i } }));
+    decisions.forEach((d, i) => {
+      if (i % 2 === 0) d.entry.reasons = why(`before ${i}`) as never;
+    });
+    const { service, asked } = explaining(decisions);
+    const report = await service.analyse(admin, 'policy', draftId, { limit: 100 });
+    expect(report.examples).toHaveLength(20);
+    expect(asked).toEqual({ without: 30, withReasons: 20 });
+    report.examples!.forEach((example, i) => {
+      expect(example.after.reasons!.sentence).toBe('after');
+      if (i % 2 === 0) expect(example.before.reasons!.sentence).toBe(`before ${i}`);
+      else expect(example.before).not.toHaveProperty('reasons');
+    });
+    // Counts only for those who may not read decisions: no reasons either.
+    const { impact } = await review(editor, draftId);
+    expect(JSON.stringify(impact)).not.toContain('because');
+  });
+
+  it('before, for a run that did not ask: the decision replayed through the record that made it, kept only when it gives the recorded answer', async () => {
+    const draftId = (await reg.createPolicy(admin)).policyId;
+    const decisions = history(6, (i) => ({ a: { i } }));
+    decisions.forEach((d) => (d.entry.policyId = 'rec-recorded'));
+    const service = impactService(decisions, () => null);
+    const ids: string[] = [];
+    (service as unknown as { deps: { evals: unknown } }).deps.evals = {
+      many: async (spec: { id: string; flags?: { reasons?: boolean } }, items: readonly Uint8Array[]) => {
+        if (spec.flags?.reasons === true) ids.push(spec.id);
+        return items.map((_, j) => {
+          if (spec.flags?.reasons !== true) return encoder.encode(JSON.stringify({ result: false, outcomes: {} }));
+          // Through the recorded record: the recorded answer (true) for every other decision only.
+          if (spec.id === 'rec-recorded') return encoder.encode(JSON.stringify({ result: j % 2 === 0, outcomes: {}, reasons: why(`again ${j}`) }));
+          return encoder.encode(JSON.stringify({ result: false, outcomes: {}, reasons: why('after') }));
+        });
+      },
+    };
+    const report = await service.analyse(admin, 'policy', draftId, { limit: 100 });
+    expect(ids).toEqual([draftId, 'rec-recorded']);
+    expect(report.examples).toHaveLength(6);
+    report.examples!.forEach((example, i) => {
+      expect(example.after.reasons!.sentence).toBe('after');
+      if (i % 2 === 0) expect(example.before).toMatchObject({ reasons: { sentence: `again ${i}` }, reasonsReplayed: true });
+      else expect(example.before).not.toHaveProperty('reasons');
+    });
+  });
+
+  it('keeps the report when the replays for reasons fail', async () => {
+    const draftId = (await reg.createPolicy(admin)).policyId;
+    const service = impactService(history(3, (i) => ({ a: { i } })), () => null);
+    (service as unknown as { deps: { evals: unknown } }).deps.evals = {
+      many: async (spec: { flags?: { reasons?: boolean } }, items: readonly Uint8Array[]) => {
+        if (spec.flags?.reasons === true) throw new Error('the bus went away');
+        return items.map(() => encoder.encode(JSON.stringify({ result: false, outcomes: {} })));
+      },
+    };
+    const report = await service.analyse(admin, 'policy', draftId, { limit: 100 });
+    expect(report).toMatchObject({ replayed: 3, changed: 3 });
+    expect(report.examples!.every((e) => e.after.reasons === undefined)).toBe(true);
+  });
+
+  it('keeps an example too large with its reasons without them', async () => {
+    const draftId = (await reg.createPolicy(admin)).policyId;
+    // 20 examples of ~60 KB inputs fit the report; with ~40 KB of reasons after each they would not.
+    const decisions = history(20, (i) => ({ a: { i, notes: ''.padEnd(30_000, 'x') } }));
+    const { service } = explaining(decisions, ''.padEnd(40_000, 'r'));
+    const report = await service.analyse(admin, 'policy', draftId, { limit: 100 });
+    expect(report.examples).toHaveLength(20);
+    expect(report.examplesTruncated).toBe(false);
+    expect(report.examples!.some((e) => e.after.reasons !== undefined)).toBe(true);
+    expect(report.examples!.some((e) => e.after.reasons === undefined)).toBe(true);
+    expect(bytesOf(report)).toBeLessThanOrEqual(busLimit() * 0.75);
+  });
+});
+
 describe('a report bounded before it is saved', () => {
   it('keeps the examples that fit when their inputs are large, marks the report, and the review summary stays readable', async () => {
     const draftId = (await reg.createPolicy(admin)).policyId;

@@ -1,7 +1,7 @@
 import type { TableCellRun, TableOutputObject, TableResult, TableValue } from '@arbiter/contracts';
 import type { CellRun, CellRunError, Reasons, StepBudgetLike } from '@arbiter/rule-lang';
 import type { CompiledTable } from './compile.js';
-import { tableReasons, type RowCells } from './reasons.js';
+import { reasonRows, tableReasons, type RowCells } from './reasons.js';
 
 /** Engine error codes of a table run (HTTP 200, like a policy's). */
 export const TABLE_NOT_UNIQUE = 'table_not_unique';
@@ -59,14 +59,22 @@ export function evaluateTable(
   let lines: string[] | null = null;
   let error: CellRunError | null;
   let rows: RowCells | null = null;
-  if (options.trace || options.reasons === true) {
+  const used = budget.used;
+  const scanned = options.trace ? null : table.cells.scan(data, { stepBudget: budget, now: options.now }, stopAtFirst);
+  if (options.reasons === true && scanned !== null && scanned.error === null) {
+    // Reasons without a trace: the untraced scan decides, and only the rows the reasons show are traced (reasons.ts).
+    ({ matched, error } = scanned);
+    rows = reasonRows(table, data, matched, budget.limit, options.now);
+  } else if (options.trace || options.reasons === true) {
+    // With reasons, a scan stopped by an error is done again, traced, from the same budget: the failing cell is in the reasons.
+    if (scanned !== null) budget.used = used;
     if (options.trace)
       lines = [`table "${nodeId}" [${node.hitPolicy}${node.aggregation ? ` ${node.aggregation}` : ''}]: ${node.rules.length} rules`];
     if (options.reasons === true) rows = new Map();
     ({ matched, cells, error } = tracedRows(table, data, budget, options, lines, stopAtFirst, rows));
     if (!options.trace) cells = [];
   } else {
-    ({ matched, error } = table.cells.scan(data, { stepBudget: budget, now: options.now }, stopAtFirst));
+    ({ matched, error } = scanned!);
   }
   if (error !== null) {
     const failed = fail(lines, cells, matched, noMatchResult(table), error.message, error.code);

@@ -15,7 +15,44 @@ export const MAX_UNMATCHED_ROWS = 20;
 /** The cells of each evaluated row, in order. */
 export type RowCells = Map<number, CellTrace[]>;
 
-const json = (v: unknown): string => (v === undefined ? 'null' : (JSON.stringify(v) ?? 'null'));
+/**
+ * The cells of the rows that reasons show, after an untraced scan of `data` found `matched` without
+ * an error: the matching rows, or, none matching, the first {@link MAX_UNMATCHED_ROWS} rows. Only
+ * those rows run again, traced, on a budget of their own (the scan already counted their steps):
+ * their cells are what a traced evaluation of every row records for them, since a row's cells
+ * depend only on the data.
+ */
+export function reasonRows(
+  table: CompiledTable,
+  data: unknown,
+  matched: readonly number[],
+  limit: number,
+  now: Date | number | undefined,
+): RowCells {
+  const shown = matched.length > 0 ? matched : Array.from({ length: Math.min(table.cells.rows, MAX_UNMATCHED_ROWS) }, (_, r) => r);
+  const run = table.cells.begin(data, { stepBudget: { limit, used: 0 }, trace: true, now, lines: false });
+  const rows: RowCells = new Map();
+  try {
+    for (const r of shown) {
+      const from = run.cells.length;
+      run.matches(r);
+      rows.set(r, run.cells.slice(from));
+    }
+  } finally {
+    run.end();
+  }
+  return rows;
+}
+
+/** `JSON.stringify(v)` ('null' for undefined); finite numbers and booleans, most cell values, without it (same text). */
+const json = (v: unknown): string =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? String(v)
+    : typeof v === 'boolean'
+      ? String(v)
+      : v === undefined
+        ? 'null'
+        : (JSON.stringify(v) ?? 'null');
 
 /** `$.applicant.age` → `applicant.age`. */
 function dataPath(path: string): string {

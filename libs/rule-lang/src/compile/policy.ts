@@ -17,12 +17,13 @@ import {
 } from '../evaluate/evaluate.js';
 import { EvalFailure } from '../evaluate/failure.js';
 import { generateCoveredEvaluator, generateEvaluator } from './codegen.js';
+import { generateReasonsEvaluator } from './codegen-reasons.js';
 import { generateTracedEvaluator } from './codegen-trace.js';
 import { compileList } from './conditions.js';
 import { Lowering } from './lowering.js';
 import { usesClock } from '../operators/index.js';
 import { compileReasons } from '../reasons/compile-reasons.js';
-import type { ReasonsProgram } from '../evaluate/evaluate.js';
+import type { ReasonsEvaluator, ReasonsProgram } from '../evaluate/evaluate.js';
 
 function usesToday(list: ConditionList): boolean {
   const visit = (c: Condition): boolean =>
@@ -103,6 +104,8 @@ export class CompiledPolicy {
     // Likewise the coverage evaluator, on the first coverage run.
     let covered: CoveredEvaluator | null | undefined = generated === null ? null : undefined;
     let reasons: ReasonsProgram | undefined;
+    // Likewise the reasons evaluator, on the first run with reasons.
+    let generatedReasons: ReasonsEvaluator | null | undefined = generated === null ? null : undefined;
     this.golden = checked.golden;
     this.outcomes = ast.rules.map((r) => r.outcome);
     this.evaluators = {
@@ -116,6 +119,8 @@ export class CompiledPolicy {
       covered: () =>
         covered === undefined ? (covered = generateCoveredEvaluator(checked, new Lowering(), (c) => slots.get(c)!)) : covered,
       reasons: () => (reasons ??= compileReasons(checked, lowering)),
+      generatedReasons: () =>
+        generatedReasons === undefined ? (generatedReasons = generateReasonsEvaluator(checked, lowering)) : generatedReasons,
     };
     const conditions: Condition[] = [];
     const visit = (list: ConditionList): void => {

@@ -46,6 +46,12 @@ export type TracedEvaluator = (
   shared: StepBudgetLike | null,
 ) => EvaluationResult;
 
+/**
+ * The generated reasons evaluator (compile/codegen-reasons.ts): as {@link GeneratedEvaluator}, the
+ * success result with its `reasons`. Throws EvalFailure (the closures then give the answer).
+ */
+export type ReasonsEvaluator = (data: unknown, today: number, limit: number, shared: StepBudgetLike | null) => EvaluationResult;
+
 /** What the trace shows of each rule. */
 export interface RuleMeta {
   outcome: string;
@@ -83,6 +89,12 @@ export interface PolicyEvaluators {
   readonly covered: () => CoveredEvaluator | null;
   /** The closures that also say why (reasons/compile-reasons.ts), made on first use. */
   readonly reasons: () => ReasonsProgram;
+  /**
+   * The reasons evaluator, made on first use; null where code generation is unavailable.
+   * INVARIANT: for every data and day on which it returns, it returns exactly what the reasons
+   * closures would (and takes the same steps); where it throws, the closures would fail too.
+   */
+  readonly generatedReasons: () => ReasonsEvaluator | null;
 }
 
 /** The evaluation state of a run with reasons. */
@@ -136,19 +148,45 @@ export function evaluatePolicy(p: PolicyEvaluators, data: unknown, options: Eval
 /**
  * An evaluation with reasons (LANGUAGE.md §10.4). With a trace too, the traced evaluation gives the
  * result and its trace (and takes the steps of a shared budget); the reasons come from a second
- * pass, with a budget of the same limit of its own.
+ * pass, with a budget of the same limit of its own. The generated reasons evaluator runs first;
+ * when missing data or the budget stops it, the closures run from the start (the budget as it was),
+ * since only they write the failure entry.
  */
 function evaluateWithReasons(p: PolicyEvaluators, data: unknown, options: EvaluateOptions): EvaluationResult {
   const traced = options.trace === true || options.traceTree === true;
   const first = traced ? evaluateSlowly(p, data, options) : null;
-  const program = p.reasons();
   const budget = options.stepBudget;
   const shared = !traced && typeof budget === 'object' ? budget : null;
   const limit = limitOf(budget, traced);
+  const today = todayOf(p, options.now);
+  const generated = p.generatedReasons();
+  if (generated !== null) {
+    const used = shared?.used ?? 0;
+    try {
+      const answer = generated(data, today, limit, shared);
+      return first !== null ? { ...first, reasons: answer.reasons } : answer;
+    } catch (err) {
+      if (!(err instanceof EvalFailure)) throw err;
+      if (shared !== null) shared.used = used;
+    }
+  }
+  return reasonsOnClosures(p, data, today, limit, shared, first);
+}
+
+/** {@link evaluateWithReasons} on the closures. */
+function reasonsOnClosures(
+  p: PolicyEvaluators,
+  data: unknown,
+  today: number,
+  limit: number,
+  shared: StepBudgetLike | null,
+  first: EvaluationResult | null,
+): EvaluationResult {
+  const program = p.reasons();
   const ctx: ReasonsContext = {
     data,
     states: new Uint8Array(p.outcomes.length),
-    today: todayOf(p, options.now),
+    today,
     its: undefined,
     itsPath: '',
     trace: null,

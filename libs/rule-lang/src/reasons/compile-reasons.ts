@@ -36,7 +36,7 @@ import { phraseOf, positionKey, type Phrasing } from './sentence.js';
 type ReasonFn = (ctx: ReasonsContext, out: Reason[]) => boolean;
 
 /** The source text of a span (spans count code points). */
-function sourceReader(source: string): (span: Span) => string {
+export function sourceReader(source: string): (span: Span) => string {
   const points = Array.from(source);
   return (span) => points.slice(span.offset, span.offset + span.length).join('');
 }

@@ -19,17 +19,16 @@ function bare(path: string): string {
   return path.startsWith('.') ? path.slice(1) : path;
 }
 
-/** Compiles a planned path for reasons. */
-export function reasonPath(plan: PathPlan): ReasonPath {
-  const { fromIts, steps } = plan;
-  const n = steps.length;
-  const keys = steps.map((s) => s.keys);
-  const checked = steps.map((s) => s.checked);
-  const jsonKeys = keys.map((ks) => ks.map(jsonKey));
-  // Which candidate each step used, two bits a step (at most three candidates, §4.4), of the last lookup.
-  let variant = 0;
+/**
+ * The text of the JSON keys a lookup of `plan` used, from its variant: the candidate of each step,
+ * two bits a step, the last step in the lowest bits (as `(used << 2) | j` builds it, step by step,
+ * in 32 bits). Made once per variant met (at most 64 kept).
+ */
+function keyTexts(plan: PathPlan): (variant: number) => string {
+  const n = plan.steps.length;
+  const jsonKeys = plan.steps.map((s) => s.keys.map(jsonKey));
   const texts = new Map<number, string>();
-  const textOf = (v: number): string => {
+  return (v) => {
     let text = texts.get(v);
     if (text === undefined) {
       text = '';
@@ -38,6 +37,44 @@ export function reasonPath(plan: PathPlan): ReasonPath {
     }
     return text;
   };
+}
+
+/** Whether every lookup of `plan` has variant 0: one candidate a step, no lenient step (so no -1). */
+export function fixedVariant(plan: PathPlan): boolean {
+  return plan.steps.every((s) => s.keys.length === 1 && !s.lenient);
+}
+
+/**
+ * The data path of a lookup of `plan` from its variant (-1: stopped at a lenient step) and, for an
+ * `its` path, the data path of the element: exactly what {@link reasonPath}'s `path` returns after
+ * the same lookup. For the generated reasons evaluator (compile/codegen-reasons.ts), which records
+ * the variant only and writes the path once the run is over.
+ */
+export function reasonPathText(plan: PathPlan): (variant: number, itsPath: string) => string {
+  const textOf = keyTexts(plan);
+  const written = bare(plan.written.slice(1));
+  if (plan.fromIts) return (variant, itsPath) => (variant < 0 ? written : itsPath + textOf(variant));
+  return (variant) => (variant < 0 ? written : bare(textOf(variant)));
+}
+
+/**
+ * The contribution of candidate `j` at step `index` of `steps` to a variant, as `(used << 2) | j`
+ * leaves it in 32 bits (0 for a step more than 15 from the end: its bits are shifted out).
+ */
+export function variantBits(steps: number, index: number, j: number): number {
+  const shift = 2 * (steps - 1 - index);
+  return shift >= 32 ? 0 : (j << shift) | 0;
+}
+
+/** Compiles a planned path for reasons. */
+export function reasonPath(plan: PathPlan): ReasonPath {
+  const { fromIts, steps } = plan;
+  const n = steps.length;
+  const keys = steps.map((s) => s.keys);
+  const checked = steps.map((s) => s.checked);
+  // Which candidate each step used, two bits a step (at most three candidates, §4.4), of the last lookup.
+  let variant = 0;
+  const textOf = keyTexts(plan);
   const first = textOf(0);
   const firstBare = bare(first);
 

@@ -1,4 +1,4 @@
-import type { DecisionRecord, DecisionResult } from '@arbiter/contracts';
+import type { DecisionNodeReasons, DecisionRecord, DecisionResult, Reasons } from '@arbiter/contracts';
 import type { Db } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
 
@@ -22,6 +22,9 @@ export interface DecisionRow {
   path: string[] | null;
   error_code: string | null;
   duration_us: string | number;
+  reasons: Reasons | null;
+  node_reasons: DecisionNodeReasons | null;
+  reasons_left_out: boolean;
 }
 
 /**
@@ -30,7 +33,7 @@ export interface DecisionRow {
  */
 export async function insertDecisions(db: Db, records: readonly DecisionRecord[]): Promise<number> {
   if (records.length === 0) return 0;
-  const cols: Array<Array<string | number | boolean | null>> = Array.from({ length: 18 }, () => []);
+  const cols: Array<Array<string | number | boolean | null>> = Array.from({ length: 21 }, () => []);
   for (const r of records) {
     const values = [
       r.decisionId,
@@ -51,14 +54,19 @@ export async function insertDecisions(db: Db, records: readonly DecisionRecord[]
       r.path !== undefined ? JSON.stringify(r.path) : null,
       r.errorCode,
       r.durationUs,
+      r.reasons !== undefined ? JSON.stringify(r.reasons) : null,
+      r.nodeReasons !== undefined ? JSON.stringify(r.nodeReasons) : null,
+      r.reasonsLeftOut === true,
     ];
     for (let i = 0; i < values.length; i++) cols[i]!.push(values[i]!);
   }
   const result = (await db.raw(
     `insert into decisions (decision_id, org_id, at, now, kind, base_id, record_id, version, caller_user_id, caller_api_key_id,
-                            input, masked, result, result_text, outcomes, path, error_code, duration_us)
+                            input, masked, result, result_text, outcomes, path, error_code, duration_us,
+                            reasons, node_reasons, reasons_left_out)
      select * from unnest(?::uuid[], ?::text[], ?::timestamptz[], ?::timestamptz[], ?::text[], ?::text[], ?::text[], ?::int[],
-                          ?::text[], ?::text[], ?::jsonb[], ?::boolean[], ?::jsonb[], ?::text[], ?::jsonb[], ?::jsonb[], ?::text[], ?::bigint[])
+                          ?::text[], ?::text[], ?::jsonb[], ?::boolean[], ?::jsonb[], ?::text[], ?::jsonb[], ?::jsonb[], ?::text[], ?::bigint[],
+                          ?::jsonb[], ?::jsonb[], ?::boolean[])
      on conflict do nothing`,
     cols as Knex.RawBinding[],
   )) as { rowCount: number | null };
@@ -108,9 +116,12 @@ export async function historyRows(db: Db, q: DecisionQuery): Promise<HistoryRow[
     'decision_id',
     db.raw(`${isoOf('at')} as at_iso`),
     db.raw(
-      `(jsonb_build_object('decisionId', decision_id, 'at', ${isoOf('at')}, 'now', ${isoOf('now')}, 'result', result, 'errorCode', error_code)
+      `(jsonb_build_object('decisionId', decision_id, 'at', ${isoOf('at')}, 'now', ${isoOf('now')}, 'result', result, 'errorCode', error_code,
+                           case when kind = 'policy' then 'policyId' else 'flowId' end, record_id)
         || case when outcomes is null then '{}'::jsonb else jsonb_build_object('outcomes', outcomes) end
-        || case when path is null then '{}'::jsonb else jsonb_build_object('path', path) end)::text as entry`,
+        || case when path is null then '{}'::jsonb else jsonb_build_object('path', path) end
+        || case when reasons is null then '{}'::jsonb else jsonb_build_object('reasons', reasons) end
+        || case when node_reasons is null then '{}'::jsonb else jsonb_build_object('nodeReasons', node_reasons) end)::text as entry`,
     ),
     db.raw('input::text as input'),
   ])) as HistoryRow[];

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ImpactOptions } from '@arbiter/sdk/client';
 import { useSession } from '../lib/session.js';
+import { nodeSentences } from '../lib/reasons.js';
 import {
   examplesNote,
   IMPACT_COUNTS,
@@ -47,6 +48,17 @@ function Side({ side, flow }: { side: ImpactSide; flow: boolean }) {
           ))}
         </ul>
       )}
+      {side.reasons && (
+        <p className="impact-why" data-testid="impact-why">
+          {side.reasons.sentence}
+          {side.reasonsReplayed && <span className="muted"> (the run did not ask for reasons: replayed through the version that decided it)</span>}
+        </p>
+      )}
+      {nodeSentences(side.nodeReasons ?? []).map((n) => (
+        <p key={n.nodeId} className="impact-why" data-testid="impact-why">
+          {n.nodeId}: {n.sentence}
+        </p>
+      ))}
     </>
   );
 }

@@ -3,7 +3,8 @@ import { EditorSelection } from '@codemirror/state';
 import type { EditorView } from '@codemirror/view';
 import { json } from '@codemirror/lang-json';
 import { CodeEditor } from '../editor/CodeEditor.js';
-import { ruleExtensions, showUncovered } from '../editor/rule-extensions.js';
+import { ruleExtensions, showReasonMarks, showUncovered } from '../editor/rule-extensions.js';
+import { reasonMarks } from '../lib/reasons.js';
 import { useSession } from '../lib/session.js';
 import { traceLineSources } from '../lib/rule-syntax.js';
 import type { ExplainResponse, ExplainedCondition, RunResponse, UncoveredCondition, ValidateResponse } from '@arbiter/contracts';
@@ -44,7 +45,7 @@ export interface RuleWorkbenchProps {
   onRuleChange: (rule: string) => void;
   data: string;
   onDataChange: (data: string) => void;
-  /** Runs with the parsed data; defaults to `POST /run {rule, data}`. */
+  /** Runs with the parsed data; defaults to `POST /run {rule, data, reasons: true}`. */
   run?: (data: unknown) => Promise<RunResponse>;
   /** Why the rule cannot be edited here (shown above the editor, which then ignores typing); null: editable. */
   readOnlyReason?: string | null;
@@ -114,10 +115,14 @@ export function RuleWorkbench({
     setBusy(true);
     setError(null);
     try {
-      const r = run ? await run(parsed.value) : await api.rules.evaluate({ rule, data: parsed.value as Record<string, unknown> });
+      const r = run
+        ? await run(parsed.value)
+        : await api.rules.evaluate({ rule, data: parsed.value as Record<string, unknown>, reasons: true });
       setResult(r);
       setRanRule(rule);
       setRanData(data);
+      // The deciding conditions, on the text that ran: an edit since the run started clears nothing wrong.
+      if (view.current && view.current.state.doc.toString() === rule) showReasonMarks(view.current, reasonMarks(r.reasons));
     } catch (err) {
       setError(err);
     } finally {

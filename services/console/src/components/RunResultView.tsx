@@ -1,6 +1,17 @@
-import type { RunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
+import type { Reasons, RunResponse, StoredPolicyRunResponse } from '@arbiter/contracts';
 
-/** A run's result, outcomes and trace; trace lines that come from a rule line link to it. */
+/** Why a result came out, in the rule's own words (a run's reasons, docs/LANGUAGE.md §10.4). */
+export function ReasonsSentence({ reasons, label }: { reasons: Reasons; label?: string }) {
+  return (
+    <p className={`reasons-sentence ${reasons.result ? 'true' : 'false'}`} data-testid="reasons-sentence" role="note">
+      {label && <strong>{label}: </strong>}
+      {reasons.sentence}
+      {reasons.truncated && <span className="muted"> (cut to fit)</span>}
+    </p>
+  );
+}
+
+/** A run's result, why it came out (its reasons' sentence), outcomes and trace; trace lines that come from a rule line link to it. */
 export function RunResultView({
   result,
   sources,
@@ -36,6 +47,7 @@ export function RunResultView({
           {result.errorCode ? ` (${result.errorCode})` : ''}
         </p>
       )}
+      {result.reasons && <ReasonsSentence reasons={result.reasons} />}
       {outcomes.length > 0 && (
         <table className="outcomes">
           <caption>Outcomes</caption>

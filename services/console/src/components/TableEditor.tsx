@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import { checkCell, checkColumnPath, type CellProblem } from '@arbiter/rule-lang';
 import type { FlowTableNode as TableNode, TableCellRun, TableValue } from '@arbiter/contracts';
+import type { TableReasonMarks } from '../lib/reasons.js';
 
 /** DMN 1.4 hit policies, as the flow definition names them. */
 const HIT_POLICIES = ['unique', 'any', 'priority', 'first', 'rule order', 'collect'] as const;
@@ -10,6 +11,8 @@ const AGGREGATIONS = ['', 'sum', 'min', 'max', 'count'] as const;
 export interface TableRunView {
   matched: number[];
   cells: TableCellRun[];
+  /** The rows and cells that decided (the node's reasons), when the run asked for them. */
+  reasons?: TableReasonMarks;
 }
 
 /** The text of an output value in its cell: JSON (`"gold"`, `10`, `null`). */
@@ -59,7 +62,8 @@ function problemText(p: CellProblem): string {
  * list. Every cell is checked as the user types, by the rule language's own parser (the same
  * check the server runs on save): a cell that does not parse is underlined, with the message and
  * position in its title. After a run, the rules that matched are highlighted and each evaluated
- * cell shows whether it held. After a run of the saved tests, the rows no test matched are marked.
+ * cell shows whether it held; with the run's reasons, the deciding rows are outlined and the deciding
+ * cells coloured (green held, red did not). After a run of the saved tests, the rows no test matched are marked.
  */
 export function TableEditor({
   nodeId,
@@ -116,12 +120,18 @@ export function TableEditor({
   };
   const addRule = () => set({ rules: [...rules, { when: inputs.map(() => '-'), then: {} }] });
 
+  const reasonOf = (r: number, c: number): string | undefined => {
+    const deciding = run?.reasons?.cells.get(`${r}:${c}`);
+    return deciding === undefined ? undefined : String(deciding);
+  };
   const cellClass = (r: number, c: number): string => {
     const classes = ['cell'];
     if (cellProblems[r]?.[c]) classes.push('cell-error');
     const result = evaluated.get(`${r}:${c}`);
     if (result === true) classes.push('cell-true');
     if (result === false) classes.push('cell-false');
+    const deciding = run?.reasons?.cells.get(`${r}:${c}`);
+    if (deciding !== undefined) classes.push(deciding ? 'reason-true' : 'reason-false');
     return classes.join(' ');
   };
 
@@ -252,9 +262,14 @@ export function TableEditor({
             {rules.map((rule, r) => (
               <tr
                 key={r}
-                className={[matched.has(r) ? 'matched' : '', uncovered?.has(r) ? 'uncovered' : ''].filter(Boolean).join(' ') || undefined}
+                className={
+                  [matched.has(r) ? 'matched' : '', uncovered?.has(r) ? 'uncovered' : '', run?.reasons?.rows.has(r) ? 'deciding' : '']
+                    .filter(Boolean)
+                    .join(' ') || undefined
+                }
                 data-rule={r}
                 data-matched={matched.has(r) ? 'true' : 'false'}
+                data-deciding={run?.reasons?.rows.has(r) ? String(run.reasons.rows.get(r)) : undefined}
                 data-uncovered={uncovered?.has(r) ? 'true' : undefined}
                 title={uncovered?.get(r)}
               >
@@ -262,7 +277,7 @@ export function TableEditor({
                 {inputs.map((_, c) => {
                   const problem = cellProblems[r]?.[c] ?? null;
                   return (
-                    <td key={`i${c}`} className={cellClass(r, c)}>
+                    <td key={`i${c}`} className={cellClass(r, c)} data-reason={reasonOf(r, c)}>
                       <input
                         aria-label={`Rule ${r + 1} ${inputs[c].name}`}
                         aria-invalid={problem ? 'true' : 'false'}

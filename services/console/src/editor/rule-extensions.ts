@@ -1,12 +1,13 @@
-import { StateEffect, StateField, type Extension } from '@codemirror/state';
+import { RangeSetBuilder, StateEffect, StateField, type Extension } from '@codemirror/state';
+import { Decoration, EditorView, type DecorationSet } from '@codemirror/view';
 import { forceLinting, linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { autocompletion, type CompletionContext, type CompletionResult } from '@codemirror/autocomplete';
-import type { EditorView } from '@codemirror/view';
 import type { ArbiterClient } from '@arbiter/sdk/client';
 import { LONGEST_PHRASE_WORDS, OPERATOR_START_WORDS, OPERATOR_SYMBOLS } from '@arbiter/rule-lang/operator-words';
 import { problemText } from '../lib/api.js';
 import { errorLocation, errorRange, ruleLanguage } from '../lib/rule-syntax.js';
 import { uncoveredConditionText } from '../lib/coverage.js';
+import type { ReasonMark } from '../lib/reasons.js';
 import type { OperatorsResponse, UncoveredCondition, ValidateHttpResponse, ValidateResponse } from '@arbiter/contracts';
 
 /** Pause after the last keystroke before the rule is sent to `/validate`. */
@@ -83,6 +84,44 @@ export function showUncovered(view: EditorView, uncovered: readonly UncoveredCon
   forceLinting(view);
 }
 
+/** Puts a run's deciding conditions on the rule editor (an empty list clears them). */
+export const setReasonMarks = StateEffect.define<readonly ReasonMark[]>();
+
+const holdsMark = Decoration.mark({ class: 'cm-reason cm-reason-true', attributes: { title: 'Decided the result: held' } });
+const failsMark = Decoration.mark({ class: 'cm-reason cm-reason-false', attributes: { title: 'Decided the result: did not hold' } });
+
+/** The marks of `marks` in `text`, in document order, each over its text from its line and column. */
+export function reasonDecorations(text: string, marks: readonly ReasonMark[]): DecorationSet {
+  const ranges = marks
+    .map((m) => {
+      const { from } = errorRange(text, { line: m.line, column: m.column });
+      return { from, to: Math.min(from + Math.max(m.text.length, 1), text.length), holds: m.holds };
+    })
+    .filter((r) => r.to > r.from)
+    .sort((a, b) => a.from - b.from || a.to - b.to);
+  const builder = new RangeSetBuilder<Decoration>();
+  for (const r of ranges) builder.add(r.from, r.to, r.holds ? holdsMark : failsMark);
+  return builder.finish();
+}
+
+/**
+ * The deciding conditions of the last run (green: held, red: did not), set by `setReasonMarks`
+ * and dropped as soon as the text changes (their places are the text's that ran).
+ */
+const reasonField = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(value, tr) {
+    for (const e of tr.effects) if (e.is(setReasonMarks)) value = reasonDecorations(tr.state.doc.toString(), e.value);
+    return tr.docChanged ? Decoration.none : value;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+
+/** Shows a run's deciding conditions in an editor made with `ruleExtensions`. */
+export function showReasonMarks(view: EditorView, marks: readonly ReasonMark[]): void {
+  view.dispatch({ effects: setReasonMarks.of(marks) });
+}
+
 /** Live diagnostics: `POST /validate`, debounced by CodeMirror's linter. */
 export function ruleLinter(api: ArbiterClient, onResult?: (reply: ValidateResponse | null) => void): Extension {
   return [
@@ -146,7 +185,7 @@ export function operatorCompletion(api: ArbiterClient): Extension {
   return autocompletion({ override: [source], activateOnTyping: true });
 }
 
-/** Everything the rule editor needs: language, live diagnostics, coverage underlines, completion. */
+/** Everything the rule editor needs: language, live diagnostics, coverage underlines, a run's deciding conditions, completion. */
 export function ruleExtensions(api: ArbiterClient, onValidate?: (reply: ValidateResponse | null) => void): Extension[] {
-  return [ruleLanguage, ruleLinter(api, onValidate), coverageMarks(), operatorCompletion(api)];
+  return [ruleLanguage, ruleLinter(api, onValidate), coverageMarks(), reasonField, operatorCompletion(api)];
 }

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { json } from '@codemirror/lang-json';
 import { useSession } from '../lib/session.js';
 import { uncoveredRows } from '../lib/coverage.js';
+import { nodeSentences, tableReasonMarks } from '../lib/reasons.js';
 import type { ArbiterClient } from '@arbiter/sdk/client';
 import type { FlowDefinition, FlowRecord, FlowRunResponse, FlowTableNode, FlowTableNodeRun } from '@arbiter/contracts';
 import { CodeEditor } from '../editor/CodeEditor.js';
@@ -92,10 +93,11 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
     if (!parsed.ok) return setError(new Error(parsed.error));
     try {
       const input = parsed.value as Record<string, unknown>;
-      if (stored) setResult(await api.flows.run(baseId, input));
+      // With reasons: each node says why it came out, a table node which rows and cells decided.
+      if (stored) setResult(await api.flows.run(baseId, input, { reasons: true }));
       else {
         if (!definition) throw new Error('The definition is not valid JSON');
-        setResult(await api.flows.test(definition, input));
+        setResult(await api.flows.test(definition, input, { reasons: true }));
       }
       setRan({ content: stored ? null : content, data });
     } catch (err) {
@@ -118,8 +120,9 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
   const tableRuns = new Map<string, TableRunView>(
     (stale ? [] : (result?.nodes ?? []))
       .filter((n): n is FlowTableNodeRun => 'type' in n && n.type === 'table')
-      .map((n) => [n.nodeId, { matched: n.matched, cells: n.cells }]),
+      .map((n) => [n.nodeId, { matched: n.matched, cells: n.cells, reasons: tableReasonMarks(n.reasons) }]),
   );
+  const sentences = stale || result === null ? [] : nodeSentences(result.nodes ?? []);
   /** The grid's edit, written back into the definition text (the JSON editor follows). */
   const setTable = (id: string, node: FlowTableNode) => {
     if (!definition) return;
@@ -197,6 +200,12 @@ function FlowEditor({ content, setContent, data, setData, baseId, readOnlyReason
             Result: <strong data-testid="run-value">{JSON.stringify(result.result)}</strong>
           </p>
           {result.error && <p className="error">{result.error}</p>}
+          {sentences.map((n) => (
+            <p key={n.nodeId} className="reasons-sentence" data-testid="reasons-sentence" data-node={n.nodeId} role="note">
+              <strong>{n.nodeId}: </strong>
+              {n.sentence}
+            </p>
+          ))}
           <p>Path: {path.join(' → ')}</p>
           {[...tableRuns].map(([id, t]) => (
             <p key={id} data-testid={`matched-${id}`}>

@@ -36,7 +36,7 @@ function PolicyEditor({ content, setContent, data, setData, baseId, readOnlyReas
     const parsed = parseData(data);
     if (!parsed.ok) return setError(new Error(parsed.error));
     try {
-      setStored(await api.policies.run(baseId, parsed.value as Record<string, unknown>));
+      setStored(await api.policies.run(baseId, parsed.value as Record<string, unknown>, { reasons: true }));
     } catch (err) {
       setError(err);
     }

@@ -8,6 +8,7 @@ import type { RecordsApi } from '@arbiter/sdk/client';
 import type { ShownImpact } from '../lib/impact.js';
 import { ImpactPanel, type ImpactEndpoints } from '../components/ImpactPanel.js';
 import { ShadowPanel, type ShadowEndpoints } from '../components/ShadowPanel.js';
+import { DecisionsPanel, type DecisionsEndpoints } from '../components/DecisionsPanel.js';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
 import { Link } from '../components/Link.js';
@@ -121,7 +122,7 @@ export function RecordPage<R extends AnyRecord>({
   renderEditor: (p: EditorSlotProps) => ReactNode;
   initialData: string;
 }) {
-  const { me } = useSession();
+  const { me, api } = useSession();
   const [records, setRecords] = useState<R[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -179,6 +180,14 @@ export function RecordPage<R extends AnyRecord>({
       stop: () => kind.endpoints.stopShadow(baseId),
     }),
     [baseId, kind],
+  );
+
+  const decisionsEndpoints = useMemo<DecisionsEndpoints>(
+    () => ({
+      page: (cursor) => api.decisions.list({ baseId, pageSize: 20 }).page(cursor),
+      saveAsTest: (decisionId, testName) => kind.endpoints.testFromDecision(baseId, { decisionId, name: testName }),
+    }),
+    [api, baseId, kind],
   );
 
   const act = async (what: () => Promise<string | null>) => {
@@ -395,6 +404,14 @@ export function RecordPage<R extends AnyRecord>({
         <ImpactPanel draftId={draftId} noun={kind.noun} endpoints={impactEndpoints} reloadKey={loadCount} />
       )}
       {records !== null && <ShadowPanel draftId={draftId} canEdit={can(me, 'edit')} endpoints={shadowEndpoints} reloadKey={loadCount} />}
+      {can(me, 'audit') && (
+        <DecisionsPanel
+          key={`decisions-${baseId}`}
+          endpoints={decisionsEndpoints}
+          // The draft now has the test: loaded again, so the tests panel shows it.
+          onSaved={(message) => void act(() => Promise.resolve(message))}
+        />
+      )}
       <section aria-label="Versions" className="versions">
         <h2>Versions</h2>
         <table className="list" data-testid="versions">

@@ -47,6 +47,11 @@ export function applyMasks(data: unknown, masks: CompiledMask): boolean {
   return masks.any === undefined && masks.named.size === 0 ? false : maskAt(data, masks);
 }
 
+/** Masks `value` in place with `tree`, the masks that apply at the place it was read from; answers whether anything was masked. */
+export function maskValue(value: unknown, tree: CompiledMask): boolean {
+  return maskAt(value, tree);
+}
+
 function maskAt(value: unknown, tree: CompiledMask): boolean {
   if (value === null || typeof value !== 'object') return false;
   const container = value as Record<string, unknown>;

@@ -5,14 +5,17 @@ import {
   type ArbiterEvent,
   type DecisionDropReason,
   type DecisionDropsReport,
+  type DecisionNodeReasons,
   type DecisionRecord,
   type FlowRunResponse,
   type Principal,
+  type Reasons,
 } from '@arbiter/contracts';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { v7 } from 'uuid';
 import { applyMasks } from './masks.js';
+import { maskReasons } from './reason-masks.js';
 import type { OrgRecording, RecordingSettings } from './settings.js';
 
 /** Options of {@link DecisionRecorder}. */
@@ -145,24 +148,36 @@ export class DecisionRecorder {
   policy(principal: Principal, ran: RanRecord, item: Uint8Array, answer: Uint8Array, workerMs: number): void {
     const at = Date.now();
     this.build(principal, ran, at, item, () => {
-      const body = JSON.parse(decoder.decode(answer)) as { result: boolean; outcomes?: Record<string, unknown>; errorCode?: string };
+      const body = JSON.parse(decoder.decode(answer)) as {
+        result: boolean;
+        outcomes?: Record<string, unknown>;
+        errorCode?: string;
+        reasons?: Reasons;
+      };
       return {
         result: body.result,
         outcomes: body.outcomes ?? {},
         errorCode: body.errorCode ?? null,
         durationUs: Math.round(workerMs * 1000),
+        // Present only when the run asked for them: recording never asks for reasons itself.
+        ...(body.reasons !== undefined ? { reasons: body.reasons } : {}),
       };
     });
   }
 
   /** Records an admitted flow run: its data and its response. */
   flow(principal: Principal, ran: RanRecord, item: Uint8Array, response: FlowRunResponse, ms: number): void {
-    this.build(principal, ran, Date.now(), item, () => ({
-      result: response.result,
-      path: response.path.map((step) => step.nodeId),
-      errorCode: response.errorCode ?? null,
-      durationUs: Math.round(ms * 1000),
-    }));
+    this.build(principal, ran, Date.now(), item, () => {
+      const nodeReasons: DecisionNodeReasons = [];
+      for (const node of response.nodes) if (node.reasons !== undefined) nodeReasons.push({ nodeId: node.nodeId, reasons: node.reasons });
+      return {
+        result: response.result,
+        path: response.path.map((step) => step.nodeId),
+        errorCode: response.errorCode ?? null,
+        durationUs: Math.round(ms * 1000),
+        ...(nodeReasons.length > 0 ? { nodeReasons } : {}),
+      };
+    });
   }
 
   /**
@@ -244,7 +259,7 @@ export class DecisionRecorder {
     ran: RanRecord,
     at: number,
     item: Uint8Array,
-    answer: () => Pick<DecisionRecord, 'result' | 'errorCode' | 'durationUs' | 'outcomes' | 'path'>,
+    answer: () => Pick<DecisionRecord, 'result' | 'errorCode' | 'durationUs' | 'outcomes' | 'path' | 'reasons' | 'nodeReasons'>,
   ): void {
     const done = this.settings
       .get(ran.orgId)
@@ -256,7 +271,15 @@ export class DecisionRecorder {
         const { input, masked } = maskItem(settings, ran.baseId, item);
         const decisionId = v7();
         const when = new Date(at).toISOString();
-        const record: DecisionRecord = {
+        const decided = answer();
+        // Reasons show values of the data: masked like it (nothing of the data was masked, nothing of them is).
+        if (masked) {
+          const roots = base !== undefined ? [settings.masks, base.masks] : [settings.masks];
+          if (decided.reasons !== undefined) decided.reasons = maskReasons(decided.reasons, roots);
+          if (decided.nodeReasons !== undefined)
+            decided.nodeReasons = decided.nodeReasons.map((n) => ({ nodeId: n.nodeId, reasons: maskReasons(n.reasons, roots) }));
+        }
+        let record: DecisionRecord = {
           decisionId,
           orgId: ran.orgId,
           at: when,
@@ -268,15 +291,24 @@ export class DecisionRecorder {
           caller: { userId: principal.userId, ...(principal.apiKeyId !== undefined ? { apiKeyId: principal.apiKeyId } : {}) },
           input,
           masked,
-          ...answer(),
+          ...decided,
         };
         const resource = { type: ran.kind, id: ran.recordId, baseId: ran.baseId };
-        const event = newEvent('decided', { orgId: ran.orgId, ...record.caller }, resource, record, { at: when, eventId: decisionId });
+        const eventOf = (r: DecisionRecord) => newEvent('decided', { orgId: ran.orgId, ...r.caller }, resource, r, { at: when, eventId: decisionId });
+        let event = eventOf(record);
         // Measured as published: numbers can grow when written again (9e20 is 900000000000000000000).
-        const json = JSON.stringify(event);
+        let json = JSON.stringify(event);
         const max = this.opts.maxRecordBytes?.();
         // A UTF-16 code unit is at most 3 UTF-8 bytes: most records are counted without encoding them.
-        if (max !== undefined && json.length > max / 3 && Buffer.byteLength(json) > max) {
+        const tooLarge = (text: string) => max !== undefined && text.length > max / 3 && Buffer.byteLength(text) > max;
+        if (tooLarge(json) && (record.reasons !== undefined || record.nodeReasons !== undefined)) {
+          // The decision is kept without its reasons rather than dropped.
+          const { reasons: _reasons, nodeReasons: _nodeReasons, ...bare } = record;
+          record = { ...bare, reasonsLeftOut: true };
+          event = eventOf(record);
+          json = JSON.stringify(event);
+        }
+        if (tooLarge(json)) {
           this.logger.warn(
             { decisionId, orgId: ran.orgId, baseId: ran.baseId, bytes: Buffer.byteLength(json), maxBytes: max },
             'decision record larger than the bus takes: dropped (too_large)',
