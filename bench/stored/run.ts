@@ -1,13 +1,15 @@
 /**
  * `npm run bench:stored`: `POST /run/policy/{baseId}` (a stored, published policy resolved from the
  * Redis runnable index) beside `POST /run` with the same rule text, through the same full stack
- * (gateway → NATS → execution → worker) in the same run. Prints requests/s, p50 and p99 of each,
- * the ratio (target >= 90 %), and the PostgreSQL transactions of the stack's database during the
- * load (target 0). The two loads alternate in rounds so background load drifts hit both alike.
- * Needs the built services.
+ * (gateway → NATS → execution → worker) in the same run, and the as-of run
+ * `POST /run/policy/{baseId}?asOf=` (the version runnable at an earlier instant, picked from the
+ * base's timeline in the index; docs/design/timeline.md) beside the plain run by base id. Prints
+ * requests/s, p50 and p99 of each, the ratios (target >= 90 % each), and the PostgreSQL
+ * transactions of the stack's database during the load (target 0). The loads alternate in rounds
+ * so background load drifts hit them alike. Needs the built services.
  */
 
-import { PolicyRecord, PolicyUpdateReply, RegistrySubject, type Principal } from '@arbiter/contracts';
+import { PolicyDraftReply, PolicyRecord, PolicyUpdateReply, RegistrySubject, type Principal } from '@arbiter/contracts';
 import { connectBus, createLogger } from '@arbiter/service-kit';
 import pg from 'pg';
 import { PG_ADMIN_URL, startStack } from '../../test/e2e/harness.js';
@@ -77,6 +79,14 @@ async function main(): Promise<void> {
         timeoutMs: 20_000,
       })
     ).record;
+    // A second version, so the as-of run picks an earlier one from the timeline.
+    const next = await bus.request(RegistrySubject.policyDraft, { principal, policyId: v1.policyId }, PolicyDraftReply, { timeoutMs: 20_000 });
+    const v2 = (
+      await bus.request(RegistrySubject.policyUpdate, { principal, policyId: next.record.policyId, status: 'published' }, PolicyUpdateReply, {
+        timeoutMs: 20_000,
+      })
+    ).record;
+    const asOf = new Date(Date.parse(v1.publishedAt!) + Math.floor((Date.parse(v2.publishedAt!) - Date.parse(v1.publishedAt!)) / 2));
 
     const auth = { 'x-api-key': stack.adminKey };
     const adhocUrl = `${stack.baseUrl}/run`;
@@ -84,11 +94,14 @@ async function main(): Promise<void> {
     const storedUrl = `${stack.baseUrl}/run/policy/${v1.baseId}`;
     const storedBody = JSON.stringify(LICENCE_DATA);
     await checkAnswer(adhocUrl, adhocBody, auth, { result: true });
-    await checkAnswer(storedUrl, storedBody, auth, { result: true, policyId: v1.policyId, version: 1 });
+    await checkAnswer(storedUrl, storedBody, auth, { result: true, policyId: v2.policyId, version: 2 });
+    const asOfUrl = `${storedUrl}?asOf=${encodeURIComponent(asOf.toISOString())}`;
+    await checkAnswer(asOfUrl, storedBody, auth, { result: true, policyId: v1.policyId, version: 1 });
 
     // Warm-up: JIT, connection pools, every worker's compile cache, the key cache.
     await measure('warm-up', { url: adhocUrl, body: adhocBody, headers: auth }, { duration: 2 });
     await measure('warm-up', { url: storedUrl, body: storedBody, headers: auth }, { duration: 2 });
+    await measure('warm-up', { url: asOfUrl, body: storedBody, headers: auth }, { duration: 2 });
 
     const ops = stack.opsUrl('execution');
     const fromRegistry = await metricSum(ops, 'arbiter_exec_resolutions_total', 'source="registry"');
@@ -97,26 +110,32 @@ async function main(): Promise<void> {
     const before = await xacts();
     const adhocRounds: Measured[] = [];
     const storedRounds: Measured[] = [];
+    const asOfRounds: Measured[] = [];
     const slice = Math.max(1, Math.round(DURATION_S / ROUNDS));
     for (let round = 0; round < ROUNDS; round++) {
       adhocRounds.push(await measure('ad hoc', { url: adhocUrl, body: adhocBody, headers: auth }, { duration: slice }));
       storedRounds.push(await measure('stored', { url: storedUrl, body: storedBody, headers: auth }, { duration: slice }));
+      asOfRounds.push(await measure('as of', { url: asOfUrl, body: storedBody, headers: auth }, { duration: slice }));
     }
     await new Promise((r) => setTimeout(r, PG_STATS_SETTLE_MS));
     const pgDelta = (await xacts()) - before;
     const adhoc = combineRounds('POST /run (rule in the body)', adhocRounds);
     const stored = combineRounds('POST /run/policy/{baseId} (stored)', storedRounds);
+    const asOfRun = combineRounds('POST /run/policy/{baseId}?asOf= (as of)', asOfRounds);
     const misses = (await metricSum(ops, 'arbiter_exec_resolutions_total', 'source="registry"')) - fromRegistry;
     const storedCompiles = (await metricSum(ops, 'arbiter_exec_compiles_total')) - compiles;
-    await checkAnswer(storedUrl, storedBody, auth, { result: true, policyId: v1.policyId });
+    await checkAnswer(storedUrl, storedBody, auth, { result: true, policyId: v2.policyId });
+    await checkAnswer(asOfUrl, storedBody, auth, { result: true, policyId: v1.policyId });
 
     const ratio = stored.rps / adhoc.rps;
+    const asOfRatio = asOfRun.rps / stored.rps;
     console.log(`\n7-rule policy, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${slice} s each, trace on, same stack\n`);
-    for (const m of [adhoc, stored]) console.log(formatRow(m));
+    for (const m of [adhoc, stored, asOfRun]) console.log(formatRow(m));
     console.log('');
     console.log(`stored / ad hoc throughput:                    ${(ratio * 100).toFixed(1)} %   (target >= 90 %)`);
+    console.log(`as of / stored throughput:                     ${(asOfRatio * 100).toFixed(1)} %   (target >= 90 %)`);
     console.log(
-      `PostgreSQL transactions during the load:       ${pgDelta}   (target 0; ${Math.round(stored.rps * slice * ROUNDS)} stored runs)`,
+      `PostgreSQL transactions during the load:       ${pgDelta}   (target 0; ${Math.round((stored.rps + asOfRun.rps) * slice * ROUNDS)} stored and as-of runs)`,
     );
     console.log(
       '  (the key-usage flush, one UPDATE per KEY_USAGE_FLUSH_MS whatever the request count, is set to 10 min: out of this window)',
@@ -124,13 +143,14 @@ async function main(): Promise<void> {
     console.log(`runnable-index misses (registry resolves):      ${misses}`);
     console.log(`worker compiles during the load:                ${storedCompiles}`);
     const date = new Date().toISOString();
-    for (const m of [adhoc, stored]) console.log(jsonLine('stored', m, date));
-    reportFailures([adhoc, stored]);
+    for (const m of [adhoc, stored, asOfRun]) console.log(jsonLine('stored', m, date));
+    reportFailures([adhoc, stored, asOfRun]);
     console.log(
       JSON.stringify({
         bench: 'stored',
         name: 'ratio',
         storedOverAdhoc: Number(ratio.toFixed(3)),
+        asOfOverStored: Number(asOfRatio.toFixed(3)),
         pgTransactions: pgDelta,
         indexMisses: misses,
         compiles: storedCompiles,

@@ -185,6 +185,27 @@ export const TraceQuery = z.object({
 });
 export type TraceQuery = z.infer<typeof TraceQuery>;
 
+/** Query of the runs by base id (`POST /run/policy/{baseId}`, `/run/flow/{baseId}` and their `/batch`): {@link TraceQuery} and the run's instants. */
+export const ByBaseQuery = TraceQuery.extend({
+  asOf: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe(
+      'Run the version that was runnable at this instant (schedules, rollbacks and cancellations counted), evaluated at it unless `now` is given; ' +
+        '404 before the first version took effect (docs/api.md#scheduled-versions-as-of-runs-and-rollback)',
+    ),
+  now: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('The evaluation clock (`now()` in the rule); it also picks the version in effect at it. Default: the current time'),
+});
+export type ByBaseQuery = z.infer<typeof ByBaseQuery>;
+
+/** The run's instants a {@link ByBaseQuery} gives, as `RunSpec` fields. */
+export function instantsOf(q: { asOf?: string | undefined; now?: string | undefined } | undefined): { asOf?: string; now?: string } {
+  return { ...(q?.asOf !== undefined ? { asOf: q.asOf } : {}), ...(q?.now !== undefined ? { now: q.now } : {}) };
+}
+
 /** Whether a run with query `q` builds its trace (on unless `?trace=false`). */
 export function traceOf(q: TraceQuery | undefined): boolean {
   return tracesOf(q?.trace === undefined ? undefined : { trace: q.trace === 'true' });

@@ -30,6 +30,7 @@ export const EVENT_KINDS = [
   'webhook disabled',
   'shadow started',
   'shadow stopped',
+  'schedule cancelled',
 ] as const;
 
 /** What an event is about. */

@@ -83,8 +83,16 @@ export const EventDetails = {
   'approval requested': z.object({ requestId: RequestId, contentHash: z.string() }),
   approved: z.object({ requestId: RequestId, comment: z.string().optional() }),
   rejected: z.object({ requestId: RequestId, comment: z.string().optional() }),
-  /** The version made; `requestId` when it was published through a review. */
-  published: z.object({ version: z.number().int(), requestId: RequestId.optional() }),
+  /**
+   * The version made; `requestId` when it was published through a review; `effectiveFrom` when it
+   * was scheduled for a later instant; `rollbackOf` when it brings back an earlier version's content.
+   */
+  published: z.object({
+    version: z.number().int(),
+    requestId: RequestId.optional(),
+    effectiveFrom: z.iso.datetime().optional(),
+    rollbackOf: z.number().int().optional(),
+  }),
   /** A member added to a group, or a user given a role (`added` when they were not a member). */
   assigned: z.union([z.object({ memberId: z.string(), memberType: MemberType }), z.object({ role: Role, added: z.boolean() })]),
   executed: ExecutedDetails,
@@ -152,6 +160,8 @@ export const EventDetails = {
     compared: z.number().int(),
     changed: z.number().int(),
   }),
+  /** A scheduled version was cancelled before its instant (docs/design/timeline.md): it never runs by base id. */
+  'schedule cancelled': z.object({ version: z.number().int(), effectiveFrom: z.iso.datetime() }),
 } as const satisfies { readonly [K in EventKind]: z.ZodType };
 
 /** The `details` of a `K` event. */

@@ -56,6 +56,8 @@ export const EvalGroup = z.strictObject({
     .max(EXEC_BATCH_MAX_ITEMS)
     .optional(),
   requestId: z.string().max(200).optional(),
+  /** A stored run by base id: the version runnable at this instant, evaluated at it unless `now` is given (docs/design/timeline.md). */
+  asOf: z.iso.datetime({ offset: true }).optional(),
   /**
    * A replay of recorded decisions (impact analysis; stored policy runs only): run at `now`, as the
    * caller's low-priority work, not counted or recorded; an answer that read a masked (`"***"`)

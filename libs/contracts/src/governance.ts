@@ -2,7 +2,7 @@ import { CoverageSummary } from './coverage.js';
 import { ImpactReport } from './decisions.js';
 import { z } from 'zod';
 import { Principal } from './principal.js';
-import { FlowRecord, PolicyRecord, RecordIdParam, RecordReview, StaticCheckWarning } from './registry.js';
+import { EffectiveFrom, FlowRecord, PolicyRecord, RecordIdParam, RecordReview, StaticCheckWarning } from './registry.js';
 import { RunnableKind } from './runnable-index.js';
 import { ShadowSummary } from './shadow.js';
 
@@ -92,6 +92,7 @@ export type ReviewDecisionBody = z.infer<typeof ReviewDecisionBody>;
 /** Body of `POST .../review/publish`: all optional; an empty body is `{}`. Unknown keys are rejected. */
 export const ReviewPublishBody = z.strictObject({
   requestId: z.uuid().optional().describe('The request the caller saw; 409 `conflict` when it is not the latest'),
+  effectiveFrom: EffectiveFrom.optional(),
 });
 export type ReviewPublishBody = z.infer<typeof ReviewPublishBody>;
 

@@ -45,6 +45,12 @@ export const RegistrySubject = {
   flowListDeleted: 'registry.flow.listDeleted',
   /** Runs the saved tests of a draft or version with coverage (`TestRunRequest` → `TestRunReport`). */
   flowTestRun: 'registry.flow.testRun',
+  /** Publishes an earlier version's content again as the next version (`RollbackRequest` → record). */
+  policyRollback: 'registry.policy.rollback',
+  flowRollback: 'registry.flow.rollback',
+  /** Cancels a scheduled version before its instant (`ScheduleCancelRequest` → record). */
+  policyScheduleCancel: 'registry.policy.scheduleCancel',
+  flowScheduleCancel: 'registry.flow.scheduleCancel',
   groupCreate: 'registry.group.create',
   groupGet: 'registry.group.get',
   groupUpdate: 'registry.group.update',
@@ -171,7 +177,32 @@ const recordMeta = {
     .describe(
       'Who changed the content since the last published version (a version: of the draft it was); none of them may approve it under governance',
     ),
+  effectiveFrom: z.iso
+    .datetime()
+    .nullable()
+    .optional()
+    .describe('Versions (on `GET …/versions`): when it becomes or became the runnable version (its schedule, else its publish instant)'),
+  effectiveUntil: z.iso
+    .datetime()
+    .nullable()
+    .optional()
+    .describe('Versions (on `GET …/versions`): when a later-effective version took or takes over; null while none does'),
+  cancelled: z.boolean().optional().describe('Versions (on `GET …/versions`): its schedule was cancelled before it started; it never runs by base id'),
+  rollbackOf: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe('Versions (on `GET …/versions`): the earlier version whose content this one brought back (`POST …/rollback`)'),
 };
+
+/**
+ * When a published version becomes the base's runnable version (docs/design/timeline.md): an ISO
+ * instant with offset, later than the registry's clock (400 otherwise). Absent: at once.
+ */
+export const EffectiveFrom = z.iso
+  .datetime({ offset: true })
+  .describe('Publish only: when the new version becomes the runnable version (a future instant; docs/api.md#scheduled-versions-as-of-runs-and-rollback)');
 
 /** A policy draft or version (docs/api.md#policies-and-flows). */
 export const PolicyRecord = z.object({ policyId: z.uuid(), ...recordMeta, rule: z.string(), tests: z.array(PolicyTest) });
@@ -213,6 +244,7 @@ export type CreatePolicyBody = z.infer<typeof CreatePolicyBody>;
  */
 export const UpdatePolicyBody = z.strictObject({
   status: RecordStatus,
+  effectiveFrom: EffectiveFrom.optional(),
   name: Name.optional(),
   description: Description.optional(),
   rule: RuleText.optional(),
@@ -234,6 +266,7 @@ export type CreateFlowBody = z.infer<typeof CreateFlowBody>;
 /** Body of `PUT /flow/{flowId}`; as {@link UpdatePolicyBody}. Unknown keys are rejected. */
 export const UpdateFlowBody = z.strictObject({
   status: RecordStatus,
+  effectiveFrom: EffectiveFrom.optional(),
   name: Name.optional(),
   description: Description.optional(),
   definition: FlowDefinition.optional(),
@@ -430,6 +463,21 @@ export type FlowIdRequest = z.input<typeof FlowIdRequest>;
 export const FlowVersionsRequest = z.strictObject({ ...withPrincipal, flowId: RecordIdParam, ...VersionsQuery.shape });
 export type FlowVersionsRequest = z.input<typeof FlowVersionsRequest>;
 
+/** Body of `POST /policy/{baseId}/rollback` and `POST /flow/{baseId}/rollback`. Unknown keys are rejected. */
+export const RollbackBody = z.strictObject({
+  toVersion: z.number().int().min(1).max(2 ** 31 - 1).describe('The earlier version whose content becomes runnable again'),
+  effectiveFrom: EffectiveFrom.optional(),
+});
+export type RollbackBody = z.infer<typeof RollbackBody>;
+/** Request of `registry.policy.rollback` / `registry.flow.rollback`. */
+export const RollbackRequest = z.strictObject({ ...withPrincipal, baseId: RecordIdParam, ...RollbackBody.shape });
+export type RollbackRequest = z.input<typeof RollbackRequest>;
+/** Path of `DELETE /{kind}/{baseId}/schedule/{version}`. */
+export const ScheduleParams = z.object({ baseId: RecordIdParam, version: z.coerce.number().int().min(1).max(2 ** 31 - 1) });
+/** Request of `registry.policy.scheduleCancel` / `registry.flow.scheduleCancel`. */
+export const ScheduleCancelRequest = z.strictObject({ ...withPrincipal, baseId: RecordIdParam, version: z.number().int().min(1) });
+export type ScheduleCancelRequest = z.input<typeof ScheduleCancelRequest>;
+
 /** Request of `registry.policy.list`, `registry.flow.list` and `registry.group.list`. */
 export const ListRequest = z.strictObject({ ...withPrincipal, ...ListQuery.shape });
 export type ListRequest = z.input<typeof ListRequest>;
@@ -449,6 +497,8 @@ export const ResolveRequest = z
     baseId: RecordIdParam.optional(),
     recordId: RecordIdParam.optional(),
     version: z.number().int().min(1).optional(),
+    /** A run by base id without `version`: the instant whose runnable version it uses (its `asOf`, else its `now`); absent: the current time. */
+    at: z.iso.datetime({ offset: true }).optional(),
   })
   .refine((r) => (r.baseId === undefined) !== (r.recordId === undefined), 'must give exactly one of `baseId` and `recordId`')
   .refine((r) => r.version === undefined || r.baseId !== undefined, '`version` needs `baseId`');
@@ -488,6 +538,8 @@ export const PublishReviewedRequest = z.strictObject({
   recordId: RecordIdParam,
   expectedContentHash: z.string().min(1).max(128),
   reviewRequestId: z.uuid(),
+  /** When the new version becomes the runnable version (docs/design/timeline.md); absent: at once. */
+  effectiveFrom: EffectiveFrom.optional(),
 });
 export type PublishReviewedRequest = z.input<typeof PublishReviewedRequest>;
 /** Reply of `registry.policy.publishReviewed`. */

@@ -67,6 +67,11 @@ export interface RunSpec {
   now?: string;
   /** Each item's evaluation clock instead (a replay of decisions made at different times): one per item. */
   nows?: readonly string[];
+  /**
+   * A stored run by base id: run the version that was runnable at this instant (ISO 8601 with
+   * offset; docs/design/timeline.md), evaluated at it unless `now` is given too.
+   */
+  asOf?: string;
   /** The HTTP request id, forwarded so logs can be followed across services. */
   requestId?: string;
   /** A replay of recorded decisions (impact analysis): low priority, not counted or recorded, masked reads reported. */
@@ -129,7 +134,7 @@ export function runFlagsOf(source: Readonly<Partial<Record<FlagKey, unknown>>> |
 }
 
 /** What a door passes along with a run it forwards: the parts of a {@link RunSpec} that are not what runs. */
-export type RunOptions = Pick<RunSpec, 'trace' | 'requestId' | 'traceBytes' | 'flags'>;
+export type RunOptions = Pick<RunSpec, 'trace' | 'requestId' | 'traceBytes' | 'flags' | 'asOf' | 'now'>;
 
 /** Each item's share of a batch call's trace bytes: `batchTraceBytes / items`, at least {@link RUN_DEFAULTS}.minItemTraceBytes. */
 export function itemTraceBytes(items: number, batchTraceBytes: number = RUN_DEFAULTS.batchTraceBytes): number {

@@ -29,8 +29,40 @@ export function runnableRecordKey(prefix: string, kind: RunnableKind, recordId: 
 
 const Rev = z.number().int().min(1);
 
+/** Most entries a base's {@link VersionTimeline} keeps: the latest effective instants (older as-of runs answer 404). */
+export const TIMELINE_MAX_ENTRIES = 100;
+
 /**
- * A base: its current runnable record (the latest version, else the draft) with the hashes a
+ * One version on a base's timeline (docs/design/timeline.md): it is the base's runnable version
+ * from `from` (epoch ms: its schedule, else its publish instant) until a later entry's instant.
+ * `rollbackOf`: the earlier version whose content it brings back.
+ */
+export const TimelineEntry = z.object({
+  version: z.number().int().min(1),
+  recordId: z.string(),
+  from: z.number().int(),
+  rollbackOf: z.number().int().min(1).optional(),
+});
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+
+/**
+ * The versions of a base in the order they take effect (`from` ascending, then version), without
+ * cancelled ones; at most {@link TIMELINE_MAX_ENTRIES} (the latest). `@arbiter/run` `timelinePick`
+ * chooses from it.
+ */
+export const VersionTimeline = z.array(TimelineEntry).max(TIMELINE_MAX_ENTRIES);
+export type VersionTimeline = z.infer<typeof VersionTimeline>;
+
+/**
+ * Key of a base's whole timeline (a {@link VersionTimeline}, JSON), written with its entries for
+ * as-of runs; the base entry carries it as `timeline` only while a version waits for its instant.
+ */
+export function runnableTimelineKey(prefix: string, kind: RunnableKind, baseId: string): string {
+  return `${prefix}:runnable:${kind}:timeline:${baseId}`;
+}
+
+/**
+ * A base: its current runnable record (the version in effect, else the draft) with the hashes a
  * worker caches by, and the id of every version (`versions["3"]` → record id) for pinned runs.
  */
 export const RunnableBaseEntry = z.discriminatedUnion('state', [
@@ -48,6 +80,11 @@ export const RunnableBaseEntry = z.discriminatedUnion('state', [
     versions: z.record(z.string(), z.string()),
     /** The base's running shadow candidate (docs/design/shadow-runs.md); absent without one. */
     shadow: ShadowIndexEntry.optional(),
+    /**
+     * Present while a scheduled version waits for its instant: the whole timeline, so a run picks
+     * by its own clock (`recordId` is then the version runnable when the entry was written).
+     */
+    timeline: VersionTimeline.optional(),
   }),
   z.object({ state: z.literal('deleted'), rev: Rev, orgId: z.string(), baseId: z.string() }),
 ]);

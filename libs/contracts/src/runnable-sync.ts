@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
+import { VersionTimeline } from './runnable-index.js';
 import { Principal } from './principal.js';
 
 /**
@@ -108,9 +109,11 @@ export type RunnableFlow = z.infer<typeof RunnableFlow>;
 
 /**
  * Everything a runtime holds of one base, replacing what it held before: the current runnable
- * record (the latest version, else the draft) and, for a policy, the records the selected flows
+ * record (the version in effect, else the draft) and, for a policy, the records the selected flows
  * pin (by `version` or exact `policyId`). `selected`: the base is in the selection itself, not only
- * named by a selected flow.
+ * named by a selected flow. A base whose versions sit on a timeline (docs/design/timeline.md) also
+ * carries `timeline` (the entry in effect and those ahead) and `scheduled` (the records ahead): the
+ * runtime picks by its clock, with no request at the instant.
  */
 export const RunnableBase = z.discriminatedUnion('kind', [
   z.object({
@@ -119,8 +122,17 @@ export const RunnableBase = z.discriminatedUnion('kind', [
     selected: z.boolean(),
     current: RunnablePolicy,
     pinned: z.array(RunnablePolicy),
+    timeline: VersionTimeline.optional(),
+    scheduled: z.array(RunnablePolicy).optional(),
   }),
-  z.object({ kind: z.literal('flow'), baseId: z.uuid(), selected: z.boolean(), current: RunnableFlow }),
+  z.object({
+    kind: z.literal('flow'),
+    baseId: z.uuid(),
+    selected: z.boolean(),
+    current: RunnableFlow,
+    timeline: VersionTimeline.optional(),
+    scheduled: z.array(RunnableFlow).optional(),
+  }),
 ]);
 export type RunnableBase = z.infer<typeof RunnableBase>;
 

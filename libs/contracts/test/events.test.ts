@@ -72,6 +72,8 @@ const EXAMPLES: TypedEvent[] = [
     { type: 'webhook', id: 'w-1' },
     { reason: 'gone', url: 'https://ci.example.com/h' },
   ),
+  newEvent('published', by, record, { version: 4, rollbackOf: 2, effectiveFrom: '2026-12-24T00:00:00.000Z' }),
+  newEvent('schedule cancelled', by, record, { version: 4, effectiveFrom: '2026-12-24T00:00:00.000Z' }),
   newEvent('decided', { orgId: RECORD.orgId, ...RECORD.caller }, record, RECORD, {
     eventId: RECORD.decisionId,
     at: RECORD.at,

@@ -27,3 +27,4 @@ export {
 } from './answer.js';
 export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { DRAFT_07, DRAFT_2020, schemaAjv, type SchemaAjv, type SchemaDialect } from './schema/ajv.js';
+export { instantOf, timelinePick, timelineUntil } from './versions/timeline.js';

@@ -22,6 +22,7 @@ export {
   type ArbiterOptions,
   type CallOptions,
   type RunOptions,
+  type BaseRunOptions,
   type PageOptions,
   type UpdateResult,
   type ImpactOptions,

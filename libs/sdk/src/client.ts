@@ -94,6 +94,16 @@ export type ArbiterOptions = {
  */
 export type RunOptions = { trace?: boolean } & RunFlags;
 
+/**
+ * A run by base id's switches, and its instants (docs/api.md#scheduled-versions-as-of-runs-and-rollback):
+ * `asOf` runs the version runnable at that instant, evaluated at it unless `now` is given; `now`
+ * sets the evaluation clock and picks the version in effect at it. ISO 8601 with an offset.
+ */
+export interface BaseRunOptions extends RunOptions {
+  asOf?: string;
+  now?: string;
+}
+
 /** Page size of a list walk (`limit`, 1–200; default 50). */
 export interface PageOptions {
   pageSize?: number;
@@ -133,9 +143,10 @@ class Api {
   }
 
   /** A run: changes nothing, so it is retried like a GET. */
-  protected async runAt<T>(path: string, body: unknown, opts?: RunOptions): Promise<T> {
+  protected async runAt<T>(path: string, body: unknown, opts?: BaseRunOptions): Promise<T> {
     let query: Record<string, string> | undefined;
-    // The trace is on by default, so only `false` is sent; a flag that is a switch is off by default, so only `true` is.
+    // The trace is on by default, so only `false` is sent; a flag that is a switch is off by default, so only `true` is;
+    // the instants of a run by base id (`asOf`, `now`) go as they are.
     for (const [key, value] of Object.entries(opts ?? {})) {
       if (value === undefined || (key === 'trace' ? value !== false : value === false)) continue;
       (query ??= {})[key] = String(value);
@@ -276,6 +287,16 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
    * cover (a policy's conditions, a flow's table rows and edges) with what they leave uncovered.
    * It changes nothing, so it is retried like a run.
    */
+  /** `POST /{noun}/{baseId}/rollback`: publishes version `toVersion`'s content again as the next version, at once or at `effectiveFrom`. */
+  async rollback(baseId: string, toVersion: number, opts: { effectiveFrom?: string } = {}): Promise<R> {
+    return this.sendJson<R>('POST', `/${this.noun}/${segment(baseId)}/rollback`, { toVersion, ...opts });
+  }
+
+  /** `DELETE /{noun}/{baseId}/schedule/{version}`: cancels a version's schedule before its instant; answers the version. */
+  async cancelSchedule(baseId: string, version: number): Promise<R> {
+    return this.sendJson<R>('DELETE', `/${this.noun}/${segment(baseId)}/schedule/${version}`);
+  }
+
   async runTests(baseId: string, opts: TestRunOptions = {}): Promise<TestRunReport> {
     const query = opts.version !== undefined ? { version: opts.version } : undefined;
     const path = `/${this.noun}/${segment(baseId)}/tests/run`;
@@ -291,8 +312,8 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
     return this.sendJson('POST', `/${this.noun}/${segment(id)}/tests/from-decision`, body);
   }
 
-  /** `POST /run/{noun}/{baseId}`: runs the base's current runnable record. */
-  run(baseId: string, data: Record<string, unknown>, opts?: RunOptions): Promise<Run> {
+  /** `POST /run/{noun}/{baseId}`: runs the base's version in effect (at `opts.asOf` or `opts.now` when given). */
+  run(baseId: string, data: Record<string, unknown>, opts?: BaseRunOptions): Promise<Run> {
     return this.runAt(`/run/${this.noun}/${segment(baseId)}`, data, opts);
   }
 
@@ -302,7 +323,7 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
   }
 
   /** `POST /run/{noun}/{baseId}/batch`: each item as `run` would answer it, in order. */
-  runBatch(baseId: string, items: Array<Record<string, unknown>>, opts?: RunOptions): Promise<Batch> {
+  runBatch(baseId: string, items: Array<Record<string, unknown>>, opts?: BaseRunOptions): Promise<Batch> {
     return this.runAt(`/run/${this.noun}/${segment(baseId)}/batch`, { items }, opts);
   }
 

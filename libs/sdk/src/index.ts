@@ -5,5 +5,5 @@
  */
 export { Arbiter } from './arbiter.js';
 export * from './client-entry.js';
-export type { LocalOptions, LocalRuntime, LocalStats } from './local/runtime.js';
+export type { LocalOptions, LocalRunOptions, LocalRuntime, LocalStats } from './local/runtime.js';
 export type { LocalCacheStore } from './local/cache.js';

@@ -14,8 +14,8 @@ import { encodeFrame, frameHeader, type FrameItem } from './frame.js';
 
 /** Bytes kept free in a frame for its header's fixed parts, principals and offsets. */
 const HEADER_ROOM = 8192;
-/** Bytes a group's header entry takes at most, besides its rule. */
-const GROUP_BYTES = 256;
+/** Bytes a group's header entry takes at most, besides its rule (its clocks `now` and `asOf` included). */
+const GROUP_BYTES = 320;
 /** Bytes an item's clock takes in its group's `nows`, at most (an ISO 8601 time with an offset, quoted, and a comma). */
 const NOW_BYTES = 40;
 /** Max payload assumed before the server has said (NATS's default). */
@@ -108,6 +108,7 @@ class FrameBuilder {
       ...(spec.flags !== undefined ? { flags: spec.flags } : {}),
       ...(spec.now !== undefined ? { now: spec.now } : {}),
       ...(spec.nows !== undefined ? { nows: spec.nows.slice(from, to) } : {}),
+      ...(spec.asOf !== undefined ? { asOf: spec.asOf } : {}),
       ...(spec.requestId !== undefined ? { requestId: spec.requestId } : {}),
       ...(spec.replay === true ? { replay: true } : {}),
       timeoutMs: spec.timeoutMs,

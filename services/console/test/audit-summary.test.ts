@@ -34,6 +34,12 @@ describe('audit summaries', () => {
     );
     expect(say({ kind: 'rejected', actor: { userId: 'pat' }, details: {} })).toBe('pat rejected policy “Free shipping”');
     expect(say({ kind: 'published', details: { version: 3 } })).toBe('alice published policy “Free shipping” as version 3');
+    expect(say({ kind: 'published', details: { version: 4, rollbackOf: 2, effectiveFrom: '2027-01-01T00:00:00.000Z' } })).toBe(
+      'alice published policy “Free shipping” as version 4 (rollback to version 2), in effect from 2027-01-01T00:00:00.000Z',
+    );
+    expect(say({ kind: 'schedule cancelled', details: { version: 4, effectiveFrom: '2027-01-01T00:00:00.000Z' } })).toBe(
+      'alice cancelled the schedule of policy “Free shipping” version 4',
+    );
     expect(say({ kind: 'deleted' })).toBe('alice deleted policy “Free shipping”');
     expect(say({ kind: 'assigned', resource: { type: 'user', id: 'bob' }, details: { role: 'publisher', added: true } })).toBe(
       'alice added member bob as publisher',

@@ -89,6 +89,8 @@ class StubRegistry implements RegistryClient {
     restore: (...a) => this.act('policies.restore', a, version),
     listDeleted: (...a) => this.act('policies.listDeleted', a, { items: [], nextCursor: null }),
     testRun: (...a) => this.act('policies.testRun', a, testReport),
+    rollback: (...a) => this.act('policies.rollback', a, version),
+    cancelSchedule: (...a) => this.act('policies.cancelSchedule', a, version),
   };
   readonly flows: RegistryClient['flows'] = {
     create: (...a) => this.act('flows.create', a, flow),
@@ -101,6 +103,8 @@ class StubRegistry implements RegistryClient {
     restore: (...a) => this.act('flows.restore', a, flow),
     listDeleted: (...a) => this.act('flows.listDeleted', a, { items: [], nextCursor: null }),
     testRun: (...a) => this.act('flows.testRun', a, testReport),
+    rollback: (...a) => this.act('flows.rollback', a, flow),
+    cancelSchedule: (...a) => this.act('flows.cancelSchedule', a, flow),
   };
   /** Static checks: answered without recording a call (they ride along with saves and `/validate`). */
   checksFail = false;

@@ -57,7 +57,7 @@ export interface RegistryPort {
   publishCheck(p: Principal, kind: RunnableKind, recordId: string, requestId?: string, minCoverage?: number): Promise<PublishCheckReply>;
   /** Why a flow draft could not be published as reviewed text (its policy nodes naming drafts); empty when it could. */
   flowReviewProblems(p: Principal, recordId: string, requestId?: string): Promise<ErrorReason[]>;
-  /** Publishes the draft when its content hash is still `expectedContentHash` (else `review_stale`). */
+  /** Publishes the draft when its content hash is still `expectedContentHash` (else `review_stale`), at once or at `effectiveFrom`. */
   publishReviewed(
     p: Principal,
     kind: RunnableKind,
@@ -65,6 +65,7 @@ export interface RegistryPort {
     expectedContentHash: string,
     reviewRequestId: string,
     requestId?: string,
+    effectiveFrom?: string,
   ): Promise<PublishedView>;
 }
 
@@ -150,8 +151,15 @@ export class NatsRegistryPort implements RegistryPort {
     expectedContentHash: string,
     reviewRequestId: string,
     requestId?: string,
+    effectiveFrom?: string,
   ): Promise<PublishedView> {
-    const payload = { principal: p, recordId, expectedContentHash, reviewRequestId } satisfies PublishReviewedRequest;
+    const payload = {
+      principal: p,
+      recordId,
+      expectedContentHash,
+      reviewRequestId,
+      ...(effectiveFrom !== undefined ? { effectiveFrom } : {}),
+    } satisfies PublishReviewedRequest;
     const out =
       kind === 'policy'
         ? await this.bus.request(RegistrySubject.policyPublishReviewed, payload, PolicyPublishReviewedReply, this.opts(requestId))

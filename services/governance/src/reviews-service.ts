@@ -293,7 +293,7 @@ export class ReviewsService {
     p: Principal,
     kind: RunnableKind,
     recordId: string,
-    opts: { requestId?: string },
+    opts: { requestId?: string; effectiveFrom?: string },
     ctx: CallContext = {},
   ): Promise<{ review: ReviewSummary; record: PolicyRecord | FlowRecord }> {
     requireCapability(p, 'publish', `publish ${kind} reviews`);
@@ -323,7 +323,7 @@ export class ReviewsService {
       if (record.contentHash !== req.contentHash) throw stale(kind, recordId);
       // Still under the draft's lock: a crash after the registry's commit leaves the request
       // approved, and a retry gets `already_published` from the registry, then records it.
-      const out = await this.deps.registry.publishReviewed(p, kind, record.recordId, req.contentHash, req.id, ctx.requestId);
+      const out = await this.deps.registry.publishReviewed(p, kind, record.recordId, req.contentHash, req.id, ctx.requestId, opts.effectiveFrom);
       record2 = out.record;
       const published = await markPublished(trx, req.id, { by: p.userId, at: now, version: out.version });
       return { req: published };

@@ -29,6 +29,8 @@ import {
   RegistrySubject,
   ResolveRequest,
   RestoreRequest,
+  RollbackRequest,
+  ScheduleCancelRequest,
   TestRunRequest,
   type TestRunReport,
   type DeleteBaseReply,
@@ -67,6 +69,20 @@ import type { GroupsService } from './groups-service.js';
 import type { ImportService } from './import-service.js';
 import type { RecordsService } from './records-service.js';
 import type { GroupRow } from './repositories/groups.js';
+import type { RecordRow } from './repositories/records.js';
+import type { VersionInterval } from './domain/timeline.js';
+
+/** A version's effective interval on its base's timeline (docs/design/timeline.md), as `GET …/versions` shows it; nothing for a draft. */
+function intervalFields(r: RecordRow, intervals: Map<number, VersionInterval>) {
+  const i = r.version === null ? undefined : intervals.get(r.version);
+  if (i === undefined) return {};
+  return {
+    effectiveFrom: i.effectiveFrom.toISOString(),
+    effectiveUntil: i.effectiveUntil?.toISOString() ?? null,
+    cancelled: i.cancelled,
+    rollbackOf: i.rollbackOf,
+  };
+}
 
 /** The services the endpoints call. */
 export interface RegistryServices {
@@ -105,8 +121,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_update: defineEndpoint({
         subject: RegistrySubject.policyUpdate,
         request: PolicyUpdateRequest,
-        handler: async ({ principal, policyId, status, minCoverage, ...patch }): Promise<PolicyUpdateReply> => {
-          const out = await policies.update(principal, policyId, status, patch, minCoverage);
+        handler: async ({ principal, policyId, status, minCoverage, effectiveFrom, ...patch }): Promise<PolicyUpdateReply> => {
+          const out = await policies.update(principal, policyId, status, patch, minCoverage, effectiveFrom);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -123,7 +139,7 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         request: PolicyVersionsRequest,
         handler: async ({ principal, policyId, limit, cursor }): Promise<PolicyRecordPage> => {
           const page = await policies.versions(principal, policyId, { limit, cursor });
-          return { items: page.items.map(toPolicyRecord), nextCursor: page.nextCursor };
+          return { items: page.items.map((r) => ({ ...toPolicyRecord(r), ...intervalFields(r, page.intervals) })), nextCursor: page.nextCursor };
         },
       }),
       policy_draft: defineEndpoint({
@@ -155,8 +171,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_publish_reviewed: defineEndpoint({
         subject: RegistrySubject.policyPublishReviewed,
         request: PublishReviewedRequest,
-        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId }): Promise<PolicyPublishReviewedReply> => {
-          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId);
+        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom }): Promise<PolicyPublishReviewedReply> => {
+          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -200,8 +216,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_update: defineEndpoint({
         subject: RegistrySubject.flowUpdate,
         request: FlowUpdateRequest,
-        handler: async ({ principal, flowId, status, minCoverage, ...patch }): Promise<FlowUpdateReply> => {
-          const out = await flows.update(principal, flowId, status, patch, minCoverage);
+        handler: async ({ principal, flowId, status, minCoverage, effectiveFrom, ...patch }): Promise<FlowUpdateReply> => {
+          const out = await flows.update(principal, flowId, status, patch, minCoverage, effectiveFrom);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),
@@ -218,7 +234,7 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         request: FlowVersionsRequest,
         handler: async ({ principal, flowId, limit, cursor }): Promise<FlowRecordPage> => {
           const page = await flows.versions(principal, flowId, { limit, cursor });
-          return { items: page.items.map(toFlowRecord), nextCursor: page.nextCursor };
+          return { items: page.items.map((r) => ({ ...toFlowRecord(r), ...intervalFields(r, page.intervals) })), nextCursor: page.nextCursor };
         },
       }),
       flow_draft: defineEndpoint({
@@ -250,8 +266,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_publish_reviewed: defineEndpoint({
         subject: RegistrySubject.flowPublishReviewed,
         request: PublishReviewedRequest,
-        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId }): Promise<FlowPublishReviewedReply> => {
-          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId);
+        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom }): Promise<FlowPublishReviewedReply> => {
+          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),
@@ -262,6 +278,30 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
           flows.publishCheck(principal, recordId, minCoverage),
       }),
       ...restoreEndpoints(s),
+      policy_rollback: defineEndpoint({
+        subject: RegistrySubject.policyRollback,
+        request: RollbackRequest,
+        handler: async ({ principal, baseId, toVersion, effectiveFrom }): Promise<PolicyRecord> =>
+          toPolicyRecord(await policies.rollback(principal, baseId, toVersion, effectiveFrom)),
+      }),
+      flow_rollback: defineEndpoint({
+        subject: RegistrySubject.flowRollback,
+        request: RollbackRequest,
+        handler: async ({ principal, baseId, toVersion, effectiveFrom }): Promise<FlowRecord> =>
+          toFlowRecord(await flows.rollback(principal, baseId, toVersion, effectiveFrom)),
+      }),
+      policy_schedule_cancel: defineEndpoint({
+        subject: RegistrySubject.policyScheduleCancel,
+        request: ScheduleCancelRequest,
+        handler: async ({ principal, baseId, version }): Promise<PolicyRecord> =>
+          toPolicyRecord(await policies.cancelSchedule(principal, baseId, version)),
+      }),
+      flow_schedule_cancel: defineEndpoint({
+        subject: RegistrySubject.flowScheduleCancel,
+        request: ScheduleCancelRequest,
+        handler: async ({ principal, baseId, version }): Promise<FlowRecord> =>
+          toFlowRecord(await flows.cancelSchedule(principal, baseId, version)),
+      }),
       export_page: defineEndpoint({
         subject: ExportSubject,
         request: ExportPageRequest,

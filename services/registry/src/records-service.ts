@@ -51,6 +51,14 @@ import {
   type RecordRow,
 } from './repositories/records.js';
 import type { RunnableIndexWriter } from './runnable-index.js';
+import { timelinePick } from '@arbiter/run';
+import { intervalsOf, MAX_PENDING_SCHEDULES, type VersionInterval } from './domain/timeline.js';
+import {
+  cancelTimelineRow,
+  insertTimelineRow,
+  timelineRowsOfBase,
+  versionInstantsOfBase,
+} from './repositories/timeline.js';
 
 /** `policies` / `flows`, for messages. */
 function plural(kind: 'policy' | 'flow'): string {
@@ -183,17 +191,19 @@ export class RecordsService {
     p: Principal,
     recordId: string,
     page: { limit: number; cursor?: string },
-  ): Promise<{ items: RecordRow[]; nextCursor: string | null }> {
+  ): Promise<{ items: RecordRow[]; nextCursor: string | null; intervals: Map<number, VersionInterval> }> {
     requireCapability(p, 'view', `view ${plural(this.kind)}`);
     const { base } = await this.loadLive(p, recordId);
     const after = page.cursor === undefined ? undefined : decodeCursor(page.cursor, VersionCursor).v;
     const rows = await listRecordsOfBase(this.deps.db, base.id, { afterVersion: after, limit: page.limit });
-    return pageFrom(
+    const intervals = intervalsOf(await versionInstantsOfBase(this.deps.db, base.id), await timelineRowsOfBase(this.deps.db, base.id));
+    const out = pageFrom(
       rows,
       page.limit,
       (r) => r,
       (last) => ({ v: last.version ?? AFTER_DRAFT }),
     );
+    return { ...out, intervals };
   }
 
   /**
@@ -245,12 +255,19 @@ export class RecordsService {
     status: 'draft' | 'published',
     patch: Partial<RecordContent>,
     minCoverage = 0,
+    effectiveFrom?: string,
   ): Promise<{ outcome: 'updated' | 'published'; record: RecordRow }> {
     requireCapability(
       p,
       status === 'published' ? 'publish' : 'edit',
       status === 'published' ? `publish ${plural(this.kind)}` : `edit ${plural(this.kind)}`,
     );
+    if (effectiveFrom !== undefined && status !== 'published') {
+      throw new ArbiterError('validation_failed', '`effectiveFrom` schedules a publish: it needs `status:"published"`', [
+        { code: 'not_a_publish', message: 'only a publish takes `effectiveFrom`', path: 'effectiveFrom' },
+      ]);
+    }
+    const from = futureInstant(effectiveFrom);
     const found = await this.loadLive(p, recordId);
     const edits = definedFields(patch);
     if (status === 'draft') await this.assertSavable(p, edits);
@@ -271,7 +288,7 @@ export class RecordsService {
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
-      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {}, false, minCoverage);
+      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {}, false, minCoverage, from);
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }
@@ -288,8 +305,10 @@ export class RecordsService {
     recordId: string,
     expectedContentHash: string,
     reviewRequestId: string,
+    effectiveFrom?: string,
   ): Promise<{ outcome: 'published' | 'already_published'; record: RecordRow }> {
     requireCapability(p, 'publish', `publish ${plural(this.kind)}`);
+    const from = futureInstant(effectiveFrom);
     const found = await this.loadLive(p, recordId);
     return this.commit<{ outcome: 'published' | 'already_published'; record: RecordRow }>(async (trx) => {
       const base = await this.lockLive(trx, found.base.id, recordId);
@@ -306,7 +325,7 @@ export class RecordsService {
         );
       }
       const events: ArbiterEvent[] = [];
-      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId }, true);
+      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId }, true, 0, from);
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }
@@ -568,6 +587,7 @@ export class RecordsService {
     baseId?: string;
     recordId?: string;
     version?: number;
+    at?: string;
   }): Promise<LivePolicyRecordEntry | LiveFlowRecordEntry> {
     requireCapability(req.principal, 'view', `run ${plural(this.kind)}`);
     const orgId = req.principal.orgId;
@@ -580,7 +600,14 @@ export class RecordsService {
     if (!base) throw notFound;
     const entries = await this.refreshIndex(base.id);
     if (!entries || entries.base.state === 'deleted') throw notFound;
-    const recordId = req.recordId ?? (req.version !== undefined ? entries.base.versions[String(req.version)] : entries.base.recordId);
+    let recordId = req.recordId ?? (req.version !== undefined ? entries.base.versions[String(req.version)] : entries.base.recordId);
+    if (req.recordId === undefined && req.version === undefined && (req.at !== undefined || entries.base.timeline !== undefined)) {
+      // A run by base id picks on the timeline by its own clock (docs/design/timeline.md).
+      const at = req.at === undefined ? Date.now() : Date.parse(req.at);
+      const picked = timelinePick(entries.timeline?.value ?? [], at);
+      if (picked === undefined) throw beforeFirstVersion(this.kind, id, entries.timeline?.value[0]?.from);
+      recordId = picked.recordId;
+    }
     const entry = entries.records.find((r) => r.key.endsWith(`:${recordId}`))?.value;
     if (!entry || entry.state !== 'live') throw notFound;
     return entry;
@@ -598,6 +625,7 @@ export class RecordsService {
     details: { requestId?: string },
     reviewed = false,
     minCoverage = 0,
+    effectiveFrom?: Date,
   ): Promise<RecordRow> {
     const content = { ...record, ...edits };
     const review = reviewed && this.spec.reviewedProblems ? await this.spec.reviewedProblems(content, trx, p.orgId) : undefined;
@@ -617,6 +645,7 @@ export class RecordsService {
         `${this.kind} \`${base.id}\` is at version ${base.latestVersion}, the highest a version can be: nothing was published`,
       );
     }
+    if (effectiveFrom !== undefined) await this.assertScheduleRoom(trx, base.id, now);
     const published = await publishDraft(
       trx,
       record.id,
@@ -627,9 +656,99 @@ export class RecordsService {
       changes(record, edits) ? p.userId : undefined,
       review?.pins,
     );
+    if (effectiveFrom !== undefined) {
+      await insertTimelineRow(trx, { recordId: record.id, baseId: base.id, version, effectiveFrom, rollbackOf: null });
+    }
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
-    events.push(newEvent('published', p, this.resource(published), { version, ...details }, { at: now }));
+    const scheduled = effectiveFrom !== undefined ? { effectiveFrom: effectiveFrom.toISOString() } : {};
+    events.push(newEvent('published', p, this.resource(published), { version, ...details, ...scheduled }, { at: now }));
     return published;
+  }
+
+  /** 409 when the base already has {@link MAX_PENDING_SCHEDULES} versions waiting for their instant. */
+  private async assertScheduleRoom(trx: Knex.Transaction, baseId: string, now: Date): Promise<void> {
+    const rows = await timelineRowsOfBase(trx, baseId);
+    const pending = rows.filter((r) => r.cancelledAt === null && r.effectiveFrom !== null && r.effectiveFrom > now).length;
+    if (pending >= MAX_PENDING_SCHEDULES) {
+      throw new ArbiterError(
+        'conflict',
+        `${this.kind} \`${baseId}\` has ${pending} versions waiting for their instant, the most it may have: cancel one first; nothing was published`,
+      );
+    }
+  }
+
+  /**
+   * Makes version `toVersion`'s content runnable again as the base's next version (publisher or
+   * admin; no review: the content was published before, docs/design/governance.md), at once or at
+   * `effectiveFrom`. The new version records `rollbackOf` and keeps a flow's pinned versions. 404
+   * for an unknown base or version. Emits `published` with `rollbackOf`.
+   */
+  async rollback(p: Principal, id: string, toVersion: number, effectiveFrom?: string): Promise<RecordRow> {
+    requireCapability(p, 'publish', `roll back ${plural(this.kind)}`);
+    const from = futureInstant(effectiveFrom);
+    const found = await this.loadLive(p, id);
+    return this.commit(async (trx) => {
+      const base = await this.lockLive(trx, found.base.id, id);
+      const source = await findVersion(trx, base.id, toVersion);
+      if (!source) throw new ArbiterError('not_found', `${this.kind} \`${base.id}\` has no version ${toVersion}`);
+      const now = new Date();
+      if (from !== undefined) await this.assertScheduleRoom(trx, base.id, now);
+      const version = (base.latestVersion ?? 0) + 1;
+      if (version > MAX_VERSION) {
+        throw new ArbiterError('conflict', `${this.kind} \`${base.id}\` is at version ${base.latestVersion}, the highest a version can be`);
+      }
+      const record: RecordRow = {
+        ...source,
+        id: newId(),
+        version,
+        basedOnVersion: toVersion,
+        createdAt: now,
+        createdBy: p.userId,
+        updatedAt: now,
+        updatedBy: p.userId,
+        publishedAt: now,
+        publishedBy: p.userId,
+        authors: [],
+      };
+      await insertRecord(trx, record);
+      await insertTimelineRow(trx, { recordId: record.id, baseId: base.id, version, effectiveFrom: from ?? null, rollbackOf: toVersion });
+      await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
+      const details = { version, rollbackOf: toVersion, ...(from !== undefined ? { effectiveFrom: from.toISOString() } : {}) };
+      return { result: record, baseId: base.id, events: [newEvent('published', p, this.resource(record), details, { at: now })] };
+    });
+  }
+
+  /**
+   * Cancels version `version`'s schedule before its instant (publisher or admin): it never runs by
+   * base id (pinned runs still reach it). 404 for an unknown base or version; 409 when it has no
+   * schedule, started already or was cancelled. Emits `schedule cancelled`; answers the version.
+   */
+  async cancelSchedule(p: Principal, id: string, version: number): Promise<RecordRow> {
+    requireCapability(p, 'publish', `cancel ${this.kind} schedules`);
+    const found = await this.loadLive(p, id);
+    return this.commit(async (trx) => {
+      const base = await this.lockLive(trx, found.base.id, id);
+      const record = await findVersion(trx, base.id, version);
+      if (!record) throw new ArbiterError('not_found', `${this.kind} \`${base.id}\` has no version ${version}`);
+      const row = (await timelineRowsOfBase(trx, base.id)).find((r) => r.version === version);
+      const now = new Date();
+      if (row?.cancelledAt != null) {
+        throw new ArbiterError('conflict', `the schedule of version ${version} of ${this.kind} \`${base.id}\` was cancelled already`);
+      }
+      if (!row || row.effectiveFrom === null || row.effectiveFrom <= now) {
+        throw new ArbiterError('conflict', `version ${version} of ${this.kind} \`${base.id}\` has started already: roll back instead`);
+      }
+      await cancelTimelineRow(trx, record.id, p.userId, now);
+      await touchBase(trx, base.id);
+      const event = newEvent(
+        'schedule cancelled',
+        p,
+        this.resource(record),
+        { version, effectiveFrom: row.effectiveFrom.toISOString() },
+        { at: now },
+      );
+      return { result: record, baseId: base.id, events: [event] };
+    });
   }
 
   private resource(r: RecordRow) {
@@ -706,6 +825,32 @@ export class RecordsService {
     if (change.baseId !== undefined) await this.refreshIndex(change.baseId);
     return change.result;
   }
+}
+
+/** Longest an `effectiveFrom` may lie ahead: ten years. */
+const MAX_SCHEDULE_AHEAD_MS = 10 * 365 * 24 * 3600 * 1000;
+
+/** An `effectiveFrom` as a Date: 400 `validation_failed` unless it lies ahead of the registry's clock (and within ten years). */
+function futureInstant(iso: string | undefined): Date | undefined {
+  if (iso === undefined) return undefined;
+  const at = Date.parse(iso);
+  const now = Date.now();
+  if (Number.isNaN(at) || at <= now || at > now + MAX_SCHEDULE_AHEAD_MS) {
+    throw new ArbiterError('validation_failed', `\`effectiveFrom\` must be a future instant (within ten years): \`${iso}\` is not`, [
+      { code: 'not_in_future', message: 'must lie after the registry clock and within ten years', path: 'effectiveFrom' },
+    ]);
+  }
+  return new Date(at);
+}
+
+/** 404 of a run by base id at an instant before the base's first version took effect. */
+export function beforeFirstVersion(kind: RunnableKind, id: string, first: number | undefined): ArbiterError {
+  return new ArbiterError(
+    'not_found',
+    first === undefined
+      ? `${kind} \`${id}\` has no version in effect`
+      : `${kind} \`${id}\` has no version in effect at that instant: its first takes effect at ${new Date(first).toISOString()}`,
+  );
 }
 
 function immutable(kind: RunnableKind, record: RecordRow): ArbiterError {

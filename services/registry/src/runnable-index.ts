@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { indexEntries, type IndexEntries } from './domain/index-entries.js';
 import { allRecordsOfBase, getBase } from './repositories/records.js';
 import { findShadow } from './repositories/shadows.js';
+import { timelineRowsOfBase } from './repositories/timeline.js';
 
 /**
  * Writes a base's entries unless Redis already holds a higher revision of that base (a later
@@ -50,7 +51,14 @@ export class RunnableIndexWriter {
     try {
       const base = await getBase(this.db, baseId);
       if (!base) return null;
-      const entries = indexEntries(this.prefix, base, await allRecordsOfBase(this.db, baseId), await findShadow(this.db, baseId));
+      const entries = indexEntries(
+        this.prefix,
+        base,
+        await allRecordsOfBase(this.db, baseId),
+        await timelineRowsOfBase(this.db, baseId),
+        Date.now(),
+        await findShadow(this.db, baseId),
+      );
       await this.write(entries);
       this.dirty.delete(baseId);
       return entries;
@@ -71,8 +79,12 @@ export class RunnableIndexWriter {
   }
 
   private async write(e: IndexEntries): Promise<void> {
-    const keys = [e.baseKey, ...e.records.map((r) => r.key)];
-    const values = [JSON.stringify(e.base), ...e.records.map((r) => JSON.stringify(r.value))];
+    const keys = [e.baseKey, ...e.records.map((r) => r.key), ...(e.timeline ? [e.timeline.key] : [])];
+    const values = [
+      JSON.stringify(e.base),
+      ...e.records.map((r) => JSON.stringify(r.value)),
+      ...(e.timeline ? [JSON.stringify(e.timeline.value)] : []),
+    ];
     await this.redis.eval(WRITE_SCRIPT, keys.length, ...keys, String(e.rev), ...values);
   }
 

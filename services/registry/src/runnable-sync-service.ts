@@ -8,8 +8,10 @@ import {
   type Principal,
   type RunCount,
   type RunnableBase,
+  type RunnableFlow,
   type RunnableLimits,
   type RunnablePolicy,
+  type VersionTimeline,
   type RunnableSelection,
   type RunnableSnapshotPage,
   type RunReportReply,
@@ -25,10 +27,14 @@ import {
   orgRevision,
   policyRecordsById,
   policyVersions,
+  recordsById,
   recordsOfOrg,
   selectedBases,
   type RunnableRecordRow,
 } from './repositories/runnable-feed.js';
+import { timelineRowsOfBases, versionInstantsOfBase } from './repositories/timeline.js';
+import { timelineOf } from './domain/timeline.js';
+import { timelinePick } from '@arbiter/run';
 
 /** What the service needs around it. */
 export interface RunnableSyncDeps {
@@ -198,7 +204,7 @@ export class RunnableSyncService {
     refs: FlowRefs[],
     baseOfRecord: Map<string, string>,
   ): Promise<RunnableBase[]> {
-    const current = await currentRecords(trx, orgId, ids);
+    const current = await this.inEffect(trx, orgId, await currentRecords(trx, orgId, ids));
     const inPage = new Set(ids);
     const pinnedIds = refs.flatMap((r) => [...r.records]).filter((id) => inPage.has(baseOfRecord.get(id) ?? ''));
     const pinnedVersions = refs.flatMap((r) => r.versions).filter(([baseId]) => inPage.has(baseId));
@@ -211,20 +217,71 @@ export class RunnableSyncService {
       forBase.set(r.id, toPolicy(r));
       pinned.set(r.baseId, forBase);
     }
-    return current.map((r): RunnableBase => {
+    return current.map(({ record: r, timeline, scheduled }): RunnableBase => {
       const selected = needed.get(r.baseId) === true;
+      const timed = timeline === undefined ? {} : { timeline };
       if (r.kind === 'flow') {
         return {
           kind: 'flow',
           baseId: r.baseId,
           selected,
-          current: { flowId: r.id, baseId: r.baseId, status: r.status, version: r.version, definition: r.definition! },
+          current: toFlow(r),
+          ...timed,
+          ...(scheduled.length > 0 ? { scheduled: scheduled.map(toFlow) } : {}),
         };
       }
       const pins = [...(pinned.get(r.baseId)?.values() ?? [])].sort((a, b) => (a.policyId < b.policyId ? -1 : 1));
-      return { kind: 'policy', baseId: r.baseId, selected, current: toPolicy(r), pinned: pins };
+      return {
+        kind: 'policy',
+        baseId: r.baseId,
+        selected,
+        current: toPolicy(r),
+        pinned: pins,
+        ...timed,
+        ...(scheduled.length > 0 ? { scheduled: scheduled.map(toPolicy) } : {}),
+      };
     });
   }
+
+  /**
+   * For bases whose versions sit on a timeline (docs/design/timeline.md): the record in effect now
+   * instead of the latest version, the part of the timeline a runtime may still pick from (the
+   * entry in effect and those ahead of it) and the records of the entries ahead. Other bases as given.
+   */
+  private async inEffect(
+    trx: Knex.Transaction,
+    orgId: string,
+    current: RunnableRecordRow[],
+  ): Promise<{ record: RunnableRecordRow; timeline?: VersionTimeline; scheduled: RunnableRecordRow[] }[]> {
+    const rows = await timelineRowsOfBases(
+      trx,
+      current.map((r) => r.baseId),
+    );
+    const now = Date.now();
+    const plans = new Map<string, VersionTimeline>();
+    for (const [baseId, baseRows] of rows) {
+      const timeline = timelineOf(await versionInstantsOfBase(trx, baseId), baseRows);
+      const effective = timelinePick(timeline, now);
+      plans.set(
+        baseId,
+        timeline.filter((e) => e.from > now || e === effective),
+      );
+    }
+    const wanted = [...plans.values()].flatMap((t) => t.map((e) => e.recordId));
+    const byId = new Map((await recordsById(trx, orgId, wanted)).map((r) => [r.id, r]));
+    return current.map((record) => {
+      const timeline = plans.get(record.baseId);
+      if (timeline === undefined) return { record, scheduled: [] };
+      const effective = timelinePick(timeline, now);
+      const held = effective === undefined ? record : (byId.get(effective.recordId) ?? record);
+      const scheduled = timeline.filter((e) => e !== effective).flatMap((e) => byId.get(e.recordId) ?? []);
+      return { record: held, timeline, scheduled };
+    });
+  }
+}
+
+function toFlow(r: RunnableRecordRow): RunnableFlow {
+  return { flowId: r.id, baseId: r.baseId, status: r.status, version: r.version, definition: r.definition! };
 }
 
 function toPolicy(r: RunnableRecordRow): RunnablePolicy {

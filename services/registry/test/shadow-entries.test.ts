@@ -54,7 +54,7 @@ const now = new Date('2026-12-01T12:00:00.000Z');
 
 describe('the runnable index entry of a base with a shadow', () => {
   it('carries a running shadow as `shadow`, which the contract reads', () => {
-    const e = indexEntries('p', base, records, shadow, now);
+    const e = indexEntries('p', base, records, [], now.getTime(), shadow);
     expect(e.base).toMatchObject({
       state: 'live',
       recordId: 'r-1',
@@ -70,7 +70,7 @@ describe('the runnable index entry of a base with a shadow', () => {
       { ...shadow, recordId: 'r-9' },
       null,
     ]) {
-      const e = indexEntries('p', base, records, s, now);
+      const e = indexEntries('p', base, records, [], now.getTime(), s);
       expect('shadow' in e.base, JSON.stringify(s)).toBe(false);
     }
   });

@@ -13,8 +13,8 @@ export function runPolicyEntry(entry: PolicyEntry, data: Record<string, unknown>
   return { ...answer, policyId: entry.policyId, baseId: entry.baseId, version: entry.version };
 }
 
-/** The policy a flow node runs in `state`, or the `policy_not_found` answer the service gives for one it cannot find. */
-function resolveNode(state: RunnableState, node: FlowPolicyNode, run: ResolvedRun): ResolvedPolicy {
+/** The policy a flow node runs in `state` (a base-following node: the version in effect at `at`), or the `policy_not_found` answer the service gives for one it cannot find. */
+function resolveNode(state: RunnableState, node: FlowPolicyNode, run: ResolvedRun, at: number): ResolvedPolicy {
   let entry: PolicyEntry | undefined;
   let error: string;
   if (node.policyId !== undefined) {
@@ -22,12 +22,13 @@ function resolveNode(state: RunnableState, node: FlowPolicyNode, run: ResolvedRu
     error = `policy \`${node.policyId}\` not found`;
   } else if (node.version !== undefined) {
     entry = state.versions.get(`${node.baseId!}:${node.version}`);
-    error = state.policies.has(node.baseId!)
+    error = state.policies.has(node.baseId!) || state.timedPolicies.has(node.baseId!)
       ? `policy \`${node.baseId!}\` has no version ${node.version}`
       : `policy \`${node.baseId!}\` not found`;
   } else {
-    entry = state.policies.get(node.baseId!);
-    error = `policy \`${node.baseId!}\` not found`;
+    const picked = state.policyAt(node.baseId!, at);
+    entry = typeof picked === 'string' ? undefined : picked;
+    error = typeof picked === 'string' ? picked : `policy \`${node.baseId!}\` not found`;
   }
   if (entry === undefined) return missingPolicyNode(node.policyId ?? node.baseId!, node.version ?? null, error, run);
   return policyNode(entry.policyId, entry.version, entry.compiled, run, entry.schema === null ? undefined : { schema: entry.schema });
@@ -40,10 +41,12 @@ export function runFlowDefinition(
   data: Record<string, unknown>,
   trace: boolean,
   flags?: RunFlags,
+  now?: string,
+  at: number = Date.now(),
 ): Promise<FlowRunResponse> {
-  const run = state.runOf(trace, flags);
+  const run = state.runOf(trace, flags, now);
   // Table nodes run as the service's workers run them (answerTable: the trace and the reasons capped alike).
-  return runFlow(definition, data, (node) => Promise.resolve(resolveNode(state, node, run)), run.stepBudget, {
+  return runFlow(definition, data, (node) => Promise.resolve(resolveNode(state, node, run, at)), run.stepBudget, {
     trace: run.trace,
     runTable: (nodeId, node, budget) => answerTable(nodeId, node, data, run, budget),
   });

@@ -3,6 +3,6 @@
  * client (which loads this on `arbiter.local()`). `cacheFile` needs Node; everything else runs in
  * browsers too.
  */
-export { LocalRuntime, startLocalRuntime, type LocalOptions, type LocalStats } from './runtime.js';
+export { LocalRuntime, startLocalRuntime, type LocalOptions, type LocalRunOptions, type LocalStats } from './runtime.js';
 export { fileCache, type LocalCacheStore } from './cache.js';
 export type { ReportStats } from './reporter.js';

@@ -95,6 +95,21 @@ export interface LocalStats {
 }
 
 /** Statuses after which the sync stops (the answer would not change by asking again). */
+/**
+ * A local run's switches: the trace and the reasons as for the service; `now` (ISO 8601 with an
+ * offset) sets the evaluation clock and picks the version in effect at it, as `?now=` does
+ * (docs/design/timeline.md). As-of runs reaching back before what a runtime holds go to the service.
+ */
+export type LocalRunOptions = { trace?: boolean; now?: string } & RunFlags;
+
+/** A run's clock in epoch ms: its `now`, else the current time. */
+function clockOf(opts: LocalRunOptions | undefined): number {
+  if (opts?.now === undefined) return Date.now();
+  const at = Date.parse(opts.now);
+  if (Number.isNaN(at)) throw new ArbiterError('validation_failed', `\`now\` must be an ISO 8601 instant: \`${opts.now}\``);
+  return at;
+}
+
 const FATAL = new Set([400, 401, 403, 404]);
 const MAX_RECONNECT_MS = 30_000;
 /** How long `close()` waits for the last reports. */
@@ -166,7 +181,7 @@ export class LocalRuntime {
    * surrogate), and
    * `dependency_unavailable` when stale with `failClosed`.
    */
-  run(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean } & RunFlags): StoredPolicyRunResponse {
+  run(baseId: string, data: Record<string, unknown>, opts?: LocalRunOptions): StoredPolicyRunResponse {
     const state = this.state;
     let entry: PolicyEntry | undefined;
     if (this.hotState === state && this.hotBaseId === baseId) entry = this.hotEntry;
@@ -188,6 +203,7 @@ export class LocalRuntime {
       opts !== undefined &&
       opts.trace === false &&
       runFlagsOf(opts) === undefined &&
+      opts.now === undefined &&
       isAcceptedData(data)
     ) {
       const r = entry.policy!.evaluate(data, state.runs.untraced.options);
@@ -204,21 +220,29 @@ export class LocalRuntime {
       }
     }
     if (this.expired && this.failClosed) throw this.staleError();
+    if (entry === undefined || opts?.now !== undefined) {
+      // A base on a timeline (docs/design/timeline.md), or a run at its own clock: picked by that clock.
+      const picked = state.policyAt(baseId, clockOf(opts));
+      if (typeof picked === 'string') throw new ArbiterError('not_found', picked);
+      entry = picked;
+    }
     if (entry === undefined) throw new ArbiterError('not_found', `policy \`${baseId}\` not found`);
     checkData(data);
-    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), runFlagsOf(opts)));
+    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), runFlagsOf(opts), opts?.now));
     entry.counter.add(answer.result, answer.error !== undefined);
     return answer;
   }
 
   /** Runs the current runnable flow of a base on `data`, its policy nodes resolved in the same held state. Throws as {@link run}. */
-  async runFlow(baseId: string, data: Record<string, unknown>, opts?: { trace?: boolean } & RunFlags): Promise<StoredFlowRunResponse> {
+  async runFlow(baseId: string, data: Record<string, unknown>, opts?: LocalRunOptions): Promise<StoredFlowRunResponse> {
     if (this.expired && this.failClosed) throw this.staleError();
     const state = this.state;
-    const flow = state.flows.get(baseId);
+    const at = clockOf(opts);
+    const flow = state.flowAt(baseId, at);
+    if (typeof flow === 'string') throw new ArbiterError('not_found', flow);
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
     checkData(data);
-    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), runFlagsOf(opts));
+    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), runFlagsOf(opts), opts?.now, at);
     flow.counter.add(r.result, r.error !== undefined);
     const ids = { flowId: flow.record.flowId, baseId: flow.record.baseId, version: flow.record.version };
     if (r.error === undefined) return { result: r.result, path: r.path, nodes: r.nodes, ...ids };

@@ -1,9 +1,10 @@
-import type { RunFlags, RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot } from '@arbiter/contracts';
+import type { RunFlags, RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot, VersionTimeline } from '@arbiter/contracts';
 import type { CompiledPolicy } from '@arbiter/rule-lang';
 import {
   compileDataSchema,
   compileRule,
   resolveRun,
+  timelinePick,
   type CompiledRule,
   type DataSchema,
   type ResolvedRun,
@@ -39,6 +40,27 @@ export interface FlowEntry {
 }
 
 /**
+ * A base whose versions sit on a timeline (docs/design/timeline.md): the part a runtime may still
+ * pick from and the records of its entries, by record id. A run picks by its clock.
+ */
+export interface Timed<E> {
+  readonly timeline: VersionTimeline;
+  readonly byRecord: ReadonlyMap<string, E>;
+}
+
+/** The entry of `timed` in effect at `at` (epoch ms); a string saying why there is none. */
+export function pickTimed<E>(kind: 'policy' | 'flow', baseId: string, timed: Timed<E>, at: number): E | string {
+  const picked = timelinePick(timed.timeline, at);
+  const first = timed.timeline[0];
+  if (picked === undefined) {
+    return first === undefined
+      ? `${kind} \`${baseId}\` has no version in effect`
+      : `${kind} \`${baseId}\` has no version in effect at that instant: its first held, version ${first.version}, takes effect at ${new Date(first.from).toISOString()}`;
+  }
+  return timed.byRecord.get(picked.recordId) ?? `${kind} \`${baseId}\` version ${picked.version} is not held by this runtime`;
+}
+
+/**
  * Everything a runtime runs, at one revision. Immutable: a sync builds a new state and swaps it in
  * one assignment, so a run (which reads the state once) sees the old record set or the new one,
  * never a mix.
@@ -58,9 +80,9 @@ export class RunnableState {
     readonly limits: RunnableLimits,
     /** The bases as the service sent them (for the cache file, and the next delta). */
     readonly bases: ReadonlyMap<string, RunnableBase>,
-    /** Current policy records by base id. */
+    /** Current policy records by base id (bases on a timeline are in {@link timedPolicies} instead). */
     readonly policies: ReadonlyMap<string, PolicyEntry>,
-    /** Current flow records by base id. */
+    /** Current flow records by base id (bases on a timeline are in {@link timedFlows} instead). */
     readonly flows: ReadonlyMap<string, FlowEntry>,
     /** Policy records (current and pinned) by record id. */
     readonly records: ReadonlyMap<string, PolicyEntry>,
@@ -68,6 +90,10 @@ export class RunnableState {
     readonly versions: ReadonlyMap<string, PolicyEntry>,
     /** Named bases the service does not run (unknown, deleted, another org's). */
     readonly missing: readonly string[],
+    /** Policy bases on a timeline, by base id. */
+    readonly timedPolicies: ReadonlyMap<string, Timed<PolicyEntry>> = new Map(),
+    /** Flow bases on a timeline, by base id. */
+    readonly timedFlows: ReadonlyMap<string, Timed<FlowEntry>> = new Map(),
   ) {
     this.runLimits = { stepBudget: limits.stepBudget, tracedStepBudget: limits.traceStepBudget, maxTraceBytes: limits.maxTraceBytes };
     this.runs = {
@@ -76,8 +102,9 @@ export class RunnableState {
     };
   }
 
-  /** The resolved run of a trace mode and the run's flags (contracts `RunFlags`). */
-  runOf(trace: boolean, flags?: RunFlags): ResolvedRun {
+  /** The resolved run of a trace mode and the run's flags (contracts `RunFlags`); at clock `now` (ISO 8601) when given. */
+  runOf(trace: boolean, flags?: RunFlags, now?: string): ResolvedRun {
+    if (now !== undefined) return resolveRun({ trace, ...(flags !== undefined ? { flags } : {}), now }, this.runLimits);
     if (flags === undefined) return trace ? this.runs.traced : this.runs.untraced;
     const key = `${trace}:${JSON.stringify(flags)}`;
     let run = this.flagged.get(key);
@@ -87,6 +114,18 @@ export class RunnableState {
       this.flagged.set(key, run);
     }
     return run;
+  }
+
+  /** The policy record a run by base id uses at `at` (epoch ms): the current one, or the one in effect on its timeline; a string saying why none. */
+  policyAt(baseId: string, at: number): PolicyEntry | string | undefined {
+    const timed = this.timedPolicies.get(baseId);
+    return timed === undefined ? this.policies.get(baseId) : pickTimed('policy', baseId, timed, at);
+  }
+
+  /** The flow record a run by base id uses at `at`, as {@link policyAt}. */
+  flowAt(baseId: string, at: number): FlowEntry | string | undefined {
+    const timed = this.timedFlows.get(baseId);
+    return timed === undefined ? this.flows.get(baseId) : pickTimed('flow', baseId, timed, at);
   }
 
   /** The state a snapshot describes, on top of `previous` when it is a delta; compiled entries are reused when a record is unchanged. */
@@ -101,6 +140,8 @@ export class RunnableState {
     const flows = new Map<string, FlowEntry>();
     const records = new Map<string, PolicyEntry>();
     const versions = new Map<string, PolicyEntry>();
+    const timedPolicies = new Map<string, Timed<PolicyEntry>>();
+    const timedFlows = new Map<string, Timed<FlowEntry>>();
     const hold = (record: RunnablePolicy): PolicyEntry => {
       const held = records.get(record.policyId);
       if (held !== undefined) return held;
@@ -109,22 +150,40 @@ export class RunnableState {
       if (record.version !== null) versions.set(`${record.baseId}:${record.version}`, entry);
       return entry;
     };
+    const flowEntry = (record: RunnableFlow): FlowEntry => {
+      const old = previous?.flows.get(record.baseId) ?? previous?.timedFlows.get(record.baseId)?.byRecord.get(record.flowId);
+      const same = old !== undefined && old.record.flowId === record.flowId && old.record.version === record.version;
+      return { record, counter: same ? old.counter : reporter.counterFor('flow', record.flowId, record.baseId, record.version) };
+    };
     for (const base of bases.values()) {
       if (base.kind === 'flow') {
-        const old = previous?.flows.get(base.baseId);
-        const same = old !== undefined && old.record.flowId === base.current.flowId && old.record.version === base.current.version;
-        flows.set(base.baseId, {
-          record: base.current,
-          counter: same ? old.counter : reporter.counterFor('flow', base.current.flowId, base.baseId, base.current.version),
-        });
+        if (base.timeline !== undefined) {
+          const byRecord = new Map([base.current, ...(base.scheduled ?? [])].map((r) => [r.flowId, flowEntry(r)]));
+          timedFlows.set(base.baseId, { timeline: base.timeline, byRecord });
+        } else flows.set(base.baseId, flowEntry(base.current));
         continue;
       }
-      policies.set(base.baseId, hold(base.current));
+      if (base.timeline !== undefined) {
+        const byRecord = new Map([base.current, ...(base.scheduled ?? [])].map((r) => [r.policyId, hold(r)]));
+        timedPolicies.set(base.baseId, { timeline: base.timeline, byRecord });
+      } else policies.set(base.baseId, hold(base.current));
       for (const pinned of base.pinned) hold(pinned);
     }
-    const counters = new Set<RunCounter>([...records.values(), ...flows.values()].map((e) => e.counter));
+    const timedFlowEntries = [...timedFlows.values()].flatMap((t) => [...t.byRecord.values()]);
+    const counters = new Set<RunCounter>([...records.values(), ...flows.values(), ...timedFlowEntries].map((e) => e.counter));
     reporter.retain(counters);
-    return new RunnableState(snapshot.revision, snapshot.limits, bases, policies, flows, records, versions, snapshot.missing);
+    return new RunnableState(
+      snapshot.revision,
+      snapshot.limits,
+      bases,
+      policies,
+      flows,
+      records,
+      versions,
+      snapshot.missing,
+      timedPolicies,
+      timedFlows,
+    );
   }
 
   /** The state as one full snapshot (what a cache file keeps). */
@@ -176,11 +235,11 @@ function collectUnreferenced(bases: Map<string, RunnableBase>): void {
   const named = new Set<string>();
   const records = new Map<string, string>();
   for (const base of bases.values()) {
-    if (base.kind === 'policy') for (const r of [base.current, ...base.pinned]) records.set(r.policyId, base.baseId);
+    if (base.kind === 'policy') for (const r of [base.current, ...base.pinned, ...(base.scheduled ?? [])]) records.set(r.policyId, base.baseId);
   }
   for (const base of bases.values()) {
     if (base.kind !== 'flow') continue;
-    for (const node of Object.values(base.current.definition.nodes)) {
+    for (const node of [base.current, ...(base.scheduled ?? [])].flatMap((r) => Object.values(r.definition.nodes))) {
       if (node.type !== 'policy') continue;
       if (node.baseId !== undefined) named.add(node.baseId);
       if (node.policyId !== undefined) {

@@ -60,8 +60,15 @@ export function auditSummary(e: SummarizedEvent, names: ReadonlyMap<string, stri
       return `${who} rejected ${what}${quoted(d.comment)}`;
     case 'published': {
       const version = num(d.version);
-      return `${who} published ${what}${version === null ? '' : ` as version ${version}`}`;
+      const back = num(d.rollbackOf);
+      const from = str(d.effectiveFrom);
+      return (
+        `${who} published ${what}${version === null ? '' : ` as version ${version}`}` +
+        `${back === null ? '' : ` (rollback to version ${back})`}${from ? `, in effect from ${from}` : ''}`
+      );
     }
+    case 'schedule cancelled':
+      return `${who} cancelled the schedule of ${what}${num(d.version) === null ? '' : ` version ${num(d.version)}`}`;
     case 'assigned':
       if (e.resource.type === 'user' && str(d.role)) {
         return d.added === true ? `${who} added ${what} as ${str(d.role)}` : `${who} gave ${what} the role ${str(d.role)}`;

@@ -50,6 +50,23 @@ export interface ReviewView {
   checks?: { passed: boolean; checkedAt: string; coverage?: { percent: number } | null; warnings?: { message: string }[] | null } | null;
 }
 
+/** What `GET …/versions` says of a version's place on its base's timeline. */
+interface TimelineFields {
+  effectiveFrom?: string | null;
+  effectiveUntil?: string | null;
+  cancelled?: boolean;
+  rollbackOf?: number | null;
+}
+
+/** A version's effective interval as text: from … until …, scheduled, or cancelled. */
+function effectText(t: TimelineFields): string {
+  if (t.effectiveFrom == null) return '—';
+  if (t.cancelled) return `cancelled (was scheduled for ${new Date(t.effectiveFrom).toLocaleString()})`;
+  const from = new Date(t.effectiveFrom).toLocaleString();
+  if (Date.parse(t.effectiveFrom) > Date.now()) return `scheduled for ${from}`;
+  return t.effectiveUntil ? `${from} – ${new Date(t.effectiveUntil).toLocaleString()}` : `since ${from}`;
+}
+
 const when = (iso: string) => <time dateTime={iso}>{new Date(iso).toLocaleString()}</time>;
 
 /** Who asked for the review and when, the checks at submission, and the decision so far. */
@@ -236,6 +253,14 @@ export function RecordPage<R extends AnyRecord>({
       const res = step === 'approve' ? await kind.endpoints.approve(recordId, decision) : await kind.endpoints.reject(recordId, decision);
       return `Review ${res.state}.`;
     });
+  // The timeline (docs/api.md#scheduled-versions-as-of-runs-and-rollback): cancel a schedule, roll back to a version's content.
+  const cancelSchedule = (version: number) =>
+    act(async () => {
+      await kind.endpoints.cancelSchedule(baseId, version);
+      return `The schedule of version ${version} was cancelled.`;
+    });
+  const rollback = (version: number) =>
+    act(async () => `Version ${(await kind.endpoints.rollback(baseId, version)).version} brings back version ${version}.`);
   const remove = async () => {
     if (!window.confirm(`Delete “${name}” with all its versions? An admin can restore it later.`)) return;
     setError(null);
@@ -420,16 +445,40 @@ export function RecordPage<R extends AnyRecord>({
               <th>Record</th>
               <th>Published</th>
               <th>Updated by</th>
+              <th>In effect</th>
+              {can(me, 'publish') && <th>Timeline</th>}
             </tr>
           </thead>
           <tbody>
-            {records.map((r) => (
-              <tr key={kind.idOf(r)}>
-                <td>{r.status === 'draft' ? 'draft' : `version ${r.version}`}</td>
-                <td>{r.publishedAt ? `${new Date(r.publishedAt).toLocaleString()} by ${r.publishedBy}` : '—'}</td>
-                <td>{(r as { updatedBy?: string }).updatedBy ?? r.createdBy}</td>
-              </tr>
-            ))}
+            {records.map((r) => {
+              const t = r as TimelineFields;
+              const pending = t.effectiveFrom != null && !t.cancelled && Date.parse(t.effectiveFrom) > Date.now();
+              return (
+                <tr key={kind.idOf(r)}>
+                  <td>
+                    {r.status === 'draft' ? 'draft' : `version ${r.version}`}
+                    {t.rollbackOf != null ? ` (rollback of ${t.rollbackOf})` : ''}
+                  </td>
+                  <td>{r.publishedAt ? `${new Date(r.publishedAt).toLocaleString()} by ${r.publishedBy}` : '—'}</td>
+                  <td>{(r as { updatedBy?: string }).updatedBy ?? r.createdBy}</td>
+                  <td data-testid="in-effect">{effectText(t)}</td>
+                  {can(me, 'publish') && (
+                    <td>
+                      {pending && r.version !== null && (
+                        <button type="button" disabled={busy} onClick={() => void cancelSchedule(r.version!)}>
+                          Cancel schedule
+                        </button>
+                      )}
+                      {r.status === 'published' && r.version !== null && r !== latest && (
+                        <button type="button" disabled={busy} onClick={() => void rollback(r.version!)}>
+                          Roll back to this
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              );
+            })}
           </tbody>
         </table>
         <h3>Compare</h3>

@@ -4,8 +4,11 @@ import {
   LivePolicyRecordEntry,
   RegistrySubject,
   ShadowIndexEntry,
+  RunnableBaseEntry,
   runnableBaseKey,
   runnableRecordKey,
+  runnableTimelineKey,
+  VersionTimeline,
   type Principal,
   type ResolveRequest,
   type RunnableKind,
@@ -15,6 +18,7 @@ import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { ZodType } from 'zod';
 import type { ExecMetrics } from '../metrics.js';
+import { timelinePick } from '@arbiter/run';
 
 /** The live record entry of each kind. */
 export interface LiveEntryOf {
@@ -22,8 +26,12 @@ export interface LiveEntryOf {
   flow: LiveFlowRecordEntry;
 }
 
-/** What a run names: a base (its current runnable record, or a pinned version) or an exact record. */
-export type RunTarget = { baseId: string; version?: number } | { recordId: string };
+/**
+ * What a run names: a base (its record runnable at `at`, epoch ms, else now; or a pinned version)
+ * or an exact record. `asOf`: the run asked for an instant (it needs the whole timeline, not only
+ * the schedule still ahead).
+ */
+export type RunTarget = { baseId: string; version?: number; at?: number; asOf?: boolean } | { recordId: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -31,10 +39,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Reads a base's entry and the record it points at (the current runnable one, or the pinned
  * version from its `versions` map) in one round trip, checking the base on the server so only the
  * record travels back. KEYS[1]: base key; ARGV[1]: record key prefix; ARGV[2]: pinned version or
- * ''; ARGV[3]: the caller's org. Returns [status, record JSON or nil] with status `miss` (no base
- * entry, or an unreadable one), `gone` (deleted, or another org), `no_version`, or `ok` (the
- * record may still be nil: a miss). A run of the current record of a base with a running shadow
- * gets the base entry's `shadow` (JSON) as a third element (docs/design/shadow-runs.md).
+ * ''; ARGV[3]: the caller's org; ARGV[4]: the base's timeline key for an as-of run, else ''.
+ * Returns [status, record JSON or nil] with status `miss` (no base entry, or an unreadable one),
+ * `gone` (deleted, or another org), `no_version`, or `ok` (the record may still be nil: a miss);
+ * or `choose` with the base entry's text (and, for an as-of run, the timeline's) when the base's
+ * record depends on the run's clock (docs/design/timeline.md): TypeScript picks, then reads the record.
+ * A run of the current record of a base with a running shadow gets the base entry's `shadow`
+ * (JSON) as a third element on the `ok` path; on the `choose` path it is read from the base entry.
  * INVARIANT: the record key is derived inside the script, so this assumes one Redis (not Cluster).
  */
 const BASE_AND_RECORD = `
@@ -43,6 +54,8 @@ if not b then return {'miss', false} end
 local ok, d = pcall(cjson.decode, b)
 if not ok or type(d) ~= 'table' then return {'miss', false} end
 if d.state ~= 'live' or d.orgId ~= ARGV[3] then return {'gone', false} end
+if d.rollout ~= nil or d.timeline ~= nil then return {'choose', b} end
+if ARGV[4] ~= '' and ARGV[2] == '' then return {'choose', b, redis.call('GET', ARGV[4])} end
 local rid
 if ARGV[2] ~= '' then
   if type(d.versions) ~= 'table' then return {'miss', false} end
@@ -63,7 +76,8 @@ type WithBaseAndRecord = {
     recordKeyPrefix: string,
     version: string,
     orgId: string,
-  ): Promise<['miss' | 'gone' | 'no_version' | 'ok', string | null, string?]>;
+    timelineKey: string,
+  ): Promise<['miss' | 'gone' | 'no_version' | 'ok' | 'choose', string | null, (string | null)?]>;
 };
 
 /**
@@ -79,6 +93,8 @@ type WithBaseAndRecord = {
 export class RunnableResolver {
   private readonly parsed: LRUCache<string, LiveEntryOf[RunnableKind] | 'gone'>;
   private readonly shadows = new LRUCache<string, ShadowIndexEntry>({ max: 200 });
+  /** Parses of base entries and timelines met on the `choose` path, keyed by their text. */
+  private readonly parsedChoices: LRUCache<string, ChoiceParse>;
 
   constructor(
     private readonly redis: Redis,
@@ -89,6 +105,7 @@ export class RunnableResolver {
     parseCacheSize = 500,
   ) {
     this.parsed = new LRUCache({ max: parseCacheSize });
+    this.parsedChoices = new LRUCache({ max: parseCacheSize });
     redis.defineCommand('arbiterBaseAndRecord', { numberOfKeys: 1, lua: BASE_AND_RECORD });
   }
 
@@ -117,18 +134,25 @@ export class RunnableResolver {
     if ('recordId' in target) {
       rawRecord = await this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, target.recordId)));
     } else {
-      const [status, raw, rawShadow] = await this.redisCall(
+      const [status, raw, third] = await this.redisCall(
         (this.redis as unknown as WithBaseAndRecord).arbiterBaseAndRecord(
           runnableBaseKey(this.prefix, kind, target.baseId),
           runnableRecordKey(this.prefix, kind, ''),
           target.version === undefined ? '' : String(target.version),
           orgId,
+          target.asOf === true ? runnableTimelineKey(this.prefix, kind, target.baseId) : '',
         ),
       );
       if (status === 'gone') throw notFound();
       if (status === 'no_version') throw new ArbiterError('not_found', `${kind} \`${id}\` has no version ${target.version}`);
-      rawRecord = raw;
-      if (rawShadow !== undefined) shadow = this.parseShadow(rawShadow);
+      if (status === 'choose') {
+        const chosen = await this.chosenRecord(kind, target, raw, third ?? null);
+        rawRecord = chosen.record;
+        shadow = chosen.shadow;
+      } else {
+        rawRecord = raw;
+        if (typeof third === 'string') shadow = this.parseShadow(third);
+      }
     }
 
     if (rawRecord !== null) {
@@ -141,7 +165,15 @@ export class RunnableResolver {
     }
     // A miss: the registry rebuilds the base's entries from PostgreSQL and answers the record.
     this.metrics.resolutions.inc({ source: 'registry' });
-    const request: ResolveRequest = { principal, ...target };
+    const request: ResolveRequest =
+      'recordId' in target
+        ? { principal, recordId: target.recordId }
+        : {
+            principal,
+            baseId: target.baseId,
+            ...(target.version !== undefined ? { version: target.version } : {}),
+            ...(target.at !== undefined && target.version === undefined ? { at: new Date(target.at).toISOString() } : {}),
+          };
     const entry = await this.bus.request(kind === 'policy' ? RegistrySubject.policyResolve : RegistrySubject.flowResolve, request, schema, {
       timeoutMs: this.registryTimeoutMs,
     });
@@ -156,6 +188,54 @@ export class RunnableResolver {
     const parsed = ShadowIndexEntry.safeParse(safeJson(raw));
     if (!parsed.success) return undefined;
     this.shadows.set(raw, parsed.data);
+    return parsed.data;
+  }
+
+  /**
+   * The `choose` path: picks the record id from the base entry (a pinned version from `versions`,
+   * else the version in effect at the run's clock on the timeline) and reads it. Null (a miss, the
+   * registry rebuilds) when the entry or the timeline an as-of run needs cannot be read.
+   */
+  private async chosenRecord(
+    kind: RunnableKind,
+    target: { baseId: string; version?: number; at?: number; asOf?: boolean },
+    rawBase: string | null,
+    rawTimeline: string | null,
+  ): Promise<{ record: string | null; shadow?: ShadowIndexEntry }> {
+    const base = rawBase === null ? undefined : this.parseChoice(rawBase);
+    if (base === undefined || !('state' in base) || base.state !== 'live') return { record: null };
+    let recordId: string | undefined;
+    if (target.version !== undefined) {
+      recordId = base.versions[String(target.version)];
+      if (recordId === undefined) throw new ArbiterError('not_found', `${kind} \`${target.baseId}\` has no version ${target.version}`);
+    } else {
+      let timeline = base.timeline;
+      if (target.asOf === true && timeline === undefined) {
+        const text = rawTimeline ?? (await this.redisCall(this.redis.get(runnableTimelineKey(this.prefix, kind, target.baseId))));
+        const parsed = text === null ? undefined : this.parseChoice(text);
+        if (parsed === undefined || !Array.isArray(parsed)) return { record: null };
+        timeline = parsed;
+      }
+      if (timeline === undefined) recordId = base.recordId;
+      else {
+        const picked = timelinePick(timeline, target.at ?? Date.now());
+        if (picked === undefined) throw beforeFirstVersion(kind, target.baseId, timeline);
+        recordId = picked.recordId;
+      }
+    }
+    const record = await this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, recordId)));
+    // A run by base id (no pinned version) takes part in the base's shadow, whichever version it picked.
+    return target.version === undefined && base.shadow !== undefined ? { record, shadow: base.shadow } : { record };
+  }
+
+  /** A base entry or a timeline as stored (cached by its text); undefined when unreadable. */
+  private parseChoice(raw: string): ChoiceParse | undefined {
+    const cached = this.parsedChoices.get(raw);
+    if (cached !== undefined) return cached;
+    const json = safeJson(raw);
+    const parsed = Array.isArray(json) ? VersionTimeline.safeParse(json) : RunnableBaseEntry.safeParse(json);
+    if (!parsed.success) return undefined;
+    this.parsedChoices.set(raw, parsed.data);
     return parsed.data;
   }
 
@@ -185,6 +265,20 @@ export class RunnableResolver {
       throw new ArbiterError('dependency_unavailable', 'the runnable index (Redis) is unavailable', undefined, { cause: err });
     }
   }
+}
+
+/** A parsed base entry, or a parsed timeline. */
+type ChoiceParse = RunnableBaseEntry | VersionTimeline;
+
+/** 404 of a run by base id at an instant before the base's first version took effect, naming that version. */
+function beforeFirstVersion(kind: RunnableKind, baseId: string, timeline: VersionTimeline): ArbiterError {
+  const first = timeline[0];
+  return new ArbiterError(
+    'not_found',
+    first === undefined
+      ? `${kind} \`${baseId}\` has no version in effect`
+      : `${kind} \`${baseId}\` has no version in effect at that instant: its first, version ${first.version}, takes effect at ${new Date(first.from).toISOString()}`,
+  );
 }
 
 function safeJson(raw: string): unknown {

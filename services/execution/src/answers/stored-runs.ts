@@ -20,7 +20,7 @@ import type { WorkerPool, EvalOutcome, ItemAnswer, RunItems } from '../workers/w
 import type { ExecutedEvents } from '../recording/executed-events.js';
 import type { MaskedReads } from '../recording/masked-reads.js';
 import type { ExecMetrics } from '../metrics.js';
-import type { RunnableResolver } from './runnable-resolver.js';
+import type { RunnableResolver, RunTarget } from './runnable-resolver.js';
 import { flowAnswer, policyAnswer, type ShadowItem, type ShadowRuns } from './shadow-runs.js';
 import { missingPolicyNode } from '@arbiter/run';
 import { tableSource } from '@arbiter/run/caches';
@@ -40,8 +40,29 @@ export type RunBy = 'base' | 'record';
  * One stored run request: the record named (`id`, `by` a base or a record id), the run's options
  * (a replay runs at `now`, low priority, neither counted nor recorded) and its items.
  */
-export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'flags' | 'replay' | 'now' | 'nows'> &
+export type StoredRunRequest = Pick<RunSpec, 'principal' | 'trace' | 'traceBytes' | 'flags' | 'replay' | 'now' | 'nows' | 'asOf'> &
   RunItems & { id: string; by: RunBy };
+
+/**
+ * The target of a stored run: an exact record, or a base picked at the run's clock
+ * (docs/design/timeline.md): `asOf`, else `now`, else the current time. A run that names its
+ * instant needs the base's whole timeline (`asOf: true` on the target).
+ */
+function targetOf(req: StoredRunRequest): RunTarget {
+  if (req.by === 'record') return { recordId: req.id };
+  const named = req.asOf ?? (req.replay === true ? undefined : req.now);
+  if (named === undefined) return { baseId: req.id };
+  const at = Date.parse(named);
+  if (Number.isNaN(at)) throw new ArbiterError('bad_request', `\`asOf\` / \`now\` must be an ISO instant: \`${named}\``);
+  return { baseId: req.id, at, asOf: true };
+}
+
+/** The evaluation clock of a stored run that is not a replay: `now`, else `asOf`. */
+function clockOf(req: StoredRunRequest): { now?: string } {
+  if (req.replay === true) return {};
+  const now = req.now ?? req.asOf;
+  return now === undefined ? {} : { now };
+}
 
 /** One answer: the raw JSON body its single request answers, or its error. */
 export type RunAnswer = Uint8Array | ArbiterError;
@@ -72,14 +93,11 @@ export class StoredRuns {
 
   /** Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted or other-org ids. */
   async runPolicy(req: StoredRunRequest): Promise<RunAnswer[]> {
-    const { entry, shadow } = await this.deps.resolver.resolveWithShadow(
-      'policy',
-      req.principal,
-      req.by === 'base' ? { baseId: req.id } : { recordId: req.id },
-    );
-    // A shadowed base's runs are pinned to one clock, which its candidate runs at too.
+    const { entry, shadow } = await this.deps.resolver.resolveWithShadow('policy', req.principal, targetOf(req));
+    // A shadowed run is pinned to one clock (its own, else the current time), which its candidate runs at too.
     const shadowing = this.shadowOf(req, shadow);
-    const now = shadowing === undefined ? undefined : new Date().toISOString();
+    const clock = clockOf(req);
+    const now = shadowing === undefined ? undefined : (clock.now ?? new Date().toISOString());
     const outcome = await this.deps.pool.runJob({
       principal: req.principal,
       source: sourceOf(entry),
@@ -92,8 +110,9 @@ export class StoredRuns {
       ...(req.replyBudget !== undefined ? { replyBudget: req.replyBudget } : {}),
       ...(req.replay === true
         ? { replay: true, ...(req.now !== undefined ? { now: req.now } : {}), ...(req.nows !== undefined ? { nows: req.nows } : {}) }
-        : {}),
-      ...(now !== undefined ? { now } : {}),
+        : now !== undefined
+          ? { now }
+          : clock),
     });
     this.count(outcome);
     if (req.replay === true) return outcome.answers.map((answer) => (answer instanceof ArbiterError ? answer : answer.json!));
@@ -136,14 +155,12 @@ export class StoredRuns {
    * `"maskedRead": true`.
    */
   async runFlow(req: StoredRunRequest): Promise<RunAnswer[]> {
-    const { entry, shadow } = await this.deps.resolver.resolveWithShadow(
-      'flow',
-      req.principal,
-      req.by === 'base' ? { baseId: req.id } : { recordId: req.id },
-    );
+    const target = targetOf(req);
+    const { entry, shadow } = await this.deps.resolver.resolveWithShadow('flow', req.principal, target);
     const shadowing = this.shadowOf(req, shadow);
-    const now = shadowing === undefined ? undefined : new Date().toISOString();
-    const mode: NodeMode = { ...modeOf(req), ...(now !== undefined ? { now } : {}) };
+    const clock = clockOf(req);
+    const now = shadowing === undefined ? undefined : (clock.now ?? new Date().toISOString());
+    const mode: NodeMode = { ...modeOf(req), ...(now !== undefined ? { now } : clock), ...nodeClockOf(target) };
     const sampled: ShadowItem[] = [];
     const nodes = new Map<string, Promise<ResolvedNode>>();
     const resource = { type: 'flow' as const, id: entry.recordId, baseId: entry.baseId };
@@ -184,7 +201,7 @@ export class StoredRuns {
     );
     if (shadowing !== undefined) {
       // The candidate's nodes run as low-priority work at the live runs' clock, untraced.
-      const candidateMode: NodeMode = { trace: false, now: now!, low: true };
+      const candidateMode: NodeMode = { trace: false, now: now!, low: true, ...nodeClockOf(target) };
       const candidateNodes = new Map<string, Promise<ResolvedNode>>();
       this.deps.shadows!.flow(req.principal, entry, shadowing, sampled, (candidate, item, deadline) =>
         this.flow(candidate.definition, req.principal, item, candidateMode, deadline, candidateNodes),
@@ -270,7 +287,9 @@ export class StoredRuns {
         principal,
         node.policyId !== undefined
           ? { recordId: node.policyId }
-          : { baseId: node.baseId!, ...(node.version !== undefined ? { version: node.version } : {}) },
+          : node.version !== undefined
+            ? { baseId: node.baseId!, version: node.version }
+            : { baseId: node.baseId!, ...(mode.at !== undefined ? { at: mode.at, asOf: true } : {}) },
       );
       return {
         bind: (item, deadline, replay) => ({
@@ -318,7 +337,7 @@ export class StoredRuns {
       items: [item],
       budgetUsed: budget.used,
       ...(deadline !== undefined ? { deadline } : {}),
-      ...(mode.now !== undefined ? { now: mode.now } : {}),
+      ...(replay === undefined && mode.now !== undefined ? { now: mode.now } : {}),
       ...(mode.low === true ? { lowPriority: true } : {}),
       ...replayOf(replay),
     });
@@ -335,12 +354,22 @@ export class StoredRuns {
   }
 }
 
-/** How a flow's nodes run: with a trace or not, the run's flags, at a pinned clock, as low-priority work (a shadow run). */
+/**
+ * How a flow's nodes run: with a trace or not, and the run's flags; at the run's clock `now` and,
+ * for a run that named its instant, nodes that follow a base pick its version at `at` (epoch ms);
+ * as low-priority work for a shadow run.
+ */
 interface NodeMode {
   trace: boolean;
   flags?: RunFlags;
   now?: string;
+  at?: number;
   low?: boolean;
+}
+
+/** The instant a flow's base-following nodes pick their version at: the flow's own, when the run named one. */
+function nodeClockOf(target: RunTarget): { at?: number } {
+  return 'baseId' in target && target.at !== undefined ? { at: target.at } : {};
 }
 
 function modeOf(req: { trace?: boolean | undefined; flags?: RunFlags | undefined }): NodeMode {

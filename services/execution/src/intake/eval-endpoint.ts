@@ -61,7 +61,7 @@ function storedOf(group: GroupRun) {
     ...(group.replyBudget !== undefined ? { replyBudget: group.replyBudget } : {}),
     ...(group.replay === true
       ? { replay: true, ...(group.now !== undefined ? { now: group.now } : {}), ...(group.nows !== undefined ? { nows: group.nows } : {}) }
-      : {}),
+      : { ...(group.now !== undefined ? { now: group.now } : {}), ...(group.asOf !== undefined ? { asOf: group.asOf } : {}) }),
   };
 }
 
@@ -155,6 +155,7 @@ export function evalEndpoint(deps: EvalDeps, maxReplyBytes: number): RawEndpoint
           ...(g.flags !== undefined ? { flags: g.flags } : {}),
           ...(g.now !== undefined ? { now: g.now } : {}),
           ...(g.nows !== undefined ? { nows: g.nows } : {}),
+          ...(g.asOf !== undefined ? { asOf: g.asOf } : {}),
           ...(g.replay === true ? { replay: true } : {}),
           items,
           deadline: receivedAt + g.timeoutMs - transitMs,

@@ -60,6 +60,9 @@ import {
   type UpdateGroupBody,
   type UpdatePolicyBody,
   type VersionsQuery,
+  type RollbackBody,
+  type RollbackRequest,
+  type ScheduleCancelRequest,
 } from '@arbiter/contracts';
 import type { Bus, RequestOptions } from '@arbiter/service-kit';
 import type { z } from 'zod';
@@ -107,6 +110,10 @@ export interface RecordsClient<R, S, C, U> {
   listDeleted(principal: Principal, query: ListQuery, ctx?: RegistryCallContext): Promise<Page<S>>;
   /** Runs the saved tests of the base's draft (or `query.version`) with coverage, given its base id or any record id. */
   testRun(principal: Principal, baseId: string, query: TestRunQuery, ctx?: RegistryCallContext): Promise<TestRunReport>;
+  /** Publishes an earlier version's content again as the next version, at once or at `body.effectiveFrom`. */
+  rollback(principal: Principal, baseId: string, body: RollbackBody, ctx?: RegistryCallContext): Promise<R>;
+  /** Cancels a version's schedule before its instant; answers the version. */
+  cancelSchedule(principal: Principal, baseId: string, version: number, ctx?: RegistryCallContext): Promise<R>;
 }
 
 /** Groups of policy and flow bases in the registry. */
@@ -195,6 +202,10 @@ export class NatsRegistryClient implements RegistryClient {
         send(RegistrySubject.policyListDeleted, { principal, ...query } satisfies ListDeletedRequest, PolicySummaryPage, ctx),
       testRun: (principal, baseId, query, ctx) =>
         send(RegistrySubject.policyTestRun, { principal, baseId, ...query } satisfies TestRunRequest, TestRunReport, ctx),
+      rollback: (principal, baseId, body, ctx) =>
+        send(RegistrySubject.policyRollback, { principal, baseId, ...body } satisfies RollbackRequest, PolicyRecord, ctx),
+      cancelSchedule: (principal, baseId, version, ctx) =>
+        send(RegistrySubject.policyScheduleCancel, { principal, baseId, version } satisfies ScheduleCancelRequest, PolicyRecord, ctx),
     };
     this.flows = {
       create: (principal, body, ctx) =>
@@ -216,6 +227,10 @@ export class NatsRegistryClient implements RegistryClient {
         send(RegistrySubject.flowListDeleted, { principal, ...query } satisfies ListDeletedRequest, FlowSummaryPage, ctx),
       testRun: (principal, baseId, query, ctx) =>
         send(RegistrySubject.flowTestRun, { principal, baseId, ...query } satisfies TestRunRequest, TestRunReport, ctx),
+      rollback: (principal, baseId, body, ctx) =>
+        send(RegistrySubject.flowRollback, { principal, baseId, ...body } satisfies RollbackRequest, FlowRecord, ctx),
+      cancelSchedule: (principal, baseId, version, ctx) =>
+        send(RegistrySubject.flowScheduleCancel, { principal, baseId, version } satisfies ScheduleCancelRequest, FlowRecord, ctx),
     };
     this.groups = {
       create: (principal, body, ctx) => send(RegistrySubject.groupCreate, { principal, ...body } satisfies GroupCreateRequest, Group, ctx),

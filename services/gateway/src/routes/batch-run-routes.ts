@@ -10,6 +10,8 @@ import {
   StoredPolicyBatchResponse,
   StoredRunBatchRequest,
   TraceQuery,
+  ByBaseQuery,
+  instantsOf,
   traceOf,
   runFlagsOf,
   itemTraceBytes,
@@ -124,7 +126,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     summary,
     description: `Each item runs as by \`POST ${single}\`. ${BATCH} ${TRACE} ${NOT_FOUND}`,
     params: param(name, what),
-    querystring: TraceQuery,
+    querystring: name === 'baseId' ? ByBaseQuery : TraceQuery,
     body: StoredRunBatchRequest,
     response: { 200: reply, ...storedErrors },
   });
@@ -135,7 +137,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
     kind: RunKind,
     by: RunBy,
     id: string,
-    { body: { items }, query }: { body: StoredRunBatchRequest; query: TraceQuery },
+    { body: { items }, query }: { body: StoredRunBatchRequest; query: ByBaseQuery },
   ) {
     await admit(request, reply, items.length);
     const flags = runFlagsOf(query);
@@ -144,6 +146,7 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       trace: traceOf(query),
       traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
       ...(flags !== undefined ? { flags } : {}),
+      ...(by === 'base' ? instantsOf(query) : {}),
     });
     return send(request, reply, answers, true);
   }

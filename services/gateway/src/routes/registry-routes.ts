@@ -18,6 +18,8 @@ import {
   FlowSaveAnswer,
   PolicySummaryPage,
   RecordIdParam,
+  RollbackBody,
+  ScheduleParams,
   type RecordListQuery,
   TestRunQuery,
   TestRunReport,
@@ -235,6 +237,12 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
         if (governance === undefined) {
           await refuseUnreviewedPublish(principal, noun, await client.get(principal, recordId, ctx(request)), recordId);
         } else {
+          // A governed publish is scheduled when it is published, at `…/review/publish` (docs/design/timeline.md).
+          if ((body as { effectiveFrom?: string }).effectiveFrom !== undefined) {
+            throw new ArbiterError('validation_failed', 'with governance approval on, give `effectiveFrom` to `…/review/publish`', [
+              { code: 'governed_schedule', message: 'give it to `…/review/publish`', path: 'body.effectiveFrom' },
+            ]);
+          }
           // Given fields are saved first (as a draft edit), then the draft as saved is submitted.
           if (Object.keys(body).some((key) => key !== 'status')) {
             await client.update(principal, recordId, { ...body, status: 'draft' }, ctx(request));
@@ -343,6 +351,43 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       response: { 200: TestRunReport, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
     },
     handler: async (request) => client.testRun(principalOf(request), request.params.baseId, request.query, ctx(request)),
+  });
+
+  app.post<{ Params: { baseId: string }; Body: RollbackBody }>(`/${noun}/:baseId/rollback`, {
+    onRequest: requireCapability('publish'),
+    schema: {
+      tags,
+      security,
+      summary: `Make an earlier version's content runnable again as a new version (publisher or admin)`,
+      description:
+        `Given the base id (or any record id), publishes version \`toVersion\`'s content as the next version, which records \`rollbackOf\` ` +
+        `(a flow's pinned versions kept), at once or at \`effectiveFrom\` (a future instant, else 400). No review is needed, even with ` +
+        `governance approval on: the content was published before (docs/design/governance.md). The base's draft is left as it is. ` +
+        `Audited as \`published\` with \`rollbackOf\`. 404 for an unknown base or version; 403 for editors and viewers. ` +
+        `docs/api.md#scheduled-versions-as-of-runs-and-rollback.`,
+      params: z.object({ baseId: RecordIdParam }),
+      body: RollbackBody,
+      response: { 201: k.record, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 429, 503, 504) },
+    },
+    handler: async (request, reply) =>
+      reply.status(201).send(await client.rollback(principalOf(request), request.params.baseId, request.body, ctx(request))),
+  });
+
+  app.delete<{ Params: { baseId: string; version: number } }>(`/${noun}/:baseId/schedule/:version`, {
+    onRequest: requireCapability('publish'),
+    schema: {
+      tags,
+      security,
+      summary: `Cancel a scheduled version before its instant (publisher or admin)`,
+      description:
+        `The version stays (immutable, reachable by its record id and pinned runs) but never becomes the runnable version. ` +
+        `409 \`conflict\` when it has started (or was published without a schedule), or was cancelled already; 404 for an unknown base or version. ` +
+        `Audited as \`schedule cancelled\`. Answers the version.`,
+      params: ScheduleParams,
+      response: { 200: k.record, ...errorResponses(400, 401, 403, 404, 409, 429, 503, 504) },
+    },
+    handler: async (request) =>
+      client.cancelSchedule(principalOf(request), request.params.baseId, request.params.version, ctx(request)),
   });
 
   app.delete<IdParams>(one, {

@@ -9,6 +9,8 @@ import {
   StoredFlowRunResponse,
   StoredPolicyRunResponse,
   TraceQuery,
+  ByBaseQuery,
+  instantsOf,
   traceOf,
   runFlagsOf,
 } from '@arbiter/contracts';
@@ -39,6 +41,10 @@ const TRACE =
   '`?trace=false` leaves the trace out: the answer keeps its shape with `"trace": []` (flows: each node\'s `trace` empty). ' +
   '`?reasons=true` adds `reasons` to a policy answer (flows: to each policy node): why the result came out (docs/LANGUAGE.md §10.4).';
 
+const TIMELINE =
+  '`?asOf=` runs the version runnable at that instant, evaluated at it unless `?now=` is given too; `?now=` alone sets the clock and picks the version in effect at it; ' +
+  'the answer names the version; docs/api.md#scheduled-versions-as-of-runs-and-rollback';
+
 const param = (name: string, what: string) => z.object({ [name]: RecordIdParam.describe(what) });
 
 /**
@@ -53,12 +59,13 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
   const policyErrors = errorResponses(400, 401, 403, 404, 413, 415, 422, 429, 503, 504);
 
   /** Runs the record on the body (the data object, forwarded as the JSON text it came as) and sends its answer. */
-  async function runOne(request: FastifyRequest, reply: FastifyReply, kind: RunKind, by: RunBy, id: string, query: TraceQuery) {
+  async function runOne(request: FastifyRequest, reply: FastifyReply, kind: RunKind, by: RunBy, id: string, query: ByBaseQuery) {
     const flags = runFlagsOf(query);
     const [answer] = await runner.run(kind, principalOf(request), by, id, [rawBodyOf(request)], {
       requestId: request.id,
       trace: traceOf(query),
       ...(flags !== undefined ? { flags } : {}),
+      ...(by === 'base' ? instantsOf(query) : {}),
     });
     return sendAnswer(reply, answer);
   }
@@ -70,9 +77,9 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       tags,
       security,
       summary: 'Run the current runnable policy of a base',
-      description: `Runs the latest published version of the base, or its draft when it was never published. ${EXECUTION_RESULTS} ${TRACE} ${NOT_FOUND}`,
+      description: `Runs the version of the base in effect (the latest published one, unless a schedule says otherwise: ${TIMELINE}), or its draft when it was never published. ${EXECUTION_RESULTS} ${TRACE} ${NOT_FOUND}`,
       params: param('baseId', 'Base id of the policy'),
-      querystring: TraceQuery,
+      querystring: ByBaseQuery,
       body: RunData,
       response: { 200: StoredPolicyRunResponse, ...policyErrors },
     },
@@ -102,9 +109,9 @@ export const storedRunRoutes: FastifyPluginAsyncZod<StoredRunRoutesOptions> = as
       tags,
       security,
       summary: 'Run the current runnable flow of a base',
-      description: `Runs the latest published version of the base, or its draft when it was never published. ${FLOW_RESULTS} ${TRACE} ${NOT_FOUND}`,
+      description: `Runs the version of the base in effect (the latest published one, unless a schedule says otherwise: ${TIMELINE}), or its draft when it was never published. ${FLOW_RESULTS} ${TRACE} ${NOT_FOUND}`,
       params: param('baseId', 'Base id of the flow'),
-      querystring: TraceQuery,
+      querystring: ByBaseQuery,
       body: RunData,
       response: { 200: StoredFlowRunResponse, ...policyErrors },
     },

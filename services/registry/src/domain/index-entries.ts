@@ -2,15 +2,20 @@ import {
   type FlowDefinition,
   runnableBaseKey,
   runnableRecordKey,
+  runnableTimelineKey,
   type FlowRecordEntry,
+  type VersionTimeline,
   type PolicyRecordEntry,
   type RunnableBaseEntry,
   type ShadowIndexEntry,
 } from '@arbiter/contracts';
+import { timelinePick } from '@arbiter/run';
 import type { BaseRow, RecordRow } from '../repositories/records.js';
 import type { ShadowRow } from '../repositories/shadows.js';
+import type { TimelineRow } from '../repositories/timeline.js';
 import { pinnedDefinition } from './flow-review.js';
 import { canonicalJson, sha256 } from './hash.js';
+import { hasPending, timelineOf } from './timeline.js';
 
 /** What one base contributes to the runnable index: its entry and one entry per record. */
 export interface IndexEntries {
@@ -18,6 +23,8 @@ export interface IndexEntries {
   baseKey: string;
   base: RunnableBaseEntry;
   records: { key: string; value: PolicyRecordEntry | FlowRecordEntry }[];
+  /** The whole timeline of a live base with versions (docs/design/timeline.md), under its own key for as-of runs. */
+  timeline?: { key: string; value: VersionTimeline };
 }
 
 /** The hash a worker caches a record's content by: sha256 of the rule text, or of the canonical JSON of the definition a flow runs. */
@@ -36,15 +43,19 @@ function schemaHash(r: RecordRow): string | null {
 
 /**
  * The index entries of a base and all its records (see `@arbiter/contracts` runnable-index): the
- * current runnable record for a live base, tombstones everywhere for a deleted one. A running shadow
- * (not stopped, `until` not passed at `now`, candidate among the records) rides along as `shadow`.
+ * record runnable at `now` (epoch ms; the version in effect on its timeline, else the current
+ * record) for a live base, with the whole timeline while a version waits for its instant;
+ * tombstones everywhere for a deleted one.
+ * A running shadow (not stopped, `until` not passed at `now`, candidate among the records) rides
+ * along as `shadow`.
  */
 export function indexEntries(
   prefix: string,
   base: BaseRow,
   records: RecordRow[],
+  timelineRows: TimelineRow[] = [],
+  now: number = Date.now(),
   shadow: ShadowRow | null = null,
-  now: Date = new Date(),
 ): IndexEntries {
   const common = { rev: base.revision, orgId: base.orgId, baseId: base.id };
   const baseKey = runnableBaseKey(prefix, base.kind, base.id);
@@ -59,10 +70,16 @@ export function indexEntries(
       })),
     };
   }
-  const current = records.find((r) => r.id === base.currentRecordId);
-  if (!current) throw new Error(`base \`${base.id}\` has no current record \`${base.currentRecordId}\``);
   const versions: Record<string, string> = {};
   for (const r of records) if (r.version !== null) versions[String(r.version)] = r.id;
+  const timeline = timelineOf(
+    records.filter((r) => r.version !== null).map((r) => ({ id: r.id, version: r.version!, publishedAt: r.publishedAt! })),
+    timelineRows,
+  );
+  const inEffect = timelinePick(timeline, now);
+  const currentId = inEffect?.recordId ?? base.currentRecordId;
+  const current = records.find((r) => r.id === currentId);
+  if (!current) throw new Error(`base \`${base.id}\` has no current record \`${currentId}\``);
   return {
     rev: base.revision,
     baseKey,
@@ -74,9 +91,12 @@ export function indexEntries(
       ruleHash: contentHash(current),
       schemaHash: schemaHash(current),
       versions,
-      ...shadowEntry(shadow, records, now),
+      // While a version waits for its instant (or none is in effect yet), a run picks by its own clock.
+      ...(hasPending(timeline, now) || (inEffect === undefined && Object.keys(versions).length > 0) ? { timeline } : {}),
+      ...shadowEntry(shadow, records, new Date(now)),
     },
     records: records.map((r) => ({ key: runnableRecordKey(prefix, base.kind, r.id), value: liveRecord(base, r) })),
+    ...(timeline.length > 0 ? { timeline: { key: runnableTimelineKey(prefix, base.kind, base.id), value: timeline } } : {}),
   };
 }
 

@@ -102,6 +102,18 @@ export async function currentRecords(db: Db, orgId: string, baseIds: string[]): 
   return rows.map(recordOf);
 }
 
+/** Records (policies and flows) of live bases of the org by exact id. */
+export async function recordsById(db: Db, orgId: string, recordIds: string[]): Promise<RunnableRecordRow[]> {
+  if (recordIds.length === 0) return [];
+  const rows = (await db('registry_records as r')
+    .join('registry_bases as b', 'b.id', 'r.base_id')
+    .where({ 'b.org_id': orgId })
+    .whereNull('b.deleted_at')
+    .whereIn('r.id', recordIds)
+    .select(RECORD_COLUMNS)) as RecordColumns[];
+  return rows.map(recordOf);
+}
+
 /** Records of live policy bases of the org by exact id. */
 export async function policyRecordsById(db: Db, orgId: string, recordIds: string[]): Promise<RunnableRecordRow[]> {
   if (recordIds.length === 0) return [];
