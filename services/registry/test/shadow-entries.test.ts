@@ -33,8 +33,8 @@ const record = (id: string, version: number | null): RecordRow => ({
   createdBy: 'ann',
   updatedAt: at,
   updatedBy: 'ann',
-  publishedAt: null,
-  publishedBy: null,
+  publishedAt: version === null ? null : at,
+  publishedBy: version === null ? null : 'ann',
   authors: [],
   pinnedVersions: null,
 });
