@@ -5,6 +5,7 @@ import { RolloutStart } from './rollout.js';
 import { Principal } from './principal.js';
 import { EffectiveFrom, FlowRecord, PolicyRecord, RecordIdParam, RecordReview, StaticCheckWarning } from './registry.js';
 import { RunnableKind } from './runnable-index.js';
+import { ShadowSummary } from './shadow.js';
 
 /**
  * Request/reply subjects of the governance service (docs/api.md#governance-review, docs/design/governance.md),
@@ -53,6 +54,8 @@ const reviewFields = {
   baseId: z.uuid(),
   /** The latest impact report of the draft's current content; null when there is none or the draft changed since. */
   impact: ImpactReport.nullable().optional(),
+  /** The counts of the base's shadow whose candidate is this draft (docs/api.md#shadow-runs); absent when there is none. */
+  shadow: ShadowSummary.optional(),
   state: ReviewState,
   requestId: z.uuid().nullable().describe('The latest publish request of the draft; null when it was never submitted'),
   requestedBy: z.string().nullable(),

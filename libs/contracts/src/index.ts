@@ -432,3 +432,20 @@ export {
   COVERAGE_DETAIL_ITEMS,
   uncoveredText,
 } from './coverage.js';
+export {
+  SHADOW_KEYS_TTL_SECONDS,
+  SHADOW_MAX_EXAMPLES,
+  SHADOW_MAX_EXAMPLE_CHARS,
+  ShadowAnswer,
+  ShadowBaseRequest,
+  ShadowBody,
+  ShadowCounts,
+  ShadowExample,
+  ShadowIndexEntry,
+  ShadowReport,
+  ShadowSetRequest,
+  ShadowSubject,
+  ShadowSummary,
+  shadowCountsKey,
+  shadowExamplesKey,
+} from './shadow.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
+import { ShadowIndexEntry } from './shadow.js';
 
 /**
  * The Redis index of what is runnable, written by the registry after every commit and
@@ -95,6 +96,8 @@ export const RunnableBaseEntry = z.discriminatedUnion('state', [
     /** sha256 (hex) of the schema's JSON; null without a schema. */
     schemaHash: z.string().nullable(),
     versions: z.record(z.string(), z.string()),
+    /** The base's running shadow candidate (docs/design/shadow-runs.md); absent without one. */
+    shadow: ShadowIndexEntry.optional(),
     /**
      * Present while a scheduled version waits for its instant: the whole timeline, so a run picks
      * by its own clock (`recordId` is then the version runnable when the entry was written).

@@ -64,6 +64,8 @@ const EXAMPLES: TypedEvent[] = [
   newEvent('webhook changed', by, { type: 'webhook', id: 'w-1' }, { changes: { events: ['*'], enabled: false } }),
   newEvent('webhook changed', by, { type: 'webhook', id: 'w-1' }, { secretRotated: true }),
   newEvent('webhook deleted', by, { type: 'webhook', id: 'w-1' }, { url: 'https://ci.example.com/h' }),
+  newEvent('shadow started', by, record, { recordId: 'r-2', sampleRate: 0.5, until: null, replaced: 'r-1' }),
+  newEvent('shadow stopped', by, record, { recordId: 'r-2', sampled: 10, compared: 9, changed: 2 }),
   newEvent(
     'webhook disabled',
     { orgId: 'acme', userId: 'webhooks' },

@@ -53,6 +53,8 @@ import type {
   RunReport,
   RunReportReply,
   RunResponse,
+  ShadowBody,
+  ShadowReport,
   StoredFlowBatchResponse,
   StoredFlowRunResponse,
   StoredPolicyBatchResponse,
@@ -280,6 +282,24 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
    */
   impact(recordId: string, opts: ImpactOptions = {}): Promise<ImpactReport> {
     return this.runAt(`/${this.noun}/${segment(recordId)}/impact`, opts);
+  }
+
+  /**
+   * `GET /{noun}/{baseId}/shadow`: the base's shadow candidate, running or stopped, with its report
+   * (docs/api.md#shadow-runs); its `examples` only for callers with the `audit` right. 404 without one.
+   */
+  shadow(baseId: string): Promise<ShadowReport> {
+    return this.getJson(`/${this.noun}/${segment(baseId)}/shadow`);
+  }
+
+  /** `PUT /{noun}/{baseId}/shadow` (editor and up): starts, or replaces, the base's shadow candidate (a draft or version of the base). */
+  startShadow(baseId: string, body: ShadowBody): Promise<ShadowReport> {
+    return this.sendJson('PUT', `/${this.noun}/${segment(baseId)}/shadow`, body);
+  }
+
+  /** `DELETE /{noun}/{baseId}/shadow` (editor and up): stops the shadow; answers its final report. */
+  stopShadow(baseId: string): Promise<ShadowReport> {
+    return this.sendJson('DELETE', `/${this.noun}/${segment(baseId)}/shadow`);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { indexEntries, type IndexEntries } from './domain/index-entries.js';
 import { allRecordsOfBase, getBase } from './repositories/records.js';
+import { findShadow } from './repositories/shadows.js';
 import { timelineRowsOfBase } from './repositories/timeline.js';
 import { findRollout } from './repositories/rollouts.js';
 
@@ -58,6 +59,7 @@ export class RunnableIndexWriter {
         await timelineRowsOfBase(this.db, baseId),
         Date.now(),
         await findRollout(this.db, baseId),
+        await findShadow(this.db, baseId),
       );
       await this.write(entries);
       this.dirty.delete(baseId);

@@ -128,5 +128,14 @@ export function auditSummary(e: SummarizedEvent, names: ReadonlyMap<string, stri
       return `${who} deleted ${what}`;
     case 'webhook disabled':
       return `${what} was turned off (${str(d.reason) === 'gone' ? 'it answered 410 Gone' : 'it failed for the whole retry window'})`;
+    case 'shadow started': {
+      const rate = num(d.sampleRate);
+      return `${who} started shadow runs of ${what}${rate === null ? '' : ` on ${Math.round(rate * 1000) / 10} % of its runs`}`;
+    }
+    case 'shadow stopped': {
+      const changed = num(d.changed);
+      const compared = num(d.compared);
+      return `${who} stopped shadow runs of ${what}${changed === null || compared === null ? '' : ` (${changed} of ${compared} compared runs changed)`}`;
+    }
   }
 }

@@ -3,6 +3,7 @@ import {
   LiveFlowRecordEntry,
   LivePolicyRecordEntry,
   RegistrySubject,
+  ShadowIndexEntry,
   RunnableBaseEntry,
   type RunnableRollout,
   runnableBaseKey,
@@ -34,7 +35,7 @@ export interface LiveEntryOf {
 export type RunTarget = { baseId: string; version?: number; at?: number; asOf?: boolean } | { recordId: string };
 
 /** What a run by base id resolves to: the record, or the base's rollout whose choice is per run's data. */
-export type BaseResolution<K extends RunnableKind> = { entry: LiveEntryOf[K] } | { rollout: RunnableRollout };
+export type BaseResolution<K extends RunnableKind> = { entry: LiveEntryOf[K]; shadow?: ShadowIndexEntry } | { rollout: RunnableRollout };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -48,7 +49,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * or `choose` with the base entry's text (and, for an as-of run, the timeline's) when the base's
  * record depends on the run's clock (docs/design/timeline.md) or its data (a rollout,
  * docs/design/canary.md): TypeScript picks, then reads the record by id (a second round trip only
- * for such bases).
+ * for such bases). A run of the current record of a base with a running shadow gets the base
+ * entry's `shadow` (JSON) as a third element on the `ok` path; on the `choose` path it is read
+ * from the base entry.
  * INVARIANT: the record key is derived inside the script, so this assumes one Redis (not Cluster).
  */
 const BASE_AND_RECORD = `
@@ -68,6 +71,7 @@ else
   rid = d.recordId
 end
 if type(rid) ~= 'string' then return {'miss', false} end
+if ARGV[2] == '' and type(d.shadow) == 'table' then return {'ok', redis.call('GET', ARGV[1] .. rid), cjson.encode(d.shadow)} end
 return {'ok', redis.call('GET', ARGV[1] .. rid)}
 `;
 
@@ -94,6 +98,7 @@ type WithBaseAndRecord = {
  */
 export class RunnableResolver {
   private readonly parsed: LRUCache<string, LiveEntryOf[RunnableKind] | 'gone'>;
+  private readonly shadows = new LRUCache<string, ShadowIndexEntry>({ max: 200 });
   /** Parses of base entries and timelines met on the `choose` path, keyed by their text. */
   private readonly parsedChoices: LRUCache<string, ChoiceParse>;
 
@@ -138,10 +143,11 @@ export class RunnableResolver {
     const schema = (kind === 'policy' ? LivePolicyRecordEntry : LiveFlowRecordEntry) as unknown as ZodType<LiveEntryOf[K]>;
 
     let rawRecord: string | null;
+    let shadow: ShadowIndexEntry | undefined;
     if ('recordId' in target) {
       rawRecord = await this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, target.recordId)));
     } else {
-      const [status, raw, rawTimeline] = await this.redisCall(
+      const [status, raw, third] = await this.redisCall(
         (this.redis as unknown as WithBaseAndRecord).arbiterBaseAndRecord(
           runnableBaseKey(this.prefix, kind, target.baseId),
           runnableRecordKey(this.prefix, kind, ''),
@@ -159,7 +165,14 @@ export class RunnableResolver {
         }
       }
       if (status === 'no_version') throw new ArbiterError('not_found', `${kind} \`${id}\` has no version ${target.version}`);
-      rawRecord = status === 'choose' ? await this.chosenRecord(kind, target, raw, rawTimeline ?? null) : raw;
+      if (status === 'choose') {
+        const chosen = await this.chosenRecord(kind, target, raw, third ?? null);
+        rawRecord = chosen.record;
+        shadow = chosen.shadow;
+      } else {
+        rawRecord = raw;
+        if (typeof third === 'string') shadow = this.parseShadow(third);
+      }
     }
 
     if (rawRecord !== null) {
@@ -167,7 +180,7 @@ export class RunnableResolver {
       if (entry === 'gone' || (entry !== null && entry.orgId !== orgId)) throw notFound();
       if (entry !== null) {
         this.metrics.resolutions.inc({ source: 'redis' });
-        return { entry };
+        return shadow === undefined ? { entry } : { entry, shadow };
       }
     }
     // A miss: the registry rebuilds the base's entries from PostgreSQL and answers the record.
@@ -188,6 +201,16 @@ export class RunnableResolver {
     return { entry };
   }
 
+  /** A base entry's `shadow` as the script returns it; undefined when unreadable (no shadow run). Cached by its text. */
+  private parseShadow(raw: string): ShadowIndexEntry | undefined {
+    const cached = this.shadows.get(raw);
+    if (cached !== undefined) return cached;
+    const parsed = ShadowIndexEntry.safeParse(safeJson(raw));
+    if (!parsed.success) return undefined;
+    this.shadows.set(raw, parsed.data);
+    return parsed.data;
+  }
+
   /**
    * The `choose` path: picks the record id from the base entry (a pinned version from `versions`,
    * else the version in effect at the run's clock on the timeline) and reads it. Null (a miss, the
@@ -198,9 +221,9 @@ export class RunnableResolver {
     target: { baseId: string; version?: number; at?: number; asOf?: boolean },
     rawBase: string | null,
     rawTimeline: string | null,
-  ): Promise<string | null> {
+  ): Promise<{ record: string | null; shadow?: ShadowIndexEntry }> {
     const base = rawBase === null ? undefined : this.parseChoice(rawBase);
-    if (base === undefined || !('state' in base) || base.state !== 'live') return null;
+    if (base === undefined || !('state' in base) || base.state !== 'live') return { record: null };
     let recordId: string | undefined;
     if (target.version !== undefined) {
       recordId = base.versions[String(target.version)];
@@ -210,7 +233,7 @@ export class RunnableResolver {
       if (target.asOf === true && timeline === undefined) {
         const text = rawTimeline ?? (await this.redisCall(this.redis.get(runnableTimelineKey(this.prefix, kind, target.baseId))));
         const parsed = text === null ? undefined : this.parseChoice(text);
-        if (parsed === undefined || !Array.isArray(parsed)) return null;
+        if (parsed === undefined || !Array.isArray(parsed)) return { record: null };
         timeline = parsed;
       }
       if (timeline === undefined) recordId = base.recordId;
@@ -220,7 +243,9 @@ export class RunnableResolver {
         recordId = picked.recordId;
       }
     }
-    return this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, recordId)));
+    const record = await this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, recordId)));
+    // A run by base id (no pinned version) takes part in the base's shadow, whichever version it picked.
+    return target.version === undefined && base.shadow !== undefined ? { record, shadow: base.shadow } : { record };
   }
 
   /** A base entry or a timeline as stored (cached by its text); undefined when unreadable. */
