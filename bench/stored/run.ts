@@ -80,11 +80,18 @@ async function main(): Promise<void> {
       })
     ).record;
     // A second version, so the as-of run picks an earlier one from the timeline.
-    const next = await bus.request(RegistrySubject.policyDraft, { principal, policyId: v1.policyId }, PolicyDraftReply, { timeoutMs: 20_000 });
+    const next = await bus.request(RegistrySubject.policyDraft, { principal, policyId: v1.policyId }, PolicyDraftReply, {
+      timeoutMs: 20_000,
+    });
     const v2 = (
-      await bus.request(RegistrySubject.policyUpdate, { principal, policyId: next.record.policyId, status: 'published' }, PolicyUpdateReply, {
-        timeoutMs: 20_000,
-      })
+      await bus.request(
+        RegistrySubject.policyUpdate,
+        { principal, policyId: next.record.policyId, status: 'published' },
+        PolicyUpdateReply,
+        {
+          timeoutMs: 20_000,
+        },
+      )
     ).record;
     const asOf = new Date(Date.parse(v1.publishedAt!) + Math.floor((Date.parse(v2.publishedAt!) - Date.parse(v1.publishedAt!)) / 2));
 

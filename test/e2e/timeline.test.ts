@@ -40,7 +40,8 @@ async function publishNext(kind: 'policy' | 'flow', baseId: string, patch: Recor
   return call(stack, 'PUT', `/${kind}/${baseId}`, { key: who, body: { status: 'published', ...patch } });
 }
 
-const runPolicy = (baseId: string, query = '') => call(stack, 'POST', `/run/policy/${baseId}${query}`, { key: stack.adminKey, body: NINETEEN });
+const runPolicy = (baseId: string, query = '') =>
+  call(stack, 'POST', `/run/policy/${baseId}${query}`, { key: stack.adminKey, body: NINETEEN });
 const iso = (ms: number) => new Date(ms).toISOString();
 const q = (params: Record<string, string>) => `?${new URLSearchParams(params).toString()}`;
 
@@ -140,9 +141,15 @@ describe('scheduled versions (governance off)', () => {
     expect(versions.body.items[1]).toMatchObject({ version: 1, effectiveUntil: null });
 
     await eventually(async () => {
-      const audit = await call(stack, 'GET', `/audit?kind=${encodeURIComponent('schedule cancelled')}&baseId=${baseId}`, { key: stack.adminKey });
+      const audit = await call(stack, 'GET', `/audit?kind=${encodeURIComponent('schedule cancelled')}&baseId=${baseId}`, {
+        key: stack.adminKey,
+      });
       expect(audit.body.items).toEqual([
-        expect.objectContaining({ kind: 'schedule cancelled', actor: expect.objectContaining({ userId: 'pat' }), details: { version: 2, effectiveFrom: iso(at) } }),
+        expect.objectContaining({
+          kind: 'schedule cancelled',
+          actor: expect.objectContaining({ userId: 'pat' }),
+          details: { version: 2, effectiveFrom: iso(at) },
+        }),
       ]);
     });
   });
@@ -232,7 +239,10 @@ describe('rollback', () => {
     await eventually(async () => {
       const audit = await call(stack, 'GET', `/audit?kind=published&baseId=${baseId}`, { key: stack.adminKey });
       expect(audit.body.items.map((e: { details: unknown }) => e.details)).toEqual(
-        expect.arrayContaining([{ version: 3, rollbackOf: 1 }, { version: 4, rollbackOf: 2, effectiveFrom: iso(at) }]),
+        expect.arrayContaining([
+          { version: 3, rollbackOf: 1 },
+          { version: 4, rollbackOf: 2, effectiveFrom: iso(at) },
+        ]),
       );
     });
   });
@@ -249,7 +259,10 @@ describe('rollback', () => {
     expect((await call(stack, 'POST', path, { key: key.pat, body: { toVersion: 1, effectiveFrom: iso(Date.now() - 5) } })).status).toBe(
       400,
     );
-    const other = await call(stack, 'POST', `/policy/00000000-0000-4000-8000-000000000000/rollback`, { key: key.pat, body: { toVersion: 1 } });
+    const other = await call(stack, 'POST', `/policy/00000000-0000-4000-8000-000000000000/rollback`, {
+      key: key.pat,
+      body: { toVersion: 1 },
+    });
     expect(other.status).toBe(404);
     const versions = await call(stack, 'GET', `/policy/${baseId}/versions`, { key: key.pat });
     expect(versions.body.items.map((r: { version: number }) => r.version)).toEqual([1]);
@@ -369,7 +382,9 @@ describe('with governance on', () => {
     // a second reviewed version now, then a rollback to 1's content with no review
     const draft = await call(stack, 'GET', `/policy/${baseId}/draft`, { key: key.eddie });
     expect(draft.status).toBe(201);
-    expect((await call(stack, 'PUT', `/policy/${baseId}`, { key: key.eddie, body: { status: 'published', rule: ruleOf(21) } })).status).toBe(202);
+    expect(
+      (await call(stack, 'PUT', `/policy/${baseId}`, { key: key.eddie, body: { status: 'published', rule: ruleOf(21) } })).status,
+    ).toBe(202);
     expect((await call(stack, 'POST', `/policy/${baseId}/review/approve`, { key: key.pat })).status).toBe(200);
     expect((await call(stack, 'POST', `/policy/${baseId}/review/publish`, { key: key.pat })).status).toBe(201);
     expect((await runPolicy(baseId)).body).toMatchObject({ version: 2, result: false });

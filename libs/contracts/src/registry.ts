@@ -187,7 +187,10 @@ const recordMeta = {
     .nullable()
     .optional()
     .describe('Versions (on `GET …/versions`): when a later-effective version took or takes over; null while none does'),
-  cancelled: z.boolean().optional().describe('Versions (on `GET …/versions`): its schedule was cancelled before it started; it never runs by base id'),
+  cancelled: z
+    .boolean()
+    .optional()
+    .describe('Versions (on `GET …/versions`): its schedule was cancelled before it started; it never runs by base id'),
   rollbackOf: z
     .number()
     .int()
@@ -202,7 +205,9 @@ const recordMeta = {
  */
 export const EffectiveFrom = z.iso
   .datetime({ offset: true })
-  .describe('Publish only: when the new version becomes the runnable version (a future instant; docs/api.md#scheduled-versions-as-of-runs-and-rollback)');
+  .describe(
+    'Publish only: when the new version becomes the runnable version (a future instant; docs/api.md#scheduled-versions-as-of-runs-and-rollback)',
+  );
 
 /** A policy draft or version (docs/api.md#policies-and-flows). */
 export const PolicyRecord = z.object({ policyId: z.uuid(), ...recordMeta, rule: z.string(), tests: z.array(PolicyTest) });
@@ -465,7 +470,12 @@ export type FlowVersionsRequest = z.input<typeof FlowVersionsRequest>;
 
 /** Body of `POST /policy/{baseId}/rollback` and `POST /flow/{baseId}/rollback`. Unknown keys are rejected. */
 export const RollbackBody = z.strictObject({
-  toVersion: z.number().int().min(1).max(2 ** 31 - 1).describe('The earlier version whose content becomes runnable again'),
+  toVersion: z
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1)
+    .describe('The earlier version whose content becomes runnable again'),
   effectiveFrom: EffectiveFrom.optional(),
 });
 export type RollbackBody = z.infer<typeof RollbackBody>;
@@ -473,7 +483,14 @@ export type RollbackBody = z.infer<typeof RollbackBody>;
 export const RollbackRequest = z.strictObject({ ...withPrincipal, baseId: RecordIdParam, ...RollbackBody.shape });
 export type RollbackRequest = z.input<typeof RollbackRequest>;
 /** Path of `DELETE /{kind}/{baseId}/schedule/{version}`. */
-export const ScheduleParams = z.object({ baseId: RecordIdParam, version: z.coerce.number().int().min(1).max(2 ** 31 - 1) });
+export const ScheduleParams = z.object({
+  baseId: RecordIdParam,
+  version: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(2 ** 31 - 1),
+});
 /** Request of `registry.policy.scheduleCancel` / `registry.flow.scheduleCancel`. */
 export const ScheduleCancelRequest = z.strictObject({ ...withPrincipal, baseId: RecordIdParam, version: z.number().int().min(1) });
 export type ScheduleCancelRequest = z.input<typeof ScheduleCancelRequest>;

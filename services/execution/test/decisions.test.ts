@@ -146,7 +146,8 @@ describe('DecisionRecorder', () => {
 
   it('keeps the reasons of a run that asked for them, masked like the input, and none for a run that did not', async () => {
     const { r, records } = recorder({ masks: ['applicant.ssn'] });
-    const rule = 'An **applicant** is approved if the __ssn__ of the **applicant** is "1" and the __age__ of the **applicant** is at least 18.';
+    const rule =
+      'An **applicant** is approved if the __ssn__ of the **applicant** is "1" and the __age__ of the **applicant** is at least 18.';
     const data = { applicant: { ssn: '078-05-1120', age: 16 } };
     const asked = evaluate(rule, data, { reasons: true });
     expect(asked.reasons!.sentence).toContain('078-05-1120');

@@ -60,7 +60,16 @@ describe('maskReasons', () => {
       result: false,
       sentence: 'x is false because the applicant ({"name":"Ann","ssn":"078-05-1120"}) is not empty and y (7) is not 8',
       because: [
-        { kind: 'condition', rule: 'x', text: 'the **applicant** is empty', holds: false, path: 'applicant', value: { name: 'Ann', ssn: '078-05-1120' }, line: 1, column: 1 },
+        {
+          kind: 'condition',
+          rule: 'x',
+          text: 'the **applicant** is empty',
+          holds: false,
+          path: 'applicant',
+          value: { name: 'Ann', ssn: '078-05-1120' },
+          line: 1,
+          column: 1,
+        },
         { kind: 'condition', rule: 'x', text: 'y is 8', holds: false, path: 'the y', value: 7, line: 1, column: 30 },
       ],
     };
@@ -74,7 +83,18 @@ describe('maskReasons', () => {
     const reasons: Reasons = {
       result: false,
       sentence: 'x is false because the ssn of the applicant ("078-05…',
-      because: [{ kind: 'condition', rule: 'x', text: 'the __ssn__ of the **applicant** is "1"', holds: false, path: 'applicant.ssn', value: '078-05-1120', line: 1, column: 1 }],
+      because: [
+        {
+          kind: 'condition',
+          rule: 'x',
+          text: 'the __ssn__ of the **applicant** is "1"',
+          holds: false,
+          path: 'applicant.ssn',
+          value: '078-05-1120',
+          line: 1,
+          column: 1,
+        },
+      ],
       truncated: true,
     };
     const masked = maskReasons(reasons, [compileMasks(['applicant.ssn'])]);

@@ -178,7 +178,14 @@ export class ImpactService {
    * effort: an example whose replay fails, or an analysis whose replays for reasons fail, keeps
    * its examples without them.
    */
-  private async explain(p: Principal, kind: RunnableKind, recordId: string, report: Working, pacer: Pacer, requestId?: string): Promise<void> {
+  private async explain(
+    p: Principal,
+    kind: RunnableKind,
+    recordId: string,
+    report: Working,
+    pacer: Pacer,
+    requestId?: string,
+  ): Promise<void> {
     const all = report.examples.map((_, i) => i);
     try {
       for (const [i, body] of await this.withReasons(p, kind, recordId, all, report, pacer, requestId)) {

@@ -304,7 +304,15 @@ export class ReviewsService {
       if (record.contentHash !== req.contentHash) throw stale(kind, recordId);
       // Still under the draft's lock: a crash after the registry's commit leaves the request
       // approved, and a retry gets `already_published` from the registry, then records it.
-      const out = await this.deps.registry.publishReviewed(p, kind, record.recordId, req.contentHash, req.id, ctx.requestId, opts.effectiveFrom);
+      const out = await this.deps.registry.publishReviewed(
+        p,
+        kind,
+        record.recordId,
+        req.contentHash,
+        req.id,
+        ctx.requestId,
+        opts.effectiveFrom,
+      );
       record2 = out.record;
       const published = await markPublished(trx, req.id, { by: p.userId, at: now, version: out.version });
       return { req: published };

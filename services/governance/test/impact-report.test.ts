@@ -129,7 +129,18 @@ describe('why each example came out', () => {
   const why = (sentence: string, pad = '') => ({
     result: false,
     sentence: sentence + pad,
-    because: [{ kind: 'condition', rule: 'ok', text: 'the __n__ of the **a** is at least 1', holds: false, path: 'a.n', value: '***', line: 1, column: 1 }],
+    because: [
+      {
+        kind: 'condition',
+        rule: 'ok',
+        text: 'the __n__ of the **a** is at least 1',
+        holds: false,
+        path: 'a.n',
+        value: '***',
+        line: 1,
+        column: 1,
+      },
+    ],
   });
 
   /** A service whose replays answer `false`, with reasons only when asked; `asked` counts the items replayed with reasons. */
@@ -141,7 +152,9 @@ describe('why each example came out', () => {
         items.map(() => {
           if (spec.flags?.reasons === true) asked.withReasons++;
           else asked.without++;
-          return encoder.encode(JSON.stringify({ result: false, outcomes: {}, ...(spec.flags?.reasons === true ? { reasons: why('after', pad) } : {}) }));
+          return encoder.encode(
+            JSON.stringify({ result: false, outcomes: {}, ...(spec.flags?.reasons === true ? { reasons: why('after', pad) } : {}) }),
+          );
         }),
     };
     return { service, asked };
@@ -179,7 +192,8 @@ describe('why each example came out', () => {
         return items.map((_, j) => {
           if (spec.flags?.reasons !== true) return encoder.encode(JSON.stringify({ result: false, outcomes: {} }));
           // Through the recorded record: the recorded answer (true) for every other decision only.
-          if (spec.id === 'rec-recorded') return encoder.encode(JSON.stringify({ result: j % 2 === 0, outcomes: {}, reasons: why(`again ${j}`) }));
+          if (spec.id === 'rec-recorded')
+            return encoder.encode(JSON.stringify({ result: j % 2 === 0, outcomes: {}, reasons: why(`again ${j}`) }));
           return encoder.encode(JSON.stringify({ result: false, outcomes: {}, reasons: why('after') }));
         });
       },
@@ -196,7 +210,10 @@ describe('why each example came out', () => {
 
   it('keeps the report when the replays for reasons fail', async () => {
     const draftId = (await reg.createPolicy(admin)).policyId;
-    const service = impactService(history(3, (i) => ({ a: { i } })), () => null);
+    const service = impactService(
+      history(3, (i) => ({ a: { i } })),
+      () => null,
+    );
     (service as unknown as { deps: { evals: unknown } }).deps.evals = {
       many: async (spec: { flags?: { reasons?: boolean } }, items: readonly Uint8Array[]) => {
         if (spec.flags?.reasons === true) throw new Error('the bus went away');

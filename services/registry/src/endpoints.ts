@@ -139,7 +139,10 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         request: PolicyVersionsRequest,
         handler: async ({ principal, policyId, limit, cursor }): Promise<PolicyRecordPage> => {
           const page = await policies.versions(principal, policyId, { limit, cursor });
-          return { items: page.items.map((r) => ({ ...toPolicyRecord(r), ...intervalFields(r, page.intervals) })), nextCursor: page.nextCursor };
+          return {
+            items: page.items.map((r) => ({ ...toPolicyRecord(r), ...intervalFields(r, page.intervals) })),
+            nextCursor: page.nextCursor,
+          };
         },
       }),
       policy_draft: defineEndpoint({
@@ -171,7 +174,13 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_publish_reviewed: defineEndpoint({
         subject: RegistrySubject.policyPublishReviewed,
         request: PublishReviewedRequest,
-        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom }): Promise<PolicyPublishReviewedReply> => {
+        handler: async ({
+          principal,
+          recordId,
+          expectedContentHash,
+          reviewRequestId,
+          effectiveFrom,
+        }): Promise<PolicyPublishReviewedReply> => {
           const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
@@ -234,7 +243,10 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
         request: FlowVersionsRequest,
         handler: async ({ principal, flowId, limit, cursor }): Promise<FlowRecordPage> => {
           const page = await flows.versions(principal, flowId, { limit, cursor });
-          return { items: page.items.map((r) => ({ ...toFlowRecord(r), ...intervalFields(r, page.intervals) })), nextCursor: page.nextCursor };
+          return {
+            items: page.items.map((r) => ({ ...toFlowRecord(r), ...intervalFields(r, page.intervals) })),
+            nextCursor: page.nextCursor,
+          };
         },
       }),
       flow_draft: defineEndpoint({
@@ -266,7 +278,13 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_publish_reviewed: defineEndpoint({
         subject: RegistrySubject.flowPublishReviewed,
         request: PublishReviewedRequest,
-        handler: async ({ principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom }): Promise<FlowPublishReviewedReply> => {
+        handler: async ({
+          principal,
+          recordId,
+          expectedContentHash,
+          reviewRequestId,
+          effectiveFrom,
+        }): Promise<FlowPublishReviewedReply> => {
           const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },

@@ -53,12 +53,7 @@ import {
 import type { RunnableIndexWriter } from './runnable-index.js';
 import { timelinePick } from '@arbiter/run';
 import { intervalsOf, MAX_PENDING_SCHEDULES, type VersionInterval } from './domain/timeline.js';
-import {
-  cancelTimelineRow,
-  insertTimelineRow,
-  timelineRowsOfBase,
-  versionInstantsOfBase,
-} from './repositories/timeline.js';
+import { cancelTimelineRow, insertTimelineRow, timelineRowsOfBase, versionInstantsOfBase } from './repositories/timeline.js';
 
 /** `policies` / `flows`, for messages. */
 function plural(kind: 'policy' | 'flow'): string {
@@ -325,7 +320,19 @@ export class RecordsService {
         );
       }
       const events: ArbiterEvent[] = [];
-      const published = await this.publishLocked(p, trx, base, record, {}, new Date(), events, { requestId: reviewRequestId }, true, 0, from);
+      const published = await this.publishLocked(
+        p,
+        trx,
+        base,
+        record,
+        {},
+        new Date(),
+        events,
+        { requestId: reviewRequestId },
+        true,
+        0,
+        from,
+      );
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }

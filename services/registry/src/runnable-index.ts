@@ -72,7 +72,11 @@ export class RunnableIndexWriter {
 
   private async write(e: IndexEntries): Promise<void> {
     const keys = [e.baseKey, ...e.records.map((r) => r.key), ...(e.timeline ? [e.timeline.key] : [])];
-    const values = [JSON.stringify(e.base), ...e.records.map((r) => JSON.stringify(r.value)), ...(e.timeline ? [JSON.stringify(e.timeline.value)] : [])];
+    const values = [
+      JSON.stringify(e.base),
+      ...e.records.map((r) => JSON.stringify(r.value)),
+      ...(e.timeline ? [JSON.stringify(e.timeline.value)] : []),
+    ];
     await this.redis.eval(WRITE_SCRIPT, keys.length, ...keys, String(e.rev), ...values);
   }
 

@@ -29,7 +29,8 @@ const HOUR = 3600_000;
 
 async function published(): Promise<PolicyRecord> {
   const draft = await env.call(S.policyCreate, { principal: publisher, name: 'timed', rule: ADULT_RULE }, PolicyRecord);
-  return (await env.call(S.policyUpdate, { principal: publisher, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply)).record;
+  return (await env.call(S.policyUpdate, { principal: publisher, policyId: draft.policyId, status: 'published' }, PolicyUpdateReply))
+    .record;
 }
 
 async function scheduleNext(baseId: string, at: number): Promise<PolicyRecord> {
@@ -42,7 +43,8 @@ async function scheduleNext(baseId: string, at: number): Promise<PolicyRecord> {
   return reply.record;
 }
 
-const baseEntry = async (baseId: string) => RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'policy', baseId)))!));
+const baseEntry = async (baseId: string) =>
+  RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'policy', baseId)))!));
 
 describe('the timeline domain', () => {
   const v = (version: number, at: number) => ({ id: `r${version}`, version, publishedAt: new Date(at) });
@@ -91,7 +93,11 @@ describe('scheduled versions in the registry', () => {
     // the registry's resolve (an index miss) picks by the instant asked for
     const at1 = await env.call(S.policyResolve, { principal: editor, baseId: v1.baseId }, LivePolicyRecordEntry);
     expect(at1.version).toBe(1);
-    const at2 = await env.call(S.policyResolve, { principal: editor, baseId: v1.baseId, at: new Date(at).toISOString() }, LivePolicyRecordEntry);
+    const at2 = await env.call(
+      S.policyResolve,
+      { principal: editor, baseId: v1.baseId, at: new Date(at).toISOString() },
+      LivePolicyRecordEntry,
+    );
     expect(at2.version).toBe(2);
     const early = await env.fail(S.policyResolve, { principal: editor, baseId: v1.baseId, at: new Date(0).toISOString() });
     expect(early.code).toBe('not_found');

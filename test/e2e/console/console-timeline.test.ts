@@ -43,9 +43,9 @@ describe('versions on a timeline', () => {
   it('shows intervals, cancels a schedule and rolls back; a viewer sees no actions', async () => {
     const created = await call(stack, 'POST', '/policy', { key: stack.adminKey, body: { name: 'Timed', rule: ruleOf(18) } });
     const baseId = created.body.baseId as string;
-    expect((await call(stack, 'PUT', `/policy/${created.body.policyId}`, { key: stack.adminKey, body: { status: 'published' } })).status).toBe(
-      201,
-    );
+    expect(
+      (await call(stack, 'PUT', `/policy/${created.body.policyId}`, { key: stack.adminKey, body: { status: 'published' } })).status,
+    ).toBe(201);
     await call(stack, 'GET', `/policy/${baseId}/draft`, { key: stack.adminKey });
     const at = new Date(Date.now() + 24 * 3600_000).toISOString();
     const scheduled = await call(stack, 'PUT', `/policy/${baseId}`, {

@@ -22,9 +22,10 @@ function resolveNode(state: RunnableState, node: FlowPolicyNode, run: ResolvedRu
     error = `policy \`${node.policyId}\` not found`;
   } else if (node.version !== undefined) {
     entry = state.versions.get(`${node.baseId!}:${node.version}`);
-    error = state.policies.has(node.baseId!) || state.timedPolicies.has(node.baseId!)
-      ? `policy \`${node.baseId!}\` has no version ${node.version}`
-      : `policy \`${node.baseId!}\` not found`;
+    error =
+      state.policies.has(node.baseId!) || state.timedPolicies.has(node.baseId!)
+        ? `policy \`${node.baseId!}\` has no version ${node.version}`
+        : `policy \`${node.baseId!}\` not found`;
   } else {
     const picked = state.policyAt(node.baseId!, at);
     entry = typeof picked === 'string' ? undefined : picked;

@@ -1,4 +1,12 @@
-import type { RunFlags, RunnableBase, RunnableFlow, RunnableLimits, RunnablePolicy, RunnableSnapshot, VersionTimeline } from '@arbiter/contracts';
+import type {
+  RunFlags,
+  RunnableBase,
+  RunnableFlow,
+  RunnableLimits,
+  RunnablePolicy,
+  RunnableSnapshot,
+  VersionTimeline,
+} from '@arbiter/contracts';
 import type { CompiledPolicy } from '@arbiter/rule-lang';
 import {
   compileDataSchema,
@@ -235,7 +243,8 @@ function collectUnreferenced(bases: Map<string, RunnableBase>): void {
   const named = new Set<string>();
   const records = new Map<string, string>();
   for (const base of bases.values()) {
-    if (base.kind === 'policy') for (const r of [base.current, ...base.pinned, ...(base.scheduled ?? [])]) records.set(r.policyId, base.baseId);
+    if (base.kind === 'policy')
+      for (const r of [base.current, ...base.pinned, ...(base.scheduled ?? [])]) records.set(r.policyId, base.baseId);
   }
   for (const base of bases.values()) {
     if (base.kind !== 'flow') continue;

@@ -22,7 +22,15 @@ export function testNameOf(d: Pick<DecisionRecord, 'result' | 'errorCode' | 'at'
   return `recorded ${decisionOutcome(d)} at ${d.at}`;
 }
 
-function Decision({ decision, mayMakeTests, onSave }: { decision: DecisionRecord; mayMakeTests: boolean; onSave: (name: string) => Promise<void> }) {
+function Decision({
+  decision,
+  mayMakeTests,
+  onSave,
+}: {
+  decision: DecisionRecord;
+  mayMakeTests: boolean;
+  onSave: (name: string) => Promise<void>;
+}) {
   const [name, setName] = useState(() => testNameOf(decision));
   const [busy, setBusy] = useState(false);
   const sentences = nodeSentences(decision.nodeReasons ?? []);
@@ -37,11 +45,7 @@ function Decision({ decision, mayMakeTests, onSave }: { decision: DecisionRecord
         {decision.version !== null ? <span className="muted"> (version {decision.version})</span> : <span className="muted"> (draft)</span>}
         {decision.path && <span> — path {decision.path.join(' → ')}</span>}
       </p>
-      {outcomes.length > 0 && (
-        <p className="muted">
-          Outcomes: {outcomes.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')}
-        </p>
-      )}
+      {outcomes.length > 0 && <p className="muted">Outcomes: {outcomes.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')}</p>}
       {decision.reasons && <ReasonsSentence reasons={decision.reasons} />}
       {sentences.map((n) => (
         <p key={n.nodeId} className="reasons-sentence" data-testid="reasons-sentence" role="note">
@@ -124,8 +128,7 @@ export function DecisionsPanel({ endpoints, onSaved }: { endpoints: DecisionsEnd
     <section aria-label="Recorded decisions" className="decisions" data-testid="decisions">
       <h2>Recorded decisions</h2>
       <p className="muted">
-        Runs of this base as they were recorded, inputs masked. Runs that asked for reasons show why they came out.
-        {' '}
+        Runs of this base as they were recorded, inputs masked. Runs that asked for reasons show why they came out.{' '}
         <button type="button" onClick={() => setLoads((n) => n + 1)} data-testid="decisions-refresh">
           Refresh
         </button>

@@ -51,7 +51,9 @@ function Side({ side, flow }: { side: ImpactSide; flow: boolean }) {
       {side.reasons && (
         <p className="impact-why" data-testid="impact-why">
           {side.reasons.sentence}
-          {side.reasonsReplayed && <span className="muted"> (the run did not ask for reasons: replayed through the version that decided it)</span>}
+          {side.reasonsReplayed && (
+            <span className="muted"> (the run did not ask for reasons: replayed through the version that decided it)</span>
+          )}
         </p>
       )}
       {nodeSentences(side.nodeReasons ?? []).map((n) => (

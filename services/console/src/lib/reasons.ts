@@ -65,6 +65,8 @@ export function tableReasonMarks(reasons: Reasons | null | undefined): TableReas
 }
 
 /** The sentences of a flow run's nodes that gave reasons, in the order they ran. */
-export function nodeSentences(nodes: ReadonlyArray<{ nodeId: string; reasons?: Reasons | undefined }>): Array<{ nodeId: string; sentence: string }> {
+export function nodeSentences(
+  nodes: ReadonlyArray<{ nodeId: string; reasons?: Reasons | undefined }>,
+): Array<{ nodeId: string; sentence: string }> {
   return nodes.flatMap((n) => (n.reasons ? [{ nodeId: n.nodeId, sentence: n.reasons.sentence }] : []));
 }

@@ -148,7 +148,15 @@ export class StoredRuns {
           const started = performance.now();
           const replay: FlowReplay | undefined = req.replay === true ? { now: req.nows?.[i] ?? req.now, seen: { read: false } } : undefined;
           try {
-            response = await this.flow(entry.definition, req.principal, item, { ...modeOf(req), ...clockOf(req), ...nodeClockOf(target) }, req.deadline, nodes, replay);
+            response = await this.flow(
+              entry.definition,
+              req.principal,
+              item,
+              { ...modeOf(req), ...clockOf(req), ...nodeClockOf(target) },
+              req.deadline,
+              nodes,
+              replay,
+            );
           } catch (err) {
             return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
           }

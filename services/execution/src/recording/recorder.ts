@@ -287,7 +287,8 @@ export class DecisionRecorder {
           ...decided,
         };
         const resource = { type: ran.kind, id: ran.recordId, baseId: ran.baseId };
-        const eventOf = (r: DecisionRecord) => newEvent('decided', { orgId: ran.orgId, ...r.caller }, resource, r, { at: when, eventId: decisionId });
+        const eventOf = (r: DecisionRecord) =>
+          newEvent('decided', { orgId: ran.orgId, ...r.caller }, resource, r, { at: when, eventId: decisionId });
         let event = eventOf(record);
         // Measured as published: numbers can grow when written again (9e20 is 900000000000000000000).
         let json = JSON.stringify(event);

@@ -386,8 +386,7 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       params: ScheduleParams,
       response: { 200: k.record, ...errorResponses(400, 401, 403, 404, 409, 429, 503, 504) },
     },
-    handler: async (request) =>
-      client.cancelSchedule(principalOf(request), request.params.baseId, request.params.version, ctx(request)),
+    handler: async (request) => client.cancelSchedule(principalOf(request), request.params.baseId, request.params.version, ctx(request)),
   });
 
   app.delete<IdParams>(one, {
