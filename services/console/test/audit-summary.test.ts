@@ -89,6 +89,10 @@ describe('audit summaries', () => {
     );
   });
 
+  it('words a kind it has no sentence for with the kind itself', () => {
+    expect(auditSummary(event({ kind: 'frobbed' as never, details: {} }))).toMatch(/^alice: frobbed \(/);
+  });
+
   it('never throws on details of an unexpected shape', () => {
     const odd = { version: 'x', fields: 'rule', comment: 7, scopes: 'all', governanceApproval: null };
     for (const kind of ['created', 'edited', 'approved', 'published', 'key created', 'settings changed', 'decided'] as const) {

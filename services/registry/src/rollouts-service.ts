@@ -17,6 +17,7 @@ import { requireCapability } from './domain/access.js';
 import { isUuid, newId } from './domain/ids.js';
 import { findBase, lockBase, touchBase, type BaseRow, type RecordRow } from './repositories/records.js';
 import { deleteRollout, findRollout, insertRollout, setRolloutPercent, type RolloutRow } from './repositories/rollouts.js';
+import { withdrawVersion } from './repositories/timeline.js';
 import type { RunnableIndexWriter } from './runnable-index.js';
 
 /** Who acts when a rollout's guard rolls it back (the actor of its `rollout changed` event). */
@@ -148,7 +149,7 @@ export class RolloutsService {
   async rollback(p: Principal, baseId: string): Promise<RolloutState> {
     requireCapability(p, 'publish', `roll back ${this.kind} rollouts`);
     return this.change(p, baseId, async (trx, base, rollout, now, events) => {
-      await this.endWithPrevious(trx, base, rollout);
+      await this.endWithPrevious(trx, base, rollout, p.userId, now);
       events.push(this.event(p, rollout, { action: 'rolled_back', percent: 0, fromPercent: rollout.percent }, now));
       return null;
     });
@@ -177,7 +178,7 @@ export class RolloutsService {
     const actor = { orgId: base.orgId, userId: ROLLOUT_GUARD_ACTOR };
     return this.change(p, baseId, async (trx, locked, rollout, now, events) => {
       if (rollout.id !== running.id) return rollout;
-      await this.endWithPrevious(trx, locked, rollout);
+      await this.endWithPrevious(trx, locked, rollout, ROLLOUT_GUARD_ACTOR, now);
       events.push(
         this.event(
           actor,
@@ -190,10 +191,15 @@ export class RolloutsService {
     });
   }
 
-  /** Ends a rollout with its previous record as the base's current one again. */
-  private async endWithPrevious(trx: Knex.Transaction, base: BaseRow, rollout: RolloutRow): Promise<void> {
+  /**
+   * Ends a rollout with its previous record as the base's current one again; the new version is
+   * withdrawn from the base's timeline (docs/design/timeline.md), so no run by base id, at any
+   * instant, picks it again.
+   */
+  private async endWithPrevious(trx: Knex.Transaction, base: BaseRow, rollout: RolloutRow, by: string, at: Date): Promise<void> {
     await deleteRollout(trx, base.id);
     await touchBase(trx, base.id, { currentRecordId: rollout.previousRecordId });
+    await withdrawVersion(trx, { recordId: rollout.recordId, baseId: base.id, version: rollout.version }, by, at);
   }
 
   private event(

@@ -137,5 +137,8 @@ export function auditSummary(e: SummarizedEvent, names: ReadonlyMap<string, stri
       const compared = num(d.compared);
       return `${who} stopped shadow runs of ${what}${changed === null || compared === null ? '' : ` (${changed} of ${compared} compared runs changed)`}`;
     }
+    default:
+      // A kind without its own sentence yet (a new one) still reads: who, what happened, to what.
+      return `${who}: ${String((e as { kind: unknown }).kind)} (${what})`;
   }
 }
