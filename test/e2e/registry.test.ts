@@ -587,10 +587,17 @@ describe('versions', () => {
     expect(await raw(`/policy/${v1.id}`)).toEqual(before);
     const versions = await ok(200, 'GET', `/policy/${v1.id}/versions`, key.viewer);
     expect(versions.items.map((r: { version: number | null }) => r.version)).toEqual([2, 1]);
-    // the list items are the record without `groups`, which only single-record GETs carry
+    // the list items are the record without `groups`, which only single-record GETs carry, with its
+    // interval on the base's timeline (version 1 ran from its publish until version 2's)
     const { groups, ...version1 } = JSON.parse(before.text) as Record<string, unknown>;
     expect(groups).toEqual([]);
-    expect(versions.items[1]).toEqual(version1);
+    expect(versions.items[1]).toEqual({
+      ...version1,
+      effectiveFrom: version1.publishedAt,
+      effectiveUntil: v2.publishedAt,
+      cancelled: false,
+      rollbackOf: null,
+    });
   });
 
   it('GET .../versions lists the draft first, from any record id of the base', async () => {

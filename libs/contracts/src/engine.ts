@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { RunFlags, RunFlagsQuery, tracesOf } from './run-spec.js';
+import { RunFlags, RunFlagsQuery } from './run-flags.js';
+import { tracesOf } from './run-spec.js';
 
 /** Body of `POST /run` (docs/api.md#evaluate-rules). Unknown keys are rejected. */
 export const RunRequest = z.strictObject({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WireError } from './errors.js';
 import { Principal } from './principal.js';
-import { RunFlags } from './run-spec.js';
+import { RunFlags } from './run-flags.js';
 
 /** The caller, sent by the gateway and the mcp service; execution re-checks its `view` right (docs/design/bus.md). A request without one is refused. */
 const Caller = Principal;

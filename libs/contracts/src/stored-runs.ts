@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { RunResponse } from './engine.js';
 import { FlowDefinition, FlowRunResponse } from './flow.js';
 import { Principal } from './principal.js';
-import { RUN_DEFAULTS, RunFlags } from './run-spec.js';
+import { RunFlags } from './run-flags.js';
+import { RUN_DEFAULTS } from './run-spec.js';
 import { ProblemDetails } from './http.js';
 
 /**
