@@ -1429,6 +1429,28 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "the console shows a run's reasons (sentence, deciding conditions green and red, a table's deciding rows and cells) and a base's recorded decisions with Save as test for edit and audit",
     coveredBy: [{ file: `${E2E}/console/console-decision-reasons.test.ts`, tests: ['reasons of a run', 'recorded decisions'] }],
   },
+  {
+    id: 'docs/api.md#staged-rollouts',
+    title:
+      'a publish with `rollout` sends a share of the runs by base id to the new version by a stable hash of the value at `by` (service and SDK alike); widen, promote, roll back by publishers; governed orgs through review; an error guard rolls back by itself',
+    coveredBy: [
+      {
+        file: `${E2E}/rollout.test.ts`,
+        tests: [
+          'sends 10 % ± 1 % of 10,000 distinct customers to the new version, the same customer always to the same one',
+          'shows its state to members, refuses bad shares, other roles and a second publish, and changes nothing when refused',
+          'rolls back: the previous version serves all, the new one stays in history; then nothing to promote',
+          'rolls a new version that errors back by itself, with a `guard` event',
+          'starts a rollout only with the approved, unchanged review',
+        ],
+      },
+      {
+        file: `${E2E}/sdk-parity.test.ts`,
+        tests: ['a base in a staged rollout answers the same version and bytes locally and through the service, per customer and per flow'],
+      },
+      { file: `libs/run/test/rollout.test.ts`, tests: ['sends the same value to the same version, and the share asked for'] },
+    ],
+  },
 ];
 
 /** Requirements without a test yet. The test prints this list; it is not a place to hide failures. */

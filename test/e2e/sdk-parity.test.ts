@@ -383,6 +383,43 @@ describe('policy and flow fixtures', () => {
     }
   });
 
+  it('a base in a staged rollout answers the same version and bytes locally and through the service, per customer and per flow', async () => {
+    const created = await arbiter.policies.create({ name: 'parity rollout', rule: ADULT });
+    await arbiter.policies.update(created.policyId, { status: 'published' });
+    const draft = await arbiter.policies.draft(created.baseId);
+    const started = await fetch(`${stack.baseUrl}/policy/${draft.record.policyId}`, {
+      method: 'PUT',
+      headers: { 'x-api-key': stack.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'published', rule: ADULT.replace('18', '21'), rollout: { percent: 35, by: 'applicant.id' } }),
+    });
+    expect(started.status).toBe(201);
+    const flow = await arbiter.flows.create({
+      name: 'parity rollout flow',
+      definition: {
+        start: 'n1',
+        nodes: {
+          n1: { type: 'policy', baseId: created.baseId, onTrue: 'yes', onFalse: 'no' },
+          yes: { type: 'return', value: true },
+          no: { type: 'return', value: false },
+        },
+      },
+    });
+    const held = await arbiter.local({ bases: [created.baseId, flow.baseId] });
+    try {
+      const versions = new Set<number>();
+      for (let i = 0; i < 120; i++) {
+        const data = { applicant: { id: `customer-${i}`, age: 19 + (i % 4) } };
+        await expectParity(held, 'policy', created.baseId, data, `customer-${i}`);
+        versions.add(held.run(created.baseId, data).version!);
+        await expectParity(held, 'flow', flow.baseId, data, `flow customer-${i}`);
+      }
+      // both versions answered, each customer the same one on both sides
+      expect(versions).toEqual(new Set([1, 2]));
+    } finally {
+      await held.close();
+    }
+  });
+
   it('bases that are not held answer 404 as the service does', async () => {
     const unknown = '0190a0b0-0000-7000-8000-00000000dead';
     await expectParity(runtime, 'policy', unknown, {}, 'unknown policy');

@@ -4,7 +4,7 @@
 /**
  * Audit event kinds: the nine kinds of changes and runs, then the identity and
  * lifecycle kinds (docs/design/events-and-audit.md, docs/design/identity.md) (`assigned` stays the kind of a role assignment or change and of
- * a group membership added), then the webhooks service's own (docs/webhooks.md). `decided` carries one decision record (contracts `decisions.ts`):
+ * a group membership added), then the webhooks service's own (docs/webhooks.md), then the shadow runs of a base (docs/design/shadow-runs.md). `decided` carries one decision record (contracts `decisions.ts`):
  * the audit service stores it in its `decisions` table, not in the trail.
  */
 export const EVENT_KINDS = [
@@ -28,7 +28,10 @@ export const EVENT_KINDS = [
   'webhook changed',
   'webhook deleted',
   'webhook disabled',
+  'shadow started',
+  'shadow stopped',
   'schedule cancelled',
+  'rollout changed',
 ] as const;
 
 /** What an event is about. */

@@ -146,8 +146,37 @@ export const EventDetails = {
   'webhook deleted': z.object({ url: z.string() }),
   /** The webhooks service turned an endpoint off: it answered 410 (`gone`) or failed for the whole retry window (`failing`). */
   'webhook disabled': z.object({ reason: z.enum(['gone', 'failing']), url: z.string() }),
+  /** A shadow candidate of a base started (docs/design/shadow-runs.md); `replaced` names the candidate of the shadow it replaced. */
+  'shadow started': z.object({
+    recordId: z.string(),
+    sampleRate: z.number(),
+    until: z.string().nullable(),
+    replaced: z.string().optional(),
+  }),
+  /** A base's shadow was stopped, with its counts at that moment. */
+  'shadow stopped': z.object({
+    recordId: z.string(),
+    sampled: z.number().int(),
+    compared: z.number().int(),
+    changed: z.number().int(),
+  }),
   /** A scheduled version was cancelled before its instant (docs/design/timeline.md): it never runs by base id. */
   'schedule cancelled': z.object({ version: z.number().int(), effectiveFrom: z.iso.datetime() }),
+  /**
+   * A staged rollout started (with a publish), moved, was promoted or rolled back
+   * (docs/design/canary.md); `reason: 'guard'` when its error guard rolled it back, with the error
+   * rates of the last runs of each version that tripped it.
+   */
+  'rollout changed': z.object({
+    action: z.enum(['started', 'percent', 'promoted', 'rolled_back']),
+    version: z.number().int(),
+    previousVersion: z.number().int(),
+    percent: z.number(),
+    fromPercent: z.number().optional(),
+    by: z.string().nullable().optional(),
+    reason: z.literal('guard').optional(),
+    errorRates: z.object({ version: z.number(), previousVersion: z.number(), runs: z.number().int() }).optional(),
+  }),
 } as const satisfies { readonly [K in EventKind]: z.ZodType };
 
 /** The `details` of a `K` event. */

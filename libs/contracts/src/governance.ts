@@ -1,9 +1,11 @@
 import { CoverageSummary } from './coverage.js';
 import { ImpactReport } from './decisions.js';
 import { z } from 'zod';
+import { RolloutStart } from './rollout.js';
 import { Principal } from './principal.js';
 import { EffectiveFrom, FlowRecord, PolicyRecord, RecordIdParam, RecordReview, StaticCheckWarning } from './registry.js';
 import { RunnableKind } from './runnable-index.js';
+import { ShadowSummary } from './shadow.js';
 
 /**
  * Request/reply subjects of the governance service (docs/api.md#governance-review, docs/design/governance.md),
@@ -52,6 +54,8 @@ const reviewFields = {
   baseId: z.uuid(),
   /** The latest impact report of the draft's current content; null when there is none or the draft changed since. */
   impact: ImpactReport.nullable().optional(),
+  /** The counts of the base's shadow whose candidate is this draft (docs/api.md#shadow-runs); absent when there is none. */
+  shadow: ShadowSummary.optional(),
   state: ReviewState,
   requestId: z.uuid().nullable().describe('The latest publish request of the draft; null when it was never submitted'),
   requestedBy: z.string().nullable(),
@@ -90,6 +94,7 @@ export type ReviewDecisionBody = z.infer<typeof ReviewDecisionBody>;
 export const ReviewPublishBody = z.strictObject({
   requestId: z.uuid().optional().describe('The request the caller saw; 409 `conflict` when it is not the latest'),
   effectiveFrom: EffectiveFrom.optional(),
+  rollout: RolloutStart.optional().describe('The new version starts as a staged rollout (docs/api.md#staged-rollouts)'),
 });
 export type ReviewPublishBody = z.infer<typeof ReviewPublishBody>;
 

@@ -133,7 +133,23 @@ export {
   TimelineEntry,
   VersionTimeline,
   runnableTimelineKey,
+  RunnableRollout,
 } from './runnable-index.js';
+export {
+  RolloutSubject,
+  ROLLOUT_BY_MAX,
+  ROLLOUT_MIN_RUNS_MIN,
+  ROLLOUT_MIN_RUNS_MAX,
+  ROLLOUT_MIN_RUNS_DEFAULT,
+  RolloutPercent,
+  RolloutBy,
+  RolloutStart,
+  RolloutPercentBody,
+  Rollout,
+  RolloutState,
+  RolloutRequest,
+  rolloutWindowKey,
+} from './rollout.js';
 export {
   RegistrySubject,
   RecordStatus,
@@ -358,6 +374,7 @@ export {
   RunReportRequest,
   RunReportReply,
 } from './runnable-sync.js';
+export type { RunnableBaseRollout } from './runnable-sync.js';
 export type {
   CreatePolicyInput,
   UpdatePolicyInput,
@@ -416,3 +433,20 @@ export {
   COVERAGE_DETAIL_ITEMS,
   uncoveredText,
 } from './coverage.js';
+export {
+  SHADOW_KEYS_TTL_SECONDS,
+  SHADOW_MAX_EXAMPLES,
+  SHADOW_MAX_EXAMPLE_CHARS,
+  ShadowAnswer,
+  ShadowBaseRequest,
+  ShadowBody,
+  ShadowCounts,
+  ShadowExample,
+  ShadowIndexEntry,
+  ShadowReport,
+  ShadowSetRequest,
+  ShadowSubject,
+  ShadowSummary,
+  shadowCountsKey,
+  shadowExamplesKey,
+} from './shadow.js';

@@ -7,6 +7,7 @@ import { pageOf, QueryFlag } from './http.js';
 import { jsonDepth, MAX_DATA_DEPTH, MAX_JSON_DEPTH } from './json-depth.js';
 import { findSchemaLoop } from './json-schema-loops.js';
 import { Principal } from './principal.js';
+import { RolloutStart } from './rollout.js';
 
 /**
  * Request/reply subjects of the registry service, relative to the bus prefix. One queue group
@@ -255,6 +256,8 @@ export const UpdatePolicyBody = z.strictObject({
   rule: RuleText.optional(),
   schema: SavedJsonSchema.optional(),
   tests: z.array(PolicyTest).max(MAX_TESTS).optional(),
+  /** With `status:"published"`: the new version starts as a staged rollout (docs/api.md#staged-rollouts). */
+  rollout: RolloutStart.optional(),
 });
 export type UpdatePolicyBody = z.infer<typeof UpdatePolicyBody>;
 
@@ -277,6 +280,8 @@ export const UpdateFlowBody = z.strictObject({
   definition: FlowDefinition.optional(),
   schema: SavedJsonSchema.optional(),
   tests: z.array(FlowTest).max(MAX_TESTS).optional(),
+  /** With `status:"published"`: the new version starts as a staged rollout (docs/api.md#staged-rollouts). */
+  rollout: RolloutStart.optional(),
 });
 export type UpdateFlowBody = z.infer<typeof UpdateFlowBody>;
 
@@ -557,6 +562,8 @@ export const PublishReviewedRequest = z.strictObject({
   reviewRequestId: z.uuid(),
   /** When the new version becomes the runnable version (docs/design/timeline.md); absent: at once. */
   effectiveFrom: EffectiveFrom.optional(),
+  /** The new version starts as a staged rollout (docs/api.md#staged-rollouts). */
+  rollout: RolloutStart.optional(),
 });
 export type PublishReviewedRequest = z.input<typeof PublishReviewedRequest>;
 /** Reply of `registry.policy.publishReviewed`. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FlowDefinition } from './flow.js';
+import { ShadowIndexEntry } from './shadow.js';
 
 /**
  * The Redis index of what is runnable, written by the registry after every commit and
@@ -61,6 +62,24 @@ export function runnableTimelineKey(prefix: string, kind: RunnableKind, baseId: 
 }
 
 /**
+ * A staged rollout of a base's latest version (docs/design/canary.md): `percent` of the runs by base
+ * id get `recordId` (version `version`), the rest `previousRecordId`; the choice is `@arbiter/run`'s
+ * `rolloutChoosesNew` on the run's data (a stable hash of the value at `by`, else per run). `id`
+ * names this rollout (its error counters); `guard` when it rolls back by itself on errors.
+ */
+export const RunnableRollout = z.object({
+  id: z.string(),
+  percent: z.number().min(0).max(100),
+  by: z.string().optional(),
+  recordId: z.string(),
+  version: z.number().int(),
+  previousRecordId: z.string(),
+  previousVersion: z.number().int(),
+  guard: z.object({ maxErrorRate: z.number(), minRuns: z.number().int() }).optional(),
+});
+export type RunnableRollout = z.infer<typeof RunnableRollout>;
+
+/**
  * A base: its current runnable record (the version in effect, else the draft) with the hashes a
  * worker caches by, and the id of every version (`versions["3"]` → record id) for pinned runs.
  */
@@ -77,11 +96,15 @@ export const RunnableBaseEntry = z.discriminatedUnion('state', [
     /** sha256 (hex) of the schema's JSON; null without a schema. */
     schemaHash: z.string().nullable(),
     versions: z.record(z.string(), z.string()),
+    /** The base's running shadow candidate (docs/design/shadow-runs.md); absent without one. */
+    shadow: ShadowIndexEntry.optional(),
     /**
      * Present while a scheduled version waits for its instant: the whole timeline, so a run picks
      * by its own clock (`recordId` is then the version runnable when the entry was written).
      */
     timeline: VersionTimeline.optional(),
+    /** A running staged rollout (absent otherwise: never null). */
+    rollout: RunnableRollout.optional(),
   }),
   z.object({ state: z.literal('deleted'), rev: Rev, orgId: z.string(), baseId: z.string() }),
 ]);

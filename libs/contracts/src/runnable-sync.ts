@@ -124,6 +124,8 @@ export const RunnableBase = z.discriminatedUnion('kind', [
     pinned: z.array(RunnablePolicy),
     timeline: VersionTimeline.optional(),
     scheduled: z.array(RunnablePolicy).optional(),
+    /** A running staged rollout: `current` is its new version, `previous` what the other runs get. */
+    rollout: z.object({ percent: z.number(), by: z.string().optional(), previous: RunnablePolicy }).optional(),
   }),
   z.object({
     kind: z.literal('flow'),
@@ -132,9 +134,13 @@ export const RunnableBase = z.discriminatedUnion('kind', [
     current: RunnableFlow,
     timeline: VersionTimeline.optional(),
     scheduled: z.array(RunnableFlow).optional(),
+    /** As a policy base's. */
+    rollout: z.object({ percent: z.number(), by: z.string().optional(), previous: RunnableFlow }).optional(),
   }),
 ]);
 export type RunnableBase = z.infer<typeof RunnableBase>;
+/** The `rollout` of a held base: what `@arbiter/run`'s `rolloutChoosesNew` needs, and the previous record. */
+export type RunnableBaseRollout = NonNullable<RunnableBase['rollout']>;
 
 /**
  * Answer of `GET /runnable`: the selection at `revision`. `full:true` replaces everything held;

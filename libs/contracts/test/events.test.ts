@@ -64,6 +64,8 @@ const EXAMPLES: TypedEvent[] = [
   newEvent('webhook changed', by, { type: 'webhook', id: 'w-1' }, { changes: { events: ['*'], enabled: false } }),
   newEvent('webhook changed', by, { type: 'webhook', id: 'w-1' }, { secretRotated: true }),
   newEvent('webhook deleted', by, { type: 'webhook', id: 'w-1' }, { url: 'https://ci.example.com/h' }),
+  newEvent('shadow started', by, record, { recordId: 'r-2', sampleRate: 0.5, until: null, replaced: 'r-1' }),
+  newEvent('shadow stopped', by, record, { recordId: 'r-2', sampled: 10, compared: 9, changed: 2 }),
   newEvent(
     'webhook disabled',
     { orgId: 'acme', userId: 'webhooks' },
@@ -72,6 +74,20 @@ const EXAMPLES: TypedEvent[] = [
   ),
   newEvent('published', by, record, { version: 4, rollbackOf: 2, effectiveFrom: '2026-12-24T00:00:00.000Z' }),
   newEvent('schedule cancelled', by, record, { version: 4, effectiveFrom: '2026-12-24T00:00:00.000Z' }),
+  newEvent(
+    'rollout changed',
+    { orgId: 'acme', userId: 'u-2' },
+    { type: 'policy', id: 'p-2', baseId: 'b-1' },
+    {
+      action: 'rolled_back',
+      version: 3,
+      previousVersion: 2,
+      percent: 0,
+      fromPercent: 10,
+      reason: 'guard',
+      errorRates: { version: 0.5, previousVersion: 0, runs: 100 },
+    },
+  ),
   newEvent('decided', { orgId: RECORD.orgId, ...RECORD.caller }, record, RECORD, {
     eventId: RECORD.decisionId,
     at: RECORD.at,

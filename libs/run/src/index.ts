@@ -28,3 +28,12 @@ export {
 export { compileDataSchema, type DataSchema } from './schema/data-schema.js';
 export { DRAFT_07, DRAFT_2020, schemaAjv, type SchemaAjv, type SchemaDialect } from './schema/ajv.js';
 export { instantOf, timelinePick, timelineUntil } from './versions/timeline.js';
+export {
+  canonicalJson,
+  rolloutBucket,
+  rolloutChoosesNew,
+  rolloutThreshold,
+  valueAtPath,
+  ROLLOUT_BUCKETS,
+  type RolloutSplit,
+} from './versions/rollout.js';

@@ -42,6 +42,7 @@ import type {
   RecordListFilter,
   ReviewDecisionBody,
   ReviewPublishBody,
+  RolloutState,
   ReviewInboxItem,
   Role,
   RunBatchInput,
@@ -52,6 +53,8 @@ import type {
   RunReport,
   RunReportReply,
   RunResponse,
+  ShadowBody,
+  ShadowReport,
   StoredFlowBatchResponse,
   StoredFlowRunResponse,
   StoredPolicyBatchResponse,
@@ -210,6 +213,26 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
     return this.sendJson('POST', `/${this.noun}/${segment(id)}/restore`, {});
   }
 
+  /** `GET /{noun}/{baseId}/rollout`: the base's running staged rollout (`rollout: null` when none runs). */
+  rollout(baseId: string): Promise<RolloutState> {
+    return this.getJson(`/${this.noun}/${segment(baseId)}/rollout`);
+  }
+
+  /** `POST /{noun}/{baseId}/rollout`: widens or narrows the running rollout to `percent` (publisher or admin). */
+  setRollout(baseId: string, percent: number): Promise<RolloutState> {
+    return this.sendJson('POST', `/${this.noun}/${segment(baseId)}/rollout`, { percent });
+  }
+
+  /** `POST /{noun}/{baseId}/rollout/promote`: the new version serves every run; the rollout ends. */
+  promoteRollout(baseId: string): Promise<RolloutState> {
+    return this.sendJson('POST', `/${this.noun}/${segment(baseId)}/rollout/promote`, {});
+  }
+
+  /** `POST /{noun}/{baseId}/rollout/rollback`: the previous version serves every run again; the rollout ends. */
+  rollbackRollout(baseId: string): Promise<RolloutState> {
+    return this.sendJson('POST', `/${this.noun}/${segment(baseId)}/rollout/rollback`, {});
+  }
+
   /** `GET /{plural}`: the bases the caller sees, page by page. */
   list(filter: RecordListFilter & PageOptions = {}): Paged<S> {
     return this.paged(`/${this.plural}`, filter);
@@ -259,6 +282,24 @@ export class RecordsApi<R, S, C, U, V, Run, Batch> extends Api {
    */
   impact(recordId: string, opts: ImpactOptions = {}): Promise<ImpactReport> {
     return this.runAt(`/${this.noun}/${segment(recordId)}/impact`, opts);
+  }
+
+  /**
+   * `GET /{noun}/{baseId}/shadow`: the base's shadow candidate, running or stopped, with its report
+   * (docs/api.md#shadow-runs); its `examples` only for callers with the `audit` right. 404 without one.
+   */
+  shadow(baseId: string): Promise<ShadowReport> {
+    return this.getJson(`/${this.noun}/${segment(baseId)}/shadow`);
+  }
+
+  /** `PUT /{noun}/{baseId}/shadow` (editor and up): starts, or replaces, the base's shadow candidate (a draft or version of the base). */
+  startShadow(baseId: string, body: ShadowBody): Promise<ShadowReport> {
+    return this.sendJson('PUT', `/${this.noun}/${segment(baseId)}/shadow`, body);
+  }
+
+  /** `DELETE /{noun}/{baseId}/shadow` (editor and up): stops the shadow; answers its final report. */
+  stopShadow(baseId: string): Promise<ShadowReport> {
+    return this.sendJson('DELETE', `/${this.noun}/${segment(baseId)}/shadow`);
   }
 
   /**

@@ -81,6 +81,16 @@ describe('audit summaries', () => {
     expect(say({ kind: 'webhook disabled', resource: hook, details: { reason: 'gone', url } })).toBe(
       `webhook “${url}” was turned off (it answered 410 Gone)`,
     );
+    expect(say({ kind: 'shadow started', details: { recordId: 'r', sampleRate: 0.25, until: null } })).toMatch(
+      /^alice started shadow runs of .* on 25 % of its runs$/,
+    );
+    expect(say({ kind: 'shadow stopped', details: { recordId: 'r', sampled: 5, compared: 4, changed: 1 } })).toMatch(
+      /^alice stopped shadow runs of .* \(1 of 4 compared runs changed\)$/,
+    );
+  });
+
+  it('words a kind it has no sentence for with the kind itself', () => {
+    expect(auditSummary(event({ kind: 'frobbed' as never, details: {} }))).toMatch(/^alice: frobbed \(/);
   });
 
   it('never throws on details of an unexpected shape', () => {

@@ -75,6 +75,21 @@ export const ExecConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, Ops
    * made then either); past it the org's records are dropped (reason `settings`) until a read answers.
    */
   DECISIONS_SETTINGS_MAX_AGE_MS: positiveInt().default(30_000),
+  /**
+   * Shadow runs (docs/design/shadow-runs.md): candidate items queued or running at once in this
+   * replica; a sampled run past it, or while live work waits for a thread, is dropped (counted).
+   */
+  EXEC_SHADOW_MAX: positiveInt().default(64),
+  /**
+   * Shadow jobs (one run's sampled items) of one person queued or running at once in this replica;
+   * past it, or while the person uses half of its own EXEC_PERSON_MAX / EXEC_PERSON_ITEMS_MAX, a
+   * sampled run is dropped (counted): shadow work never takes the room the person's live runs need.
+   */
+  EXEC_SHADOW_PERSON_MAX: positiveInt().default(4),
+  /** Longest wait of a shadow run for a thread; one not started by then is dropped (counted). */
+  EXEC_SHADOW_WAIT_MS: positiveInt().default(2000),
+  /** How often shadow counters and examples are written to Redis. */
+  EXEC_SHADOW_FLUSH_MS: positiveInt().default(500),
   /** Deadline of `registry.*.resolve`, asked only on a runnable-index miss. */
   REGISTRY_TIMEOUT_MS: positiveInt().default(5000),
   MAX_RULE_BYTES: positiveInt().default(65536),

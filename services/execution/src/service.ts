@@ -25,7 +25,9 @@ import { ExecutedEvents } from './recording/executed-events.js';
 import { ExecMetrics } from './metrics.js';
 import { RuleIndex } from './answers/rule-index.js';
 import { RunnableResolver } from './answers/runnable-resolver.js';
+import { RolloutGuard } from './answers/rollout-guard.js';
 import { StoredRuns } from './answers/stored-runs.js';
+import { ShadowRuns } from './answers/shadow-runs.js';
 
 /** How long a closing service lets the relay publish the last window before leaving it in the outbox. */
 const LAST_EVENTS_MS = 2000;
@@ -48,6 +50,8 @@ export interface Execution extends RunningService {
   relay: EventRelay;
   /** Decision records (undefined when `DECISIONS_ENABLED` is false). */
   decisions: DecisionRecorder | undefined;
+  /** Shadow runs of bases with a candidate. */
+  shadows: ShadowRuns;
 }
 
 /**
@@ -178,11 +182,37 @@ export function startExecution(kit: ServiceKit<ExecConfig>, opts: { workerFile?:
     const bus = await s.bus();
     connected.bus = bus;
     const resolver = new RunnableResolver(redis, bus, prefix, metrics, config.REGISTRY_TIMEOUT_MS);
-    const stored = new StoredRuns({ resolver, pool, events, metrics, ...(decisions ? { decisions } : {}) });
+    const guard = s.add(
+      'rollout guard',
+      new RolloutGuard(redis, bus, prefix, logger.child({ component: 'rollout-guard' }), config.REGISTRY_TIMEOUT_MS),
+      (g) => g.close(),
+    );
+    const shadows = s.add(
+      'shadow runs',
+      new ShadowRuns(
+        {
+          redis,
+          prefix,
+          pool,
+          resolver,
+          ...(decisions ? { decisions } : {}),
+          logger: logger.child({ component: 'shadows' }),
+          metrics: kit.metrics,
+        },
+        {
+          maxInFlight: config.EXEC_SHADOW_MAX,
+          maxPerPerson: config.EXEC_SHADOW_PERSON_MAX,
+          waitMs: config.EXEC_SHADOW_WAIT_MS,
+          flushMs: config.EXEC_SHADOW_FLUSH_MS,
+        },
+      ),
+      (sh) => sh.close(),
+    );
+    const stored = new StoredRuns({ resolver, pool, events, metrics, guard, shadows, ...(decisions ? { decisions } : {}) });
     const maxReplyBytes = bus.nc.info?.max_payload ?? 1024 * 1024;
     await s.serve(bus, execService({ pool, metrics, index, stored, version: kit.version, limits, maxReplyBytes }));
     // Events a stopped replica left in the outbox go out now, not at the first sweep.
     relay.kick();
-    return { bus, pool, index, metrics, redis, events, relay, decisions, ready: () => bus.connected() && pool.readyThreads > 0 };
+    return { bus, pool, index, metrics, redis, events, relay, decisions, shadows, ready: () => bus.connected() && pool.readyThreads > 0 };
   });
 }

@@ -298,6 +298,17 @@ describe('FairQueue: eval jobs', () => {
     expect(q.stats()).toEqual({ queued: 0, running: 0, callers: 0, persons: 0 });
   });
 
+  it("tells a person's jobs and items in progress (low-priority keys included) against its limits", async () => {
+    const q = queue({ slots: 0, perKeyMax: 10, perPersonMax: 20, perKeyItemsMax: 100, perPersonItemsMax: 150, runner: runner() });
+    expect(q.personLoad('alice')).toEqual({ jobs: 0, items: 0, maxJobs: 20, maxItems: 150 });
+    const live = evalJob(q, caller('a1', 'alice'), 'live', 30);
+    const low = evalJob(q, { key: `${LOW_PRIORITY}key:a1`, person: 'alice' }, 'shadow', 5);
+    expect(q.personLoad('alice')).toEqual({ jobs: 2, items: 35, maxJobs: 20, maxItems: 150 });
+    expect(q.personLoad('bob')).toMatchObject({ jobs: 0, items: 0 });
+    q.close();
+    await Promise.all([live.done, low.done]);
+  });
+
   it('bounds the items a key, a person and everyone may have in progress, and frees them when a job is over', async () => {
     const q = queue({ slots: 0, perKeyItemsMax: 100, perPersonItemsMax: 150, maxQueuedItems: 250, runner: runner() });
     const first = evalJob(q, caller('a1', 'alice'), 'a1', 80);

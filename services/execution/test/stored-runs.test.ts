@@ -15,6 +15,8 @@ import {
   PolicyRecord,
   PolicyUpdateReply,
   RegistrySubject,
+  ShadowReport,
+  ShadowSubject,
   runnableBaseKey,
   runnableRecordKey,
   StoredFlowRunResponse,
@@ -109,6 +111,8 @@ beforeAll(async () => {
         EXEC_POOL_SIZE: '1',
         EXEC_INDEX_FLUSH_MS: '600000',
         EVENTS_FLUSH_MS: '100',
+        EXEC_SHADOW_MAX: '4',
+        EXEC_SHADOW_FLUSH_MS: '50',
       }),
       { logger, metrics: metrics },
     ),
@@ -230,6 +234,68 @@ describe('stored policy runs', () => {
       trace: false,
     });
     expect(reply).toMatchObject({ result: true, trace: [], policyId: v1.policyId, version: 1 });
+  });
+});
+
+describe('shadow runs', () => {
+  /** A published policy (`at least 18`) whose draft (`at least 21`) shadows it at sampleRate 1. */
+  async function shadowed(): Promise<{ baseId: string; draftId: string }> {
+    const created = await createPolicy(ADULT);
+    await reg(RegistrySubject.policyUpdate, { policyId: created.policyId, status: 'published' }, PolicyUpdateReply);
+    const draft = await reg(RegistrySubject.policyDraft, { policyId: created.baseId }, PolicyDraftReply);
+    await reg(
+      RegistrySubject.policyUpdate,
+      { policyId: draft.record.policyId, status: 'draft', rule: ADULT.replace('18', '21') },
+      PolicyUpdateReply,
+    );
+    await reg(ShadowSubject.policySet, { baseId: created.baseId, recordId: draft.record.policyId, sampleRate: 1 }, ShadowReport);
+    return { baseId: created.baseId, draftId: draft.record.policyId };
+  }
+  const report = (baseId: string) => reg(ShadowSubject.policyGet, { baseId }, ShadowReport);
+
+  it('compares the candidate on every sampled item of a traced batch, and shadows runs by base id only, not of an exact record', async () => {
+    const { baseId } = await shadowed();
+    const evals = new EvalClient(client, { coalesce: false });
+    const items = [17, 19, 20, 30].map((age) => JSON.stringify({ applicant: { age } }));
+    const answers = await evals.many(
+      { subject: 'exec.stored.policy.base', principal: acme, id: baseId, trace: true, timeoutMs: 20_000 },
+      items,
+    );
+    expect(answers.map((a) => (JSON.parse(new TextDecoder().decode(a as Uint8Array)) as { result: boolean }).result)).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
+    const r = await eventually(async () => {
+      const got = await report(baseId);
+      if (got.compared + got.dropped < 4) throw new Error(`not yet: ${JSON.stringify(got)}`);
+      return got;
+    });
+    expect(r).toMatchObject({ sampled: 4, compared: 4, same: 2, changed: 2, dropped: 0, errors: 0, transitions: { 'true→false': 2 } });
+    // A run of the exact record is not shadowed; the next run by base id is.
+    const v1 = (await reg(RegistrySubject.policyGet, { policyId: baseId }, PolicyRecord)).policyId;
+    await runPolicy(StoredRunSubject.policyByRecord, { principal: acme, id: v1, data: { applicant: { age: 19 } } });
+    await runPolicy(StoredRunSubject.policyByBase, { principal: acme, id: baseId, data: { applicant: { age: 19 } } });
+    const after = await eventually(async () => {
+      const got = await report(baseId);
+      if (got.compared < 5) throw new Error(`not yet: ${JSON.stringify(got)}`);
+      return got;
+    });
+    expect(after).toMatchObject({ sampled: 5, compared: 5, changed: 3 });
+  });
+
+  it('queues sampled items up to EXEC_SHADOW_MAX and drops (counts) the rest rather than queueing them', async () => {
+    const { baseId } = await shadowed();
+    const evals = new EvalClient(client, { coalesce: false });
+    const items = Array.from({ length: 6 }, (_, i) => JSON.stringify({ applicant: { age: 15 + i } }));
+    await evals.many({ subject: 'exec.stored.policy.base', principal: acme, id: baseId, trace: false, timeoutMs: 20_000 }, items);
+    const r = await eventually(async () => {
+      const got = await report(baseId);
+      if (got.compared + got.dropped < 6) throw new Error(`not yet: ${JSON.stringify(got)}`);
+      return got;
+    });
+    expect(r).toMatchObject({ sampled: 6, compared: 4, dropped: 2 });
   });
 });
 

@@ -43,6 +43,9 @@ import { impactRoutes } from './routes/impact-routes.js';
 import { exportRoutes } from './routes/export-routes.js';
 import { importRoutes } from './routes/import-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
+import { rolloutRoutes } from './routes/rollout-routes.js';
+import { shadowRoutes } from './routes/shadow-routes.js';
+import type { ShadowClient } from './clients/shadow-client.js';
 import { reviewRoutes } from './routes/review-routes.js';
 import type { GovernanceClient } from './clients/governance-client.js';
 import { consoleRoutes, defaultConsoleDir } from './routes/console-routes.js';
@@ -81,6 +84,8 @@ export interface AppDeps {
   readonly decisions?: DecisionsClient;
   /** Impact analysis (the governance service); `POST /policy/{policyId}/impact` and `POST /flow/{flowId}/impact` are served only when given. */
   readonly impact?: ImpactClient;
+  /** Shadow runs of bases (the registry); `/policy/{baseId}/shadow` and `/flow/{baseId}/shadow` are served only when given. */
+  readonly shadows?: ShadowClient;
   /** The governance service; the review routes are served only when given (with a registry). */
   readonly governance?: GovernanceClient;
   /** The gateway's outbox for its own audit events (identity changes); without one they wait in the outbox table. */
@@ -212,6 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
     if (governance) await app.register(reviewRoutes, { authenticator, governance });
     await app.register(restoreRoutes, { authenticator, registry: deps.registry });
+    await app.register(rolloutRoutes, { authenticator, registry: deps.registry });
     await app.register(exportRoutes, { authenticator, registry: deps.registry });
     await app.register(importRoutes, { authenticator, registry: deps.registry, governanceApproval });
     await app.register(groupRoutes, { authenticator, groups: deps.registry.groups });
@@ -222,6 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.decisions && deps.registry)
     await app.register(decisionRoutes, { authenticator, decisions: deps.decisions, registry: deps.registry });
   if (deps.impact) await app.register(impactRoutes, { authenticator, impact: deps.impact });
+  if (deps.shadows) await app.register(shadowRoutes, { authenticator, shadows: deps.shadows });
   await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
   return app;
 }

@@ -17,6 +17,7 @@ import { watchEvalClient } from './http/metrics.js';
 import { NatsAuditClient } from './clients/audit-client.js';
 import { NatsWebhooksClient } from './clients/webhooks-client.js';
 import { NatsDecisionsClient } from './clients/decisions-client.js';
+import { NatsShadowClient } from './clients/shadow-client.js';
 import { NatsImpactClient } from './clients/impact-client.js';
 import { appSettingsOf, type GatewayConfig } from './config.js';
 import { NatsExecutionClient } from './clients/execution-client-nats.js';
@@ -92,6 +93,7 @@ export function startGateway(kit: ServiceKit<GatewayConfig>): Promise<Gateway> {
         mcp: new McpForwarder(bus, config.MCP_FORWARD_TIMEOUT_MS),
         runner: new NatsStoredRunClient(evals, bus, config.ENGINE_TIMEOUT_MS),
         registry: new NatsRegistryClient(bus, config.REGISTRY_TIMEOUT_MS),
+        shadows: new NatsShadowClient(bus, config.REGISTRY_TIMEOUT_MS),
         audit: new NatsAuditClient(bus, config.AUDIT_TIMEOUT_MS),
         webhooks: new NatsWebhooksClient(bus, config.WEBHOOKS_TIMEOUT_MS),
         decisions: new NatsDecisionsClient(bus, config.AUDIT_TIMEOUT_MS),

@@ -68,6 +68,7 @@ beforeAll(async () => {
     decisions: unused(),
     impact: unused(),
     governance: unused(),
+    shadows: unused(),
   };
   app = await buildApp(deps);
   await app.ready();
@@ -90,6 +91,8 @@ describe('the OpenAPI document, for client generators', () => {
     expect(doc.paths['/policies']!.get!.operationId).toBe('listPolicies');
     expect(doc.paths['/mcp']!.post!.operationId).toBe('postMcp');
     expect(doc.paths['/mcp']!.get!.operationId).toBe('getMcp');
+    expect(doc.paths['/policy/{baseId}/shadow']!.put!.operationId).toBe('putPolicyShadow');
+    expect(doc.paths['/flow/{baseId}/shadow']!.delete!.operationId).toBe('stopFlowShadow');
   });
 
   it('names a server, and marks the probes as needing no credential', () => {

@@ -118,6 +118,7 @@ class StubRegistry implements RegistryClient {
   exportPage: RegistryClient['exportPage'] = (...a) => this.act('exportPage', a, { items: [], nextCursor: null });
   importBundle: RegistryClient['importBundle'] = (...a) =>
     this.act('importBundle', a, { dryRun: true, created: 0, unchanged: 0, conflicts: 0, items: [] });
+  rollout: RegistryClient['rollout'] = (...a) => this.act('rollout', a, { baseId: BASE, kind: a[1], rollout: null });
   readonly groups: RegistryClient['groups'] = {
     create: (...a) => this.act('groups.create', a, group),
     get: (...a) => this.act('groups.get', a, group),

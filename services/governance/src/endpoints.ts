@@ -49,8 +49,8 @@ export function governanceService(reviews: ReviewsService, version: string, impa
       publish: defineEndpoint({
         subject: GovernanceSubject.publish,
         request: ReviewPublishRequest,
-        handler: ({ principal, kind, recordId, requestId, effectiveFrom }, ctx): Promise<ReviewPublishReply> =>
-          reviews.publish(principal, kind, recordId, { requestId, effectiveFrom }, { requestId: ctx.requestId }),
+        handler: ({ principal, kind, recordId, requestId, effectiveFrom, rollout }, ctx): Promise<ReviewPublishReply> =>
+          reviews.publish(principal, kind, recordId, { requestId, effectiveFrom, rollout }, { requestId: ctx.requestId }),
       }),
       ...(impact
         ? {

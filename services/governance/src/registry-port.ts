@@ -1,5 +1,6 @@
 import {
   ArbiterError,
+  isArbiterError,
   type ErrorReason,
   FlowPublishReviewedReply,
   FlowReviewCheckReply,
@@ -10,8 +11,11 @@ import {
   PolicyRecordPage,
   RegistrySubject,
   PublishCheckReply,
+  ShadowReport,
+  ShadowSubject,
   type PublishCheckRequest,
   type PublishReviewedRequest,
+  type RolloutStart,
   type Principal,
   type RunnableKind,
 } from '@arbiter/contracts';
@@ -45,6 +49,8 @@ export interface RegistryPort {
   get(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView>;
   /** The draft of the base of any of its record ids, or null when it has none. */
   draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null>;
+  /** The base's shadow report (docs/api.md#shadow-runs), or null when it has none; absent: summaries carry no shadow. */
+  shadowOf?(p: Principal, kind: RunnableKind, baseId: string, requestId?: string): Promise<ShadowReport | null>;
   /**
    * The publish checks of a draft, run without publishing: every reason a publish would be refused, and the content hash checked;
    * `coverage_below_minimum` when they pass but the saved tests cover less than `minCoverage` percent.
@@ -61,6 +67,7 @@ export interface RegistryPort {
     reviewRequestId: string,
     requestId?: string,
     effectiveFrom?: string,
+    rollout?: RolloutStart,
   ): Promise<PublishedView>;
 }
 
@@ -91,6 +98,16 @@ export class NatsRegistryPort implements RegistryPort {
         ? await this.bus.request(RegistrySubject.policyGet, { principal: p, policyId: recordId }, PolicyRecord, this.opts(requestId))
         : await this.bus.request(RegistrySubject.flowGet, { principal: p, flowId: recordId }, FlowRecord, this.opts(requestId));
     return viewOf(record);
+  }
+
+  async shadowOf(p: Principal, kind: RunnableKind, baseId: string, requestId?: string): Promise<ShadowReport | null> {
+    const subject = kind === 'policy' ? ShadowSubject.policyGet : ShadowSubject.flowGet;
+    try {
+      return await this.bus.request(subject, { principal: p, baseId }, ShadowReport, this.opts(requestId));
+    } catch (err) {
+      if (isArbiterError(err, 'not_found')) return null;
+      throw err;
+    }
   }
 
   async draftOf(p: Principal, kind: RunnableKind, recordId: string, requestId?: string): Promise<RecordView | null> {
@@ -137,6 +154,7 @@ export class NatsRegistryPort implements RegistryPort {
     reviewRequestId: string,
     requestId?: string,
     effectiveFrom?: string,
+    rollout?: RolloutStart,
   ): Promise<PublishedView> {
     const payload = {
       principal: p,
@@ -144,6 +162,7 @@ export class NatsRegistryPort implements RegistryPort {
       expectedContentHash,
       reviewRequestId,
       ...(effectiveFrom !== undefined ? { effectiveFrom } : {}),
+      ...(rollout !== undefined ? { rollout } : {}),
     } satisfies PublishReviewedRequest;
     const out =
       kind === 'policy'

@@ -11,6 +11,8 @@ import {
   type ReviewSummary,
   type RunnableKind,
   type Scope,
+  type RolloutStart,
+  type ShadowSummary,
 } from '@arbiter/contracts';
 import { cursorField, decodeCursor, pageFrom, type EventOutbox } from '@arbiter/service-kit';
 import type { Knex } from 'knex';
@@ -129,7 +131,25 @@ export class ReviewsService {
     }
     const summary = summarize(kind, draft, await latestRequest(this.deps.db, draft.recordId, p.orgId, kind));
     // The impact report of the draft's current content: an edit changes the hash, so an old report is not shown.
-    return { ...summary, impact: await latestImpactReport(this.deps.db, p, draft.recordId, draft.contentHash, this.deps.maxReportBytes) };
+    return {
+      ...summary,
+      impact: await latestImpactReport(this.deps.db, p, draft.recordId, draft.contentHash, this.deps.maxReportBytes),
+      ...(await this.shadowOf(p, kind, draft, ctx)),
+    };
+  }
+
+  /** The counts of the base's shadow when its candidate is `draft` (beside the impact report); nothing without a registry that tells. */
+  private async shadowOf(
+    p: Principal,
+    kind: RunnableKind,
+    draft: { recordId: string; baseId: string },
+    ctx: CallContext,
+  ): Promise<{ shadow?: ShadowSummary }> {
+    if (this.deps.registry.shadowOf === undefined) return {};
+    const report = await this.deps.registry.shadowOf(p, kind, draft.baseId, ctx.requestId);
+    if (report === null || report.candidate.recordId !== draft.recordId) return {};
+    const { sampled, compared, same, changed, errors, dropped, transitions, state, sampleRate, since } = report;
+    return { shadow: { sampled, compared, same, changed, errors, dropped, transitions, state, sampleRate, since } };
   }
 
   /** The summaries of drafts the caller loaded (with their content hashes), in the given order. */
@@ -274,7 +294,7 @@ export class ReviewsService {
     p: Principal,
     kind: RunnableKind,
     recordId: string,
-    opts: { requestId?: string; effectiveFrom?: string },
+    opts: { requestId?: string; effectiveFrom?: string; rollout?: RolloutStart },
     ctx: CallContext = {},
   ): Promise<{ review: ReviewSummary; record: PolicyRecord | FlowRecord }> {
     requireCapability(p, 'publish', `publish ${kind} reviews`);
@@ -312,6 +332,7 @@ export class ReviewsService {
         req.id,
         ctx.requestId,
         opts.effectiveFrom,
+        opts.rollout,
       );
       record2 = out.record;
       const published = await markPublished(trx, req.id, { by: p.userId, at: now, version: out.version });

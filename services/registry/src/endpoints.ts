@@ -121,8 +121,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       policy_update: defineEndpoint({
         subject: RegistrySubject.policyUpdate,
         request: PolicyUpdateRequest,
-        handler: async ({ principal, policyId, status, minCoverage, effectiveFrom, ...patch }): Promise<PolicyUpdateReply> => {
-          const out = await policies.update(principal, policyId, status, patch, minCoverage, effectiveFrom);
+        handler: async ({ principal, policyId, status, minCoverage, effectiveFrom, rollout, ...patch }): Promise<PolicyUpdateReply> => {
+          const out = await policies.update(principal, policyId, status, patch, minCoverage, effectiveFrom, rollout);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -180,8 +180,9 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
           expectedContentHash,
           reviewRequestId,
           effectiveFrom,
+          rollout,
         }): Promise<PolicyPublishReviewedReply> => {
-          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom);
+          const out = await policies.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom, rollout);
           return { outcome: out.outcome, record: toPolicyRecord(out.record) };
         },
       }),
@@ -225,8 +226,8 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
       flow_update: defineEndpoint({
         subject: RegistrySubject.flowUpdate,
         request: FlowUpdateRequest,
-        handler: async ({ principal, flowId, status, minCoverage, effectiveFrom, ...patch }): Promise<FlowUpdateReply> => {
-          const out = await flows.update(principal, flowId, status, patch, minCoverage, effectiveFrom);
+        handler: async ({ principal, flowId, status, minCoverage, effectiveFrom, rollout, ...patch }): Promise<FlowUpdateReply> => {
+          const out = await flows.update(principal, flowId, status, patch, minCoverage, effectiveFrom, rollout);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),
@@ -284,8 +285,9 @@ export function registryService(s: RegistryServices, version: string): ServiceDe
           expectedContentHash,
           reviewRequestId,
           effectiveFrom,
+          rollout,
         }): Promise<FlowPublishReviewedReply> => {
-          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom);
+          const out = await flows.publishReviewed(principal, recordId, expectedContentHash, reviewRequestId, effectiveFrom, rollout);
           return { outcome: out.outcome, record: toFlowRecord(out.record) };
         },
       }),

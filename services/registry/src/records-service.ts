@@ -16,6 +16,7 @@ import {
   type RunnableKind,
   type CoverageReport,
   type PublishCheckReply,
+  type RolloutStart,
   type StaticCheckWarning,
   type TestRunReport,
 } from '@arbiter/contracts';
@@ -54,6 +55,7 @@ import type { RunnableIndexWriter } from './runnable-index.js';
 import { timelinePick } from '@arbiter/run';
 import { intervalsOf, MAX_PENDING_SCHEDULES, type VersionInterval } from './domain/timeline.js';
 import { cancelTimelineRow, insertTimelineRow, timelineRowsOfBase, versionInstantsOfBase } from './repositories/timeline.js';
+import { assertNoRollout, startRolloutLocked } from './rollouts-service.js';
 
 /** `policies` / `flows`, for messages. */
 function plural(kind: 'policy' | 'flow'): string {
@@ -251,6 +253,7 @@ export class RecordsService {
     patch: Partial<RecordContent>,
     minCoverage = 0,
     effectiveFrom?: string,
+    rollout?: RolloutStart,
   ): Promise<{ outcome: 'updated' | 'published'; record: RecordRow }> {
     requireCapability(
       p,
@@ -263,6 +266,11 @@ export class RecordsService {
       ]);
     }
     const from = futureInstant(effectiveFrom);
+    if (rollout !== undefined && status !== 'published') {
+      throw new ArbiterError('validation_failed', '`rollout` starts with a publish: send it with `status:"published"`', [
+        { code: 'rollout_needs_publish', message: 'only a publish starts a rollout', path: 'rollout' },
+      ]);
+    }
     const found = await this.loadLive(p, recordId);
     const edits = definedFields(patch);
     if (status === 'draft') await this.assertSavable(p, edits);
@@ -283,7 +291,7 @@ export class RecordsService {
         await touchBase(trx, base.id);
         return { result: { outcome: 'updated', record: updated }, baseId: base.id, events };
       }
-      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {}, false, minCoverage, from);
+      const published = await this.publishLocked(p, trx, base, record, edits, now, events, {}, false, minCoverage, from, rollout);
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
   }
@@ -301,6 +309,7 @@ export class RecordsService {
     expectedContentHash: string,
     reviewRequestId: string,
     effectiveFrom?: string,
+    rollout?: RolloutStart,
   ): Promise<{ outcome: 'published' | 'already_published'; record: RecordRow }> {
     requireCapability(p, 'publish', `publish ${plural(this.kind)}`);
     const from = futureInstant(effectiveFrom);
@@ -332,6 +341,7 @@ export class RecordsService {
         true,
         0,
         from,
+        rollout,
       );
       return { result: { outcome: 'published', record: published }, baseId: base.id, events };
     });
@@ -633,7 +643,12 @@ export class RecordsService {
     reviewed = false,
     minCoverage = 0,
     effectiveFrom?: Date,
+    rollout?: RolloutStart,
   ): Promise<RecordRow> {
+    // A publish while a rollout runs would leave it rolling out a version that is no longer the latest.
+    await assertNoRollout(trx, this.kind, base.id);
+    // The record serving before this publish: what the other runs of a rollout keep getting.
+    const previous = rollout === undefined ? null : await getRecord(trx, base.currentRecordId);
     const content = { ...record, ...edits };
     const review = reviewed && this.spec.reviewedProblems ? await this.spec.reviewedProblems(content, trx, p.orgId) : undefined;
     const problems = [...(review?.problems ?? []), ...(await this.spec.publishProblems(content, trx, p.orgId))];
@@ -669,6 +684,7 @@ export class RecordsService {
     await touchBase(trx, base.id, { latestVersion: version, currentRecordId: record.id });
     const scheduled = effectiveFrom !== undefined ? { effectiveFrom: effectiveFrom.toISOString() } : {};
     events.push(newEvent('published', p, this.resource(published), { version, ...details, ...scheduled }, { at: now }));
+    if (rollout !== undefined) await startRolloutLocked(trx, p, this.kind, previous!, published, rollout, now, events);
     return published;
   }
 

@@ -4,7 +4,9 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { indexEntries, type IndexEntries } from './domain/index-entries.js';
 import { allRecordsOfBase, getBase } from './repositories/records.js';
+import { findShadow } from './repositories/shadows.js';
 import { timelineRowsOfBase } from './repositories/timeline.js';
+import { findRollout } from './repositories/rollouts.js';
 
 /**
  * Writes a base's entries unless Redis already holds a higher revision of that base (a later
@@ -50,7 +52,15 @@ export class RunnableIndexWriter {
     try {
       const base = await getBase(this.db, baseId);
       if (!base) return null;
-      const entries = indexEntries(this.prefix, base, await allRecordsOfBase(this.db, baseId), await timelineRowsOfBase(this.db, baseId));
+      const entries = indexEntries(
+        this.prefix,
+        base,
+        await allRecordsOfBase(this.db, baseId),
+        await timelineRowsOfBase(this.db, baseId),
+        Date.now(),
+        await findRollout(this.db, baseId),
+        await findShadow(this.db, baseId),
+      );
       await this.write(entries);
       this.dirty.delete(baseId);
       return entries;

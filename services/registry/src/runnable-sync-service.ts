@@ -18,6 +18,7 @@ import {
 } from '@arbiter/contracts';
 import type { Knex } from 'knex';
 import { requireCapability } from './domain/access.js';
+import { snapshotRollouts } from './repositories/rollouts.js';
 import {
   basesOfRecords,
   changedSince,
@@ -217,9 +218,12 @@ export class RunnableSyncService {
       forBase.set(r.id, toPolicy(r));
       pinned.set(r.baseId, forBase);
     }
+    const rollouts = await snapshotRollouts(trx, orgId, ids);
     return current.map(({ record: r, timeline, scheduled }): RunnableBase => {
       const selected = needed.get(r.baseId) === true;
       const timed = timeline === undefined ? {} : { timeline };
+      const rollout = rollouts.get(r.baseId);
+      const split = rollout === undefined ? undefined : { percent: rollout.percent, ...(rollout.by !== null ? { by: rollout.by } : {}) };
       if (r.kind === 'flow') {
         return {
           kind: 'flow',
@@ -228,6 +232,7 @@ export class RunnableSyncService {
           current: toFlow(r),
           ...timed,
           ...(scheduled.length > 0 ? { scheduled: scheduled.map(toFlow) } : {}),
+          ...(rollout !== undefined ? { rollout: { ...split!, previous: toFlow(rollout.previous) } } : {}),
         };
       }
       const pins = [...(pinned.get(r.baseId)?.values() ?? [])].sort((a, b) => (a.policyId < b.policyId ? -1 : 1));
@@ -239,6 +244,7 @@ export class RunnableSyncService {
         pinned: pins,
         ...timed,
         ...(scheduled.length > 0 ? { scheduled: scheduled.map(toPolicy) } : {}),
+        ...(rollout !== undefined ? { rollout: { ...split!, previous: toPolicy(rollout.previous) } } : {}),
       };
     });
   }

@@ -20,8 +20,12 @@ import { ExportService } from './export-service.js';
 import { ImportService } from './import-service.js';
 import { RunnableIndexWriter } from './runnable-index.js';
 import { runnableEndpoints } from './runnable-endpoints.js';
+import { rolloutEndpoints } from './rollout-endpoints.js';
+import { RolloutsService } from './rollouts-service.js';
 import { RunnableNotifier } from './runnable-notifier.js';
 import { RunnableSyncService } from './runnable-sync-service.js';
+import { shadowEndpoints } from './shadow-endpoints.js';
+import { ShadowService } from './shadow-service.js';
 
 /** The registry's outbox table. */
 export const OUTBOX_TABLE = 'registry_outbox';
@@ -95,7 +99,20 @@ export function startRegistry(kit: ServiceKit<RegistryConfig>): Promise<Registry
     // Workers load the engine before the first publish, so their start-up never counts against a check's deadline.
     await checks.warmUp();
     const def = registryService(services, kit.version);
-    await s.serve(bus, { ...def, endpoints: { ...def.endpoints, ...runnableEndpoints(sync) } });
+    const rolloutDeps = { db, redis, prefix: config.NATS_SUBJECT_PREFIX, index, events };
+    const rollouts = { policy: new RolloutsService(rolloutDeps, 'policy'), flow: new RolloutsService(rolloutDeps, 'flow') };
+    const shadows = new ShadowService({
+      db,
+      redis,
+      prefix: config.NATS_SUBJECT_PREFIX,
+      index,
+      events,
+      logger: logger.child({ component: 'shadows' }),
+    });
+    await s.serve(bus, {
+      ...def,
+      endpoints: { ...def.endpoints, ...runnableEndpoints(sync), ...rolloutEndpoints(rollouts), ...shadowEndpoints(shadows) },
+    });
     // Started after serving, so it is closed before the bus it publishes on.
     const notifier = s.add(
       'runnable notifier',

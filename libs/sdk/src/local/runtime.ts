@@ -13,6 +13,7 @@ import {
   type StoredFlowRunResponse,
   type StoredPolicyRunResponse,
 } from '@arbiter/contracts';
+import { rolloutChoosesNew } from '@arbiter/run';
 import { sleep } from '../http.js';
 import type { ServerSentEvent } from '../streams.js';
 import { decodeCache, encodeCache, fileCache, type LocalCacheStore } from './cache.js';
@@ -184,7 +185,10 @@ export class LocalRuntime {
   run(baseId: string, data: Record<string, unknown>, opts?: LocalRunOptions): StoredPolicyRunResponse {
     const state = this.state;
     let entry: PolicyEntry | undefined;
-    if (this.hotState === state && this.hotBaseId === baseId) entry = this.hotEntry;
+    // A base in a staged rollout: the version its data chooses, as the service chooses (docs/design/canary.md).
+    const rollout = state.rollouts.size === 0 ? undefined : state.rollouts.get(baseId);
+    if (rollout !== undefined) entry = rolloutChoosesNew(rollout.split, data) ? rollout.next : rollout.previous;
+    else if (this.hotState === state && this.hotBaseId === baseId) entry = this.hotEntry;
     else {
       entry = state.policies.get(baseId);
       if (entry !== undefined) {
@@ -238,7 +242,10 @@ export class LocalRuntime {
     if (this.expired && this.failClosed) throw this.staleError();
     const state = this.state;
     const at = clockOf(opts);
-    const flow = state.flowAt(baseId, at);
+    // A base in a staged rollout: the version its data chooses, as the service chooses (docs/design/canary.md); else the one in effect at the run's clock.
+    const rollout = state.flowRollouts.size === 0 || opts?.now !== undefined ? undefined : state.flowRollouts.get(baseId);
+    const flow =
+      rollout !== undefined ? (rolloutChoosesNew(rollout.split, data) ? rollout.next : rollout.previous) : state.flowAt(baseId, at);
     if (typeof flow === 'string') throw new ArbiterError('not_found', flow);
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
     checkData(data);

@@ -16,6 +16,7 @@ import {
   type CompiledRule,
   type DataSchema,
   type ResolvedRun,
+  type RolloutSplit,
   type RunLimits,
 } from '@arbiter/run';
 
@@ -45,6 +46,15 @@ export interface PolicyEntry {
 export interface FlowEntry {
   readonly record: RunnableFlow;
   readonly counter: RunCounter;
+}
+
+/** A base in a staged rollout as held: its split and both versions (docs/design/canary.md). */
+export interface HeldRollout<E> {
+  readonly split: RolloutSplit;
+  /** The new version. */
+  readonly next: E;
+  /** The version the other runs get (and a flow's policy node naming the base). */
+  readonly previous: E;
 }
 
 /**
@@ -98,6 +108,10 @@ export class RunnableState {
     readonly versions: ReadonlyMap<string, PolicyEntry>,
     /** Named bases the service does not run (unknown, deleted, another org's). */
     readonly missing: readonly string[],
+    /** Policy bases in a staged rollout, by base id (`policies` holds their previous version). */
+    readonly rollouts: ReadonlyMap<string, HeldRollout<PolicyEntry>>,
+    /** Flow bases in a staged rollout, by base id (`flows` holds their previous version). */
+    readonly flowRollouts: ReadonlyMap<string, HeldRollout<FlowEntry>>,
     /** Policy bases on a timeline, by base id. */
     readonly timedPolicies: ReadonlyMap<string, Timed<PolicyEntry>> = new Map(),
     /** Flow bases on a timeline, by base id. */
@@ -150,6 +164,8 @@ export class RunnableState {
     const versions = new Map<string, PolicyEntry>();
     const timedPolicies = new Map<string, Timed<PolicyEntry>>();
     const timedFlows = new Map<string, Timed<FlowEntry>>();
+    const rollouts = new Map<string, HeldRollout<PolicyEntry>>();
+    const flowRollouts = new Map<string, HeldRollout<FlowEntry>>();
     const hold = (record: RunnablePolicy): PolicyEntry => {
       const held = records.get(record.policyId);
       if (held !== undefined) return held;
@@ -168,17 +184,44 @@ export class RunnableState {
         if (base.timeline !== undefined) {
           const byRecord = new Map([base.current, ...(base.scheduled ?? [])].map((r) => [r.flowId, flowEntry(r)]));
           timedFlows.set(base.baseId, { timeline: base.timeline, byRecord });
-        } else flows.set(base.baseId, flowEntry(base.current));
+          continue;
+        }
+        const holdFlow = (record: RunnableFlow): FlowEntry => {
+          const old = [previous?.flows.get(base.baseId), previous?.flowRollouts.get(base.baseId)?.next].find(
+            (e) => e !== undefined && e.record.flowId === record.flowId && e.record.version === record.version,
+          );
+          return {
+            record,
+            counter: old !== undefined ? old.counter : reporter.counterFor('flow', record.flowId, base.baseId, record.version),
+          };
+        };
+        const current = holdFlow(base.current);
+        if (base.rollout === undefined) flows.set(base.baseId, current);
+        else {
+          const before = holdFlow(base.rollout.previous);
+          flows.set(base.baseId, before);
+          flowRollouts.set(base.baseId, { split: base.rollout, next: current, previous: before });
+        }
         continue;
       }
       if (base.timeline !== undefined) {
         const byRecord = new Map([base.current, ...(base.scheduled ?? [])].map((r) => [r.policyId, hold(r)]));
         timedPolicies.set(base.baseId, { timeline: base.timeline, byRecord });
-      } else policies.set(base.baseId, hold(base.current));
+      } else {
+        const current = hold(base.current);
+        if (base.rollout === undefined) policies.set(base.baseId, current);
+        else {
+          const before = hold(base.rollout.previous);
+          policies.set(base.baseId, before);
+          rollouts.set(base.baseId, { split: base.rollout, next: current, previous: before });
+        }
+      }
       for (const pinned of base.pinned) hold(pinned);
     }
     const timedFlowEntries = [...timedFlows.values()].flatMap((t) => [...t.byRecord.values()]);
-    const counters = new Set<RunCounter>([...records.values(), ...flows.values(), ...timedFlowEntries].map((e) => e.counter));
+    const counters = new Set<RunCounter>(
+      [...records.values(), ...flows.values(), ...timedFlowEntries, ...[...flowRollouts.values()].map((r) => r.next)].map((e) => e.counter),
+    );
     reporter.retain(counters);
     return new RunnableState(
       snapshot.revision,
@@ -189,6 +232,8 @@ export class RunnableState {
       records,
       versions,
       snapshot.missing,
+      rollouts,
+      flowRollouts,
       timedPolicies,
       timedFlows,
     );
@@ -243,8 +288,10 @@ function collectUnreferenced(bases: Map<string, RunnableBase>): void {
   const named = new Set<string>();
   const records = new Map<string, string>();
   for (const base of bases.values()) {
-    if (base.kind === 'policy')
-      for (const r of [base.current, ...base.pinned, ...(base.scheduled ?? [])]) records.set(r.policyId, base.baseId);
+    if (base.kind === 'policy') {
+      for (const r of [base.current, ...base.pinned, ...(base.scheduled ?? []), ...(base.rollout ? [base.rollout.previous] : [])])
+        records.set(r.policyId, base.baseId);
+    }
   }
   for (const base of bases.values()) {
     if (base.kind !== 'flow') continue;

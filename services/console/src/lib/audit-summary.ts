@@ -67,6 +67,21 @@ export function auditSummary(e: SummarizedEvent, names: ReadonlyMap<string, stri
         `${back === null ? '' : ` (rollback to version ${back})`}${from ? `, in effect from ${from}` : ''}`
       );
     }
+    case 'rollout changed': {
+      const version = num(d.version);
+      const of = `the rollout of ${what}${version === null ? '' : ` version ${version}`}`;
+      const guard = d.reason === 'guard' ? ' (its error guard tripped)' : '';
+      switch (d.action) {
+        case 'started':
+          return `${who} started ${of} at ${num(d.percent) ?? 0} %`;
+        case 'promoted':
+          return `${who} promoted ${of} to every run`;
+        case 'rolled_back':
+          return `${who} rolled back ${of}${guard}`;
+        default:
+          return `${who} moved ${of} to ${num(d.percent) ?? 0} %`;
+      }
+    }
     case 'schedule cancelled':
       return `${who} cancelled the schedule of ${what}${num(d.version) === null ? '' : ` version ${num(d.version)}`}`;
     case 'assigned':
@@ -113,5 +128,17 @@ export function auditSummary(e: SummarizedEvent, names: ReadonlyMap<string, stri
       return `${who} deleted ${what}`;
     case 'webhook disabled':
       return `${what} was turned off (${str(d.reason) === 'gone' ? 'it answered 410 Gone' : 'it failed for the whole retry window'})`;
+    case 'shadow started': {
+      const rate = num(d.sampleRate);
+      return `${who} started shadow runs of ${what}${rate === null ? '' : ` on ${Math.round(rate * 1000) / 10} % of its runs`}`;
+    }
+    case 'shadow stopped': {
+      const changed = num(d.changed);
+      const compared = num(d.compared);
+      return `${who} stopped shadow runs of ${what}${changed === null || compared === null ? '' : ` (${changed} of ${compared} compared runs changed)`}`;
+    }
+    default:
+      // A kind without its own sentence yet (a new one) still reads: who, what happened, to what.
+      return `${who}: ${String((e as { kind: unknown }).kind)} (${what})`;
   }
 }

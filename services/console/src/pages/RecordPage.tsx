@@ -7,6 +7,7 @@ import type { FlowRecord, MeResponse, PolicyRecord, TestRunReport, UncoveredItem
 import type { RecordsApi } from '@arbiter/sdk/client';
 import type { ShownImpact } from '../lib/impact.js';
 import { ImpactPanel, type ImpactEndpoints } from '../components/ImpactPanel.js';
+import { ShadowPanel, type ShadowEndpoints } from '../components/ShadowPanel.js';
 import { DecisionsPanel, type DecisionsEndpoints } from '../components/DecisionsPanel.js';
 import { CodeEditor } from '../editor/CodeEditor.js';
 import { ErrorBox } from '../components/ErrorBox.js';
@@ -187,6 +188,15 @@ export function RecordPage<R extends AnyRecord>({
         ? { review: () => kind.endpoints.review(draftId), analyse: (opts) => kind.endpoints.impact(draftId, opts) }
         : null,
     [draftId, kind],
+  );
+
+  const shadowEndpoints = useMemo<ShadowEndpoints>(
+    () => ({
+      get: () => kind.endpoints.shadow(baseId),
+      start: (body) => kind.endpoints.startShadow(baseId, body),
+      stop: () => kind.endpoints.stopShadow(baseId),
+    }),
+    [baseId, kind],
   );
 
   const decisionsEndpoints = useMemo<DecisionsEndpoints>(
@@ -418,6 +428,7 @@ export function RecordPage<R extends AnyRecord>({
       {draftId !== null && impactEndpoints !== null && (
         <ImpactPanel draftId={draftId} noun={kind.noun} endpoints={impactEndpoints} reloadKey={loadCount} />
       )}
+      {records !== null && <ShadowPanel draftId={draftId} canEdit={can(me, 'edit')} endpoints={shadowEndpoints} reloadKey={loadCount} />}
       {can(me, 'audit') && (
         <DecisionsPanel
           key={`decisions-${baseId}`}

@@ -3,7 +3,9 @@ import {
   LiveFlowRecordEntry,
   LivePolicyRecordEntry,
   RegistrySubject,
+  ShadowIndexEntry,
   RunnableBaseEntry,
+  type RunnableRollout,
   runnableBaseKey,
   runnableRecordKey,
   runnableTimelineKey,
@@ -32,6 +34,9 @@ export interface LiveEntryOf {
  */
 export type RunTarget = { baseId: string; version?: number; at?: number; asOf?: boolean } | { recordId: string };
 
+/** What a run by base id resolves to: the record, or the base's rollout whose choice is per run's data. */
+export type BaseResolution<K extends RunnableKind> = { entry: LiveEntryOf[K]; shadow?: ShadowIndexEntry } | { rollout: RunnableRollout };
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -42,7 +47,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Returns [status, record JSON or nil] with status `miss` (no base entry, or an unreadable one),
  * `gone` (deleted, or another org), `no_version`, or `ok` (the record may still be nil: a miss);
  * or `choose` with the base entry's text (and, for an as-of run, the timeline's) when the base's
- * record depends on the run's clock (docs/design/timeline.md): TypeScript picks, then reads the record.
+ * record depends on the run's clock (docs/design/timeline.md) or its data (a rollout,
+ * docs/design/canary.md): TypeScript picks, then reads the record by id (a second round trip only
+ * for such bases). A run of the current record of a base with a running shadow gets the base
+ * entry's `shadow` (JSON) as a third element on the `ok` path; on the `choose` path it is read
+ * from the base entry.
  * INVARIANT: the record key is derived inside the script, so this assumes one Redis (not Cluster).
  */
 const BASE_AND_RECORD = `
@@ -62,6 +71,7 @@ else
   rid = d.recordId
 end
 if type(rid) ~= 'string' then return {'miss', false} end
+if ARGV[2] == '' and type(d.shadow) == 'table' then return {'ok', redis.call('GET', ARGV[1] .. rid), cjson.encode(d.shadow)} end
 return {'ok', redis.call('GET', ARGV[1] .. rid)}
 `;
 
@@ -88,6 +98,7 @@ type WithBaseAndRecord = {
  */
 export class RunnableResolver {
   private readonly parsed: LRUCache<string, LiveEntryOf[RunnableKind] | 'gone'>;
+  private readonly shadows = new LRUCache<string, ShadowIndexEntry>({ max: 200 });
   /** Parses of base entries and timelines met on the `choose` path, keyed by their text. */
   private readonly parsedChoices: LRUCache<string, ChoiceParse>;
 
@@ -104,8 +115,27 @@ export class RunnableResolver {
     redis.defineCommand('arbiterBaseAndRecord', { numberOfKeys: 1, lua: BASE_AND_RECORD });
   }
 
-  /** The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when Redis or the registry is down. */
+  /**
+   * The live record `target` names in `orgId`; throws `not_found`, or `dependency_unavailable` when
+   * Redis or the registry is down. A base in a rollout answers its previous version here (a flow's
+   * policy node naming the base); a run by base id asks {@link resolveBase}.
+   */
   async resolve<K extends RunnableKind>(kind: K, principal: Principal, target: RunTarget): Promise<LiveEntryOf[K]> {
+    const found = await this.resolveTarget(kind, principal, target);
+    if ('entry' in found) return found.entry;
+    return this.resolve(kind, principal, { recordId: found.rollout.previousRecordId });
+  }
+
+  /** The record of a run by base id, or the base's rollout when one runs (then the caller chooses per run and asks for the record by id). */
+  async resolveBase<K extends RunnableKind>(
+    kind: K,
+    principal: Principal,
+    target: Extract<RunTarget, { baseId: string }>,
+  ): Promise<BaseResolution<K>> {
+    return this.resolveTarget(kind, principal, target);
+  }
+
+  private async resolveTarget<K extends RunnableKind>(kind: K, principal: Principal, target: RunTarget): Promise<BaseResolution<K>> {
     const orgId = principal.orgId;
     const id = 'recordId' in target ? target.recordId : target.baseId;
     const notFound = () => new ArbiterError('not_found', `${kind} \`${id}\` not found`);
@@ -113,10 +143,11 @@ export class RunnableResolver {
     const schema = (kind === 'policy' ? LivePolicyRecordEntry : LiveFlowRecordEntry) as unknown as ZodType<LiveEntryOf[K]>;
 
     let rawRecord: string | null;
+    let shadow: ShadowIndexEntry | undefined;
     if ('recordId' in target) {
       rawRecord = await this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, target.recordId)));
     } else {
-      const [status, raw, rawTimeline] = await this.redisCall(
+      const [status, raw, third] = await this.redisCall(
         (this.redis as unknown as WithBaseAndRecord).arbiterBaseAndRecord(
           runnableBaseKey(this.prefix, kind, target.baseId),
           runnableRecordKey(this.prefix, kind, ''),
@@ -126,8 +157,22 @@ export class RunnableResolver {
         ),
       );
       if (status === 'gone') throw notFound();
+      if (status === 'choose' && raw !== null && target.version === undefined && target.asOf !== true) {
+        // A rollout's choice is per run's data (the caller makes it); a version waiting on the timeline goes first.
+        const base = this.parseChoice(raw);
+        if (base !== undefined && 'state' in base && base.state === 'live' && base.orgId === orgId && base.timeline === undefined) {
+          if (base.rollout !== undefined) return { rollout: base.rollout };
+        }
+      }
       if (status === 'no_version') throw new ArbiterError('not_found', `${kind} \`${id}\` has no version ${target.version}`);
-      rawRecord = status === 'choose' ? await this.chosenRecord(kind, target, raw, rawTimeline ?? null) : raw;
+      if (status === 'choose') {
+        const chosen = await this.chosenRecord(kind, target, raw, third ?? null);
+        rawRecord = chosen.record;
+        shadow = chosen.shadow;
+      } else {
+        rawRecord = raw;
+        if (typeof third === 'string') shadow = this.parseShadow(third);
+      }
     }
 
     if (rawRecord !== null) {
@@ -135,7 +180,7 @@ export class RunnableResolver {
       if (entry === 'gone' || (entry !== null && entry.orgId !== orgId)) throw notFound();
       if (entry !== null) {
         this.metrics.resolutions.inc({ source: 'redis' });
-        return entry;
+        return shadow === undefined ? { entry } : { entry, shadow };
       }
     }
     // A miss: the registry rebuilds the base's entries from PostgreSQL and answers the record.
@@ -153,7 +198,17 @@ export class RunnableResolver {
       timeoutMs: this.registryTimeoutMs,
     });
     if (entry.orgId !== orgId) throw notFound();
-    return entry;
+    return { entry };
+  }
+
+  /** A base entry's `shadow` as the script returns it; undefined when unreadable (no shadow run). Cached by its text. */
+  private parseShadow(raw: string): ShadowIndexEntry | undefined {
+    const cached = this.shadows.get(raw);
+    if (cached !== undefined) return cached;
+    const parsed = ShadowIndexEntry.safeParse(safeJson(raw));
+    if (!parsed.success) return undefined;
+    this.shadows.set(raw, parsed.data);
+    return parsed.data;
   }
 
   /**
@@ -166,9 +221,9 @@ export class RunnableResolver {
     target: { baseId: string; version?: number; at?: number; asOf?: boolean },
     rawBase: string | null,
     rawTimeline: string | null,
-  ): Promise<string | null> {
+  ): Promise<{ record: string | null; shadow?: ShadowIndexEntry }> {
     const base = rawBase === null ? undefined : this.parseChoice(rawBase);
-    if (base === undefined || !('state' in base) || base.state !== 'live') return null;
+    if (base === undefined || !('state' in base) || base.state !== 'live') return { record: null };
     let recordId: string | undefined;
     if (target.version !== undefined) {
       recordId = base.versions[String(target.version)];
@@ -178,7 +233,7 @@ export class RunnableResolver {
       if (target.asOf === true && timeline === undefined) {
         const text = rawTimeline ?? (await this.redisCall(this.redis.get(runnableTimelineKey(this.prefix, kind, target.baseId))));
         const parsed = text === null ? undefined : this.parseChoice(text);
-        if (parsed === undefined || !Array.isArray(parsed)) return null;
+        if (parsed === undefined || !Array.isArray(parsed)) return { record: null };
         timeline = parsed;
       }
       if (timeline === undefined) recordId = base.recordId;
@@ -188,7 +243,9 @@ export class RunnableResolver {
         recordId = picked.recordId;
       }
     }
-    return this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, recordId)));
+    const record = await this.redisCall(this.redis.get(runnableRecordKey(this.prefix, kind, recordId)));
+    // A run by base id (no pinned version) takes part in the base's shadow, whichever version it picked.
+    return target.version === undefined && base.shadow !== undefined ? { record, shadow: base.shadow } : { record };
   }
 
   /** A base entry or a timeline as stored (cached by its text); undefined when unreadable. */

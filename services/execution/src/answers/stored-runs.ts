@@ -10,7 +10,9 @@ import {
   type LivePolicyRecordEntry,
   type Principal,
   type RunFlags,
+  type RunnableRollout,
   type RunSpec,
+  type ShadowIndexEntry,
 } from '@arbiter/contracts';
 import { runFlow, type FlowStepBudget, type PolicyRunResult, type ResolvedPolicy, type TableRun, type TableRunner } from '@arbiter/flow';
 import pLimit from 'p-limit';
@@ -20,7 +22,9 @@ import type { ExecutedEvents } from '../recording/executed-events.js';
 import type { MaskedReads } from '../recording/masked-reads.js';
 import type { ExecMetrics } from '../metrics.js';
 import type { RunnableResolver, RunTarget } from './runnable-resolver.js';
-import { missingPolicyNode } from '@arbiter/run';
+import { flowAnswer, policyAnswer, type ShadowItem, type ShadowRuns } from './shadow-runs.js';
+import { missingPolicyNode, rolloutChoosesNew } from '@arbiter/run';
+import type { RolloutGuard } from './rollout-guard.js';
 import { tableSource } from '@arbiter/run/caches';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from '../workers/tasks.js';
 
@@ -73,6 +77,10 @@ export interface StoredRunsDeps {
   metrics: ExecMetrics;
   /** Decision records of stored runs; none when recording is off. */
   decisions?: DecisionRecorder;
+  /** Counts the outcomes of guarded rollouts (docs/design/canary.md); none: guards never trip from this replica. */
+  guard?: RolloutGuard;
+  /** Shadow runs of bases with a candidate (docs/design/shadow-runs.md); none: no shadow runs. */
+  shadows?: ShadowRuns;
 }
 
 const encoder = new TextEncoder();
@@ -87,9 +95,70 @@ const encoder = new TextEncoder();
 export class StoredRuns {
   constructor(private readonly deps: StoredRunsDeps) {}
 
-  /** Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted or other-org ids. */
+  /**
+   * Runs a policy by base id or exact record id on each item; throws not_found for unknown, deleted
+   * or other-org ids. A base in a rollout runs each item on the version its data chooses.
+   */
   async runPolicy(req: StoredRunRequest): Promise<RunAnswer[]> {
-    const entry = await this.deps.resolver.resolve('policy', req.principal, targetOf(req));
+    const target = targetOf(req);
+    if ('baseId' in target) {
+      const found = await this.deps.resolver.resolveBase('policy', req.principal, target);
+      if ('rollout' in found) {
+        const rollout = found.rollout;
+        return this.byRollout(req, rollout, async (sub, next) => {
+          const entry = await this.deps.resolver.resolve('policy', req.principal, {
+            recordId: next ? rollout.recordId : rollout.previousRecordId,
+          });
+          return this.runPolicyEntry(sub, entry, (error) => this.deps.guard?.note('policy', req.id, rollout, req.principal, next, error));
+        });
+      }
+      return this.runPolicyEntry(req, found.entry, undefined, found.shadow);
+    }
+    return this.runPolicyEntry(req, await this.deps.resolver.resolve('policy', req.principal, target));
+  }
+
+  /**
+   * Splits a request's items by the version a rollout gives each (`@arbiter/run`'s choice on the
+   * item's data: parsed here only when the rollout picks by a data path) and runs each part with
+   * `run`, answers back in the items' order.
+   */
+  private async byRollout(
+    req: StoredRunRequest,
+    rollout: RunnableRollout,
+    run: (sub: StoredRunRequest, next: boolean) => Promise<RunAnswer[]>,
+  ): Promise<RunAnswer[]> {
+    const parts: [number[], number[]] = [[], []];
+    req.items.forEach((item, i) => parts[choosesNew(rollout, item) ? 0 : 1].push(i));
+    const answers = new Array<RunAnswer>(req.items.length);
+    await Promise.all(
+      parts.map(async (indexes, p) => {
+        if (indexes.length === 0) return;
+        const sub: StoredRunRequest = {
+          ...req,
+          items: indexes.map((i) => req.items[i]),
+          ...(req.nows !== undefined ? { nows: indexes.map((i) => req.nows![i]) } : {}),
+        };
+        const out = await run(sub, p === 0);
+        out.forEach((answer, j) => (answers[indexes[j]] = answer));
+      }),
+    );
+    return answers;
+  }
+
+  /**
+   * Runs one policy record on each item of `req`; `noted` hears whether each answer had an error (a
+   * rollout's guard); `shadow`, the base's shadow candidate, runs on a sample after the answers.
+   */
+  private async runPolicyEntry(
+    req: StoredRunRequest,
+    entry: LivePolicyRecordEntry,
+    noted?: (error: boolean) => void,
+    shadow?: ShadowIndexEntry,
+  ): Promise<RunAnswer[]> {
+    // A shadowed run is pinned to one clock (its own, else the current time), which its candidate runs at too.
+    const shadowing = this.shadowOf(req, shadow);
+    const clock = clockOf(req);
+    const now = shadowing === undefined ? undefined : (clock.now ?? new Date().toISOString());
     const outcome = await this.deps.pool.runJob({
       principal: req.principal,
       source: sourceOf(entry),
@@ -102,16 +171,21 @@ export class StoredRuns {
       ...(req.replyBudget !== undefined ? { replyBudget: req.replyBudget } : {}),
       ...(req.replay === true
         ? { replay: true, ...(req.now !== undefined ? { now: req.now } : {}), ...(req.nows !== undefined ? { nows: req.nows } : {}) }
-        : clockOf(req)),
+        : now !== undefined
+          ? { now }
+          : clock),
     });
     this.count(outcome);
     if (req.replay === true) return outcome.answers.map((answer) => (answer instanceof ArbiterError ? answer : answer.json!));
     const resource = { type: 'policy' as const, id: entry.recordId, baseId: entry.baseId };
     // Answers finished after the caller stopped waiting reach nobody: they are not decisions.
-    const decisions = this.answeredInTime(req.deadline) ? this.deps.decisions : undefined;
-    return outcome.answers.map((answer, i) => {
+    const inTime = this.answeredInTime(req.deadline);
+    const decisions = inTime ? this.deps.decisions : undefined;
+    const sampled: ShadowItem[] = [];
+    const answers = outcome.answers.map((answer, i) => {
       if (answer instanceof ArbiterError) return answer;
       const error = (answer.flags & ITEM_ERROR) !== 0;
+      noted?.(error);
       this.deps.events.record(req.principal, {
         resource,
         version: entry.version,
@@ -122,8 +196,18 @@ export class StoredRuns {
       // The sampling decision first: only a recorded run's bytes are ever parsed here.
       if (decisions?.admit(entry.orgId, entry.baseId, error))
         decisions.policy(req.principal, ranOf('policy', entry), req.items[i], answer.json!, answer.ms);
+      if (shadowing !== undefined && inTime && this.deps.shadows!.sampled(shadowing))
+        sampled.push({ item: req.items[i], live: policyAnswer(answer.json!) });
       return answer.json!;
     });
+    if (shadowing !== undefined) this.deps.shadows!.policy(req.principal, entry, shadowing, sampled, now!);
+    return answers;
+  }
+
+  /** The shadow a run by base id takes part in: running, and the run neither a replay nor a pinned version. */
+  private shadowOf(req: StoredRunRequest, shadow: ShadowIndexEntry | undefined): ShadowIndexEntry | undefined {
+    if (this.deps.shadows === undefined || req.replay === true || req.by !== 'base') return undefined;
+    return this.deps.shadows.running(shadow, Date.now()) ? shadow : undefined;
   }
 
   /**
@@ -134,35 +218,56 @@ export class StoredRuns {
    */
   async runFlow(req: StoredRunRequest): Promise<RunAnswer[]> {
     const target = targetOf(req);
-    const entry: LiveFlowRecordEntry = await this.deps.resolver.resolve('flow', req.principal, target);
+    if ('baseId' in target) {
+      const found = await this.deps.resolver.resolveBase('flow', req.principal, target);
+      if ('rollout' in found) {
+        const rollout = found.rollout;
+        return this.byRollout(req, rollout, async (sub, next) => {
+          const entry = await this.deps.resolver.resolve('flow', req.principal, {
+            recordId: next ? rollout.recordId : rollout.previousRecordId,
+          });
+          return this.runFlowEntry(sub, entry, (error) => this.deps.guard?.note('flow', req.id, rollout, req.principal, next, error));
+        });
+      }
+      return this.runFlowEntry(req, found.entry, undefined, found.shadow);
+    }
+    return this.runFlowEntry(req, await this.deps.resolver.resolve('flow', req.principal, target));
+  }
+
+  /** Runs one flow record on each item of `req`; `noted` and `shadow` as for {@link runPolicyEntry}. */
+  private async runFlowEntry(
+    req: StoredRunRequest,
+    entry: LiveFlowRecordEntry,
+    noted?: (error: boolean) => void,
+    shadow?: ShadowIndexEntry,
+  ): Promise<RunAnswer[]> {
+    const target = targetOf(req);
+    const shadowing = this.shadowOf(req, shadow);
+    const clock = clockOf(req);
+    const now = shadowing === undefined ? undefined : (clock.now ?? new Date().toISOString());
+    const mode: NodeMode = { ...modeOf(req), ...(now !== undefined ? { now } : clock), ...nodeClockOf(target) };
+    const sampled: ShadowItem[] = [];
     const nodes = new Map<string, Promise<ResolvedNode>>();
     const resource = { type: 'flow' as const, id: entry.recordId, baseId: entry.baseId };
     const ran = { flowId: entry.recordId, baseId: entry.baseId, version: entry.version };
     // Each item's node runs are jobs of the caller's (one at a time per item): a few items at a
     // time keep a batch well under the caller's job limit, however many items it has.
     const inFlight = pLimit(FLOW_ITEMS_IN_FLIGHT);
-    return Promise.all(
+    const answers = await Promise.all(
       req.items.map((item, i) =>
         inFlight(async (): Promise<RunAnswer> => {
           let response: FlowRunResponse;
           const started = performance.now();
           const replay: FlowReplay | undefined = req.replay === true ? { now: req.nows?.[i] ?? req.now, seen: { read: false } } : undefined;
           try {
-            response = await this.flow(
-              entry.definition,
-              req.principal,
-              item,
-              { ...modeOf(req), ...clockOf(req), ...nodeClockOf(target) },
-              req.deadline,
-              nodes,
-              replay,
-            );
+            response = await this.flow(entry.definition, req.principal, item, mode, req.deadline, nodes, replay);
           } catch (err) {
             return isArbiterError(err) ? err : new ArbiterError('internal', 'evaluation failed: flow', undefined, { cause: err });
           }
           if (replay !== undefined) {
             return encoder.encode(JSON.stringify({ ...response, ...ran, ...(replay.seen.read ? { maskedRead: true } : {}) }));
           }
+          noted?.(response.error !== undefined);
           this.deps.events.record(req.principal, {
             resource,
             version: entry.version,
@@ -170,13 +275,25 @@ export class StoredRuns {
             result: response.result,
             error: response.error !== undefined,
           });
-          if (this.answeredInTime(req.deadline) && this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
+          const inTime = this.answeredInTime(req.deadline);
+          if (inTime && this.deps.decisions?.admit(entry.orgId, entry.baseId, response.error !== undefined)) {
             this.deps.decisions.flow(req.principal, ranOf('flow', entry), item, response, performance.now() - started);
           }
+          if (shadowing !== undefined && inTime && this.deps.shadows!.sampled(shadowing))
+            sampled.push({ item, live: flowAnswer(response) });
           return encoder.encode(JSON.stringify({ ...response, ...ran }));
         }),
       ),
     );
+    if (shadowing !== undefined) {
+      // The candidate's nodes run as low-priority work at the live runs' clock, untraced.
+      const candidateMode: NodeMode = { trace: false, now: now!, low: true, ...nodeClockOf(target) };
+      const candidateNodes = new Map<string, Promise<ResolvedNode>>();
+      this.deps.shadows!.flow(req.principal, entry, shadowing, sampled, (candidate, item, deadline) =>
+        this.flow(candidate.definition, req.principal, item, candidateMode, deadline, candidateNodes),
+      );
+    }
+    return answers;
   }
 
   /** Whether it is still before `deadline` (the pool's clock): an answer sent now may still reach its caller. */
@@ -307,6 +424,7 @@ export class StoredRuns {
       budgetUsed: budget.used,
       ...(deadline !== undefined ? { deadline } : {}),
       ...(replay === undefined && mode.now !== undefined ? { now: mode.now } : {}),
+      ...(mode.low === true ? { lowPriority: true } : {}),
       ...replayOf(replay),
     });
     this.count(outcome);
@@ -324,13 +442,15 @@ export class StoredRuns {
 
 /**
  * How a flow's nodes run: with a trace or not, and the run's flags; at the run's clock `now` and,
- * for a run that named its instant, nodes that follow a base pick its version at `at` (epoch ms).
+ * for a run that named its instant, nodes that follow a base pick its version at `at` (epoch ms);
+ * as low-priority work for a shadow run.
  */
 interface NodeMode {
   trace: boolean;
   flags?: RunFlags;
   now?: string;
   at?: number;
+  low?: boolean;
 }
 
 /** The instant a flow's base-following nodes pick their version at: the flow's own, when the run named one. */
@@ -364,6 +484,21 @@ function noteMaskedRead<T extends object>(value: T, replay: FlowReplay | undefin
   const { maskedRead, ...rest } = value as T & { maskedRead?: true };
   if (maskedRead === true && replay !== undefined) replay.seen.read = true;
   return rest as T;
+}
+
+const decoder = new TextDecoder();
+
+/** Whether an item gets a rollout's new version: its data is parsed only when the rollout picks by a data path. */
+function choosesNew(rollout: RunnableRollout, item: Uint8Array): boolean {
+  if (rollout.by === undefined) return rolloutChoosesNew(rollout, undefined);
+  let data: unknown;
+  try {
+    data = JSON.parse(decoder.decode(item));
+  } catch {
+    // Unreadable data draws per run; the worker answers its error whichever version runs it.
+    data = undefined;
+  }
+  return rolloutChoosesNew(rollout, data);
 }
 
 /** What a decision record names of the record that ran. */

@@ -244,6 +244,21 @@ export class FairQueue {
     this.pump();
   }
 
+  /**
+   * What one person has not over against its limits, and those limits: `jobs` of `perPersonMax`
+   * entries, `items` of `perPersonItemsMax` (work that may queue only where it leaves the person's
+   * own work room, e.g. shadow runs, asks first).
+   */
+  personLoad(personId: string): { jobs: number; items: number; maxJobs: number; maxItems: number } {
+    const person = this.scheduler.persons.get(personId);
+    return {
+      jobs: person?.jobs ?? 0,
+      items: person?.items ?? 0,
+      maxJobs: this.opts.perPersonMax ?? this.opts.perKeyMax,
+      maxItems: this.opts.perPersonItemsMax ?? this.opts.perKeyItemsMax ?? Infinity,
+    };
+  }
+
   /** Entries waiting, tasks running, keys and persons with work. */
   stats(): FairQueueStats {
     return { queued: this.queued, running: this.running, callers: this.scheduler.keyCount, persons: this.scheduler.persons.size };

@@ -16,7 +16,7 @@ import { Counter, type Registry } from 'prom-client';
 import { v7 } from 'uuid';
 import { applyMasks } from './masks.js';
 import { maskReasons } from './reason-masks.js';
-import type { RecordingSettings } from './settings.js';
+import type { OrgRecording, RecordingSettings } from './settings.js';
 
 /** Options of {@link DecisionRecorder}. */
 export interface DecisionRecorderOptions {
@@ -180,6 +180,15 @@ export class DecisionRecorder {
     });
   }
 
+  /**
+   * An item's data as a decision record of base `baseId` holds it (the org's and the base's masks
+   * applied), for shadow-run examples; undefined when the org's settings cannot be read (fail closed).
+   */
+  async maskedInput(orgId: string, baseId: string, item: Uint8Array): Promise<{ input: unknown; masked: boolean } | undefined> {
+    const settings = await this.settings.get(orgId);
+    return settings === undefined ? undefined : maskItem(settings, baseId, item);
+  }
+
   /** Records waiting for the outbox. */
   get pending(): number {
     return this.buffer.length;
@@ -259,9 +268,7 @@ export class DecisionRecorder {
         const base = settings.bases.get(ran.baseId);
         if (base !== undefined && !base.settings.enabled) return;
         if (this.buffer.length >= this.opts.bufferMax) return this.drop('buffer', ran.orgId, ran.baseId);
-        const input = JSON.parse(decoder.decode(item)) as Record<string, unknown>;
-        let masked = applyMasks(input, settings.masks);
-        if (base !== undefined && applyMasks(input, base.masks)) masked = true;
+        const { input, masked } = maskItem(settings, ran.baseId, item);
         const decisionId = v7();
         const when = new Date(at).toISOString();
         const decided = answer();
@@ -373,4 +380,13 @@ export class DecisionRecorder {
   private dropEvents(reason: DecisionDropReason, events: readonly ArbiterEvent[]): void {
     for (const e of events) this.drop(reason, e.orgId, e.resource.baseId ?? e.resource.id);
   }
+}
+
+/** Parses an item and applies the org's and the base's masks to it. */
+function maskItem(settings: OrgRecording, baseId: string, item: Uint8Array): { input: Record<string, unknown>; masked: boolean } {
+  const input = JSON.parse(decoder.decode(item)) as Record<string, unknown>;
+  let masked = applyMasks(input, settings.masks);
+  const base = settings.bases.get(baseId);
+  if (base !== undefined && applyMasks(input, base.masks)) masked = true;
+  return { input, masked };
 }

@@ -122,6 +122,8 @@ export type EvalJob = Pick<RunSpec, 'trace' | 'traceBytes' | 'flags' | 'now' | '
     reply: ReplyForm;
     /** Steps already used by the run (flow nodes share one budget); default 0. */
     budgetUsed?: number;
+    /** Queued as the caller's low-priority work like a replay, without a replay's masked-read watch (shadow runs). */
+    lowPriority?: boolean;
   };
 
 /** What an item not run because its message's reply was full answers. */
@@ -234,8 +236,9 @@ export class WorkerPool {
     const spec: JobSpec = { req, budgetLimit: this.budgetLimit(tracesOf(req)), outcome };
     const budget = req.replyBudget;
     const caller = callerOf(req.principal);
-    // Replays wait behind the caller's own live work (`queue/callers.ts`): a key of its own, same person.
-    await this.queue.submitEval(req.replay === true ? { ...caller, key: `${LOW_PRIORITY}${caller.key}` } : caller, {
+    // Replays and shadow runs wait behind the caller's own live work (`queue/callers.ts`): a key of its own, same person.
+    const low = req.replay === true || req.lowPriority === true;
+    await this.queue.submitEval(low ? { ...caller, key: `${LOW_PRIORITY}${caller.key}` } : caller, {
       spec,
       total: req.items.length,
       ...(req.deadline !== undefined ? { deadline: req.deadline } : {}),
@@ -296,6 +299,11 @@ export class WorkerPool {
   /** Evaluation tasks handed to workers so far, and the items they carried. */
   batchStats(): { tasks: number; items: number } {
     return { ...this.batches };
+  }
+
+  /** What the person of `principal` has in progress against its limits (the fair queue's `personLoad`). */
+  personLoad(principal: Principal | undefined): ReturnType<FairQueue['personLoad']> {
+    return this.queue.personLoad(callerOf(principal).person);
   }
 
   /** Work waiting and running, and callers with any. */

@@ -1,5 +1,8 @@
 import {
   ExportPage,
+  RolloutState,
+  RolloutSubject,
+  type RolloutRequest,
   ExportSubject,
   ImportReply,
   ImportSubject,
@@ -161,6 +164,15 @@ export interface RegistryClient {
     dryRun: boolean,
     ctx?: RegistryCallContext & { governed?: boolean },
   ): Promise<ImportReply>;
+  /** A staged-rollout act on a base (docs/api.md#staged-rollouts). */
+  rollout(
+    principal: Principal,
+    kind: 'policy' | 'flow',
+    baseId: string,
+    action: 'get' | 'percent' | 'promote' | 'rollback',
+    percent: number | undefined,
+    ctx?: RegistryCallContext,
+  ): Promise<RolloutState>;
 }
 
 /**
@@ -276,8 +288,21 @@ export class NatsRegistryClient implements RegistryClient {
     return this.send(ImportSubject, request, ImportReply, ctx, this.importTimeoutMs);
   }
 
+  /** A rollout act on a base (docs/api.md#staged-rollouts): `get`, `percent` (with `percent`), `promote`, `rollback`. */
+  rollout(
+    principal: Principal,
+    kind: 'policy' | 'flow',
+    baseId: string,
+    action: 'get' | 'percent' | 'promote' | 'rollback',
+    percent: number | undefined,
+    ctx?: RegistryCallContext,
+  ): Promise<RolloutState> {
+    const request: RolloutRequest = { principal, baseId, action, ...(percent !== undefined ? { percent } : {}) };
+    return this.send(RolloutSubject[kind], request, RolloutState, ctx);
+  }
+
   private send<T>(
-    subject: RegistrySubject | typeof ExportSubject | typeof ImportSubject,
+    subject: RegistrySubject | RolloutSubject | typeof ExportSubject | typeof ImportSubject,
     payload: unknown,
     reply: z.ZodType<T>,
     ctx: RegistryCallContext | undefined,

@@ -234,6 +234,13 @@ function recordRoutes<R extends StoredRecord, S, C, U extends { status: RecordSt
       // Sent only when set: a publish without it is checked as before.
       const gate = settings !== undefined && settings.minCoverage > 0 ? { minCoverage: settings.minCoverage } : {};
       if (settings?.governanceApproval) {
+        if ((body as { rollout?: unknown }).rollout !== undefined) {
+          throw new ArbiterError(
+            'not_approved',
+            `org \`${principal.orgId}\` requires governance approval to publish: a rollout starts when the approved draft is published ` +
+              `(\`POST /${noun}/{id}/review/publish\` with \`rollout\`); nothing was saved or submitted`,
+          );
+        }
         if (governance === undefined) {
           await refuseUnreviewedPublish(principal, noun, await client.get(principal, recordId, ctx(request)), recordId);
         } else {

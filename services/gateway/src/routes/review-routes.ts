@@ -88,7 +88,8 @@ function kindRoutes(
       description:
         'State `draft` (never submitted, or changed since its latest request: then `stale: true`), `pending_approval`, `approved`, ' +
         '`rejected` or `published`. 404 when the record is a version and its base has no draft, unless that version was published through review. ' +
-        '`impact` is the latest impact report of the draft as it is now; its `examples` (recorded inputs) only for callers with the `audit` right.',
+        '`impact` is the latest impact report of the draft as it is now; its `examples` (recorded inputs) only for callers with the `audit` right. ' +
+        "`shadow` holds the counts of the base's shadow runs when the draft is their candidate (absent otherwise).",
       params,
       response: { 200: review, ...errorResponses(400, 401, 403, 404, 429, 503, 504) },
     },

@@ -7,10 +7,15 @@ import {
   type VersionTimeline,
   type PolicyRecordEntry,
   type RunnableBaseEntry,
+  type RunnableRollout,
+  ROLLOUT_MIN_RUNS_DEFAULT,
+  type ShadowIndexEntry,
 } from '@arbiter/contracts';
 import { timelinePick } from '@arbiter/run';
 import type { BaseRow, RecordRow } from '../repositories/records.js';
+import type { ShadowRow } from '../repositories/shadows.js';
 import type { TimelineRow } from '../repositories/timeline.js';
+import type { RolloutRow } from '../repositories/rollouts.js';
 import { pinnedDefinition } from './flow-review.js';
 import { canonicalJson, sha256 } from './hash.js';
 import { hasPending, timelineOf } from './timeline.js';
@@ -44,6 +49,8 @@ function schemaHash(r: RecordRow): string | null {
  * record runnable at `now` (epoch ms; the version in effect on its timeline, else the current
  * record) for a live base, with the whole timeline while a version waits for its instant;
  * tombstones everywhere for a deleted one.
+ * A running shadow (not stopped, `until` not passed at `now`, candidate among the records) rides
+ * along as `shadow`.
  */
 export function indexEntries(
   prefix: string,
@@ -51,6 +58,8 @@ export function indexEntries(
   records: RecordRow[],
   timelineRows: TimelineRow[] = [],
   now: number = Date.now(),
+  rollout?: RolloutRow | null,
+  shadow: ShadowRow | null = null,
 ): IndexEntries {
   const common = { rev: base.revision, orgId: base.orgId, baseId: base.id };
   const baseKey = runnableBaseKey(prefix, base.kind, base.id);
@@ -88,9 +97,25 @@ export function indexEntries(
       versions,
       // While a version waits for its instant (or none is in effect yet), a run picks by its own clock.
       ...(hasPending(timeline, now) || (inEffect === undefined && Object.keys(versions).length > 0) ? { timeline } : {}),
+      ...(rollout ? { rollout: runnableRollout(rollout) } : {}),
+      ...shadowEntry(shadow, records, new Date(now)),
     },
     records: records.map((r) => ({ key: runnableRecordKey(prefix, base.kind, r.id), value: liveRecord(base, r) })),
     ...(timeline.length > 0 ? { timeline: { key: runnableTimelineKey(prefix, base.kind, base.id), value: timeline } } : {}),
+  };
+}
+
+/** A running rollout as a run needs it (docs/design/canary.md). */
+function runnableRollout(r: RolloutRow): RunnableRollout {
+  return {
+    id: r.id,
+    percent: r.percent,
+    ...(r.by !== null ? { by: r.by } : {}),
+    recordId: r.recordId,
+    version: r.version,
+    previousRecordId: r.previousRecordId,
+    previousVersion: r.previousVersion,
+    ...(r.maxErrorRate !== null ? { guard: { maxErrorRate: r.maxErrorRate, minRuns: r.minRuns ?? ROLLOUT_MIN_RUNS_DEFAULT } } : {}),
   };
 }
 
@@ -110,4 +135,19 @@ function liveRecord(base: BaseRow, r: RecordRow): PolicyRecordEntry | FlowRecord
   return r.kind === 'policy'
     ? { ...common, kind: 'policy', rule: r.rule ?? '' }
     : { ...common, kind: 'flow', definition: runnableDefinition(r) };
+}
+
+/** The `shadow` field of a live base entry: present only while the shadow runs (docs/design/shadow-runs.md). */
+function shadowEntry(shadow: ShadowRow | null, records: RecordRow[], now: Date): { shadow?: ShadowIndexEntry } {
+  if (shadow === null || shadow.stoppedAt !== null) return {};
+  if (shadow.until !== null && shadow.until.getTime() <= now.getTime()) return {};
+  if (!records.some((r) => r.id === shadow.recordId)) return {};
+  return {
+    shadow: {
+      recordId: shadow.recordId,
+      sampleRate: shadow.sampleRate,
+      until: shadow.until === null ? null : shadow.until.toISOString(),
+      since: shadow.startedAt.toISOString(),
+    },
+  };
 }

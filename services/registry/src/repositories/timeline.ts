@@ -80,3 +80,27 @@ export async function versionInstantsOfBase(db: Db, baseId: string): Promise<Ver
 export async function cancelTimelineRow(db: Db, recordId: string, by: string, at: Date): Promise<void> {
   await db('registry_version_timeline').where({ record_id: recordId }).update({ cancelled_at: at, cancelled_by: by });
 }
+
+/**
+ * Takes a version off its base's timeline for good, as a cancelled entry (a staged rollout rolled
+ * back, docs/design/canary.md): it stays in the history and never runs by base id again.
+ */
+export async function withdrawVersion(
+  db: Db,
+  row: { recordId: string; baseId: string; version: number },
+  by: string,
+  at: Date,
+): Promise<void> {
+  await db('registry_version_timeline')
+    .insert({
+      record_id: row.recordId,
+      base_id: row.baseId,
+      version: row.version,
+      effective_from: null,
+      rollback_of: null,
+      cancelled_at: at,
+      cancelled_by: by,
+    })
+    .onConflict('record_id')
+    .merge({ cancelled_at: at, cancelled_by: by });
+}
