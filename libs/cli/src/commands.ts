@@ -145,20 +145,31 @@ export interface TestCase {
  * first bad case.
  */
 export function parseCases(text: string, fileName = 'cases'): TestCase[] {
-  const json = parseJson(text, fileName);
+  return parseCaseList(parseJson(text, fileName), fileName, parseExpectation);
+}
+
+/**
+ * A JSON array of cases `{name, data, expect, now?}`, each `expect` read by `expectOf` (a policy's
+ * expectation, a flow's result). Throws a {@link CliUsageError} naming the first bad case.
+ */
+export function parseCaseList<E>(
+  json: unknown,
+  where: string,
+  expectOf: (expect: unknown, named: string) => E,
+): Array<{ name: string; data: Record<string, unknown>; expect: E; now?: Date }> {
   if (!Array.isArray(json))
-    throw new CliUsageError(`${fileName}: expected a JSON array of cases [{"name", "data", "expect"}], got ${describeJson(json)}`);
-  return json.map((raw: unknown, index): TestCase => {
-    const where = `${fileName}: case ${index + 1}`;
-    if (!isJsonObject(raw)) throw new CliUsageError(`${where}: expected an object {"name", "data", "expect"}, got ${describeJson(raw)}`);
+    throw new CliUsageError(`${where}: expected a JSON array of cases [{"name", "data", "expect"}], got ${describeJson(json)}`);
+  return json.map((raw: unknown, index) => {
+    const at = `${where}: case ${index + 1}`;
+    if (!isJsonObject(raw)) throw new CliUsageError(`${at}: expected an object {"name", "data", "expect"}, got ${describeJson(raw)}`);
     const { name, data, expect, now } = raw;
     if (typeof name !== 'string' || name === '')
-      throw new CliUsageError(`${where}: \`name\` must be a non-empty string, got ${describeJson(name)}`);
-    const named = `${where} (\`${name}\`)`;
+      throw new CliUsageError(`${at}: \`name\` must be a non-empty string, got ${describeJson(name)}`);
+    const named = `${at} (\`${name}\`)`;
     if (!isJsonObject(data)) throw new CliUsageError(`${named}: \`data\` must be a JSON object, got ${describeJson(data)}`);
     const surrogate = unpairedSurrogateIn(data, 'data');
     if (surrogate !== null) throw new CliUsageError(`${named}: ${surrogate}`);
-    const c: TestCase = { name, data, expect: parseExpectation(expect, named) };
+    const c: { name: string; data: Record<string, unknown>; expect: E; now?: Date } = { name, data, expect: expectOf(expect, named) };
     if (now !== undefined) {
       if (typeof now !== 'string') throw new CliUsageError(`${named}: \`now\` must be an ISO 8601 string, got ${describeJson(now)}`);
       try {

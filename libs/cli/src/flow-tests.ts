@@ -8,17 +8,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { FlowDefinition, FlowResult, RUN_DEFAULTS, type CoverageReport, type FlowPolicyNode } from '@arbiter/contracts';
 import { FlowCoverage, runFlow, targetResolver, type PolicyTarget, type ResolvedPolicy } from '@arbiter/flow';
 import { BundleFileError, filesToBundle, type FileTree } from './bundle-files.js';
-import { usageFailure } from './commands.js';
-import {
-  CliUsageError,
-  describeJson,
-  ExitCode,
-  isJsonObject,
-  parseJson,
-  parseNow,
-  unpairedSurrogateIn,
-  type CommandOutput,
-} from './output.js';
+import { parseCaseList, usageFailure } from './commands.js';
+import { CliUsageError, describeJson, ExitCode, isJsonObject, parseJson, type CommandOutput } from './output.js';
 
 /** Inputs of {@link runFlowTests}. */
 export interface FlowTestInput {
@@ -98,33 +89,13 @@ function definitionOf(raw: unknown, where: string): FlowDefinition {
 
 /** A flow's cases: `[{name, data, expect, now?}]`, `expect` the flow's result (compared deeply). */
 function parseFlowCases(json: unknown, where: string): FlowCase[] {
-  if (!Array.isArray(json))
-    throw new CliUsageError(`${where}: expected a JSON array of cases [{"name", "data", "expect"}], got ${describeJson(json)}`);
-  return json.map((raw: unknown, index): FlowCase => {
-    const at = `${where}: case ${index + 1}`;
-    if (!isJsonObject(raw)) throw new CliUsageError(`${at}: expected an object {"name", "data", "expect"}, got ${describeJson(raw)}`);
-    const { name, data, expect, now } = raw;
-    if (typeof name !== 'string' || name === '')
-      throw new CliUsageError(`${at}: \`name\` must be a non-empty string, got ${describeJson(name)}`);
-    const named = `${at} (\`${name}\`)`;
-    if (!isJsonObject(data)) throw new CliUsageError(`${named}: \`data\` must be a JSON object, got ${describeJson(data)}`);
-    const surrogate = unpairedSurrogateIn(data, 'data');
-    if (surrogate !== null) throw new CliUsageError(`${named}: ${surrogate}`);
+  return parseCaseList(json, where, (expect, named) => {
     const expected = FlowResult.safeParse(expect);
     if (!expected.success)
       throw new CliUsageError(
         `${named}: \`expect\` must be the flow's result (a boolean, a string, or a table's output), got ${describeJson(expect)}`,
       );
-    const c: FlowCase = { name, data, expect: expected.data };
-    if (now !== undefined) {
-      if (typeof now !== 'string') throw new CliUsageError(`${named}: \`now\` must be an ISO 8601 string, got ${describeJson(now)}`);
-      try {
-        c.now = parseNow(now);
-      } catch (err) {
-        throw new CliUsageError(`${named}: ${(err as Error).message.replace(/^--now/, '`now`')}`);
-      }
-    }
-    return c;
+    return expected.data;
   });
 }
 
