@@ -116,7 +116,7 @@ describe('console review workflow', () => {
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByTestId('notice').filter({ hasText: 'Review approved.' }).waitFor();
     await page.getByRole('button', { name: 'Publish approved draft' }).click();
-    await page.getByTestId('notice').filter({ hasText: 'Published version 1.' }).waitFor();
+    await page.getByTestId('notice').filter({ hasText: 'Version 1 published.' }).waitFor();
     const rec = await call(stack, 'GET', `/policy/${baseId}`, { key: key.pat });
     expect(rec.body).toMatchObject({ status: 'published', version: 1, rule: RULE_V1, publishedBy: 'pat' });
   });
@@ -428,5 +428,38 @@ describe('the impact analysis of a flow draft', () => {
     await expect(first.locator('li').count()).resolves.toBe(0);
     await expect(first.locator('pre').textContent()).resolves.toMatch(/^\{"applicant":\{"score":60[0-4]\}\}$/);
     expect(violations).toEqual([]);
+  });
+});
+
+describe('a scheduled publish under governance', () => {
+  /** The `datetime-local` value of an instant in this machine's zone (the browser's), to the minute. */
+  const localValue = (at: number) => new Date(at - new Date(at).getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+
+  it('a publisher schedules the approved draft with “Publish approved draft”; the plain publish shows the service’s refusal', async () => {
+    const created = await call(stack, 'POST', '/policy', { key: stack.adminKey, body: { name: 'Later', rule: RULE_V1 } });
+    const later = created.body.baseId as string;
+    const at = Math.floor((Date.now() + 3600_000) / 60_000) * 60_000;
+
+    // the schedule belongs to the publish step: a governed submission carrying one is refused, nothing submitted
+    await signIn(key.pat);
+    await page.goto(`${stack.baseUrl}/console/policies/${later}`);
+    await page.getByLabel('Takes effect at').fill(localValue(at));
+    await page.getByTestId('publish').click();
+    await page.getByRole('alert').filter({ hasText: 'with governance approval on, give `effectiveFrom`' }).waitFor();
+    expect((await call(stack, 'GET', `/policy/${later}/review`, { key: key.pat })).body.state).toBe('draft');
+
+    expect(
+      (await call(stack, 'PUT', `/policy/${created.body.policyId}`, { key: stack.adminKey, body: { status: 'published' } })).status,
+    ).toBe(202);
+    expect((await call(stack, 'POST', `/policy/${later}/review/approve`, { key: key.pat })).status).toBe(200);
+    await page.goto(`${stack.baseUrl}/console/policies/${later}`);
+    await page.getByTestId('record-title').filter({ hasText: 'approved' }).waitFor();
+    await page.getByLabel('Takes effect at').fill(localValue(at));
+    await page.getByRole('button', { name: 'Publish approved draft' }).click();
+    await page.getByTestId('notice').filter({ hasText: 'Version 1 is scheduled for' }).waitFor();
+    await page.getByTestId('versions').getByText('scheduled for').waitFor();
+    const versions = await call(stack, 'GET', `/policy/${later}/versions`, { key: key.pat });
+    expect(versions.body.items[0]).toMatchObject({ version: 1, publishedBy: 'pat', cancelled: false });
+    expect(Date.parse(versions.body.items[0].effectiveFrom)).toBe(at);
   });
 });

@@ -164,7 +164,7 @@ describe('web console', () => {
     await expect(page.getByTestId('tests-summary').textContent()).resolves.toBe('all 1 passed');
 
     await page.getByTestId('publish').click();
-    await page.getByTestId('notice').filter({ hasText: 'Published version 1.' }).waitFor();
+    await page.getByTestId('notice').filter({ hasText: 'Version 1 published.' }).waitFor();
     const published = await call(stack, 'GET', `/policy/${baseId}`, { key: stack.adminKey });
     expect(published.body).toMatchObject({ status: 'published', version: 1 });
 

@@ -15,6 +15,8 @@ import { Link } from '../components/Link.js';
 import { TestsPanel, type SavedTest, type SavedTestsRun } from '../components/TestsPanel.js';
 import { VersionDiff } from '../components/VersionDiff.js';
 import { parseData } from '../components/RuleWorkbench.js';
+import { ScheduleField } from '../components/ScheduleField.js';
+import { effectiveFromOf, publishedNotice, rollbackNotice } from '../lib/schedule.js';
 
 export type AnyRecord = PolicyRecord | FlowRecord;
 
@@ -150,6 +152,8 @@ export function RecordPage<R extends AnyRecord>({
   const [tests, setTests] = useState<SavedTest[]>([]);
   const [data, setData] = useState(initialData);
   const [comment, setComment] = useState('');
+  // The "Takes effect at" field (a `datetime-local` value): empty publishes and rolls back at once.
+  const [effectiveAt, setEffectiveAt] = useState('');
   const [busy, setBusy] = useState(false);
   const [loadCount, setLoadCount] = useState(0);
   const [reviewView, setReviewView] = useState<ReviewView | null>(null);
@@ -222,10 +226,16 @@ export function RecordPage<R extends AnyRecord>({
     }
   };
 
-  const body = (status: 'draft' | 'published') => {
+  const body = (status: 'draft' | 'published', effectiveFrom?: string) => {
     const parsedSchema = parseData(schema);
     if (!parsedSchema.ok) throw new Error(`Schema: ${parsedSchema.error}`);
-    return { status, name, description, ...kind.contentBody(content), schema: parsedSchema.value, tests };
+    const at = effectiveFrom !== undefined ? { effectiveFrom } : {};
+    return { status, ...at, name, description, ...kind.contentBody(content), schema: parsedSchema.value, tests };
+  };
+  // A scheduled action empties the field once it succeeded, so the next one is not scheduled by surprise.
+  const scheduled = (effectiveFrom: string | undefined, message: string) => {
+    if (effectiveFrom !== undefined) setEffectiveAt('');
+    return message;
   };
 
   const save = () =>
@@ -235,10 +245,11 @@ export function RecordPage<R extends AnyRecord>({
     });
   const publish = () =>
     act(async () => {
-      const res = await kind.endpoints.update(kind.idOf(draft!), body('published'));
+      const effectiveFrom = effectiveFromOf(effectiveAt);
+      const res = await kind.endpoints.update(kind.idOf(draft!), body('published', effectiveFrom));
       return res.outcome === 'submitted'
         ? 'Submitted for review: a publisher or admin other than you approves it.'
-        : `Published version ${res.record.version}.`;
+        : scheduled(effectiveFrom, publishedNotice(res.record.version, effectiveFrom));
     });
   const newDraft = () =>
     act(async () => {
@@ -248,7 +259,11 @@ export function RecordPage<R extends AnyRecord>({
   const review = (step: 'approve' | 'reject' | 'publish') =>
     act(async () => {
       const recordId = kind.idOf(draft!);
-      if (step === 'publish') return `Published version ${(await kind.endpoints.publishReviewed(recordId)).version}.`;
+      if (step === 'publish') {
+        const effectiveFrom = effectiveFromOf(effectiveAt);
+        const published = await kind.endpoints.publishReviewed(recordId, effectiveFrom !== undefined ? { effectiveFrom } : {});
+        return scheduled(effectiveFrom, publishedNotice(published.version, effectiveFrom));
+      }
       const decision = comment ? { comment } : {};
       const res = step === 'approve' ? await kind.endpoints.approve(recordId, decision) : await kind.endpoints.reject(recordId, decision);
       return `Review ${res.state}.`;
@@ -260,7 +275,11 @@ export function RecordPage<R extends AnyRecord>({
       return `The schedule of version ${version} was cancelled.`;
     });
   const rollback = (version: number) =>
-    act(async () => `Version ${(await kind.endpoints.rollback(baseId, version)).version} brings back version ${version}.`);
+    act(async () => {
+      const effectiveFrom = effectiveFromOf(effectiveAt);
+      const made = await kind.endpoints.rollback(baseId, version, effectiveFrom !== undefined ? { effectiveFrom } : {});
+      return scheduled(effectiveFrom, rollbackNotice(made.version, version, effectiveFrom));
+    });
   const remove = async () => {
     if (!window.confirm(`Delete “${name}” with all its versions? An admin can restore it later.`)) return;
     setError(null);
@@ -322,6 +341,10 @@ export function RecordPage<R extends AnyRecord>({
   const editable = draft !== null && can(me, 'edit');
   const readOnlyReason = editable ? null : readOnlyReasonOf(me, kind.noun, draft, latest);
   const reviewState = draft?.review?.state;
+  // What the "Takes effect at" field applies to: a publish of the draft (direct or approved) or a rollback.
+  const rollbackable = records.some((r) => r.status === 'published' && r !== latest);
+  const scheduledAt = effectiveFromOf(effectiveAt);
+  const schedulable = can(me, 'publish') && ((draft !== null && (editable || reviewState === 'approved')) || rollbackable);
   return (
     <main>
       <p>
@@ -365,6 +388,7 @@ export function RecordPage<R extends AnyRecord>({
           </button>
         )}
       </div>
+      {schedulable && <ScheduleField value={effectiveAt} onChange={setEffectiveAt} disabled={busy} />}
       {draft && reviewView && (
         <section className="review-box" aria-label="Review" data-testid="review">
           <h2>Review: {reviewView.state.replace('_', ' ')}</h2>
@@ -439,6 +463,11 @@ export function RecordPage<R extends AnyRecord>({
       )}
       <section aria-label="Versions" className="versions">
         <h2>Versions</h2>
+        {schedulable && rollbackable && scheduledAt !== undefined && (
+          <p className="hint" data-testid="rollback-schedule">
+            A rollback from here is scheduled for {new Date(scheduledAt).toLocaleString()} (“Takes effect at” above).
+          </p>
+        )}
         <table className="list" data-testid="versions">
           <thead>
             <tr>
