@@ -426,3 +426,170 @@ describe('policy and flow fixtures', () => {
     await expectParity(runtime, 'flow', unknown, {}, 'unknown flow');
   });
 });
+
+describe('as-of runs', () => {
+  const HOUR = 3600_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const RECENT = 'An **applicant** is recent if the __seen__ of the **applicant** is within 1 hour.';
+  const adultAt = (age: number) => ADULT.replace('18', String(age));
+
+  async function api(method: string, route: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetch(`${stack.baseUrl}${route}`, {
+      method,
+      headers: { 'x-api-key': stack.adminKey, 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  /** Opens the base's draft and publishes it with `patch` (a rule, a schedule): the answer. */
+  async function publishNext(baseId: string, patch: Record<string, unknown>) {
+    const draft = await arbiter.policies.draft(baseId);
+    return api('PUT', `/policy/${draft.record.policyId}`, { status: 'published', ...patch });
+  }
+
+  /** One run with instants through the service (its status and text) and locally (its text, or the status and code it throws). */
+  async function both(
+    runtime: LocalRuntime,
+    kind: 'policy' | 'flow',
+    baseId: string,
+    data: Record<string, unknown>,
+    opts: { asOf?: string; now?: string; trace?: boolean },
+  ) {
+    const query = new URLSearchParams({
+      ...(opts.asOf !== undefined ? { asOf: opts.asOf } : {}),
+      ...(opts.now !== undefined ? { now: opts.now } : {}),
+      ...(opts.trace === false ? { trace: 'false' } : {}),
+    });
+    const res = await fetch(`${stack.baseUrl}/run/${kind}/${baseId}?${query.toString()}`, {
+      method: 'POST',
+      headers: { 'x-api-key': stack.adminKey, 'content-type': 'application/json' },
+      body: JSON.stringify(data),
+    });
+    const text = await res.text();
+    const there = res.status === 200 ? { status: 200, text } : { status: res.status, code: (JSON.parse(text) as { code: string }).code };
+    let here: { status: number; text?: string; code?: string; message?: string };
+    try {
+      const answer = kind === 'policy' ? runtime.run(baseId, data, opts) : await runtime.runFlow(baseId, data, opts);
+      here = { status: 200, text: JSON.stringify(answer) };
+    } catch (err) {
+      if (!isArbiterError(err)) throw err;
+      here = { status: err.status, code: err.code, message: err.message };
+    }
+    return { there, here };
+  }
+
+  it('a base with a scheduled version and a rollback: the local runtime answers what POST /run/policy/{id}?asOf= answers', async () => {
+    const created = await arbiter.policies.create({ name: 'parity as-of', rule: RECENT });
+    const v1 = await api('PUT', `/policy/${created.policyId}`, { status: 'published' });
+    expect(v1.status).toBe(201);
+    const t1 = Date.parse(v1.body.publishedAt as string);
+    const v2 = await publishNext(created.baseId, { rule: adultAt(21) });
+    expect(v2.status).toBe(201);
+    const t2 = Date.parse(v2.body.publishedAt as string);
+    const v3 = await arbiter.policies.rollback(created.baseId, 1);
+    expect(v3).toMatchObject({ version: 3, rule: RECENT });
+    const t3 = Date.parse(v3.publishedAt as string);
+    const t4 = Date.now() + HOUR;
+    expect((await publishNext(created.baseId, { rule: adultAt(30), effectiveFrom: iso(t4) })).status).toBe(201);
+
+    const held = await arbiter.local({ bases: [created.baseId] });
+    try {
+      const seen = (at: number) => ({ applicant: { age: 25, seen: iso(at + 10 * 60_000) } });
+      const cases: Array<[string, { asOf?: string; now?: string; trace?: boolean }, number, Record<string, unknown>]> = [
+        ['at the rollback, evaluated at it', { asOf: iso(t3) }, 3, seen(t3)],
+        ['the same asOf, a day later by now', { asOf: iso(t3), now: iso(t3 + 24 * HOUR) }, 3, seen(t3)],
+        ['just before the scheduled version', { asOf: iso(t4 - 1) }, 3, seen(t4)],
+        ['at the scheduled version', { asOf: iso(t4) }, 4, seen(t4)],
+        ['a day after it, without the trace', { asOf: iso(t4 + 24 * HOUR), trace: false }, 4, seen(t4)],
+        ['now alone', { now: iso(t4) }, 4, seen(t4)],
+      ];
+      // first a plain run of the base: a later as-of run must not take its fast path
+      expect(held.run(created.baseId, seen(Date.now()), { trace: false })).toMatchObject({ version: 3, result: true });
+      for (const [what, opts, version, data] of cases) {
+        const { there, here } = await both(held, 'policy', created.baseId, data, opts);
+        expect(there, what).toMatchObject({ status: 200 });
+        expect(here, what).toEqual(there);
+        expect(JSON.parse(there.text!), what).toMatchObject({ version });
+      }
+      expect(JSON.parse((await both(held, 'policy', created.baseId, seen(t3), { asOf: iso(t3) })).here.text!).result).toBe(true);
+      expect(
+        JSON.parse((await both(held, 'policy', created.baseId, seen(t3), { asOf: iso(t3), now: iso(t3 + 24 * HOUR) })).here.text!).result,
+      ).toBe(false);
+
+      // before what the runtime holds (the rollback is the first version it holds): the service answers version 2, locally 404 names version 3
+      const back = await both(held, 'policy', created.baseId, seen(t2), { asOf: iso(t2) });
+      expect(JSON.parse(back.there.text!)).toMatchObject({ version: 2 });
+      expect(back.here).toMatchObject({
+        status: 404,
+        code: 'not_found',
+        message: expect.stringMatching(/its first held, version 3, takes effect at/),
+      });
+      // before the first version: 404 on both sides
+      const tooEarly = await both(held, 'policy', created.baseId, seen(t1), { asOf: iso(t1 - 60_000) });
+      expect(tooEarly.there).toEqual({ status: 404, code: 'not_found' });
+      expect(tooEarly.here).toMatchObject({ status: 404, code: 'not_found' });
+      // malformed instants: 400 on both sides, nothing run
+      for (const asOf of ['yesterday', '2026-11-01', '2026-11-01T00:00:00']) {
+        const bad = await both(held, 'policy', created.baseId, seen(t3), { asOf });
+        expect(bad.there, asOf).toEqual({ status: 400, code: 'validation_failed' });
+        expect(bad.here, asOf).toMatchObject({ status: 400, code: 'validation_failed', message: expect.stringContaining('asOf') });
+      }
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('a flow and the base its node follows pick at the asOf instant; a base in a staged rollout runs its new version as of after it', async () => {
+    const policy = await arbiter.policies.create({ name: 'parity as-of node', rule: ADULT });
+    expect((await api('PUT', `/policy/${policy.policyId}`, { status: 'published' })).status).toBe(201);
+    const t4 = Date.now() + HOUR;
+    expect((await publishNext(policy.baseId, { rule: adultAt(30), effectiveFrom: iso(t4) })).status).toBe(201);
+    const flow = await arbiter.flows.create({
+      name: 'parity as-of flow',
+      definition: {
+        start: 'n1',
+        nodes: {
+          n1: { type: 'policy', baseId: policy.baseId, onTrue: 'yes', onFalse: 'no' },
+          yes: { type: 'return', value: true },
+          no: { type: 'return', value: false },
+        },
+      },
+    });
+    expect((await api('PUT', `/flow/${flow.flowId}`, { status: 'published' })).status).toBe(201);
+    const canary = await arbiter.policies.create({ name: 'parity as-of rollout', rule: ADULT });
+    expect((await api('PUT', `/policy/${canary.policyId}`, { status: 'published' })).status).toBe(201);
+    expect((await publishNext(canary.baseId, { rule: adultAt(21), rollout: { percent: 35, by: 'applicant.id' } })).status).toBe(201);
+
+    const held = await arbiter.local({ bases: [flow.baseId, canary.baseId] });
+    try {
+      const data = { applicant: { age: 25 } };
+      // the flow has no timeline: it is held from now on, and its node follows the scheduled base
+      for (const asOf of [iso(Date.now()), iso(t4)]) {
+        const { there, here } = await both(held, 'flow', flow.baseId, data, { asOf });
+        expect(there, asOf).toMatchObject({ status: 200 });
+        expect(here, asOf).toEqual(there);
+      }
+      const later = await both(held, 'flow', flow.baseId, data, { asOf: iso(t4) });
+      expect(JSON.parse(later.here.text!)).toMatchObject({ result: false, path: [{ nodeId: 'n1', version: 2 }, { nodeId: 'no' }] });
+      // a run as of before it was held is the service's to answer
+      const before = await both(held, 'flow', flow.baseId, data, { asOf: iso(Date.now() - HOUR) });
+      expect(before.here).toMatchObject({
+        status: 404,
+        code: 'not_found',
+        message: expect.stringContaining('no version held for that instant'),
+      });
+
+      // the rollout: as of an instant after its start every customer runs the new version, on both sides
+      const asOf = iso(Date.now());
+      for (let i = 0; i < 20; i++) {
+        const customer = { applicant: { id: `customer-${i}`, age: 19 + (i % 4) } };
+        const { there, here } = await both(held, 'policy', canary.baseId, customer, { asOf });
+        expect(here, `customer-${i}`).toEqual(there);
+        expect(JSON.parse(there.text!), `customer-${i}`).toMatchObject({ version: 2 });
+      }
+    } finally {
+      await held.close();
+    }
+  });
+});

@@ -13,8 +13,14 @@ export function runPolicyEntry(entry: PolicyEntry, data: Record<string, unknown>
   return { ...answer, policyId: entry.policyId, baseId: entry.baseId, version: entry.version };
 }
 
-/** The policy a flow node runs in `state` (a base-following node: the version in effect at `at`), or the `policy_not_found` answer the service gives for one it cannot find. */
-function resolveNode(state: RunnableState, node: FlowPolicyNode, run: ResolvedRun, at: number): ResolvedPolicy {
+/**
+ * The instant a flow's base-following nodes pick at: the run's clock (`at`, epoch ms), or its
+ * `asOf` (then, as the service does, on the base's whole timeline: `RunnableState.policyAsOf`).
+ */
+export type NodeInstant = { at: number } | { asOf: number };
+
+/** The policy a flow node runs in `state` (a base-following node: the version in effect at `when`), or the `policy_not_found` answer the service gives for one it cannot find. */
+function resolveNode(state: RunnableState, node: FlowPolicyNode, run: ResolvedRun, when: NodeInstant): ResolvedPolicy {
   let entry: PolicyEntry | undefined;
   let error: string;
   if (node.policyId !== undefined) {
@@ -27,7 +33,7 @@ function resolveNode(state: RunnableState, node: FlowPolicyNode, run: ResolvedRu
         ? `policy \`${node.baseId!}\` has no version ${node.version}`
         : `policy \`${node.baseId!}\` not found`;
   } else {
-    const picked = state.policyAt(node.baseId!, at);
+    const picked = 'asOf' in when ? state.policyAsOf(node.baseId!, when.asOf) : state.policyAt(node.baseId!, when.at);
     entry = typeof picked === 'string' ? undefined : picked;
     error = typeof picked === 'string' ? picked : `policy \`${node.baseId!}\` not found`;
   }
@@ -43,11 +49,11 @@ export function runFlowDefinition(
   trace: boolean,
   flags?: RunFlags,
   now?: string,
-  at: number = Date.now(),
+  when: NodeInstant = { at: Date.now() },
 ): Promise<FlowRunResponse> {
   const run = state.runOf(trace, flags, now);
   // Table nodes run as the service's workers run them (answerTable: the trace and the reasons capped alike).
-  return runFlow(definition, data, (node) => Promise.resolve(resolveNode(state, node, run, at)), run.stepBudget, {
+  return runFlow(definition, data, (node) => Promise.resolve(resolveNode(state, node, run, when)), run.stepBudget, {
     trace: run.trace,
     runTable: (nodeId, node, budget) => answerTable(nodeId, node, data, run, budget),
   });

@@ -1,5 +1,6 @@
 import {
   ArbiterError,
+  ByBaseQuery,
   ErrorCode,
   isArbiterError,
   runFlagsOf,
@@ -95,13 +96,14 @@ export interface LocalStats {
   reports: ReportStats;
 }
 
-/** Statuses after which the sync stops (the answer would not change by asking again). */
 /**
  * A local run's switches: the trace and the reasons as for the service; `now` (ISO 8601 with an
- * offset) sets the evaluation clock and picks the version in effect at it, as `?now=` does
- * (docs/design/timeline.md). As-of runs reaching back before what a runtime holds go to the service.
+ * offset) sets the evaluation clock and picks the version in effect at it, as `?now=` does;
+ * `asOf` (ISO 8601 with an offset) runs the version runnable at that instant, evaluated at it unless
+ * `now` is given too, as `?asOf=` does (docs/design/timeline.md). An as-of run reaching back before
+ * what the runtime holds throws `not_found` naming the first version it holds: ask the service.
  */
-export type LocalRunOptions = { trace?: boolean; now?: string } & RunFlags;
+export type LocalRunOptions = { trace?: boolean; now?: string; asOf?: string } & RunFlags;
 
 /** A run's clock in epoch ms: its `now`, else the current time. */
 function clockOf(opts: LocalRunOptions | undefined): number {
@@ -111,6 +113,17 @@ function clockOf(opts: LocalRunOptions | undefined): number {
   return at;
 }
 
+/** A run's `asOf` in epoch ms, checked as the service checks `?asOf=`; undefined without one. */
+function asOfOf(opts: LocalRunOptions | undefined): number | undefined {
+  const asOf = opts?.asOf;
+  if (asOf === undefined) return undefined;
+  if (!ByBaseQuery.shape.asOf.safeParse(asOf).success) {
+    throw new ArbiterError('validation_failed', `\`asOf\` must be an ISO 8601 instant with an offset: \`${String(asOf)}\``);
+  }
+  return Date.parse(asOf);
+}
+
+/** Statuses after which the sync stops (the answer would not change by asking again). */
 const FATAL = new Set([400, 401, 403, 404]);
 const MAX_RECONNECT_MS = 30_000;
 /** How long `close()` waits for the last reports. */
@@ -185,8 +198,8 @@ export class LocalRuntime {
   run(baseId: string, data: Record<string, unknown>, opts?: LocalRunOptions): StoredPolicyRunResponse {
     const state = this.state;
     let entry: PolicyEntry | undefined;
-    // A base in a staged rollout: the version its data chooses, as the service chooses (docs/design/canary.md).
-    const rollout = state.rollouts.size === 0 ? undefined : state.rollouts.get(baseId);
+    // A base in a staged rollout: the version its data chooses, as the service chooses (docs/design/canary.md); an as-of run picks by its instant.
+    const rollout = state.rollouts.size === 0 || opts?.asOf !== undefined ? undefined : state.rollouts.get(baseId);
     if (rollout !== undefined) entry = rolloutChoosesNew(rollout.split, data) ? rollout.next : rollout.previous;
     else if (this.hotState === state && this.hotBaseId === baseId) entry = this.hotEntry;
     else {
@@ -208,6 +221,7 @@ export class LocalRuntime {
       opts.trace === false &&
       runFlagsOf(opts) === undefined &&
       opts.now === undefined &&
+      opts.asOf === undefined &&
       isAcceptedData(data)
     ) {
       const r = entry.policy!.evaluate(data, state.runs.untraced.options);
@@ -224,15 +238,17 @@ export class LocalRuntime {
       }
     }
     if (this.expired && this.failClosed) throw this.staleError();
-    if (entry === undefined || opts?.now !== undefined) {
-      // A base on a timeline (docs/design/timeline.md), or a run at its own clock: picked by that clock.
-      const picked = state.policyAt(baseId, clockOf(opts));
+    const asOf = asOfOf(opts);
+    if (asOf !== undefined || entry === undefined || opts?.now !== undefined) {
+      // An as-of run, a base on a timeline (docs/design/timeline.md), or a run at its own clock: picked by that instant.
+      const clock = clockOf(opts);
+      const picked = asOf !== undefined ? state.policyAsOf(baseId, asOf) : state.policyAt(baseId, clock);
       if (typeof picked === 'string') throw new ArbiterError('not_found', picked);
       entry = picked;
     }
     if (entry === undefined) throw new ArbiterError('not_found', `policy \`${baseId}\` not found`);
     checkData(data);
-    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), runFlagsOf(opts), opts?.now));
+    const answer = runPolicyEntry(entry, data, state.runOf(tracesOf(opts), runFlagsOf(opts), opts?.now ?? opts?.asOf));
     entry.counter.add(answer.result, answer.error !== undefined);
     return answer;
   }
@@ -241,15 +257,32 @@ export class LocalRuntime {
   async runFlow(baseId: string, data: Record<string, unknown>, opts?: LocalRunOptions): Promise<StoredFlowRunResponse> {
     if (this.expired && this.failClosed) throw this.staleError();
     const state = this.state;
-    const at = clockOf(opts);
-    // A base in a staged rollout: the version its data chooses, as the service chooses (docs/design/canary.md); else the one in effect at the run's clock.
-    const rollout = state.flowRollouts.size === 0 || opts?.now !== undefined ? undefined : state.flowRollouts.get(baseId);
+    const asOf = asOfOf(opts);
+    const clock = clockOf(opts);
+    // A base in a staged rollout: the version its data chooses, as the service chooses (docs/design/canary.md); else the one in
+    // effect at the run's clock, or runnable at its `asOf` (then its base-following nodes pick at that instant too).
+    const rollout =
+      state.flowRollouts.size === 0 || opts?.now !== undefined || asOf !== undefined ? undefined : state.flowRollouts.get(baseId);
     const flow =
-      rollout !== undefined ? (rolloutChoosesNew(rollout.split, data) ? rollout.next : rollout.previous) : state.flowAt(baseId, at);
+      rollout !== undefined
+        ? rolloutChoosesNew(rollout.split, data)
+          ? rollout.next
+          : rollout.previous
+        : asOf !== undefined
+          ? state.flowAsOf(baseId, asOf)
+          : state.flowAt(baseId, clock);
     if (typeof flow === 'string') throw new ArbiterError('not_found', flow);
     if (flow === undefined) throw new ArbiterError('not_found', `flow \`${baseId}\` not found`);
     checkData(data);
-    const r = await runFlowDefinition(state, flow.record.definition, data, tracesOf(opts), runFlagsOf(opts), opts?.now, at);
+    const r = await runFlowDefinition(
+      state,
+      flow.record.definition,
+      data,
+      tracesOf(opts),
+      runFlagsOf(opts),
+      opts?.now ?? opts?.asOf,
+      asOf !== undefined ? { asOf } : { at: clock },
+    );
     flow.counter.add(r.result, r.error !== undefined);
     const ids = { flowId: flow.record.flowId, baseId: flow.record.baseId, version: flow.record.version };
     if (r.error === undefined) return { result: r.result, path: r.path, nodes: r.nodes, ...ids };
@@ -310,7 +343,7 @@ export class LocalRuntime {
         await this.reporter.close(0);
         throw err;
       }
-      this.apply(cached.snapshot, false);
+      this.apply(cached.snapshot, false, cached.confirmedAt);
       this.source = 'cache';
       this.confirm(cached.confirmedAt);
       this.syncError = err;
@@ -362,10 +395,10 @@ export class LocalRuntime {
   }
 
   /** Swaps in the state `snapshot` describes; `current`: it came from the service just now (confirmed, saved to the cache). */
-  private apply(snapshot: RunnableSnapshot, current: boolean): void {
+  private apply(snapshot: RunnableSnapshot, current: boolean, inEffectAt = Date.now()): void {
     if (!snapshot.full && snapshot.revision < this.state.revision) return;
     // INVARIANT: one assignment: a run reads `this.state` once and sees the old record set or the new one.
-    this.state = RunnableState.from(snapshot, this.state, this.reporter);
+    this.state = RunnableState.from(snapshot, this.state, this.reporter, inEffectAt);
     if (current) {
       this.source = 'service';
       this.confirm();

@@ -79,6 +79,39 @@ export function pickTimed<E>(kind: 'policy' | 'flow', baseId: string, timed: Tim
 }
 
 /**
+ * Since when (epoch ms) a runtime knows the record in effect of a base without a timeline: it was
+ * in effect when a snapshot holding it arrived (or, from the cache, when that state was last
+ * confirmed). When it took effect before that is not sent, so an as-of run earlier than this
+ * instant cannot be answered locally.
+ */
+export interface HeldSince {
+  readonly recordId: string;
+  readonly since: number;
+}
+
+/**
+ * The entry an as-of run at `at` uses of a base without a timeline: `entry`, the record in effect
+ * (a rollout's new version: the service picks by instant, not by the split); a string saying why
+ * none: a never-published base has no version at any instant, and before `held.since` the runtime
+ * does not know which version was in effect.
+ */
+function pickHeld<E>(
+  kind: 'policy' | 'flow',
+  baseId: string,
+  entry: E,
+  version: number | null,
+  held: HeldSince | undefined,
+  at: number,
+): E | string {
+  if (version === null) return `${kind} \`${baseId}\` has no version in effect`;
+  if (held === undefined || at < held.since) {
+    const since = held === undefined ? '' : `, is known in effect from ${new Date(held.since).toISOString()}`;
+    return `${kind} \`${baseId}\` has no version held for that instant: its first held, version ${version}${since}`;
+  }
+  return entry;
+}
+
+/**
  * Everything a runtime runs, at one revision. Immutable: a sync builds a new state and swaps it in
  * one assignment, so a run (which reads the state once) sees the old record set or the new one,
  * never a mix.
@@ -116,6 +149,8 @@ export class RunnableState {
     readonly timedPolicies: ReadonlyMap<string, Timed<PolicyEntry>> = new Map(),
     /** Flow bases on a timeline, by base id. */
     readonly timedFlows: ReadonlyMap<string, Timed<FlowEntry>> = new Map(),
+    /** Bases without a timeline: since when the record in effect is known to be, by base id. */
+    readonly heldSince: ReadonlyMap<string, HeldSince> = new Map(),
   ) {
     this.runLimits = { stepBudget: limits.stepBudget, tracedStepBudget: limits.traceStepBudget, maxTraceBytes: limits.maxTraceBytes };
     this.runs = {
@@ -150,8 +185,32 @@ export class RunnableState {
     return timed === undefined ? this.flows.get(baseId) : pickTimed('flow', baseId, timed, at);
   }
 
-  /** The state a snapshot describes, on top of `previous` when it is a delta; compiled entries are reused when a record is unchanged. */
-  static from(snapshot: RunnableSnapshot, previous: RunnableState | null, reporter: Reporter): RunnableState {
+  /**
+   * The policy record an as-of run at `at` (epoch ms) uses, as the service picks it on the base's
+   * whole timeline (a base in rollout: by instant, its new version); a string saying why none is
+   * held for that instant (docs/design/timeline.md); undefined for a base not held.
+   */
+  policyAsOf(baseId: string, at: number): PolicyEntry | string | undefined {
+    const timed = this.timedPolicies.get(baseId);
+    if (timed !== undefined) return pickTimed('policy', baseId, timed, at);
+    const entry = this.rollouts.get(baseId)?.next ?? this.policies.get(baseId);
+    return entry === undefined ? undefined : pickHeld('policy', baseId, entry, entry.version, this.heldSince.get(baseId), at);
+  }
+
+  /** The flow record an as-of run at `at` uses, as {@link policyAsOf}. */
+  flowAsOf(baseId: string, at: number): FlowEntry | string | undefined {
+    const timed = this.timedFlows.get(baseId);
+    if (timed !== undefined) return pickTimed('flow', baseId, timed, at);
+    const entry = this.flowRollouts.get(baseId)?.next ?? this.flows.get(baseId);
+    return entry === undefined ? undefined : pickHeld('flow', baseId, entry, entry.record.version, this.heldSince.get(baseId), at);
+  }
+
+  /**
+   * The state a snapshot describes, on top of `previous` when it is a delta; compiled entries are
+   * reused when a record is unchanged. `at` (epoch ms): an instant at which the snapshot's records
+   * were in effect (when it arrived, or when a cached one was last confirmed).
+   */
+  static from(snapshot: RunnableSnapshot, previous: RunnableState | null, reporter: Reporter, at: number = Date.now()): RunnableState {
     const bases = new Map<string, RunnableBase>(snapshot.full || previous === null ? [] : previous.bases);
     for (const id of snapshot.removed) bases.delete(id);
     for (const base of snapshot.bases) bases.set(base.baseId, base);
@@ -166,6 +225,11 @@ export class RunnableState {
     const timedFlows = new Map<string, Timed<FlowEntry>>();
     const rollouts = new Map<string, HeldRollout<PolicyEntry>>();
     const flowRollouts = new Map<string, HeldRollout<FlowEntry>>();
+    const heldSince = new Map<string, HeldSince>();
+    const holdSince = (baseId: string, recordId: string): void => {
+      const before = previous?.heldSince.get(baseId);
+      heldSince.set(baseId, before !== undefined && before.recordId === recordId ? before : { recordId, since: at });
+    };
     const hold = (record: RunnablePolicy): PolicyEntry => {
       const held = records.get(record.policyId);
       if (held !== undefined) return held;
@@ -196,6 +260,7 @@ export class RunnableState {
           };
         };
         const current = holdFlow(base.current);
+        holdSince(base.baseId, base.current.flowId);
         if (base.rollout === undefined) flows.set(base.baseId, current);
         else {
           const before = holdFlow(base.rollout.previous);
@@ -209,6 +274,7 @@ export class RunnableState {
         timedPolicies.set(base.baseId, { timeline: base.timeline, byRecord });
       } else {
         const current = hold(base.current);
+        holdSince(base.baseId, base.current.policyId);
         if (base.rollout === undefined) policies.set(base.baseId, current);
         else {
           const before = hold(base.rollout.previous);
@@ -236,6 +302,7 @@ export class RunnableState {
       flowRollouts,
       timedPolicies,
       timedFlows,
+      heldSince,
     );
   }
 
