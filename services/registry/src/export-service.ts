@@ -24,7 +24,9 @@ function timelineFields(row: TimelineRow | undefined): Partial<BundleRecord> {
   if (row === undefined) return {};
   return {
     ...(row.effectiveFrom !== null ? { effectiveFrom: row.effectiveFrom.toISOString() } : {}),
-    ...(row.cancelledAt !== null ? { cancelled: true as const, cancelledAt: row.cancelledAt.toISOString(), cancelledBy: row.cancelledBy ?? '' } : {}),
+    ...(row.cancelledAt !== null
+      ? { cancelled: true as const, cancelledAt: row.cancelledAt.toISOString(), cancelledBy: row.cancelledBy ?? '' }
+      : {}),
     ...(row.rollbackOf !== null ? { rollbackOf: row.rollbackOf } : {}),
   };
 }
