@@ -38,6 +38,6 @@ export function pickPulled(records: readonly PulledRecord[], at: number): Pulled
   }
   const timeline = pulledTimeline(records);
   const picked = timelinePick(timeline, at);
-  if (picked !== undefined) return { record: records[Number(picked.recordId)]! };
-  return timeline.length > 0 ? { before: timeline[0]!.from } : { none: true };
+  if (picked !== undefined) return { record: records[Number(picked.recordId)] };
+  return timeline.length > 0 ? { before: timeline[0].from } : { none: true };
 }

@@ -35,7 +35,7 @@ function version(n: number, publishedAt: string, rule: string, extra: Record<str
  * v1 from 2018; v2 scheduled for 2019; v3 scheduled for mid-2019 and cancelled; v4 a rollback to
  * v1 in 2020; v5 published before "now" (2026-12-01) but scheduled for 2027.
  */
-const RECORDS = [
+const RECORDS: Record<string, unknown>[] = [
   version(1, '2018-01-01T00:00:00.000Z', older(18)),
   version(2, '2018-03-01T00:00:00.000Z', older(21), { effectiveFrom: '2019-01-01T00:00:00.000Z' }),
   version(3, '2018-04-01T00:00:00.000Z', older(99), {
