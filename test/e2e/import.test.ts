@@ -253,6 +253,36 @@ describe('the timeline in export and import', () => {
       version: 2,
       effectiveFrom: at.toISOString(),
     });
+
+    // a pulled directory answers the same, offline
+    const dir = mkdtempSync(path.join(tmpdir(), 'rules-pull-'));
+    try {
+      const pulled = spawnSync(process.execPath, [CLI, 'pull', '--url', stack.baseUrl, '--dir', dir], {
+        encoding: 'utf8',
+        env: { ...process.env, ARBITER_API_KEY: into },
+        timeout: 60_000,
+      });
+      expect(pulled.status, pulled.stderr).toBe(0);
+      const dataFile = path.join(dir, 'data.json');
+      writeFileSync(dataFile, JSON.stringify(data));
+      const evalAt = (...extra: string[]) => {
+        const r = spawnSync(
+          process.execPath,
+          [CLI, 'eval', '--bundle', dir, '--base', baseId, '--data', dataFile, '--no-trace', ...extra],
+          {
+            encoding: 'utf8',
+            timeout: 60_000,
+          },
+        );
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout);
+      };
+      expect(evalAt()).toMatchObject({ version: 1, result: true });
+      expect(evalAt('--as-of', before)).toMatchObject({ version: 1, result: true });
+      expect(evalAt('--now', after)).toMatchObject({ version: 2, result: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
