@@ -227,6 +227,65 @@ describe('POST /import', () => {
   });
 });
 
+describe('the timeline in export and import', () => {
+  it('a version scheduled in the source org stays scheduled in the importing org: a run by base id before its instant gets the version before', async () => {
+    const source = createOrg(`sched-${randomBytes(3).toString('hex')}`, 'sam');
+    const into = createOrg(`sched-${randomBytes(3).toString('hex')}`, 'ida');
+    const draft = await ok(201, 'POST', '/policy', source, { name: unique('scheduled licence'), rule: RULE });
+    await ok(201, 'PUT', `/policy/${draft.policyId}`, source, { status: 'published' });
+    const d2 = await ok(201, 'GET', `/policy/${draft.baseId}/draft`, source);
+    const at = new Date(Date.now() + 24 * 3600_000);
+    await ok(201, 'PUT', `/policy/${d2.policyId}`, source, { rule: RULE_V2, status: 'published', effectiveFrom: at.toISOString() });
+
+    const bundle = await exportOf(source);
+    expect(bundle.policies[0].records[1]).toMatchObject({ version: 2, effectiveFrom: at.toISOString() });
+    const done = await ok(200, 'POST', '/import', into, bundle);
+    const baseId = done.items[0].targetId;
+
+    const data = { driver: { age: 17 } };
+    const runNow = await ok(200, 'POST', `/run/policy/${baseId}`, into, data);
+    expect(runNow).toMatchObject({ version: 1, result: true });
+    const before = new Date(at.getTime() - 1).toISOString();
+    expect(await ok(200, 'POST', `/run/policy/${baseId}?asOf=${before}`, into, data)).toMatchObject({ version: 1, result: true });
+    const after = new Date(at.getTime() + 1).toISOString();
+    expect(await ok(200, 'POST', `/run/policy/${baseId}?now=${after}`, into, data)).toMatchObject({ version: 2, result: false });
+    expect((await ok(200, 'GET', `/policy/${baseId}/versions`, into)).items[0]).toMatchObject({
+      version: 2,
+      effectiveFrom: at.toISOString(),
+    });
+
+    // a pulled directory answers the same, offline
+    const dir = mkdtempSync(path.join(tmpdir(), 'rules-pull-'));
+    try {
+      const pulled = spawnSync(process.execPath, [CLI, 'pull', '--url', stack.baseUrl, '--dir', dir], {
+        encoding: 'utf8',
+        env: { ...process.env, ARBITER_API_KEY: into },
+        timeout: 60_000,
+      });
+      expect(pulled.status, pulled.stderr).toBe(0);
+      const dataFile = path.join(dir, 'data.json');
+      writeFileSync(dataFile, JSON.stringify(data));
+      const evalAt = (...extra: string[]) => {
+        const r = spawnSync(
+          process.execPath,
+          [CLI, 'eval', '--bundle', dir, '--base', baseId, '--data', dataFile, '--no-trace', ...extra],
+          {
+            encoding: 'utf8',
+            timeout: 60_000,
+          },
+        );
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(r.stdout);
+      };
+      expect(evalAt()).toMatchObject({ version: 1, result: true });
+      expect(evalAt('--as-of', before)).toMatchObject({ version: 1, result: true });
+      expect(evalAt('--now', after)).toMatchObject({ version: 2, result: false });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('rules pull / rules push', () => {
   const cli = (args: string[], env: Record<string, string> = {}) =>
     spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 60_000 });

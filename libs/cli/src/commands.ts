@@ -46,6 +46,8 @@ export interface EvalInput {
   stepBudget?: number;
   /** Also print why the result came out (`reasons`, default false). */
   reasons?: boolean;
+  /** A pulled policy run by base id: the record picked, printed after the evaluation. */
+  picked?: { policyId: string; version: number | null };
 }
 
 /** A usage error found in a command's input: its message on stderr, exit 2 (anything else propagates: it is a bug). */
@@ -95,12 +97,13 @@ export function runEval(input: EvalInput): CommandOutput {
   if ('parseError' in compiled) {
     const err = compiled.parseError;
     const result = answerPolicy({ parseError: err.message }, data, run);
-    return { stdout: pretty(result), stderr: formatParseError(err, input.rule, input.ruleName), code: ExitCode.failed };
+    return { stdout: pretty(result, input.picked), stderr: formatParseError(err, input.rule, input.ruleName), code: ExitCode.failed };
   }
-  return { stdout: pretty(answerPolicy(compiled, data, run)), stderr: '', code: ExitCode.ok };
+  return { stdout: pretty(answerPolicy(compiled, data, run), input.picked), stderr: '', code: ExitCode.ok };
 }
 
-const pretty = (r: PolicyAnswer): string => JSON.stringify(toCliEvaluation(r), null, 2) + '\n';
+const pretty = (r: PolicyAnswer, picked?: EvalInput['picked']): string =>
+  JSON.stringify({ ...toCliEvaluation(r), ...picked }, null, 2) + '\n';
 
 /**
  * `rules check`: syntax and static checks. Prints `ok` (exit 0), or the parse error on stderr

@@ -8,6 +8,7 @@ import { runCheck, runEval, runTests } from './commands.js';
 import type { FileTree } from './bundle-files.js';
 import { runFlowTests } from './flow-tests.js';
 import { runJsonl } from './jsonl.js';
+import { runPulledEval } from './pulled-eval.js';
 import { CliUsageError, ExitCode, parseNow, parseStepBudget, type CommandOutput } from './output.js';
 import { runPull, runPush, type RemoteIo } from './sync.js';
 import { COMMAND_USAGE, MAIN_USAGE } from './usage.js';
@@ -33,6 +34,9 @@ const OPTIONS = {
     rule: { type: 'string', short: 'r' },
     data: { type: 'string', short: 'd' },
     now: { type: 'string' },
+    'as-of': { type: 'string' },
+    bundle: { type: 'string' },
+    base: { type: 'string' },
     'step-budget': { type: 'string' },
     'no-trace': { type: 'boolean' },
     reasons: { type: 'boolean' },
@@ -131,6 +135,8 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
       const now = values.now === undefined ? undefined : parseNow(values.now);
       const trace = values['no-trace'] !== true;
       const stepBudget = values['step-budget'] === undefined ? undefined : parseStepBudget(values['step-budget']);
+      if (values.bundle !== undefined || values.base !== undefined || values['as-of'] !== undefined)
+        return evalPulled(values, io, { now, trace, stepBudget });
       if (values.jsonl) {
         if (values.rule !== undefined || values.data !== undefined)
           throw new CliUsageError('--jsonl reads rule and data from stdin; drop --rule/--data');
@@ -208,6 +214,53 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
         ? runPull(opts, io.remote)
         : runPush({ ...opts, dryRun: (values as { 'dry-run'?: boolean })['dry-run'] === true }, io.remote);
     }
+  }
+}
+
+/**
+ * `rules eval --bundle DIR --base ID --data FILE [--as-of ISO] [--now ISO]`: a pulled policy run by
+ * its base id, the version in effect at `--as-of`, else `--now`, else the current time.
+ */
+async function evalPulled(
+  values: { bundle?: string; base?: string; 'as-of'?: string; rule?: string; data?: string; jsonl?: boolean; reasons?: boolean },
+  io: CliIo,
+  parsed: { now: Date | undefined; trace: boolean; stepBudget: number | undefined },
+): Promise<CommandOutput> {
+  if (values.bundle === undefined) throw new CliUsageError('--base and --as-of need --bundle DIR (a directory `rules pull` wrote)');
+  if (values.base === undefined) throw new CliUsageError('missing --base ID (the base id of a policy in the pulled directory)');
+  if (values.jsonl === true) throw new CliUsageError('--jsonl reads rules from stdin; it does not apply to --bundle');
+  if (values.rule !== undefined) throw new CliUsageError('--rule does not apply to --bundle: the pulled policy is the rule');
+  if (values.data === undefined) throw new CliUsageError('missing --data FILE');
+  const asOf = values['as-of'] === undefined ? undefined : parseAsOf(values['as-of']);
+  if (io.remote === undefined) throw new CliUsageError('reading a pulled directory is not available here', { showUsage: false });
+  let files: FileTree;
+  try {
+    files = await io.remote.readTree(values.bundle);
+  } catch (err) {
+    throw new CliUsageError(`cannot read the pulled directory \`${values.bundle}\`: ${(err as Error).message}`, { showUsage: false });
+  }
+  const data = await read(io, values.data, 'data');
+  return runPulledEval({
+    files,
+    dir: values.bundle,
+    baseId: values.base,
+    data,
+    dataName: values.data,
+    current: io.remote.now(),
+    trace: parsed.trace,
+    ...(asOf !== undefined && { asOf }),
+    ...(parsed.now !== undefined && { now: parsed.now }),
+    ...(parsed.stepBudget !== undefined && { stepBudget: parsed.stepBudget }),
+    ...(values.reasons === true && { reasons: true }),
+  });
+}
+
+/** `--as-of ISO`: an ISO 8601 date or date-time. */
+function parseAsOf(text: string): Date {
+  try {
+    return parseNow(text);
+  } catch (err) {
+    throw new CliUsageError((err as Error).message.replace(/^--now/, '--as-of'));
   }
 }
 

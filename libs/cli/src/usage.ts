@@ -25,15 +25,27 @@ ${EXIT_CODES}
 /** Help of each command, by name. */
 export const COMMAND_USAGE: Readonly<Record<'eval' | 'check' | 'test' | 'pull' | 'push', string>> = {
   eval: `Usage: rules eval --rule FILE --data FILE [--now ISO] [--step-budget N] [--no-trace] [--reasons]
+       rules eval --bundle DIR --base ID --data FILE [--as-of ISO] [--now ISO] [--step-budget N] [--no-trace] [--reasons]
        rules eval --jsonl [--now ISO] [--step-budget N] [--no-trace] [--reasons] < requests.jsonl
 
 Evaluates a policy and prints {result, outcomes, trace, error?, errorCode?, reasons?} as JSON.
+
+With --bundle DIR --base ID, the policy is one of a directory \`rules pull\` wrote, run by its base
+id as the service runs it: the version in effect at --as-of, else at --now, else now (a version
+scheduled for later, or cancelled, does not run before its instant; a base never published runs
+its draft), evaluated with --now, else --as-of, as the clock. The JSON also names the record that
+ran (policyId, version).
 
 Options:
   -r, --rule FILE   the rule text (- reads stdin)
   -d, --data FILE   the data: one JSON object (- reads stdin)
       --now ISO     the clock for date operators, e.g. 2025-01-31 or 2025-01-31T12:00:00Z
-                    (default: the current time)
+                    (default: the current time; with --bundle and no --as-of, also the
+                    instant whose version runs)
+      --bundle DIR  a pulled directory (rules pull) holding the policy
+      --base ID     the policy's base id in it
+      --as-of ISO   with --bundle: run the version in effect at this instant (and evaluate
+                    at it unless --now is given)
       --step-budget N
                     steps an evaluation may take before it stops with errorCode
                     budget_exceeded (default 1000000, or 10000 with a trace)
@@ -50,7 +62,8 @@ Exit codes:
   0  the policy was evaluated (result true or false; missing data is reported in the JSON
      with errorCode missing_selector / missing_property / budget_exceeded)
   1  the rule does not parse (the JSON with errorCode parse_error is still printed)
-  2  usage error: bad arguments, unreadable file, data that is not a JSON object
+  2  usage error: bad arguments, unreadable file, data that is not a JSON object; with
+     --bundle also a base not in the directory, or an instant before its first version
 `,
   check: `Usage: rules check FILE
 

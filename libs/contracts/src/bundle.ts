@@ -11,6 +11,22 @@ import { FlowTest, JsonSchemaValue, PinnedVersions, PolicyTest, RecordStatus, Sa
  */
 export const ExportSubject = 'registry.export' as const;
 
+/**
+ * A published version's place on its base's timeline (docs/design/timeline.md), all optional so
+ * bundles written before they existed still import: `effectiveFrom` when it was scheduled (else it
+ * took effect when published), `cancelled` with when and by whom when its schedule was cancelled
+ * (or the version withdrawn), `rollbackOf` when it republished an earlier version.
+ */
+function bundleTimelineFields<I extends z.ZodType, V extends z.ZodType, A extends z.ZodType>(instant: I, version: V, author: A) {
+  return {
+    effectiveFrom: instant.optional(),
+    cancelled: z.literal(true).optional(),
+    cancelledAt: instant.optional(),
+    cancelledBy: author.optional(),
+    rollbackOf: version.optional(),
+  };
+}
+
 /** One draft or version of a base as exported: its content and who made it; version numbers kept. */
 export const BundleRecord = z.object({
   recordId: z.uuid(),
@@ -30,6 +46,7 @@ export const BundleRecord = z.object({
   publishedAt: z.iso.datetime().nullable(),
   publishedBy: z.string().nullable(),
   pinnedVersions: PinnedVersions.optional(),
+  ...bundleTimelineFields(z.iso.datetime(), z.number().int(), z.string()),
 });
 export type BundleRecord = z.infer<typeof BundleRecord>;
 
@@ -135,6 +152,7 @@ const importRecordFields = {
   updatedBy: Author,
   publishedAt: z.iso.datetime().nullable(),
   publishedBy: Author.nullable(),
+  ...bundleTimelineFields(z.iso.datetime(), ImportedVersion, Author),
 };
 
 /** A draft is unnumbered and unpublished; a version has a number and who published it when. */
@@ -145,10 +163,27 @@ function lifecycleOk(r: { status: string; version: number | null; publishedAt: s
 }
 const lifecycleMessage = 'a draft has no `version`, `publishedAt`, `publishedBy`; a published record has all three';
 
+/** Timeline fields belong to versions only, and a cancellation says when and by whom. */
+function timelineOk(r: {
+  status: string;
+  effectiveFrom?: string;
+  cancelled?: true;
+  cancelledAt?: string;
+  cancelledBy?: string;
+  rollbackOf?: number;
+}): boolean {
+  const timed = r.effectiveFrom !== undefined || r.cancelled !== undefined || r.rollbackOf !== undefined;
+  if (r.status === 'draft' && (timed || r.cancelledAt !== undefined || r.cancelledBy !== undefined)) return false;
+  return (r.cancelled === true) === (r.cancelledAt !== undefined) && (r.cancelled === true) === (r.cancelledBy !== undefined);
+}
+const timelineMessage =
+  'a draft has no `effectiveFrom`, `cancelled`, `rollbackOf`; a cancelled version has `cancelled: true` with `cancelledAt` and `cancelledBy`';
+
 /** A policy record of an imported bundle (strict: unknown keys are refused). */
 export const ImportPolicyRecord = z
   .strictObject({ ...importRecordFields, rule: z.string().max(65536), definition: z.null(), tests: z.array(PolicyTest).max(100) })
-  .refine(lifecycleOk, lifecycleMessage);
+  .refine(lifecycleOk, lifecycleMessage)
+  .refine(timelineOk, timelineMessage);
 
 /** A flow record of an imported bundle (strict). */
 export const ImportFlowRecord = z
@@ -159,7 +194,8 @@ export const ImportFlowRecord = z
     tests: z.array(FlowTest).max(100),
     pinnedVersions: PinnedVersions.optional(),
   })
-  .refine(lifecycleOk, lifecycleMessage);
+  .refine(lifecycleOk, lifecycleMessage)
+  .refine(timelineOk, timelineMessage);
 
 function importBase<R extends z.ZodType>(record: R) {
   return z.strictObject({

@@ -13,12 +13,25 @@ import { z } from 'zod';
 import { requireCapability } from './domain/access.js';
 import { exportBases, exportGroups, type ExportedBase, type ExportedGroup } from './repositories/export.js';
 import type { RecordRow } from './repositories/records.js';
+import type { TimelineRow } from './repositories/timeline.js';
 
 /** After base or group `id`; with `from`, base `id` itself again, from its record `from` on (its first records filled the last page). */
 const IdCursor = z.object({ id: cursorField.uuid(), from: cursorField.int4().optional() });
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
-function bundleRecord(r: RecordRow): BundleRecord {
+/** A version's timeline fields as the bundle carries them (none without a row: it took effect when published). */
+function timelineFields(row: TimelineRow | undefined): Partial<BundleRecord> {
+  if (row === undefined) return {};
+  return {
+    ...(row.effectiveFrom !== null ? { effectiveFrom: row.effectiveFrom.toISOString() } : {}),
+    ...(row.cancelledAt !== null
+      ? { cancelled: true as const, cancelledAt: row.cancelledAt.toISOString(), cancelledBy: row.cancelledBy ?? '' }
+      : {}),
+    ...(row.rollbackOf !== null ? { rollbackOf: row.rollbackOf } : {}),
+  };
+}
+
+function bundleRecord(r: RecordRow, row: TimelineRow | undefined): BundleRecord {
   return {
     recordId: r.id,
     status: r.status,
@@ -37,16 +50,18 @@ function bundleRecord(r: RecordRow): BundleRecord {
     publishedAt: iso(r.publishedAt),
     publishedBy: r.publishedBy,
     ...(r.pinnedVersions !== null ? { pinnedVersions: r.pinnedVersions } : {}),
+    ...timelineFields(row),
   };
 }
 
-function bundleBase({ base, records }: ExportedBase): BundleBase {
+function bundleBase({ base, records, timeline }: ExportedBase): BundleBase {
+  const rowOf = new Map(timeline.map((t) => [t.recordId, t]));
   return {
     baseId: base.id,
     createdBy: base.createdBy,
     createdAt: base.createdAt.toISOString(),
     latestVersion: base.latestVersion,
-    records: records.map(bundleRecord),
+    records: records.map((r) => bundleRecord(r, rowOf.get(r.id))),
   };
 }
 

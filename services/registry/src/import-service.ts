@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { requireCapability } from './domain/access.js';
 import { newId } from './domain/ids.js';
-import { planImport, type ImportLookups, type ImportPlan } from './domain/import-plan.js';
+import { planImport, rollbackProblems, type ImportLookups, type ImportPlan } from './domain/import-plan.js';
 import { insertImported, knownBases, knownGroups, livePolicyIds, lockOrgImports } from './repositories/import.js';
 import type { KindSpec } from './records-service.js';
 import type { RunnableIndexWriter } from './runnable-index.js';
@@ -37,7 +37,8 @@ const INDEX_CONCURRENCY = 8;
 /**
  * Every problem of the bundle itself (400 before anything is looked up): its flow definitions'
  * structure (`structure`: each flow record's problems, in bundle order), a record id used twice
- * (records are stored by id), a group listing a member twice.
+ * (records are stored by id), a version rolling back to no earlier version of its base, a group
+ * listing a member twice.
  */
 function bundleProblems(bundle: ImportBundle, structure: ErrorReason[][]): ErrorReason[] {
   let k = 0;
@@ -60,6 +61,7 @@ function bundleProblems(bundle: ImportBundle, structure: ErrorReason[][]): Error
       }),
     );
   }
+  problems.push(...rollbackProblems(bundle));
   bundle.groups.forEach((g, i) => {
     const seen = new Set<string>();
     g.members.forEach((m, j) => {

@@ -14,6 +14,7 @@ import {
   type BundleGroup,
 } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExportService } from '../src/export-service.js';
 import { ADULT_RULE, as, startTestEnv, type TestEnv } from './support.js';
 
 let env: TestEnv;
@@ -147,4 +148,47 @@ describe('export pages', () => {
     );
     expect(pages.flatMap((p) => p.items as BundleBase[]).filter((b) => b.baseId === first.baseId).length).toBeGreaterThan(1);
   }, 120_000);
+
+  it('carries each version’s schedule, cancellation and rollback, read with one timeline query per page', async () => {
+    const timed = as('admin', { orgId: 'timed-exporter' });
+    const publish = async (baseId: string, effectiveFrom?: string) => {
+      const d = (await env.call(S.policyDraft, { principal: timed, policyId: baseId }, PolicyDraftReply)).record;
+      const extra = effectiveFrom === undefined ? {} : { effectiveFrom };
+      return (await env.call(S.policyUpdate, { principal: timed, policyId: d.policyId, status: 'published', ...extra }, PolicyUpdateReply))
+        .record;
+    };
+    const bases: string[] = [];
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const muchLater = new Date(Date.now() + 7200_000).toISOString();
+    for (const name of ['timed a', 'timed b']) {
+      const p = await env.call(S.policyCreate, { principal: timed, name, rule: ADULT_RULE }, PolicyRecord);
+      await env.call(S.policyUpdate, { principal: timed, policyId: p.policyId, status: 'published' }, PolicyUpdateReply);
+      await publish(p.baseId, later);
+      await publish(p.baseId, muchLater);
+      await env.call(S.policyScheduleCancel, { principal: timed, baseId: p.baseId, version: 3 }, PolicyRecord);
+      await env.call(S.policyRollback, { principal: timed, baseId: p.baseId, toVersion: 1 }, PolicyRecord);
+      bases.push(p.baseId);
+    }
+
+    const queries: string[] = [];
+    const count = (q: { sql: string }) => queries.push(q.sql);
+    env.sql.on('query', count);
+    const exported = await new ExportService(env.sql).page(timed, { section: 'policies', limit: 20 });
+    env.sql.off('query', count);
+    expect(queries.filter((q) => q.includes('registry_version_timeline'))).toHaveLength(1);
+
+    expect((exported.items as BundleBase[]).map((b) => b.baseId).sort()).toEqual([...bases].sort());
+    for (const base of exported.items as BundleBase[]) {
+      const [v1, v2, v3, v4] = base.records;
+      expect(v1).not.toHaveProperty('effectiveFrom');
+      expect(v1).not.toHaveProperty('cancelled');
+      expect(v1).not.toHaveProperty('rollbackOf');
+      expect(v2).toMatchObject({ version: 2, effectiveFrom: later });
+      expect(v2).not.toHaveProperty('cancelled');
+      expect(v3).toMatchObject({ version: 3, effectiveFrom: muchLater, cancelled: true, cancelledBy: timed.userId });
+      expect(Date.parse(v3!.cancelledAt!)).toBeLessThanOrEqual(Date.now());
+      expect(v4).toMatchObject({ version: 4, rollbackOf: 1 });
+      expect(v4).not.toHaveProperty('effectiveFrom');
+    }
+  });
 });

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { ImportBundle } from '@arbiter/contracts';
-import { planImport, type ImportLookups } from '../src/domain/import-plan.js';
+import { planImport, rollbackProblems, type ImportLookups } from '../src/domain/import-plan.js';
 
 const P = '00000000-0000-7000-8000-00000000000a';
 const F = '00000000-0000-7000-8000-00000000000b';
@@ -250,5 +250,70 @@ describe('planImport', () => {
       action: 'conflict',
       reason: expect.stringContaining('is twice in the bundle'),
     });
+  });
+});
+
+describe('the timeline of imported versions', () => {
+  const R3 = '00000000-0000-7000-8000-000000000004';
+  const R4 = '00000000-0000-7000-8000-000000000005';
+  const LATER = '2027-01-01T00:00:00.000Z';
+  /** The policy base at v1, v2 scheduled and cancelled, v3 scheduled, v4 a rollback to `rollbackOf`. */
+  const timed = (rollbackOf = 1): ImportBundle => {
+    const b = bundle();
+    const [v1, draft] = b.policies[0]!.records;
+    const version = (recordId: string, n: number, extra: object) => ({ ...v1!, recordId, version: n, basedOnVersion: n - 1, ...extra });
+    b.policies[0] = {
+      ...b.policies[0]!,
+      latestVersion: 4,
+      records: [
+        v1!,
+        version(R3, 2, { effectiveFrom: LATER, cancelled: true, cancelledAt: AT, cancelledBy: 'cat' }),
+        version(R4, 3, { effectiveFrom: LATER }),
+        version('00000000-0000-7000-8000-000000000006', 4, { rollbackOf }),
+        draft!,
+      ],
+    };
+    return b;
+  };
+
+  it('plans one timeline row per version that has one, on the new record ids, instants and marks kept', () => {
+    const plan = planImport(timed(), empty(), target, ids());
+    const [policy] = plan.bases;
+    const idOf = (v: number) => policy!.records.find((r) => r.version === v)!.id;
+    expect(policy!.timeline).toEqual([
+      {
+        recordId: idOf(2),
+        baseId: policy!.id,
+        version: 2,
+        effectiveFrom: new Date(LATER),
+        rollbackOf: null,
+        cancelledAt: new Date(AT),
+        cancelledBy: 'cat',
+      },
+      {
+        recordId: idOf(3),
+        baseId: policy!.id,
+        version: 3,
+        effectiveFrom: new Date(LATER),
+        rollbackOf: null,
+        cancelledAt: null,
+        cancelledBy: null,
+      },
+      { recordId: idOf(4), baseId: policy!.id, version: 4, effectiveFrom: null, rollbackOf: 1, cancelledAt: null, cancelledBy: null },
+    ]);
+    expect(plan.bases[1]!.timeline).toEqual([]);
+    expect(rollbackProblems(timed())).toEqual([]);
+  });
+
+  it('a rollbackOf naming no earlier version of its base in the bundle is a problem naming the record and its place', () => {
+    for (const to of [4, 5, 9]) {
+      expect(rollbackProblems(timed(to))).toEqual([
+        {
+          code: 'invalid_rollback',
+          message: `record \`00000000-0000-7000-8000-000000000006\` (version 4 of base \`${P}\`) rolls back to version ${to}, which is not an earlier version of its base in the bundle`,
+          path: 'policies.0.records.3.rollbackOf',
+        },
+      ]);
+    }
   });
 });

@@ -7,10 +7,16 @@ import {
   Group,
   ImportReply,
   ImportSubject,
+  LivePolicyRecordEntry,
   PolicyDraftReply,
   PolicyRecord,
+  PolicyRecordPage,
   PolicyUpdateReply,
   RegistrySubject as S,
+  RunnableBaseEntry,
+  RunnableSnapshotPage,
+  RunnableSubject,
+  runnableBaseKey,
   type BundleBase,
 } from '@arbiter/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -283,5 +289,185 @@ describe('imported versions are checked and reviewed like published ones', () =>
       ImportReply,
     );
     expect(open.created).toBe(1);
+  });
+});
+
+describe('the timeline travels with the bundle', () => {
+  const from = as('admin', { orgId: 'timeline-source' });
+  const HOUR = 3600_000;
+
+  async function publishNext(baseId: string, effectiveFrom?: string): Promise<PolicyRecord> {
+    const d = (await env.call(S.policyDraft, { principal: from, policyId: baseId }, PolicyDraftReply)).record;
+    const extra = effectiveFrom === undefined ? {} : { effectiveFrom };
+    return (await env.call(S.policyUpdate, { principal: from, policyId: d.policyId, status: 'published', ...extra }, PolicyUpdateReply))
+      .record;
+  }
+
+  /** A base at v1 (now), v2 scheduled in an hour, v3 scheduled in two hours and cancelled, v4 a rollback to v1 (now). */
+  async function timedBundle(name: string) {
+    const p = await env.call(S.policyCreate, { principal: from, name, rule: ADULT_RULE }, PolicyRecord);
+    await env.call(S.policyUpdate, { principal: from, policyId: p.policyId, status: 'published' }, PolicyUpdateReply);
+    const later = Date.now() + HOUR;
+    await publishNext(p.baseId, new Date(later).toISOString());
+    await publishNext(p.baseId, new Date(later + HOUR).toISOString());
+    await env.call(S.policyScheduleCancel, { principal: from, baseId: p.baseId, version: 3 }, PolicyRecord);
+    await env.call(S.policyRollback, { principal: from, baseId: p.baseId, toVersion: 1 }, PolicyRecord);
+    const bundle = await bundleOf(from);
+    return { bundle: { ...bundle, policies: bundle.policies.filter((b) => b.baseId === p.baseId) }, sourceId: p.baseId, later };
+  }
+
+  const intervals = async (principal: typeof from, baseId: string) =>
+    (await env.call(S.policyVersions, { principal, policyId: baseId }, PolicyRecordPage)).items.map((r) => [
+      r.version,
+      r.effectiveFrom,
+      r.effectiveUntil,
+      r.cancelled,
+      r.rollbackOf,
+    ]);
+
+  it('a scheduled version stays scheduled, a cancelled one cancelled, a rollback keeps rollbackOf; runs pick as in the source org', async () => {
+    const { bundle, sourceId, later } = await timedBundle('Timed import');
+    const into = as('admin', { orgId: 'timeline-target' });
+    const done = await env.call(ImportSubject, { principal: into, bundle, dryRun: false }, ImportReply);
+    const baseId = done.items[0]!.targetId!;
+
+    // the versions' intervals are the source's, version by version
+    expect(await intervals(into, baseId)).toEqual(await intervals(from, sourceId));
+    const rows = await env.sql('registry_version_timeline').where({ base_id: baseId }).orderBy('version');
+    expect(
+      rows.map((r: { version: number; rollback_of: number | null; cancelled_by: string | null }) => [
+        r.version,
+        r.rollback_of,
+        r.cancelled_by,
+      ]),
+    ).toEqual([
+      [2, null, null],
+      [3, null, from.userId],
+      [4, 1, null],
+    ]);
+
+    // the runnable index the execution service reads: v4 in effect now, v2 waiting on the timeline
+    const entry = RunnableBaseEntry.parse(JSON.parse((await env.redis.get(runnableBaseKey(env.prefix, 'policy', baseId)))!));
+    expect(entry).toMatchObject({ state: 'live', version: 4 });
+    expect(entry.state === 'live' && entry.timeline?.map((e) => e.version)).toEqual([1, 4, 2]);
+    const resolve = (at?: number) =>
+      env.call(
+        S.policyResolve,
+        { principal: into, baseId, ...(at !== undefined ? { at: new Date(at).toISOString() } : {}) },
+        LivePolicyRecordEntry,
+      );
+    expect((await resolve()).version).toBe(4);
+    expect((await resolve(later - 1)).version).toBe(4);
+    expect((await resolve(later)).version).toBe(2);
+    expect((await resolve(later + 2 * HOUR)).version).toBe(2);
+
+    // an SDK runtime's snapshot holds the version in effect and the one ahead
+    const snapshot = await env.call(
+      RunnableSubject.snapshot,
+      { principal: into, selection: { bases: [baseId] }, limit: 10 },
+      RunnableSnapshotPage,
+    );
+    const base = snapshot.bases[0]!;
+    expect([base.current.version, base.timeline?.map((e) => e.version), base.scheduled?.map((r) => r.version)]).toEqual([4, [4, 2], [2]]);
+
+    // the bundle exported again from the target says the same
+    const again = (await env.call(ExportSubject, { principal: into, section: 'policies' }, ExportPage)).items as BundleBase[];
+    const strip = (records: BundleBase['records']) =>
+      records.map((r) => ({
+        version: r.version,
+        effectiveFrom: r.effectiveFrom,
+        cancelled: r.cancelled,
+        cancelledAt: r.cancelledAt,
+        rollbackOf: r.rollbackOf,
+      }));
+    expect(strip(again[0]!.records)).toEqual(strip(bundle.policies[0]!.records));
+  });
+
+  it('a past effectiveFrom keeps its instant: as-of runs answer as in the source org', async () => {
+    const { bundle } = await timedBundle('Timed past import');
+    const [base] = bundle.policies;
+    const v1At = Date.parse(base!.records[0]!.publishedAt!);
+    const past = new Date(v1At - 2 * HOUR);
+    // as a bundle exported after v2's instant passed: v2 took effect before v1 was published here
+    const passed = { ...base!, records: base!.records.map((r) => (r.version === 2 ? { ...r, effectiveFrom: past.toISOString() } : r)) };
+    const into = as('admin', { orgId: 'timeline-past-target' });
+    const done = await env.call(ImportSubject, { principal: into, bundle: { ...bundle, policies: [passed] }, dryRun: false }, ImportReply);
+    const baseId = done.items[0]!.targetId!;
+    const at = async (t: number) =>
+      (await env.call(S.policyResolve, { principal: into, baseId, at: new Date(t).toISOString() }, LivePolicyRecordEntry)).version;
+    expect(await at(past.getTime())).toBe(2);
+    expect(await at(v1At)).toBe(1);
+    expect(await at(Date.now())).toBe(4);
+    expect((await env.fail(S.policyResolve, { principal: into, baseId, at: new Date(past.getTime() - 1).toISOString() })).code).toBe(
+      'not_found',
+    );
+  });
+
+  it('refuses a bad timeline with 400 naming the record, and writes nothing (dry run too)', async () => {
+    const { bundle } = await timedBundle('Timed bad import');
+    const [base] = bundle.policies;
+    const into = as('admin', { orgId: 'timeline-bad-target' });
+    const withRecord = (j: number, patch: Record<string, unknown>) => ({
+      ...bundle,
+      policies: [{ ...base!, records: base!.records.map((r, k) => (k === j ? { ...r, ...patch } : r)) }],
+    });
+    for (const [rollbackOf, j] of [
+      [9, 3],
+      [4, 3],
+      [1, 0],
+    ] as const) {
+      for (const dryRun of [false, true]) {
+        const err = await env.fail(ImportSubject, { principal: into, bundle: withRecord(j, { rollbackOf }), dryRun });
+        expect([err.status, err.code], `rollbackOf ${rollbackOf}`).toEqual([400, 'validation_failed']);
+        expect(err.errors).toEqual([
+          expect.objectContaining({
+            code: 'invalid_rollback',
+            path: `policies.0.records.${j}.rollbackOf`,
+            message: expect.stringContaining(`record \`${base!.records[j]!.recordId}\``),
+          }),
+        ]);
+      }
+    }
+    for (const patch of [
+      { effectiveFrom: 'next tuesday' },
+      { effectiveFrom: '2026-13-40T00:00:00Z' },
+      { cancelled: true },
+      { cancelledAt: new Date().toISOString() },
+    ]) {
+      const err = await env.fail(ImportSubject, { principal: into, bundle: withRecord(1, patch), dryRun: false });
+      expect([err.status, err.code], JSON.stringify(patch)).toEqual([400, 'bad_request']);
+      expect(err.errors?.map((e) => e.path).join(' '), JSON.stringify(patch)).toContain('bundle.policies.0.records.1');
+    }
+    // a draft has no place on the timeline
+    const d = (await env.call(S.policyDraft, { principal: from, policyId: base!.baseId }, PolicyDraftReply)).record;
+    const withDraft = (await bundleOf(from)).policies.find((b) => b.baseId === base!.baseId)!;
+    expect(withDraft.records.at(-1)).toMatchObject({ recordId: d.policyId, status: 'draft' });
+    const draftBundle = {
+      ...bundle,
+      policies: [
+        {
+          ...withDraft,
+          records: withDraft.records.map((r) => (r.status === 'draft' ? { ...r, effectiveFrom: new Date().toISOString() } : r)),
+        },
+      ],
+    };
+    const err = await env.fail(ImportSubject, { principal: into, bundle: draftBundle, dryRun: false });
+    expect([err.status, err.code]).toEqual([400, 'bad_request']);
+    expect(await env.sql('registry_bases').where({ org_id: 'timeline-bad-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  });
+
+  it('a bundle without timeline fields (written before they existed) imports as before', async () => {
+    const { bundle } = await timedBundle('Timed old import');
+    const old = {
+      ...bundle,
+      policies: bundle.policies.map((b) => ({
+        ...b,
+        records: b.records.map(({ effectiveFrom: _e, cancelled: _c, cancelledAt: _a, cancelledBy: _b, rollbackOf: _r, ...rest }) => rest),
+      })),
+    };
+    const into = as('admin', { orgId: 'timeline-old-target' });
+    const done = await env.call(ImportSubject, { principal: into, bundle: old, dryRun: false }, ImportReply);
+    expect(done.created).toBe(1);
+    expect(await env.sql('registry_version_timeline').where({ base_id: done.items[0]!.targetId! }).count({ n: '*' })).toEqual([{ n: '0' }]);
   });
 });

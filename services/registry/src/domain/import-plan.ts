@@ -1,6 +1,15 @@
-import type { FlowDefinition, ImportBundle, ImportFlowBase, ImportItem, ImportPolicyBase, RunnableKind } from '@arbiter/contracts';
+import type {
+  ErrorReason,
+  FlowDefinition,
+  ImportBundle,
+  ImportFlowBase,
+  ImportItem,
+  ImportPolicyBase,
+  RunnableKind,
+} from '@arbiter/contracts';
 import type { ImportedBaseRow, ImportedGroupRow, KnownBase } from '../repositories/import.js';
 import type { RecordRow } from '../repositories/records.js';
+import type { TimelineRow } from '../repositories/timeline.js';
 
 /** What the target org already holds that the bundle's ids meet (looked up before planning). */
 export interface ImportLookups {
@@ -36,6 +45,48 @@ function inconsistency(b: Base): string | undefined {
   const latest = versions.length === 0 ? null : Math.max(...versions);
   if (latest !== b.latestVersion) return `its \`latestVersion\` is ${b.latestVersion} but its newest record is version ${latest}`;
   return undefined;
+}
+
+/**
+ * Every version of the bundle whose `rollbackOf` names no earlier version of its own base in the
+ * bundle (a 400 before anything is looked up: the bundle itself is wrong), with the record's path.
+ */
+export function rollbackProblems(bundle: ImportBundle): ErrorReason[] {
+  const problems: ErrorReason[] = [];
+  for (const [section, bases] of [
+    ['policies', bundle.policies],
+    ['flows', bundle.flows],
+  ] as const) {
+    bases.forEach((b: Base, i) => {
+      const versions = new Set(b.records.flatMap((r) => (r.version === null ? [] : [r.version])));
+      b.records.forEach((r, j) => {
+        if (r.rollbackOf === undefined) return;
+        if (r.version !== null && r.rollbackOf < r.version && versions.has(r.rollbackOf)) return;
+        problems.push({
+          code: 'invalid_rollback',
+          message: `record \`${r.recordId}\` (version ${r.version ?? 'none'} of base \`${b.baseId}\`) rolls back to version ${r.rollbackOf}, which is not an earlier version of its base in the bundle`,
+          path: `${section}.${i}.records.${j}.rollbackOf`,
+        });
+      });
+    });
+  }
+  return problems;
+}
+
+/** The timeline row of an imported version, if the bundle gives it one (docs/design/timeline.md). */
+function timelineRow(r: Base['records'][number], recordId: string, baseId: string): TimelineRow[] {
+  if (r.version === null || (r.effectiveFrom === undefined && r.cancelled === undefined && r.rollbackOf === undefined)) return [];
+  return [
+    {
+      recordId,
+      baseId,
+      version: r.version,
+      effectiveFrom: r.effectiveFrom === undefined ? null : new Date(r.effectiveFrom),
+      rollbackOf: r.rollbackOf ?? null,
+      cancelledAt: r.cancelled === true && r.cancelledAt !== undefined ? new Date(r.cancelledAt) : null,
+      cancelledBy: r.cancelled === true ? (r.cancelledBy ?? null) : null,
+    },
+  ];
 }
 
 /** The policy references of a flow definition, as `[nodeId, kind, id]`. */
@@ -174,6 +225,8 @@ export function planImport(
       originOrgId: bundle.orgId,
       originBaseId: b.baseId,
       records,
+      // Schedules keep their instants (past or future), cancellations and rollbacks their marks.
+      timeline: b.records.flatMap((r) => timelineRow(r, recordIds.get(r.recordId)!, id)),
     };
   };
 

@@ -1,14 +1,16 @@
 import type { RunnableKind } from '@arbiter/contracts';
 import type { Db } from '@arbiter/service-kit';
 import { allRecordsOfBases, type BaseRow, type RecordRow } from './records.js';
+import { timelineRowsOfBases, type TimelineRow } from './timeline.js';
 
-/** A live base with every record (versions oldest first, then the draft). */
+/** A live base with every record (versions oldest first, then the draft) and its versions' timeline rows. */
 export interface ExportedBase {
   base: BaseRow;
   records: RecordRow[];
+  timeline: TimelineRow[];
 }
 
-/** A page of an org's live bases of one kind by id (after `afterId`, or from `fromId` on), each with all its records. Fetches `limit + 1`. */
+/** A page of an org's live bases of one kind by id (after `afterId`, or from `fromId` on), each with all its records and timeline rows. Fetches `limit + 1`. */
 export async function exportBases(
   db: Db,
   opts: { orgId: string; kind: RunnableKind; afterId?: string; fromId?: string; limit: number },
@@ -23,7 +25,8 @@ export async function exportBases(
       .select('id')) as { id: string }[]
   ).map((r) => r.id);
   const { bases, records } = await allRecordsOfBases(db, ids);
-  return ids.map((id) => ({ base: bases.get(id)!, records: records.get(id) ?? [] }));
+  const timeline = await timelineRowsOfBases(db, ids);
+  return ids.map((id) => ({ base: bases.get(id)!, records: records.get(id) ?? [], timeline: timeline.get(id) ?? [] }));
 }
 
 /** A group with its live members. */

@@ -1,6 +1,7 @@
 import type { RunnableKind } from '@arbiter/contracts';
 import type { Db } from '@arbiter/service-kit';
 import { recordInsertColumns, type RecordRow } from './records.js';
+import { insertImportedTimelineRows, type TimelineRow } from './timeline.js';
 
 /** A live base of the target org that a bundle base maps to (imported from it before, or the same base). */
 export interface KnownBase {
@@ -109,6 +110,8 @@ export interface ImportedBaseRow {
   originOrgId: string;
   originBaseId: string;
   records: RecordRow[];
+  /** The timeline rows of its versions that have one (a schedule, a cancellation, a rollback). */
+  timeline: TimelineRow[];
 }
 
 /** A group to insert with its members. */
@@ -157,6 +160,10 @@ export async function insertImported(
     );
   }
   for (const part of chunks(bases.flatMap((b) => b.records))) await db('registry_records').insert(part.map(recordInsertColumns));
+  await insertImportedTimelineRows(
+    db,
+    bases.flatMap((b) => b.timeline),
+  );
   for (const part of chunks(groups)) {
     await db('registry_groups').insert(
       part.map((g) => ({

@@ -8,6 +8,8 @@ export interface TimelineRow {
   effectiveFrom: Date | null;
   rollbackOf: number | null;
   cancelledAt: Date | null;
+  /** Who cancelled (read from the table; absent where a row is made in code). */
+  cancelledBy?: string | null;
 }
 
 /** A published version's number and instant, for building a timeline. */
@@ -24,6 +26,7 @@ interface TimelineColumns {
   effective_from: Date | null;
   rollback_of: number | null;
   cancelled_at: Date | null;
+  cancelled_by: string | null;
 }
 
 function rowOf(r: TimelineColumns): TimelineRow {
@@ -34,6 +37,7 @@ function rowOf(r: TimelineColumns): TimelineRow {
     effectiveFrom: r.effective_from,
     rollbackOf: r.rollback_of,
     cancelledAt: r.cancelled_at,
+    cancelledBy: r.cancelled_by,
   };
 }
 
@@ -46,6 +50,23 @@ export async function insertTimelineRow(db: Db, row: Omit<TimelineRow, 'cancelle
     effective_from: row.effectiveFrom,
     rollback_of: row.rollbackOf,
   });
+}
+
+/** Writes imported versions' timeline rows as the source org had them (in the import transaction). */
+export async function insertImportedTimelineRows(db: Db, rows: readonly TimelineRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) {
+    await db('registry_version_timeline').insert(
+      rows.slice(i, i + 500).map((r) => ({
+        record_id: r.recordId,
+        base_id: r.baseId,
+        version: r.version,
+        effective_from: r.effectiveFrom,
+        rollback_of: r.rollbackOf,
+        cancelled_at: r.cancelledAt,
+        cancelled_by: r.cancelledBy ?? null,
+      })),
+    );
+  }
 }
 
 /** The timeline rows of a base. */

@@ -1,0 +1,211 @@
+/** `rules eval --bundle DIR --base ID`: a pulled policy run by base id, the version picked on its timeline as the service picks it. */
+
+import { describe, expect, it } from 'vitest';
+import { bundleToFiles, filesToBundle, type FileTree } from '../src/bundle-files.js';
+import { pickPulled, pulledTimeline } from '../src/pulled-versions.js';
+import { runCli, type CliIo } from '../src/run.js';
+
+const BASE = '01a20911-4320-7270-9cc8-4886037e0df9';
+const older = (years: number) => `A **driver** gets a licence if the __born__ of the **driver** is older than ${years} years.`;
+const id = (n: number) => `01a20911-468a-77b2-9c35-00000000000${n}`;
+
+function version(n: number, publishedAt: string, rule: string, extra: Record<string, unknown> = {}) {
+  return {
+    recordId: id(n),
+    status: 'published',
+    version: n,
+    basedOnVersion: n === 1 ? null : n - 1,
+    name: 'Licence',
+    description: '',
+    rule,
+    definition: null,
+    schema: null,
+    tests: [],
+    createdAt: publishedAt,
+    createdBy: 'admin',
+    updatedAt: publishedAt,
+    updatedBy: 'admin',
+    publishedAt,
+    publishedBy: 'admin',
+    ...extra,
+  };
+}
+
+/**
+ * v1 from 2018; v2 scheduled for 2019; v3 scheduled for mid-2019 and cancelled; v4 a rollback to
+ * v1 in 2020; v5 published before "now" (2026-12-01) but scheduled for 2027.
+ */
+const RECORDS: Record<string, unknown>[] = [
+  version(1, '2018-01-01T00:00:00.000Z', older(18)),
+  version(2, '2018-03-01T00:00:00.000Z', older(21), { effectiveFrom: '2019-01-01T00:00:00.000Z' }),
+  version(3, '2018-04-01T00:00:00.000Z', older(99), {
+    effectiveFrom: '2019-06-01T00:00:00.000Z',
+    cancelled: true,
+    cancelledAt: '2018-05-01T00:00:00.000Z',
+    cancelledBy: 'admin',
+  }),
+  version(4, '2020-01-01T00:00:00.000Z', older(18), { rollbackOf: 1 }),
+  version(5, '2026-11-01T00:00:00.000Z', older(30), { effectiveFrom: '2027-01-01T00:00:00.000Z' }),
+];
+
+const bundle = (records: unknown[]) => ({
+  format: 'arbiter-bundle',
+  formatVersion: 1,
+  orgId: 'acme',
+  exportedAt: '2026-12-01T00:00:00.000Z',
+  policies: [{ baseId: BASE, createdBy: 'admin', createdAt: '2018-01-01T00:00:00.000Z', latestVersion: 5, records }],
+  flows: [],
+  groups: [],
+});
+
+/** A CLI whose pulled directory is `tree`, whose data file is `data`, and whose clock reads 2026-12-01. */
+function cli(tree: FileTree, data: unknown = { driver: { born: '2000-06-01' } }) {
+  const out = { stdout: '', stderr: '', dirs: [] as string[] };
+  const io: CliIo = {
+    readFile: (path) => (path === 'data.json' ? Promise.resolve(JSON.stringify(data)) : Promise.reject(new Error('ENOENT: no such file'))),
+    stdinLines: () => (async function* () {})(),
+    stdout: (c) => void (out.stdout += c),
+    stderr: (c) => void (out.stderr += c),
+    remote: {
+      fetch: () => Promise.reject(new Error('no network')),
+      env: () => undefined,
+      readTree: (dir) => {
+        out.dirs.push(dir);
+        return dir === 'rules' ? Promise.resolve(tree) : Promise.reject(new Error('ENOENT: no such directory'));
+      },
+      writeTree: () => Promise.reject(new Error('read only')),
+      now: () => new Date('2026-12-01T00:00:00.000Z'),
+    },
+  };
+  const run = async (...args: string[]) => {
+    out.stdout = '';
+    out.stderr = '';
+    const code = await runCli(['eval', '--bundle', 'rules', '--base', BASE, '--data', 'data.json', '--no-trace', ...args], io);
+    return { code, stdout: out.stdout, stderr: out.stderr, json: out.stdout === '' ? undefined : JSON.parse(out.stdout) };
+  };
+  return { run, io, out };
+}
+
+describe('the pulled files keep the timeline', () => {
+  it('pull writes effectiveFrom, cancelled, cancelledAt, cancelledBy and rollbackOf into policy.json; push reads them back', () => {
+    const files = bundleToFiles(bundle(RECORDS));
+    const meta = JSON.parse(files.get('policies/licence-037e0df9/policy.json')!);
+    expect(meta.records[1]).toMatchObject({ effectiveFrom: '2019-01-01T00:00:00.000Z', ruleFile: 'v2.rule' });
+    expect(meta.records[2]).toMatchObject({ cancelled: true, cancelledAt: '2018-05-01T00:00:00.000Z', cancelledBy: 'admin' });
+    expect(meta.records[3]).toMatchObject({ rollbackOf: 1 });
+    const now = new Date('2026-12-02T00:00:00.000Z');
+    expect(filesToBundle(files, now)).toEqual({ ...bundle(RECORDS), exportedAt: now.toISOString() });
+  });
+});
+
+describe('pickPulled', () => {
+  const at = (iso: string) => Date.parse(iso);
+  const picked = (iso: string, records: Record<string, unknown>[] = RECORDS) => {
+    const pick = pickPulled(records, at(iso));
+    return 'record' in pick ? pick.record.version : pick;
+  };
+
+  it('picks the version in effect: schedules at their instant, cancelled ones never, rollbacks from their publish instant', () => {
+    expect(pulledTimeline(RECORDS).map((e) => e.version)).toEqual([1, 2, 4, 5]);
+    expect(picked('2018-06-15T00:00:00Z')).toBe(1);
+    expect(picked('2018-12-31T23:59:59.999Z')).toBe(1);
+    expect(picked('2019-01-01T00:00:00Z')).toBe(2);
+    expect(picked('2019-07-01T00:00:00Z')).toBe(2);
+    expect(picked('2020-01-01T00:00:00Z')).toBe(4);
+    // published already, scheduled for later: the version before it still runs
+    expect(picked('2026-12-01T00:00:00Z')).toBe(4);
+    expect(picked('2027-01-01T00:00:00Z')).toBe(5);
+  });
+
+  it('before the first version: its instant; a base never published: its draft; bundles without timeline fields: publish instants', () => {
+    expect(pickPulled(RECORDS, at('2017-12-31T00:00:00Z'))).toEqual({ before: at('2018-01-01T00:00:00Z') });
+    const draft = { ...version(1, '2018-01-01T00:00:00.000Z', older(18)), status: 'draft', version: null, publishedAt: null };
+    expect(pickPulled([draft], 0)).toEqual({ record: draft });
+    expect(pickPulled([], 0)).toEqual({ none: true });
+    const plain = RECORDS.map(({ effectiveFrom: _e, cancelled: _c, cancelledAt: _a, cancelledBy: _b, rollbackOf: _r, ...rest }) => rest);
+    expect(picked('2026-12-01T00:00:00Z', plain)).toBe(5);
+    expect(picked('2018-03-15T00:00:00Z', plain)).toBe(2);
+  });
+});
+
+describe('rules eval --bundle DIR --base ID', () => {
+  const tree = bundleToFiles(bundle(RECORDS));
+
+  it('without --as-of or --now: the version in effect now, not a later one scheduled ahead', async () => {
+    const { run } = cli(tree);
+    const r = await run();
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.json).toMatchObject({ result: true, policyId: id(4), version: 4 });
+  });
+
+  it('--as-of: the version runnable then, evaluated with now = asOf unless --now is given', async () => {
+    const { run } = cli(tree);
+    // born 2000-06-01: older than 18 years on 2018-06-15, not yet on 2018-05-01
+    expect((await run('--as-of', '2018-06-15T00:00:00Z')).json).toMatchObject({ result: true, version: 1 });
+    expect((await run('--as-of', '2018-05-01')).json).toMatchObject({ result: false, version: 1 });
+    expect((await run('--as-of', '2018-06-15T00:00:00Z', '--now', '2018-05-01T00:00:00Z')).json).toMatchObject({
+      result: false,
+      version: 1,
+    });
+    expect((await run('--as-of', '2019-07-01T00:00:00Z')).json).toMatchObject({ result: false, version: 2 });
+    expect((await run('--as-of', '2020-02-01T00:00:00+01:00')).json).toMatchObject({ result: true, version: 4, policyId: id(4) });
+  });
+
+  it('--now alone: the version in effect at it, evaluated at it', async () => {
+    const { run } = cli(tree);
+    expect((await run('--now', '2027-01-01T00:00:00Z')).json).toMatchObject({ result: false, version: 5 });
+    expect((await run('--now', '2018-06-15T00:00:00Z')).json).toMatchObject({ result: true, version: 1 });
+  });
+
+  it('a never-published base runs its draft', async () => {
+    const draft = {
+      ...version(1, '2018-01-01T00:00:00.000Z', older(18)),
+      status: 'draft',
+      version: null,
+      publishedAt: null,
+      publishedBy: null,
+    };
+    const { run } = cli(bundleToFiles({ ...bundle([draft]), policies: [{ ...bundle([draft]).policies[0]!, latestVersion: null }] }));
+    expect((await run()).json).toMatchObject({ result: true, policyId: id(1), version: null });
+  });
+
+  it('before the first version: exit 2 naming its instant, nothing printed on stdout', async () => {
+    const { run } = cli(tree);
+    const r = await run('--as-of', '2017-12-31T00:00:00Z');
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toBe(
+      `rules eval: policy \`${BASE}\` has no version in effect at 2017-12-31T00:00:00.000Z: its first takes effect at 2018-01-01T00:00:00.000Z\n`,
+    );
+  });
+
+  it('unhappy paths: bad ISO, missing --base or --bundle, --rule or --jsonl beside it, a base not pulled, an unreadable directory', async () => {
+    const { run, io, out } = cli(tree);
+    const bad = await run('--as-of', 'last tuesday');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^rules eval: --as-of: `last tuesday` is not an ISO 8601 date/);
+    expect(bad.stderr).toContain('Usage: rules eval');
+    expect((await run('--now', '2026-13-45')).stderr).toMatch(/--now: `2026-13-45` is not an ISO 8601/);
+    expect((await run('--rule', 'x.rules')).stderr).toContain('--rule does not apply to --bundle');
+    expect((await run('--jsonl')).stderr).toContain('--jsonl reads rules from stdin');
+
+    const usage = async (args: string[]) => {
+      out.stderr = '';
+      return [await runCli(['eval', ...args], io), out.stderr] as const;
+    };
+    expect(await usage(['--bundle', 'rules', '--data', 'data.json'])).toEqual([2, expect.stringContaining('missing --base ID')]);
+    expect(await usage(['--base', BASE, '--data', 'data.json'])).toEqual([2, expect.stringContaining('need --bundle DIR')]);
+    expect(await usage(['--rule', 'x', '--data', 'data.json', '--as-of', '2020-01-01'])).toEqual([
+      2,
+      expect.stringContaining('need --bundle DIR'),
+    ]);
+    expect(await usage(['--bundle', 'rules', '--base', BASE])).toEqual([2, expect.stringContaining('missing --data FILE')]);
+
+    const other = await usage(['--bundle', 'rules', '--base', '01a20911-0000-7000-8000-000000000000', '--data', 'data.json']);
+    expect(other).toEqual([2, 'rules eval: policy `01a20911-0000-7000-8000-000000000000` is not in the pulled directory `rules`\n']);
+    const missing = await usage(['--bundle', 'elsewhere', '--base', BASE, '--data', 'data.json']);
+    expect(missing).toEqual([2, 'rules eval: cannot read the pulled directory `elsewhere`: ENOENT: no such directory\n']);
+    const noData = await usage(['--bundle', 'rules', '--base', BASE, '--data', 'nope.json']);
+    expect(noData[0]).toBe(2);
+    expect(noData[1]).toContain('cannot read data file `nope.json`');
+  });
+});
