@@ -28,6 +28,7 @@ import {
   unpairedSurrogateIn,
   type CommandOutput,
 } from './output.js';
+import { testOutput } from './test-summary.js';
 
 /** Inputs of {@link runEval}. */
 export interface EvalInput {
@@ -238,8 +239,6 @@ export function runTests(input: TestInput): CommandOutput {
   const out: string[] = [];
   const results: Array<{ name: string; passed: boolean; expected: CaseExpectation; got: { result: boolean; errorCode: string | null } }> =
     [];
-  let passed = 0;
-  let failed = 0;
   const coverage = input.coverage === true ? new PolicyCoverage(compiled.policy, input.rule) : null;
   for (const c of cases) {
     const now = c.now ?? input.now;
@@ -257,31 +256,20 @@ export function runTests(input: TestInput): CommandOutput {
     const ok = got.result === c.expect.result && (c.expect.errorCode === undefined || c.expect.errorCode === got.errorCode);
     results.push({ name: c.name, passed: ok, expected: c.expect, got });
     if (ok) {
-      passed++;
       out.push(`✓ ${c.name}`);
       continue;
     }
-    failed++;
     out.push(`✗ ${c.name}: expected ${describeExpectation(c.expect)}, got ${describeActual(r)}`);
     if (trace) for (const line of r.trace) out.push(`    ${line}`);
   }
-  out.push(`${passed} passed, ${failed} failed`);
-  const report = coverage?.report();
-  const belowMin = report !== undefined && input.minCoverage !== undefined && report.summary.percent < input.minCoverage;
-  if (report !== undefined) out.push(...coverageLines(report));
-  if (belowMin) out.push(`coverage ${report.summary.percent} % is below --min ${input.minCoverage}`);
-  const code = failed > 0 || belowMin ? ExitCode.failed : ExitCode.ok;
-  if (input.json === true) {
-    const doc = {
-      passed,
-      failed,
-      cases: results,
-      ...(report !== undefined && { coverage: report }),
-      ...(input.minCoverage !== undefined && { minCoverage: input.minCoverage }),
-    };
-    return { stdout: JSON.stringify(doc, null, 2) + '\n', stderr: '', code };
-  }
-  return { stdout: out.join('\n') + '\n', stderr: '', code };
+  return testOutput({
+    lines: out,
+    cases: results,
+    coverage: coverage?.report(),
+    coverageLines,
+    minCoverage: input.minCoverage,
+    json: input.json,
+  });
 }
 
 function describeExpectation(e: CaseExpectation): string {

@@ -9,7 +9,8 @@ import { FlowDefinition, FlowResult, RUN_DEFAULTS, type CoverageReport, type Flo
 import { FlowCoverage, runFlow, targetResolver, type PolicyTarget, type ResolvedPolicy } from '@arbiter/flow';
 import { BundleFileError, filesToBundle, type FileTree } from './bundle-files.js';
 import { parseCaseList, usageFailure } from './commands.js';
-import { CliUsageError, describeJson, ExitCode, isJsonObject, parseJson, type CommandOutput } from './output.js';
+import { CliUsageError, describeJson, isJsonObject, parseJson, type CommandOutput } from './output.js';
+import { testOutput } from './test-summary.js';
 
 /** Inputs of {@link runFlowTests}. */
 export interface FlowTestInput {
@@ -187,24 +188,13 @@ export async function runFlowTests(input: FlowTestInput): Promise<CommandOutput>
         `✗ ${c.name}: expected ${JSON.stringify(c.expect)}, got ${run.error === undefined ? JSON.stringify(run.result) : `error ${run.errorCode ?? ''}: ${run.error}`}`,
       );
   }
-  const passed = results.filter((r) => r.passed).length;
-  const failed = results.length - passed;
-  out.push(`${passed} passed, ${failed} failed`);
-  const report = coverage?.report();
-  const belowMin = report !== undefined && input.minCoverage !== undefined && report.summary.percent < input.minCoverage;
-  if (report !== undefined) out.push(...flowCoverageLines(report));
-  if (belowMin) out.push(`coverage ${report.summary.percent} % is below --min ${input.minCoverage}`);
-  const code = failed > 0 || belowMin ? ExitCode.failed : ExitCode.ok;
-  if (input.json === true) {
-    const doc = {
-      tested: record.label,
-      passed,
-      failed,
-      cases: results,
-      ...(report !== undefined && { coverage: report }),
-      ...(input.minCoverage !== undefined && { minCoverage: input.minCoverage }),
-    };
-    return { stdout: JSON.stringify(doc, null, 2) + '\n', stderr: '', code };
-  }
-  return { stdout: out.join('\n') + '\n', stderr: '', code };
+  return testOutput({
+    lines: out,
+    cases: results,
+    coverage: coverage?.report(),
+    coverageLines: flowCoverageLines,
+    minCoverage: input.minCoverage,
+    json: input.json,
+    head: { tested: record.label },
+  });
 }

@@ -52,24 +52,8 @@ import { oppositePhrase } from '../operators/index.js';
 import { plainWords, sourceReader } from '../reasons/compile-reasons.js';
 import { fixedVariant, reasonPathText, variantBits } from '../reasons/reason-paths.js';
 import { json, plainString } from '../trace/text.js';
-import {
-  BUDGET_END,
-  BUDGET_START,
-  BUDGET_STATE,
-  combine,
-  declareStates,
-  instantiate,
-  literal,
-  outcomesObject,
-  referenceValue,
-  resetStates,
-  rootOf,
-  ruleState,
-  sizeCharge,
-  Source,
-  STEP,
-  tooDeep,
-} from './codegen-source.js';
+import { generateFramed, type EvaluatorParts } from './codegen-frame.js';
+import { combine, literal, referenceValue, rootOf, ruleState, sizeCharge, STEP, type Source } from './codegen-source.js';
 import { leftMode, operandMode, type Lowering } from './lowering.js';
 import type { PathPlan } from './paths.js';
 
@@ -399,38 +383,39 @@ class ReasonsGenerator {
  */
 export function generateReasonsEvaluator(checked: CheckedPolicy, lowering: Lowering): ReasonsEvaluator | null {
   const rules = checked.ast.rules;
-  if (tooDeep(rules)) return null;
-  try {
-    const src = new Source();
+  const write = (src: Source): EvaluatorParts => {
     const gen = new ReasonsGenerator(src, checked, lowering);
     const functions = rules.map((_, i) => gen.writeRule(i));
     const golden = checked.golden;
     const outcome = rules[golden].outcome;
-    src.line(BUDGET_STATE);
-    src.line(declareStates(rules.length));
     // The entries and words of each rule, once built, and the records: `var`, so that the
     // functions reading them need no check for use before initialisation (a `let` would).
-    src.line(`var ${rules.map((_, i) => `E${i} = null, H${i} = ""`).join(', ')};`);
-    if (gen.records.length > 0) src.line(`var ${gen.records.join(', ')};`);
-    for (const lines of [...functions, ...gen.builders]) for (const line of lines) src.line(line);
-    src.line('return function evaluate(d, today, lim, shared) {');
-    src.line('try {');
-    src.line(BUDGET_START);
-    src.line(resetStates(rules.length));
-    src.line(rules.map((_, i) => `E${i} = null;`).join(' '));
-    src.line(`const result = r${golden}(d, today);`);
-    src.line(`const because = R${golden}();`);
+    const declarations = [`var ${rules.map((_, i) => `E${i} = null, H${i} = ""`).join(', ')};`];
+    if (gen.records.length > 0) declarations.push(`var ${gen.records.join(', ')};`);
     const head = `(result ? ${literal(`${outcome} is true`)} : ${literal(`${outcome} is false`)})`;
-    src.line(`const sentence = because.length === 0 ? ${head} : ${head} + " because " + H${golden};`);
-    src.line(
-      `return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: [], reasons: { result, sentence, because } };`,
-    );
-    src.line(BUDGET_END);
-    src.line(`} finally { ${rules.map((_, i) => `E${i} = null; H${i} = "";`).join(' ')} ${gen.held.join(' ')} }`);
-    src.line('};');
-    return instantiate<ReasonsEvaluator>(src, { MISSING, measureOf, overBudget, sizeCost, EvalFailure, json, plainString, elements });
-  } catch {
-    // EvalError under a CSP, or anything unexpected: the closures remain correct.
-    return null;
-  }
+    return {
+      declarations,
+      functions: [...functions, ...gen.builders],
+      params: 'd, today, lim, shared',
+      before: ['try {'],
+      body: [
+        rules.map((_, i) => `E${i} = null;`).join(' '),
+        `const result = r${golden}(d, today);`,
+        `const because = R${golden}();`,
+        `const sentence = because.length === 0 ? ${head} : ${head} + " because " + H${golden};`,
+      ],
+      returns: 'trace: [], reasons: { result, sentence, because }',
+      after: [`} finally { ${rules.map((_, i) => `E${i} = null; H${i} = "";`).join(' ')} ${gen.held.join(' ')} }`],
+    };
+  };
+  return generateFramed<ReasonsEvaluator>(rules, write, {
+    MISSING,
+    measureOf,
+    overBudget,
+    sizeCost,
+    EvalFailure,
+    json,
+    plainString,
+    elements,
+  });
 }

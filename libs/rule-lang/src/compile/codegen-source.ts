@@ -1,8 +1,8 @@
 /**
- * What the two generated evaluators (codegen.ts: no trace; codegen-trace.ts: trace lines) share:
- * the source being written and its captured values, the one way text enters it (`literal`), the
- * nesting cap, the and/or combination of a list, the outcomes object, and turning the source into
- * a function.
+ * What the generated evaluators (codegen.ts: no trace; codegen-trace.ts: trace lines;
+ * codegen-reasons.ts: reasons) share: the source being written and its captured values, the one
+ * way text enters it (`literal`), the nesting cap, the and/or combination of a list, the outcomes
+ * object, and turning the source into a function (laid out by codegen-frame.ts).
  *
  * Safety: no text from the policy or the data reaches a generated source except as
  * `JSON.stringify`'d string literals. Everything else (tests, failures, MISSING, helpers) is passed

@@ -48,26 +48,9 @@ import {
   valueOperandText,
 } from '../trace/text.js';
 import { overBudget, sizeCost } from '../evaluate/budget.js';
+import { generateFramed, type EvaluatorParts } from './codegen-frame.js';
 import { emitLookup, type LookupTrace } from './codegen-lookup.js';
-import {
-  BUDGET_END,
-  BUDGET_START,
-  BUDGET_STATE,
-  combine,
-  declareStates,
-  instantiate,
-  literal,
-  outcomesObject,
-  referenceValue,
-  resetStates,
-  rootOf,
-  ruleState,
-  sizeCharge,
-  Source,
-  STEP,
-  TextExpr,
-  tooDeep,
-} from './codegen-source.js';
+import { combine, literal, referenceValue, rootOf, ruleState, sizeCharge, STEP, TextExpr, type Source } from './codegen-source.js';
 import { MISSING } from '../evaluate/context.js';
 import type { RuleMeta, TracedEvaluator } from '../evaluate/evaluate.js';
 import { EvalFailure } from '../evaluate/failure.js';
@@ -311,60 +294,49 @@ class TracedGenerator {
  */
 export function generateTracedEvaluator(checked: CheckedPolicy, lowering: Lowering, meta: readonly RuleMeta[]): TracedEvaluator | null {
   const rules = checked.ast.rules;
-  if (tooDeep(rules)) return null;
-  try {
-    const src = new Source();
+  const write = (src: Source): EvaluatorParts => {
     const gen = new TracedGenerator(src, checked, lowering);
     const goldenOutcome = meta[checked.golden].outcome;
-    src.line(BUDGET_STATE);
-    src.line(declareStates(rules.length));
-    rules.forEach((rule, index) => {
-      const m = meta[index];
-      const header = literal(ruleHeader(m.outcome, m.label, m.selector, m.outcome === goldenOutcome));
-      src.line(`function r${index}(d, today, out) {`);
-      src.line('let w, v;');
-      if (hasReference(rule.conditions)) {
-        // Rules it evaluates write their blocks to `out` first: its own lines wait in `b`.
-        const flush = `out.push(${header}); for (let j = 0; j < b.length; j++) out.push(b[j]);`;
-        src.line('const b = [];');
-        src.line('try {');
-        src.line(`v = ${gen.list(rule.conditions, null, 1)};`);
-        // A rule stopped by an EvalFailure still shows its lines so far, without its `=>` line.
-        src.line(`} catch (err) { ${flush} throw err; }`);
-        src.line(flush);
-      } else {
-        // No other rule can start before it finishes: its block goes straight to `out`.
-        src.line('const b = out;');
-        src.line(`b.push(${header});`);
-        src.line(`v = ${gen.list(rule.conditions, null, 1)};`);
-      }
-      src.line(`${ruleState(index)} = v ? 2 : 1;`);
-      src.line(`out.push(${withValue(`  => ${m.outcome} = `, 'v')});`);
-      src.line('return v;');
-      src.line('}');
-    });
-    src.line('return function evaluate(d, today, out, lim, shared) {');
-    src.line(BUDGET_START);
-    src.line(resetStates(rules.length));
-    src.line(`const result = r${checked.golden}(d, today, out);`);
-    src.line(`out.push(${withValue('result: ', 'result')});`);
-    src.line(`return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: out };`);
-    src.line(BUDGET_END);
-    src.line('};');
-    return instantiate<TracedEvaluator>(src, {
-      MISSING,
-      EvalFailure,
-      measureOf,
-      json,
-      plainString,
-      arrow,
-      elementLine,
-      quantifierSummary,
-      overBudget,
-      sizeCost,
-    });
-  } catch {
-    // EvalError under a CSP, or anything unexpected: the closures remain correct.
-    return null;
-  }
+    const functions = rules.map((rule, index) =>
+      src.apart(() => {
+        const m = meta[index];
+        const header = literal(ruleHeader(m.outcome, m.label, m.selector, m.outcome === goldenOutcome));
+        src.line(`function r${index}(d, today, out) {`);
+        src.line('let w, v;');
+        if (hasReference(rule.conditions)) {
+          // Rules it evaluates write their blocks to `out` first: its own lines wait in `b`.
+          const flush = `out.push(${header}); for (let j = 0; j < b.length; j++) out.push(b[j]);`;
+          src.line('const b = [];');
+          src.line('try {');
+          src.line(`v = ${gen.list(rule.conditions, null, 1)};`);
+          // A rule stopped by an EvalFailure still shows its lines so far, without its `=>` line.
+          src.line(`} catch (err) { ${flush} throw err; }`);
+          src.line(flush);
+        } else {
+          // No other rule can start before it finishes: its block goes straight to `out`.
+          src.line('const b = out;');
+          src.line(`b.push(${header});`);
+          src.line(`v = ${gen.list(rule.conditions, null, 1)};`);
+        }
+        src.line(`${ruleState(index)} = v ? 2 : 1;`);
+        src.line(`out.push(${withValue(`  => ${m.outcome} = `, 'v')});`);
+        src.line('return v;');
+        src.line('}');
+      }),
+    );
+    const body = [`const result = r${checked.golden}(d, today, out);`, `out.push(${withValue('result: ', 'result')});`];
+    return { functions, params: 'd, today, out, lim, shared', body, returns: 'trace: out' };
+  };
+  return generateFramed<TracedEvaluator>(rules, write, {
+    MISSING,
+    EvalFailure,
+    measureOf,
+    json,
+    plainString,
+    arrow,
+    elementLine,
+    quantifierSummary,
+    overBudget,
+    sizeCost,
+  });
 }

@@ -21,7 +21,8 @@
  * `JSON.stringify`'d string literals (JSON keys, outcome names, measure kinds). Everything else
  * (tests, failures, MISSING, measureOf) is passed in as captured variables whose names the
  * generator makes up (`t0`, `f3`, …). codegen-source.ts and codegen-lookup.ts hold what this
- * shares with the traced evaluator (codegen-trace.ts).
+ * shares with the traced evaluator (codegen-trace.ts), and codegen-frame.ts the layout of the
+ * factory's source that every generated evaluator shares.
  *
  * Coverage (evaluate/policy-coverage.ts): {@link generateEvaluator} given the counters' slots writes a
  * second evaluator, the same statements with each condition in a `try` that adds its outcome to the
@@ -43,26 +44,19 @@ import { MISSING } from '../evaluate/context.js';
 import type { CoveredEvaluator, GeneratedEvaluator } from '../evaluate/evaluate.js';
 import { EvalFailure } from '../evaluate/failure.js';
 import { measureOf } from '../operators/measure.js';
+import { generateFramed, type EvaluatorParts } from './codegen-frame.js';
 import { emitLookup } from './codegen-lookup.js';
 import {
-  BUDGET_END,
-  BUDGET_START,
-  BUDGET_STATE,
   combine,
-  declareStates,
   depthOf,
-  instantiate,
   literal,
   MAX_DEPTH,
-  outcomesObject,
   referenceValue,
-  resetStates,
   rootOf,
   ruleState,
   sizeCharge,
-  Source,
   STEP,
-  tooDeep,
+  type Source,
 } from './codegen-source.js';
 import { leftMode, operandMode, type Lowering } from './lowering.js';
 
@@ -303,23 +297,12 @@ function generate<T extends GeneratedEvaluator | CoveredEvaluator>(
   lowering: Lowering,
   slotOf?: (c: Condition) => number,
 ): T | null {
-  const rules = checked.ast.rules;
-  if (tooDeep(rules)) return null;
-  try {
-    const src = new Source();
+  const write = (src: Source): EvaluatorParts => {
     const gen = new Generator(src, checked, lowering, slotOf);
     const golden = checked.golden;
-    const main = src.apart(() => {
-      if (slotOf === undefined) src.line('return function evaluate(d, today, lim, shared) {');
-      else src.line('return function evaluate(d, today, lim, shared, counts) { cov = counts;');
-      src.line('let w;');
-      src.line(BUDGET_START);
-      src.line(resetStates(rules.length));
+    const body = src.apart(() => {
       src.line(`const result = ${gen.body(golden)};`);
       src.line(`${ruleState(golden)} = result ? 2 : 1;`);
-      src.line(`return { result, outcomes: ${outcomesObject(rules.map((r) => r.outcome))}, trace: [] };`);
-      src.line(BUDGET_END);
-      src.line('};');
     });
     // Functions for the rules called rather than inlined; writing one may call for more.
     const functions: string[][] = [];
@@ -337,14 +320,17 @@ function generate<T extends GeneratedEvaluator | CoveredEvaluator>(
         }),
       );
     }
-    src.line(BUDGET_STATE);
-    src.line(declareStates(rules.length));
-    // The counters of the coverage evaluator's current run (factory scope, as the budget: runs never nest).
-    if (slotOf !== undefined) src.line('let cov = null;');
-    for (const lines of [...functions, main]) for (const line of lines) src.line(line);
-    return instantiate<T>(src, { MISSING, measureOf, overBudget, sizeCost, EvalFailure });
-  } catch {
-    // EvalError under a CSP, or anything unexpected: the closures remain correct.
-    return null;
-  }
+    return slotOf === undefined
+      ? { functions, params: 'd, today, lim, shared', before: ['let w;'], body, returns: 'trace: []' }
+      : {
+          // The counters of the coverage evaluator's current run (factory scope, as the budget: runs never nest).
+          declarations: ['let cov = null;'],
+          functions,
+          params: 'd, today, lim, shared, counts',
+          before: ['cov = counts;', 'let w;'],
+          body,
+          returns: 'trace: []',
+        };
+  };
+  return generateFramed<T>(checked.ast.rules, write, { MISSING, measureOf, overBudget, sizeCost, EvalFailure });
 }

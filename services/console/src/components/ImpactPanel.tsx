@@ -15,6 +15,7 @@ import {
   type ImpactState,
   type ShownImpact,
 } from '../lib/impact.js';
+import { ChangeCounts, TransitionsTable } from './ChangeSummary.js';
 import { ErrorBox } from './ErrorBox.js';
 
 const DEFAULT_LIMIT = 1000;
@@ -66,7 +67,6 @@ function Side({ side, flow }: { side: ImpactSide; flow: boolean }) {
 }
 
 function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow' }) {
-  const transitions = transitionRows(report);
   const outcomes = Object.entries(report.outcomes).sort((a, b) => b[1] - a[1]);
   const flow = report.flowId !== undefined;
   const examples = report.examples ?? [];
@@ -77,14 +77,7 @@ function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow'
         Report of <time dateTime={report.at}>{new Date(report.at).toLocaleString()}</time>: the {noun}'s most recent recorded decisions
         replayed through this draft, each at its own time.
       </p>
-      <dl className="impact-counts">
-        {IMPACT_COUNTS.map(([field, label]) => (
-          <div key={field} className={field === 'changed' && report.changed > 0 ? 'changed' : undefined}>
-            <dt>{label}</dt>
-            <dd data-testid={`impact-${field}`}>{report[field]}</dd>
-          </div>
-        ))}
-      </dl>
+      <ChangeCounts counts={IMPACT_COUNTS} values={report} testIdPrefix="impact" />
       {report.replayed === 0 && (
         <p className="hint" data-testid="impact-hint">
           No recorded decisions to replay. Decisions are recorded when the published {noun} runs (by base id, single or batch; sampled and
@@ -96,27 +89,12 @@ function Report({ report, noun }: { report: ShownImpact; noun: 'policy' | 'flow'
           {report.unreplayable} decision{report.unreplayable === 1 ? '' : 's'} read a masked value and could not be replayed.
         </p>
       )}
-      {transitions.length > 0 && (
-        <table className="list impact-transitions" data-testid="impact-transitions">
-          <caption>Transitions</caption>
-          <thead>
-            <tr>
-              <th scope="col">Before</th>
-              <th scope="col">After</th>
-              <th scope="col">Decisions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {transitions.map(([from, to, n]) => (
-              <tr key={`${from}→${to}`}>
-                <td>{from}</td>
-                <td>{to}</td>
-                <td>{n}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <TransitionsTable
+        rows={transitionRows(report)}
+        caption="Transitions"
+        head={['Before', 'After', 'Decisions']}
+        testId="impact-transitions"
+      />
       {outcomes.length > 0 && (
         <table className="list impact-outcomes-changed" data-testid="impact-outcomes">
           <caption>Outcomes changed</caption>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { ShadowBody, ShadowReport } from '@arbiter/contracts';
 import { ArbiterError } from '@arbiter/sdk/client';
 import { mostlyDropped, SHADOW_COUNTS, shadowExamplesNote, shadowStatus, shadowTransitionRows } from '../lib/shadow.js';
+import { ChangeCounts, TransitionsTable } from './ChangeSummary.js';
 import { ErrorBox } from './ErrorBox.js';
 
 /** What the panel asks of the API for one base (docs/api.md#shadow-runs). */
@@ -61,7 +62,6 @@ export function ShadowPanel({
   const running = report?.state === 'running';
   const examples = report?.examples ?? [];
   const note = report ? shadowExamplesNote(report) : null;
-  const transitions = report ? shadowTransitionRows(report.transitions) : [];
   return (
     <section aria-label="Shadow runs" className="shadow" data-testid="shadow-panel">
       <h2>Shadow runs</h2>
@@ -71,31 +71,15 @@ export function ShadowPanel({
       ) : (
         <div data-testid="shadow-report">
           <p data-testid="shadow-status">{shadowStatus(report)}</p>
-          <dl className="impact-counts">
-            {SHADOW_COUNTS.map(([field, label]) => (
-              <div key={field} className={field === 'changed' && report.changed > 0 ? 'changed' : undefined}>
-                <dt>{label}</dt>
-                <dd data-testid={`shadow-${field}`}>{report[field]}</dd>
-              </div>
-            ))}
-          </dl>
+          <ChangeCounts counts={SHADOW_COUNTS} values={report} testIdPrefix="shadow" />
           {mostlyDropped(report) && (
             <p className="hint">Many sampled runs were dropped while the service was busy: the counts say little.</p>
           )}
-          {transitions.length > 0 && (
-            <table className="list impact-transitions" data-testid="shadow-transitions">
-              <caption>Transitions (live → candidate)</caption>
-              <tbody>
-                {transitions.map(([from, to, n]) => (
-                  <tr key={`${from}→${to}`}>
-                    <td>{from}</td>
-                    <td>{to}</td>
-                    <td>{n}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <TransitionsTable
+            rows={shadowTransitionRows(report.transitions)}
+            caption="Transitions (live → candidate)"
+            testId="shadow-transitions"
+          />
           {note && <p className="hint">{note}</p>}
           {examples.length > 0 && (
             <ul className="shadow-examples" data-testid="shadow-examples">
