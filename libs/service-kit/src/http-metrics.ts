@@ -10,7 +10,7 @@ const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
  * `/run/policy/:baseId`, never the raw URL, so labels stay bounded; `unmatched` for a 404 without
  * a route) and status.
  */
-export function instrumentRequests(app: FastifyInstance, registry: Registry): void {
+export function instrumentRequests(app: FastifyInstance, registry: Registry): RequestCounter {
   const requests = new Counter({
     name: 'arbiter_http_requests_total',
     help: 'HTTP requests answered (the gateway; the mcp service on its own port)',
@@ -27,10 +27,7 @@ export function instrumentRequests(app: FastifyInstance, registry: Registry): vo
   // The labelled children, made once per (method, route, status): labelling a sample per request hashed its labels every time.
   const counted = new Map<string, ReturnType<typeof requests.labels>>();
   const timed = new Map<string, ReturnType<typeof duration.labels>>();
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    const method = request.method;
-    const status = reply.statusCode;
+  const answered: RequestCounter = (method, route, status, seconds) => {
     const routeKey = `${method} ${route}`;
     const countKey = `${routeKey} ${status}`;
     let counter = counted.get(countKey);
@@ -44,7 +41,14 @@ export function instrumentRequests(app: FastifyInstance, registry: Registry): vo
       timed.set(routeKey, histogram);
     }
     counter.inc();
-    histogram.observe(reply.elapsedTime / 1000);
+    histogram.observe(seconds);
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    answered(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
     done();
   });
+  return answered;
 }
+
+/** Counts one answered request of a door (method, route pattern, status) and observes its latency in seconds. */
+export type RequestCounter = (method: string, route: string, status: number, seconds: number) => void;

@@ -54,4 +54,4 @@ export { PgOutbox, outboxTableSql } from './events/pg-outbox.js';
 export { RedisOutbox } from './events/redis-outbox.js';
 export { EventRelay, maxEventBytes, type EventRelayOptions } from './events/event-relay.js';
 export { BatchedWriter, Startup, startService, type BatchedWriterOptions } from './lifecycle/index.js';
-export { instrumentRequests } from './http-metrics.js';
+export { instrumentRequests, type RequestCounter } from './http-metrics.js';

@@ -13,6 +13,7 @@ import { installJsonBodyParser } from './http/json-body.js';
 import { closeAfterUnfinishedBodies, DEFAULT_BODY_TIMEOUT_MS, requestDeadlines } from './http/slow-bodies.js';
 import { AccessLog, lazyChildLogger } from './http/logging.js';
 import { echoRequestId, requestIdOf } from './http/request-id.js';
+import { handedOver, installRunLane, replayHandedOverBodies } from './http/run-lane.js';
 import { Authenticator } from './identity/authenticator.js';
 import { createTokenVerifier } from './identity/jwt.js';
 import { IdentityService } from './identity/identity-service.js';
@@ -112,10 +113,12 @@ export const MAX_PARAM_LENGTH = 300;
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const bodyTimeoutMs = config.limits.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+  const accessLog = new AccessLog(deps.logger, config.accessLogSampleEvery ?? DEFAULT_ACCESS_LOG_SAMPLE_EVERY);
   const app = Fastify({
     loggerInstance: deps.logger,
-    genReqId: requestIdOf,
-    logController: new AccessLog(deps.logger, config.accessLogSampleEvery ?? DEFAULT_ACCESS_LOG_SAMPLE_EVERY),
+    // A request the run lane handed over keeps the id the lane gave it.
+    genReqId: (req) => handedOver(req)?.id ?? requestIdOf(req),
+    logController: accessLog,
     childLoggerFactory: lazyChildLogger,
     bodyLimit: config.limits.bodyLimitBytes,
     // A request must arrive within the body time-out (Node's own deadlines; fastify's default has none).
@@ -142,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installProblemHandlers(app);
   echoRequestId(app);
   closeAfterUnfinishedBodies(app, bodyTimeoutMs);
+  replayHandedOverBodies(app);
 
   const now = deps.now ?? (() => new Date());
   const buckets = new RateBuckets(
@@ -188,7 +192,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { name: 'redis', check: async () => void (await deps.redis.ping()) },
     ...(deps.readinessChecks ?? []),
   ];
-  if (deps.metrics) instrumentRequests(app, deps.metrics);
+  const answered = deps.metrics ? instrumentRequests(app, deps.metrics) : undefined;
   await app.register(healthRoutes, { checks });
   await app.register(identityRoutes, { authenticator, identity });
   const registry = deps.registry;
@@ -230,5 +234,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.impact) await app.register(impactRoutes, { authenticator, impact: deps.impact });
   if (deps.shadows) await app.register(shadowRoutes, { authenticator, shadows: deps.shadows });
   await app.register(consoleRoutes, { root: deps.consoleDir ?? defaultConsoleDir() });
+  if (config.runLane !== false) {
+    installRunLane(app, {
+      authenticator,
+      execution: deps.execution,
+      bodyLimit: config.limits.bodyLimitBytes,
+      trustProxy: config.trustProxy ?? false,
+      requestIdOf,
+      ...(answered ? { answered } : {}),
+      completed: (id, status, ms) => accessLog.laneCompleted(id, status, ms),
+    });
+  }
   return app;
 }

@@ -46,6 +46,8 @@ export const GatewayConfig = serviceConfig([LogConfig, NatsConfig, RedisConfig, 
   RUN_BATCH_CHUNK: z.coerce.number().int().positive().max(EXEC_BATCH_MAX_ITEMS).default(EXEC_BATCH_MAX_ITEMS),
   /** Send the evaluations asked for in one event-loop turn to the execution service as one `exec.eval` message. */
   EXEC_COALESCE: booleanFlag(true),
+  /** Answer plain `POST /run` requests in the run lane, past fastify's per-request machinery (docs/design/run-lane.md). */
+  RUN_LANE: booleanFlag(true),
   MCP_FORWARD_TIMEOUT_MS: positiveInt(10000),
   REGISTRY_TIMEOUT_MS: positiveInt(5000),
   /** Deadline of an `audit.query` (one page of `GET /audit`, or of an export). */
@@ -149,6 +151,8 @@ export interface AppSettings {
   readonly trustProxy?: boolean | number | string[];
   /** One request in this many gets an access-log line at `info` (0: none); default 1000. */
   readonly accessLogSampleEvery?: number;
+  /** Whether plain `POST /run` requests take the run lane (`RUN_LANE`); default true. */
+  readonly runLane?: boolean;
 }
 
 /** The app's settings from the gateway's configuration. */
@@ -177,5 +181,6 @@ export function appSettingsOf(c: GatewayConfig): AppSettings {
     keyUsageFlushMs: c.KEY_USAGE_FLUSH_MS,
     trustProxy: c.TRUST_PROXY,
     accessLogSampleEvery: c.ACCESS_LOG_SAMPLE_EVERY,
+    runLane: c.RUN_LANE,
   };
 }

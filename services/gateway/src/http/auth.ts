@@ -4,6 +4,7 @@ import { capabilityRefusal } from '@arbiter/key-auth';
 import type { Caller, CallerAuthenticator } from '../caller.js';
 import { StaleGrantError } from '../errors.js';
 import { applyRateLimit } from './rate-limit.js';
+import { handedOver } from './run-lane.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -66,6 +67,13 @@ export async function authenticateApiKey(
  */
 export function authenticate(app: FastifyInstance, authenticator: CallerAuthenticator, policy: CredentialPolicy): void {
   app.addHook('onRequest', async (request, reply) => {
+    // The run lane looked the key up already (and counted the request): its outcome stands.
+    const lane = handedOver(request.raw);
+    if (lane !== undefined) {
+      if ('error' in lane.auth) throw lane.auth.error;
+      admit(request, reply, lane.auth.caller);
+      return;
+    }
     const apiKey = request.headers['x-api-key'];
     if (typeof apiKey === 'string' && apiKey !== '') {
       await authenticateApiKey(request, reply, authenticator, apiKey);

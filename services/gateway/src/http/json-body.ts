@@ -81,18 +81,35 @@ export function installItemsBodyParser(
   app.decorateRequest('rawItems', null);
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     try {
-      const bytes = body as Buffer;
-      const text = bytes.toString('utf8');
-      const scan = scanJsonBody(bytes, member.key, member.as);
-      const value = parseJsonBody(text, maxDepth, scan.depth);
-      request.rawJson = text;
-      // Bytes that are not UTF-8 were read with U+FFFD in their place: such items are written again from the value.
-      if (scan.elements !== null && isUtf8(bytes)) request.rawItems = { bytes, elements: scan.elements };
-      done(null, value);
+      const parsed = parseItemsBody(body as Buffer, maxDepth, member);
+      request.rawJson = parsed.text;
+      request.rawItems = parsed.rawItems;
+      done(null, parsed.value);
     } catch (err) {
       done(err as Error, undefined);
     }
   });
+}
+
+/** A body read by {@link parseItemsBody}: its text, its value and, where they can stand for the items, the items' bytes. */
+export interface ParsedItemsBody {
+  readonly text: string;
+  readonly value: unknown;
+  readonly rawItems: RawItems | null;
+}
+
+/**
+ * Parses a JSON body whose `member` is forwarded as it came (see {@link installItemsBodyParser}):
+ * scanned once for its depth and the member's byte ranges, then parsed with the edge's checks.
+ * Throws as {@link parseJsonBody} does.
+ */
+export function parseItemsBody(bytes: Buffer, maxDepth: number, member: { key: string; as: 'elements' | 'value' }): ParsedItemsBody {
+  const text = bytes.toString('utf8');
+  const scan = scanJsonBody(bytes, member.key, member.as);
+  const value = parseJsonBody(text, maxDepth, scan.depth);
+  // Bytes that are not UTF-8 were read with U+FFFD in their place: such items are written again from the value.
+  const rawItems = scan.elements !== null && isUtf8(bytes) ? { bytes, elements: scan.elements } : null;
+  return { text, value, rawItems };
 }
 
 /**
@@ -101,7 +118,11 @@ export function installItemsBodyParser(
  * it (a lossy number, no scan, a count that disagrees with the parsed body).
  */
 export function itemsOf(request: FastifyRequest, items: readonly unknown[]): FrameItem[] {
-  const raw = request.rawItems;
+  return rawItemsOf(request.rawItems, items);
+}
+
+/** {@link itemsOf} of a body's scanned items `raw` and its parsed `items`. */
+export function rawItemsOf(raw: RawItems | null, items: readonly unknown[]): FrameItem[] {
   if (raw === null || raw.elements.starts.length !== items.length) return items.map((data) => JSON.stringify(data));
   const { bytes, elements } = raw;
   const out: FrameItem[] = new Array<FrameItem>(items.length);

@@ -24,6 +24,16 @@ export class AccessLog extends LogController {
     if (!this.isLogDisabled(request) && levelEnabled(this.root, 'debug')) request.log.debug({ req: request }, 'incoming request');
   }
 
+  /** {@link requestCompleted} of a `200` the run lane answered: the same lines, with the status for `res`. */
+  laneCompleted(requestId: string, statusCode: number, responseTime: number): void {
+    if (levelEnabled(this.root, 'debug')) {
+      this.root.child({ requestId }).debug({ res: { statusCode }, responseTime }, 'request completed');
+    } else if (this.sampleEvery > 0 && ++this.seen >= this.sampleEvery) {
+      this.seen = 0;
+      this.root.child({ requestId }).info({ res: { statusCode }, responseTime, sampled: this.sampleEvery }, 'request completed');
+    }
+  }
+
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (this.isLogDisabled(request)) return;
     if (error) {

@@ -13,6 +13,7 @@ import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
 import { installItemsBodyParser, itemsOf } from '../http/json-body.js';
 import { sendAnswer } from '../http/raw-json.js';
+import { handedOver } from '../http/run-lane.js';
 import { errorResponses } from '../http/openapi.js';
 import type { Authenticator } from '../identity/authenticator.js';
 import type { ExecutionClient } from '../clients/execution-client.js';
@@ -58,11 +59,13 @@ export const ruleRoutes: FastifyPluginAsyncZod<RuleRoutesOptions> = async (app, 
     handler: async (request, reply) => {
       const { rule, data, trace } = request.body;
       const flags = runFlagsOf(request.body);
-      const [answer] = await execution.run(principalOf(request), rule, itemsOf(request, [data]), {
-        requestId: request.id,
-        trace: tracesOf({ trace }),
-        ...(flags !== undefined ? { flags } : {}),
-      });
+      // A run the lane started and handed over (its answer was an error) is answered from its answers, never run twice.
+      const [answer] = await (handedOver(request.raw)?.answers ??
+        execution.run(principalOf(request), rule, itemsOf(request, [data]), {
+          requestId: request.id,
+          trace: tracesOf({ trace }),
+          ...(flags !== undefined ? { flags } : {}),
+        }));
       return sendAnswer(reply, answer);
     },
   });
