@@ -1,6 +1,7 @@
 import type { ShadowReport } from '@arbiter/contracts';
 import { describe, expect, it } from 'vitest';
-import { mostlyDropped, shadowExamplesNote, shadowStatus, shadowTransitionRows } from '../src/lib/shadow.js';
+import { transitionsOf } from '../src/lib/impact.js';
+import { mostlyDropped, shadowExamplesNote, shadowStatus } from '../src/lib/shadow.js';
 
 const report = (over: Partial<ShadowReport> = {}): ShadowReport => ({
   baseId: 'b',
@@ -42,7 +43,7 @@ describe('the shadow panel', () => {
   });
 
   it('lists transitions most frequent first', () => {
-    expect(shadowTransitionRows(report().transitions)).toEqual([
+    expect(transitionsOf(report().transitions)).toEqual([
       ['true', 'false', 3],
       ['false', 'true', 1],
     ]);

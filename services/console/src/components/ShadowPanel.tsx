@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ShadowBody, ShadowReport } from '@arbiter/contracts';
 import { ArbiterError } from '@arbiter/sdk/client';
-import { mostlyDropped, SHADOW_COUNTS, shadowExamplesNote, shadowStatus, shadowTransitionRows } from '../lib/shadow.js';
+import { transitionsOf } from '../lib/impact.js';
+import { mostlyDropped, SHADOW_COUNTS, shadowExamplesNote, shadowStatus } from '../lib/shadow.js';
 import { ChangeCounts, TransitionsTable } from './ChangeSummary.js';
 import { ErrorBox } from './ErrorBox.js';
 
@@ -75,11 +76,7 @@ export function ShadowPanel({
           {mostlyDropped(report) && (
             <p className="hint">Many sampled runs were dropped while the service was busy: the counts say little.</p>
           )}
-          <TransitionsTable
-            rows={shadowTransitionRows(report.transitions)}
-            caption="Transitions (live → candidate)"
-            testId="shadow-transitions"
-          />
+          <TransitionsTable rows={transitionsOf(report.transitions)} caption="Transitions (live → candidate)" testId="shadow-transitions" />
           {note && <p className="hint">{note}</p>}
           {examples.length > 0 && (
             <ul className="shadow-examples" data-testid="shadow-examples">

@@ -75,7 +75,12 @@ export function inputText(input: unknown): string {
 
 /** The transitions of a report as rows `[from, to, count]`, most frequent first. */
 export function transitionRows(report: ShownImpact): Array<[string, string, number]> {
-  return Object.entries(report.transitions)
+  return transitionsOf(report.transitions);
+}
+
+/** Counts by `from→to` key as rows `[from, to, count]`, most frequent first (impact reports and shadow reports alike). */
+export function transitionsOf(transitions: Record<string, number>): Array<[string, string, number]> {
+  return Object.entries(transitions)
     .map(([key, n]): [string, string, number] => {
       const [from = key, to = ''] = key.split('→');
       return [from, to, n];

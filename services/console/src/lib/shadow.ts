@@ -38,13 +38,3 @@ export function shadowExamplesNote(report: ShadowReport): string | null {
 export function mostlyDropped(report: ShadowReport): boolean {
   return report.sampled > 0 && report.dropped * 10 > report.sampled;
 }
-
-/** The transitions as rows `[live, candidate, runs]`, most frequent first. */
-export function shadowTransitionRows(transitions: Record<string, number>): Array<[string, string, number]> {
-  return Object.entries(transitions)
-    .map(([key, n]): [string, string, number] => {
-      const [from = key, to = ''] = key.split('→');
-      return [from, to, n];
-    })
-    .sort((a, b) => b[2] - a[2] || a[0].localeCompare(b[0]));
-}
