@@ -33,7 +33,7 @@ export {
   OperatorsResponse,
 } from './engine.js';
 export { ExecSubject, pingSubject, PingReply, ServiceGroup, type BackEndService } from './subjects.js';
-export { itemTraceBytes, RUN_DEFAULTS, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
+export { itemTraceBytes, RUN_DEFAULTS, runOptionsOf, tracesOf, type RunSpec, type RunOptions } from './run-spec.js';
 export { RunFlags, RunFlagsQuery, runFlagsOf } from './run-flags.js';
 export {
   ExecRuleRequest,

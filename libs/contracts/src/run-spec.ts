@@ -1,6 +1,6 @@
 import type { EvalSubject } from './exec.js';
 import type { Principal } from './principal.js';
-import type { RunFlags } from './run-flags.js';
+import { runFlagsOf, type RunFlags } from './run-flags.js';
 
 /**
  * The defaults of every run, decided here once: the run layer (`@arbiter/run` `resolveRun`) applies
@@ -95,4 +95,16 @@ export function itemTraceBytes(items: number, batchTraceBytes: number = RUN_DEFA
 /** Whether a run builds its trace: the one place the trace default is applied. */
 export function tracesOf(spec: { readonly trace?: boolean | undefined } | undefined): boolean {
   return spec?.trace ?? RUN_DEFAULTS.trace;
+}
+
+/**
+ * The options a door forwards for a run body it was sent (`trace` and the answer's flags), under
+ * `requestId`: one reading of the body for every door that runs an unsaved rule.
+ */
+export function runOptionsOf(
+  requestId: string,
+  body: Readonly<{ trace?: boolean | undefined }> & Parameters<typeof runFlagsOf>[0],
+): Pick<RunOptions, 'requestId' | 'trace' | 'flags'> {
+  const flags = runFlagsOf(body);
+  return { requestId, trace: tracesOf(body), ...(flags !== undefined ? { flags } : {}) };
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
-import { MAX_JSON_DEPTH, RunRequest, runFlagsOf, tracesOf } from '@arbiter/contracts';
+import { MAX_JSON_DEPTH, RunRequest, runOptionsOf } from '@arbiter/contracts';
 import { capabilityRefusal, rateLimitHeaders, trustProxyOption } from '@arbiter/key-auth';
 import type { Caller, CallerAuthenticator } from '../caller.js';
 import type { ExecutionAnswer, ExecutionClient } from '../clients/execution-client.js';
@@ -106,12 +106,7 @@ export function installRunLane(app: FastifyInstance, opts: RunLaneOptions): void
     } catch {
       return stop();
     }
-    const flags = runFlagsOf(request);
-    const answers = opts.execution.run(principal, request.rule, items, {
-      requestId: id,
-      trace: tracesOf({ trace: request.trace }),
-      ...(flags !== undefined ? { flags } : {}),
-    });
+    const answers = opts.execution.run(principal, request.rule, items, runOptionsOf(id, request));
     let answer: ExecutionAnswer | undefined;
     try {
       [answer] = await answers;

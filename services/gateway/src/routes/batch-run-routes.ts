@@ -15,7 +15,7 @@ import {
   traceOf,
   runFlagsOf,
   itemTraceBytes,
-  tracesOf,
+  runOptionsOf,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
 import { busValidatedReply } from '../http/bus-validated.js';
@@ -105,14 +105,11 @@ export const batchRunRoutes: FastifyPluginAsyncZod<BatchRunRoutesOptions> = asyn
       response: { 200: RunBatchResponse, ...errors },
     },
     handler: async (request, reply) => {
-      const { rule, items, trace } = request.body;
-      const flags = runFlagsOf(request.body);
+      const { rule, items } = request.body;
       await admit(request, reply, items.length);
       const answers = await opts.execution.run(principalOf(request), rule, itemsOf(request, items), {
-        requestId: request.id,
-        trace: tracesOf({ trace }),
+        ...runOptionsOf(request.id, request.body),
         traceBytes: itemTraceBytes(items.length, opts.batchTraceBytes),
-        ...(flags !== undefined ? { flags } : {}),
       });
       return send(request, reply, answers, false);
     },

@@ -5,8 +5,7 @@ import {
   RuleOnlyRequest,
   RunRequest,
   RunResponse,
-  runFlagsOf,
-  tracesOf,
+  runOptionsOf,
   ValidateHttpResponse,
 } from '@arbiter/contracts';
 import { authenticate, principalOf, requireCapability } from '../http/auth.js';
@@ -57,15 +56,10 @@ export const ruleRoutes: FastifyPluginAsyncZod<RuleRoutesOptions> = async (app, 
       response: { 200: RunResponse, ...errorResponses(400, 401, 403, 413, 415, 422, 429, 503, 504) },
     },
     handler: async (request, reply) => {
-      const { rule, data, trace } = request.body;
-      const flags = runFlagsOf(request.body);
+      const { rule, data } = request.body;
       // A run the lane started and handed over (its answer was an error) is answered from its answers, never run twice.
       const [answer] = await (handedOver(request.raw)?.answers ??
-        execution.run(principalOf(request), rule, itemsOf(request, [data]), {
-          requestId: request.id,
-          trace: tracesOf({ trace }),
-          ...(flags !== undefined ? { flags } : {}),
-        }));
+        execution.run(principalOf(request), rule, itemsOf(request, [data]), runOptionsOf(request.id, request.body)));
       return sendAnswer(reply, answer);
     },
   });
