@@ -119,6 +119,18 @@ interface Case {
   data?: unknown;
 }
 
+/** A flow whose only decision is the policy base `baseId`: true when it holds, false otherwise. */
+function oneNodeFlow(baseId: string) {
+  return {
+    start: 'n1',
+    nodes: {
+      n1: { type: 'policy' as const, baseId, onTrue: 'yes', onFalse: 'no' },
+      yes: { type: 'return' as const, value: true },
+      no: { type: 'return' as const, value: false },
+    },
+  };
+}
+
 describe('the language corpus', () => {
   it('every case with data answers the same locally and through POST /run/policy/{baseId}', async () => {
     const cases = readdirSync(casesDir)
@@ -395,14 +407,7 @@ describe('policy and flow fixtures', () => {
     expect(started.status).toBe(201);
     const flow = await arbiter.flows.create({
       name: 'parity rollout flow',
-      definition: {
-        start: 'n1',
-        nodes: {
-          n1: { type: 'policy', baseId: created.baseId, onTrue: 'yes', onFalse: 'no' },
-          yes: { type: 'return', value: true },
-          no: { type: 'return', value: false },
-        },
-      },
+      definition: oneNodeFlow(created.baseId),
     });
     const held = await arbiter.local({ bases: [created.baseId, flow.baseId] });
     try {
@@ -547,14 +552,7 @@ describe('as-of runs', () => {
     expect((await publishNext(policy.baseId, { rule: adultAt(30), effectiveFrom: iso(t4) })).status).toBe(201);
     const flow = await arbiter.flows.create({
       name: 'parity as-of flow',
-      definition: {
-        start: 'n1',
-        nodes: {
-          n1: { type: 'policy', baseId: policy.baseId, onTrue: 'yes', onFalse: 'no' },
-          yes: { type: 'return', value: true },
-          no: { type: 'return', value: false },
-        },
-      },
+      definition: oneNodeFlow(policy.baseId),
     });
     expect((await api('PUT', `/flow/${flow.flowId}`, { status: 'published' })).status).toBe(201);
     const canary = await arbiter.policies.create({ name: 'parity as-of rollout', rule: ADULT });
