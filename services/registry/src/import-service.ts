@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { requireCapability } from './domain/access.js';
 import { newId } from './domain/ids.js';
-import { planImport, rollbackProblems, type ImportLookups, type ImportPlan } from './domain/import-plan.js';
+import { planImport, timelineProblems, type ImportLookups, type ImportPlan } from './domain/import-plan.js';
 import { insertImported, knownBases, knownGroups, livePolicyIds, lockOrgImports } from './repositories/import.js';
 import type { KindSpec } from './records-service.js';
 import type { RunnableIndexWriter } from './runnable-index.js';
@@ -37,10 +37,10 @@ const INDEX_CONCURRENCY = 8;
 /**
  * Every problem of the bundle itself (400 before anything is looked up): its flow definitions'
  * structure (`structure`: each flow record's problems, in bundle order), a record id used twice
- * (records are stored by id), a version rolling back to no earlier version of its base, a group
- * listing a member twice.
+ * (records are stored by id), a version rolling back to no earlier version of its base, a base with
+ * more versions waiting for their instant than a publish allows, a group listing a member twice.
  */
-function bundleProblems(bundle: ImportBundle, structure: ErrorReason[][]): ErrorReason[] {
+function bundleProblems(bundle: ImportBundle, structure: ErrorReason[][], now: Date): ErrorReason[] {
   let k = 0;
   const problems: ErrorReason[] = bundle.flows.flatMap((b, i) =>
     b.records.flatMap((_r, j) =>
@@ -61,7 +61,7 @@ function bundleProblems(bundle: ImportBundle, structure: ErrorReason[][]): Error
       }),
     );
   }
-  problems.push(...rollbackProblems(bundle));
+  problems.push(...timelineProblems(bundle, now));
   bundle.groups.forEach((g, i) => {
     const seen = new Set<string>();
     g.members.forEach((m, j) => {
@@ -92,7 +92,7 @@ export class ImportService {
   async run(p: Principal, bundle: ImportBundle, dryRun: boolean, governed = false): Promise<ImportReply> {
     requireCapability(p, 'admin', 'import bundles');
     const structure = await this.deps.definitionProblems(bundle.flows.flatMap((b) => b.records.map((r) => r.definition)));
-    const bad = bundleProblems(bundle, structure);
+    const bad = bundleProblems(bundle, structure, new Date());
     if (bad.length > 0) {
       throw new ArbiterError(
         'validation_failed',

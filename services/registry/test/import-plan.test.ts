@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { ImportBundle } from '@arbiter/contracts';
-import { planImport, rollbackProblems, type ImportLookups } from '../src/domain/import-plan.js';
+import { planImport, timelineProblems, type ImportLookups } from '../src/domain/import-plan.js';
 
 const P = '00000000-0000-7000-8000-00000000000a';
 const F = '00000000-0000-7000-8000-00000000000b';
@@ -302,12 +302,12 @@ describe('the timeline of imported versions', () => {
       { recordId: idOf(4), baseId: policy!.id, version: 4, effectiveFrom: null, rollbackOf: 1, cancelledAt: null, cancelledBy: null },
     ]);
     expect(plan.bases[1]!.timeline).toEqual([]);
-    expect(rollbackProblems(timed())).toEqual([]);
+    expect(timelineProblems(timed(), new Date(AT))).toEqual([]);
   });
 
   it('a rollbackOf naming no earlier version of its base in the bundle is a problem naming the record and its place', () => {
     for (const to of [4, 5, 9]) {
-      expect(rollbackProblems(timed(to))).toEqual([
+      expect(timelineProblems(timed(to), new Date(AT))).toEqual([
         {
           code: 'invalid_rollback',
           message: `record \`00000000-0000-7000-8000-000000000006\` (version 4 of base \`${P}\`) rolls back to version ${to}, which is not an earlier version of its base in the bundle`,
@@ -315,5 +315,38 @@ describe('the timeline of imported versions', () => {
         },
       ]);
     }
+  });
+
+  it('a base with more than 20 versions waiting for their instant is a problem naming the base; cancelled and past ones do not count', () => {
+    const scheduled = (waiting: number, extra: object[] = []): ImportBundle => {
+      const b = bundle();
+      const [v1] = b.policies[0]!.records;
+      const later = Array.from({ length: waiting }, (_, k) => ({
+        ...v1!,
+        recordId: `00000000-0000-7000-8000-${String(100 + k).padStart(12, '0')}`,
+        version: k + 2,
+        basedOnVersion: k + 1,
+        effectiveFrom: LATER,
+      }));
+      const records = [v1!, ...later, ...extra.map((e, k) => ({ ...v1!, ...e, version: waiting + 2 + k }))];
+      b.policies[0] = { ...b.policies[0]!, latestVersion: records.length, records };
+      return b;
+    };
+    const now = new Date(AT);
+    expect(timelineProblems(scheduled(20), now)).toEqual([]);
+    expect(timelineProblems(scheduled(21), now)).toEqual([
+      {
+        code: 'too_many_schedules',
+        message: `base \`${P}\` has 21 versions waiting for their instant; a base may have at most 20`,
+        path: 'policies.0.records',
+      },
+    ]);
+    // a cancelled schedule and one whose instant has passed wait for nothing
+    const done = [
+      { recordId: '00000000-0000-7000-8000-000000000900', effectiveFrom: LATER, cancelled: true, cancelledAt: AT, cancelledBy: 'cat' },
+      { recordId: '00000000-0000-7000-8000-000000000901', effectiveFrom: AT },
+    ];
+    expect(timelineProblems(scheduled(20, done), now)).toEqual([]);
+    expect(timelineProblems(scheduled(21), new Date(LATER))).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 /** `registry.import` over the bus with PostgreSQL, Redis and NATS: admin only, one transaction, `imported` events, origin kept. */
+import { randomUUID } from 'node:crypto';
 
 import {
   ExportPage,
@@ -454,6 +455,48 @@ describe('the timeline travels with the bundle', () => {
     const err = await env.fail(ImportSubject, { principal: into, bundle: draftBundle, dryRun: false });
     expect([err.status, err.code]).toEqual([400, 'bad_request']);
     expect(await env.sql('registry_bases').where({ org_id: 'timeline-bad-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+  });
+
+  it('refuses a base with more versions waiting for their instant than a publish allows (400 naming it), and writes nothing', async () => {
+    const { bundle, later } = await timedBundle('Timed crowded import');
+    const [base] = bundle.policies;
+    const last = base!.records.at(-1)!;
+    const waiting = (count: number) =>
+      Array.from({ length: count }, (_, k) => ({
+        ...last,
+        recordId: randomUUID(),
+        version: last.version! + 1 + k,
+        basedOnVersion: last.version! + k,
+        effectiveFrom: new Date(later + (k + 1) * HOUR).toISOString(),
+        rollbackOf: undefined,
+      }));
+    // v2 already waits: 20 more make 21
+    const crowded = { ...base!, records: [...base!.records, ...waiting(20)], latestVersion: last.version! + 20 };
+    const into = as('admin', { orgId: 'timeline-crowded-target' });
+    for (const dryRun of [false, true]) {
+      const err = await env.fail(ImportSubject, { principal: into, bundle: { ...bundle, policies: [crowded] }, dryRun });
+      expect([err.status, err.code]).toEqual([400, 'validation_failed']);
+      expect(err.errors).toEqual([
+        {
+          code: 'too_many_schedules',
+          message: `base \`${base!.baseId}\` has 21 versions waiting for their instant; a base may have at most 20`,
+          path: 'policies.0.records',
+        },
+      ]);
+    }
+    expect(await env.sql('registry_bases').where({ org_id: 'timeline-crowded-target' }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    // 20 in all import, and the next scheduled publish there is refused as in the source org
+    const full = { ...base!, records: [...base!.records, ...waiting(19)], latestVersion: last.version! + 19 };
+    const done = await env.call(ImportSubject, { principal: into, bundle: { ...bundle, policies: [full] }, dryRun: false }, ImportReply);
+    const baseId = done.items[0]!.targetId!;
+    const d = (await env.call(S.policyDraft, { principal: into, policyId: baseId }, PolicyDraftReply)).record;
+    const refused = await env.fail(S.policyUpdate, {
+      principal: into,
+      policyId: d.policyId,
+      status: 'published',
+      effectiveFrom: new Date(later + 100 * HOUR).toISOString(),
+    });
+    expect([refused.status, refused.code]).toEqual([409, 'conflict']);
   });
 
   it('a bundle without timeline fields (written before they existed) imports as before', async () => {

@@ -10,6 +10,7 @@ import type {
 import type { ImportedBaseRow, ImportedGroupRow, KnownBase } from '../repositories/import.js';
 import type { RecordRow } from '../repositories/records.js';
 import type { TimelineRow } from '../repositories/timeline.js';
+import { MAX_PENDING_SCHEDULES } from './timeline.js';
 
 /** What the target org already holds that the bundle's ids meet (looked up before planning). */
 export interface ImportLookups {
@@ -48,10 +49,12 @@ function inconsistency(b: Base): string | undefined {
 }
 
 /**
- * Every version of the bundle whose `rollbackOf` names no earlier version of its own base in the
- * bundle (a 400 before anything is looked up: the bundle itself is wrong), with the record's path.
+ * What is wrong with the bundle's timeline (a 400 before anything is looked up: the bundle itself is
+ * wrong), each with the record's or base's path: a version whose `rollbackOf` names no earlier
+ * version of its own base in the bundle, and a base with more than {@link MAX_PENDING_SCHEDULES}
+ * versions still waiting for their instant at `now` (the bound a publish keeps).
  */
-export function rollbackProblems(bundle: ImportBundle): ErrorReason[] {
+export function timelineProblems(bundle: ImportBundle, now: Date): ErrorReason[] {
   const problems: ErrorReason[] = [];
   for (const [section, bases] of [
     ['policies', bundle.policies],
@@ -68,6 +71,16 @@ export function rollbackProblems(bundle: ImportBundle): ErrorReason[] {
           path: `${section}.${i}.records.${j}.rollbackOf`,
         });
       });
+      const pending = b.records.filter(
+        (r) => r.version !== null && r.cancelled !== true && r.effectiveFrom !== undefined && Date.parse(r.effectiveFrom) > now.getTime(),
+      ).length;
+      if (pending > MAX_PENDING_SCHEDULES) {
+        problems.push({
+          code: 'too_many_schedules',
+          message: `base \`${b.baseId}\` has ${pending} versions waiting for their instant; a base may have at most ${MAX_PENDING_SCHEDULES}`,
+          path: `${section}.${i}.records`,
+        });
+      }
     });
   }
   return problems;
