@@ -2,6 +2,8 @@ import { ArbiterError, isArbiterError, type FlowTableNode, type RunResponse } fr
 import type { TableRun } from '@arbiter/flow';
 import { eventually } from '@arbiter/test-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rolloutChoosesNew } from '@arbiter/run';
+import { choosesNew } from '../src/workers/rollout-choice.js';
 import { WorkerPool } from '../src/workers/worker-pool.js';
 import { ruleHash } from '@arbiter/run/caches';
 import { tableSource } from '@arbiter/run/caches';
@@ -117,6 +119,26 @@ describe('WorkerPool with the rule engine', () => {
     const operators = await pool.operators();
     expect(operators.length).toBeGreaterThan(0);
     expect(operators.map((o) => o.operator)).toContain('is greater than');
+  });
+
+  it("chooses each item's rollout version in the worker exactly as @arbiter/run does on its data", async () => {
+    const rollout = { id: 'r', percent: 30, by: 'applicant.id', recordId: 'n', version: 2, previousRecordId: 'p', previousVersion: 1 };
+    const items = Array.from({ length: 500 }, (_, i) => ({ applicant: { id: `customer-${i}`, pad: 'x'.repeat(i % 50) } }));
+    const choices = await pool.rolloutChoices(
+      undefined,
+      rollout,
+      items.map((d) => encoder.encode(JSON.stringify(d))),
+    );
+    expect(choices).toEqual(items.map((d) => rolloutChoosesNew(rollout, d)));
+    expect(choices).toEqual(items.map((d) => choosesNew(rollout, encoder.encode(JSON.stringify(d)))));
+    const share = choices.filter(Boolean).length / choices.length;
+    expect(share).toBeGreaterThan(0.2);
+    expect(share).toBeLessThan(0.4);
+    expect(await pool.rolloutChoices(undefined, { ...rollout, percent: 100 }, [encoder.encode('not json'), encoder.encode('{}')])).toEqual([
+      true,
+      true,
+    ]);
+    expect(await pool.rolloutChoices(undefined, { ...rollout, percent: 0 }, [encoder.encode('not json')])).toEqual([false]);
   });
 });
 

@@ -23,10 +23,11 @@ import type { MaskedReads } from '../recording/masked-reads.js';
 import type { ExecMetrics } from '../metrics.js';
 import type { RunnableResolver, RunTarget } from './runnable-resolver.js';
 import { flowAnswer, policyAnswer, type ShadowItem, type ShadowRuns } from './shadow-runs.js';
-import { missingPolicyNode, rolloutChoosesNew } from '@arbiter/run';
+import { missingPolicyNode } from '@arbiter/run';
 import type { RolloutGuard } from './rollout-guard.js';
 import { tableSource } from '@arbiter/run/caches';
 import { ITEM_BUDGET, ITEM_ERROR, ITEM_TRUE } from '../workers/tasks.js';
+import { choosesNew } from '../workers/rollout-choice.js';
 
 /**
  * Items of one flow batch group run at once. A flow item has one node job in progress at a time, so
@@ -92,6 +93,18 @@ const encoder = new TextEncoder();
  * each run for the `executed` events. Flow policy nodes resolve the same way, once per node per
  * request.
  */
+/**
+ * Item bytes a rollout by a data path parses on the main thread to choose each item's version
+ * (well under a millisecond); a larger request is parsed in a worker, at the caller's place in the queue.
+ */
+export const MAIN_THREAD_CHOICE_BYTES = 8 * 1024;
+
+function bytesOf(items: readonly Uint8Array[]): number {
+  let bytes = 0;
+  for (const item of items) bytes += item.byteLength;
+  return bytes;
+}
+
 export class StoredRuns {
   constructor(private readonly deps: StoredRunsDeps) {}
 
@@ -119,8 +132,8 @@ export class StoredRuns {
 
   /**
    * Splits a request's items by the version a rollout gives each (`@arbiter/run`'s choice on the
-   * item's data: parsed here only when the rollout picks by a data path) and runs each part with
-   * `run`, answers back in the items' order.
+   * item's data, parsed only when the rollout picks by a data path: {@link choices}) and runs each
+   * part with `run`, answers back in the items' order.
    */
   private async byRollout(
     req: StoredRunRequest,
@@ -128,7 +141,7 @@ export class StoredRuns {
     run: (sub: StoredRunRequest, next: boolean) => Promise<RunAnswer[]>,
   ): Promise<RunAnswer[]> {
     const parts: [number[], number[]] = [[], []];
-    req.items.forEach((item, i) => parts[choosesNew(rollout, item) ? 0 : 1].push(i));
+    (await this.choices(req, rollout)).forEach((next, i) => parts[next ? 0 : 1].push(i));
     const answers = new Array<RunAnswer>(req.items.length);
     await Promise.all(
       parts.map(async (indexes, p) => {
@@ -143,6 +156,17 @@ export class StoredRuns {
       }),
     );
     return answers;
+  }
+
+  /**
+   * Whether each item of `req` gets `rollout`'s new version: here when nothing is parsed (no `by`)
+   * or little is ({@link MAIN_THREAD_CHOICE_BYTES}), else in a worker as the caller's work.
+   */
+  private async choices(req: StoredRunRequest, rollout: RunnableRollout): Promise<boolean[]> {
+    if (rollout.by === undefined || bytesOf(req.items) <= MAIN_THREAD_CHOICE_BYTES) {
+      return req.items.map((item) => choosesNew(rollout, item));
+    }
+    return this.deps.pool.rolloutChoices(req.principal, rollout, req.items);
   }
 
   /**
@@ -484,21 +508,6 @@ function noteMaskedRead<T extends object>(value: T, replay: FlowReplay | undefin
   const { maskedRead, ...rest } = value as T & { maskedRead?: true };
   if (maskedRead === true && replay !== undefined) replay.seen.read = true;
   return rest as T;
-}
-
-const decoder = new TextDecoder();
-
-/** Whether an item gets a rollout's new version: its data is parsed only when the rollout picks by a data path. */
-function choosesNew(rollout: RunnableRollout, item: Uint8Array): boolean {
-  if (rollout.by === undefined) return rolloutChoosesNew(rollout, undefined);
-  let data: unknown;
-  try {
-    data = JSON.parse(decoder.decode(item));
-  } catch {
-    // Unreadable data draws per run; the worker answers its error whichever version runs it.
-    data = undefined;
-  }
-  return rolloutChoosesNew(rollout, data);
 }
 
 /** What a decision record names of the record that ran. */

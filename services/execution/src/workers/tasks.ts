@@ -1,4 +1,4 @@
-import type { ExplainResponse, FlowNode, OperatorsResponse, RunFlags, ValidateResponse } from '@arbiter/contracts';
+import type { ExplainResponse, FlowNode, OperatorsResponse, RunFlags, RunnableRollout, ValidateResponse } from '@arbiter/contracts';
 import type { FlowProblem } from '@arbiter/flow';
 import type { TableSource } from '@arbiter/run/caches';
 
@@ -94,8 +94,21 @@ export interface ValidateFlowTask {
   tables: TableSource[];
 }
 
+/**
+ * Which items of a run get a rollout's new version, when the rollout picks by a data path: each
+ * item's data must be parsed for that, which a large request must not cost the main thread. The
+ * items' texts back to back in `data`, item `i` ending at byte `ends[i]`.
+ */
+export interface RolloutChoicesTask {
+  op: 'rolloutChoices';
+  rollout: RunnableRollout;
+  data: Uint8Array;
+  ends: number[];
+}
+
 /** A single task of the other kinds. */
-export type WorkerTask = { op: 'validate'; rule: string } | { op: 'explain'; rule: string } | { op: 'operators' } | ValidateFlowTask;
+export type WorkerTask =
+  { op: 'validate'; rule: string } | { op: 'explain'; rule: string } | { op: 'operators' } | ValidateFlowTask | RolloutChoicesTask;
 
 /** The result type of each single task kind. */
 export interface WorkerTaskResult {
@@ -103,6 +116,8 @@ export interface WorkerTaskResult {
   explain: ExplainResponse;
   operators: OperatorsResponse;
   validateFlow: FlowProblem[];
+  /** Per item, whether it gets the new version. */
+  rolloutChoices: boolean[];
 }
 
 /** A failure of one item, as it crosses the thread boundary (rebuilt as an `ArbiterError`). */

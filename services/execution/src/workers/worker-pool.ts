@@ -1,4 +1,12 @@
-import { ArbiterError, RUN_DEFAULTS, tracesOf, type FlowDefinition, type Principal, type RunSpec } from '@arbiter/contracts';
+import {
+  ArbiterError,
+  RUN_DEFAULTS,
+  tracesOf,
+  type FlowDefinition,
+  type Principal,
+  type RunnableRollout,
+  type RunSpec,
+} from '@arbiter/contracts';
 import { resolveRun } from '@arbiter/run';
 import { tableSource } from '@arbiter/run/caches';
 import { builtWorkerFile } from '@arbiter/service-kit';
@@ -271,6 +279,19 @@ export class WorkerPool {
       node.type === 'table' ? [id, tables.push(tableSource(id, node)) - 1] : [id, node],
     );
     return this.task(principal, { op: 'validateFlow', start: definition.start, nodes, tables });
+  }
+
+  /**
+   * Which of `items` get `rollout`'s new version (`choosesNew` of each), in a worker as the caller's
+   * work: a rollout by a data path parses every item, which must not hold up the main thread.
+   */
+  rolloutChoices(principal: Principal | undefined, rollout: RunnableRollout, items: readonly Uint8Array[]): Promise<boolean[]> {
+    const ends: number[] = [];
+    let bytes = 0;
+    for (const item of items) ends.push((bytes += item.byteLength));
+    const data = new Uint8Array(bytes);
+    items.forEach((item, i) => data.set(item, i === 0 ? 0 : ends[i - 1]));
+    return this.task(principal, { op: 'rolloutChoices', rollout, data, ends });
   }
 
   /** The operator catalogue. */

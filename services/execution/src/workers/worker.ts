@@ -6,6 +6,7 @@ import { answerPolicy, answerTable, resolveRun, type ResolvedRun } from '@arbite
 import { PolicyCache, SchemaCache, TableCache, type PolicyEntry, type TableEntry, type TableSource } from '@arbiter/run/caches';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { watchMasked } from '../recording/masked-reads.js';
+import { choicesOf } from './rollout-choice.js';
 import {
   ITEM_BUDGET,
   ITEM_ERROR,
@@ -46,6 +47,8 @@ export default function runTask(task: WorkerTask | EvalTask): unknown {
       return listOperators() satisfies WorkerTaskResult['operators'];
     case 'validateFlow':
       return validateFlow(task) satisfies WorkerTaskResult['validateFlow'];
+    case 'rolloutChoices':
+      return choicesOf(task.rollout, task.data, task.ends) satisfies WorkerTaskResult['rolloutChoices'];
   }
 }
 
