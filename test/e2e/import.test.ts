@@ -237,10 +237,25 @@ describe('the timeline in export and import', () => {
     const at = new Date(Date.now() + 24 * 3600_000);
     await ok(201, 'PUT', `/policy/${d2.policyId}`, source, { rule: RULE_V2, status: 'published', effectiveFrom: at.toISOString() });
 
+    // a flow following the base picks its version at the same instant
+    const flow = await ok(201, 'POST', '/flow', source, {
+      name: unique('licence flow'),
+      definition: {
+        start: 'check',
+        nodes: {
+          check: { type: 'policy', baseId: draft.baseId, onTrue: 'yes', onFalse: 'no' },
+          yes: { type: 'return', value: true },
+          no: { type: 'return', value: false },
+        },
+      },
+    });
+    await ok(201, 'PUT', `/flow/${flow.flowId}`, source, { status: 'published' });
+
     const bundle = await exportOf(source);
     expect(bundle.policies[0].records[1]).toMatchObject({ version: 2, effectiveFrom: at.toISOString() });
     const done = await ok(200, 'POST', '/import', into, bundle);
-    const baseId = done.items[0].targetId;
+    const baseId = done.items.find((i: { type: string }) => i.type === 'policy').targetId;
+    const flowBaseId = done.items.find((i: { type: string }) => i.type === 'flow').targetId;
 
     const data = { driver: { age: 17 } };
     const runNow = await ok(200, 'POST', `/run/policy/${baseId}`, into, data);
@@ -265,21 +280,30 @@ describe('the timeline in export and import', () => {
       expect(pulled.status, pulled.stderr).toBe(0);
       const dataFile = path.join(dir, 'data.json');
       writeFileSync(dataFile, JSON.stringify(data));
-      const evalAt = (...extra: string[]) => {
-        const r = spawnSync(
-          process.execPath,
-          [CLI, 'eval', '--bundle', dir, '--base', baseId, '--data', dataFile, '--no-trace', ...extra],
-          {
-            encoding: 'utf8',
-            timeout: 60_000,
-          },
-        );
+      const evalOf = (base: string, ...extra: string[]) => {
+        const r = spawnSync(process.execPath, [CLI, 'eval', '--bundle', dir, '--base', base, '--data', dataFile, '--no-trace', ...extra], {
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
         expect(r.status, r.stderr).toBe(0);
         return JSON.parse(r.stdout);
       };
+      const evalAt = (...extra: string[]) => evalOf(baseId, ...extra);
       expect(evalAt()).toMatchObject({ version: 1, result: true });
       expect(evalAt('--as-of', before)).toMatchObject({ version: 1, result: true });
       expect(evalAt('--now', after)).toMatchObject({ version: 2, result: false });
+
+      // the flow, pulled and offline, answers exactly as the service does at each instant
+      for (const [query, extra] of [
+        ['', []],
+        [`&asOf=${before}`, ['--as-of', before]],
+        [`&now=${after}`, ['--now', after]],
+      ] as const) {
+        const served = await ok(200, 'POST', `/run/flow/${flowBaseId}?trace=false${query}`, into, data);
+        expect(evalOf(flowBaseId, ...extra), query).toEqual(served);
+      }
+      const later = evalOf(flowBaseId, '--now', after);
+      expect([later.result, later.path[0].version]).toEqual([false, 2]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

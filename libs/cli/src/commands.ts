@@ -12,7 +12,7 @@ import {
   type CompiledPolicy,
   type RuleParseError,
 } from '@arbiter/rule-lang';
-import { answerPolicy, RUN_DEFAULTS, resolveRun, type PolicyAnswer } from '@arbiter/run';
+import { answerPolicy, RUN_DEFAULTS, resolveRun, type PolicyAnswer, type ResolvedRun } from '@arbiter/run';
 import { coverageLines } from './coverage-output.js';
 import {
   cliLimits,
@@ -76,24 +76,13 @@ function tryCompile(text: string): { policy: CompiledPolicy } | { parseError: Ru
  * Unicode, which the service refuses too; a rule holding one is a parse error).
  */
 export function runEval(input: EvalInput): CommandOutput {
-  let data: unknown;
+  let data: Record<string, unknown>;
   try {
-    data = parseJson(input.data, input.dataName ?? 'data');
-    if (!isJsonObject(data))
-      throw new CliUsageError(`${input.dataName ?? 'data'}: the data must be a JSON object, got ${describeJson(data)}`);
-    const surrogate = unpairedSurrogateIn(data, 'data');
-    if (surrogate !== null) throw new CliUsageError(`${input.dataName ?? 'data'}: ${surrogate}`);
+    data = evalDataOf(input.data, input.dataName);
   } catch (err) {
     return usageFailure('eval', err);
   }
-  const run = resolveRun(
-    {
-      ...(input.trace !== undefined && { trace: input.trace }),
-      ...(input.now !== undefined && { now: input.now.toISOString() }),
-      ...(input.reasons === true && { flags: { reasons: true } }),
-    },
-    cliLimits(input.stepBudget),
-  );
+  const run = evalRunOf(input);
   const compiled = tryCompile(input.rule);
   if ('parseError' in compiled) {
     const err = compiled.parseError;
@@ -101,6 +90,27 @@ export function runEval(input: EvalInput): CommandOutput {
     return { stdout: pretty(result, input.picked), stderr: formatParseError(err, input.rule, input.ruleName), code: ExitCode.failed };
   }
   return { stdout: pretty(answerPolicy(compiled, data, run), input.picked), stderr: '', code: ExitCode.ok };
+}
+
+/** `rules eval`'s data: one JSON object, strings well formed; a {@link CliUsageError} naming the file otherwise. */
+export function evalDataOf(text: string, dataName = 'data'): Record<string, unknown> {
+  const data = parseJson(text, dataName);
+  if (!isJsonObject(data)) throw new CliUsageError(`${dataName}: the data must be a JSON object, got ${describeJson(data)}`);
+  const surrogate = unpairedSurrogateIn(data, 'data');
+  if (surrogate !== null) throw new CliUsageError(`${dataName}: ${surrogate}`);
+  return data;
+}
+
+/** The run `rules eval` makes of its options (trace, clock, reasons, step budget), by the run layer's defaults. */
+export function evalRunOf(input: Pick<EvalInput, 'trace' | 'now' | 'reasons' | 'stepBudget'>): ResolvedRun {
+  return resolveRun(
+    {
+      ...(input.trace !== undefined && { trace: input.trace }),
+      ...(input.now !== undefined && { now: input.now.toISOString() }),
+      ...(input.reasons === true && { flags: { reasons: true } }),
+    },
+    cliLimits(input.stepBudget),
+  );
 }
 
 const pretty = (r: PolicyAnswer, picked?: EvalInput['picked']): string =>

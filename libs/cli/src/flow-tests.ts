@@ -78,7 +78,8 @@ function latestVersion(records: Record<string, unknown>[]): Record<string, unkno
   return best;
 }
 
-function definitionOf(raw: unknown, where: string): FlowDefinition {
+/** `raw` as a flow definition, else a {@link CliUsageError} naming `where` and the first problem's place. */
+export function definitionOf(raw: unknown, where: string): FlowDefinition {
   const parsed = FlowDefinition.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

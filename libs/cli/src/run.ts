@@ -218,8 +218,8 @@ async function dispatch(command: Command, args: readonly string[], io: CliIo): P
 }
 
 /**
- * `rules eval --bundle DIR --base ID --data FILE [--as-of ISO] [--now ISO]`: a pulled policy run by
- * its base id, the version in effect at `--as-of`, else `--now`, else the current time.
+ * `rules eval --bundle DIR --base ID --data FILE [--as-of ISO] [--now ISO]`: a pulled policy or flow
+ * run by its base id, the version in effect at `--as-of`, else `--now`, else the current time.
  */
 async function evalPulled(
   values: { bundle?: string; base?: string; 'as-of'?: string; rule?: string; data?: string; jsonl?: boolean; reasons?: boolean },
@@ -227,7 +227,7 @@ async function evalPulled(
   parsed: { now: Date | undefined; trace: boolean; stepBudget: number | undefined },
 ): Promise<CommandOutput> {
   if (values.bundle === undefined) throw new CliUsageError('--base and --as-of need --bundle DIR (a directory `rules pull` wrote)');
-  if (values.base === undefined) throw new CliUsageError('missing --base ID (the base id of a policy in the pulled directory)');
+  if (values.base === undefined) throw new CliUsageError('missing --base ID (the base id of a policy or flow in the pulled directory)');
   if (values.jsonl === true) throw new CliUsageError('--jsonl reads rules from stdin; it does not apply to --bundle');
   if (values.rule !== undefined) throw new CliUsageError('--rule does not apply to --bundle: the pulled policy is the rule');
   if (values.data === undefined) throw new CliUsageError('missing --data FILE');

@@ -30,11 +30,14 @@ export const COMMAND_USAGE: Readonly<Record<'eval' | 'check' | 'test' | 'pull' |
 
 Evaluates a policy and prints {result, outcomes, trace, error?, errorCode?, reasons?} as JSON.
 
-With --bundle DIR --base ID, the policy is one of a directory \`rules pull\` wrote, run by its base
-id as the service runs it: the version in effect at --as-of, else at --now, else now (a version
-scheduled for later, or cancelled, does not run before its instant; a base never published runs
-its draft), evaluated with --now, else --as-of, as the clock. The JSON also names the record that
-ran (policyId, version).
+With --bundle DIR --base ID, the policy (or flow) is one of a directory \`rules pull\` wrote, run
+by its base id as the service runs it: the version in effect at --as-of, else at --now, else now (a
+version scheduled for later, or cancelled, does not run before its instant; a base never published
+runs its draft), evaluated with --now, else --as-of, as the clock. The JSON also names the record
+that ran (policyId, version). A flow prints the service's flow answer {result, path, nodes, error?,
+errorCode?} with flowId, baseId and version; its policy nodes run the pulled policy each names, a
+node following a base its version in effect at the same instant; exit 1 when the flow stops on an
+error.
 
 Options:
   -r, --rule FILE   the rule text (- reads stdin)
@@ -42,8 +45,8 @@ Options:
       --now ISO     the clock for date operators, e.g. 2025-01-31 or 2025-01-31T12:00:00Z
                     (default: the current time; with --bundle and no --as-of, also the
                     instant whose version runs)
-      --bundle DIR  a pulled directory (rules pull) holding the policy
-      --base ID     the policy's base id in it
+      --bundle DIR  a pulled directory (rules pull) holding the policy or flow
+      --base ID     the policy's or flow's base id in it
       --as-of ISO   with --bundle: run the version in effect at this instant (and evaluate
                     at it unless --now is given)
       --step-budget N

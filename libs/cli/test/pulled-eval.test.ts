@@ -201,11 +201,132 @@ describe('rules eval --bundle DIR --base ID', () => {
     expect(await usage(['--bundle', 'rules', '--base', BASE])).toEqual([2, expect.stringContaining('missing --data FILE')]);
 
     const other = await usage(['--bundle', 'rules', '--base', '01a20911-0000-7000-8000-000000000000', '--data', 'data.json']);
-    expect(other).toEqual([2, 'rules eval: policy `01a20911-0000-7000-8000-000000000000` is not in the pulled directory `rules`\n']);
+    expect(other).toEqual([
+      2,
+      'rules eval: `01a20911-0000-7000-8000-000000000000` is neither a policy nor a flow of the pulled directory `rules`\n',
+    ]);
     const missing = await usage(['--bundle', 'elsewhere', '--base', BASE, '--data', 'data.json']);
     expect(missing).toEqual([2, 'rules eval: cannot read the pulled directory `elsewhere`: ENOENT: no such directory\n']);
     const noData = await usage(['--bundle', 'rules', '--base', BASE, '--data', 'nope.json']);
     expect(noData[0]).toBe(2);
     expect(noData[1]).toContain('cannot read data file `nope.json`');
+  });
+});
+
+describe('rules eval --bundle DIR --base ID of a flow', () => {
+  const FLOW = '01a20911-4320-7270-9cc8-48860000f10a';
+  const flowId = (n: number) => `01a20911-468a-77b2-9c35-0000000f100${n}`;
+  /** Follows the licence base: true or false. */
+  const following = {
+    start: 'check',
+    nodes: {
+      check: { type: 'policy', baseId: BASE, onTrue: 'yes', onFalse: 'no' },
+      yes: { type: 'return', value: true },
+      no: { type: 'return', value: false },
+    },
+  };
+  /** Pins the licence's version 1, then a table on the data's `class`. */
+  const pinned = {
+    start: 'check',
+    nodes: {
+      check: { type: 'policy', baseId: BASE, version: 1, onTrue: 'fee', onFalse: 'no' },
+      fee: {
+        type: 'table',
+        hitPolicy: 'first',
+        inputs: [{ name: 'class', path: 'driver.class' }],
+        outputs: [{ name: 'fee' }],
+        rules: [
+          { when: ['"B"'], then: { fee: 40 } },
+          { when: ['-'], then: { fee: 90 } },
+        ],
+      },
+      no: { type: 'return', value: false },
+    },
+  };
+  const flowVersion = (n: number, publishedAt: string, definition: unknown, extra: Record<string, unknown> = {}) => ({
+    ...version(n, publishedAt, ''),
+    recordId: flowId(n),
+    name: 'Licence flow',
+    rule: null,
+    definition,
+    ...extra,
+  });
+  const withFlow = (records: unknown[]) => ({
+    ...bundle(RECORDS),
+    flows: [{ baseId: FLOW, createdBy: 'admin', createdAt: '2018-01-01T00:00:00.000Z', latestVersion: records.length, records }],
+  });
+  const tree = bundleToFiles(
+    withFlow([
+      flowVersion(1, '2018-02-01T00:00:00.000Z', following),
+      flowVersion(2, '2026-11-15T00:00:00.000Z', pinned, { effectiveFrom: '2027-01-01T00:00:00.000Z' }),
+    ]),
+  );
+  const runFlowCli = (files: FileTree, data?: unknown) => {
+    const { io, out } = cli(files, data);
+    return async (...args: string[]) => {
+      out.stdout = '';
+      out.stderr = '';
+      const code = await runCli(['eval', '--bundle', 'rules', '--base', FLOW, '--data', 'data.json', '--no-trace', ...args], io);
+      return { code, stdout: out.stdout, stderr: out.stderr, json: out.stdout === '' ? undefined : JSON.parse(out.stdout) };
+    };
+  };
+
+  it("runs the flow version in effect, a node following a base on that base's version in effect at the same instant", async () => {
+    const run = runFlowCli(tree);
+    const now = await run();
+    expect([now.code, now.stderr]).toEqual([0, '']);
+    expect(now.json).toMatchObject({ result: true, flowId: flowId(1), baseId: FLOW, version: 1 });
+    expect(now.json.path[0]).toMatchObject({ nodeId: 'check', policyId: id(4), version: 4, result: true });
+    // mid-2019 the licence base ran version 2 (older than 21): the same flow version refuses
+    const then = await run('--as-of', '2019-07-01T00:00:00Z');
+    expect(then.json).toMatchObject({ result: false, version: 1 });
+    expect(then.json.path[0]).toMatchObject({ policyId: id(2), version: 2, result: false });
+  });
+
+  it('a flow version scheduled ahead runs from its instant: a pinned policy version and a table node', async () => {
+    const run = runFlowCli(tree, { driver: { born: '2000-06-01', class: 'B' } });
+    const later = await run('--now', '2027-01-02T00:00:00Z');
+    expect([later.code, later.stderr]).toEqual([0, '']);
+    expect(later.json).toMatchObject({ result: { fee: 40 }, flowId: flowId(2), version: 2 });
+    expect(later.json.path.map((p: { nodeId: string; policyId?: string }) => [p.nodeId, p.policyId])).toEqual([
+      ['check', id(1)],
+      ['fee', undefined],
+    ]);
+    expect((await run('--now', '2026-12-31T23:59:59Z')).json).toMatchObject({ result: true, version: 1 });
+  });
+
+  it('answers with the trace unless --no-trace, as the service does', async () => {
+    const { io, out } = cli(tree);
+    expect(await runCli(['eval', '--bundle', 'rules', '--base', FLOW, '--data', 'data.json'], io)).toBe(0);
+    const traced = JSON.parse(out.stdout);
+    expect(traced.nodes[0].trace.length).toBeGreaterThan(0);
+  });
+
+  it('a node whose policy is not pulled stops the flow: its answer with policy_not_found, exit 1', async () => {
+    const missing = {
+      ...following,
+      nodes: { ...following.nodes, check: { ...following.nodes.check, baseId: '01a20911-0000-7000-8000-0000000000ff' } },
+    };
+    const run = runFlowCli(bundleToFiles(withFlow([flowVersion(1, '2018-02-01T00:00:00.000Z', missing)])));
+    const r = await run();
+    expect(r.code).toBe(1);
+    expect(r.json).toMatchObject({ result: false, errorCode: 'policy_not_found', flowId: flowId(1), version: 1 });
+    expect(r.stderr).toBe(`error policy_not_found: ${r.json.error}\n`);
+    expect(r.json.error).toContain('01a20911-0000-7000-8000-0000000000ff');
+  });
+
+  it('before its first version: exit 2 naming the instant; a definition that is not one: exit 2', async () => {
+    const run = runFlowCli(tree);
+    const early = await run('--as-of', '2018-01-15T00:00:00Z');
+    expect([early.code, early.stdout]).toEqual([2, '']);
+    expect(early.stderr).toBe(
+      `rules eval: flow \`${FLOW}\` has no version in effect at 2018-01-15T00:00:00.000Z: its first takes effect at 2018-02-01T00:00:00.000Z\n`,
+    );
+    const broken = runFlowCli(bundleToFiles(withFlow([flowVersion(1, '2018-02-01T00:00:00.000Z', { start: 'nowhere' })])));
+    const r = await broken();
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toBe(
+      `rules eval: flow \`${FLOW}\` (version 1): not a valid flow definition at \`nodes\`: Invalid input: expected record, received undefined\n`,
+    );
   });
 });
