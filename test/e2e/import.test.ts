@@ -231,7 +231,13 @@ describe('the timeline in export and import', () => {
   it('a version scheduled in the source org stays scheduled in the importing org: a run by base id before its instant gets the version before', async () => {
     const source = createOrg(`sched-${randomBytes(3).toString('hex')}`, 'sam');
     const into = createOrg(`sched-${randomBytes(3).toString('hex')}`, 'ida');
-    const draft = await ok(201, 'POST', '/policy', source, { name: unique('scheduled licence'), rule: RULE });
+    // data without the driver's age breaks the schema: schema_mismatch, in the service and pulled alike
+    const schema = {
+      type: 'object',
+      required: ['driver'],
+      properties: { driver: { type: 'object', required: ['age'], properties: { age: { type: 'integer' } } } },
+    };
+    const draft = await ok(201, 'POST', '/policy', source, { name: unique('scheduled licence'), rule: RULE, schema });
     await ok(201, 'PUT', `/policy/${draft.policyId}`, source, { status: 'published' });
     const d2 = await ok(201, 'GET', `/policy/${draft.baseId}/draft`, source);
     const at = new Date(Date.now() + 24 * 3600_000);
@@ -304,6 +310,23 @@ describe('the timeline in export and import', () => {
       }
       const later = evalOf(flowBaseId, '--now', after);
       expect([later.result, later.path[0].version]).toEqual([false, 2]);
+      const noAge = { driver: {} };
+      writeFileSync(dataFile, JSON.stringify(noAge));
+      const policyServed = await ok(200, 'POST', `/run/policy/${baseId}?trace=false`, into, noAge);
+      expect(policyServed).toMatchObject({ result: false, errorCode: 'schema_mismatch' });
+      expect(evalAt()).toEqual(policyServed);
+      const flowServed = await call(stack, 'POST', `/run/flow/${flowBaseId}?trace=false`, { key: into, body: noAge });
+      expect(flowServed.body).toMatchObject({ result: false, errorCode: 'schema_mismatch' });
+      const pulledFlow = spawnSync(
+        process.execPath,
+        [CLI, 'eval', '--bundle', dir, '--base', flowBaseId, '--data', dataFile, '--no-trace'],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+      expect(pulledFlow.status).toBe(1);
+      expect(JSON.parse(pulledFlow.stdout)).toEqual(flowServed.body);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

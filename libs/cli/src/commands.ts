@@ -12,7 +12,7 @@ import {
   type CompiledPolicy,
   type RuleParseError,
 } from '@arbiter/rule-lang';
-import { answerPolicy, RUN_DEFAULTS, resolveRun, type PolicyAnswer, type ResolvedRun } from '@arbiter/run';
+import { answerPolicy, compileDataSchema, RUN_DEFAULTS, resolveRun, type PolicyAnswer, type ResolvedRun } from '@arbiter/run';
 import { coverageLines } from './coverage-output.js';
 import {
   cliLimits,
@@ -48,7 +48,9 @@ export interface EvalInput {
   /** Also print why the result came out (`reasons`, default false). */
   reasons?: boolean;
   /** A pulled policy run by base id: the record picked, printed after the evaluation. */
-  picked?: { policyId: string; version: number | null };
+  picked?: { policyId: string; baseId: string; version: number | null };
+  /** A pulled policy's JSON Schema: data that breaks it answers `schema_mismatch`, the rule unrun, as the service answers. */
+  schema?: Record<string, unknown> | null;
 }
 
 /** A usage error found in a command's input: its message on stderr, exit 2 (anything else propagates: it is a bug). */
@@ -83,13 +85,14 @@ export function runEval(input: EvalInput): CommandOutput {
     return usageFailure('eval', err);
   }
   const run = evalRunOf(input);
+  const extras = input.schema != null ? { schema: compileDataSchema(input.schema) } : undefined;
   const compiled = tryCompile(input.rule);
   if ('parseError' in compiled) {
     const err = compiled.parseError;
-    const result = answerPolicy({ parseError: err.message }, data, run);
+    const result = answerPolicy({ parseError: err.message }, data, run, extras);
     return { stdout: pretty(result, input.picked), stderr: formatParseError(err, input.rule, input.ruleName), code: ExitCode.failed };
   }
-  return { stdout: pretty(answerPolicy(compiled, data, run), input.picked), stderr: '', code: ExitCode.ok };
+  return { stdout: pretty(answerPolicy(compiled, data, run, extras), input.picked), stderr: '', code: ExitCode.ok };
 }
 
 /** `rules eval`'s data: one JSON object, strings well formed; a {@link CliUsageError} naming the file otherwise. */

@@ -32,8 +32,9 @@ export interface PulledEvalInput {
 }
 
 /**
- * The evaluation JSON of {@link runEval} with the record that ran (`policyId`, `version`: null for a
- * draft); for a flow, the flow's answer with `flowId`, `baseId` and `version` ({@link runPulledFlow}).
+ * The evaluation JSON of {@link runEval} with the record that ran (`policyId`, `baseId`, `version`:
+ * null for a draft), as the service's answer ends; for a flow, the flow's answer with `flowId`,
+ * `baseId` and `version` ({@link runPulledFlow}).
  */
 export async function runPulledEval(input: PulledEvalInput): Promise<CommandOutput> {
   const at = input.asOf ?? input.now ?? input.current;
@@ -55,8 +56,10 @@ export async function runPulledEval(input: PulledEvalInput): Promise<CommandOutp
     ...(input.stepBudget !== undefined && { stepBudget: input.stepBudget }),
     ...(input.reasons === true && { reasons: true }),
     ...(now !== undefined && { now }),
+    ...(isJsonObject(record.schema) && { schema: record.schema }),
     picked: {
       policyId: typeof record.recordId === 'string' ? record.recordId : '',
+      baseId: input.baseId,
       version: typeof record.version === 'number' ? record.version : null,
     },
   });

@@ -2,12 +2,22 @@
  * `rules eval --bundle DIR --base ID` of a flow: the flow record picked on its timeline, its policy
  * nodes found in the same pulled directory as the service finds them (a record or version the node
  * pins, else the version of the node's base in effect at the same instant), answered as
- * `POST /run/flow/{baseId}` answers (`@arbiter/run`'s node and table answers). No I/O here.
+ * `POST /run/flow/{baseId}` answers (`@arbiter/run`'s node and table answers, each policy's schema
+ * checked first). No I/O here.
  */
 
 import type { FlowDefinition, FlowPolicyNode, FlowRunResponse } from '@arbiter/contracts';
 import { runFlow, type ResolvedPolicy } from '@arbiter/flow';
-import { answerTable, compileRule, missingPolicyNode, policyNode, type CompiledRule, type ResolvedRun } from '@arbiter/run';
+import {
+  answerTable,
+  compileDataSchema,
+  compileRule,
+  missingPolicyNode,
+  policyNode,
+  type CompiledRule,
+  type DataSchema,
+  type ResolvedRun,
+} from '@arbiter/run';
 import { isJsonObject } from './output.js';
 import { pickPulled } from './pulled-versions.js';
 
@@ -46,14 +56,21 @@ export function runPulledFlow(
   data: Record<string, unknown>,
   run: ResolvedRun,
 ): Promise<FlowRunResponse> {
-  const compiled = new Map<string, CompiledRule>();
+  const compiled = new Map<string, { rule: CompiledRule; schema: DataSchema | null }>();
   const resolve = (node: FlowPolicyNode): ResolvedPolicy => {
     const found = nodeRecord(policies, node, at);
     if (typeof found === 'string') return missingPolicyNode(node.policyId ?? node.baseId!, node.version ?? null, found, run);
     const policyId = typeof found.recordId === 'string' ? found.recordId : '';
-    let rule = compiled.get(policyId);
-    if (rule === undefined) compiled.set(policyId, (rule = compileRule(typeof found.rule === 'string' ? found.rule : '')));
-    return policyNode(policyId, typeof found.version === 'number' ? found.version : null, rule, run);
+    let policy = compiled.get(policyId);
+    if (policy === undefined) {
+      policy = {
+        rule: compileRule(typeof found.rule === 'string' ? found.rule : ''),
+        schema: isJsonObject(found.schema) ? compileDataSchema(found.schema) : null,
+      };
+      compiled.set(policyId, policy);
+    }
+    const version = typeof found.version === 'number' ? found.version : null;
+    return policyNode(policyId, version, policy.rule, run, policy.schema === null ? undefined : { schema: policy.schema });
   };
   return runFlow(definition, data, (node) => Promise.resolve(resolve(node)), run.stepBudget, {
     trace: run.trace,

@@ -34,10 +34,10 @@ With --bundle DIR --base ID, the policy (or flow) is one of a directory \`rules 
 by its base id as the service runs it: the version in effect at --as-of, else at --now, else now (a
 version scheduled for later, or cancelled, does not run before its instant; a base never published
 runs its draft), evaluated with --now, else --as-of, as the clock. The JSON also names the record
-that ran (policyId, version). A flow prints the service's flow answer {result, path, nodes, error?,
-errorCode?} with flowId, baseId and version; its policy nodes run the pulled policy each names, a
-node following a base its version in effect at the same instant; exit 1 when the flow stops on an
-error.
+that ran (policyId, baseId, version), as the service does. A flow prints the service's flow answer
+{result, path, nodes, error?, errorCode?} with flowId, baseId and version; its policy nodes run the
+pulled policy each names, a node following a base its version in effect at the same instant; exit 1
+when the flow stops on an error.
 
 Options:
   -r, --rule FILE   the rule text (- reads stdin)

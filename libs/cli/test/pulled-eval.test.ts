@@ -169,6 +169,22 @@ describe('rules eval --bundle DIR --base ID', () => {
     expect((await run()).json).toMatchObject({ result: true, policyId: id(1), version: null });
   });
 
+  it("checks the data against the picked version's schema first, as the service does: schema_mismatch, the rule unrun", async () => {
+    const schema = {
+      type: 'object',
+      required: ['driver'],
+      properties: { driver: { type: 'object', required: ['born'], properties: { born: { type: 'string' } } } },
+    };
+    const records = RECORDS.map((r) => (r.version === 4 ? { ...r, schema } : r));
+    const { run } = cli(bundleToFiles(bundle(records)), { driver: { born: 2000 } });
+    const r = await run();
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.json).toMatchObject({ result: false, errorCode: 'schema_mismatch', policyId: id(4), version: 4 });
+    expect(r.json.error).toMatch(/^Schema mismatch: /);
+    // version 1 has no schema: the rule runs (and reads a number where it wants a date)
+    expect((await run('--as-of', '2018-06-15T00:00:00Z')).json.errorCode).not.toBe('schema_mismatch');
+  });
+
   it('before the first version: exit 2 naming its instant, nothing printed on stdout', async () => {
     const { run } = cli(tree);
     const r = await run('--as-of', '2017-12-31T00:00:00Z');
@@ -300,6 +316,17 @@ describe('rules eval --bundle DIR --base ID of a flow', () => {
     expect(await runCli(['eval', '--bundle', 'rules', '--base', FLOW, '--data', 'data.json'], io)).toBe(0);
     const traced = JSON.parse(out.stdout);
     expect(traced.nodes[0].trace.length).toBeGreaterThan(0);
+  });
+
+  it("a policy node checks the data against its record's schema first: the node answers schema_mismatch", async () => {
+    const schema = { type: 'object', required: ['driver'], properties: { driver: { type: 'object', required: ['licence'] } } };
+    const files = bundleToFiles({
+      ...withFlow([flowVersion(1, '2018-02-01T00:00:00.000Z', following)]),
+      policies: bundle(RECORDS.map((r) => (r.version === 4 ? { ...r, schema } : r))).policies,
+    });
+    const r = await runFlowCli(files)();
+    expect(r.json.nodes[0]).toMatchObject({ nodeId: 'check', errorCode: 'schema_mismatch' });
+    expect(r.json).toMatchObject({ result: false, errorCode: 'schema_mismatch' });
   });
 
   it('a node whose policy is not pulled stops the flow: its answer with policy_not_found, exit 1', async () => {
