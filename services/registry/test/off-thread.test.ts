@@ -94,8 +94,20 @@ describe('big decision tables', () => {
     await saveAndPublish('warm-up twin', twinOf(bigTable()));
     checked(bigTable());
 
-    const big = await saveAndPublish('Big table', definition);
-    const plain = await saveAndPublish('Big table, nothing to compile', twin);
+    // Three rounds, the least of each: a collector's pass or a busy machine only ever adds to one
+    // request, while a compile on this thread would add to every round of the big table.
+    const bigs: Array<{ save: number; publish: number }> = [];
+    const plains: Array<{ save: number; publish: number }> = [];
+    for (let round = 0; round < 3; round++) {
+      bigs.push(await saveAndPublish(`Big table ${round}`, definition));
+      plains.push(await saveAndPublish(`Big table, nothing to compile ${round}`, twin));
+    }
+    const least = (runs: Array<{ save: number; publish: number }>) => ({
+      save: Math.min(...runs.map((r) => r.save)),
+      publish: Math.min(...runs.map((r) => r.publish)),
+    });
+    const big = least(bigs);
+    const plain = least(plains);
     const compile = checked(definition);
     // On the main thread, the big table's compile would add about `compile.cpuMs` to each request
     // over its twin's; off it, the two cost this thread about the same. CPU time, not the clock:
