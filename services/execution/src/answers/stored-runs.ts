@@ -87,13 +87,6 @@ export interface StoredRunsDeps {
 const encoder = new TextEncoder();
 
 /**
- * Runs stored policies and flows (docs/api.md#evaluate-rules): resolves the record from the runnable index once per
- * request (however many items it carries), runs the policy in the pool (compiled policy looked up
- * by hash, data checked against the schema, answers written as raw JSON in the worker) and counts
- * each run for the `executed` events. Flow policy nodes resolve the same way, once per node per
- * request.
- */
-/**
  * Item bytes a rollout by a data path parses on the main thread to choose each item's version
  * (well under a millisecond); a larger request is parsed in a worker, at the caller's place in the queue.
  */
@@ -105,6 +98,13 @@ function bytesOf(items: readonly Uint8Array[]): number {
   return bytes;
 }
 
+/**
+ * Runs stored policies and flows (docs/api.md#evaluate-rules): resolves the record from the runnable index once per
+ * request (however many items it carries), runs the policy in the pool (compiled policy looked up
+ * by hash, data checked against the schema, answers written as raw JSON in the worker) and counts
+ * each run for the `executed` events. Flow policy nodes resolve the same way, once per node per
+ * request.
+ */
 export class StoredRuns {
   constructor(private readonly deps: StoredRunsDeps) {}
 
